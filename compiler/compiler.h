@@ -1,0 +1,27 @@
+// The compiler's one entry point: ONNX model in, module bytes out. The
+// pipeline is an explicit list of passes (compiler/pipeline.cc).
+#ifndef KILN_COMPILER_COMPILER_H_
+#define KILN_COMPILER_COMPILER_H_
+
+#include <ostream>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace kiln::compiler {
+
+struct BuildOptions {
+  // When set, the graph is printed here after the passes (kiln compile --print-ir).
+  std::ostream* print_ir = nullptr;
+};
+
+// Compiles the ONNX file at `onnx_path` into a verified-format .kiln module
+// (the bytes of a schemas/module.fbs flatbuffer). Errors name the file and,
+// where one is at fault, the ONNX node (name and op type); unsupported ops are
+// all listed in one error.
+absl::StatusOr<std::string> BuildModule(const std::string& onnx_path,
+                                        const BuildOptions& options);
+
+}  // namespace kiln::compiler
+
+#endif  // KILN_COMPILER_COMPILER_H_

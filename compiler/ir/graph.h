@@ -1,0 +1,136 @@
+// The compiler's graph IR: SSA values (tensors with dtype and static shape,
+// optionally known at compile time) produced and consumed by nodes that keep
+// their ONNX op type, name and attributes. Passes rewrite it in place.
+#ifndef KILN_COMPILER_IR_GRAPH_H_
+#define KILN_COMPILER_IR_GRAPH_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "kiln/module_generated.h"
+
+namespace kiln::ir {
+
+using DType = ::kiln::fb::DType;
+
+// Bytes per element; 0 for Unknown.
+size_t DTypeSize(DType dtype);
+// "float32", "int64", ...
+const char* DTypeName(DType dtype);
+
+// Product of dims; returns -1 if any dim is negative or the product overflows.
+int64_t ElementCount(const std::vector<int64_t>& shape);
+
+// An immutable tensor payload: initializers, Constant nodes, folded results.
+struct ConstantData {
+  DType dtype = DType::Unknown;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> bytes;  // ElementCount(shape) * DTypeSize(dtype) bytes
+
+  template <typename T>
+  const T* data() const { return reinterpret_cast<const T*>(bytes.data()); }
+  int64_t element_count() const { return ElementCount(shape); }
+  // Element k converted to int64 / float (for I64, I32, F32, F64, Bool, ...).
+  int64_t IntAt(int64_t k) const;
+  double FloatAt(int64_t k) const;
+};
+using ConstantPtr = std::shared_ptr<const ConstantData>;
+
+struct Attribute {
+  enum class Kind { kInt, kFloat, kString, kInts, kFloats, kStrings, kTensor, kGraph };
+  Kind kind = Kind::kInt;
+  int64_t i = 0;
+  float f = 0.0f;
+  std::string s;
+  std::vector<int64_t> ints;
+  std::vector<float> floats;
+  std::vector<std::string> strings;
+  ConstantPtr tensor;
+};
+
+using ValueId = int32_t;
+using NodeId = int32_t;
+constexpr ValueId kNoValue = -1;
+constexpr NodeId kNoNode = -1;
+
+struct Value {
+  std::string name;
+  DType dtype = DType::Unknown;
+  std::vector<int64_t> shape;
+  bool has_shape = false;
+  ConstantPtr constant;       // non-null: the value is known at compile time
+  NodeId producer = kNoNode;  // kNoNode for graph inputs and constants
+};
+
+// Attribute keys that compiler passes add to nodes use this prefix, so they
+// never clash with ONNX attribute names:
+//   "kiln.activation" (int, kiln_activation from kiln/kernels.h),
+//   "kiln.act_alpha", "kiln.act_beta" (float) — set by dispatch formation.
+constexpr const char kKilnAttrPrefix[] = "kiln.";
+
+struct FusedSource {
+  std::string name;
+  std::string op_type;
+};
+
+struct Node {
+  std::string name;
+  std::string op_type;
+  std::string domain;              // "" for the default ONNX domain
+  std::vector<ValueId> inputs;     // kNoValue for an omitted optional input
+  std::vector<ValueId> outputs;    // kNoValue for an omitted optional output
+  std::map<std::string, Attribute> attributes;
+  std::vector<FusedSource> fused;  // nodes merged into this one (debug info)
+  bool removed = false;
+
+  bool HasAttr(const std::string& key) const { return attributes.count(key) != 0; }
+  int64_t GetInt(const std::string& key, int64_t fallback) const;
+  float GetFloat(const std::string& key, float fallback) const;
+  std::string GetString(const std::string& key, const std::string& fallback) const;
+  std::vector<int64_t> GetInts(const std::string& key,
+                               const std::vector<int64_t>& fallback) const;
+  void SetInt(const std::string& key, int64_t v);
+  void SetFloat(const std::string& key, float v);
+  // "name (op_type)" for error messages.
+  std::string Describe() const;
+};
+
+class Graph {
+ public:
+  std::vector<Value> values;
+  std::vector<Node> nodes;      // kept in topological order by every pass
+  std::vector<ValueId> inputs;  // graph inputs, signature order (no initializers)
+  std::vector<ValueId> outputs; // graph outputs, signature order
+  int64_t opset = 0;            // default-domain opset version
+  std::string source;           // the file it was imported from
+
+  // Adds a value; its name must be unique (an empty name gets a fresh one).
+  ValueId AddValue(const std::string& name);
+  ValueId AddConstant(const std::string& name, ConstantPtr data);
+  ValueId FindValue(const std::string& name) const;  // kNoValue if absent
+  NodeId AddNode(Node node);                          // appends; sets producers
+  Value& value(ValueId id) { return values[id]; }
+  const Value& value(ValueId id) const { return values[id]; }
+
+  // Nodes (not removed) that read `id`, in node order.
+  std::vector<NodeId> Users(ValueId id) const;
+  bool IsGraphOutput(ValueId id) const;
+  // Redirects every read of `from` (nodes and graph outputs) to `to`.
+  void ReplaceAllUses(ValueId from, ValueId to);
+  // Drops removed nodes and nodes whose outputs are all unused; renumbers
+  // node ids (producers are updated). Values are never renumbered.
+  void Compact();
+  // Human-readable listing (kiln compile --print-ir).
+  std::string ToString() const;
+
+ private:
+  std::unordered_map<std::string, ValueId> by_name_;
+};
+
+}  // namespace kiln::ir
+
+#endif  // KILN_COMPILER_IR_GRAPH_H_

@@ -1,0 +1,63 @@
+/* The Kiln kernel ABI: how every executable is called, by the VM through a
+ * pointer resolved once at load and by AOT output through its symbol.
+ *
+ *   int kiln_NAME(const int64_t* iparams, const float* fparams,
+ *                 void* const* bindings, const kiln_host* host);
+ *
+ * - iparams/fparams: the executable's static parameters (layout per kernel in
+ *   kiln/kernels.h). fparams may be NULL when the kernel takes none.
+ * - bindings: the buffers, in the order kiln/kernels.h documents.
+ * - host: hooks the embedding program provides (threads); NULL means serial.
+ * Returns KILN_OK or a kiln_status_code.
+ *
+ * Every kernel also has a checker, run once when a module is verified:
+ *
+ *   int kiln_NAME_check(const int64_t* iparams, uint32_t iparam_count,
+ *                       const float* fparams, uint32_t fparam_count,
+ *                       const uint64_t* binding_bytes);
+ *
+ * It returns KILN_OK only when the parameter counts are what the kernel reads,
+ * every size is non-negative, no size product overflows, and the bytes the
+ * kernel touches in binding k are at most binding_bytes[k]. Once a module's
+ * executables pass, the kernel runs without checks of its own.
+ */
+#ifndef KILN_KERNEL_ABI_H_
+#define KILN_KERNEL_ABI_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum kiln_status_code {
+  KILN_OK = 0,
+  KILN_ERR_INVALID_ARGUMENT = 1, /* parameters or bindings are inconsistent */
+  KILN_ERR_OUT_OF_RANGE = 2,     /* a size exceeds a binding or a limit */
+  KILN_ERR_UNIMPLEMENTED = 3,    /* a parameter value this kernel does not handle */
+} kiln_status_code;
+
+/* Host hooks. Threads belong to the host: a kernel that splits work calls
+ * parallel_for, which runs body(ctx, begin, end) over a partition of [0, n). */
+typedef struct kiln_host {
+  void (*parallel_for)(void* user, int64_t n,
+                       void (*body)(void* ctx, int64_t begin, int64_t end),
+                       void* ctx);
+  void* user;
+} kiln_host;
+
+typedef int (*kiln_kernel_fn)(const int64_t* iparams, const float* fparams,
+                              void* const* bindings, const kiln_host* host);
+typedef int (*kiln_kernel_check_fn)(const int64_t* iparams, uint32_t iparam_count,
+                                    const float* fparams, uint32_t fparam_count,
+                                    const uint64_t* binding_bytes);
+
+/* Largest tensor rank any kernel accepts. */
+#define KILN_MAX_RANK 8
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KILN_KERNEL_ABI_H_ */

@@ -1,0 +1,221 @@
+/* Runner for the AOT-compiled model @NAME@: the only file of the bundle that
+ * touches files. Same flags as `kiln run`:
+ *   @NAME@_run --input FILE.npy [...] --output FILE.npy [...] [--repeat N]
+ * Inputs and outputs are given in signature order, or as NAME=FILE.npy.
+ * With --repeat N the model runs N times and the latency is printed as
+ *   latency_ms median=... min=... max=... runs=N
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "@NAME@.h"
+
+typedef struct tensor_info {
+  const char* name;
+  const char* descr; /* NumPy dtype string, e.g. "<f4" */
+  int rank;
+  int64_t shape[8];
+  size_t bytes;
+} tensor_info;
+
+@IO_TABLES@
+
+static int fail(const char* what, const char* detail) {
+  fprintf(stderr, "@NAME@_run: error: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
+  return 1;
+}
+
+/* Reads `path` and checks it is a C-order .npy holding exactly `info`. */
+static int read_npy(const char* path, const tensor_info* info, void* out) {
+  char msg[512];
+  FILE* f = fopen(path, "rb");
+  if (!f) return fail("cannot open input", path);
+  unsigned char pre[12];
+  if (fread(pre, 1, 10, f) != 10 || memcmp(pre, "\x93NUMPY", 6) != 0) {
+    fclose(f);
+    return fail("not a .npy file", path);
+  }
+  size_t header_len = (size_t)pre[8] | ((size_t)pre[9] << 8);
+  if (pre[6] >= 2) {
+    if (fread(pre + 10, 1, 2, f) != 2) { fclose(f); return fail("truncated .npy", path); }
+    header_len = (size_t)pre[8] | ((size_t)pre[9] << 8) | ((size_t)pre[10] << 16) |
+                 ((size_t)pre[11] << 24);
+  }
+  if (header_len > 65536) { fclose(f); return fail("oversized .npy header", path); }
+  char* header = (char*)malloc(header_len + 1);
+  if (!header || fread(header, 1, header_len, f) != header_len) {
+    free(header);
+    fclose(f);
+    return fail("truncated .npy header", path);
+  }
+  header[header_len] = '\0';
+  const char* descr = strstr(header, "'descr'");
+  const char* order = strstr(header, "'fortran_order'");
+  const char* shape = strstr(header, "'shape'");
+  int ok = descr && order && shape;
+  if (ok) {
+    descr = strchr(descr + 7, '\'');
+    ok = descr && strncmp(descr + 1, info->descr, strlen(info->descr)) == 0 &&
+         descr[1 + strlen(info->descr)] == '\'';
+    if (!ok) {
+      snprintf(msg, sizeof msg, "%s: dtype does not match input '%s' (expected %s)", path,
+               info->name, info->descr);
+    }
+  } else {
+    snprintf(msg, sizeof msg, "%s: malformed .npy header", path);
+  }
+  if (ok && strstr(order, "True") != NULL && strstr(order, "True") < shape) {
+    ok = 0;
+    snprintf(msg, sizeof msg, "%s: Fortran order is not supported", path);
+  }
+  if (ok) {
+    const char* p = strchr(shape, '(');
+    int rank = 0;
+    int64_t dims[8];
+    ok = p != NULL;
+    while (ok && *++p != ')') {
+      if (*p == ' ' || *p == ',') continue;
+      char* end;
+      long long v = strtoll(p, &end, 10);
+      if (end == p || rank >= 8) { ok = 0; break; }
+      dims[rank++] = (int64_t)v;
+      p = end - 1;
+    }
+    if (ok) {
+      ok = rank == info->rank;
+      for (int i = 0; ok && i < rank; ++i) ok = dims[i] == info->shape[i];
+    }
+    if (!ok) snprintf(msg, sizeof msg, "%s: shape does not match input '%s'", path, info->name);
+  }
+  free(header);
+  if (ok) {
+    size_t got = fread(out, 1, info->bytes, f);
+    int extra = fgetc(f);
+    if (got != info->bytes || extra != EOF) {
+      ok = 0;
+      snprintf(msg, sizeof msg, "%s: data size does not match input '%s'", path, info->name);
+    }
+  }
+  fclose(f);
+  return ok ? 0 : fail(msg, NULL);
+}
+
+static int write_npy(const char* path, const tensor_info* info, const void* data) {
+  char header[256];
+  char shape[160] = "(";
+  for (int i = 0; i < info->rank; ++i) {
+    char dim[32];
+    snprintf(dim, sizeof dim, "%lld%s", (long long)info->shape[i],
+             (info->rank == 1 || i + 1 < info->rank) ? "," : "");
+    strcat(shape, dim);
+  }
+  strcat(shape, ")");
+  int n = snprintf(header, sizeof header, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }",
+                   info->descr, shape);
+  int total = 10 + n + 1;
+  int pad = (64 - total % 64) % 64;
+  FILE* f = fopen(path, "wb");
+  if (!f) return fail("cannot write output", path);
+  size_t len = (size_t)(n + pad + 1);
+  unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+                           (unsigned char)(len & 0xff), (unsigned char)(len >> 8)};
+  fwrite(pre, 1, 10, f);
+  fwrite(header, 1, (size_t)n, f);
+  for (int i = 0; i < pad; ++i) fputc(' ', f);
+  fputc('\n', f);
+  size_t wrote = fwrite(data, 1, info->bytes, f);
+  int closed = fclose(f);
+  if (wrote != info->bytes || closed != 0) return fail("short write", path);
+  return 0;
+}
+
+/* Assigns `arg` (FILE or NAME=FILE) to the next free slot or the named one. */
+static int assign(const char* arg, const tensor_info* infos, int count, const char** paths,
+                  int* next) {
+  const char* eq = strchr(arg, '=');
+  if (eq) {
+    for (int i = 0; i < count; ++i) {
+      if (strlen(infos[i].name) == (size_t)(eq - arg) && strncmp(arg, infos[i].name, (size_t)(eq - arg)) == 0) {
+        paths[i] = eq + 1;
+        return 0;
+      }
+    }
+  }
+  if (*next >= count) return fail("too many files for the model's signature", arg);
+  paths[(*next)++] = arg;
+  return 0;
+}
+
+static int compare_double(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return (x > y) - (x < y);
+}
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+int main(int argc, char** argv) {
+  const char* in_paths[@NAME@_INPUT_COUNT + 1] = {0};
+  const char* out_paths[@NAME@_OUTPUT_COUNT + 1] = {0};
+  int n_in = 0, n_out = 0;
+  long repeat = 1;
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      printf("usage: %s --input FILE.npy [...] --output FILE.npy [...] [--repeat N]\n", argv[0]);
+      return 0;
+    }
+    if (i + 1 >= argc) return fail("missing value after", argv[i]);
+    if (strcmp(argv[i], "--input") == 0) {
+      if (assign(argv[++i], @NAME@_input_info, @NAME@_INPUT_COUNT, in_paths, &n_in)) return 1;
+    } else if (strcmp(argv[i], "--output") == 0) {
+      if (assign(argv[++i], @NAME@_output_info, @NAME@_OUTPUT_COUNT, out_paths, &n_out)) return 1;
+    } else if (strcmp(argv[i], "--repeat") == 0) {
+      repeat = strtol(argv[++i], NULL, 10);
+      if (repeat < 1 || repeat > 1000000) return fail("--repeat must be in 1..1000000", argv[i]);
+    } else {
+      return fail("unknown flag", argv[i]);
+    }
+  }
+  void* inputs[@NAME@_INPUT_COUNT + 1];
+  void* outputs[@NAME@_OUTPUT_COUNT + 1];
+  for (int i = 0; i < @NAME@_INPUT_COUNT; ++i) {
+    if (!in_paths[i]) return fail("missing --input for", @NAME@_input_info[i].name);
+    inputs[i] = malloc(@NAME@_input_info[i].bytes + 1);
+    if (!inputs[i] || read_npy(in_paths[i], &@NAME@_input_info[i], inputs[i])) return 1;
+  }
+  for (int i = 0; i < @NAME@_OUTPUT_COUNT; ++i) outputs[i] = malloc(@NAME@_output_info[i].bytes + 1);
+  size_t ws_bytes = (@NAME@_WORKSPACE_SIZE + @NAME@_WORKSPACE_ALIGNMENT - 1) /
+                    @NAME@_WORKSPACE_ALIGNMENT * @NAME@_WORKSPACE_ALIGNMENT;
+  void* workspace = aligned_alloc(@NAME@_WORKSPACE_ALIGNMENT, ws_bytes ? ws_bytes : @NAME@_WORKSPACE_ALIGNMENT);
+  double* times = (double*)malloc(sizeof(double) * (size_t)repeat);
+  if (!workspace || !times) return fail("out of memory", NULL);
+  for (long k = 0; k < repeat; ++k) {
+    double t0 = now_ms();
+    int rc = @NAME@_run((const void* const*)inputs, outputs, workspace);
+    times[k] = now_ms() - t0;
+    if (rc != 0) {
+      fprintf(stderr, "@NAME@_run: error: kernel error code %d\n", rc);
+      return 1;
+    }
+  }
+  if (repeat > 1) {
+    qsort(times, (size_t)repeat, sizeof(double), compare_double);
+    printf("latency_ms median=%.4f min=%.4f max=%.4f runs=%ld\n", times[repeat / 2], times[0],
+           times[repeat - 1], repeat);
+  }
+  for (int i = 0; i < @NAME@_OUTPUT_COUNT; ++i) {
+    if (out_paths[i] && write_npy(out_paths[i], &@NAME@_output_info[i], outputs[i])) return 1;
+  }
+  for (int i = 0; i < @NAME@_INPUT_COUNT; ++i) free(inputs[i]);
+  for (int i = 0; i < @NAME@_OUTPUT_COUNT; ++i) free(outputs[i]);
+  free(workspace);
+  free(times);
+  return 0;
+}

@@ -1,0 +1,136 @@
+#!/usr/bin/python3
+"""Exports Kiln's benchmark models to ONNX with PyTorch reference outputs.
+
+Everything is generated locally with fixed seeds: no weights are downloaded.
+For each model NAME this writes, into --out:
+  NAME.onnx         opset 13, batch 1, static shapes, no exporter constant folding
+  NAME.input.npy    the fixed-seed float32 input
+  NAME.output.npy   PyTorch's eval-mode output for that input (float32)
+
+Run with Debian's interpreter (torch 1.13, torchvision 0.14):
+  /usr/bin/python3 benchmarks/models/export.py --out benchmarks/models/out
+"""
+import argparse
+import os
+import sys
+
+import numpy as np
+import onnx
+import torch
+import torch.nn as nn
+import torchvision
+
+OPSET = 13
+SEED = 1234
+
+
+def make_mlp():
+    return nn.Sequential(
+        nn.Linear(784, 512), nn.ReLU(),
+        nn.Linear(512, 512), nn.ReLU(),
+        nn.Linear(512, 10))
+
+
+def make_resnet18():
+    return torchvision.models.resnet18(weights=None)
+
+
+def make_mobilenet_v2():
+    return torchvision.models.mobilenet_v2(weights=None)
+
+
+# name -> (constructor, input shape)
+MODELS = {
+    "mlp": (make_mlp, (1, 784)),
+    "resnet18": (make_resnet18, (1, 3, 224, 224)),
+    "mobilenet_v2": (make_mobilenet_v2, (1, 3, 224, 224)),
+}
+
+
+def randomise_batchnorm(model, seed):
+    """Gives every BatchNorm non-trivial statistics and affine parameters.
+
+    torchvision initialises running stats to mean 0 / var 1 and the affine to
+    1 / 0, which makes BatchNorm nearly an identity; a folding bug would then
+    go unnoticed. Random (positive) variances and shifts make folding count.
+    """
+    gen = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, nn.modules.batchnorm._BatchNorm):
+                c = m.num_features
+                m.running_mean.copy_((torch.rand(c, generator=gen) - 0.5) * 0.2)
+                m.running_var.copy_(torch.rand(c, generator=gen) + 0.5)
+                m.weight.copy_(torch.rand(c, generator=gen) * 0.5 + 0.75)
+                m.bias.copy_((torch.rand(c, generator=gen) - 0.5) * 0.2)
+
+
+def build(name):
+    ctor, shape = MODELS[name]
+    torch.manual_seed(SEED)
+    model = ctor()
+    randomise_batchnorm(model, SEED + 1)
+    model.eval()
+    gen = torch.Generator().manual_seed(SEED + 2)
+    x = torch.randn(*shape, generator=gen, dtype=torch.float32)
+    return model, x
+
+
+def export_one(name, out_dir):
+    model, x = build(name)
+    with torch.no_grad():
+        y = model(x)
+    std = float(y.std())
+    if not np.isfinite(y.numpy()).all():
+        raise RuntimeError(f"{name}: non-finite reference output")
+    if not 1e-2 <= std <= 1e3:
+        raise RuntimeError(f"{name}: output std {std:.3g} outside [1e-2, 1e3]; "
+                           "the reference would not test numerics meaningfully")
+
+    path = os.path.join(out_dir, name + ".onnx")
+    # TrainingMode.PRESERVE (with the model in eval mode) skips the exporter's
+    # eval-only peephole that fuses Conv+BatchNorm: Kiln must do that itself.
+    torch.onnx.export(model, x, path, opset_version=OPSET,
+                      input_names=["input"], output_names=["output"],
+                      do_constant_folding=False,
+                      training=torch.onnx.TrainingMode.PRESERVE)
+    onnx.checker.check_model(onnx.load(path), full_check=True)
+    np.save(os.path.join(out_dir, name + ".input.npy"),
+            x.numpy().astype(np.float32))
+    np.save(os.path.join(out_dir, name + ".output.npy"),
+            y.numpy().astype(np.float32))
+
+    params = sum(p.numel() for p in model.parameters())
+    size = os.path.getsize(path)
+    ops = sorted({n.op_type for n in onnx.load(path).graph.node})
+    print(f"{name:14s} params={params:>10,d} output={tuple(y.shape)} "
+          f"std={std:.4g} onnx={size / 1e6:.2f} MB ops={','.join(ops)}")
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(
+        os.path.abspath(__file__)), "out"), help="output directory")
+    ap.add_argument("--models", default=",".join(MODELS),
+                    help="comma-separated subset of: " + ",".join(MODELS))
+    ap.add_argument("--list", action="store_true",
+                    help="list the available models and exit")
+    args = ap.parse_args(argv)
+
+    if args.list:
+        for name, (_, shape) in MODELS.items():
+            print(f"{name:14s} input={shape}")
+        return 0
+    names = [n for n in args.models.split(",") if n]
+    unknown = [n for n in names if n not in MODELS]
+    if unknown:
+        ap.error(f"unknown model(s): {', '.join(unknown)}; "
+                 f"choose from {', '.join(MODELS)}")
+    os.makedirs(args.out, exist_ok=True)
+    for name in names:
+        export_one(name, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

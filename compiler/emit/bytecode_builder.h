@@ -1,0 +1,36 @@
+// Appends instructions of the Kiln bytecode (schemas/kiln/opcodes.def).
+#ifndef KILN_COMPILER_EMIT_BYTECODE_BUILDER_H_
+#define KILN_COMPILER_EMIT_BYTECODE_BUILDER_H_
+
+#include <cstdint>
+#include <vector>
+
+namespace kiln::emit {
+
+class BytecodeBuilder {
+ public:
+  // A fresh register; register_count() is one past the highest handed out.
+  uint32_t NewRegister() { return register_count_++; }
+  uint32_t register_count() const { return register_count_; }
+
+  void ViewInput(uint32_t reg, uint32_t input);
+  void ViewOutput(uint32_t reg, uint32_t output);
+  void ViewConst(uint32_t reg, uint32_t constant);
+  void ViewArena(uint32_t reg, uint64_t offset, uint64_t size);
+  // Returns the word offset of the DISPATCH opcode.
+  uint32_t Dispatch(uint32_t executable, const std::vector<uint32_t>& bindings);
+  void Return();
+
+  const std::vector<uint32_t>& words() const { return words_; }
+
+ private:
+  void Emit(uint32_t word) { words_.push_back(word); }
+  void Emit64(uint64_t value);
+
+  std::vector<uint32_t> words_;
+  uint32_t register_count_ = 0;
+};
+
+}  // namespace kiln::emit
+
+#endif  // KILN_COMPILER_EMIT_BYTECODE_BUILDER_H_

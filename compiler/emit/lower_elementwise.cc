@@ -1,0 +1,143 @@
+// Add/Sub/Mul/Div, activations, Softmax and standalone BatchNormalization.
+#include <cmath>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/emit/lower_ops.h"
+#include "compiler/passes/dispatch_formation.h"
+#include "kiln/kernels.h"
+
+namespace kiln::emit {
+namespace {
+
+absl::Status LowerBinary(LoweringContext& ctx, const ir::Node& node) {
+  KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
+  KILN_ASSIGN_OR_RETURN(auto a, ctx.InputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(auto b, ctx.InputShape(node, 1));
+  KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
+  const size_t r = y.size();
+  if (r > KILN_MAX_RANK) return ctx.Unimplemented(node, absl::StrCat("rank ", r, " is too high"));
+  if (a.size() > r || b.size() > r) return ctx.Invalid(node, "operand rank exceeds output rank");
+  // Operands are right-aligned to the output; size-1 dims broadcast (stride 0).
+  auto strides = [&](const std::vector<int64_t>& s, std::vector<int64_t>* out) -> bool {
+    const std::vector<int64_t> cs = ContiguousStrides(s);
+    out->assign(r, 0);
+    for (size_t d = 0; d < s.size(); ++d) {
+      const size_t od = r - s.size() + d;
+      if (s[d] == y[od]) {
+        (*out)[od] = s[d] == 1 ? 0 : cs[d];
+      } else if (s[d] != 1) {
+        return false;
+      }
+    }
+    return true;
+  };
+  std::vector<int64_t> as, bs;
+  if (!strides(a, &as) || !strides(b, &bs)) return ctx.Invalid(node, "operands do not broadcast");
+  int64_t op = KILN_BINARY_ADD;
+  if (node.op_type == "Sub") op = KILN_BINARY_SUB;
+  if (node.op_type == "Mul") op = KILN_BINARY_MUL;
+  if (node.op_type == "Div") op = KILN_BINARY_DIV;
+  std::vector<int64_t> ip = {op, static_cast<int64_t>(r)};
+  ip.insert(ip.end(), y.begin(), y.end());
+  ip.insert(ip.end(), as.begin(), as.end());
+  ip.insert(ip.end(), bs.begin(), bs.end());
+  KILN_ASSIGN_OR_RETURN(Binding ba, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding bb, ctx.Bind(node, node.inputs[1]));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  return ctx.Dispatch(node, "binary_f32", std::move(ip), {}, {ba, bb, by});
+}
+
+absl::Status LowerUnary(LoweringContext& ctx, const ir::Node& node) {
+  KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
+  int64_t kind = 0;
+  float alpha = 0.0f, beta = 0.0f;
+  if (!passes::ActivationParams(ctx.graph(), node, &kind, &alpha, &beta)) {
+    return ctx.Unimplemented(node, "min/max must be constant scalars");
+  }
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  return ctx.Dispatch(node, "unary_f32", {kind, ir::ElementCount(x)}, {alpha, beta}, {bx, by});
+}
+
+absl::Status LowerSoftmax(LoweringContext& ctx, const ir::Node& node) {
+  KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  const int64_t rank = static_cast<int64_t>(x.size());
+  const int64_t opset = ctx.graph().opset;
+  int64_t axis = node.GetInt("axis", opset >= 13 ? -1 : 1);
+  if (axis < 0) axis += rank;
+  if (rank == 0 || axis < 0 || axis >= rank) return ctx.Invalid(node, "axis out of range");
+  int64_t outer = 1, len = 1, inner = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d < axis) {
+      outer *= x[d];
+    } else if (d == axis || opset < 13) {
+      len *= x[d];  // before opset 13 the input is coerced to 2-D at `axis`
+    } else {
+      inner *= x[d];
+    }
+  }
+  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  const int64_t log = node.op_type == "LogSoftmax" ? 1 : 0;
+  return ctx.Dispatch(node, "softmax_f32", {outer, len, inner, log}, {}, {bx, by});
+}
+
+// Inference BatchNormalization as y = x * scale'[c] + shift'[c].
+absl::Status LowerBatchNorm(LoweringContext& ctx, const ir::Node& node) {
+  KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
+  for (size_t k = 1; k < node.outputs.size(); ++k) {
+    if (node.outputs[k] != ir::kNoValue) return ctx.Unimplemented(node, "training mode outputs");
+  }
+  if (node.inputs.size() < 5) return ctx.Invalid(node, "expects 5 inputs");
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  if (x.size() < 2) return ctx.Invalid(node, "input rank must be at least 2");
+  const int64_t c = x[1];
+  const ir::ConstantData* p[4];
+  for (int k = 0; k < 4; ++k) {
+    const ir::Value& v = ctx.value(node.inputs[1 + k]);
+    if (!v.constant || v.constant->element_count() != c) {
+      return ctx.Unimplemented(node, absl::StrCat("input '", v.name, "' must be a constant of ", c,
+                                                  " elements"));
+    }
+    p[k] = v.constant.get();
+  }
+  const double eps = node.GetFloat("epsilon", 1e-5f);
+  auto scale = std::make_shared<ir::ConstantData>();
+  auto shift = std::make_shared<ir::ConstantData>();
+  for (auto* t : {scale.get(), shift.get()}) {
+    t->dtype = ir::DType::F32;
+    t->shape = {c};
+    t->bytes.resize(static_cast<size_t>(c) * sizeof(float));
+  }
+  float* sd = reinterpret_cast<float*>(scale->bytes.data());
+  float* hd = reinterpret_cast<float*>(shift->bytes.data());
+  for (int64_t ch = 0; ch < c; ++ch) {
+    const double s = p[0]->FloatAt(ch) / std::sqrt(p[3]->FloatAt(ch) + eps);
+    sd[ch] = static_cast<float>(s);
+    hd[ch] = static_cast<float>(p[1]->FloatAt(ch) - p[2]->FloatAt(ch) * s);
+  }
+  int64_t spatial = 1;
+  for (size_t d = 2; d < x.size(); ++d) spatial *= x[d];
+  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  const Binding bs = ctx.BindNewConstant(absl::StrCat(node.name, ".scale"), scale);
+  const Binding bh = ctx.BindNewConstant(absl::StrCat(node.name, ".shift"), shift);
+  const Epilogue act = EpilogueOf(node);
+  return ctx.Dispatch(node, "channel_affine_f32", {x[0], c, spatial, act.kind},
+                      {act.alpha, act.beta}, {bx, bs, bh, by});
+}
+
+}  // namespace
+
+void RegisterElementwiseLowerings(LoweringTable& table) {
+  for (const char* op : {"Add", "Sub", "Mul", "Div"}) table[op] = LowerBinary;
+  for (const char* op : {"Relu", "Clip", "Sigmoid", "Tanh"}) table[op] = LowerUnary;
+  table["Softmax"] = LowerSoftmax;
+  table["LogSoftmax"] = LowerSoftmax;
+  table["BatchNormalization"] = LowerBatchNorm;
+}
+
+}  // namespace kiln::emit

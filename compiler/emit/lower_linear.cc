@@ -1,0 +1,98 @@
+// Gemm and MatMul.
+#include "absl/strings/str_cat.h"
+#include "compiler/emit/lower_ops.h"
+#include "kiln/kernel_abi.h"
+
+namespace kiln::emit {
+namespace {
+
+absl::Status LowerGemm(LoweringContext& ctx, const ir::Node& node) {
+  KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
+  KILN_ASSIGN_OR_RETURN(auto a, ctx.InputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(auto b, ctx.InputShape(node, 1));
+  KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
+  if (a.size() != 2 || b.size() != 2 || y.size() != 2) {
+    return ctx.Invalid(node, "Gemm operands must be 2-D");
+  }
+  const int64_t trans_a = node.GetInt("transA", 0) != 0;
+  const int64_t trans_b = node.GetInt("transB", 0) != 0;
+  const int64_t m = trans_a ? a[1] : a[0];
+  const int64_t k = trans_a ? a[0] : a[1];
+  const int64_t n = trans_b ? b[0] : b[1];
+  if ((trans_b ? b[1] : b[0]) != k || y[0] != m || y[1] != n) {
+    return ctx.Invalid(node, "operand shapes do not agree");
+  }
+  const bool has_c = node.inputs.size() > 2 && node.inputs[2] != ir::kNoValue;
+  int64_t c_stride_m = 0, c_stride_n = 0;
+  KILN_ASSIGN_OR_RETURN(Binding ba, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding bb, ctx.Bind(node, node.inputs[1]));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  Binding bc = ba;  // unread when there is no C
+  if (has_c) {
+    KILN_ASSIGN_OR_RETURN(auto c, ctx.InputShape(node, 2));
+    if (c.size() > 2) return ctx.Invalid(node, "C must have rank <= 2");
+    // Right-align C to [M, N]; a dimension of 1 broadcasts (stride 0).
+    const int64_t cm = c.size() == 2 ? c[0] : 1;
+    const int64_t cn = c.empty() ? 1 : c.back();
+    if ((cm != 1 && cm != m) || (cn != 1 && cn != n)) {
+      return ctx.Invalid(node, "C does not broadcast to [M, N]");
+    }
+    c_stride_n = cn == 1 ? 0 : 1;
+    c_stride_m = cm == 1 ? 0 : cn;
+    KILN_ASSIGN_OR_RETURN(bc, ctx.Bind(node, node.inputs[2]));
+  }
+  const Epilogue act = EpilogueOf(node);
+  return ctx.Dispatch(node, "gemm_f32",
+                      {m, n, k, trans_a, trans_b, has_c ? 1 : 0, c_stride_m, c_stride_n, act.kind},
+                      {node.GetFloat("alpha", 1.0f), node.GetFloat("beta", 1.0f), act.alpha,
+                       act.beta},
+                      {ba, bb, bc, by}, {-1, -1, has_c ? -1 : 0, -1});
+}
+
+absl::Status LowerMatMul(LoweringContext& ctx, const ir::Node& node) {
+  KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
+  KILN_ASSIGN_OR_RETURN(auto a, ctx.InputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(auto b, ctx.InputShape(node, 1));
+  KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
+  if (a.empty() || b.empty()) return ctx.Invalid(node, "operands must have rank >= 1");
+  // numpy: a 1-D A is a row [1,K], a 1-D B a column [K,1]; the unit dim is
+  // dropped from the result, which leaves its memory layout unchanged.
+  if (a.size() == 1) a.insert(a.begin(), 1);
+  if (b.size() == 1) b.push_back(1);
+  const int64_t m = a[a.size() - 2], k = a.back(), n = b.back();
+  if (b[b.size() - 2] != k) return ctx.Invalid(node, "inner dimensions differ");
+  const std::vector<int64_t> a_batch(a.begin(), a.end() - 2), b_batch(b.begin(), b.end() - 2);
+  const size_t r = std::max(a_batch.size(), b_batch.size());
+  if (r > KILN_MAX_RANK) return ctx.Unimplemented(node, "too many batch dimensions");
+  const std::vector<int64_t> a_str = ContiguousStrides(a_batch), b_str = ContiguousStrides(b_batch);
+  std::vector<int64_t> dims(r), as(r, 0), bs(r, 0);
+  int64_t batch = 1;
+  for (size_t d = 0; d < r; ++d) {
+    const size_t ad = d + a_batch.size(), bd = d + b_batch.size();  // right-aligned
+    const int64_t da = ad >= r ? a_batch[ad - r] : 1;
+    const int64_t db = bd >= r ? b_batch[bd - r] : 1;
+    if (da != db && da != 1 && db != 1) return ctx.Invalid(node, "batch dimensions do not broadcast");
+    dims[d] = std::max(da, db);
+    if (da != 1) as[d] = a_str[ad - r] * m * k;
+    if (db != 1) bs[d] = b_str[bd - r] * k * n;
+    batch *= dims[d];
+  }
+  if (ir::ElementCount(y) != batch * m * n) return ctx.Invalid(node, "output shape disagrees");
+  std::vector<int64_t> ip = {m, n, k, static_cast<int64_t>(r)};
+  ip.insert(ip.end(), dims.begin(), dims.end());
+  ip.insert(ip.end(), as.begin(), as.end());
+  ip.insert(ip.end(), bs.begin(), bs.end());
+  KILN_ASSIGN_OR_RETURN(Binding ba, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding bb, ctx.Bind(node, node.inputs[1]));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  return ctx.Dispatch(node, "matmul_f32", std::move(ip), {}, {ba, bb, by});
+}
+
+}  // namespace
+
+void RegisterLinearLowerings(LoweringTable& table) {
+  table["Gemm"] = LowerGemm;
+  table["MatMul"] = LowerMatMul;
+}
+
+}  // namespace kiln::emit

@@ -1,0 +1,77 @@
+// Transpose and Concat as strided copies (any dtype: they only move bytes).
+#include "absl/strings/str_cat.h"
+#include "compiler/emit/lower_ops.h"
+#include "compiler/ir/graph.h"
+
+namespace kiln::emit {
+namespace {
+
+absl::Status LowerTranspose(LoweringContext& ctx, const ir::Node& node) {
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
+  const size_t r = x.size();
+  if (r > KILN_MAX_RANK) return ctx.Unimplemented(node, absl::StrCat("rank ", r, " is too high"));
+  std::vector<int64_t> perm(r);
+  for (size_t d = 0; d < r; ++d) perm[d] = static_cast<int64_t>(r - 1 - d);
+  perm = node.GetInts("perm", perm);
+  if (perm.size() != r || y.size() != r) return ctx.Invalid(node, "perm does not match the rank");
+  const std::vector<int64_t> xs = ContiguousStrides(x), ys = ContiguousStrides(y);
+  std::vector<int64_t> src(r);
+  for (size_t d = 0; d < r; ++d) {
+    if (perm[d] < 0 || perm[d] >= static_cast<int64_t>(r) || x[perm[d]] != y[d]) {
+      return ctx.Invalid(node, "perm is not a permutation matching the shapes");
+    }
+    src[d] = xs[perm[d]];
+  }
+  const int64_t elem = static_cast<int64_t>(ir::DTypeSize(ctx.value(node.inputs[0]).dtype));
+  std::vector<int64_t> ip = {elem, static_cast<int64_t>(r), 0, 0};
+  ip.insert(ip.end(), y.begin(), y.end());
+  ip.insert(ip.end(), src.begin(), src.end());
+  ip.insert(ip.end(), ys.begin(), ys.end());
+  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  return ctx.Dispatch(node, "strided_copy", std::move(ip), {}, {bx, by});
+}
+
+// Each input is a [outer, len_k * inner] block written at column offset
+// (sum of earlier len) * inner of the [outer, len_total * inner] output.
+absl::Status LowerConcat(LoweringContext& ctx, const ir::Node& node) {
+  KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
+  const int64_t rank = static_cast<int64_t>(y.size());
+  int64_t axis = node.GetInt("axis", 0);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return ctx.Invalid(node, "axis out of range");
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= y[d];
+  for (int64_t d = axis + 1; d < rank; ++d) inner *= y[d];
+  const int64_t elem = static_cast<int64_t>(ir::DTypeSize(ctx.value(node.outputs[0]).dtype));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  int64_t at = 0;
+  for (size_t k = 0; k < node.inputs.size(); ++k) {
+    KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, k));
+    if (static_cast<int64_t>(x.size()) != rank) return ctx.Invalid(node, "input ranks differ");
+    if (ctx.value(node.inputs[k]).dtype != ctx.value(node.outputs[0]).dtype) {
+      return ctx.Invalid(node, "input dtypes differ");
+    }
+    const int64_t len = x[axis];
+    if (ir::ElementCount(x) != outer * len * inner) return ctx.Invalid(node, "input shapes differ");
+    if (len > 0 && outer > 0 && inner > 0) {
+      KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[k]));
+      const int64_t row = len * inner;
+      std::vector<int64_t> ip = {elem, 2, 0, at * inner, outer, row, row, 1, y[axis] * inner, 1};
+      KILN_RETURN_IF_ERROR(ctx.Dispatch(node, "strided_copy", std::move(ip), {}, {bx, by}));
+    }
+    at += len;
+  }
+  if (at != y[axis]) return ctx.Invalid(node, "input lengths do not add up to the output");
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterMovementLowerings(LoweringTable& table) {
+  table["Transpose"] = LowerTranspose;
+  table["Concat"] = LowerConcat;
+}
+
+}  // namespace kiln::emit

@@ -1,0 +1,40 @@
+// Routes each node to its op's lowering.
+#include "absl/strings/str_cat.h"
+#include "compiler/emit/lower_ops.h"
+#include "compiler/passes/dispatch_formation.h"
+
+namespace kiln::emit {
+namespace {
+
+const LoweringTable& Table() {
+  static const LoweringTable* table = [] {
+    auto* t = new LoweringTable;
+    RegisterSpatialLowerings(*t);
+    RegisterLinearLowerings(*t);
+    RegisterElementwiseLowerings(*t);
+    RegisterMovementLowerings(*t);
+    return t;
+  }();
+  return *table;
+}
+
+}  // namespace
+
+Epilogue EpilogueOf(const ir::Node& node) {
+  Epilogue e;
+  e.kind = node.GetInt("kiln.activation", 0);
+  e.alpha = node.GetFloat("kiln.act_alpha", 0.0f);
+  e.beta = node.GetFloat("kiln.act_beta", 0.0f);
+  return e;
+}
+
+absl::Status LowerNode(LoweringContext& ctx, const ir::Node& node) {
+  if (passes::IsAliasNode(node)) return absl::OkStatus();  // shares its input's bytes
+  const auto it = node.domain.empty() ? Table().find(node.op_type) : Table().end();
+  if (it == Table().end()) {
+    return ctx.Unimplemented(node, "no kernel lowers this op");
+  }
+  return it->second(ctx, node);
+}
+
+}  // namespace kiln::emit

@@ -1,0 +1,47 @@
+// Internal to compiler/emit: the per-op lowering registry and small helpers.
+#ifndef KILN_COMPILER_EMIT_LOWER_OPS_H_
+#define KILN_COMPILER_EMIT_LOWER_OPS_H_
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <string>
+
+#include "compiler/emit/lowering_context.h"
+
+#define KILN_RETURN_IF_ERROR(expr)           \
+  do {                                       \
+    absl::Status kiln_status_ = (expr);      \
+    if (!kiln_status_.ok()) return kiln_status_; \
+  } while (0)
+
+#define KILN_CONCAT_INNER_(a, b) a##b
+#define KILN_CONCAT_(a, b) KILN_CONCAT_INNER_(a, b)
+#define KILN_ASSIGN_OR_RETURN(lhs, expr) \
+  KILN_ASSIGN_OR_RETURN_IMPL_(KILN_CONCAT_(kiln_statusor_, __LINE__), lhs, expr)
+#define KILN_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
+  auto tmp = (expr);                                \
+  if (!tmp.ok()) return tmp.status();               \
+  lhs = std::move(*tmp)
+
+namespace kiln::emit {
+
+using LowerFn = std::function<absl::Status(LoweringContext&, const ir::Node&)>;
+using LoweringTable = std::map<std::string, LowerFn>;
+
+// The fused activation dispatch formation put on a node (none if absent).
+struct Epilogue {
+  int64_t kind = 0;
+  float alpha = 0.0f;
+  float beta = 0.0f;
+};
+Epilogue EpilogueOf(const ir::Node& node);
+
+void RegisterSpatialLowerings(LoweringTable& table);     // lower_spatial.cc
+void RegisterLinearLowerings(LoweringTable& table);      // lower_linear.cc
+void RegisterElementwiseLowerings(LoweringTable& table); // lower_elementwise.cc
+void RegisterMovementLowerings(LoweringTable& table);    // lower_movement.cc
+
+}  // namespace kiln::emit
+
+#endif  // KILN_COMPILER_EMIT_LOWER_OPS_H_

@@ -1,0 +1,147 @@
+// Conv, MaxPool/AveragePool and the global pools.
+#include "absl/strings/str_cat.h"
+#include "compiler/emit/lower_ops.h"
+#include "kiln/kernels.h"
+
+namespace kiln::emit {
+namespace {
+
+// 2-D window geometry; a 1-D op (rank-3 input) is the H = 1 case.
+struct Window {
+  int64_t n = 0, c = 0, h = 1, w = 0, oh = 1, ow = 0;
+  int64_t kh = 1, kw = 0;
+  int64_t stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1;
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+};
+
+// Fills the window from x/y shapes, the kernel size (spatial dims) and the
+// ONNX attributes strides/dilations/pads/auto_pad.
+absl::Status ResolveWindow(const LoweringContext& ctx, const ir::Node& node,
+                           const std::vector<int64_t>& x, const std::vector<int64_t>& y,
+                           const std::vector<int64_t>& kernel, Window* win) {
+  const size_t rank = x.size();
+  if ((rank != 3 && rank != 4) || y.size() != rank || kernel.size() != rank - 2) {
+    return ctx.Unimplemented(node, absl::StrCat("only 1-D and 2-D windows are supported (input rank ",
+                                                rank, ")"));
+  }
+  const size_t sp = rank - 2;
+  const std::vector<int64_t> strides = node.GetInts("strides", std::vector<int64_t>(sp, 1));
+  const std::vector<int64_t> dil = node.GetInts("dilations", std::vector<int64_t>(sp, 1));
+  std::vector<int64_t> pads = node.GetInts("pads", std::vector<int64_t>(2 * sp, 0));
+  if (strides.size() != sp || dil.size() != sp || pads.size() != 2 * sp) {
+    return ctx.Invalid(node, "strides/dilations/pads do not match the spatial rank");
+  }
+  const std::string auto_pad = node.GetString("auto_pad", "NOTSET");
+  for (size_t d = 0; d < sp; ++d) {
+    const int64_t in = x[2 + d], out = y[2 + d];
+    if (auto_pad == "VALID") {
+      pads[d] = 0;
+      pads[sp + d] = 0;
+    } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      const int64_t extent = (kernel[d] - 1) * dil[d] + 1;
+      const int64_t total = std::max<int64_t>(0, (out - 1) * strides[d] + extent - in);
+      const int64_t small = total / 2;
+      pads[d] = auto_pad == "SAME_UPPER" ? small : total - small;
+      pads[sp + d] = total - pads[d];
+    } else if (auto_pad != "NOTSET") {
+      return ctx.Invalid(node, absl::StrCat("unknown auto_pad '", auto_pad, "'"));
+    }
+  }
+  win->n = x[0];
+  win->c = x[1];
+  win->w = x[rank - 1];
+  win->ow = y[rank - 1];
+  win->kw = kernel[sp - 1];
+  win->stride_w = strides[sp - 1];
+  win->dil_w = dil[sp - 1];
+  win->pad_left = pads[sp - 1];
+  win->pad_right = pads[2 * sp - 1];
+  if (sp == 2) {
+    win->h = x[2];
+    win->oh = y[2];
+    win->kh = kernel[0];
+    win->stride_h = strides[0];
+    win->dil_h = dil[0];
+    win->pad_top = pads[0];
+    win->pad_bottom = pads[2];
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LowerConv(LoweringContext& ctx, const ir::Node& node) {
+  KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(auto w, ctx.InputShape(node, 1));
+  KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
+  if (w.size() != x.size() || w.size() < 3) return ctx.Invalid(node, "weight rank differs from input rank");
+  const std::vector<int64_t> kernel(w.begin() + 2, w.end());
+  Window win;
+  KILN_RETURN_IF_ERROR(ResolveWindow(ctx, node, x, y, kernel, &win));
+  const int64_t groups = node.GetInt("group", 1);
+  const bool has_bias = node.inputs.size() > 2 && node.inputs[2] != ir::kNoValue;
+  const int64_t oc = w[0];
+  if (groups <= 0 || win.c != w[1] * groups || oc % groups != 0 || y[1] != oc) {
+    return ctx.Invalid(node, "channel counts do not match the weight and group");
+  }
+  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding bw, ctx.Bind(node, node.inputs[1]));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  Binding bb = bw;  // unread when there is no bias
+  if (has_bias) {
+    KILN_ASSIGN_OR_RETURN(bb, ctx.Bind(node, node.inputs[2]));
+  }
+  const Epilogue act = EpilogueOf(node);
+  std::vector<int64_t> ip = {win.n,        win.c,        win.h,       win.w,
+                             oc,           win.oh,       win.ow,      win.kh,
+                             win.kw,       win.stride_h, win.stride_w, win.pad_top,
+                             win.pad_left, win.dil_h,    win.dil_w,   groups,
+                             act.kind,     has_bias ? 1 : 0};
+  return ctx.Dispatch(node, "conv2d_f32", std::move(ip), {act.alpha, act.beta},
+                      {bx, bw, bb, by}, {-1, -1, has_bias ? -1 : 0, -1});
+}
+
+absl::Status LowerPool(LoweringContext& ctx, const ir::Node& node) {
+  KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
+  if (node.outputs.size() > 1 && node.outputs[1] != ir::kNoValue &&
+      (!ctx.graph().Users(node.outputs[1]).empty() || ctx.graph().IsGraphOutput(node.outputs[1]))) {
+    return ctx.Unimplemented(node, "the Indices output is not supported");
+  }
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
+  const std::vector<int64_t> kernel = node.GetInts("kernel_shape", {});
+  Window win;
+  KILN_RETURN_IF_ERROR(ResolveWindow(ctx, node, x, y, kernel, &win));
+  const bool is_max = node.op_type == "MaxPool";
+  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  std::vector<int64_t> ip = {is_max ? KILN_POOL_MAX : KILN_POOL_AVG,
+                             win.n, win.c, win.h, win.w, win.oh, win.ow, win.kh, win.kw,
+                             win.stride_h, win.stride_w, win.pad_top, win.pad_left,
+                             win.pad_bottom, win.pad_right, win.dil_h, win.dil_w,
+                             is_max ? 0 : node.GetInt("count_include_pad", 0)};
+  return ctx.Dispatch(node, "pool2d_f32", std::move(ip), {}, {bx, by});
+}
+
+absl::Status LowerGlobalPool(LoweringContext& ctx, const ir::Node& node) {
+  KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  if (x.size() < 2) return ctx.Invalid(node, "input rank must be at least 2");
+  int64_t spatial = 1;
+  for (size_t d = 2; d < x.size(); ++d) spatial *= x[d];
+  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  const int64_t kind = node.op_type == "GlobalMaxPool" ? KILN_POOL_MAX : KILN_POOL_AVG;
+  return ctx.Dispatch(node, "global_pool_f32", {kind, x[0] * x[1], spatial}, {}, {bx, by});
+}
+
+}  // namespace
+
+void RegisterSpatialLowerings(LoweringTable& table) {
+  table["Conv"] = LowerConv;
+  table["MaxPool"] = LowerPool;
+  table["AveragePool"] = LowerPool;
+  table["GlobalAveragePool"] = LowerGlobalPool;
+  table["GlobalMaxPool"] = LowerGlobalPool;
+}
+
+}  // namespace kiln::emit

@@ -1,0 +1,277 @@
+#include "compiler/emit/lowering.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/emit/bytecode_builder.h"
+#include "compiler/emit/lowering_context.h"
+#include "compiler/passes/memory_planning.h"
+
+namespace kiln::emit {
+namespace {
+
+using passes::StorageKind;
+
+struct KernelInfo {
+  const char* name;
+  uint32_t binding_count;
+};
+
+constexpr KernelInfo kKernels[] = {
+#define KILN_KERNEL(name, bindings, source) {#name, bindings},
+#include "kiln/kernel_table.def"
+#undef KILN_KERNEL
+};
+
+const KernelInfo* FindKernel(const std::string& name) {
+  for (const KernelInfo& k : kKernels) {
+    if (name == k.name) return &k;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t k = shape.size(); k-- > 1;) strides[k - 1] = strides[k] * shape[k];
+  return strides;
+}
+
+absl::Status LoweringContext::Error(absl::StatusCode code, const ir::Node& node,
+                                    const std::string& msg) const {
+  return absl::Status(code, absl::StrCat(graph_.source, ": node ", node.Describe(), ": ", msg));
+}
+
+absl::StatusOr<std::vector<int64_t>> LoweringContext::InputShape(const ir::Node& node,
+                                                                 size_t k) const {
+  if (k >= node.inputs.size() || node.inputs[k] == ir::kNoValue) {
+    return Invalid(node, absl::StrCat("missing input ", k));
+  }
+  const ir::Value& v = value(node.inputs[k]);
+  if (!v.has_shape) return Invalid(node, absl::StrCat("input '", v.name, "' has no static shape"));
+  return v.shape;
+}
+
+absl::StatusOr<std::vector<int64_t>> LoweringContext::OutputShape(const ir::Node& node,
+                                                                  size_t k) const {
+  if (k >= node.outputs.size() || node.outputs[k] == ir::kNoValue) {
+    return Invalid(node, absl::StrCat("missing output ", k));
+  }
+  const ir::Value& v = value(node.outputs[k]);
+  if (!v.has_shape) return Invalid(node, absl::StrCat("output '", v.name, "' has no static shape"));
+  return v.shape;
+}
+
+absl::Status LoweringContext::RequireF32(const ir::Node& node) const {
+  for (const auto* list : {&node.inputs, &node.outputs}) {
+    for (ir::ValueId v : *list) {
+      if (v == ir::kNoValue || value(v).dtype == ir::DType::F32) continue;
+      return Unimplemented(node, absl::StrCat("tensor '", value(v).name, "' is ",
+                                              ir::DTypeName(value(v).dtype),
+                                              "; only float32 kernels exist"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Binding> LoweringContext::Bind(const ir::Node& node, ir::ValueId v) {
+  if (v == ir::kNoValue || static_cast<size_t>(v) >= plan_.storage.size()) {
+    return Invalid(node, "binds a missing value");
+  }
+  const passes::ValueStorage& s = plan_.storage[v];
+  Binding b;
+  b.bytes = s.size;
+  switch (s.kind) {
+    case StorageKind::kInput:
+      b.kind = Binding::Kind::kInput;
+      b.index = static_cast<uint64_t>(s.index);
+      return b;
+    case StorageKind::kOutput:
+      b.kind = Binding::Kind::kOutput;
+      b.index = static_cast<uint64_t>(s.index);
+      return b;
+    case StorageKind::kArena:
+      b.kind = Binding::Kind::kArena;
+      b.index = static_cast<uint64_t>(s.root);
+      return b;
+    case StorageKind::kConstant: {
+      auto it = constant_of_value_.find(s.root);
+      if (it == constant_of_value_.end()) {
+        const ir::Value& c = value(s.root);
+        const uint32_t ordinal = static_cast<uint32_t>(module_.constants.size());
+        module_.constants.push_back({c.name, c.constant});
+        it = constant_of_value_.emplace(s.root, ordinal).first;
+      }
+      b.kind = Binding::Kind::kConstant;
+      b.index = it->second;
+      return b;
+    }
+    case StorageKind::kNone:
+      break;
+  }
+  return Invalid(node, absl::StrCat("value '", value(v).name, "' has no storage"));
+}
+
+Binding LoweringContext::BindNewConstant(const std::string& name, ir::ConstantPtr data) {
+  Binding b;
+  b.kind = Binding::Kind::kConstant;
+  b.index = module_.constants.size();
+  b.bytes = data->bytes.size();
+  module_.constants.push_back({name, std::move(data)});
+  return b;
+}
+
+absl::Status LoweringContext::AddPending(PendingDispatch p, ExecutableDesc exe) {
+  p.executable = static_cast<uint32_t>(module_.executables.size());
+  module_.executables.push_back(std::move(exe));
+  pending_.push_back(std::move(p));
+  return absl::OkStatus();
+}
+
+absl::Status LoweringContext::Dispatch(const ir::Node& node, const std::string& kernel,
+                                       std::vector<int64_t> iparams, std::vector<float> fparams,
+                                       const std::vector<Binding>& bindings,
+                                       const std::vector<int64_t>& bytes_override) {
+  const KernelInfo* info = FindKernel(kernel);
+  if (!info || info->binding_count != bindings.size()) {
+    return Error(absl::StatusCode::kInternal, node,
+                 absl::StrCat("bad lowering to kernel ", kernel));
+  }
+  ExecutableDesc exe;
+  exe.kernel = absl::StrCat("kiln_", kernel);
+  exe.iparams = std::move(iparams);
+  exe.fparams = std::move(fparams);
+  exe.binding_count = info->binding_count;
+  for (size_t k = 0; k < bindings.size(); ++k) {
+    const bool keep = k >= bytes_override.size() || bytes_override[k] < 0;
+    exe.binding_bytes.push_back(keep ? bindings[k].bytes
+                                     : static_cast<uint64_t>(bytes_override[k]));
+  }
+  PendingDispatch p;
+  p.bindings = bindings;
+  p.nodes.push_back(node.name);
+  auto src = node.attributes.find("kiln.source_op");
+  p.op_types.push_back(src != node.attributes.end() ? src->second.s : node.op_type);
+  for (const ir::FusedSource& f : node.fused) {
+    p.nodes.push_back(f.name);
+    p.op_types.push_back(f.op_type);
+  }
+  for (ir::ValueId out : node.outputs) {
+    if (out != ir::kNoValue) p.outputs.push_back(value(out).name);
+  }
+  return AddPending(std::move(p), std::move(exe));
+}
+
+absl::Status LoweringContext::OutputCopy(int32_t output_index, ir::ValueId source) {
+  ir::Node none;
+  none.name = absl::StrCat("output ", output_index);
+  none.op_type = "copy";
+  auto src = Bind(none, source);
+  if (!src.ok()) return src.status();
+  Binding dst;
+  dst.kind = Binding::Kind::kOutput;
+  dst.index = static_cast<uint64_t>(output_index);
+  const int64_t bytes = passes::ValueBytes(value(source));
+  dst.bytes = static_cast<uint64_t>(bytes);
+  ExecutableDesc exe;
+  exe.kernel = "kiln_copy";
+  exe.iparams = {bytes};
+  exe.binding_count = 2;
+  exe.binding_bytes = {src->bytes, dst.bytes};
+  PendingDispatch p;
+  p.bindings = {*src, dst};
+  // Name the node that made the value (e.g. the Reshape), if any.
+  const ir::NodeId producer = value(source).producer;
+  if (producer != ir::kNoNode) {
+    p.nodes.push_back(graph_.nodes[producer].name);
+    p.op_types.push_back(graph_.nodes[producer].op_type);
+  }
+  p.outputs.push_back(value(graph_.outputs[output_index]).name);
+  return AddPending(std::move(p), std::move(exe));
+}
+
+absl::StatusOr<LoweredModule> LoweringContext::Finish() {
+  module_.source = graph_.source;
+  module_.arena_size = plan_.arena_size;
+  module_.arena_alignment = plan_.alignment;
+  auto desc = [&](ir::ValueId v) -> absl::StatusOr<TensorDesc> {
+    const ir::Value& val = value(v);
+    for (int64_t d : val.shape) {
+      if (d < 0) {
+        return absl::UnimplementedError(absl::StrCat(
+            graph_.source, ": signature tensor '", val.name, "' has a dynamic shape"));
+      }
+    }
+    return TensorDesc{val.name, val.dtype, val.shape};
+  };
+  for (ir::ValueId v : graph_.inputs) {
+    auto d = desc(v);
+    if (!d.ok()) return d.status();
+    module_.inputs.push_back(*d);
+  }
+  for (ir::ValueId v : graph_.outputs) {
+    auto d = desc(v);
+    if (!d.ok()) return d.status();
+    module_.outputs.push_back(*d);
+  }
+
+  BytecodeBuilder bc;
+  std::vector<uint32_t> input_reg, output_reg, const_reg;
+  for (size_t k = 0; k < module_.inputs.size(); ++k) {
+    input_reg.push_back(bc.NewRegister());
+    bc.ViewInput(input_reg.back(), static_cast<uint32_t>(k));
+  }
+  for (size_t k = 0; k < module_.outputs.size(); ++k) {
+    output_reg.push_back(bc.NewRegister());
+    bc.ViewOutput(output_reg.back(), static_cast<uint32_t>(k));
+  }
+  for (size_t k = 0; k < module_.constants.size(); ++k) {
+    const_reg.push_back(bc.NewRegister());
+    bc.ViewConst(const_reg.back(), static_cast<uint32_t>(k));
+  }
+  std::map<uint64_t, uint32_t> arena_reg;
+  for (const passes::ArenaTensor& t : plan_.arena) {
+    const uint32_t r = bc.NewRegister();
+    arena_reg[static_cast<uint64_t>(t.value)] = r;
+    bc.ViewArena(r, t.offset, t.size);
+  }
+  for (const PendingDispatch& p : pending_) {
+    std::vector<uint32_t> regs;
+    for (const Binding& b : p.bindings) {
+      switch (b.kind) {
+        case Binding::Kind::kInput: regs.push_back(input_reg[b.index]); break;
+        case Binding::Kind::kOutput: regs.push_back(output_reg[b.index]); break;
+        case Binding::Kind::kConstant: regs.push_back(const_reg[b.index]); break;
+        case Binding::Kind::kArena: regs.push_back(arena_reg.at(b.index)); break;
+      }
+    }
+    DispatchDebugDesc d;
+    d.bytecode_offset = bc.Dispatch(p.executable, regs);
+    d.executable = p.executable;
+    d.nodes = p.nodes;
+    d.op_types = p.op_types;
+    d.outputs = p.outputs;
+    module_.dispatches.push_back(std::move(d));
+  }
+  bc.Return();
+  module_.bytecode = bc.words();
+  module_.register_count = bc.register_count();
+  return std::move(module_);
+}
+
+absl::StatusOr<LoweredModule> Lower(const ir::Graph& graph, const passes::MemoryPlan& plan) {
+  LoweringContext ctx(graph, plan);
+  for (const ir::Node& node : graph.nodes) {
+    if (node.removed) continue;
+    absl::Status s = LowerNode(ctx, node);
+    if (!s.ok()) return s;
+  }
+  for (const passes::OutputCopy& c : plan.output_copies) {
+    absl::Status s = ctx.OutputCopy(c.output_index, c.source);
+    if (!s.ok()) return s;
+  }
+  return ctx.Finish();
+}
+
+}  // namespace kiln::emit

@@ -1,0 +1,64 @@
+// Lowering: the planned graph → executables, constants and entry bytecode,
+// i.e. everything the module holds, still as plain C++ data (module_writer.h
+// serialises it).
+#ifndef KILN_COMPILER_EMIT_LOWERING_H_
+#define KILN_COMPILER_EMIT_LOWERING_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/ir/graph.h"
+#include "compiler/passes/memory_planning.h"
+
+namespace kiln::emit {
+
+struct TensorDesc {
+  std::string name;
+  ir::DType dtype = ir::DType::Unknown;
+  std::vector<int64_t> shape;
+};
+
+struct ExecutableDesc {
+  std::string kernel;  // "kiln_<name>" from kiln/kernel_table.def
+  std::vector<int64_t> iparams;
+  std::vector<float> fparams;
+  uint32_t binding_count = 0;
+  std::vector<uint64_t> binding_bytes;
+};
+
+struct ConstantDesc {
+  std::string name;
+  ir::ConstantPtr data;
+};
+
+struct DispatchDebugDesc {
+  uint32_t bytecode_offset = 0;
+  uint32_t executable = 0;
+  std::vector<std::string> nodes;
+  std::vector<std::string> op_types;
+  std::vector<std::string> outputs;
+};
+
+struct LoweredModule {
+  std::string source;
+  std::vector<TensorDesc> inputs;
+  std::vector<TensorDesc> outputs;
+  std::vector<ExecutableDesc> executables;
+  std::vector<ConstantDesc> constants;
+  std::vector<uint32_t> bytecode;  // functions[0], the entry point
+  uint32_t register_count = 0;
+  uint64_t arena_size = 0;
+  uint32_t arena_alignment = 64;
+  std::vector<DispatchDebugDesc> dispatches;
+};
+
+// One executable + DISPATCH per kernel-backed node (Concat: one per input),
+// none for aliases, then the output copies the plan asks for. Errors name the
+// file and node; non-float32 tensors in compute kernels are Unimplemented.
+absl::StatusOr<LoweredModule> Lower(const ir::Graph& graph, const passes::MemoryPlan& plan);
+
+}  // namespace kiln::emit
+
+#endif  // KILN_COMPILER_EMIT_LOWERING_H_

@@ -1,0 +1,88 @@
+// Internal to compiler/emit: state shared by the per-op lowering functions.
+#ifndef KILN_COMPILER_EMIT_LOWERING_CONTEXT_H_
+#define KILN_COMPILER_EMIT_LOWERING_CONTEXT_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "compiler/emit/lowering.h"
+
+namespace kiln::emit {
+
+// A buffer a kernel binds: which view and how many bytes it spans.
+struct Binding {
+  enum class Kind { kInput, kOutput, kConstant, kArena };
+  Kind kind = Kind::kArena;
+  uint64_t index = 0;  // input/output/constant ordinal, or arena root value id
+  uint64_t bytes = 0;  // the size of the view
+};
+
+struct PendingDispatch {
+  uint32_t executable = 0;
+  std::vector<Binding> bindings;
+  std::vector<std::string> nodes, op_types, outputs;
+};
+
+class LoweringContext {
+ public:
+  LoweringContext(const ir::Graph& graph, const passes::MemoryPlan& plan)
+      : graph_(graph), plan_(plan) {}
+
+  const ir::Graph& graph() const { return graph_; }
+  const ir::Value& value(ir::ValueId v) const { return graph_.value(v); }
+
+  // The view holding value `v` (its root's storage).
+  absl::StatusOr<Binding> Bind(const ir::Node& node, ir::ValueId v);
+  // A constant computed during lowering (e.g. BatchNorm scale/shift).
+  Binding BindNewConstant(const std::string& name, ir::ConstantPtr data);
+
+  // Adds an executable and its dispatch, attributed to `node`. binding_bytes
+  // default to the bound views' sizes; `bytes_override` (same length, -1 =
+  // keep) replaces individual entries.
+  absl::Status Dispatch(const ir::Node& node, const std::string& kernel,
+                        std::vector<int64_t> iparams, std::vector<float> fparams,
+                        const std::vector<Binding>& bindings,
+                        const std::vector<int64_t>& bytes_override = {});
+  // A copy into graph output `output_index` (plan.output_copies).
+  absl::Status OutputCopy(int32_t output_index, ir::ValueId source);
+
+  // Error helpers: "<file>: node 'n' (Op): msg".
+  absl::Status Error(absl::StatusCode code, const ir::Node& node, const std::string& msg) const;
+  absl::Status Unimplemented(const ir::Node& node, const std::string& msg) const {
+    return Error(absl::StatusCode::kUnimplemented, node, msg);
+  }
+  absl::Status Invalid(const ir::Node& node, const std::string& msg) const {
+    return Error(absl::StatusCode::kInvalidArgument, node, msg);
+  }
+
+  // Static shape of input/output k of `node`; fails if absent or unknown.
+  absl::StatusOr<std::vector<int64_t>> InputShape(const ir::Node& node, size_t k) const;
+  absl::StatusOr<std::vector<int64_t>> OutputShape(const ir::Node& node, size_t k) const;
+  // Fails unless every present input and output of `node` is float32.
+  absl::Status RequireF32(const ir::Node& node) const;
+
+  absl::StatusOr<LoweredModule> Finish();
+
+ private:
+  absl::Status AddPending(PendingDispatch p, ExecutableDesc exe);
+
+  const ir::Graph& graph_;
+  const passes::MemoryPlan& plan_;
+  LoweredModule module_;
+  std::map<ir::ValueId, uint32_t> constant_of_value_;
+  std::vector<PendingDispatch> pending_;
+};
+
+// Per-op lowering; each emits one or more dispatches for `node`.
+absl::Status LowerNode(LoweringContext& ctx, const ir::Node& node);
+
+// Row-major element strides of `shape`.
+std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& shape);
+
+}  // namespace kiln::emit
+
+#endif  // KILN_COMPILER_EMIT_LOWERING_CONTEXT_H_

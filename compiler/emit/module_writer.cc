@@ -1,0 +1,93 @@
+#include "compiler/emit/module_writer.h"
+
+#include <cstring>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "flatbuffers/flatbuffers.h"
+#include "kiln/module_generated.h"
+#include "kiln/opcodes.h"
+
+namespace kiln::emit {
+namespace {
+
+constexpr uint64_t kConstantAlignment = 64;
+
+using flatbuffers::FlatBufferBuilder;
+using flatbuffers::Offset;
+
+Offset<fb::TensorDesc> WriteTensor(FlatBufferBuilder& b, const TensorDesc& t) {
+  return fb::CreateTensorDescDirect(b, t.name.c_str(), t.dtype, &t.shape);
+}
+
+std::vector<Offset<flatbuffers::String>> Strings(FlatBufferBuilder& b,
+                                                 const std::vector<std::string>& v) {
+  std::vector<Offset<flatbuffers::String>> out;
+  for (const std::string& s : v) out.push_back(b.CreateString(s));
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> WriteModule(const LoweredModule& m) {
+  FlatBufferBuilder b(1024);
+
+  // Constant data first: one blob, each constant at an aligned offset.
+  std::vector<uint64_t> offsets;
+  uint64_t total = 0;
+  for (const ConstantDesc& c : m.constants) {
+    total = (total + kConstantAlignment - 1) / kConstantAlignment * kConstantAlignment;
+    offsets.push_back(total);
+    total += c.data->bytes.size();
+  }
+  std::vector<uint8_t> blob(total, 0);
+  for (size_t k = 0; k < m.constants.size(); ++k) {
+    const auto& bytes = m.constants[k].data->bytes;
+    if (!bytes.empty()) std::memcpy(blob.data() + offsets[k], bytes.data(), bytes.size());
+  }
+  b.ForceVectorAlignment(blob.size(), 1, kConstantAlignment);
+  const auto constant_data = b.CreateVector(blob);
+
+  std::vector<Offset<fb::Constant>> constants;
+  for (size_t k = 0; k < m.constants.size(); ++k) {
+    const ConstantDesc& c = m.constants[k];
+    constants.push_back(fb::CreateConstantDirect(b, c.name.c_str(), c.data->dtype, &c.data->shape,
+                                                 offsets[k], c.data->bytes.size()));
+  }
+
+  std::vector<Offset<fb::Executable>> executables;
+  for (const ExecutableDesc& e : m.executables) {
+    executables.push_back(fb::CreateExecutableDirect(b, e.kernel.c_str(), &e.iparams, &e.fparams,
+                                                     e.binding_count, &e.binding_bytes));
+  }
+
+  std::vector<Offset<fb::TensorDesc>> inputs, outputs;
+  for (const TensorDesc& t : m.inputs) inputs.push_back(WriteTensor(b, t));
+  for (const TensorDesc& t : m.outputs) outputs.push_back(WriteTensor(b, t));
+  const auto signature = fb::CreateSignatureDirect(b, &inputs, &outputs);
+
+  std::vector<Offset<fb::Function>> functions = {
+      fb::CreateFunctionDirect(b, "main", m.register_count, &m.bytecode)};
+
+  std::vector<Offset<fb::DispatchDebug>> dispatches;
+  for (const DispatchDebugDesc& d : m.dispatches) {
+    auto nodes = Strings(b, d.nodes);
+    auto ops = Strings(b, d.op_types);
+    auto outs = Strings(b, d.outputs);
+    dispatches.push_back(
+        fb::CreateDispatchDebugDirect(b, d.bytecode_offset, d.executable, &nodes, &ops, &outs));
+  }
+  const auto debug = fb::CreateDebugInfoDirect(b, m.source.c_str(), &dispatches);
+  const auto memory = fb::CreateMemoryPlan(b, m.arena_size, m.arena_alignment);
+
+  const auto executables_vec = b.CreateVector(executables);
+  const auto constants_vec = b.CreateVector(constants);
+  const auto functions_vec = b.CreateVector(functions);
+  const auto module =
+      fb::CreateModule(b, KILN_FORMAT_VERSION, b.CreateString(kProducer), signature,
+                       functions_vec, executables_vec, constants_vec, constant_data, memory, debug);
+  fb::FinishModuleBuffer(b, module);
+  return std::string(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
+}
+
+}  // namespace kiln::emit

@@ -1,0 +1,287 @@
+#include "compiler/frontend/onnx_importer.h"
+
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+#include <sys/stat.h>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "compiler/frontend/onnx_tensor.h"
+#include "compiler/ir/graph_util.h"
+#include "compiler/passes/op_support.h"
+#include "onnx/onnx_pb.h"
+
+namespace kiln::compiler {
+namespace {
+
+constexpr int64_t kMinOpset = 11;
+constexpr int64_t kMaxOpset = 17;
+
+bool IsDefaultDomain(const std::string& domain) {
+  return domain.empty() || domain == "ai.onnx";
+}
+
+absl::StatusOr<onnx::ModelProto> ReadModel(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) {
+    return absl::NotFoundError(absl::StrCat("ONNX file '", path, "' does not exist"));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot open ONNX file '", path, "'"));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  const std::string bytes = buffer.str();
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", path, "' is larger than 2 GB; external data is not supported yet"));
+  }
+  onnx::ModelProto model;
+  if (!model.ParseFromString(bytes)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", path, "' is not a valid ONNX model (protobuf parsing failed)"));
+  }
+  if (!model.has_graph() || model.opset_import_size() == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", path, "' is not a valid ONNX model (no graph or no opset_import)"));
+  }
+  return model;
+}
+
+absl::StatusOr<int64_t> DefaultOpset(const onnx::ModelProto& model, const std::string& path) {
+  int64_t opset = -1;
+  for (const auto& entry : model.opset_import()) {
+    if (IsDefaultDomain(entry.domain())) opset = entry.version();
+  }
+  if (opset < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", path, "' imports no opset for the default ONNX domain"));
+  }
+  if (opset < kMinOpset || opset > kMaxOpset) {
+    return absl::UnimplementedError(absl::StrCat("'", path, "' uses ONNX opset ", opset,
+                                                 "; Kiln supports opsets ", kMinOpset, " to ",
+                                                 kMaxOpset));
+  }
+  return opset;
+}
+
+absl::Status ImportInput(const onnx::ValueInfoProto& info, const std::string& path,
+                         ir::Graph* graph) {
+  const std::string where = absl::StrCat("'", path, "': input '", info.name(), "'");
+  if (graph->FindValue(info.name()) != ir::kNoValue) {
+    return absl::InvalidArgumentError(absl::StrCat(where, " is declared twice"));
+  }
+  if (!info.type().has_tensor_type()) {
+    return absl::UnimplementedError(absl::StrCat(where, " is not a tensor"));
+  }
+  const auto& tt = info.type().tensor_type();
+  const ir::DType dtype = ir::DTypeFromOnnx(tt.elem_type());
+  if (dtype == ir::DType::Unknown) {
+    return absl::UnimplementedError(
+        absl::StrCat(where, " has unsupported element type ", tt.elem_type()));
+  }
+  if (!tt.has_shape()) {
+    return absl::InvalidArgumentError(absl::StrCat(where, " has no declared shape"));
+  }
+  std::vector<int64_t> shape;
+  for (int k = 0; k < tt.shape().dim_size(); ++k) {
+    const auto& dim = tt.shape().dim(k);
+    if (dim.has_dim_value() && dim.dim_value() >= 0) {
+      shape.push_back(dim.dim_value());
+    } else if (dim.has_dim_param() && !dim.dim_param().empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("'", path, "': symbolic dimension '", dim.dim_param(), "' on input '",
+                       info.name(), "' is not supported yet"));
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": dimension ", k, " is unknown; static shapes are required"));
+    }
+  }
+  const ir::ValueId id = graph->AddValue(info.name());
+  ir::Value& v = graph->value(id);
+  v.dtype = dtype;
+  v.shape = std::move(shape);
+  v.has_shape = true;
+  graph->inputs.push_back(id);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ir::Attribute> ConvertAttribute(const onnx::AttributeProto& a,
+                                               const std::string& where) {
+  ir::Attribute out;
+  using K = ir::Attribute::Kind;
+  switch (a.type()) {
+    case onnx::AttributeProto::INT: out.kind = K::kInt; out.i = a.i(); break;
+    case onnx::AttributeProto::FLOAT: out.kind = K::kFloat; out.f = a.f(); break;
+    case onnx::AttributeProto::STRING: out.kind = K::kString; out.s = a.s(); break;
+    case onnx::AttributeProto::INTS:
+      out.kind = K::kInts;
+      out.ints.assign(a.ints().begin(), a.ints().end());
+      break;
+    case onnx::AttributeProto::FLOATS:
+      out.kind = K::kFloats;
+      out.floats.assign(a.floats().begin(), a.floats().end());
+      break;
+    case onnx::AttributeProto::STRINGS:
+      out.kind = K::kStrings;
+      out.strings.assign(a.strings().begin(), a.strings().end());
+      break;
+    case onnx::AttributeProto::TENSOR: {
+      out.kind = K::kTensor;
+      auto t = ConstantFromTensorProto(a.t(), absl::StrCat("(attribute '", a.name(), "' of ", where, ")"));
+      if (!t.ok()) return t.status();
+      out.tensor = *std::move(t);
+      break;
+    }
+    default:
+      // Subgraphs, tensor lists, sparse tensors, type protos: kept as an
+      // opaque marker; no supported op reads them.
+      out.kind = K::kGraph;
+      break;
+  }
+  return out;
+}
+
+// A Constant node's payload, from whichever value* attribute it carries.
+absl::StatusOr<ir::ConstantPtr> ConstantNodeValue(const onnx::NodeProto& node,
+                                                  const std::string& where) {
+  for (const auto& a : node.attribute()) {
+    const std::string& n = a.name();
+    if (n == "value") return ConstantFromTensorProto(a.t(), absl::StrCat("(value of ", where, ")"));
+    if (n == "value_float") {
+      std::vector<uint8_t> b(4);
+      const float f = a.f();
+      std::memcpy(b.data(), &f, 4);
+      return ir::MakeConstant(ir::DType::F32, {}, std::move(b));
+    }
+    if (n == "value_floats") {
+      std::vector<uint8_t> b(4 * a.floats_size());
+      for (int k = 0; k < a.floats_size(); ++k) {
+        const float f = a.floats(k);
+        std::memcpy(b.data() + 4 * k, &f, 4);
+      }
+      return ir::MakeConstant(ir::DType::F32, {a.floats_size()}, std::move(b));
+    }
+    if (n == "value_int") return ir::MakeI64Constant({}, {a.i()});
+    if (n == "value_ints") {
+      std::vector<int64_t> v(a.ints().begin(), a.ints().end());
+      return ir::MakeI64Constant({static_cast<int64_t>(v.size())}, v);
+    }
+  }
+  return absl::UnimplementedError(absl::StrCat(
+      where, ": only value, value_float(s) and value_int(s) Constant payloads are supported"));
+}
+
+absl::Status ImportNode(const onnx::NodeProto& proto, int index, const std::string& path,
+                        ir::Graph* graph) {
+  ir::Node node;
+  node.name = proto.name().empty() ? absl::StrCat(proto.op_type(), "_", index) : proto.name();
+  node.op_type = proto.op_type();
+  node.domain = IsDefaultDomain(proto.domain()) ? "" : proto.domain();
+  const std::string where = absl::StrCat("'", path, "': node ", node.Describe());
+
+  for (const std::string& in : proto.input()) {
+    if (in.empty()) {
+      node.inputs.push_back(ir::kNoValue);
+      continue;
+    }
+    const ir::ValueId id = graph->FindValue(in);
+    if (id == ir::kNoValue) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, " reads '", in,
+          "', which no earlier node, input or initializer defines (the graph is not "
+          "topologically sorted or the value is missing)"));
+    }
+    node.inputs.push_back(id);
+  }
+  for (const std::string& out : proto.output()) {
+    if (!out.empty() && graph->FindValue(out) != ir::kNoValue) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, " defines '", out, "', which is already defined"));
+    }
+  }
+
+  if (node.domain.empty() && node.op_type == "Constant") {
+    if (proto.output_size() != 1 || proto.output(0).empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(where, " must have exactly one output"));
+    }
+    auto data = ConstantNodeValue(proto, where);
+    if (!data.ok()) return data.status();
+    graph->AddConstant(proto.output(0), *std::move(data));
+    return absl::OkStatus();
+  }
+
+  for (const auto& a : proto.attribute()) {
+    auto attr = ConvertAttribute(a, where);
+    if (!attr.ok()) return attr.status();
+    node.attributes[a.name()] = *std::move(attr);
+  }
+  for (const std::string& out : proto.output()) {
+    node.outputs.push_back(out.empty() ? ir::kNoValue : graph->AddValue(out));
+  }
+  graph->AddNode(std::move(node));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<ir::Graph> ImportOnnx(const std::string& path) {
+  auto model = ReadModel(path);
+  if (!model.ok()) return model.status();
+  ir::Graph graph;
+  graph.source = path;
+  auto opset = DefaultOpset(*model, path);
+  if (!opset.ok()) return opset.status();
+  graph.opset = *opset;
+
+  const onnx::GraphProto& g = model->graph();
+  if (g.sparse_initializer_size() > 0) {
+    return absl::UnimplementedError(absl::StrCat(
+        "'", path, "': sparse initializer '", g.sparse_initializer(0).values().name(),
+        "' is not supported"));
+  }
+  std::set<std::string> initializer_names;
+  for (const auto& init : g.initializer()) {
+    if (graph.FindValue(init.name()) != ir::kNoValue) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("'", path, "': initializer '", init.name(), "' is defined twice"));
+    }
+    auto data = ConstantFromTensorProto(init, absl::StrCat("in '", path, "'"));
+    if (!data.ok()) return data.status();
+    graph.AddConstant(init.name(), *std::move(data));
+    initializer_names.insert(init.name());
+  }
+  // Inputs that are also initializers are constants (old exporters list
+  // weights as inputs too); they are not part of the signature.
+  for (const auto& in : g.input()) {
+    if (initializer_names.count(in.name())) continue;
+    absl::Status s = ImportInput(in, path, &graph);
+    if (!s.ok()) return s;
+  }
+  for (int k = 0; k < g.node_size(); ++k) {
+    absl::Status s = ImportNode(g.node(k), k, path, &graph);
+    if (!s.ok()) return s;
+  }
+  for (const auto& out : g.output()) {
+    const ir::ValueId id = graph.FindValue(out.name());
+    if (id == ir::kNoValue) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("'", path, "': graph output '", out.name(), "' is never defined"));
+    }
+    ir::Value& v = graph.value(id);
+    if (v.dtype == ir::DType::Unknown && out.type().has_tensor_type()) {
+      v.dtype = ir::DTypeFromOnnx(out.type().tensor_type().elem_type());
+    }
+    graph.outputs.push_back(id);
+  }
+  if (graph.outputs.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("'", path, "': the graph has no outputs"));
+  }
+  absl::Status supported = CheckOpsSupported(graph);
+  if (!supported.ok()) return supported;
+  return graph;
+}
+
+}  // namespace kiln::compiler

@@ -1,0 +1,33 @@
+// Small helpers shared by the front-end passes: ONNX dtype codes, building
+// constants, shape formatting and numpy broadcasting.
+#ifndef KILN_COMPILER_IR_GRAPH_UTIL_H_
+#define KILN_COMPILER_IR_GRAPH_UTIL_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/ir/graph.h"
+
+namespace kiln::ir {
+
+// ONNX TensorProto.DataType code → DType; Unknown for types Kiln cannot hold
+// (string, complex, bfloat16, uint16/32/64).
+DType DTypeFromOnnx(int64_t onnx_elem_type);
+
+// "[1,3,224,224]".
+std::string ShapeStr(const std::vector<int64_t>& shape);
+
+ConstantPtr MakeConstant(DType dtype, std::vector<int64_t> shape, std::vector<uint8_t> bytes);
+// An int64 tensor holding `values`, shaped `shape` ({n} when empty is passed
+// for a non-scalar: pass {} explicitly for a scalar).
+ConstantPtr MakeI64Constant(std::vector<int64_t> shape, const std::vector<int64_t>& values);
+
+// Numpy multidirectional broadcast of two shapes; false if incompatible.
+bool BroadcastShapes(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
+                     std::vector<int64_t>* out);
+
+}  // namespace kiln::ir
+
+#endif  // KILN_COMPILER_IR_GRAPH_UTIL_H_

@@ -1,0 +1,175 @@
+#include "compiler/passes/dispatch_formation.h"
+
+#include <limits>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "kiln/kernels.h"
+
+namespace kiln::passes {
+namespace {
+
+using ir::Graph;
+using ir::Node;
+using ir::NodeId;
+using ir::ValueId;
+
+bool IsDefault(const Node& n, const char* op) { return n.domain.empty() && n.op_type == op; }
+
+// The output of `v`'s producer may be rewritten only when nothing else sees it.
+bool SoleUse(const Graph& g, ValueId v) {
+  return !g.IsGraphOutput(v) && g.Users(v).size() == 1;
+}
+
+bool IsF32(const Graph& g, ValueId v) { return g.value(v).dtype == ir::DType::F32; }
+
+// Moves `consumer`'s output 0 onto `producer` and retires the consumer.
+void Absorb(Graph& g, NodeId producer, NodeId consumer) {
+  Node& p = g.nodes[producer];
+  Node& c = g.nodes[consumer];
+  const ValueId out = c.outputs[0];
+  p.outputs[0] = out;
+  g.value(out).producer = producer;
+  p.fused.push_back({c.name, c.op_type});
+  c.removed = true;
+}
+
+bool MatMulToGemm(Graph& g, NodeId id) {
+  Node& n = g.nodes[id];
+  if (n.inputs.size() != 2 || n.outputs.size() != 1) return false;
+  const ir::Value& a = g.value(n.inputs[0]);
+  const ir::Value& b = g.value(n.inputs[1]);
+  if (!a.has_shape || a.shape.size() != 2 || a.constant) return false;
+  if (!b.constant || b.shape.size() != 2) return false;
+  n.op_type = "Gemm";
+  n.attributes.clear();
+  ir::Attribute src;  // debug info keeps naming the ONNX op
+  src.kind = ir::Attribute::Kind::kString;
+  src.s = "MatMul";
+  n.attributes["kiln.source_op"] = src;
+  return true;
+}
+
+// Returns the bias operand of `add` if it is a constant row vector of length N.
+ValueId RowBias(const Graph& g, const Node& add, ValueId gemm_out) {
+  if (add.inputs.size() != 2 || add.outputs.size() != 1) return ir::kNoValue;
+  const ValueId other = add.inputs[0] == gemm_out ? add.inputs[1] : add.inputs[0];
+  if (other == gemm_out) return ir::kNoValue;
+  const ir::Value& y = g.value(gemm_out);
+  const ir::Value& c = g.value(other);
+  if (!c.constant || !IsF32(g, other) || !y.has_shape || y.shape.size() != 2) return ir::kNoValue;
+  const int64_t n = y.shape[1];
+  const bool row = (c.shape.size() == 1 && c.shape[0] == n) ||
+                   (c.shape.size() == 2 && c.shape[0] == 1 && c.shape[1] == n);
+  if (!row) return ir::kNoValue;
+  const ir::Value& out = g.value(add.outputs[0]);
+  if (!out.has_shape || out.shape != y.shape) return ir::kNoValue;
+  return other;
+}
+
+bool FuseBias(Graph& g, NodeId id) {
+  const Node& gemm = g.nodes[id];
+  if (gemm.outputs.size() != 1) return false;
+  if (gemm.inputs.size() > 2 && gemm.inputs[2] != ir::kNoValue) return false;
+  if (gemm.HasAttr("kiln.activation")) return false;
+  const ValueId y = gemm.outputs[0];
+  if (!SoleUse(g, y)) return false;
+  const NodeId add_id = g.Users(y)[0];
+  const Node& add = g.nodes[add_id];
+  if (!IsDefault(add, "Add")) return false;
+  const ValueId bias = RowBias(g, add, y);
+  if (bias == ir::kNoValue) return false;
+  Node& gm = g.nodes[id];
+  gm.inputs.resize(3, ir::kNoValue);
+  gm.inputs[2] = bias;
+  gm.SetFloat("beta", 1.0f);
+  Absorb(g, id, add_id);
+  return true;
+}
+
+}  // namespace
+
+bool ActivationParams(const Graph& g, const Node& n, int64_t* kind, float* alpha, float* beta) {
+  *alpha = 0.0f;
+  *beta = 0.0f;
+  if (!n.domain.empty() || n.inputs.empty() || n.outputs.size() != 1) return false;
+  if (n.op_type == "Relu") {
+    *kind = KILN_ACT_RELU;
+  } else if (n.op_type == "Sigmoid") {
+    *kind = KILN_ACT_SIGMOID;
+  } else if (n.op_type == "Tanh") {
+    *kind = KILN_ACT_TANH;
+  } else if (n.op_type == "Clip") {
+    *kind = KILN_ACT_CLIP;
+    const float inf = std::numeric_limits<float>::infinity();
+    *alpha = n.GetFloat("min", -inf);
+    *beta = n.GetFloat("max", inf);
+    for (size_t k = 1; k < n.inputs.size() && k < 3; ++k) {
+      if (n.inputs[k] == ir::kNoValue) continue;
+      const ir::Value& b = g.value(n.inputs[k]);
+      if (!b.constant || b.constant->element_count() != 1) return false;
+      (k == 1 ? *alpha : *beta) = static_cast<float>(b.constant->FloatAt(0));
+    }
+  } else {
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
+bool FuseActivation(Graph& g, NodeId act_id) {
+  const Node& act = g.nodes[act_id];
+  int64_t kind;
+  float alpha, beta;
+  if (!ActivationParams(g, act, &kind, &alpha, &beta)) return false;
+  const ValueId x = act.inputs[0];
+  if (x == ir::kNoValue || !IsF32(g, x) || !SoleUse(g, x)) return false;
+  const NodeId pid = g.value(x).producer;
+  if (pid == ir::kNoNode) return false;
+  const Node& p = g.nodes[pid];
+  if (p.removed || p.HasAttr("kiln.activation")) return false;
+  if (!(IsDefault(p, "Conv") || IsDefault(p, "Gemm") || IsDefault(p, "BatchNormalization"))) {
+    return false;
+  }
+  if (p.outputs.empty() || p.outputs[0] != x) return false;
+  for (size_t k = 1; k < p.outputs.size(); ++k) {
+    if (p.outputs[k] != ir::kNoValue) return false;
+  }
+  Node& pm = g.nodes[pid];
+  pm.SetInt("kiln.activation", kind);
+  pm.SetFloat("kiln.act_alpha", alpha);
+  pm.SetFloat("kiln.act_beta", beta);
+  Absorb(g, pid, act_id);
+  return true;
+}
+
+}  // namespace
+
+bool IsAliasNode(const ir::Node& node) {
+  if (!node.domain.empty()) return false;
+  const std::string& op = node.op_type;
+  return op == "Identity" || op == "Dropout" || op == "Flatten" || op == "Reshape" ||
+         op == "Squeeze" || op == "Unsqueeze";
+}
+
+absl::Status FormDispatches(ir::Graph& graph) {
+  bool changed = false;
+  for (size_t k = 0; k < graph.nodes.size(); ++k) {
+    if (!graph.nodes[k].removed && IsDefault(graph.nodes[k], "MatMul")) {
+      MatMulToGemm(graph, static_cast<NodeId>(k));
+    }
+  }
+  for (size_t k = 0; k < graph.nodes.size(); ++k) {
+    if (!graph.nodes[k].removed && IsDefault(graph.nodes[k], "Gemm")) {
+      changed |= FuseBias(graph, static_cast<NodeId>(k));
+    }
+  }
+  for (size_t k = 0; k < graph.nodes.size(); ++k) {
+    if (!graph.nodes[k].removed) changed |= FuseActivation(graph, static_cast<NodeId>(k));
+  }
+  if (changed) graph.Compact();
+  return absl::OkStatus();
+}
+
+}  // namespace kiln::passes

@@ -1,0 +1,73 @@
+// Memory planning: where every tensor of the graph lives at run time.
+//
+// Algorithm (static, over the node order):
+//  - Storage classes: graph inputs are caller buffers; constants live in the
+//    module; a graph output produced by a kernel (or an alias of one) makes
+//    that kernel write straight into the caller's output buffer; every other
+//    kernel result goes into one arena.
+//  - Aliases (IsAliasNode: Reshape, Flatten, ...) share their root's storage;
+//    their readers extend the root's lifetime.
+//  - A graph output whose root is a graph input, a constant or a root already
+//    bound to another output gets a `copy` dispatch after the last node; such a
+//    source stays alive until then.
+//  - Lifetime of an arena tensor = [producer index, last reader index]; a
+//    node's outputs and inputs are alive at the same step, so a kernel never
+//    writes over its own operands.
+//  - Placement is greedy by size: largest first (ties: earlier producer), each
+//    at the lowest 64-byte aligned offset that does not overlap any already
+//    placed tensor whose lifetime overlaps its own.
+//  - lower_bound = max over steps of the sum of live arena tensor bytes; no
+//    placement can use less, so arena_size - lower_bound is the waste.
+#ifndef KILN_COMPILER_PASSES_MEMORY_PLANNING_H_
+#define KILN_COMPILER_PASSES_MEMORY_PLANNING_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/ir/graph.h"
+
+namespace kiln::passes {
+
+enum class StorageKind { kNone, kInput, kOutput, kConstant, kArena };
+
+struct ValueStorage {
+  StorageKind kind = StorageKind::kNone;  // kNone: value is never materialised
+  ir::ValueId root = ir::kNoValue;        // the value owning the bytes
+  int32_t index = -1;                     // signature index for kInput/kOutput
+  uint64_t offset = 0;                    // arena byte offset for kArena
+  uint64_t size = 0;                      // bytes of the root buffer
+};
+
+struct ArenaTensor {
+  ir::ValueId value = ir::kNoValue;  // a root value
+  uint64_t offset = 0;
+  uint64_t size = 0;
+  int32_t first = 0;  // producing node index
+  int32_t last = 0;   // last reading step (node count = the output copies)
+};
+
+struct OutputCopy {
+  int32_t output_index = 0;
+  ir::ValueId source = ir::kNoValue;
+};
+
+struct MemoryPlan {
+  uint64_t arena_size = 0;
+  uint64_t lower_bound = 0;
+  uint32_t alignment = 64;
+  std::vector<ValueStorage> storage;      // indexed by ValueId
+  std::vector<ArenaTensor> arena;         // in order of first definition
+  std::vector<OutputCopy> output_copies;  // run after all nodes, in this order
+};
+
+// Plans the (compacted, topologically ordered) graph. Fails if a materialised
+// tensor has no static shape or known dtype.
+absl::StatusOr<MemoryPlan> PlanMemory(const ir::Graph& graph);
+
+// Bytes of a value with a static shape and known dtype; -1 otherwise.
+int64_t ValueBytes(const ir::Value& value);
+
+}  // namespace kiln::passes
+
+#endif  // KILN_COMPILER_PASSES_MEMORY_PLANNING_H_

@@ -1,0 +1,764 @@
+#include "compiler/passes/shape_inference.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "compiler/ir/graph_util.h"
+#include "compiler/passes/constant_folding.h"
+
+namespace kiln::compiler {
+namespace {
+
+using ir::ConstantData;
+using ir::DType;
+using ir::ShapeStr;
+using Shape = std::vector<int64_t>;
+
+int64_t CeilDiv(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+int64_t FloorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+// Per-node view with the helpers every rule needs.
+class Ctx {
+ public:
+  Ctx(ir::Graph& g, ir::Node& n, const std::vector<ir::ConstantPtr>& known)
+      : g_(g), n_(n), known_(known) {}
+
+  ir::Node& node() { return n_; }
+  int64_t opset() const { return g_.opset; }
+  bool Has(size_t k) const { return k < n_.inputs.size() && n_.inputs[k] != ir::kNoValue; }
+  const ir::Value& In(size_t k) const { return g_.value(n_.inputs[k]); }
+  const Shape& S(size_t k) const { return In(k).shape; }
+  int64_t Rank(size_t k) const { return static_cast<int64_t>(S(k).size()); }
+  DType T(size_t k) const { return In(k).dtype; }
+  const ConstantData* C(size_t k) const {
+    if (!Has(k)) return nullptr;
+    const ir::ValueId id = n_.inputs[k];
+    if (static_cast<size_t>(id) < known_.size() && known_[id]) return known_[id].get();
+    return g_.value(id).constant.get();
+  }
+  bool HasOut(size_t k) const { return k < n_.outputs.size() && n_.outputs[k] != ir::kNoValue; }
+
+  absl::Status Err(const std::string& msg) const {
+    return absl::InvalidArgumentError(
+        absl::StrCat(g_.source, ": node ", n_.Describe(), ": ", msg));
+  }
+  absl::Status Set(size_t k, DType dtype, Shape shape) {
+    if (!HasOut(k)) return absl::OkStatus();
+    for (int64_t d : shape) {
+      if (d < 0) return Err(absl::StrCat("computed an invalid output shape ", ShapeStr(shape)));
+    }
+    ir::Value& v = g_.value(n_.outputs[k]);
+    v.dtype = dtype;
+    v.shape = std::move(shape);
+    v.has_shape = true;
+    return absl::OkStatus();
+  }
+  // Checks inputs [0, count) exist and have shapes.
+  absl::Status Need(size_t count) const {
+    for (size_t k = 0; k < count; ++k) {
+      if (!Has(k)) return Err(absl::StrCat("input ", k, " is required"));
+      if (!In(k).has_shape) return Err(absl::StrCat("input '", In(k).name, "' has no shape"));
+    }
+    for (size_t k = count; k < n_.inputs.size(); ++k) {
+      if (Has(k) && !In(k).has_shape) {
+        return Err(absl::StrCat("input '", In(k).name, "' has no shape"));
+      }
+    }
+    return absl::OkStatus();
+  }
+  // A compile-time int vector from input k (shape, axes, ...).
+  absl::Status KnownInts(size_t k, const char* what, std::vector<int64_t>* out) const {
+    const ConstantData* c = C(k);
+    if (!c) {
+      return Err(absl::StrCat(what, " input '", In(k).name,
+                              "' is not known at compile time (dynamic shapes are not supported)"));
+    }
+    if (c->dtype != DType::I64 && c->dtype != DType::I32) {
+      return Err(absl::StrCat(what, " input must be int64 or int32, got ", ir::DTypeName(c->dtype)));
+    }
+    out->clear();
+    for (int64_t i = 0; i < c->element_count(); ++i) out->push_back(c->IntAt(i));
+    return absl::OkStatus();
+  }
+  absl::Status Axis(int64_t axis, int64_t rank, int64_t* out) const {
+    if (axis < -rank || axis >= rank) {
+      return Err(absl::StrCat("axis ", axis, " is out of range for rank ", rank));
+    }
+    *out = axis < 0 ? axis + rank : axis;
+    return absl::OkStatus();
+  }
+  absl::Status SameDType(size_t a, size_t b) const {
+    if (T(a) != T(b)) {
+      return Err(absl::StrCat("input dtypes differ: ", ir::DTypeName(T(a)), " vs ",
+                              ir::DTypeName(T(b))));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  ir::Graph& g_;
+  ir::Node& n_;
+  const std::vector<ir::ConstantPtr>& known_;
+};
+
+#define KILN_RETURN_IF_ERROR(expr)        \
+  do {                                    \
+    absl::Status _st = (expr);            \
+    if (!_st.ok()) return _st;            \
+  } while (0)
+
+void SetInts(ir::Node& n, const std::string& key, std::vector<int64_t> v) {
+  ir::Attribute a;
+  a.kind = ir::Attribute::Kind::kInts;
+  a.ints = std::move(v);
+  n.attributes[key] = std::move(a);
+}
+
+// ---- elementwise ----------------------------------------------------------
+
+absl::Status Unary(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  return c.Set(0, c.T(0), c.S(0));
+}
+
+absl::Status Broadcast(Ctx& c, const std::vector<size_t>& ins, Shape* out) {
+  Shape acc = c.S(ins[0]);
+  for (size_t k = 1; k < ins.size(); ++k) {
+    Shape next;
+    if (!ir::BroadcastShapes(acc, c.S(ins[k]), &next)) {
+      std::vector<std::string> shapes;
+      for (size_t i : ins) shapes.push_back(ShapeStr(c.S(i)));
+      return c.Err(absl::StrCat("shapes ", absl::StrJoin(shapes, " and "),
+                                " cannot be broadcast together"));
+    }
+    acc = std::move(next);
+  }
+  *out = std::move(acc);
+  return absl::OkStatus();
+}
+
+absl::Status Binary(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(2));
+  const std::string& op = c.node().op_type;
+  if (op != "Pow") KILN_RETURN_IF_ERROR(c.SameDType(0, 1));
+  Shape out;
+  KILN_RETURN_IF_ERROR(Broadcast(c, {0, 1}, &out));
+  return c.Set(0, op == "Equal" ? DType::Bool : c.T(0), std::move(out));
+}
+
+absl::Status Where(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(3));
+  if (c.T(0) != DType::Bool) return c.Err("condition must be bool");
+  KILN_RETURN_IF_ERROR(c.SameDType(1, 2));
+  Shape out;
+  KILN_RETURN_IF_ERROR(Broadcast(c, {0, 1, 2}, &out));
+  return c.Set(0, c.T(1), std::move(out));
+}
+
+absl::Status Clip(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  for (size_t k = 1; k < 3; ++k) {
+    if (c.Has(k) && ir::ElementCount(c.S(k)) != 1) {
+      return c.Err(absl::StrCat(k == 1 ? "min" : "max", " must be a scalar, got shape ",
+                                ShapeStr(c.S(k))));
+    }
+  }
+  return c.Set(0, c.T(0), c.S(0));
+}
+
+absl::Status Softmax(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  int64_t axis;
+  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", c.opset() >= 13 ? -1 : 1),
+                              std::max<int64_t>(c.Rank(0), 1), &axis));
+  return c.Set(0, c.T(0), c.S(0));
+}
+
+absl::Status Dropout(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  if (const ConstantData* t = c.C(2); t && t->element_count() == 1 && t->IntAt(0) != 0) {
+    return c.Err("training_mode=true is not supported (inference only)");
+  }
+  KILN_RETURN_IF_ERROR(c.Set(0, c.T(0), c.S(0)));
+  return c.Set(1, DType::Bool, c.S(0));
+}
+
+absl::Status Cast(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  const DType to = ir::DTypeFromOnnx(c.node().GetInt("to", 0));
+  if (to == DType::Unknown) {
+    return c.Err(absl::StrCat("unsupported target type ", c.node().GetInt("to", 0)));
+  }
+  return c.Set(0, to, c.S(0));
+}
+
+// ---- linear algebra -------------------------------------------------------
+
+absl::Status MatMul(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(2));
+  KILN_RETURN_IF_ERROR(c.SameDType(0, 1));
+  Shape a = c.S(0), b = c.S(1);
+  if (a.empty() || b.empty()) return c.Err("MatMul inputs must have rank >= 1");
+  const bool a_vec = a.size() == 1, b_vec = b.size() == 1;
+  if (a_vec) a.insert(a.begin(), 1);
+  if (b_vec) b.push_back(1);
+  if (a.back() != b[b.size() - 2]) {
+    return c.Err(absl::StrCat("inner dimensions differ: ", ShapeStr(c.S(0)), " x ",
+                              ShapeStr(c.S(1))));
+  }
+  Shape batch;
+  if (!ir::BroadcastShapes(Shape(a.begin(), a.end() - 2), Shape(b.begin(), b.end() - 2), &batch)) {
+    return c.Err(absl::StrCat("batch dimensions of ", ShapeStr(c.S(0)), " and ",
+                              ShapeStr(c.S(1)), " cannot be broadcast"));
+  }
+  if (!a_vec) batch.push_back(a[a.size() - 2]);
+  if (!b_vec) batch.push_back(b.back());
+  return c.Set(0, c.T(0), std::move(batch));
+}
+
+absl::Status Gemm(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(2));
+  KILN_RETURN_IF_ERROR(c.SameDType(0, 1));
+  if (c.Rank(0) != 2 || c.Rank(1) != 2) {
+    return c.Err(absl::StrCat("A and B must be 2-D, got ", ShapeStr(c.S(0)), " and ",
+                              ShapeStr(c.S(1))));
+  }
+  const bool ta = c.node().GetInt("transA", 0) != 0, tb = c.node().GetInt("transB", 0) != 0;
+  const int64_t m = ta ? c.S(0)[1] : c.S(0)[0], ka = ta ? c.S(0)[0] : c.S(0)[1];
+  const int64_t kb = tb ? c.S(1)[1] : c.S(1)[0], n = tb ? c.S(1)[0] : c.S(1)[1];
+  if (ka != kb) {
+    return c.Err(absl::StrCat("inner dimensions differ: A ", ShapeStr(c.S(0)),
+                              ta ? " (transposed)" : "", ", B ", ShapeStr(c.S(1)),
+                              tb ? " (transposed)" : ""));
+  }
+  if (c.Has(2)) {
+    Shape out;
+    if (!ir::BroadcastShapes(c.S(2), {m, n}, &out) || out != Shape{m, n}) {
+      return c.Err(absl::StrCat("C of shape ", ShapeStr(c.S(2)),
+                                " does not broadcast to the output ", ShapeStr({m, n})));
+    }
+  }
+  return c.Set(0, c.T(0), {m, n});
+}
+
+// ---- convolution and pooling ----------------------------------------------
+
+// Fills kiln.* window attributes and the output's spatial dims.
+absl::Status Window(Ctx& c, const Shape& x, const Shape& kernel, bool allow_ceil,
+                    Shape* spatial_out) {
+  ir::Node& n = c.node();
+  const size_t nd = kernel.size();
+  const Shape strides = n.GetInts("strides", Shape(nd, 1));
+  const Shape dilations = n.GetInts("dilations", Shape(nd, 1));
+  Shape pads = n.GetInts("pads", Shape(2 * nd, 0));
+  const std::string auto_pad = n.GetString("auto_pad", "NOTSET");
+  const bool ceil_mode = allow_ceil && n.GetInt("ceil_mode", 0) != 0;
+  if (strides.size() != nd || dilations.size() != nd || pads.size() != 2 * nd) {
+    return c.Err(absl::StrCat("strides/dilations/pads lengths do not match ", nd,
+                              " spatial dimensions"));
+  }
+  for (size_t i = 0; i < nd; ++i) {
+    if (strides[i] <= 0 || dilations[i] <= 0 || kernel[i] <= 0) {
+      return c.Err("kernel, strides and dilations must be positive");
+    }
+    if (pads[i] < 0 || pads[i + nd] < 0) return c.Err("negative pads are not supported");
+  }
+  spatial_out->clear();
+  for (size_t i = 0; i < nd; ++i) {
+    const int64_t in = x[2 + i], s = strides[i];
+    const int64_t dk = (kernel[i] - 1) * dilations[i] + 1;
+    int64_t out;
+    if (auto_pad == "NOTSET" || auto_pad.empty()) {
+      const int64_t span = in + pads[i] + pads[i + nd] - dk;
+      if (span < 0) {
+        return c.Err(absl::StrCat("kernel ", ShapeStr(kernel), " (dilated) is larger than the padded input ",
+                                  ShapeStr(x)));
+      }
+      out = (ceil_mode ? CeilDiv(span, s) : FloorDiv(span, s)) + 1;
+      if (ceil_mode && (out - 1) * s >= in + pads[i]) --out;
+    } else if (auto_pad == "VALID") {
+      pads[i] = pads[i + nd] = 0;
+      if (in < dk) {
+        return c.Err(absl::StrCat("kernel ", ShapeStr(kernel), " is larger than the input ",
+                                  ShapeStr(x)));
+      }
+      out = (in - dk) / s + 1;
+    } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      out = CeilDiv(in, s);
+      const int64_t total = std::max<int64_t>(0, (out - 1) * s + dk - in);
+      const int64_t small = total / 2, big = total - small;
+      pads[i] = auto_pad == "SAME_UPPER" ? small : big;
+      pads[i + nd] = auto_pad == "SAME_UPPER" ? big : small;
+    } else {
+      return c.Err(absl::StrCat("unknown auto_pad '", auto_pad, "'"));
+    }
+    spatial_out->push_back(out);
+  }
+  SetInts(n, "kiln.kernel_shape", kernel);
+  SetInts(n, "kiln.strides", strides);
+  SetInts(n, "kiln.dilations", dilations);
+  SetInts(n, "kiln.pads", pads);
+  return absl::OkStatus();
+}
+
+absl::Status Conv(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(2));
+  KILN_RETURN_IF_ERROR(c.SameDType(0, 1));
+  const Shape& x = c.S(0);
+  const Shape& w = c.S(1);
+  if (x.size() < 3 || w.size() != x.size()) {
+    return c.Err(absl::StrCat("input ", ShapeStr(x), " and weight ", ShapeStr(w),
+                              " must have the same rank >= 3"));
+  }
+  const int64_t group = c.node().GetInt("group", 1);
+  if (group <= 0 || w[0] % group != 0 || x[1] != w[1] * group) {
+    return c.Err(absl::StrCat("input ", ShapeStr(x), " has ", x[1], " channels but weight ",
+                              ShapeStr(w), " with group=", group, " expects ", w[1] * group));
+  }
+  const Shape kernel(w.begin() + 2, w.end());
+  const Shape declared = c.node().GetInts("kernel_shape", kernel);
+  if (declared != kernel) {
+    return c.Err(absl::StrCat("kernel_shape ", ShapeStr(declared),
+                              " does not match the weight shape ", ShapeStr(w)));
+  }
+  if (c.Has(2) && c.S(2) != Shape{w[0]}) {
+    return c.Err(absl::StrCat("bias shape ", ShapeStr(c.S(2)), " should be [", w[0], "]"));
+  }
+  Shape spatial;
+  KILN_RETURN_IF_ERROR(Window(c, x, kernel, /*allow_ceil=*/false, &spatial));
+  Shape out = {x[0], w[0]};
+  out.insert(out.end(), spatial.begin(), spatial.end());
+  return c.Set(0, c.T(0), std::move(out));
+}
+
+absl::Status Pool(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  if (c.HasOut(1)) return c.Err("the Indices output of MaxPool is not supported");
+  const Shape& x = c.S(0);
+  const Shape kernel = c.node().GetInts("kernel_shape", {});
+  if (kernel.empty() || x.size() != kernel.size() + 2) {
+    return c.Err(absl::StrCat("kernel_shape ", ShapeStr(kernel), " does not fit input ",
+                              ShapeStr(x)));
+  }
+  if (c.node().op_type == "AveragePool" && c.node().HasAttr("dilations") &&
+      c.node().GetInts("dilations", {}) != Shape(kernel.size(), 1)) {
+    return c.Err("AveragePool with dilations is not supported");
+  }
+  Shape spatial;
+  KILN_RETURN_IF_ERROR(Window(c, x, kernel, /*allow_ceil=*/true, &spatial));
+  Shape out = {x[0], x[1]};
+  out.insert(out.end(), spatial.begin(), spatial.end());
+  return c.Set(0, c.T(0), std::move(out));
+}
+
+absl::Status GlobalPool(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  if (c.Rank(0) < 3) return c.Err(absl::StrCat("input ", ShapeStr(c.S(0)), " must have rank >= 3"));
+  Shape out = c.S(0);
+  std::fill(out.begin() + 2, out.end(), 1);
+  return c.Set(0, c.T(0), std::move(out));
+}
+
+absl::Status BatchNorm(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(5));
+  for (size_t k = 1; k < c.node().outputs.size(); ++k) {
+    if (c.HasOut(k)) {
+      return c.Err("training-mode outputs (running mean/var, saved stats) are not supported");
+    }
+  }
+  if (c.node().GetInt("training_mode", 0) != 0) return c.Err("training_mode=1 is not supported");
+  const Shape& x = c.S(0);
+  if (x.size() < 2) return c.Err(absl::StrCat("input ", ShapeStr(x), " must have rank >= 2"));
+  for (size_t k = 1; k < 5; ++k) {
+    if (c.S(k) != Shape{x[1]}) {
+      return c.Err(absl::StrCat("parameter '", c.In(k).name, "' has shape ", ShapeStr(c.S(k)),
+                                ", expected [", x[1], "] for input ", ShapeStr(x)));
+    }
+  }
+  return c.Set(0, c.T(0), x);
+}
+
+// ---- shape manipulation ---------------------------------------------------
+
+absl::Status Flatten(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  const Shape& x = c.S(0);
+  const int64_t r = c.Rank(0);
+  int64_t axis = c.node().GetInt("axis", 1);
+  if (axis < -r || axis > r) return c.Err(absl::StrCat("axis ", axis, " is out of range for rank ", r));
+  if (axis < 0) axis += r;
+  return c.Set(0, c.T(0), {ir::ElementCount(Shape(x.begin(), x.begin() + axis)),
+                           ir::ElementCount(Shape(x.begin() + axis, x.end()))});
+}
+
+absl::Status Reshape(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(2));
+  std::vector<int64_t> spec;
+  KILN_RETURN_IF_ERROR(c.KnownInts(1, "shape", &spec));
+  const Shape& x = c.S(0);
+  const bool allowzero = c.node().GetInt("allowzero", 0) != 0;
+  Shape out;
+  int64_t infer_at = -1, known = 1;
+  for (size_t i = 0; i < spec.size(); ++i) {
+    int64_t d = spec[i];
+    if (d == 0 && !allowzero) {
+      if (i >= x.size()) {
+        return c.Err(absl::StrCat("shape ", ShapeStr(spec), " copies dimension ", i,
+                                  " which input ", ShapeStr(x), " lacks"));
+      }
+      d = x[i];
+    }
+    if (d == -1) {
+      if (infer_at >= 0) return c.Err(absl::StrCat("shape ", ShapeStr(spec), " has two -1"));
+      infer_at = static_cast<int64_t>(i);
+    } else if (d < 0) {
+      return c.Err(absl::StrCat("shape ", ShapeStr(spec), " has invalid entry ", d));
+    } else {
+      known *= d;
+    }
+    out.push_back(d);
+  }
+  const int64_t total = ir::ElementCount(x);
+  if (infer_at >= 0) {
+    if (known == 0 || total % known != 0) {
+      return c.Err(absl::StrCat("cannot reshape ", ShapeStr(x), " to ", ShapeStr(spec)));
+    }
+    out[infer_at] = total / known;
+  } else if (known != total) {
+    return c.Err(absl::StrCat("cannot reshape ", ShapeStr(x), " (", total, " elements) to ",
+                              ShapeStr(spec)));
+  }
+  return c.Set(0, c.T(0), std::move(out));
+}
+
+absl::Status Transpose(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  const Shape& x = c.S(0);
+  Shape def(x.size());
+  for (size_t i = 0; i < x.size(); ++i) def[i] = static_cast<int64_t>(x.size() - 1 - i);
+  const Shape perm = c.node().GetInts("perm", def);
+  Shape sorted = perm;
+  std::sort(sorted.begin(), sorted.end());
+  Shape iota(x.size());
+  for (size_t i = 0; i < x.size(); ++i) iota[i] = static_cast<int64_t>(i);
+  if (sorted != iota) {
+    return c.Err(absl::StrCat("perm ", ShapeStr(perm), " is not a permutation for input ",
+                              ShapeStr(x)));
+  }
+  Shape out;
+  for (int64_t p : perm) out.push_back(x[p]);
+  if (!c.node().HasAttr("perm")) SetInts(c.node(), "perm", perm);
+  return c.Set(0, c.T(0), std::move(out));
+}
+
+absl::Status Concat(Ctx& c) {
+  const size_t n = c.node().inputs.size();
+  if (n == 0) return c.Err("needs at least one input");
+  KILN_RETURN_IF_ERROR(c.Need(n));
+  const int64_t r = c.Rank(0);
+  int64_t axis;
+  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", 0), r, &axis));
+  Shape out = c.S(0);
+  for (size_t k = 1; k < n; ++k) {
+    KILN_RETURN_IF_ERROR(c.SameDType(0, k));
+    const Shape& s = c.S(k);
+    bool ok = static_cast<int64_t>(s.size()) == r;
+    for (int64_t i = 0; ok && i < r; ++i) ok = i == axis || s[i] == out[i];
+    if (!ok) {
+      return c.Err(absl::StrCat("input shapes ", ShapeStr(c.S(0)), " and ", ShapeStr(s),
+                                " differ outside axis ", axis));
+    }
+    out[axis] += s[axis];
+  }
+  return c.Set(0, c.T(0), std::move(out));
+}
+
+absl::Status AxesFor(Ctx& c, std::vector<int64_t>* axes, bool* present) {
+  if (c.opset() >= 13) {
+    *present = c.Has(1);
+    if (*present) return c.KnownInts(1, "axes", axes);
+    return absl::OkStatus();
+  }
+  *present = c.node().HasAttr("axes");
+  *axes = c.node().GetInts("axes", {});
+  return absl::OkStatus();
+}
+
+absl::Status Squeeze(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  std::vector<int64_t> axes;
+  bool present;
+  KILN_RETURN_IF_ERROR(AxesFor(c, &axes, &present));
+  const Shape& x = c.S(0);
+  std::set<int64_t> drop;
+  if (!present) {
+    for (size_t i = 0; i < x.size(); ++i) if (x[i] == 1) drop.insert(static_cast<int64_t>(i));
+  }
+  for (int64_t a : axes) {
+    int64_t ax;
+    KILN_RETURN_IF_ERROR(c.Axis(a, c.Rank(0), &ax));
+    if (x[ax] != 1) {
+      return c.Err(absl::StrCat("cannot squeeze axis ", a, " of size ", x[ax], " in ", ShapeStr(x)));
+    }
+    drop.insert(ax);
+  }
+  Shape out;
+  for (size_t i = 0; i < x.size(); ++i) if (!drop.count(static_cast<int64_t>(i))) out.push_back(x[i]);
+  return c.Set(0, c.T(0), std::move(out));
+}
+
+absl::Status Unsqueeze(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  std::vector<int64_t> axes;
+  bool present;
+  KILN_RETURN_IF_ERROR(AxesFor(c, &axes, &present));
+  if (!present) return c.Err("axes are required");
+  const Shape& x = c.S(0);
+  const int64_t r = static_cast<int64_t>(x.size() + axes.size());
+  std::set<int64_t> add;
+  for (int64_t a : axes) {
+    int64_t ax;
+    KILN_RETURN_IF_ERROR(c.Axis(a, r, &ax));
+    if (!add.insert(ax).second) return c.Err(absl::StrCat("axis ", a, " is repeated"));
+  }
+  Shape out;
+  size_t next = 0;
+  for (int64_t i = 0; i < r; ++i) out.push_back(add.count(i) ? 1 : x[next++]);
+  return c.Set(0, c.T(0), std::move(out));
+}
+
+absl::Status ShapeOp(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  const int64_t r = c.Rank(0);
+  auto clamp = [r](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + r : v, 0, r); };
+  const int64_t start = clamp(c.node().GetInt("start", 0));
+  const int64_t end = clamp(c.node().GetInt("end", r));
+  return c.Set(0, DType::I64, {std::max<int64_t>(0, end - start)});
+}
+
+absl::Status Gather(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(2));
+  if (c.T(1) != DType::I64 && c.T(1) != DType::I32) return c.Err("indices must be int32/int64");
+  if (c.Rank(0) == 0) return c.Err("data must have rank >= 1");
+  int64_t axis;
+  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
+  const Shape& x = c.S(0);
+  Shape out(x.begin(), x.begin() + axis);
+  out.insert(out.end(), c.S(1).begin(), c.S(1).end());
+  out.insert(out.end(), x.begin() + axis + 1, x.end());
+  if (const ConstantData* idx = c.C(1)) {
+    for (int64_t i = 0; i < idx->element_count(); ++i) {
+      const int64_t v = idx->IntAt(i);
+      if (v < -x[axis] || v >= x[axis]) {
+        return c.Err(absl::StrCat("index ", v, " is out of range for axis ", axis, " of ",
+                                  ShapeStr(x)));
+      }
+    }
+  }
+  return c.Set(0, c.T(0), std::move(out));
+}
+
+}  // namespace
+
+// Shared with constant folding: per-axis slice geometry after clamping.
+absl::Status SliceParams(const ir::Graph& graph, const ir::Node& node,
+                         const std::vector<ir::ConstantPtr>& known, const Shape& x,
+                         Shape* starts_out, Shape* steps_out, Shape* out_shape);
+
+namespace {
+
+absl::Status Slice(Ctx& c, const ir::Graph& g, const std::vector<ir::ConstantPtr>& known) {
+  KILN_RETURN_IF_ERROR(c.Need(3));
+  for (size_t k = 1; k < 5; ++k) {
+    if (c.Has(k) && !c.C(k)) {
+      return c.Err(absl::StrCat("input '", c.In(k).name,
+                                "' is not known at compile time (dynamic slices are not supported)"));
+    }
+  }
+  Shape starts, steps, out;
+  absl::Status s = SliceParams(g, c.node(), known, c.S(0), &starts, &steps, &out);
+  if (!s.ok()) return c.Err(std::string(s.message()));
+  return c.Set(0, c.T(0), std::move(out));
+}
+
+absl::Status ConstantOfShape(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  std::vector<int64_t> shape;
+  KILN_RETURN_IF_ERROR(c.KnownInts(0, "shape", &shape));
+  DType dtype = DType::F32;
+  auto it = c.node().attributes.find("value");
+  if (it != c.node().attributes.end() && it->second.tensor) {
+    if (it->second.tensor->element_count() != 1) return c.Err("value must hold one element");
+    dtype = it->second.tensor->dtype;
+  }
+  return c.Set(0, dtype, std::move(shape));
+}
+
+absl::Status Range(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(3));
+  const ConstantData *start = c.C(0), *limit = c.C(1), *delta = c.C(2);
+  if (!start || !limit || !delta) {
+    return c.Err("start, limit and delta must be known at compile time");
+  }
+  if (start->element_count() != 1 || limit->element_count() != 1 || delta->element_count() != 1) {
+    return c.Err("start, limit and delta must be scalars");
+  }
+  const bool is_float = start->dtype == DType::F32 || start->dtype == DType::F64;
+  int64_t n;
+  if (is_float) {
+    const double d = delta->FloatAt(0);
+    if (d == 0) return c.Err("delta is zero");
+    n = static_cast<int64_t>(std::ceil((limit->FloatAt(0) - start->FloatAt(0)) / d));
+  } else {
+    const int64_t d = delta->IntAt(0);
+    if (d == 0) return c.Err("delta is zero");
+    const int64_t span = limit->IntAt(0) - start->IntAt(0);
+    n = d > 0 ? CeilDiv(span, d) : CeilDiv(-span, -d);
+  }
+  return c.Set(0, c.T(0), {std::max<int64_t>(n, 0)});
+}
+
+absl::Status Expand(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(2));
+  std::vector<int64_t> shape;
+  KILN_RETURN_IF_ERROR(c.KnownInts(1, "shape", &shape));
+  Shape out;
+  if (!ir::BroadcastShapes(c.S(0), shape, &out)) {
+    return c.Err(absl::StrCat("cannot expand ", ShapeStr(c.S(0)), " to ", ShapeStr(shape)));
+  }
+  return c.Set(0, c.T(0), std::move(out));
+}
+
+absl::Status ReduceProd(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  const Shape& x = c.S(0);
+  std::vector<int64_t> axes = c.node().GetInts("axes", {});
+  if (c.opset() >= 18 && c.Has(1)) KILN_RETURN_IF_ERROR(c.KnownInts(1, "axes", &axes));
+  std::set<int64_t> red;
+  for (int64_t a : axes) {
+    int64_t ax;
+    KILN_RETURN_IF_ERROR(c.Axis(a, c.Rank(0), &ax));
+    red.insert(ax);
+  }
+  if (axes.empty()) for (size_t i = 0; i < x.size(); ++i) red.insert(static_cast<int64_t>(i));
+  const bool keep = c.node().GetInt("keepdims", 1) != 0;
+  Shape out;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (!red.count(static_cast<int64_t>(i))) out.push_back(x[i]);
+    else if (keep) out.push_back(1);
+  }
+  return c.Set(0, c.T(0), std::move(out));
+}
+
+using Rule = std::function<absl::Status(Ctx&)>;
+
+const std::map<std::string, Rule>& Rules() {
+  static const auto* rules = new std::map<std::string, Rule>{
+      {"Conv", Conv}, {"Gemm", Gemm}, {"MatMul", MatMul},
+      {"Add", Binary}, {"Sub", Binary}, {"Mul", Binary}, {"Div", Binary},
+      {"Pow", Binary}, {"Equal", Binary}, {"Where", Where},
+      {"Relu", Unary}, {"Sigmoid", Unary}, {"Tanh", Unary}, {"Floor", Unary},
+      {"Sqrt", Unary}, {"Neg", Unary}, {"Identity", Unary}, {"Clip", Clip},
+      {"Softmax", Softmax}, {"Dropout", Dropout}, {"Cast", Cast},
+      {"MaxPool", Pool}, {"AveragePool", Pool}, {"GlobalAveragePool", GlobalPool},
+      {"GlobalMaxPool", GlobalPool}, {"BatchNormalization", BatchNorm},
+      {"Flatten", Flatten}, {"Reshape", Reshape}, {"Transpose", Transpose},
+      {"Concat", Concat}, {"Squeeze", Squeeze}, {"Unsqueeze", Unsqueeze},
+      {"Shape", ShapeOp}, {"Gather", Gather}, {"ConstantOfShape", ConstantOfShape},
+      {"Range", Range}, {"Expand", Expand}, {"ReduceProd", ReduceProd},
+  };
+  return *rules;
+}
+
+}  // namespace
+
+absl::Status SliceParams(const ir::Graph& graph, const ir::Node& node,
+                         const std::vector<ir::ConstantPtr>& known, const Shape& x,
+                         Shape* starts_out, Shape* steps_out, Shape* out_shape) {
+  auto get = [&](size_t k, Shape* out) -> bool {
+    if (k >= node.inputs.size() || node.inputs[k] == ir::kNoValue) return false;
+    const ir::ValueId id = node.inputs[k];
+    const ConstantData* c = static_cast<size_t>(id) < known.size() && known[id]
+                                ? known[id].get() : graph.value(id).constant.get();
+    out->clear();
+    for (int64_t i = 0; c && i < c->element_count(); ++i) out->push_back(c->IntAt(i));
+    return c != nullptr;
+  };
+  const int64_t r = static_cast<int64_t>(x.size());
+  Shape starts, ends, axes, steps;
+  if (!get(1, &starts) || !get(2, &ends)) {
+    return absl::InvalidArgumentError("starts and ends must be known at compile time");
+  }
+  if (!get(3, &axes)) {
+    axes.clear();
+    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+  }
+  if (!get(4, &steps)) steps.assign(starts.size(), 1);
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size()) {
+    return absl::InvalidArgumentError("starts, ends, axes and steps must have equal lengths");
+  }
+  *out_shape = x;
+  starts_out->assign(x.size(), 0);
+  steps_out->assign(x.size(), 1);
+  std::set<int64_t> seen;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    int64_t a = axes[i];
+    if (a < -r || a >= r) {
+      return absl::InvalidArgumentError(absl::StrCat("axis ", a, " is out of range for ", ShapeStr(x)));
+    }
+    if (a < 0) a += r;
+    if (!seen.insert(a).second) return absl::InvalidArgumentError(absl::StrCat("axis ", a, " repeats"));
+    const int64_t d = x[a], step = steps[i];
+    if (step == 0) return absl::InvalidArgumentError("step is zero");
+    int64_t s = starts[i], e = ends[i];
+    if (s < 0) s += d;
+    if (e < 0) e += d;
+    int64_t len;
+    if (step > 0) {
+      s = std::clamp<int64_t>(s, 0, d);
+      e = std::clamp<int64_t>(e, 0, d);
+      len = e > s ? CeilDiv(e - s, step) : 0;
+    } else {
+      s = std::clamp<int64_t>(s, 0, d - 1);
+      e = std::clamp<int64_t>(e, -1, d - 1);
+      len = s > e ? CeilDiv(s - e, -step) : 0;
+    }
+    (*starts_out)[a] = s;
+    (*steps_out)[a] = step;
+    (*out_shape)[a] = len;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status InferNodeShapes(ir::Graph& graph, ir::NodeId id,
+                             const std::vector<ir::ConstantPtr>& known) {
+  ir::Node& node = graph.nodes[id];
+  Ctx c(graph, node, known);
+  if (!node.domain.empty() && node.domain != "ai.onnx") {
+    return c.Err("ops outside the default ONNX domain are not supported");
+  }
+  if (node.op_type == "Slice") return Slice(c, graph, known);
+  auto it = Rules().find(node.op_type);
+  if (it == Rules().end()) {
+    for (ir::ValueId out : node.outputs) {
+      if (out != ir::kNoValue && !graph.value(out).has_shape) {
+        return c.Err("no shape inference rule for this op");
+      }
+    }
+    return absl::OkStatus();
+  }
+  return it->second(c);
+}
+
+absl::Status InferShapes(ir::Graph& graph) {
+  return PropagateShapesAndConstants(graph, /*commit=*/false);
+}
+
+}  // namespace kiln::compiler

@@ -1,0 +1,43 @@
+/* channel_affine_f32: y = x * scale[c] + shift[c] over [N, C, spatial], the
+ * form inference BatchNormalization takes once its statistics are folded. */
+#include <stdint.h>
+
+#include "activation.h"
+#include "check_util.h"
+#include "kiln/kernels.h"
+
+int kiln_channel_affine_f32(const int64_t* ip, const float* fp,
+                            void* const* bindings, const kiln_host* host) {
+  (void)host;
+  const int64_t N = ip[0], C = ip[1], S = ip[2], act = ip[3];
+  const float* x = (const float*)bindings[0];
+  const float* scale = (const float*)bindings[1];
+  const float* shift = (const float*)bindings[2];
+  float* y = (float*)bindings[3];
+  for (int64_t n = 0; n < N; ++n) {
+    for (int64_t c = 0; c < C; ++c) {
+      const int64_t base = (n * C + c) * S;
+      const float a = scale[c], b = shift[c];
+      const float* xr = x + base;
+      float* yr = y + base;
+      for (int64_t i = 0; i < S; ++i) yr[i] = xr[i] * a + b;
+      kiln_activation_inplace(yr, S, act, fp[0], fp[1]);
+    }
+  }
+  return KILN_OK;
+}
+
+int kiln_channel_affine_f32_check(const int64_t* ip, uint32_t iparam_count,
+                                  const float* fp, uint32_t fparam_count,
+                                  const uint64_t* binding_bytes) {
+  KILN_TRY(kiln_check_counts(ip, iparam_count, 4, fp, fparam_count, 2));
+  KILN_TRY(kiln_check_nonneg(ip, 4));
+  KILN_TRY(kiln_check_enum(ip[3], KILN_ACT_NONE, KILN_ACT_LAST));
+  int64_t count;
+  KILN_TRY(kiln_checked_product(ip, 3, &count));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[1], ip[1]));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[2], ip[1]));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[3], count));
+  return KILN_OK;
+}

@@ -1,0 +1,153 @@
+/* pool2d_f32 and global_pool_f32. pool2d works a whole output row at a time:
+ * each window tap (kh, kw) updates the row's valid columns in one contiguous
+ * (or strided) pass; average counts are separable, rows times columns. */
+#include <math.h>
+#include <stdint.h>
+
+#include "check_util.h"
+#include "kiln/kernels.h"
+#include "window.h"
+
+enum {
+  P_KIND, P_N, P_C, P_H, P_W, P_OH, P_OW, P_KH, P_KW, P_SH, P_SW, P_PT, P_PL,
+  P_PB, P_PR, P_DH, P_DW, P_CIP, P_COUNT
+};
+
+int kiln_pool2d_f32(const int64_t* ip, const float* fp, void* const* bindings,
+                    const kiln_host* host) {
+  (void)fp;
+  (void)host;
+  const int64_t is_max = ip[P_KIND] == KILN_POOL_MAX;
+  const int64_t NC = ip[P_N] * ip[P_C], H = ip[P_H], W = ip[P_W];
+  const int64_t OH = ip[P_OH], OW = ip[P_OW], KH = ip[P_KH], KW = ip[P_KW];
+  const int64_t SH = ip[P_SH], SW = ip[P_SW], PT = ip[P_PT], PL = ip[P_PL];
+  const int64_t PB = ip[P_PB], PR = ip[P_PR], DH = ip[P_DH], DW = ip[P_DW];
+  const int64_t cip = ip[P_CIP];
+  const float* x = (const float*)bindings[0];
+  float* y = (float*)bindings[1];
+
+  for (int64_t p = 0; p < NC; ++p) {
+    const float* xp = x + p * H * W;
+    float* yp = y + p * OH * OW;
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      float* yr = yp + oh * OW;
+      const int64_t ih0 = oh * SH - PT;
+      int64_t kh0, kh1;
+      kiln_window_range(ih0, DH, KH, 0, H, &kh0, &kh1);
+      const float init = is_max ? -INFINITY : 0.0f;
+      for (int64_t ow = 0; ow < OW; ++ow) yr[ow] = init;
+      for (int64_t kh = kh0; kh < kh1; ++kh) {
+        const float* xr = xp + (ih0 + kh * DH) * W;
+        for (int64_t kw = 0; kw < KW; ++kw) {
+          const int64_t off = kw * DW - PL; /* iw = ow*SW + off */
+          int64_t o0, o1;
+          kiln_window_range(off, SW, OW, 0, W, &o0, &o1);
+          if (is_max) {
+            for (int64_t ow = o0; ow < o1; ++ow) {
+              const float v = xr[ow * SW + off];
+              yr[ow] = v > yr[ow] ? v : yr[ow];
+            }
+          } else {
+            for (int64_t ow = o0; ow < o1; ++ow) yr[ow] += xr[ow * SW + off];
+          }
+        }
+      }
+      if (is_max) continue;
+      const int64_t rows = cip ? kiln_window_count(ih0, DH, KH, -PT, H + PB)
+                               : kh1 - kh0;
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        const int64_t iw0 = ow * SW - PL;
+        const int64_t cols = cip ? kiln_window_count(iw0, DW, KW, -PL, W + PR)
+                                 : kiln_window_count(iw0, DW, KW, 0, W);
+        /* A window wholly in the padding averages nothing: report 0. */
+        yr[ow] = rows * cols > 0 ? yr[ow] / (float)(rows * cols) : 0.0f;
+      }
+    }
+  }
+  return KILN_OK;
+}
+
+/* One spatial axis with explicit pads: `out` may be the floor-mode count or
+ * anything up to the ceil-mode count, as long as the last window starts
+ * inside the padded input. Also keeps every index the kernel forms in int64. */
+static int pool_axis_check(int64_t in, int64_t k, int64_t stride, int64_t pad0,
+                           int64_t pad1, int64_t dil, int64_t out) {
+  int64_t ek, padded, t;
+  KILN_TRY(kiln_checked_mul(k - 1, dil, &ek));
+  KILN_TRY(kiln_checked_add(ek, 1, &ek));
+  KILN_TRY(kiln_checked_add(in, pad0, &padded));
+  KILN_TRY(kiln_checked_add(padded, pad1, &padded));
+  if (padded < ek) return KILN_ERR_INVALID_ARGUMENT;
+  const int64_t floor_out = (padded - ek) / stride + 1;
+  const int64_t ceil_out = floor_out + ((padded - ek) % stride != 0);
+  if (out < floor_out || out > ceil_out) return KILN_ERR_INVALID_ARGUMENT;
+  KILN_TRY(kiln_checked_mul(out, stride, &t));
+  if (t - stride >= padded) return KILN_ERR_INVALID_ARGUMENT;
+  KILN_TRY(kiln_checked_add(t, ek, &t));
+  KILN_TRY(kiln_checked_add(t, padded, &t));
+  KILN_TRY(kiln_checked_add(t, stride, &t));
+  KILN_TRY(kiln_checked_add(t, dil, &t));
+  return KILN_OK;
+}
+
+int kiln_pool2d_f32_check(const int64_t* ip, uint32_t iparam_count,
+                          const float* fp, uint32_t fparam_count,
+                          const uint64_t* binding_bytes) {
+  KILN_TRY(kiln_check_counts(ip, iparam_count, P_COUNT, fp, fparam_count, 0));
+  KILN_TRY(kiln_check_nonneg(ip, P_COUNT));
+  KILN_TRY(kiln_check_enum(ip[P_KIND], KILN_POOL_MAX, KILN_POOL_AVG));
+  KILN_TRY(kiln_check_enum(ip[P_CIP], 0, 1));
+  if (ip[P_KH] == 0 || ip[P_KW] == 0 || ip[P_SH] == 0 || ip[P_SW] == 0 ||
+      ip[P_DH] == 0 || ip[P_DW] == 0)
+    return KILN_ERR_INVALID_ARGUMENT;
+  KILN_TRY(pool_axis_check(ip[P_H], ip[P_KH], ip[P_SH], ip[P_PT], ip[P_PB],
+                           ip[P_DH], ip[P_OH]));
+  KILN_TRY(pool_axis_check(ip[P_W], ip[P_KW], ip[P_SW], ip[P_PL], ip[P_PR],
+                           ip[P_DW], ip[P_OW]));
+  const int64_t x_dims[4] = {ip[P_N], ip[P_C], ip[P_H], ip[P_W]};
+  const int64_t y_dims[4] = {ip[P_N], ip[P_C], ip[P_OH], ip[P_OW]};
+  int64_t count;
+  KILN_TRY(kiln_checked_product(x_dims, 4, &count));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));
+  KILN_TRY(kiln_checked_product(y_dims, 4, &count));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[1], count));
+  return KILN_OK;
+}
+
+int kiln_global_pool_f32(const int64_t* ip, const float* fp, void* const* bindings,
+                         const kiln_host* host) {
+  (void)fp;
+  (void)host;
+  const int64_t rows = ip[1], spatial = ip[2];
+  const float* x = (const float*)bindings[0];
+  float* y = (float*)bindings[1];
+  if (ip[0] == KILN_POOL_MAX) {
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* xr = x + r * spatial;
+      float m = -INFINITY;
+      for (int64_t i = 0; i < spatial; ++i) m = xr[i] > m ? xr[i] : m;
+      y[r] = m;
+    }
+  } else {
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* xr = x + r * spatial;
+      float s = 0.0f;
+      for (int64_t i = 0; i < spatial; ++i) s += xr[i];
+      y[r] = spatial > 0 ? s / (float)spatial : NAN; /* mean of nothing */
+    }
+  }
+  return KILN_OK;
+}
+
+int kiln_global_pool_f32_check(const int64_t* ip, uint32_t iparam_count,
+                               const float* fp, uint32_t fparam_count,
+                               const uint64_t* binding_bytes) {
+  KILN_TRY(kiln_check_counts(ip, iparam_count, 3, fp, fparam_count, 0));
+  KILN_TRY(kiln_check_nonneg(ip, 3));
+  KILN_TRY(kiln_check_enum(ip[0], KILN_POOL_MAX, KILN_POOL_AVG));
+  int64_t count;
+  KILN_TRY(kiln_checked_product(ip + 1, 2, &count));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[1], ip[1]));
+  return KILN_OK;
+}

@@ -1,0 +1,138 @@
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <limits>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "tools/cli_args.h"
+#include "tools/commands.h"
+#include "vm/instance.h"
+#include "vm/npy.h"
+
+namespace kiln::tools {
+
+namespace {
+constexpr char kHelp[] =
+    "usage: kiln run MODULE.kiln --input FILE.npy [...] --output FILE.npy [...]\n"
+    "                [--repeat N]\n"
+    "\n"
+    "Runs a module in the VM. Inputs and outputs are NumPy .npy files given in\n"
+    "signature order, or as NAME=FILE.npy.\n"
+    "  --repeat N    run N times and print\n"
+    "                latency_ms median=... min=... max=... runs=N\n";
+
+// Places each FILE or NAME=FILE argument at its signature position.
+absl::StatusOr<std::vector<std::string>> AssignFiles(
+    const std::vector<std::string>& given,
+    const flatbuffers::Vector<flatbuffers::Offset<fb::TensorDesc>>& sig, const char* kind) {
+  std::vector<std::string> files(sig.size());
+  size_t next = 0;
+  for (const std::string& arg : given) {
+    size_t eq = arg.find('=');
+    bool named = false;
+    if (eq != std::string::npos) {
+      for (uint32_t i = 0; i < sig.size(); ++i) {
+        if (sig.Get(i)->name() && sig.Get(i)->name()->str() == arg.substr(0, eq)) {
+          files[i] = arg.substr(eq + 1);
+          named = true;
+        }
+      }
+    }
+    if (named) continue;
+    while (next < files.size() && !files[next].empty()) ++next;
+    if (next >= files.size()) {
+      return absl::InvalidArgumentError(absl::StrCat("too many --", kind, " files: the module has ",
+                                                     sig.size(), " ", kind, "s"));
+    }
+    files[next++] = arg;
+  }
+  return files;
+}
+
+}  // namespace
+
+int RunCommand(const std::vector<std::string>& argv) {
+  absl::StatusOr<CliArgs> args = ParseCli(argv, {{"--input", "--output", "--repeat"}, {}});
+  if (!args.ok()) return ReportError("run", std::string(args.status().message()));
+  if (args->help) {
+    std::fputs(kHelp, stdout);
+    return 0;
+  }
+  if (args->positional.size() != 1) {
+    std::fputs(kHelp, stderr);
+    return 2;
+  }
+  int repeat = 1;
+  if (args->Has("--repeat") &&
+      (!absl::SimpleAtoi(args->Get("--repeat"), &repeat) || repeat < 1 || repeat > 1000000)) {
+    return ReportError("run", "--repeat must be a whole number in 1..1000000");
+  }
+  auto image = vm::ModuleImage::LoadFile(args->positional[0]);
+  if (!image.ok()) return ReportError("run", std::string(image.status().message()));
+  auto instance = vm::Instance::Create(*image);
+  if (!instance.ok()) return ReportError("run", std::string(instance.status().message()));
+  const fb::Signature& sig = (*instance)->signature();
+
+  auto input_files = AssignFiles(args->All("--input"), *sig.inputs(), "input");
+  if (!input_files.ok()) return ReportError("run", std::string(input_files.status().message()));
+  auto output_files = AssignFiles(args->All("--output"), *sig.outputs(), "output");
+  if (!output_files.ok()) return ReportError("run", std::string(output_files.status().message()));
+
+  std::vector<vm::NpyArray> inputs(sig.inputs()->size());
+  std::vector<vm::HostTensor> input_views;
+  for (uint32_t i = 0; i < inputs.size(); ++i) {
+    const std::string name = sig.inputs()->Get(i)->name() ? sig.inputs()->Get(i)->name()->str() : "";
+    if ((*input_files)[i].empty()) {
+      return ReportError("run", absl::StrCat("missing --input for input ", i, " ('", name, "')"));
+    }
+    auto array = vm::ReadNpy((*input_files)[i]);
+    if (!array.ok()) return ReportError("run", std::string(array.status().message()));
+    inputs[i] = std::move(*array);
+    input_views.push_back({inputs[i].dtype, inputs[i].shape, inputs[i].data.data(),
+                           inputs[i].data.size()});
+  }
+  std::vector<vm::NpyArray> outputs(sig.outputs()->size());
+  std::vector<vm::HostTensor> output_views;
+  for (uint32_t i = 0; i < outputs.size(); ++i) {
+    const fb::TensorDesc* desc = sig.outputs()->Get(i);
+    outputs[i].dtype = desc->dtype();
+    outputs[i].shape.assign(desc->shape()->begin(), desc->shape()->end());
+    outputs[i].data.assign(vm::TensorDescBytes(*desc), 0);
+    output_views.push_back({outputs[i].dtype, outputs[i].shape, outputs[i].data.data(),
+                            outputs[i].data.size()});
+  }
+
+  std::vector<double> times_ms;
+  times_ms.reserve(static_cast<size_t>(repeat));
+  for (int k = 0; k < repeat; ++k) {
+    auto start = std::chrono::steady_clock::now();
+    absl::Status status = (*instance)->Run(input_views, output_views);
+    auto end = std::chrono::steady_clock::now();
+    if (!status.ok()) {
+      // Argument errors name the offending file, which the VM cannot know.
+      std::string message(status.message());
+      for (uint32_t i = 0; i < input_views.size(); ++i) {
+        if (message.rfind(absl::StrCat("input ", i, " "), 0) == 0) {
+          message = absl::StrCat("'", (*input_files)[i], "': ", message);
+        }
+      }
+      return ReportError("run", message);
+    }
+    times_ms.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+  }
+  if (repeat > 1) {
+    std::sort(times_ms.begin(), times_ms.end());
+    std::printf("latency_ms median=%.4f min=%.4f max=%.4f runs=%d\n", times_ms[times_ms.size() / 2],
+                times_ms.front(), times_ms.back(), repeat);
+  }
+  for (uint32_t i = 0; i < outputs.size(); ++i) {
+    if ((*output_files)[i].empty()) continue;
+    if (absl::Status s = vm::WriteNpy((*output_files)[i], outputs[i]); !s.ok()) {
+      return ReportError("run", std::string(s.message()));
+    }
+  }
+  return 0;
+}
+
+}  // namespace kiln::tools

@@ -1,0 +1,59 @@
+// A loaded module ready to run: executables resolved to function pointers,
+// constants located in the mapped image, the arena and register file
+// allocated once. Run() allocates nothing.
+#ifndef KILN_VM_INSTANCE_H_
+#define KILN_VM_INSTANCE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "kiln/kernel_abi.h"
+#include "vm/interpreter.h"
+#include "vm/module_image.h"
+
+namespace kiln::vm {
+
+// A caller-owned buffer bound to one signature input or output.
+struct HostTensor {
+  fb::DType dtype = fb::DType::Unknown;
+  absl::Span<const int64_t> shape;
+  void* data = nullptr;
+  uint64_t bytes = 0;
+};
+
+class Instance {
+ public:
+  static absl::StatusOr<std::unique_ptr<Instance>> Create(
+      std::shared_ptr<const ModuleImage> image);
+  ~Instance();
+
+  const ModuleImage& image() const { return *image_; }
+  const fb::Signature& signature() const { return *image_->module().signature(); }
+  uint64_t arena_bytes() const { return arena_size_; }
+
+  // Checks every buffer's dtype, shape and size against the signature, then runs.
+  absl::Status Run(absl::Span<const HostTensor> inputs, absl::Span<const HostTensor> outputs);
+
+  // Runs with buffers already checked by the caller (in signature order).
+  absl::Status RunUnchecked(const void* const* inputs, void* const* outputs);
+
+ private:
+  explicit Instance(std::shared_ptr<const ModuleImage> image) : image_(std::move(image)) {}
+  absl::Status DispatchError(uint32_t pc, int code) const;
+
+  std::shared_ptr<const ModuleImage> image_;
+  std::vector<ResolvedExecutable> executables_;
+  std::vector<const void*> constants_;
+  std::vector<void*> registers_;
+  std::vector<void*> bindings_;
+  uint8_t* arena_ = nullptr;
+  uint64_t arena_size_ = 0;
+};
+
+}  // namespace kiln::vm
+
+#endif  // KILN_VM_INSTANCE_H_

@@ -1,0 +1,92 @@
+#include "vm/module_image.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "vm/module_verifier.h"
+
+namespace kiln::vm {
+
+absl::StatusOr<std::shared_ptr<const ModuleImage>> ModuleImage::LoadFile(
+    const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int err = errno;
+    std::string msg = absl::StrCat("cannot open module '", path, "': ", std::strerror(err));
+    return err == ENOENT ? absl::NotFoundError(msg) : absl::InvalidArgumentError(msg);
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return absl::InvalidArgumentError(absl::StrCat("module '", path, "' is not a regular file"));
+  }
+  uint64_t size = static_cast<uint64_t>(st.st_size);
+  if (size == 0 || size > kMaxModuleBytes) {
+    ::close(fd);
+    return absl::InvalidArgumentError(absl::StrCat("module '", path, "' has size ", size,
+                                                   " bytes; expected 1..", kMaxModuleBytes));
+  }
+  void* mapping = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (mapping == MAP_FAILED) {
+    return absl::InternalError(absl::StrCat("cannot map module '", path, "': ",
+                                            std::strerror(errno)));
+  }
+  std::shared_ptr<ModuleImage> image(new ModuleImage());
+  image->data_ = static_cast<const uint8_t*>(mapping);
+  image->size_ = size;
+  image->mapped_ = true;
+  image->origin_ = path;
+  if (absl::Status status = image->Verify(); !status.ok()) return status;
+  return std::shared_ptr<const ModuleImage>(std::move(image));
+}
+
+absl::StatusOr<std::shared_ptr<const ModuleImage>> ModuleImage::LoadBytes(
+    const void* bytes, size_t size, const std::string& origin) {
+  if (size == 0 || size > kMaxModuleBytes) {
+    return absl::InvalidArgumentError(absl::StrCat("module '", origin, "' has size ", size,
+                                                   " bytes; expected 1..", kMaxModuleBytes));
+  }
+  // Constants are 64-byte aligned relative to the buffer start, so the copy
+  // must start on a 64-byte boundary too.
+  size_t padded = (size + 63) / 64 * 64;
+  void* copy = std::aligned_alloc(64, padded);
+  if (copy == nullptr) return absl::ResourceExhaustedError("out of memory loading module");
+  std::memcpy(copy, bytes, size);
+  std::shared_ptr<ModuleImage> image(new ModuleImage());
+  image->data_ = static_cast<const uint8_t*>(copy);
+  image->size_ = size;
+  image->origin_ = origin;
+  if (absl::Status status = image->Verify(); !status.ok()) return status;
+  return std::shared_ptr<const ModuleImage>(std::move(image));
+}
+
+ModuleImage::~ModuleImage() {
+  if (data_ == nullptr) return;
+  if (mapped_) {
+    ::munmap(const_cast<uint8_t*>(data_), size_);
+  } else {
+    std::free(const_cast<uint8_t*>(data_));
+  }
+}
+
+absl::Status ModuleImage::Verify() {
+  absl::StatusOr<const fb::Module*> module = VerifyModuleBytes(data_, size_, origin_);
+  if (!module.ok()) return module.status();
+  module_ = *module;
+  return absl::OkStatus();
+}
+
+const uint8_t* ModuleImage::ConstantData(uint32_t ordinal) const {
+  const fb::Constant* constant = module_->constants()->Get(ordinal);
+  return module_->constant_data()->data() + constant->offset();
+}
+
+}  // namespace kiln::vm

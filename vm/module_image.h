@@ -1,0 +1,53 @@
+// The bytes of a module, mapped from a file or copied from memory, verified
+// once (structure and semantics) before anything reads them. The VM and the
+// AOT tool both load modules through this class.
+#ifndef KILN_VM_MODULE_IMAGE_H_
+#define KILN_VM_MODULE_IMAGE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "kiln/module_generated.h"
+
+namespace kiln::vm {
+
+// Largest module file the loader accepts.
+constexpr uint64_t kMaxModuleBytes = uint64_t{4} << 30;
+
+class ModuleImage {
+ public:
+  // Maps `path` read-only and verifies it.
+  static absl::StatusOr<std::shared_ptr<const ModuleImage>> LoadFile(const std::string& path);
+  // Copies `bytes` into 64-byte aligned memory and verifies them; `origin`
+  // names the source in error messages.
+  static absl::StatusOr<std::shared_ptr<const ModuleImage>> LoadBytes(
+      const void* bytes, size_t size, const std::string& origin);
+
+  ModuleImage(const ModuleImage&) = delete;
+  ModuleImage& operator=(const ModuleImage&) = delete;
+  ~ModuleImage();
+
+  const fb::Module& module() const { return *module_; }
+  const uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+  const std::string& origin() const { return origin_; }
+  // Start of constant `ordinal`'s bytes (verified in range and 64-byte aligned).
+  const uint8_t* ConstantData(uint32_t ordinal) const;
+
+ private:
+  ModuleImage() = default;
+  absl::Status Verify();
+
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+  bool mapped_ = false;  // munmap vs free on destruction
+  const fb::Module* module_ = nullptr;
+  std::string origin_;
+};
+
+}  // namespace kiln::vm
+
+#endif  // KILN_VM_MODULE_IMAGE_H_

@@ -1,0 +1,311 @@
+#include "vm/module_verifier.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "kiln/dtype.h"
+#include "kiln/kernel_abi.h"
+#include "kiln/opcodes.h"
+#include "vm/kernel_registry.h"
+
+namespace kiln::vm {
+namespace {
+
+bool MulOverflows(uint64_t a, uint64_t b, uint64_t* out) {
+  return __builtin_mul_overflow(a, b, out);
+}
+
+class Verifier {
+ public:
+  Verifier(const uint8_t* data, size_t size, const std::string& origin)
+      : data_(data), size_(size), origin_(origin) {}
+
+  absl::StatusOr<const fb::Module*> Run() {
+    if (size_ < 8 || !fb::ModuleBufferHasIdentifier(data_)) {
+      return Error("file identifier is not 'KILN' (not a Kiln module)");
+    }
+    flatbuffers::Verifier structure(data_, size_, /*max_depth=*/64, /*max_tables=*/1000000);
+    if (!fb::VerifyModuleBuffer(structure)) {
+      return Error("flatbuffer structure is invalid (truncated or corrupt)");
+    }
+    module_ = fb::GetModule(data_);
+    if (module_->format_version() != KILN_FORMAT_VERSION) {
+      return Error(absl::StrCat("format version ", module_->format_version(),
+                                " is not supported (this build reads ", KILN_FORMAT_VERSION,
+                                ")"));
+    }
+    if (absl::Status s = CheckSignature(); !s.ok()) return s;
+    if (absl::Status s = CheckMemoryPlan(); !s.ok()) return s;
+    if (absl::Status s = CheckConstants(); !s.ok()) return s;
+    if (absl::Status s = CheckExecutables(); !s.ok()) return s;
+    if (absl::Status s = CheckFunctions(); !s.ok()) return s;
+    return module_;
+  }
+
+ private:
+  absl::Status Error(const std::string& what) const {
+    return absl::InvalidArgumentError(absl::StrCat("module '", origin_, "': ", what));
+  }
+
+  absl::Status CheckTensorDesc(const fb::TensorDesc* desc, const char* kind, uint32_t index) {
+    std::string where = absl::StrCat("signature ", kind, " ", index);
+    if (desc == nullptr || desc->shape() == nullptr) return Error(where + " has no shape");
+    if (DTypeSize(desc->dtype()) == 0) return Error(where + " has an unknown dtype");
+    if (desc->shape()->size() > KILN_MAX_RANK) {
+      return Error(absl::StrCat(where, " has rank ", desc->shape()->size(), " > ",
+                                KILN_MAX_RANK));
+    }
+    uint64_t bytes = DTypeSize(desc->dtype());
+    for (int64_t dim : *desc->shape()) {
+      if (dim < 0) return Error(absl::StrCat(where, " has a negative dimension ", dim));
+      if (MulOverflows(bytes, static_cast<uint64_t>(dim), &bytes) || bytes > kMaxTensorBytes) {
+        return Error(absl::StrCat(where, " is larger than ", kMaxTensorBytes, " bytes"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckSignature() {
+    const fb::Signature* sig = module_->signature();
+    if (sig == nullptr || sig->inputs() == nullptr || sig->outputs() == nullptr) {
+      return Error("missing signature");
+    }
+    for (uint32_t i = 0; i < sig->inputs()->size(); ++i) {
+      if (absl::Status s = CheckTensorDesc(sig->inputs()->Get(i), "input", i); !s.ok()) return s;
+    }
+    for (uint32_t i = 0; i < sig->outputs()->size(); ++i) {
+      if (absl::Status s = CheckTensorDesc(sig->outputs()->Get(i), "output", i); !s.ok()) {
+        return s;
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckMemoryPlan() {
+    const fb::MemoryPlan* plan = module_->memory();
+    if (plan == nullptr) return Error("missing memory plan");
+    uint32_t align = plan->arena_alignment();
+    if (align == 0 || (align & (align - 1)) != 0 || align > 4096) {
+      return Error(absl::StrCat("arena alignment ", align, " is not a power of two <= 4096"));
+    }
+    if (plan->arena_size() > kMaxArenaBytes) {
+      return Error(absl::StrCat("arena size ", plan->arena_size(), " exceeds the limit ",
+                                kMaxArenaBytes));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckConstants() {
+    const auto* constants = module_->constants();
+    if (constants == nullptr || constants->size() == 0) return absl::OkStatus();
+    const auto* blob = module_->constant_data();
+    if (blob == nullptr) return Error("constants listed but constant_data is missing");
+    if ((blob->data() - data_) % 64 != 0) return Error("constant_data is not 64-byte aligned");
+    for (uint32_t i = 0; i < constants->size(); ++i) {
+      const fb::Constant* c = constants->Get(i);
+      std::string where = absl::StrCat("constant ", i);
+      if (c->offset() % 64 != 0) return Error(where + " is not 64-byte aligned");
+      if (c->offset() > blob->size() || c->size() > blob->size() - c->offset()) {
+        return Error(absl::StrCat(where, " [", c->offset(), ", +", c->size(),
+                                  ") lies outside constant_data (", blob->size(), " bytes)"));
+      }
+      if (c->layout() != fb::ConstantLayout::Plain) {
+        return Error(where + " has an unknown layout");
+      }
+      uint64_t bytes = DTypeSize(c->dtype());
+      if (bytes == 0 || c->shape() == nullptr) return Error(where + " has no dtype or shape");
+      for (int64_t dim : *c->shape()) {
+        if (dim < 0 || MulOverflows(bytes, static_cast<uint64_t>(dim), &bytes)) {
+          return Error(where + " has an invalid shape");
+        }
+      }
+      if (bytes != c->size()) {
+        return Error(absl::StrCat(where, " holds ", c->size(), " bytes but its dtype and shape need ",
+                                  bytes));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckExecutables() {
+    const auto* executables = module_->executables();
+    if (executables == nullptr) return absl::OkStatus();
+    for (uint32_t i = 0; i < executables->size(); ++i) {
+      const fb::Executable* e = executables->Get(i);
+      std::string where = absl::StrCat("executable ", i);
+      if (e->kernel() == nullptr) return Error(where + " names no kernel");
+      const KernelInfo* kernel = FindKernel(e->kernel()->string_view());
+      if (kernel == nullptr) {
+        return Error(absl::StrCat(where, " names unknown kernel '", e->kernel()->str(), "'"));
+      }
+      where = absl::StrCat(where, " (", kernel->symbol, ")");
+      if (e->binding_count() != kernel->binding_count) {
+        return Error(absl::StrCat(where, " declares ", e->binding_count(),
+                                  " bindings; the kernel takes ", kernel->binding_count));
+      }
+      if (e->binding_bytes() == nullptr || e->binding_bytes()->size() != e->binding_count()) {
+        return Error(where + " does not give the size of every binding");
+      }
+      static const int64_t kNoInts[1] = {0};
+      static const float kNoFloats[1] = {0};
+      const int64_t* ip = e->iparams() && e->iparams()->size() ? e->iparams()->data() : kNoInts;
+      const float* fp = e->fparams() && e->fparams()->size() ? e->fparams()->data() : kNoFloats;
+      uint32_t nip = e->iparams() ? e->iparams()->size() : 0;
+      uint32_t nfp = e->fparams() ? e->fparams()->size() : 0;
+      int rc = kernel->check(ip, nip, fp, nfp, e->binding_bytes()->data());
+      if (rc != KILN_OK) {
+        return Error(absl::StrCat(where, " has static parameters the kernel rejects (code ", rc,
+                                  ")"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckFunctions() {
+    const auto* functions = module_->functions();
+    if (functions == nullptr || functions->size() == 0) return Error("no entry function");
+    for (uint32_t f = 0; f < functions->size(); ++f) {
+      if (absl::Status s = CheckFunction(*functions->Get(f), f); !s.ok()) return s;
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckFunction(const fb::Function& fn, uint32_t index) {
+    std::string name = fn.name() ? fn.name()->str() : absl::StrCat("#", index);
+    if (fn.bytecode() == nullptr || fn.bytecode()->size() == 0) {
+      return Error(absl::StrCat("function '", name, "' has no bytecode"));
+    }
+    if (fn.register_count() > kMaxRegisters) {
+      return Error(absl::StrCat("function '", name, "' uses ", fn.register_count(),
+                                " registers; the limit is ", kMaxRegisters));
+    }
+    const uint32_t* code = fn.bytecode()->data();
+    const uint32_t length = fn.bytecode()->size();
+    const fb::Signature& sig = *module_->signature();
+    const uint32_t n_inputs = sig.inputs()->size();
+    const uint32_t n_outputs = sig.outputs()->size();
+    const uint32_t n_constants = module_->constants() ? module_->constants()->size() : 0;
+    const uint32_t n_executables = module_->executables() ? module_->executables()->size() : 0;
+    const uint64_t arena_size = module_->memory()->arena_size();
+
+    // Bytes viewed by each register; -1 until an instruction sets it.
+    std::vector<int64_t> view_bytes(fn.register_count(), -1);
+    uint32_t pc = 0;
+    bool returned = false;
+    while (pc < length) {
+      auto at = [&](const std::string& what) {
+        return Error(absl::StrFormat("function '%s' +%u: %s", name, pc, what));
+      };
+      if (returned) return at("instruction after RETURN");
+      const uint32_t opcode = code[pc];
+      const char* kinds = kiln_opcode_operands(opcode);
+      if (kinds == nullptr) return at(absl::StrFormat("unknown opcode 0x%x", opcode));
+      // First pass over the operands: all words inside the function, each
+      // operand in range for its kind.
+      uint32_t w = pc + 1;
+      for (const char* k = kinds; *k != '\0'; ++k) {
+        uint32_t need = (*k == 'q') ? 2 : 1;
+        if (w > length || length - w < need) return at("instruction runs past the function end");
+        uint32_t v = code[w];
+        switch (*k) {
+          case 'r':
+            if (v >= fn.register_count()) return at(absl::StrCat("register r", v, " out of range"));
+            break;
+          case 'i':
+            if (v >= n_inputs) return at(absl::StrCat("input ", v, " out of range"));
+            break;
+          case 'o':
+            if (v >= n_outputs) return at(absl::StrCat("output ", v, " out of range"));
+            break;
+          case 'c':
+            if (v >= n_constants) return at(absl::StrCat("constant ", v, " out of range"));
+            break;
+          case 'e':
+            if (v >= n_executables) return at(absl::StrCat("executable ", v, " out of range"));
+            break;
+          case 'L':
+            if (v > length - w - 1) return at("register list runs past the function end");
+            for (uint32_t j = 0; j < v; ++j) {
+              if (code[w + 1 + j] >= fn.register_count()) {
+                return at(absl::StrCat("register r", code[w + 1 + j], " out of range"));
+              }
+            }
+            need = 1 + v;
+            break;
+          default:
+            break;
+        }
+        w += need;
+      }
+      const uint32_t* ops = code + pc + 1;
+      switch (opcode) {
+        case KILN_OP_VIEW_INPUT:
+          view_bytes[ops[0]] = static_cast<int64_t>(TensorDescBytes(*sig.inputs()->Get(ops[1])));
+          break;
+        case KILN_OP_VIEW_OUTPUT:
+          view_bytes[ops[0]] = static_cast<int64_t>(TensorDescBytes(*sig.outputs()->Get(ops[1])));
+          break;
+        case KILN_OP_VIEW_CONST:
+          view_bytes[ops[0]] = static_cast<int64_t>(module_->constants()->Get(ops[1])->size());
+          break;
+        case KILN_OP_VIEW_ARENA: {
+          uint64_t offset = uint64_t{ops[1]} | (uint64_t{ops[2]} << 32);
+          uint64_t size = uint64_t{ops[3]} | (uint64_t{ops[4]} << 32);
+          if (offset > arena_size || size > arena_size - offset) {
+            return at(absl::StrCat("arena view [", offset, ", +", size,
+                                   ") lies outside the arena (", arena_size, " bytes)"));
+          }
+          if (offset % 16 != 0) return at(absl::StrCat("arena offset ", offset, " is not 16-byte aligned"));
+          view_bytes[ops[0]] = static_cast<int64_t>(size);
+          break;
+        }
+        case KILN_OP_DISPATCH: {
+          const fb::Executable* e = module_->executables()->Get(ops[0]);
+          if (ops[1] != e->binding_count()) {
+            return at(absl::StrCat("dispatch binds ", ops[1], " registers; executable ", ops[0],
+                                   " takes ", e->binding_count()));
+          }
+          for (uint32_t k = 0; k < ops[1]; ++k) {
+            uint32_t reg = ops[2 + k];
+            if (view_bytes[reg] < 0) return at(absl::StrCat("register r", reg, " is read before it is set"));
+            if (static_cast<uint64_t>(view_bytes[reg]) < e->binding_bytes()->Get(k)) {
+              return at(absl::StrCat("binding ", k, " (r", reg, ") views ", view_bytes[reg],
+                                     " bytes; executable ", ops[0], " needs ",
+                                     e->binding_bytes()->Get(k)));
+            }
+          }
+          break;
+        }
+        case KILN_OP_RETURN:
+          returned = true;
+          break;
+        default:
+          return at(absl::StrFormat("opcode 0x%x has no verifier rule", opcode));
+      }
+      pc = w;
+    }
+    if (!returned) return Error(absl::StrCat("function '", name, "' does not end in RETURN"));
+    return absl::OkStatus();
+  }
+
+  const uint8_t* data_;
+  size_t size_;
+  const std::string& origin_;
+  const fb::Module* module_ = nullptr;
+};
+
+}  // namespace
+
+uint64_t TensorDescBytes(const fb::TensorDesc& desc) {
+  uint64_t bytes = DTypeSize(desc.dtype());
+  for (int64_t dim : *desc.shape()) bytes *= static_cast<uint64_t>(dim);
+  return bytes;
+}
+
+absl::StatusOr<const fb::Module*> VerifyModuleBytes(const uint8_t* data, size_t size,
+                                                    const std::string& origin) {
+  return Verifier(data, size, origin).Run();
+}
+
+}  // namespace kiln::vm

@@ -1,0 +1,39 @@
+// The module verifier, run once at load by the VM and the AOT tool:
+//  1. flatbuffer structure (identifier, bounds, depth/table limits);
+//  2. format version, signature (dtypes, ranks, sizes), memory plan limits;
+//  3. constants lie inside constant_data, 64-byte aligned, sizes match dtypes;
+//  4. executables name known kernels with the kernel's binding count, and
+//     each kernel's checker accepts the static parameters and binding sizes;
+//  5. each function is walked once: opcodes known, operands inside the
+//     function, registers/ordinals in range, every arena view inside the arena,
+//     every register bound by a DISPATCH set earlier to a view at least as
+//     large as the executable declares, and the function ends in RETURN.
+// After this the interpreter runs without per-instruction checks.
+#ifndef KILN_VM_MODULE_VERIFIER_H_
+#define KILN_VM_MODULE_VERIFIER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "kiln/module_generated.h"
+
+namespace kiln::vm {
+
+// Limits a verified module stays within.
+constexpr uint64_t kMaxArenaBytes = uint64_t{16} << 30;
+constexpr uint64_t kMaxTensorBytes = uint64_t{16} << 30;
+constexpr uint32_t kMaxRegisters = 1u << 20;
+
+// Verifies `size` bytes at `data` (64-byte aligned) as a module; `origin`
+// names it in messages. Returns the module root on success.
+absl::StatusOr<const fb::Module*> VerifyModuleBytes(const uint8_t* data, size_t size,
+                                                    const std::string& origin);
+
+// Byte size of a signature tensor (verified: no overflow).
+uint64_t TensorDescBytes(const fb::TensorDesc& desc);
+
+}  // namespace kiln::vm
+
+#endif  // KILN_VM_MODULE_VERIFIER_H_

@@ -8,6 +8,7 @@
 #include "tools/cli_args.h"
 #include "tools/commands.h"
 #include "vm/instance.h"
+#include "vm/module_verifier.h"
 #include "vm/npy.h"
 
 namespace kiln::tools {

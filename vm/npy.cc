@@ -98,7 +98,7 @@ absl::StatusOr<NpyArray> ParseNpy(const std::string& bytes, const std::string& o
   if (array.dtype == fb::DType::Unknown) return bad(absl::StrCat("unsupported dtype ", *descr));
   if (*order != "False") return bad("Fortran-ordered arrays are not supported");
 
-  std::string_view dims = *shape_text;
+  absl::string_view dims = *shape_text;
   if (!absl::ConsumePrefix(&dims, "(") || !absl::ConsumeSuffix(&dims, ")")) {
     return bad(absl::StrCat("malformed shape ", *shape_text));
   }

@@ -2,7 +2,7 @@
 
 #include "kiln/opcodes.h"
 
-namespace kiln::emit {
+namespace kiln::compiler::emit {
 
 void BytecodeBuilder::Emit64(uint64_t value) {
   Emit(static_cast<uint32_t>(value & 0xffffffffu));  // 'q': low word first
@@ -45,4 +45,4 @@ uint32_t BytecodeBuilder::Dispatch(uint32_t executable, const std::vector<uint32
 
 void BytecodeBuilder::Return() { Emit(KILN_OP_RETURN); }
 
-}  // namespace kiln::emit
+}  // namespace kiln::compiler::emit

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace kiln::emit {
+namespace kiln::compiler::emit {
 
 class BytecodeBuilder {
  public:
@@ -31,6 +31,6 @@ class BytecodeBuilder {
   uint32_t register_count_ = 0;
 };
 
-}  // namespace kiln::emit
+}  // namespace kiln::compiler::emit
 
 #endif  // KILN_COMPILER_EMIT_BYTECODE_BUILDER_H_

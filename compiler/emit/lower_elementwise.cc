@@ -7,7 +7,7 @@
 #include "compiler/passes/dispatch_formation.h"
 #include "kiln/kernels.h"
 
-namespace kiln::emit {
+namespace kiln::compiler::emit {
 namespace {
 
 absl::Status LowerBinary(LoweringContext& ctx, const ir::Node& node) {
@@ -52,7 +52,7 @@ absl::Status LowerUnary(LoweringContext& ctx, const ir::Node& node) {
   KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
   int64_t kind = 0;
   float alpha = 0.0f, beta = 0.0f;
-  if (!passes::ActivationParams(ctx.graph(), node, &kind, &alpha, &beta)) {
+  if (!compiler::ActivationParams(ctx.graph(), node, &kind, &alpha, &beta)) {
     return ctx.Unimplemented(node, "min/max must be constant scalars");
   }
   KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
@@ -140,4 +140,4 @@ void RegisterElementwiseLowerings(LoweringTable& table) {
   table["BatchNormalization"] = LowerBatchNorm;
 }
 
-}  // namespace kiln::emit
+}  // namespace kiln::compiler::emit

@@ -3,7 +3,7 @@
 #include "compiler/emit/lower_ops.h"
 #include "kiln/kernel_abi.h"
 
-namespace kiln::emit {
+namespace kiln::compiler::emit {
 namespace {
 
 absl::Status LowerGemm(LoweringContext& ctx, const ir::Node& node) {
@@ -95,4 +95,4 @@ void RegisterLinearLowerings(LoweringTable& table) {
   table["MatMul"] = LowerMatMul;
 }
 
-}  // namespace kiln::emit
+}  // namespace kiln::compiler::emit

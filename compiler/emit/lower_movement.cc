@@ -2,8 +2,9 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/emit/lower_ops.h"
 #include "compiler/ir/graph.h"
+#include "kiln/kernel_abi.h"
 
-namespace kiln::emit {
+namespace kiln::compiler::emit {
 namespace {
 
 absl::Status LowerTranspose(LoweringContext& ctx, const ir::Node& node) {
@@ -74,4 +75,4 @@ void RegisterMovementLowerings(LoweringTable& table) {
   table["Concat"] = LowerConcat;
 }
 
-}  // namespace kiln::emit
+}  // namespace kiln::compiler::emit

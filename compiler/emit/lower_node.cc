@@ -3,7 +3,7 @@
 #include "compiler/emit/lower_ops.h"
 #include "compiler/passes/dispatch_formation.h"
 
-namespace kiln::emit {
+namespace kiln::compiler::emit {
 namespace {
 
 const LoweringTable& Table() {
@@ -29,7 +29,7 @@ Epilogue EpilogueOf(const ir::Node& node) {
 }
 
 absl::Status LowerNode(LoweringContext& ctx, const ir::Node& node) {
-  if (passes::IsAliasNode(node)) return absl::OkStatus();  // shares its input's bytes
+  if (compiler::IsAliasNode(node)) return absl::OkStatus();  // shares its input's bytes
   const auto it = node.domain.empty() ? Table().find(node.op_type) : Table().end();
   if (it == Table().end()) {
     return ctx.Unimplemented(node, "no kernel lowers this op");
@@ -37,4 +37,4 @@ absl::Status LowerNode(LoweringContext& ctx, const ir::Node& node) {
   return it->second(ctx, node);
 }
 
-}  // namespace kiln::emit
+}  // namespace kiln::compiler::emit

@@ -24,7 +24,7 @@
   if (!tmp.ok()) return tmp.status();               \
   lhs = std::move(*tmp)
 
-namespace kiln::emit {
+namespace kiln::compiler::emit {
 
 using LowerFn = std::function<absl::Status(LoweringContext&, const ir::Node&)>;
 using LoweringTable = std::map<std::string, LowerFn>;
@@ -42,6 +42,6 @@ void RegisterLinearLowerings(LoweringTable& table);      // lower_linear.cc
 void RegisterElementwiseLowerings(LoweringTable& table); // lower_elementwise.cc
 void RegisterMovementLowerings(LoweringTable& table);    // lower_movement.cc
 
-}  // namespace kiln::emit
+}  // namespace kiln::compiler::emit
 
 #endif  // KILN_COMPILER_EMIT_LOWER_OPS_H_

@@ -3,7 +3,7 @@
 #include "compiler/emit/lower_ops.h"
 #include "kiln/kernels.h"
 
-namespace kiln::emit {
+namespace kiln::compiler::emit {
 namespace {
 
 // 2-D window geometry; a 1-D op (rank-3 input) is the H = 1 case.
@@ -25,13 +25,19 @@ absl::Status ResolveWindow(const LoweringContext& ctx, const ir::Node& node,
                                                 rank, ")"));
   }
   const size_t sp = rank - 2;
-  const std::vector<int64_t> strides = node.GetInts("strides", std::vector<int64_t>(sp, 1));
-  const std::vector<int64_t> dil = node.GetInts("dilations", std::vector<int64_t>(sp, 1));
-  std::vector<int64_t> pads = node.GetInts("pads", std::vector<int64_t>(2 * sp, 0));
+  // Shape inference records the resolved geometry as kiln.* attributes;
+  // graphs built without it fall back to the ONNX attributes.
+  const bool resolved = node.HasAttr("kiln.pads");
+  const std::vector<int64_t> strides =
+      node.GetInts("kiln.strides", node.GetInts("strides", std::vector<int64_t>(sp, 1)));
+  const std::vector<int64_t> dil =
+      node.GetInts("kiln.dilations", node.GetInts("dilations", std::vector<int64_t>(sp, 1)));
+  std::vector<int64_t> pads =
+      node.GetInts("kiln.pads", node.GetInts("pads", std::vector<int64_t>(2 * sp, 0)));
   if (strides.size() != sp || dil.size() != sp || pads.size() != 2 * sp) {
     return ctx.Invalid(node, "strides/dilations/pads do not match the spatial rank");
   }
-  const std::string auto_pad = node.GetString("auto_pad", "NOTSET");
+  const std::string auto_pad = resolved ? "NOTSET" : node.GetString("auto_pad", "NOTSET");
   for (size_t d = 0; d < sp; ++d) {
     const int64_t in = x[2 + d], out = y[2 + d];
     if (auto_pad == "VALID") {
@@ -108,7 +114,8 @@ absl::Status LowerPool(LoweringContext& ctx, const ir::Node& node) {
   }
   KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
-  const std::vector<int64_t> kernel = node.GetInts("kernel_shape", {});
+  const std::vector<int64_t> kernel =
+      node.GetInts("kiln.kernel_shape", node.GetInts("kernel_shape", {}));
   Window win;
   KILN_RETURN_IF_ERROR(ResolveWindow(ctx, node, x, y, kernel, &win));
   const bool is_max = node.op_type == "MaxPool";
@@ -144,4 +151,4 @@ void RegisterSpatialLowerings(LoweringTable& table) {
   table["GlobalMaxPool"] = LowerGlobalPool;
 }
 
-}  // namespace kiln::emit
+}  // namespace kiln::compiler::emit

@@ -7,10 +7,10 @@
 #include "compiler/emit/lowering_context.h"
 #include "compiler/passes/memory_planning.h"
 
-namespace kiln::emit {
+namespace kiln::compiler::emit {
 namespace {
 
-using passes::StorageKind;
+using compiler::StorageKind;
 
 struct KernelInfo {
   const char* name;
@@ -79,7 +79,7 @@ absl::StatusOr<Binding> LoweringContext::Bind(const ir::Node& node, ir::ValueId 
   if (v == ir::kNoValue || static_cast<size_t>(v) >= plan_.storage.size()) {
     return Invalid(node, "binds a missing value");
   }
-  const passes::ValueStorage& s = plan_.storage[v];
+  const compiler::ValueStorage& s = plan_.storage[v];
   Binding b;
   b.bytes = s.size;
   switch (s.kind) {
@@ -172,7 +172,7 @@ absl::Status LoweringContext::OutputCopy(int32_t output_index, ir::ValueId sourc
   Binding dst;
   dst.kind = Binding::Kind::kOutput;
   dst.index = static_cast<uint64_t>(output_index);
-  const int64_t bytes = passes::ValueBytes(value(source));
+  const int64_t bytes = compiler::ValueBytes(value(source));
   dst.bytes = static_cast<uint64_t>(bytes);
   ExecutableDesc exe;
   exe.kernel = "kiln_copy";
@@ -231,7 +231,7 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
     bc.ViewConst(const_reg.back(), static_cast<uint32_t>(k));
   }
   std::map<uint64_t, uint32_t> arena_reg;
-  for (const passes::ArenaTensor& t : plan_.arena) {
+  for (const compiler::ArenaTensor& t : plan_.arena) {
     const uint32_t r = bc.NewRegister();
     arena_reg[static_cast<uint64_t>(t.value)] = r;
     bc.ViewArena(r, t.offset, t.size);
@@ -260,18 +260,18 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
   return std::move(module_);
 }
 
-absl::StatusOr<LoweredModule> Lower(const ir::Graph& graph, const passes::MemoryPlan& plan) {
+absl::StatusOr<LoweredModule> Lower(const ir::Graph& graph, const compiler::MemoryPlan& plan) {
   LoweringContext ctx(graph, plan);
   for (const ir::Node& node : graph.nodes) {
     if (node.removed) continue;
     absl::Status s = LowerNode(ctx, node);
     if (!s.ok()) return s;
   }
-  for (const passes::OutputCopy& c : plan.output_copies) {
+  for (const compiler::OutputCopy& c : plan.output_copies) {
     absl::Status s = ctx.OutputCopy(c.output_index, c.source);
     if (!s.ok()) return s;
   }
   return ctx.Finish();
 }
 
-}  // namespace kiln::emit
+}  // namespace kiln::compiler::emit

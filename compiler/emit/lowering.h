@@ -12,7 +12,7 @@
 #include "compiler/ir/graph.h"
 #include "compiler/passes/memory_planning.h"
 
-namespace kiln::emit {
+namespace kiln::compiler::emit {
 
 struct TensorDesc {
   std::string name;
@@ -57,8 +57,8 @@ struct LoweredModule {
 // One executable + DISPATCH per kernel-backed node (Concat: one per input),
 // none for aliases, then the output copies the plan asks for. Errors name the
 // file and node; non-float32 tensors in compute kernels are Unimplemented.
-absl::StatusOr<LoweredModule> Lower(const ir::Graph& graph, const passes::MemoryPlan& plan);
+absl::StatusOr<LoweredModule> Lower(const ir::Graph& graph, const compiler::MemoryPlan& plan);
 
-}  // namespace kiln::emit
+}  // namespace kiln::compiler::emit
 
 #endif  // KILN_COMPILER_EMIT_LOWERING_H_

@@ -11,7 +11,7 @@
 #include "absl/status/statusor.h"
 #include "compiler/emit/lowering.h"
 
-namespace kiln::emit {
+namespace kiln::compiler::emit {
 
 // A buffer a kernel binds: which view and how many bytes it spans.
 struct Binding {
@@ -29,7 +29,7 @@ struct PendingDispatch {
 
 class LoweringContext {
  public:
-  LoweringContext(const ir::Graph& graph, const passes::MemoryPlan& plan)
+  LoweringContext(const ir::Graph& graph, const compiler::MemoryPlan& plan)
       : graph_(graph), plan_(plan) {}
 
   const ir::Graph& graph() const { return graph_; }
@@ -71,7 +71,7 @@ class LoweringContext {
   absl::Status AddPending(PendingDispatch p, ExecutableDesc exe);
 
   const ir::Graph& graph_;
-  const passes::MemoryPlan& plan_;
+  const compiler::MemoryPlan& plan_;
   LoweredModule module_;
   std::map<ir::ValueId, uint32_t> constant_of_value_;
   std::vector<PendingDispatch> pending_;
@@ -83,6 +83,6 @@ absl::Status LowerNode(LoweringContext& ctx, const ir::Node& node);
 // Row-major element strides of `shape`.
 std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& shape);
 
-}  // namespace kiln::emit
+}  // namespace kiln::compiler::emit
 
 #endif  // KILN_COMPILER_EMIT_LOWERING_CONTEXT_H_

@@ -8,7 +8,7 @@
 #include "kiln/module_generated.h"
 #include "kiln/opcodes.h"
 
-namespace kiln::emit {
+namespace kiln::compiler::emit {
 namespace {
 
 constexpr uint64_t kConstantAlignment = 64;
@@ -90,4 +90,4 @@ absl::StatusOr<std::string> WriteModule(const LoweredModule& m) {
   return std::string(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
 }
 
-}  // namespace kiln::emit
+}  // namespace kiln::compiler::emit

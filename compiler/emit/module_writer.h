@@ -7,7 +7,7 @@
 #include "absl/status/statusor.h"
 #include "compiler/emit/lowering.h"
 
-namespace kiln::emit {
+namespace kiln::compiler::emit {
 
 // Producer string recorded in every module.
 inline constexpr char kProducer[] = "kiln 0.1";
@@ -17,6 +17,6 @@ inline constexpr char kProducer[] = "kiln 0.1";
 // the buffer start.
 absl::StatusOr<std::string> WriteModule(const LoweredModule& module);
 
-}  // namespace kiln::emit
+}  // namespace kiln::compiler::emit
 
 #endif  // KILN_COMPILER_EMIT_MODULE_WRITER_H_

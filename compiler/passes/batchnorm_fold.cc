@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace kiln::passes {
+namespace kiln::compiler {
 namespace {
 
 using ir::ConstantData;
@@ -120,4 +120,4 @@ absl::Status FoldBatchNormIntoConv(ir::Graph& graph) {
   return absl::OkStatus();
 }
 
-}  // namespace kiln::passes
+}  // namespace kiln::compiler

@@ -5,7 +5,7 @@
 #include "absl/status/status.h"
 #include "compiler/ir/graph.h"
 
-namespace kiln::passes {
+namespace kiln::compiler {
 
 // Conv (constant float32 weights, optional constant bias) whose output is read
 // only by a BatchNormalization with constant scale/B/mean/var becomes one Conv:
@@ -13,6 +13,6 @@ namespace kiln::passes {
 // The BN is recorded in the Conv's `fused` list. Other BNs are left alone.
 absl::Status FoldBatchNormIntoConv(ir::Graph& graph);
 
-}  // namespace kiln::passes
+}  // namespace kiln::compiler
 
 #endif  // KILN_COMPILER_PASSES_BATCHNORM_FOLD_H_

@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "kiln/kernels.h"
 
-namespace kiln::passes {
+namespace kiln::compiler {
 namespace {
 
 using ir::Graph;
@@ -172,4 +172,4 @@ absl::Status FormDispatches(ir::Graph& graph) {
   return absl::OkStatus();
 }
 
-}  // namespace kiln::passes
+}  // namespace kiln::compiler

@@ -7,7 +7,7 @@
 #include "absl/status/status.h"
 #include "compiler/ir/graph.h"
 
-namespace kiln::passes {
+namespace kiln::compiler {
 
 // Rewrites, in order:
 //  1. MatMul with a 2-D A and a 2-D constant B → Gemm (attribute
@@ -32,6 +32,6 @@ bool IsAliasNode(const ir::Node& node);
 bool ActivationParams(const ir::Graph& graph, const ir::Node& node, int64_t* kind,
                       float* alpha, float* beta);
 
-}  // namespace kiln::passes
+}  // namespace kiln::compiler
 
 #endif  // KILN_COMPILER_PASSES_DISPATCH_FORMATION_H_

@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/passes/dispatch_formation.h"
 
-namespace kiln::passes {
+namespace kiln::compiler {
 namespace {
 
 uint64_t AlignUp(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
@@ -176,4 +176,4 @@ absl::StatusOr<MemoryPlan> PlanMemory(const ir::Graph& graph) {
   return plan;
 }
 
-}  // namespace kiln::passes
+}  // namespace kiln::compiler

@@ -27,7 +27,7 @@
 #include "absl/status/statusor.h"
 #include "compiler/ir/graph.h"
 
-namespace kiln::passes {
+namespace kiln::compiler {
 
 enum class StorageKind { kNone, kInput, kOutput, kConstant, kArena };
 
@@ -68,6 +68,6 @@ absl::StatusOr<MemoryPlan> PlanMemory(const ir::Graph& graph);
 // Bytes of a value with a static shape and known dtype; -1 otherwise.
 int64_t ValueBytes(const ir::Value& value);
 
-}  // namespace kiln::passes
+}  // namespace kiln::compiler
 
 #endif  // KILN_COMPILER_PASSES_MEMORY_PLANNING_H_

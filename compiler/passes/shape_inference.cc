@@ -175,7 +175,7 @@ absl::Status Clip(Ctx& c) {
 
 absl::Status Softmax(Ctx& c) {
   KILN_RETURN_IF_ERROR(c.Need(1));
-  int64_t axis;
+  int64_t axis = 0;
   KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", c.opset() >= 13 ? -1 : 1),
                               std::max<int64_t>(c.Rank(0), 1), &axis));
   return c.Set(0, c.T(0), c.S(0));
@@ -463,7 +463,7 @@ absl::Status Concat(Ctx& c) {
   if (n == 0) return c.Err("needs at least one input");
   KILN_RETURN_IF_ERROR(c.Need(n));
   const int64_t r = c.Rank(0);
-  int64_t axis;
+  int64_t axis = 0;
   KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", 0), r, &axis));
   Shape out = c.S(0);
   for (size_t k = 1; k < n; ++k) {
@@ -502,7 +502,7 @@ absl::Status Squeeze(Ctx& c) {
     for (size_t i = 0; i < x.size(); ++i) if (x[i] == 1) drop.insert(static_cast<int64_t>(i));
   }
   for (int64_t a : axes) {
-    int64_t ax;
+    int64_t ax = 0;
     KILN_RETURN_IF_ERROR(c.Axis(a, c.Rank(0), &ax));
     if (x[ax] != 1) {
       return c.Err(absl::StrCat("cannot squeeze axis ", a, " of size ", x[ax], " in ", ShapeStr(x)));
@@ -524,7 +524,7 @@ absl::Status Unsqueeze(Ctx& c) {
   const int64_t r = static_cast<int64_t>(x.size() + axes.size());
   std::set<int64_t> add;
   for (int64_t a : axes) {
-    int64_t ax;
+    int64_t ax = 0;
     KILN_RETURN_IF_ERROR(c.Axis(a, r, &ax));
     if (!add.insert(ax).second) return c.Err(absl::StrCat("axis ", a, " is repeated"));
   }
@@ -547,7 +547,7 @@ absl::Status Gather(Ctx& c) {
   KILN_RETURN_IF_ERROR(c.Need(2));
   if (c.T(1) != DType::I64 && c.T(1) != DType::I32) return c.Err("indices must be int32/int64");
   if (c.Rank(0) == 0) return c.Err("data must have rank >= 1");
-  int64_t axis;
+  int64_t axis = 0;
   KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
   const Shape& x = c.S(0);
   Shape out(x.begin(), x.begin() + axis);
@@ -564,15 +564,6 @@ absl::Status Gather(Ctx& c) {
   }
   return c.Set(0, c.T(0), std::move(out));
 }
-
-}  // namespace
-
-// Shared with constant folding: per-axis slice geometry after clamping.
-absl::Status SliceParams(const ir::Graph& graph, const ir::Node& node,
-                         const std::vector<ir::ConstantPtr>& known, const Shape& x,
-                         Shape* starts_out, Shape* steps_out, Shape* out_shape);
-
-namespace {
 
 absl::Status Slice(Ctx& c, const ir::Graph& g, const std::vector<ir::ConstantPtr>& known) {
   KILN_RETURN_IF_ERROR(c.Need(3));
@@ -643,7 +634,7 @@ absl::Status ReduceProd(Ctx& c) {
   if (c.opset() >= 18 && c.Has(1)) KILN_RETURN_IF_ERROR(c.KnownInts(1, "axes", &axes));
   std::set<int64_t> red;
   for (int64_t a : axes) {
-    int64_t ax;
+    int64_t ax = 0;
     KILN_RETURN_IF_ERROR(c.Axis(a, c.Rank(0), &ax));
     red.insert(ax);
   }

@@ -1,0 +1,51 @@
+#include "compiler/passes/constant_folding.h"
+
+#include "compiler/passes/shape_inference.h"
+
+namespace kiln::compiler {
+
+absl::Status PropagateShapesAndConstants(ir::Graph& graph, bool commit) {
+  std::vector<ir::ConstantPtr> known(graph.values.size());
+  for (size_t v = 0; v < graph.values.size(); ++v) known[v] = graph.values[v].constant;
+  bool folded_any = false;
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    if (graph.nodes[n].removed) continue;
+    absl::Status s = InferNodeShapes(graph, static_cast<ir::NodeId>(n), known);
+    if (!s.ok()) return s;
+    auto results = EvaluateNode(graph, graph.nodes[n], known);
+    if (!results.ok()) return results.status();
+    if (results->empty()) continue;
+    ir::Node& node = graph.nodes[n];
+    bool all = true;
+    for (size_t k = 0; k < node.outputs.size(); ++k) {
+      const ir::ValueId out = node.outputs[k];
+      if (out == ir::kNoValue) continue;
+      if (k >= results->size()) {
+        all = false;
+        continue;
+      }
+      known[out] = (*results)[k];
+    }
+    if (!commit || !all) continue;
+    for (size_t k = 0; k < node.outputs.size(); ++k) {
+      const ir::ValueId out = node.outputs[k];
+      if (out == ir::kNoValue) continue;
+      ir::Value& v = graph.value(out);
+      v.constant = known[out];
+      v.dtype = v.constant->dtype;
+      v.shape = v.constant->shape;
+      v.has_shape = true;
+      v.producer = ir::kNoNode;
+    }
+    node.removed = true;
+    folded_any = true;
+  }
+  if (commit && folded_any) graph.Compact();
+  return absl::OkStatus();
+}
+
+absl::Status FoldConstants(ir::Graph& graph) {
+  return PropagateShapesAndConstants(graph, /*commit=*/true);
+}
+
+}  // namespace kiln::compiler

@@ -1,0 +1,467 @@
+// Compile-time evaluation of single nodes (EvaluateNode). Plain loops: this
+// runs once per model on small shape tensors and the odd weight transform.
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "compiler/ir/graph_util.h"
+#include "compiler/passes/constant_folding.h"
+#include "compiler/passes/shape_inference.h"
+
+namespace kiln::compiler {
+namespace {
+
+using ir::ConstantData;
+using ir::ConstantPtr;
+using ir::DType;
+using Shape = std::vector<int64_t>;
+
+bool IsFloat(DType t) { return t == DType::F32 || t == DType::F64 || t == DType::F16; }
+
+uint16_t FloatToHalf(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  const uint32_t sign = (x >> 16) & 0x8000;
+  const int32_t exp = static_cast<int32_t>((x >> 23) & 0xff) - 127 + 15;
+  uint32_t mant = x & 0x7fffff;
+  if (((x >> 23) & 0xff) == 0xff) return static_cast<uint16_t>(sign | 0x7c00 | (mant ? 0x200 : 0));
+  if (exp >= 31) return static_cast<uint16_t>(sign | 0x7c00);
+  if (exp <= 0) {
+    if (exp < -10) return static_cast<uint16_t>(sign);
+    mant |= 0x800000;
+    const int shift = 14 - exp;
+    uint32_t h = mant >> shift;
+    const uint32_t rem = mant & ((1u << shift) - 1), half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (h & 1))) ++h;
+    return static_cast<uint16_t>(sign | h);
+  }
+  uint32_t h = (static_cast<uint32_t>(exp) << 10) | (mant >> 13);
+  const uint32_t rem = mant & 0x1fff;
+  if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) ++h;  // may carry into exp: still correct
+  return static_cast<uint16_t>(sign | h);
+}
+
+void StoreF(DType t, uint8_t* p, double v) {
+  switch (t) {
+    case DType::F32: { float x = static_cast<float>(v); std::memcpy(p, &x, 4); return; }
+    case DType::F64: std::memcpy(p, &v, 8); return;
+    case DType::F16: { uint16_t h = FloatToHalf(static_cast<float>(v)); std::memcpy(p, &h, 2); return; }
+    default: break;
+  }
+}
+
+void StoreI(DType t, uint8_t* p, int64_t v) {
+  switch (t) {
+    case DType::I64: std::memcpy(p, &v, 8); return;
+    case DType::I32: { int32_t x = static_cast<int32_t>(v); std::memcpy(p, &x, 4); return; }
+    case DType::I16: { int16_t x = static_cast<int16_t>(v); std::memcpy(p, &x, 2); return; }
+    case DType::I8: { int8_t x = static_cast<int8_t>(v); std::memcpy(p, &x, 1); return; }
+    case DType::U8: { uint8_t x = static_cast<uint8_t>(v); std::memcpy(p, &x, 1); return; }
+    case DType::Bool: *p = v != 0; return;
+    default: StoreF(t, p, static_cast<double>(v)); return;
+  }
+}
+
+std::shared_ptr<ConstantData> New(DType t, const Shape& shape) {
+  auto c = std::make_shared<ConstantData>();
+  c->dtype = t;
+  c->shape = shape;
+  c->bytes.assign(static_cast<size_t>(ir::ElementCount(shape)) * ir::DTypeSize(t), 0);
+  return c;
+}
+
+Shape Strides(const Shape& s) {
+  Shape st(s.size(), 1);
+  for (size_t i = s.size(); i-- > 1;) st[i - 1] = st[i] * s[i];
+  return st;
+}
+
+// For each output element, the index of the input element it reads under
+// numpy broadcasting (input right-aligned to the output).
+std::vector<int64_t> BroadcastIndex(const Shape& in, const Shape& out) {
+  const size_t r = out.size(), off = r - in.size();
+  Shape in_strides_full(r, 0);
+  const Shape st = Strides(in);
+  for (size_t i = 0; i < in.size(); ++i) in_strides_full[off + i] = in[i] == 1 ? 0 : st[i];
+  const int64_t n = ir::ElementCount(out);
+  std::vector<int64_t> idx(static_cast<size_t>(n));
+  Shape pos(r, 0);
+  int64_t cur = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    idx[k] = cur;
+    for (size_t d = r; d-- > 0;) {
+      if (++pos[d] < out[d]) {
+        cur += in_strides_full[d];
+        break;
+      }
+      cur -= in_strides_full[d] * (out[d] - 1);
+      pos[d] = 0;
+    }
+  }
+  return idx;
+}
+
+// Evaluation context for one node.
+struct E {
+  const ir::Graph& g;
+  const ir::Node& n;
+  const std::vector<ConstantPtr>& known;
+
+  const ConstantData* In(size_t k) const {
+    if (k >= n.inputs.size() || n.inputs[k] == ir::kNoValue) return nullptr;
+    const ir::ValueId id = n.inputs[k];
+    if (static_cast<size_t>(id) < known.size() && known[id]) return known[id].get();
+    return g.value(id).constant.get();
+  }
+  const ir::Value& Out(size_t k) const { return g.value(n.outputs[k]); }
+};
+
+ConstantPtr Relabel(const E& e) {
+  auto c = std::make_shared<ConstantData>(*e.In(0));
+  c->shape = e.Out(0).shape;
+  return c;
+}
+
+ConstantPtr ShapeOf(const E& e) {
+  const Shape& x = e.g.value(e.n.inputs[0]).shape;
+  const int64_t r = static_cast<int64_t>(x.size());
+  auto clamp = [r](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + r : v, 0, r); };
+  const int64_t start = clamp(e.n.GetInt("start", 0)), end = clamp(e.n.GetInt("end", r));
+  Shape dims;
+  for (int64_t i = start; i < end; ++i) dims.push_back(x[i]);
+  return ir::MakeI64Constant({static_cast<int64_t>(dims.size())}, dims);
+}
+
+ConstantPtr CastOp(const E& e) {
+  const ConstantData* x = e.In(0);
+  const DType to = e.Out(0).dtype;
+  auto out = New(to, x->shape);
+  const size_t es = ir::DTypeSize(to);
+  for (int64_t k = 0; k < x->element_count(); ++k) {
+    uint8_t* p = out->bytes.data() + k * es;
+    if (IsFloat(to)) {
+      StoreF(to, p, x->FloatAt(k));
+    } else if (to == DType::Bool) {
+      *p = x->FloatAt(k) != 0.0;
+    } else if (IsFloat(x->dtype)) {
+      StoreI(to, p, static_cast<int64_t>(std::trunc(x->FloatAt(k))));
+    } else {
+      StoreI(to, p, x->IntAt(k));
+    }
+  }
+  return out;
+}
+
+ConstantPtr GatherOp(const E& e) {
+  const ConstantData *x = e.In(0), *idx = e.In(1);
+  const int64_t r = static_cast<int64_t>(x->shape.size());
+  int64_t axis = e.n.GetInt("axis", 0);
+  if (axis < 0) axis += r;
+  const int64_t outer = ir::ElementCount(Shape(x->shape.begin(), x->shape.begin() + axis));
+  const int64_t inner = ir::ElementCount(Shape(x->shape.begin() + axis + 1, x->shape.end()));
+  const int64_t dim = x->shape[axis], es = static_cast<int64_t>(ir::DTypeSize(x->dtype));
+  auto out = New(x->dtype, e.Out(0).shape);
+  uint8_t* dst = out->bytes.data();
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < idx->element_count(); ++i) {
+      int64_t j = idx->IntAt(i);
+      if (j < 0) j += dim;
+      std::memcpy(dst, x->bytes.data() + ((o * dim + j) * inner) * es, inner * es);
+      dst += inner * es;
+    }
+  }
+  return out;
+}
+
+ConstantPtr ConcatOp(const E& e) {
+  const DType t = e.Out(0).dtype;
+  const Shape& os = e.Out(0).shape;
+  int64_t axis = e.n.GetInt("axis", 0);
+  if (axis < 0) axis += static_cast<int64_t>(os.size());
+  const int64_t outer = ir::ElementCount(Shape(os.begin(), os.begin() + axis));
+  const int64_t es = static_cast<int64_t>(ir::DTypeSize(t));
+  auto out = New(t, os);
+  uint8_t* dst = out->bytes.data();
+  for (int64_t o = 0; o < outer; ++o) {
+    for (size_t k = 0; k < e.n.inputs.size(); ++k) {
+      const ConstantData* x = e.In(k);
+      const int64_t chunk = ir::ElementCount(Shape(x->shape.begin() + axis, x->shape.end())) * es;
+      std::memcpy(dst, x->bytes.data() + o * chunk, chunk);
+      dst += chunk;
+    }
+  }
+  return out;
+}
+
+// Generic gather by per-output-element source index.
+ConstantPtr Pick(const ConstantData& x, DType t, const Shape& shape,
+                 const std::function<int64_t(const Shape&)>& src) {
+  auto out = New(t, shape);
+  const size_t es = ir::DTypeSize(t);
+  const int64_t n = ir::ElementCount(shape);
+  Shape pos(shape.size(), 0);
+  for (int64_t k = 0; k < n; ++k) {
+    std::memcpy(out->bytes.data() + k * es, x.bytes.data() + src(pos) * es, es);
+    for (size_t d = shape.size(); d-- > 0;) {
+      if (++pos[d] < shape[d]) break;
+      pos[d] = 0;
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<ConstantPtr> SliceOp(const E& e) {
+  const ConstantData* x = e.In(0);
+  Shape starts, steps, shape;
+  absl::Status s = SliceParams(e.g, e.n, e.known, x->shape, &starts, &steps, &shape);
+  if (!s.ok()) return s;
+  const Shape st = Strides(x->shape);
+  return Pick(*x, x->dtype, shape, [&](const Shape& pos) {
+    int64_t off = 0;
+    for (size_t d = 0; d < pos.size(); ++d) off += (starts[d] + pos[d] * steps[d]) * st[d];
+    return off;
+  });
+}
+
+ConstantPtr TransposeOp(const E& e) {
+  const ConstantData* x = e.In(0);
+  Shape perm = e.n.GetInts("perm", {});
+  if (perm.empty()) {
+    for (size_t i = x->shape.size(); i-- > 0;) perm.push_back(static_cast<int64_t>(i));
+  }
+  const Shape st = Strides(x->shape);
+  return Pick(*x, x->dtype, e.Out(0).shape, [&](const Shape& pos) {
+    int64_t off = 0;
+    for (size_t d = 0; d < pos.size(); ++d) off += pos[d] * st[perm[d]];
+    return off;
+  });
+}
+
+ConstantPtr ExpandOp(const E& e) {
+  const ConstantData* x = e.In(0);
+  const auto idx = BroadcastIndex(x->shape, e.Out(0).shape);
+  auto out = New(x->dtype, e.Out(0).shape);
+  const size_t es = ir::DTypeSize(x->dtype);
+  for (size_t k = 0; k < idx.size(); ++k) {
+    std::memcpy(out->bytes.data() + k * es, x->bytes.data() + idx[k] * es, es);
+  }
+  return out;
+}
+
+ConstantPtr WhereOp(const E& e) {
+  const Shape& os = e.Out(0).shape;
+  const ConstantData *c = e.In(0), *a = e.In(1), *b = e.In(2);
+  const auto ic = BroadcastIndex(c->shape, os), ia = BroadcastIndex(a->shape, os),
+             ib = BroadcastIndex(b->shape, os);
+  auto out = New(a->dtype, os);
+  const size_t es = ir::DTypeSize(a->dtype);
+  for (size_t k = 0; k < ic.size(); ++k) {
+    const ConstantData* src = c->IntAt(ic[k]) ? a : b;
+    const int64_t j = c->IntAt(ic[k]) ? ia[k] : ib[k];
+    std::memcpy(out->bytes.data() + k * es, src->bytes.data() + j * es, es);
+  }
+  return out;
+}
+
+absl::StatusOr<ConstantPtr> BinaryOp(const E& e) {
+  const std::string& op = e.n.op_type;
+  const ConstantData *a = e.In(0), *b = e.In(1);
+  const Shape& os = e.Out(0).shape;
+  const DType t = e.Out(0).dtype;
+  const auto ia = BroadcastIndex(a->shape, os), ib = BroadcastIndex(b->shape, os);
+  auto out = New(t, os);
+  const size_t es = ir::DTypeSize(t);
+  const bool fp = IsFloat(a->dtype) || (op == "Pow" && IsFloat(b->dtype));
+  for (size_t k = 0; k < ia.size(); ++k) {
+    uint8_t* p = out->bytes.data() + k * es;
+    if (fp) {
+      const double x = a->FloatAt(ia[k]), y = b->FloatAt(ib[k]);
+      double r = 0;
+      if (op == "Add") r = x + y;
+      else if (op == "Sub") r = x - y;
+      else if (op == "Mul") r = x * y;
+      else if (op == "Div") r = x / y;
+      else if (op == "Pow") r = std::pow(x, y);
+      if (op == "Equal") *p = x == y;
+      else if (IsFloat(t)) StoreF(t, p, r);
+      else StoreI(t, p, static_cast<int64_t>(r));
+    } else {
+      const int64_t x = a->IntAt(ia[k]), y = b->IntAt(ib[k]);
+      int64_t r = 0;
+      if (op == "Add") r = x + y;
+      else if (op == "Sub") r = x - y;
+      else if (op == "Mul") r = x * y;
+      else if (op == "Div") {
+        if (y == 0) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              e.g.source, ": node ", e.n.Describe(), ": integer division by zero in constants"));
+        }
+        r = x / y;
+      } else if (op == "Pow") {
+        r = static_cast<int64_t>(std::pow(static_cast<double>(x), static_cast<double>(y)));
+      }
+      if (op == "Equal") *p = x == y;
+      else StoreI(t, p, r);
+    }
+  }
+  return ConstantPtr(out);
+}
+
+ConstantPtr UnaryOp(const E& e) {
+  const ConstantData* x = e.In(0);
+  const std::string& op = e.n.op_type;
+  auto out = New(x->dtype, x->shape);
+  const size_t es = ir::DTypeSize(x->dtype);
+  for (int64_t k = 0; k < x->element_count(); ++k) {
+    uint8_t* p = out->bytes.data() + k * es;
+    if (IsFloat(x->dtype)) {
+      const double v = x->FloatAt(k);
+      StoreF(x->dtype, p, op == "Floor" ? std::floor(v) : op == "Sqrt" ? std::sqrt(v) : -v);
+    } else {
+      const int64_t v = x->IntAt(k);
+      StoreI(x->dtype, p,
+             op == "Neg" ? -v : op == "Sqrt" ? static_cast<int64_t>(std::sqrt(static_cast<double>(v))) : v);
+    }
+  }
+  return out;
+}
+
+ConstantPtr ConstantOfShapeOp(const E& e) {
+  const ir::Value& o = e.Out(0);
+  auto out = New(o.dtype, o.shape);
+  auto it = e.n.attributes.find("value");
+  if (it != e.n.attributes.end() && it->second.tensor) {
+    const auto& v = it->second.tensor->bytes;
+    for (size_t k = 0; k + v.size() <= out->bytes.size() && !v.empty(); k += v.size()) {
+      std::memcpy(out->bytes.data() + k, v.data(), v.size());
+    }
+  }
+  return out;
+}
+
+ConstantPtr RangeOp(const E& e) {
+  const ir::Value& o = e.Out(0);
+  auto out = New(o.dtype, o.shape);
+  const size_t es = ir::DTypeSize(o.dtype);
+  for (int64_t k = 0; k < o.shape[0]; ++k) {
+    uint8_t* p = out->bytes.data() + k * es;
+    if (IsFloat(o.dtype)) StoreF(o.dtype, p, e.In(0)->FloatAt(0) + k * e.In(2)->FloatAt(0));
+    else StoreI(o.dtype, p, e.In(0)->IntAt(0) + k * e.In(2)->IntAt(0));
+  }
+  return out;
+}
+
+ConstantPtr ReduceProdOp(const E& e) {
+  const ConstantData* x = e.In(0);
+  const ir::Value& o = e.Out(0);
+  const int64_t r = static_cast<int64_t>(x->shape.size());
+  std::set<int64_t> red;
+  for (int64_t a : e.n.GetInts("axes", {})) red.insert(a < 0 ? a + r : a);
+  if (red.empty()) for (int64_t i = 0; i < r; ++i) red.insert(i);
+  // Output index of each input element: reduced dims collapse to 0.
+  Shape keep_shape = x->shape;
+  for (int64_t a : red) keep_shape[a] = 1;
+  const Shape kst = Strides(keep_shape);
+  const int64_t n_out = ir::ElementCount(keep_shape);
+  std::vector<double> fprod(n_out, 1.0);
+  std::vector<int64_t> iprod(n_out, 1);
+  Shape pos(r, 0);
+  for (int64_t k = 0; k < x->element_count(); ++k) {
+    int64_t j = 0;
+    for (int64_t d = 0; d < r; ++d) j += (red.count(d) ? 0 : pos[d]) * kst[d];
+    if (IsFloat(x->dtype)) fprod[j] *= x->FloatAt(k);
+    else iprod[j] *= x->IntAt(k);
+    for (int64_t d = r; d-- > 0;) {
+      if (++pos[d] < x->shape[d]) break;
+      pos[d] = 0;
+    }
+  }
+  auto out = New(o.dtype, o.shape);
+  const size_t es = ir::DTypeSize(o.dtype);
+  for (int64_t j = 0; j < n_out; ++j) {
+    if (IsFloat(o.dtype)) StoreF(o.dtype, out->bytes.data() + j * es, fprod[j]);
+    else StoreI(o.dtype, out->bytes.data() + j * es, iprod[j]);
+  }
+  return out;
+}
+
+constexpr int64_t kMaxFoldElements = int64_t{1} << 22;
+
+}  // namespace
+
+absl::StatusOr<std::vector<ConstantPtr>> EvaluateNode(const ir::Graph& graph, const ir::Node& node,
+                                                      const std::vector<ConstantPtr>& known) {
+  static const std::set<std::string> kFoldable = {
+      "Shape", "Identity", "Dropout", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Cast",
+      "Gather", "Concat", "Slice", "Transpose", "Expand", "Where", "Equal", "Add", "Sub",
+      "Mul", "Div", "Pow", "Floor", "Sqrt", "Neg", "ConstantOfShape", "Range", "ReduceProd"};
+  if (!node.domain.empty() || !kFoldable.count(node.op_type) || node.outputs.empty() ||
+      node.outputs[0] == ir::kNoValue) {
+    return std::vector<ConstantPtr>{};
+  }
+  E e{graph, node, known};
+  const ir::Value& out0 = e.Out(0);
+  if (!out0.has_shape || ir::ElementCount(out0.shape) > kMaxFoldElements) {
+    return std::vector<ConstantPtr>{};
+  }
+  const std::string& op = node.op_type;
+  if (op == "Shape") {
+    const ir::ValueId in = node.inputs.empty() ? ir::kNoValue : node.inputs[0];
+    if (in == ir::kNoValue || !graph.value(in).has_shape) return std::vector<ConstantPtr>{};
+    return std::vector<ConstantPtr>{ShapeOf(e)};
+  }
+  for (size_t k = 0; k < node.inputs.size(); ++k) {
+    if (node.inputs[k] != ir::kNoValue && !e.In(k)) return std::vector<ConstantPtr>{};
+  }
+  if (node.inputs.empty() || !e.In(0)) return std::vector<ConstantPtr>{};
+
+  ConstantPtr result;
+  if (op == "Identity" || op == "Reshape" || op == "Flatten" || op == "Squeeze" ||
+      op == "Unsqueeze") {
+    result = Relabel(e);
+  } else if (op == "Dropout") {
+    std::vector<ConstantPtr> outs = {Relabel(e)};
+    if (node.outputs.size() > 1 && node.outputs[1] != ir::kNoValue) {
+      auto mask = New(DType::Bool, out0.shape);
+      std::fill(mask->bytes.begin(), mask->bytes.end(), 1);
+      outs.push_back(mask);
+    }
+    return outs;
+  } else if (op == "Cast") {
+    result = CastOp(e);
+  } else if (op == "Gather") {
+    result = GatherOp(e);
+  } else if (op == "Concat") {
+    result = ConcatOp(e);
+  } else if (op == "Slice") {
+    auto s = SliceOp(e);
+    if (!s.ok()) return s.status();
+    result = *s;
+  } else if (op == "Transpose") {
+    result = TransposeOp(e);
+  } else if (op == "Expand") {
+    result = ExpandOp(e);
+  } else if (op == "Where") {
+    result = WhereOp(e);
+  } else if (op == "Floor" || op == "Sqrt" || op == "Neg") {
+    result = UnaryOp(e);
+  } else if (op == "ConstantOfShape") {
+    result = ConstantOfShapeOp(e);
+  } else if (op == "Range") {
+    result = RangeOp(e);
+  } else if (op == "ReduceProd") {
+    result = ReduceProdOp(e);
+  } else {
+    auto s = BinaryOp(e);
+    if (!s.ok()) return s.status();
+    result = *s;
+  }
+  return std::vector<ConstantPtr>{result};
+}
+
+}  // namespace kiln::compiler

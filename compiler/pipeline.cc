@@ -1,0 +1,73 @@
+// The compiler pipeline: an explicit, ordered list of named passes.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/compiler.h"
+#include "compiler/emit/lowering.h"
+#include "compiler/emit/module_writer.h"
+#include "compiler/frontend/onnx_importer.h"
+#include "compiler/ir/graph.h"
+#include "compiler/passes/batchnorm_fold.h"
+#include "compiler/passes/constant_folding.h"
+#include "compiler/passes/dispatch_formation.h"
+#include "compiler/passes/memory_planning.h"
+#include "compiler/passes/op_support.h"
+#include "compiler/passes/shape_inference.h"
+
+namespace kiln::compiler {
+namespace {
+
+struct Pass {
+  const char* name;
+  std::function<absl::Status(ir::Graph&)> run;
+};
+
+// Graph → graph passes, in order. Dispatch formation keeps every value's
+// shape, so shape inference need not run again after it.
+const std::vector<Pass>& GraphPasses() {
+  static const std::vector<Pass>* passes = new std::vector<Pass>{
+      // Folding infers shapes as it goes; inference then checks they are all known.
+      {"fold-constants", FoldConstants},
+      {"infer-shapes", InferShapes},
+      {"check-all-folded", [](ir::Graph& g) { return CheckAllFolded(g); }},
+      {"fold-batchnorm", FoldBatchNormIntoConv},
+      {"form-dispatches", FormDispatches},
+  };
+  return *passes;
+}
+
+// Adds the file and stage to a message unless it already names the file.
+absl::Status WithContext(const absl::Status& s, const std::string& path, const char* stage) {
+  if (s.ok()) return s;
+  const std::string msg(s.message());
+  if (msg.find(path) != std::string::npos) return s;
+  return absl::Status(s.code(), absl::StrCat(path, ": ", stage, ": ", msg));
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> BuildModule(const std::string& onnx_path,
+                                        const BuildOptions& options) {
+  absl::StatusOr<ir::Graph> imported = ImportOnnx(onnx_path);
+  if (!imported.ok()) return WithContext(imported.status(), onnx_path, "import");
+  ir::Graph graph = std::move(*imported);
+  if (graph.source.empty()) graph.source = onnx_path;
+
+  for (const Pass& pass : GraphPasses()) {
+    absl::Status s = pass.run(graph);
+    if (!s.ok()) return WithContext(s, onnx_path, pass.name);
+  }
+  if (options.print_ir != nullptr) *options.print_ir << graph.ToString();
+
+  absl::StatusOr<MemoryPlan> plan = PlanMemory(graph);
+  if (!plan.ok()) return WithContext(plan.status(), onnx_path, "plan-memory");
+  absl::StatusOr<emit::LoweredModule> lowered = emit::Lower(graph, *plan);
+  if (!lowered.ok()) return WithContext(lowered.status(), onnx_path, "lower");
+  absl::StatusOr<std::string> bytes = emit::WriteModule(*lowered);
+  if (!bytes.ok()) return WithContext(bytes.status(), onnx_path, "write-module");
+  return bytes;
+}
+
+}  // namespace kiln::compiler

@@ -61,9 +61,43 @@ def small_cnn():
     return model
 
 
+def export_tiny_resnet(path):
+    """A PyTorch-exported residual block: the graph shapes exporters produce
+    (Conv+BN pairs, Add skip, GlobalAveragePool, Flatten, Gemm transB=1)."""
+    import torch
+    from torch import nn
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, stride=2, padding=1, bias=False),
+                                      nn.BatchNorm2d(8), nn.ReLU())
+            self.body = nn.Sequential(nn.Conv2d(8, 8, 3, padding=1, bias=False), nn.BatchNorm2d(8),
+                                      nn.ReLU6(), nn.Conv2d(8, 8, 3, padding=1, groups=2),
+                                      nn.BatchNorm2d(8))
+            self.head = nn.Linear(8, 5)
+
+        def forward(self, x):
+            x = self.stem(x)
+            x = torch.relu(x + self.body(x))
+            x = nn.functional.adaptive_avg_pool2d(x, 1).flatten(1)
+            return torch.sigmoid(self.head(x))
+
+    torch.manual_seed(3)
+    model = Block()
+    for m in model.modules():  # non-trivial running statistics
+        if isinstance(m, nn.BatchNorm2d):
+            m.running_mean.uniform_(-0.5, 0.5)
+            m.running_var.uniform_(0.5, 2.0)
+    model.eval()
+    torch.onnx.export(model, torch.randn(2, 3, 16, 16), path, input_names=["image"],
+                      output_names=["score"], opset_version=13)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     onnx.save(small_cnn(), os.path.join(OUT, "small_cnn.onnx"))
+    export_tiny_resnet(os.path.join(OUT, "tiny_resnet.onnx"))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,106 @@
+// Constant folding: PyTorch shape chains vanish; folded values match NumPy.
+#include "compiler/passes/constant_folding.h"
+
+#include <fstream>
+
+#include "absl/strings/str_split.h"
+#include "compiler/frontend/onnx_importer.h"
+#include "compiler/passes/op_support.h"
+#include "gtest/gtest.h"
+
+namespace kiln::compiler {
+namespace {
+
+std::string Model(const std::string& name) {
+  return std::string(KILN_SOURCE_DIR) + "/tests/compiler/models/" + name;
+}
+
+std::vector<double> ExpectedValues(const std::string& model, const std::string& value) {
+  std::ifstream in(Model("expected_values.txt"));
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f = absl::StrSplit(line, ' ');
+    if (f.size() == 3 && f[0] == model && f[1] == value) {
+      std::vector<double> out;
+      for (const auto& v : absl::StrSplit(f[2], ',')) out.push_back(std::stod(std::string(v)));
+      return out;
+    }
+  }
+  ADD_FAILURE() << "no expected values for " << model << " " << value;
+  return {};
+}
+
+TEST(ConstantFoldingTest, TorchViewChainBecomesConstantShape) {
+  auto g = ImportOnnx(Model("torch_view.onnx"));
+  ASSERT_TRUE(g.ok()) << g.status();
+  ASSERT_FALSE(CheckAllFolded(*g).ok());  // Shape/Gather present before folding
+  ASSERT_TRUE(FoldConstants(*g).ok());
+  EXPECT_TRUE(CheckAllFolded(*g).ok()) << CheckAllFolded(*g);
+  std::vector<std::string> ops;
+  for (const auto& n : g->nodes) ops.push_back(n.op_type);
+  EXPECT_EQ(ops, (std::vector<std::string>{"Reshape", "Gemm"})) << g->ToString();
+  const ir::Node& reshape = g->nodes[0];
+  const ir::Value& shape = g->value(reshape.inputs[1]);
+  ASSERT_NE(shape.constant, nullptr);
+  ASSERT_EQ(shape.constant->element_count(), 2);
+  // x.view(x.size(0), -1) with batch 2: [2, -1].
+  EXPECT_EQ(shape.constant->IntAt(0), 2);
+  EXPECT_EQ(shape.constant->IntAt(1), -1);
+  for (const auto& v : g->values) {
+    if (v.producer != ir::kNoNode || v.constant) {
+      EXPECT_TRUE(v.has_shape) << v.name;
+    }
+  }
+}
+
+TEST(ConstantFoldingTest, FoldedOutputValuesMatchNumpy) {
+  auto g = ImportOnnx(Model("folding_values.onnx"));
+  ASSERT_TRUE(g.ok()) << g.status();
+  ASSERT_TRUE(FoldConstants(*g).ok());
+  // Only the MatMul on the run-time input stays.
+  ASSERT_EQ(g->nodes.size(), 1u) << g->ToString();
+  EXPECT_EQ(g->nodes[0].op_type, "MatMul");
+  // The folded graph output keeps its name and position.
+  ASSERT_EQ(g->outputs.size(), 2u);
+  const ir::Value& folded = g->value(g->outputs[0]);
+  EXPECT_EQ(folded.name, "folded");
+  ASSERT_NE(folded.constant, nullptr);
+  const auto want = ExpectedValues("folding_values.onnx", "folded");
+  ASSERT_EQ(folded.constant->element_count(), static_cast<int64_t>(want.size()));
+  for (size_t k = 0; k < want.size(); ++k) {
+    EXPECT_DOUBLE_EQ(folded.constant->FloatAt(k), want[k]) << k;  // exact small integers
+  }
+  const ir::Value& wt = g->value(g->nodes[0].inputs[1]);
+  ASSERT_NE(wt.constant, nullptr);
+  EXPECT_EQ(wt.shape, (std::vector<int64_t>{3, 2}));
+  const auto want_wt = ExpectedValues("folding_values.onnx", "wt");
+  ASSERT_EQ(wt.constant->element_count(), static_cast<int64_t>(want_wt.size()));
+  for (size_t k = 0; k < want_wt.size(); ++k) EXPECT_DOUBLE_EQ(wt.constant->FloatAt(k), want_wt[k]);
+}
+
+TEST(ConstantFoldingTest, ShapeZooFoldsShapeOps) {
+  auto g = ImportOnnx(Model("shape_zoo.onnx"));
+  ASSERT_TRUE(g.ok()) << g.status();
+  ASSERT_TRUE(FoldConstants(*g).ok());
+  // Shape of a static input and ConstantOfShape on it are compile-time values.
+  const ir::Value& shp = g->value(g->FindValue("shp"));
+  ASSERT_NE(shp.constant, nullptr);
+  EXPECT_EQ(shp.constant->IntAt(0), 2);
+  EXPECT_EQ(shp.constant->IntAt(2), 4);
+  const ir::Value& cos = g->value(g->FindValue("cos"));
+  ASSERT_NE(cos.constant, nullptr);
+  EXPECT_EQ(cos.constant->element_count(), 24);
+  EXPECT_EQ(cos.constant->IntAt(23), 7);
+  // Expand of a constant by a folded shape: ones broadcast.
+  const ir::Value& expd = g->value(g->FindValue("expd"));
+  ASSERT_NE(expd.constant, nullptr);
+  EXPECT_EQ(expd.shape, (std::vector<int64_t>{2, 3, 4}));
+  // Gather/Slice/Cast/etc. on the run-time input 'a' cannot fold.
+  absl::Status s = CheckAllFolded(*g);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("node 'gather' (Gather)"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("run-time data"), std::string::npos) << s;
+}
+
+}  // namespace
+}  // namespace kiln::compiler

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The benchmark models (MLP, ResNet-18, MobileNetV2) exported by
+# benchmarks/models/export.py, compiled, run in the VM and as an AOT bundle,
+# and compared with PyTorch: max|diff| <= 1e-4 * max(1, max|ref|) for both,
+# and VM vs AOT within 1e-5 * max(1, max|ref|).
+# usage: benchmark_models_test.sh KILN SOURCE_DIR WORK_DIR
+set -euo pipefail
+KILN=$1
+SRC=$2
+WORK=$3
+PY=/usr/bin/python3
+mkdir -p "$WORK"
+
+# Exporting is deterministic; reuse files from an earlier run of this build.
+if [ ! -f "$WORK/models/mobilenet_v2.output.npy" ]; then
+  "$PY" "$SRC/benchmarks/models/export.py" --out "$WORK/models"
+fi
+
+passed=0
+failed=0
+for model in mlp resnet18 mobilenet_v2; do
+  m="$WORK/models/$model"
+  if "$KILN" compile "$m.onnx" -o "$WORK/$model.kiln" &&
+     "$KILN" run "$WORK/$model.kiln" --input "$m.input.npy" --output "$WORK/$model.vm.npy" &&
+     "$KILN" aot "$WORK/$model.kiln" -o "$WORK/$model.aot" --name "$model" &&
+     make -s -C "$WORK/$model.aot" -j2 > "$WORK/$model.make.log" 2>&1 &&
+     "$WORK/$model.aot/${model}_run" --input "$m.input.npy" --output "$WORK/$model.aot.npy" &&
+     "$PY" "$SRC/scripts/compare_npy.py" --label "$model vm:  " "$m.output.npy" "$WORK/$model.vm.npy" &&
+     "$PY" "$SRC/scripts/compare_npy.py" --label "$model aot: " "$m.output.npy" "$WORK/$model.aot.npy" &&
+     "$PY" "$SRC/scripts/compare_npy.py" --tol 1e-5 --label "$model vm-vs-aot: " \
+       "$WORK/$model.vm.npy" "$WORK/$model.aot.npy"; then
+    passed=$((passed + 1))
+  else
+    echo "FAILED: $model"
+    failed=$((failed + 1))
+  fi
+done
+# The ResNet-18 arena must be well below the sum of its intermediates.
+"$KILN" inspect "$WORK/resnet18.kiln" | grep arena_bytes
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,114 @@
+// binary_f32 and unary_f32 against NumPy references, and their checkers.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "kernel_case.h"
+
+namespace {
+
+using kiln_test::With;
+
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+constexpr int64_t kBig = int64_t{1} << 40;
+
+KILN_REFERENCE_SUITE(BinaryReference, "binary_f32.add_same", "binary_f32.sub_row",
+                     "binary_f32.mul_channel", "binary_f32.div_both_broadcast",
+                     "binary_f32.add_scalars", "binary_f32.sub_outer",
+                     "binary_f32.mul_scalar_lhs", "binary_f32.div_rank5",
+                     "binary_f32.add_transposed_lhs");
+
+KILN_REFERENCE_SUITE(UnaryReference, "unary_f32.identity", "unary_f32.relu", "unary_f32.clip",
+                     "unary_f32.sigmoid", "unary_f32.tanh");
+
+TEST(BinaryCheck, RejectsOpAndRankOutOfRange) {
+  KILN_LOAD_CASE("binary_f32.add_same", c);  // R = 3
+  const std::vector<uint64_t> bytes = c.binding_bytes();
+  EXPECT_EQ(c.Check(With(c.iparams, {{0, KILN_BINARY_DIV + 1}}), bytes), KILN_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(c.Check(With(c.iparams, {{1, 2}}), bytes), KILN_ERR_INVALID_ARGUMENT);
+  std::vector<int64_t> rank9(2 + 3 * 9, 1);
+  rank9[0] = KILN_BINARY_ADD;
+  rank9[1] = 9;
+  EXPECT_EQ(c.Check(rank9, bytes), KILN_ERR_INVALID_ARGUMENT);
+}
+
+TEST(BinaryCheck, RejectsOverflowingShapesAndStrides) {
+  KILN_LOAD_CASE("binary_f32.add_same", c);  // dims at 2..4, a strides 5..7, b strides 8..10
+  const std::vector<uint64_t> bytes = c.binding_bytes();
+  EXPECT_EQ(c.Check(With(c.iparams, {{2, kBig}, {3, kBig}}), bytes), KILN_ERR_OUT_OF_RANGE);
+  EXPECT_EQ(c.Check(With(c.iparams, {{5, kMax / 2}}), bytes), KILN_ERR_OUT_OF_RANGE);
+  EXPECT_EQ(c.Check(With(c.iparams, {{10, kMax}}), bytes), KILN_ERR_OUT_OF_RANGE);
+  // An empty dim does not excuse an overflow among the others.
+  EXPECT_EQ(c.Check(With(c.iparams, {{2, 0}, {3, kBig}, {4, kBig}}), bytes),
+            KILN_ERR_OUT_OF_RANGE);
+}
+
+TEST(BinaryCheck, BroadcastOperandNeedsOnlyItsView) {
+  KILN_LOAD_CASE("binary_f32.sub_row", c);  // B [4] against out [2,3,4]
+  const std::vector<uint64_t> bytes = c.binding_bytes();
+  EXPECT_EQ(bytes[1], 4u * 4u);
+  // Stepping B along dim 1 instead of broadcasting reaches past its end.
+  EXPECT_EQ(c.Check(With(c.iparams, {{9, 4}}), bytes), KILN_ERR_OUT_OF_RANGE);
+}
+
+TEST(BinaryKernel, EmptyOutputTouchesNothing) {
+  KILN_LOAD_CASE("binary_f32.add_same", c);
+  const std::vector<int64_t> ip = With(c.iparams, {{3, 0}});
+  const std::vector<uint64_t> zero(3, 0);
+  ASSERT_EQ(c.Check(ip, zero), KILN_OK);
+  void* ptrs[3] = {nullptr, nullptr, nullptr};
+  EXPECT_EQ(kiln_binary_f32(ip.data(), nullptr, ptrs, nullptr), KILN_OK);
+}
+
+TEST(BinaryKernel, DivisionByZeroFollowsIeee) {
+  // Checked by hand: 1/0 = +inf, -1/0 = -inf, 0/0 = NaN.
+  const int64_t ip[] = {KILN_BINARY_DIV, 1, 3, 1, 0};
+  float a[3] = {1.0f, -1.0f, 0.0f}, b[1] = {0.0f}, y[3];
+  void* ptrs[3] = {a, b, y};
+  const uint64_t bytes[3] = {sizeof a, sizeof b, sizeof y};
+  ASSERT_EQ(kiln_binary_f32_check(ip, 5, nullptr, 0, bytes), KILN_OK);
+  ASSERT_EQ(kiln_binary_f32(ip, nullptr, ptrs, nullptr), KILN_OK);
+  EXPECT_EQ(y[0], std::numeric_limits<float>::infinity());
+  EXPECT_EQ(y[1], -std::numeric_limits<float>::infinity());
+  EXPECT_TRUE(std::isnan(y[2]));
+}
+
+TEST(UnaryCheck, RejectsActivationOutOfRangeAndOverflow) {
+  KILN_LOAD_CASE("unary_f32.relu", c);
+  const std::vector<uint64_t> bytes = c.binding_bytes();
+  EXPECT_EQ(c.Check(With(c.iparams, {{0, KILN_ACT_TANH + 1}}), bytes), KILN_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(c.Check(With(c.iparams, {{1, kMax / 2}}), bytes), KILN_ERR_OUT_OF_RANGE);
+}
+
+TEST(UnaryKernel, ActivationsKeepNaNAndSaturate) {
+  // Hand-checked limits: relu/clip pass NaN through, sigmoid saturates to
+  // exactly 0 and 1 without overflow trouble, tanh to +-1.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  float x[4] = {nan, -200.0f, 200.0f, 0.0f}, y[4];
+  void* ptrs[2] = {x, y};
+  const float fp[2] = {-1.0f, 1.0f};
+  int64_t ip[2] = {KILN_ACT_RELU, 4};
+  ASSERT_EQ(kiln_unary_f32(ip, fp, ptrs, nullptr), KILN_OK);
+  EXPECT_TRUE(std::isnan(y[0]));
+  EXPECT_EQ(y[1], 0.0f);
+  EXPECT_EQ(y[2], 200.0f);
+  ip[0] = KILN_ACT_CLIP;
+  ASSERT_EQ(kiln_unary_f32(ip, fp, ptrs, nullptr), KILN_OK);
+  EXPECT_TRUE(std::isnan(y[0]));
+  EXPECT_EQ(y[1], -1.0f);
+  EXPECT_EQ(y[2], 1.0f);
+  ip[0] = KILN_ACT_SIGMOID;
+  ASSERT_EQ(kiln_unary_f32(ip, fp, ptrs, nullptr), KILN_OK);
+  EXPECT_EQ(y[1], 0.0f);
+  EXPECT_EQ(y[2], 1.0f);
+  EXPECT_EQ(y[3], 0.5f);
+  ip[0] = KILN_ACT_TANH;
+  ASSERT_EQ(kiln_unary_f32(ip, fp, ptrs, nullptr), KILN_OK);
+  EXPECT_EQ(y[1], -1.0f);
+  EXPECT_EQ(y[2], 1.0f);
+}
+
+}  // namespace

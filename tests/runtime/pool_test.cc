@@ -1,0 +1,83 @@
+// pool2d_f32 and global_pool_f32 against PyTorch references, and checkers.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "kernel_case.h"
+
+namespace {
+
+using kiln_test::With;
+
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+constexpr int64_t kBig = int64_t{1} << 40;
+
+enum { KIND, N, C, H, W, OH, OW, KH, KW, SH, SW, PT, PL, PB, PR, DH, DW, CIP };
+
+KILN_REFERENCE_SUITE(Pool2dReference, "pool2d_f32.max_k3_s2_p1", "pool2d_f32.max_dilated_ceil",
+                     "pool2d_f32.avg_k3_s1_p1_cip", "pool2d_f32.avg_k3_s2_p1_nocip",
+                     "pool2d_f32.avg_ceil_cip", "pool2d_f32.avg_ceil_nocip",
+                     "pool2d_f32.max_k2_s2", "pool2d_f32.max_asym_pads",
+                     "pool2d_f32.avg_asym_pads_cip", "pool2d_f32.avg_asym_pads_nocip");
+
+KILN_REFERENCE_SUITE(GlobalPoolReference, "global_pool_f32.max", "global_pool_f32.avg");
+
+TEST(Pool2dCheck, RejectsEnumsAndZeroWindowParams) {
+  KILN_LOAD_CASE("pool2d_f32.max_k3_s2_p1", c);
+  const std::vector<uint64_t> bytes = c.binding_bytes();
+  EXPECT_EQ(c.Check(With(c.iparams, {{KIND, 2}}), bytes), KILN_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(c.Check(With(c.iparams, {{CIP, 2}}), bytes), KILN_ERR_INVALID_ARGUMENT);
+  for (size_t i : {KH, KW, SH, SW, DH, DW}) {
+    EXPECT_EQ(c.Check(With(c.iparams, {{i, 0}}), bytes), KILN_ERR_INVALID_ARGUMENT)
+        << "iparam " << i;
+  }
+}
+
+TEST(Pool2dCheck, OutputSizeIsFloorOrCeilMode) {
+  // H=10 (+1+1 pads), kernel 3 dilated by 2 (extent 5), stride 2:
+  // floor mode gives (12-5)/2+1 = 4 rows, ceil mode 5; nothing else is valid.
+  KILN_LOAD_CASE("pool2d_f32.max_dilated_ceil", c);
+  ASSERT_EQ(c.iparams[H], 10);
+  ASSERT_EQ(c.iparams[OH], 5);
+  const std::vector<uint64_t> bytes = c.binding_bytes();
+  EXPECT_EQ(c.Check(With(c.iparams, {{OH, 4}}), bytes), KILN_OK);
+  EXPECT_EQ(c.Check(With(c.iparams, {{OH, 3}}), bytes), KILN_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(c.Check(With(c.iparams, {{OH, 6}}), bytes), KILN_ERR_INVALID_ARGUMENT);
+  // A window larger than the padded input yields no output at all.
+  EXPECT_EQ(c.Check(With(c.iparams, {{H, 1}, {PT, 0}, {PB, 0}}), bytes),
+            KILN_ERR_INVALID_ARGUMENT);
+}
+
+TEST(Pool2dCheck, RejectsOverflow) {
+  KILN_LOAD_CASE("pool2d_f32.max_k2_s2", c);  // 6x6 input, no pads
+  const std::vector<uint64_t> bytes = c.binding_bytes();
+  EXPECT_EQ(c.Check(With(c.iparams, {{N, kBig}, {C, kBig}}), bytes), KILN_ERR_OUT_OF_RANGE);
+  EXPECT_EQ(c.Check(With(c.iparams, {{PB, kMax - 2}}), bytes), KILN_ERR_OUT_OF_RANGE);
+  EXPECT_EQ(c.Check(With(c.iparams, {{KW, 4}, {DW, kMax / 2}}), bytes), KILN_ERR_OUT_OF_RANGE);
+  EXPECT_EQ(c.Check(With(c.iparams, {{N, 0}, {C, kBig}, {H, kBig}, {OH, kBig / 2}}), bytes),
+            KILN_ERR_OUT_OF_RANGE);
+}
+
+TEST(GlobalPoolCheck, RejectsKindAndOverflow) {
+  KILN_LOAD_CASE("global_pool_f32.avg", c);
+  const std::vector<uint64_t> bytes = c.binding_bytes();
+  EXPECT_EQ(c.Check(With(c.iparams, {{0, 2}}), bytes), KILN_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(c.Check(With(c.iparams, {{1, kBig}, {2, kBig}}), bytes), KILN_ERR_OUT_OF_RANGE);
+  EXPECT_EQ(c.Check(With(c.iparams, {{1, 0}, {2, kMax}}), bytes), KILN_OK);
+}
+
+TEST(Pool2dKernel, MaxOfNegativeValuesIgnoresPadding) {
+  // 1x1x2x2 input of negatives, 3x3 window, pad 1: padding must not act as 0.
+  const int64_t ip[] = {KILN_POOL_MAX, 1, 1, 2, 2, 2, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0};
+  float x[4] = {-4.0f, -3.0f, -2.0f, -1.0f}, y[4];
+  void* ptrs[2] = {x, y};
+  const uint64_t bytes[2] = {sizeof x, sizeof y};
+  ASSERT_EQ(kiln_pool2d_f32_check(ip, 18, nullptr, 0, bytes), KILN_OK);
+  ASSERT_EQ(kiln_pool2d_f32(ip, nullptr, ptrs, nullptr), KILN_OK);
+  for (float v : y) EXPECT_EQ(v, -1.0f);
+}
+
+}  // namespace

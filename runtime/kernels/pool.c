@@ -100,6 +100,8 @@ int kiln_pool2d_f32_check(const int64_t* ip, uint32_t iparam_count,
   if (ip[P_KH] == 0 || ip[P_KW] == 0 || ip[P_SH] == 0 || ip[P_SW] == 0 ||
       ip[P_DH] == 0 || ip[P_DW] == 0)
     return KILN_ERR_INVALID_ARGUMENT;
+  int64_t taps; /* the average divisor is at most KH*KW */
+  KILN_TRY(kiln_checked_mul(ip[P_KH], ip[P_KW], &taps));
   KILN_TRY(pool_axis_check(ip[P_H], ip[P_KH], ip[P_SH], ip[P_PT], ip[P_PB],
                            ip[P_DH], ip[P_OH]));
   KILN_TRY(pool_axis_check(ip[P_W], ip[P_KW], ip[P_SW], ip[P_PL], ip[P_PR],

@@ -61,6 +61,15 @@ TEST(Pool2dCheck, RejectsOverflow) {
             KILN_ERR_OUT_OF_RANGE);
 }
 
+TEST(Pool2dCheck, RejectsWindowAreaOverflow) {
+  // A 2^40 x 2^40 window over a 1x1 input padded by 2^40 on every side: each
+  // axis is fine alone, but the average's divisor KH*KW overflows.
+  const int64_t b = kBig;
+  const int64_t ip[] = {KILN_POOL_AVG, 1, 1, 1, 1, 1, 1, b, b, 1, 1, b, b, b, b, 1, 1, 1};
+  const uint64_t bytes[2] = {4, 4};
+  EXPECT_EQ(kiln_pool2d_f32_check(ip, 18, nullptr, 0, bytes), KILN_ERR_OUT_OF_RANGE);
+}
+
 TEST(GlobalPoolCheck, RejectsKindAndOverflow) {
   KILN_LOAD_CASE("global_pool_f32.avg", c);
   const std::vector<uint64_t> bytes = c.binding_bytes();

@@ -62,12 +62,16 @@ TEST(Pool2dCheck, RejectsOverflow) {
 }
 
 TEST(Pool2dCheck, RejectsWindowAreaOverflow) {
-  // A 2^40 x 2^40 window over a 1x1 input padded by 2^40 on every side: each
-  // axis is fine alone, but the average's divisor KH*KW overflows.
-  const int64_t b = kBig;
-  const int64_t ip[] = {KILN_POOL_AVG, 1, 1, 1, 1, 1, 1, b, b, 1, 1, b, b, b, b, 1, 1, 1};
+  // A 2^40 x 2^40 window, stride 2^41, over a 1x1 input padded by 2^40 on
+  // every side: one output per axis, each axis valid alone, but the
+  // average's divisor KH*KW overflows.
+  const int64_t b = kBig, s = 2 * kBig;
+  int64_t ip[] = {KILN_POOL_AVG, 1, 1, 1, 1, 1, 1, b, b, s, s, b, b, b, b, 1, 1, 1};
   const uint64_t bytes[2] = {4, 4};
   EXPECT_EQ(kiln_pool2d_f32_check(ip, 18, nullptr, 0, bytes), KILN_ERR_OUT_OF_RANGE);
+  ip[KW] = 1;  // a 2^40 x 1 window is fine
+  ip[PL] = ip[PR] = 0;
+  EXPECT_EQ(kiln_pool2d_f32_check(ip, 18, nullptr, 0, bytes), KILN_OK);
 }
 
 TEST(GlobalPoolCheck, RejectsKindAndOverflow) {

@@ -1,0 +1,151 @@
+// The AOT emitter: which files a bundle holds, one C statement per bytecode
+// instruction, prefixed symbols, and weights that decode to the exact bytes.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "aot/bundle_writer.h"
+#include "aot/c_emitter.h"
+#include "aot/weights_emitter.h"
+#include "gtest/gtest.h"
+#include "tests/vm/test_module_builder.h"
+#include "vm/module_image.h"
+
+namespace kiln::aot {
+namespace {
+
+std::shared_ptr<const vm::ModuleImage> CopyModule() {
+  std::string bytes = kiln::testing::BuildCopyModule({});
+  auto image = vm::ModuleImage::LoadBytes(bytes.data(), bytes.size(), "copy.kiln");
+  EXPECT_TRUE(image.ok()) << image.status();
+  return *image;
+}
+
+const BundleFile* Find(const std::vector<BundleFile>& files, const std::string& path) {
+  for (const BundleFile& f : files) {
+    if (f.path == path) return &f;
+  }
+  return nullptr;
+}
+
+TEST(CEmitter, BundleHoldsTheFilesTheModelNeeds) {
+  AotOptions options;
+  options.name = "net";
+  auto files = EmitBundle(*CopyModule(), options);
+  ASSERT_TRUE(files.ok()) << files.status();
+  for (const char* path : {"net.h", "net.c", "net_weights.c", "net_main.c", "Makefile",
+                           "runtime/kernels/data_movement.c", "runtime/include/kiln/kernels.h"}) {
+    EXPECT_NE(Find(*files, path), nullptr) << path;
+  }
+  // Only the kernels the module calls are copied.
+  EXPECT_EQ(Find(*files, "runtime/kernels/conv2d.c"), nullptr);
+  EXPECT_TRUE(absl::StrContains(Find(*files, "Makefile")->contents, "CC ?= cc"));
+}
+
+TEST(CEmitter, OneStatementPerInstruction) {
+  auto files = EmitBundle(*CopyModule(), {});
+  ASSERT_TRUE(files.ok()) << files.status();
+  const std::string& c = Find(*files, "model.c")->contents;
+  // The copy module has 6 instructions: 3 views, 2 dispatches and RETURN.
+  std::vector<std::string> lines = absl::StrSplit(c, '\n');
+  int instructions = 0;
+  for (size_t i = 0; i + 1 < lines.size(); ++i) {
+    if (absl::StartsWith(lines[i], "  /* 00")) {
+      ++instructions;
+      const std::string& statement = lines[i + 1];
+      EXPECT_EQ(std::count(statement.begin(), statement.end(), ';'), 1) << statement;
+    }
+  }
+  EXPECT_EQ(instructions, 6);
+  EXPECT_TRUE(absl::StrContains(c, "kiln_copy(model_e0_i, NULL, (void* const[]){r[0], r[1]}, NULL)"));
+  EXPECT_FALSE(absl::StrContains(c, "malloc"));
+}
+
+TEST(CEmitter, HeaderStatesWorkspaceAndShapes) {
+  AotOptions options;
+  options.name = "tiny";
+  auto files = EmitBundle(*CopyModule(), options);
+  ASSERT_TRUE(files.ok());
+  const std::string& h = Find(*files, "tiny.h")->contents;
+  EXPECT_TRUE(absl::StrContains(h, "#define TINY_WORKSPACE_SIZE 64u"));
+  EXPECT_TRUE(absl::StrContains(h, "#define TINY_INPUT0_SHAPE {4}"));
+  EXPECT_TRUE(absl::StrContains(h, "#define TINY_OUTPUT0_BYTES 16u"));
+  EXPECT_TRUE(absl::StrContains(
+      h, "int tiny_run(const void* const* inputs, void* const* outputs, void* workspace);"));
+}
+
+TEST(CEmitter, RefusesNamesThatAreNotCIdentifiers) {
+  for (const char* bad : {"", "9lives", "my-model", "a b"}) {
+    AotOptions options;
+    options.name = bad;
+    EXPECT_FALSE(EmitBundle(*CopyModule(), options).ok()) << bad;
+  }
+  EXPECT_TRUE(IsCIdentifier("_model2"));
+}
+
+// Decodes the string literal pieces of an emitted weights file.
+std::string DecodeLiteral(const std::string& source) {
+  std::string out;
+  size_t i = source.find("=\n\"");
+  EXPECT_NE(i, std::string::npos);
+  i += 3;
+  bool in_string = true;
+  for (; i < source.size(); ++i) {
+    char c = source[i];
+    if (!in_string) {
+      if (c == '"') in_string = true;
+      if (c == ';') break;
+      continue;
+    }
+    if (c == '"') {
+      in_string = false;
+    } else if (c == '\\') {
+      int v = (source[i + 1] - '0') * 64 + (source[i + 2] - '0') * 8 + (source[i + 3] - '0');
+      out += static_cast<char>(v);
+      i += 3;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+TEST(WeightsEmitter, LiteralDecodesToTheExactBytes) {
+  std::vector<uint8_t> bytes;
+  for (int v = 0; v < 256; ++v) bytes.push_back(static_cast<uint8_t>(v));
+  // Escapes followed by digits, trigraph starts and quotes.
+  for (const char* tricky : {"\0" "1", "?" "?=", "\"\\", "\x07" "7"}) {
+    for (const char* p = tricky; p < tricky + 3; ++p) bytes.push_back(static_cast<uint8_t>(*p));
+  }
+  std::mt19937 rng(3);
+  for (int i = 0; i < 5000; ++i) bytes.push_back(static_cast<uint8_t>(rng()));
+  std::string source = EmitWeightsSource("w", bytes.data(), bytes.size());
+  EXPECT_TRUE(absl::StrContains(source, "_Alignas(64) const unsigned char w[" +
+                                            std::to_string(bytes.size()) + "]"));
+  std::string decoded = DecodeLiteral(source);
+  ASSERT_EQ(decoded.size(), bytes.size());
+  EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), decoded.begin(),
+                         [](uint8_t a, char b) { return a == static_cast<uint8_t>(b); }));
+  EXPECT_FALSE(absl::StrContains(source, "??"));  // no trigraphs
+}
+
+TEST(BundleWriter, ReplacesItsOwnBundleButNotOtherDirectories) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::path(KILN_BINARY_DIR) / "tests" / "aot_bundle_writer";
+  fs::remove_all(root);
+  fs::create_directories(root / "mine");
+  std::ofstream(root / "mine" / "precious.txt") << "keep";
+  EXPECT_FALSE(WriteBundle((root / "mine").string(), {{"a.c", "int a;"}}).ok());
+  EXPECT_TRUE(fs::exists(root / "mine" / "precious.txt"));
+
+  ASSERT_TRUE(WriteBundle((root / "bundle").string(), {{"a.c", "int a;"}}).ok());
+  ASSERT_TRUE(WriteBundle((root / "bundle").string(), {{"b.c", "int b;"}}).ok());
+  EXPECT_FALSE(fs::exists(root / "bundle" / "a.c"));  // replaced as a whole
+  EXPECT_TRUE(fs::exists(root / "bundle" / "b.c"));
+}
+
+}  // namespace
+}  // namespace kiln::aot

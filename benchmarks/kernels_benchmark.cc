@@ -1,0 +1,58 @@
+// Throughput of the runtime kernels on layer shapes from the benchmark models,
+// in GFLOP/s (2 FLOPs per multiply-add). Baselines (OpenBLAS, PyTorch) and
+// tuned kernels are the speed issue's work; these numbers are the starting point.
+#include <vector>
+
+#include "benchmark/benchmark.h"
+#include "kiln/kernels.h"
+
+namespace {
+
+void Fill(std::vector<float>& v) {
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>((i * 7919) % 97) / 97.0f - 0.5f;
+}
+
+// args: C, H(=W), OC, K, stride, groups
+void BM_Conv2d(benchmark::State& state) {
+  const int64_t c = state.range(0), h = state.range(1), oc = state.range(2), k = state.range(3),
+                s = state.range(4), g = state.range(5);
+  const int64_t pad = k / 2, oh = (h + 2 * pad - k) / s + 1;
+  std::vector<float> x(c * h * h), w(oc * (c / g) * k * k), b(oc), y(oc * oh * oh);
+  Fill(x);
+  Fill(w);
+  Fill(b);
+  const int64_t ip[18] = {1, c, h, h, oc, oh, oh, k, k, s, s, pad, pad, 1, 1, g, KILN_ACT_RELU, 1};
+  const float fp[2] = {0, 0};
+  void* bindings[4] = {x.data(), w.data(), b.data(), y.data()};
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(kiln_conv2d_f32(ip, fp, bindings, nullptr));
+  }
+  const double flops = 2.0 * oc * oh * oh * (c / g) * k * k;
+  state.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9 * state.iterations(),
+                                                 benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_Conv2d)
+    ->ArgNames({"C", "H", "OC", "K", "stride", "groups"})
+    ->Args({64, 56, 64, 3, 1, 1})     // ResNet-18 layer1
+    ->Args({256, 14, 256, 3, 1, 1})   // ResNet-18 layer3
+    ->Args({32, 112, 32, 3, 1, 32})   // MobileNetV2 depthwise
+    ->Args({96, 56, 24, 1, 1, 1})     // MobileNetV2 pointwise
+    ->Unit(benchmark::kMillisecond);
+
+void BM_Gemm(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  std::vector<float> a(n * n), b(n * n), y(n * n);
+  Fill(a);
+  Fill(b);
+  const int64_t ip[9] = {n, n, n, 0, 0, 0, 0, 0, KILN_ACT_NONE};
+  const float fp[4] = {1, 0, 0, 0};
+  void* bindings[4] = {a.data(), b.data(), y.data(), y.data()};
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(kiln_gemm_f32(ip, fp, bindings, nullptr));
+  }
+  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * n * n * n * 1e-9 * state.iterations(),
+                                                 benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_Gemm)->Arg(256)->Arg(512)->Unit(benchmark::kMillisecond);
+
+}  // namespace

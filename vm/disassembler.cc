@@ -73,8 +73,16 @@ std::string DescribeModule(const ModuleImage& image) {
                                           DTypeName(t->dtype()), Shape(t->shape())));
   }
 
-  absl::StrAppend(&out, "\nmemory\n  arena_bytes ", Bytes(m.memory()->arena_size()),
-                  "  alignment ", m.memory()->arena_alignment(), "\n");
+  const fb::MemoryPlan& plan = *m.memory();
+  absl::StrAppend(&out, "\nmemory\n  arena_bytes ", Bytes(plan.arena_size()), "  alignment ",
+                  plan.arena_alignment(), "\n");
+  if (plan.unshared_bytes() > 0) {
+    absl::StrAppend(&out, "  live_bytes_lower_bound ", Bytes(plan.live_bytes_lower_bound()),
+                    "  unshared_bytes ", Bytes(plan.unshared_bytes()),
+                    absl::StrFormat("  (arena is %.1f%% of unshared)",
+                                    100.0 * plan.arena_size() / plan.unshared_bytes()),
+                    "\n");
+  }
 
   const uint32_t n_exec = m.executables() ? m.executables()->size() : 0;
   absl::StrAppend(&out, "\nexecutables (", n_exec, ")\n");

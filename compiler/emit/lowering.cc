@@ -195,6 +195,8 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
   module_.source = graph_.source;
   module_.arena_size = plan_.arena_size;
   module_.arena_alignment = plan_.alignment;
+  module_.live_bytes_lower_bound = plan_.lower_bound;
+  for (const ArenaTensor& t : plan_.arena) module_.unshared_bytes += t.size;
   auto desc = [&](ir::ValueId v) -> absl::StatusOr<TensorDesc> {
     const ir::Value& val = value(v);
     for (int64_t d : val.shape) {

@@ -51,6 +51,8 @@ struct LoweredModule {
   uint32_t register_count = 0;
   uint64_t arena_size = 0;
   uint32_t arena_alignment = 64;
+  uint64_t live_bytes_lower_bound = 0;
+  uint64_t unshared_bytes = 0;
   std::vector<DispatchDebugDesc> dispatches;
 };
 

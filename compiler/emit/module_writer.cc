@@ -78,7 +78,8 @@ absl::StatusOr<std::string> WriteModule(const LoweredModule& m) {
         fb::CreateDispatchDebugDirect(b, d.bytecode_offset, d.executable, &nodes, &ops, &outs));
   }
   const auto debug = fb::CreateDebugInfoDirect(b, m.source.c_str(), &dispatches);
-  const auto memory = fb::CreateMemoryPlan(b, m.arena_size, m.arena_alignment);
+  const auto memory = fb::CreateMemoryPlan(b, m.arena_size, m.arena_alignment,
+                                             m.live_bytes_lower_bound, m.unshared_bytes);
 
   const auto executables_vec = b.CreateVector(executables);
   const auto constants_vec = b.CreateVector(constants);

@@ -35,7 +35,16 @@ for model in mlp resnet18 mobilenet_v2; do
     failed=$((failed + 1))
   fi
 done
-# The ResNet-18 arena must be well below the sum of its intermediates.
-"$KILN" inspect "$WORK/resnet18.kiln" | grep arena_bytes
+# The ResNet-18 arena must be well below the sum of its intermediates
+# (at most half of it) and equal to the liveness lower bound within 10%.
+if "$KILN" inspect "$WORK/resnet18.kiln" | tee "$WORK/resnet18.inspect" | grep -A1 arena_bytes &&
+   awk '/arena_bytes/ { arena = $2 } /unshared_bytes/ { bound = $2; unshared = $6 }
+        END { exit !(arena > 0 && arena <= unshared / 2 && arena <= bound * 1.1) }' \
+       "$WORK/resnet18.inspect"; then
+  passed=$((passed + 1))
+else
+  echo "FAILED: resnet18 arena budget"
+  failed=$((failed + 1))
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

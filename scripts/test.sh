@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# All tests: install what is missing, build (release preset), run ctest.
+# All tests: install what is missing, build, run ctest.
+# usage: scripts/test.sh [PRESET [CTEST ARGS...]]   (PRESET: release (default), debug, asan)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+PRESET=${1:-release}
+shift || true
 bash scripts/install_deps.sh
-cmake --preset release > /dev/null
-cmake --build --preset release
-ctest --preset release -j2 "$@"
+cmake --preset "$PRESET" > /dev/null
+cmake --build --preset "$PRESET"
+ctest --preset "$PRESET" -j2 "$@"

@@ -49,6 +49,9 @@ const char* NumpyDescr(fb::DType dtype) {
     case fb::DType::I64: return "<i8";
     case fb::DType::U8: return "|u1";
     case fb::DType::Bool: return "|b1";
+    case fb::DType::U16: return "<u2";
+    case fb::DType::U32: return "<u4";
+    case fb::DType::U64: return "<u8";
     default: return "?";
   }
 }

@@ -12,6 +12,7 @@
 #include "compiler/passes/batchnorm_fold.h"
 #include "compiler/passes/constant_folding.h"
 #include "compiler/passes/dispatch_formation.h"
+#include "compiler/passes/expand_variadic.h"
 #include "compiler/passes/memory_planning.h"
 #include "compiler/passes/op_support.h"
 #include "compiler/passes/shape_inference.h"
@@ -29,6 +30,7 @@ struct Pass {
 const std::vector<Pass>& GraphPasses() {
   static const std::vector<Pass>* passes = new std::vector<Pass>{
       // Folding infers shapes as it goes; inference then checks they are all known.
+      {"expand-variadic", ExpandVariadicOps},
       {"fold-constants", FoldConstants},
       {"infer-shapes", InferShapes},
       {"check-all-folded", [](ir::Graph& g) { return CheckAllFolded(g); }},

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
+#include "tools/run_debug.h"
 #include "vm/instance.h"
 #include "vm/module_verifier.h"
 #include "vm/npy.h"
@@ -16,12 +17,19 @@ namespace kiln::tools {
 namespace {
 constexpr char kHelp[] =
     "usage: kiln run MODULE.kiln --input FILE.npy [...] --output FILE.npy [...]\n"
-    "                [--repeat N]\n"
+    "                [--repeat N] [--trace FILE.json] [--profile] [--dump DIR]\n"
+    "                [--check-nan]\n"
     "\n"
     "Runs a module in the VM. Inputs and outputs are NumPy .npy files given in\n"
     "signature order, or as NAME=FILE.npy.\n"
     "  --repeat N    run N times and print\n"
-    "                latency_ms median=... min=... max=... runs=N\n";
+    "                latency_ms median=... min=... max=... runs=N\n"
+    "  --trace FILE  write a Chrome trace (chrome://tracing, Perfetto): one event\n"
+    "                per dispatch, named by its ONNX nodes and kernel\n"
+    "  --profile     print time per dispatch and per op type (with GFLOP/s)\n"
+    "  --dump DIR    write every intermediate value as DIR/<onnx value>.npy\n"
+    "                (index: DIR/values.json)\n"
+    "  --check-nan   stop at the first dispatch producing NaN/Inf and name it\n";
 
 // Places each FILE or NAME=FILE argument at its signature position.
 absl::StatusOr<std::vector<std::string>> AssignFiles(
@@ -54,7 +62,10 @@ absl::StatusOr<std::vector<std::string>> AssignFiles(
 }  // namespace
 
 int RunCommand(const std::vector<std::string>& argv) {
-  absl::StatusOr<CliArgs> args = ParseCli(argv, {{"--input", "--output", "--repeat"}, {}});
+  CliSpec spec{{"--input", "--output", "--repeat"}, {}};
+  spec.valued.insert(std::begin(kRunDebugValued), std::end(kRunDebugValued));
+  spec.flags.insert(std::begin(kRunDebugFlags), std::end(kRunDebugFlags));
+  absl::StatusOr<CliArgs> args = ParseCli(argv, spec);
   if (!args.ok()) return ReportError("run", std::string(args.status().message()));
   if (args->help) {
     std::fputs(kHelp, stdout);
@@ -74,6 +85,8 @@ int RunCommand(const std::vector<std::string>& argv) {
   auto instance = vm::Instance::Create(*image);
   if (!instance.ok()) return ReportError("run", std::string(instance.status().message()));
   const fb::Signature& sig = (*instance)->signature();
+  auto debug = RunDebugSession::Create(*args, **instance, repeat);
+  if (!debug.ok()) return ReportError("run", std::string(debug.status().message()));
 
   auto input_files = AssignFiles(args->All("--input"), *sig.inputs(), "input");
   if (!input_files.ok()) return ReportError("run", std::string(input_files.status().message()));
@@ -108,7 +121,7 @@ int RunCommand(const std::vector<std::string>& argv) {
   times_ms.reserve(static_cast<size_t>(repeat));
   for (int k = 0; k < repeat; ++k) {
     auto start = std::chrono::steady_clock::now();
-    absl::Status status = (*instance)->Run(input_views, output_views);
+    absl::Status status = (*instance)->Run(input_views, output_views, (*debug)->timed_observer());
     auto end = std::chrono::steady_clock::now();
     if (!status.ok()) {
       // Argument errors name the offending file, which the VM cannot know.
@@ -121,6 +134,12 @@ int RunCommand(const std::vector<std::string>& argv) {
       return ReportError("run", message);
     }
     times_ms.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+  }
+  if (absl::Status s = (*debug)->DebugRun(**instance, input_views, output_views); !s.ok()) {
+    return ReportError("run", std::string(s.message()));
+  }
+  if (absl::Status s = (*debug)->Finish(args->positional[0]); !s.ok()) {
+    return ReportError("run", std::string(s.message()));
   }
   if (repeat > 1) {
     std::sort(times_ms.begin(), times_ms.end());

@@ -1,5 +1,6 @@
 #include "vm/disassembler.h"
 
+#include <algorithm>
 #include <map>
 #include <vector>
 
@@ -8,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "kiln/dtype.h"
 #include "vm/bytecode.h"
+#include "vm/kernel_params.h"
 #include "vm/module_verifier.h"
 
 namespace kiln::vm {
@@ -24,6 +26,41 @@ std::string Bytes(uint64_t n) {
   if (n >= (uint64_t{1} << 20)) return absl::StrFormat("%llu (%.2f MiB)", n, n / 1048576.0);
   if (n >= 1024) return absl::StrFormat("%llu (%.1f KiB)", n, n / 1024.0);
   return absl::StrCat(n);
+}
+
+absl::Span<const int64_t> IParams(const fb::Executable& e) {
+  return e.iparams() ? absl::MakeConstSpan(e.iparams()->data(), e.iparams()->size())
+                     : absl::Span<const int64_t>();
+}
+
+absl::Span<const float> FParams(const fb::Executable& e) {
+  return e.fparams() ? absl::MakeConstSpan(e.fparams()->data(), e.fparams()->size())
+                     : absl::Span<const float>();
+}
+
+// The memory plan as a table: offsets, sizes and each tensor's lifetime in
+// dispatches, drawn as a bar over the whole run.
+void AppendArenaTable(const fb::Module& m, std::string* out) {
+  const fb::MemoryPlan& plan = *m.memory();
+  if (plan.tensors() == nullptr || plan.tensors()->size() == 0) return;
+  uint32_t dispatches = 1;
+  if (m.debug() && m.debug()->dispatches()) {
+    dispatches = std::max<uint32_t>(1, m.debug()->dispatches()->size());
+  }
+  constexpr uint32_t kBar = 40;
+  absl::StrAppend(out, "\narena tensors (", plan.tensors()->size(), "; lifetime over dispatches 0..",
+                  dispatches - 1, ")\n",
+                  absl::StrFormat("  %12s %12s %6s %6s  %-*s  %s\n", "offset", "bytes", "first",
+                                  "last", kBar + 2, "lifetime", "value"));
+  for (const fb::ArenaTensorDebug* t : *plan.tensors()) {
+    std::string bar(kBar, '.');
+    const uint32_t a = std::min(t->first_dispatch(), dispatches - 1) * kBar / dispatches;
+    const uint32_t b = std::min(t->last_dispatch(), dispatches - 1) * kBar / dispatches;
+    for (uint32_t k = a; k <= b && k < kBar; ++k) bar[k] = '#';
+    absl::StrAppend(out, absl::StrFormat("  %12llu %12llu %6u %6u  |%s|  %s\n", t->offset(),
+                                         t->size(), t->first_dispatch(), t->last_dispatch(), bar,
+                                         Str(t->value())));
+  }
 }
 
 }  // namespace
@@ -56,7 +93,7 @@ std::string DisassembleInstruction(const uint32_t* code, uint32_t offset) {
 std::string DescribeModule(const ModuleImage& image) {
   const fb::Module& m = image.module();
   std::string out;
-  absl::StrAppend(&out, "module ", image.origin(), "  (", Bytes(image.size()), " bytes, format v",
+  absl::StrAppend(&out, "module ", image.origin(), "  (", Bytes(image.size()), ", format v",
                   m.format_version(), ", producer ", Str(m.producer()), ")\n");
   if (m.debug() && m.debug()->source()) absl::StrAppend(&out, "source ", m.debug()->source()->str(), "\n");
 
@@ -84,16 +121,35 @@ std::string DescribeModule(const ModuleImage& image) {
                     "\n");
   }
 
+  AppendArenaTable(m, &out);
+
   const uint32_t n_exec = m.executables() ? m.executables()->size() : 0;
   absl::StrAppend(&out, "\nexecutables (", n_exec, ")\n");
   for (uint32_t i = 0; i < n_exec; ++i) {
     const fb::Executable* e = m.executables()->Get(i);
-    std::string ip = e->iparams() ? absl::StrJoin(*e->iparams(), ",") : "";
-    std::string fp = e->fparams() ? absl::StrJoin(*e->fparams(), ",") : "";
+    std::vector<std::string> params;
+    for (const auto& [name, v] : NameIParams(Str(e->kernel()), IParams(*e))) {
+      params.push_back(absl::StrCat(name, "=", v));
+    }
+    for (const auto& [name, v] : NameFParams(Str(e->kernel()), FParams(*e))) {
+      params.push_back(absl::StrCat(name, "=", v));
+    }
     std::string bb = e->binding_bytes() ? absl::StrJoin(*e->binding_bytes(), ",") : "";
-    absl::StrAppend(&out, absl::StrFormat("  exec[%u] %-22s i=[%s]", i, Str(e->kernel()), ip));
-    if (!fp.empty()) absl::StrAppend(&out, " f=[", fp, "]");
-    absl::StrAppend(&out, " binding_bytes=[", bb, "]\n");
+    absl::StrAppend(&out, absl::StrFormat("  exec[%u] %-22s binding_bytes=[%s]", i,
+                                          Str(e->kernel()), bb));
+    const double flops = KernelFlops(Str(e->kernel()), IParams(*e));
+    if (flops >= 0) absl::StrAppend(&out, absl::StrFormat("  %.3f MFLOP", flops / 1e6));
+    absl::StrAppend(&out, "\n");
+    // Parameters wrapped at ~100 columns, indented under the kernel.
+    std::string line = "      ";
+    for (const std::string& p : params) {
+      if (line.size() + p.size() > 100 && line.size() > 6) {
+        absl::StrAppend(&out, line, "\n");
+        line = "      ";
+      }
+      absl::StrAppend(&line, p, " ");
+    }
+    if (line.size() > 6) absl::StrAppend(&out, line, "\n");
   }
 
   const uint32_t n_const = m.constants() ? m.constants()->size() : 0;
@@ -126,6 +182,13 @@ std::string DescribeModule(const ModuleImage& image) {
           nodes.push_back(absl::StrCat(it->second->nodes()->Get(j)->str(), ":", op));
         }
         absl::StrAppend(&out, "    # ", absl::StrJoin(nodes, " + "));
+        if (it->second->values() != nullptr && it->second->values()->size() > 0) {
+          std::vector<std::string> values;
+          for (const fb::ValueDebug* v : *it->second->values()) {
+            values.push_back(absl::StrCat(Str(v->name()), Shape(v->shape())));
+          }
+          absl::StrAppend(&out, "  -> ", absl::StrJoin(values, ", "));
+        }
       }
       absl::StrAppend(&out, "\n");
       pc += DecodeVerified(code, pc).length;

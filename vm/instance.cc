@@ -79,7 +79,7 @@ absl::StatusOr<std::unique_ptr<Instance>> Instance::Create(
 Instance::~Instance() { std::free(arena_); }
 
 absl::Status Instance::Run(absl::Span<const HostTensor> inputs,
-                           absl::Span<const HostTensor> outputs) {
+                           absl::Span<const HostTensor> outputs, DispatchObserver* observer) {
   const fb::Signature& sig = signature();
   if (inputs.size() != sig.inputs()->size() || outputs.size() != sig.outputs()->size()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -106,10 +106,11 @@ absl::Status Instance::Run(absl::Span<const HostTensor> inputs,
     }
     out[i] = outputs[i].data;
   }
+  if (observer != nullptr) return RunObserved(in, out, *observer);
   return RunUnchecked(in, out);
 }
 
-absl::Status Instance::RunUnchecked(const void* const* inputs, void* const* outputs) {
+InterpreterFrame Instance::Frame(const void* const* inputs, void* const* outputs) {
   InterpreterFrame frame;
   frame.code = image_->module().functions()->Get(0)->bytecode()->data();
   frame.executables = executables_.data();
@@ -120,8 +121,28 @@ absl::Status Instance::RunUnchecked(const void* const* inputs, void* const* outp
   frame.registers = registers_.data();
   frame.bindings = bindings_.data();
   frame.host = nullptr;
+  return frame;
+}
+
+absl::Status Instance::RunUnchecked(const void* const* inputs, void* const* outputs) {
+  const InterpreterFrame frame = Frame(inputs, outputs);
   uint32_t failed_pc = 0;
   int rc = Interpret(frame, &failed_pc);
+  if (rc != KILN_OK) return DispatchError(failed_pc, rc);
+  return absl::OkStatus();
+}
+
+absl::Status Instance::RunObserved(const void* const* inputs, void* const* outputs,
+                                   DispatchObserver& observer) {
+  const InterpreterFrame frame = Frame(inputs, outputs);
+  uint32_t failed_pc = 0;
+  observer.BeginRun();
+  int rc = InterpretObserved(frame, &failed_pc, observer);
+  observer.EndRun();
+  if (rc == kInterpretStopped) {
+    return absl::AbortedError(absl::StrCat("module '", image_->origin(), "' +", failed_pc,
+                                           ": run stopped by the observer"));
+  }
   if (rc != KILN_OK) return DispatchError(failed_pc, rc);
   return absl::OkStatus();
 }

@@ -14,6 +14,7 @@
 #include "kiln/kernel_abi.h"
 #include "vm/interpreter.h"
 #include "vm/module_image.h"
+#include "vm/observer.h"
 
 namespace kiln::vm {
 
@@ -36,14 +37,22 @@ class Instance {
   uint64_t arena_bytes() const { return arena_size_; }
 
   // Checks every buffer's dtype, shape and size against the signature, then runs.
-  absl::Status Run(absl::Span<const HostTensor> inputs, absl::Span<const HostTensor> outputs);
+  // With an observer (vm/observer.h) the instrumented interpreter loop runs.
+  absl::Status Run(absl::Span<const HostTensor> inputs, absl::Span<const HostTensor> outputs,
+                   DispatchObserver* observer = nullptr);
 
   // Runs with buffers already checked by the caller (in signature order).
   absl::Status RunUnchecked(const void* const* inputs, void* const* outputs);
+  // The same, reporting each dispatch to `observer`; an observer that stops
+  // the run makes this return an Aborted status naming the dispatch.
+  absl::Status RunObserved(const void* const* inputs, void* const* outputs,
+                           DispatchObserver& observer);
 
  private:
   explicit Instance(std::shared_ptr<const ModuleImage> image) : image_(std::move(image)) {}
   absl::Status DispatchError(uint32_t pc, int code) const;
+  // The interpreter's view of this instance for one run (plain or observed).
+  InterpreterFrame Frame(const void* const* inputs, void* const* outputs);
 
   std::shared_ptr<const ModuleImage> image_;
   std::vector<ResolvedExecutable> executables_;

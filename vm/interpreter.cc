@@ -2,6 +2,7 @@
 
 #include "kiln/opcodes.h"
 #include "vm/bytecode.h"
+#include "vm/observer.h"
 
 namespace kiln::vm {
 
@@ -16,10 +17,17 @@ namespace kiln::vm {
     const ResolvedExecutable& e = frame.executables[op[0]];                  \
     const uint32_t count = op[1];                                            \
     for (uint32_t k = 0; k < count; ++k) frame.bindings[k] = r[op[2 + k]];   \
+    if constexpr (kObserved) observer->BeforeDispatch(dispatch, frame.bindings); \
     const int rc = e.fn(e.iparams, e.fparams, frame.bindings, frame.host);   \
     if (rc != KILN_OK) {                                                     \
       *failed_pc = pc;                                                       \
       return rc;                                                             \
+    }                                                                        \
+    if constexpr (kObserved) {                                               \
+      if (!observer->AfterDispatch(dispatch++, frame.bindings)) {            \
+        *failed_pc = pc;                                                     \
+        return kInterpretStopped;                                            \
+      }                                                                      \
     }                                                                        \
     next = pc + 3 + count;                                                   \
   }
@@ -35,12 +43,16 @@ constexpr uint32_t FixedOperandWords(const char* kinds) {
   return words;
 }
 
-}  // namespace
-
-int Interpret(const InterpreterFrame& frame, uint32_t* failed_pc) {
+// kObserved selects, once per run, the instrumented loop that reports each
+// dispatch to an observer (tracing, profiling, dumps); the plain loop is
+// compiled without any of it.
+template <bool kObserved>
+int InterpretLoop(const InterpreterFrame& frame, uint32_t* failed_pc,
+                  [[maybe_unused]] DispatchObserver* observer) {
   const uint32_t* code = frame.code;
   void** r = frame.registers;
   uint32_t pc = 0;
+  [[maybe_unused]] uint32_t dispatch = 0;  // ordinal of the next DISPATCH (observed loop)
   for (;;) {
     const uint32_t* op = code + pc + 1;
     uint32_t next = 0;
@@ -57,6 +69,17 @@ int Interpret(const InterpreterFrame& frame, uint32_t* failed_pc) {
     }
     pc = next;
   }
+}
+
+}  // namespace
+
+int Interpret(const InterpreterFrame& frame, uint32_t* failed_pc) {
+  return InterpretLoop<false>(frame, failed_pc, nullptr);
+}
+
+int InterpretObserved(const InterpreterFrame& frame, uint32_t* failed_pc,
+                      DispatchObserver& observer) {
+  return InterpretLoop<true>(frame, failed_pc, &observer);
 }
 
 }  // namespace kiln::vm

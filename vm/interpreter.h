@@ -9,6 +9,8 @@
 
 namespace kiln::vm {
 
+class DispatchObserver;
+
 struct ResolvedExecutable {
   kiln_kernel_fn fn;
   const int64_t* iparams;
@@ -30,6 +32,13 @@ struct InterpreterFrame {
 // Runs a verified function. Returns KILN_OK, or the first kernel error with
 // the failing DISPATCH's word offset in *failed_pc.
 int Interpret(const InterpreterFrame& frame, uint32_t* failed_pc);
+
+// The same, reporting every DISPATCH to `observer` (vm/observer.h). Returns
+// kInterpretStopped, with the DISPATCH's offset in *failed_pc, when the
+// observer asks to stop.
+constexpr int kInterpretStopped = -1;
+int InterpretObserved(const InterpreterFrame& frame, uint32_t* failed_pc,
+                      DispatchObserver& observer);
 
 }  // namespace kiln::vm
 

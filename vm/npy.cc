@@ -24,6 +24,7 @@ constexpr DescrEntry kDescrs[] = {
     {"<f4", fb::DType::F32}, {"<f8", fb::DType::F64}, {"<f2", fb::DType::F16},
     {"<i8", fb::DType::I64}, {"<i4", fb::DType::I32}, {"<i2", fb::DType::I16},
     {"|i1", fb::DType::I8},  {"|u1", fb::DType::U8},  {"|b1", fb::DType::Bool},
+    {"<u2", fb::DType::U16}, {"<u4", fb::DType::U32}, {"<u8", fb::DType::U64},
 };
 
 // The value that follows `'key':` in the header dictionary, up to the next

@@ -13,6 +13,12 @@ const LoweringTable& Table() {
     RegisterLinearLowerings(*t);
     RegisterElementwiseLowerings(*t);
     RegisterMovementLowerings(*t);
+    RegisterIndexingLowerings(*t);
+    RegisterCopyLowerings(*t);
+    RegisterResizeLowerings(*t);
+    RegisterNNExtraLowerings(*t);
+    RegisterRecurrentLowerings(*t);
+    RegisterMathLowerings(*t);
     return t;
   }();
   return *table;

@@ -41,6 +41,12 @@ void RegisterSpatialLowerings(LoweringTable& table);     // lower_spatial.cc
 void RegisterLinearLowerings(LoweringTable& table);      // lower_linear.cc
 void RegisterElementwiseLowerings(LoweringTable& table); // lower_elementwise.cc
 void RegisterMovementLowerings(LoweringTable& table);    // lower_movement.cc
+void RegisterIndexingLowerings(LoweringTable& table);    // lower_indexing.cc
+void RegisterCopyLowerings(LoweringTable& table);        // lower_copy_ops.cc
+void RegisterResizeLowerings(LoweringTable& table);      // lower_resize.cc
+void RegisterNNExtraLowerings(LoweringTable& table);     // lower_nn_extra.cc
+void RegisterRecurrentLowerings(LoweringTable& table);   // lower_rnn.cc
+void RegisterMathLowerings(LoweringTable& table);        // lower_math.cc
 
 }  // namespace kiln::compiler::emit
 

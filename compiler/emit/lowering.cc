@@ -160,6 +160,7 @@ absl::Status LoweringContext::Dispatch(const ir::Node& node, const std::string& 
   for (ir::ValueId out : node.outputs) {
     if (out != ir::kNoValue) p.outputs.push_back(value(out).name);
   }
+  RecordWrites(node, bindings, &p);
   return AddPending(std::move(p), std::move(exe));
 }
 
@@ -188,6 +189,7 @@ absl::Status LoweringContext::OutputCopy(int32_t output_index, ir::ValueId sourc
     p.op_types.push_back(graph_.nodes[producer].op_type);
   }
   p.outputs.push_back(value(graph_.outputs[output_index]).name);
+  p.writes.push_back({graph_.outputs[output_index], 1});
   return AddPending(std::move(p), std::move(exe));
 }
 
@@ -256,6 +258,7 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
     d.outputs = p.outputs;
     module_.dispatches.push_back(std::move(d));
   }
+  AttachDebugValues();
   bc.Return();
   module_.bytecode = bc.words();
   module_.register_count = bc.register_count();

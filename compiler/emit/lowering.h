@@ -33,12 +33,30 @@ struct ConstantDesc {
   ir::ConstantPtr data;
 };
 
+// A value left in binding `binding` of a dispatch (debug info for dumps).
+struct ValueDebugDesc {
+  std::string name;
+  ir::DType dtype = ir::DType::Unknown;
+  std::vector<int64_t> shape;
+  uint32_t binding = 0;
+};
+
 struct DispatchDebugDesc {
   uint32_t bytecode_offset = 0;
   uint32_t executable = 0;
   std::vector<std::string> nodes;
   std::vector<std::string> op_types;
   std::vector<std::string> outputs;
+  std::vector<ValueDebugDesc> values;
+};
+
+// An arena tensor's placement and the dispatches that bind it (informational).
+struct ArenaTensorDesc {
+  std::string value;
+  uint64_t offset = 0;
+  uint64_t size = 0;
+  uint32_t first_dispatch = 0;
+  uint32_t last_dispatch = 0;
 };
 
 struct LoweredModule {
@@ -54,6 +72,7 @@ struct LoweredModule {
   uint64_t live_bytes_lower_bound = 0;
   uint64_t unshared_bytes = 0;
   std::vector<DispatchDebugDesc> dispatches;
+  std::vector<ArenaTensorDesc> arena_tensors;
 };
 
 // One executable + DISPATCH per kernel-backed node (Concat: one per input),

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -25,6 +26,8 @@ struct PendingDispatch {
   uint32_t executable = 0;
   std::vector<Binding> bindings;
   std::vector<std::string> nodes, op_types, outputs;
+  // (value, binding index) of each value this dispatch writes (debug info).
+  std::vector<std::pair<ir::ValueId, uint32_t>> writes;
 };
 
 class LoweringContext {
@@ -69,6 +72,12 @@ class LoweringContext {
 
  private:
   absl::Status AddPending(PendingDispatch p, ExecutableDesc exe);
+  // Debug info (lowering_debug.cc): which binding holds each output of `node`,
+  // then per dispatch the values (and aliases) complete after it, and the
+  // arena tensors' dispatch lifetimes.
+  void RecordWrites(const ir::Node& node, const std::vector<Binding>& bindings,
+                    PendingDispatch* p) const;
+  void AttachDebugValues();
 
   const ir::Graph& graph_;
   const compiler::MemoryPlan& plan_;

@@ -74,12 +74,22 @@ absl::StatusOr<std::string> WriteModule(const LoweredModule& m) {
     auto nodes = Strings(b, d.nodes);
     auto ops = Strings(b, d.op_types);
     auto outs = Strings(b, d.outputs);
-    dispatches.push_back(
-        fb::CreateDispatchDebugDirect(b, d.bytecode_offset, d.executable, &nodes, &ops, &outs));
+    std::vector<Offset<fb::ValueDebug>> values;
+    for (const ValueDebugDesc& v : d.values) {
+      values.push_back(fb::CreateValueDebugDirect(b, v.name.c_str(), v.dtype, &v.shape, v.binding));
+    }
+    dispatches.push_back(fb::CreateDispatchDebugDirect(b, d.bytecode_offset, d.executable, &nodes,
+                                                       &ops, &outs, &values));
   }
   const auto debug = fb::CreateDebugInfoDirect(b, m.source.c_str(), &dispatches);
+  std::vector<Offset<fb::ArenaTensorDebug>> arena_tensors;
+  for (const ArenaTensorDesc& t : m.arena_tensors) {
+    arena_tensors.push_back(fb::CreateArenaTensorDebugDirect(b, t.value.c_str(), t.offset, t.size,
+                                                             t.first_dispatch, t.last_dispatch));
+  }
   const auto memory = fb::CreateMemoryPlan(b, m.arena_size, m.arena_alignment,
-                                             m.live_bytes_lower_bound, m.unshared_bytes);
+                                           m.live_bytes_lower_bound, m.unshared_bytes,
+                                           b.CreateVector(arena_tensors));
 
   const auto executables_vec = b.CreateVector(executables);
   const auto constants_vec = b.CreateVector(constants);

@@ -1,5 +1,7 @@
 #include "compiler/frontend/onnx_importer.h"
 
+#include <algorithm>
+
 #include <fstream>
 #include <limits>
 #include <set>
@@ -9,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "compiler/frontend/onnx_tensor.h"
 #include "compiler/ir/graph_util.h"
 #include "compiler/passes/op_support.h"
@@ -98,6 +101,17 @@ absl::Status ImportInput(const onnx::ValueInfoProto& info, const std::string& pa
       return absl::InvalidArgumentError(
           absl::StrCat(where, ": dimension ", k, " is unknown; static shapes are required"));
     }
+  }
+  // Limits: the rank kernels accept and a size whose bytes fit the VM's
+  // largest tensor, so no later size computation can overflow.
+  constexpr size_t kMaxRank = 8;
+  constexpr int64_t kMaxTensorBytes = int64_t{16} << 30;
+  const int64_t elements = ir::ElementCount(shape);
+  if (shape.size() > kMaxRank || elements < 0 ||
+      elements > kMaxTensorBytes / std::max<int64_t>(1, static_cast<int64_t>(ir::DTypeSize(dtype)))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": shape [", absl::StrJoin(shape, ","), "] exceeds the limits (rank <= ", kMaxRank,
+        ", at most ", kMaxTensorBytes, " bytes)"));
   }
   const ir::ValueId id = graph->AddValue(info.name());
   ir::Value& v = graph->value(id);

@@ -30,6 +30,9 @@ void Narrow(const Src& src, DType dtype, std::vector<uint8_t>* out) {
       case DType::I8:
       case DType::U8: { uint8_t x = static_cast<uint8_t>(v); *p = x; break; }
       case DType::Bool: { *p = v != 0 ? 1 : 0; break; }
+      case DType::U16: { uint16_t x = static_cast<uint16_t>(v); std::memcpy(p, &x, 2); break; }
+      case DType::U32: { uint32_t x = static_cast<uint32_t>(v); std::memcpy(p, &x, 4); break; }
+      case DType::U64: { uint64_t x = static_cast<uint64_t>(v); std::memcpy(p, &x, 8); break; }
       default: break;
     }
     p += elem;
@@ -68,6 +71,8 @@ absl::StatusOr<ir::ConstantPtr> ConstantFromTensorProto(const onnx::TensorProto&
       case DType::F32: Narrow(tensor.float_data(), dtype, &bytes); break;
       case DType::F64: Narrow(tensor.double_data(), dtype, &bytes); break;
       case DType::I64: Narrow(tensor.int64_data(), dtype, &bytes); break;
+      case DType::U32:
+      case DType::U64: Narrow(tensor.uint64_data(), dtype, &bytes); break;
       default: Narrow(tensor.int32_data(), dtype, &bytes); break;
     }
   }

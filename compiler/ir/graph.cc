@@ -21,6 +21,9 @@ size_t DTypeSize(DType dtype) {
     case DType::I64: return 8;
     case DType::U8: return 1;
     case DType::Bool: return 1;
+    case DType::U16: return 2;
+    case DType::U32: return 4;
+    case DType::U64: return 8;
     default: return 0;
   }
 }
@@ -36,6 +39,9 @@ const char* DTypeName(DType dtype) {
     case DType::I64: return "int64";
     case DType::U8: return "uint8";
     case DType::Bool: return "bool";
+    case DType::U16: return "uint16";
+    case DType::U32: return "uint32";
+    case DType::U64: return "uint64";
     default: return "unknown";
   }
 }
@@ -89,6 +95,9 @@ int64_t ConstantData::IntAt(int64_t k) const {
     case DType::I64: return Load<int64_t>(bytes, k);
     case DType::U8: return Load<uint8_t>(bytes, k);
     case DType::Bool: return Load<uint8_t>(bytes, k) != 0;
+    case DType::U16: return Load<uint16_t>(bytes, k);
+    case DType::U32: return Load<uint32_t>(bytes, k);
+    case DType::U64: return static_cast<int64_t>(Load<uint64_t>(bytes, k));
     default: return 0;
   }
 }

@@ -21,6 +21,9 @@ DType DTypeFromOnnx(int64_t onnx_elem_type) {
     case 9: return DType::Bool;
     case 10: return DType::F16;
     case 11: return DType::F64;
+    case 4: return DType::U16;
+    case 12: return DType::U32;
+    case 13: return DType::U64;
     default: return DType::Unknown;
   }
 }

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "compiler/passes/math_activations.h"
 #include "kiln/kernels.h"
 
 namespace kiln::compiler {
@@ -110,7 +111,7 @@ bool ActivationParams(const Graph& g, const Node& n, int64_t* kind, float* alpha
       if (!b.constant || b.constant->element_count() != 1) return false;
       (k == 1 ? *alpha : *beta) = static_cast<float>(b.constant->FloatAt(0));
     }
-  } else {
+  } else if (!MathActivationParams(n, kind, alpha, beta)) {  // math_activations.cc
     return false;
   }
   return true;

@@ -14,7 +14,8 @@ namespace kiln::compiler {
 //     "kiln.source_op" = "MatMul" keeps the ONNX op type for debug info).
 //  2. Gemm (no C) whose only user is an Add of a constant row vector ([N] or
 //     [1,N]) → Gemm with that C (beta = 1).
-//  3. Relu / Clip (constant bounds) / Sigmoid / Tanh whose input comes from a
+//  3. Relu / Clip (constant bounds) / Sigmoid / Tanh / any unary math op or
+//     activation of math_activations.h whose input comes from a
 //     Conv, Gemm or BatchNormalization with exactly one user and not a graph
 //     output → "kiln.activation"/"kiln.act_alpha"/"kiln.act_beta" on the
 //     producer.
@@ -26,8 +27,9 @@ absl::Status FormDispatches(ir::Graph& graph);
 // (Identity, Dropout, Flatten, Reshape, Squeeze, Unsqueeze).
 bool IsAliasNode(const ir::Node& node);
 
-// For Relu, Clip (bounds from attributes or constant inputs), Sigmoid and
-// Tanh: the kiln_activation kind and its alpha/beta. False for anything else,
+// For Relu, Clip (bounds from attributes or constant inputs), Sigmoid, Tanh
+// and the unary math ops of MathActivationParams (math_activations.h): the
+// kiln_activation kind and its alpha/beta. False for anything else,
 // including a Clip with non-constant bounds.
 bool ActivationParams(const ir::Graph& graph, const ir::Node& node, int64_t* kind,
                       float* alpha, float* beta);

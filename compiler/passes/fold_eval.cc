@@ -12,6 +12,7 @@
 #include "compiler/ir/graph_util.h"
 #include "compiler/passes/constant_folding.h"
 #include "compiler/passes/shape_inference.h"
+#include "compiler/passes/shape_rules_movement.h"
 
 namespace kiln::compiler {
 namespace {
@@ -63,6 +64,9 @@ void StoreI(DType t, uint8_t* p, int64_t v) {
     case DType::I8: { int8_t x = static_cast<int8_t>(v); std::memcpy(p, &x, 1); return; }
     case DType::U8: { uint8_t x = static_cast<uint8_t>(v); std::memcpy(p, &x, 1); return; }
     case DType::Bool: *p = v != 0; return;
+    case DType::U16: { uint16_t x = static_cast<uint16_t>(v); std::memcpy(p, &x, 2); return; }
+    case DType::U32: { uint32_t x = static_cast<uint32_t>(v); std::memcpy(p, &x, 4); return; }
+    case DType::U64: std::memcpy(p, &v, 8); return;
     default: StoreF(t, p, static_cast<double>(v)); return;
   }
 }
@@ -396,6 +400,9 @@ constexpr int64_t kMaxFoldElements = int64_t{1} << 22;
 
 absl::StatusOr<std::vector<ConstantPtr>> EvaluateNode(const ir::Graph& graph, const ir::Node& node,
                                                       const std::vector<ConstantPtr>& known) {
+  if (absl::StatusOr<std::vector<ConstantPtr>> r; EvaluateMovementNode(graph, node, known, &r)) {
+    return r;  // shape_rules_movement.cc
+  }
   static const std::set<std::string> kFoldable = {
       "Shape", "Identity", "Dropout", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Cast",
       "Gather", "Concat", "Slice", "Transpose", "Expand", "Where", "Equal", "Add", "Sub",

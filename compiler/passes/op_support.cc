@@ -15,14 +15,28 @@ bool IsKernelOp(const std::string& op_type) {
       "Tanh",     "Softmax",       "MaxPool",  "AveragePool", "GlobalAveragePool",
       "GlobalMaxPool", "BatchNormalization", "Flatten", "Reshape", "Transpose",
       "Concat",   "Identity",      "Constant", "Dropout",     "Squeeze",
-      "Unsqueeze"};
+      "Unsqueeze",
+      // float math (h6): unary math and activations, binary, reductions, norms
+      "Abs", "Neg", "Exp", "Log", "Sqrt", "Reciprocal", "Floor", "Ceil", "Round", "Sign",
+      "Erf", "Sin", "Cos", "Tan", "Sinh", "Cosh", "Asin", "Acos", "Atan", "Asinh", "Acosh",
+      "Atanh", "HardSigmoid", "HardSwish", "LeakyRelu", "Elu", "Selu", "Celu", "Softplus",
+      "Softsign", "ThresholdedRelu", "Mish", "Pow", "PRelu", "Mod", "Max", "Min", "Mean",
+      "Sum", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
+      "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare", "ArgMax", "ArgMin",
+      "LayerNormalization", "InstanceNormalization", "LpNormalization", "LRN", "LogSoftmax",
+      "Hardmax",
+      // data movement, NN and recurrent (h9)
+      "Gather", "Slice", "Expand", "Size", "Tile", "Split", "GatherElements", "GatherND",
+      "ScatterElements", "ScatterND", "Pad", "DepthToSpace", "SpaceToDepth", "EyeLike",
+      "Trilu", "CumSum", "OneHot", "Resize", "ConvTranspose", "LpPool", "GlobalLpPool",
+      "Einsum", "RNN", "GRU", "LSTM"};
   return kOps.count(op_type) != 0;
 }
 
 bool IsFoldOnlyOp(const std::string& op_type) {
   static const std::set<std::string> kOps = {
-      "Shape", "Gather", "Cast",  "Slice", "ConstantOfShape", "Range", "Equal",
-      "Where", "ReduceProd", "Floor", "Sqrt", "Pow", "Neg", "Expand"};
+      "Shape", "Cast", "ConstantOfShape", "Range", "Equal",
+      "Where"};
   return kOps.count(op_type) != 0;
 }
 

@@ -12,6 +12,8 @@
 #include "absl/strings/str_join.h"
 #include "compiler/ir/graph_util.h"
 #include "compiler/passes/constant_folding.h"
+#include "compiler/passes/shape_rules_math.h"
+#include "compiler/passes/shape_rules_movement.h"
 
 namespace kiln::compiler {
 namespace {
@@ -736,6 +738,8 @@ absl::Status InferNodeShapes(ir::Graph& graph, ir::NodeId id,
     return c.Err("ops outside the default ONNX domain are not supported");
   }
   if (node.op_type == "Slice") return Slice(c, graph, known);
+  if (absl::Status s; InferMathShapes(graph, node, known, &s)) return s;  // shape_rules_math.cc
+  if (absl::Status s; InferMovementShapes(graph, node, known, &s)) return s;  // shape_rules_movement.cc
   auto it = Rules().find(node.op_type);
   if (it == Rules().end()) {
     for (ir::ValueId out : node.outputs) {

@@ -9,7 +9,20 @@
 
 #include "kiln/kernels.h"
 
-#define KILN_ACT_LAST KILN_ACT_TANH
+#define KILN_ACT_LAST KILN_ACT_MISH
+
+/* log(1 + exp(v)) without overflow for large v. */
+static inline float kiln_softplus(float v) {
+  return v > 0.0f ? v + log1pf(expf(-v)) : log1pf(expf(v));
+}
+
+/* One loop per kind: the switch below picks a loop, never runs inside one. */
+#define KILN_ACT_LOOP(EXPR)            \
+  for (i = 0; i < n; ++i) {            \
+    const float v = x[i];              \
+    y[i] = (EXPR);                     \
+  }                                    \
+  break;
 
 /* y[i] = act(x[i]) for i in [0, n); x may equal y. */
 static inline void kiln_activation_apply(const float* x, float* y, int64_t n,
@@ -31,12 +44,50 @@ static inline void kiln_activation_apply(const float* x, float* y, int64_t n,
     case KILN_ACT_TANH:
       for (i = 0; i < n; ++i) y[i] = tanhf(x[i]);
       break;
+    case KILN_ACT_ABS: KILN_ACT_LOOP(fabsf(v))
+    case KILN_ACT_NEG: KILN_ACT_LOOP(-v)
+    case KILN_ACT_EXP: KILN_ACT_LOOP(expf(v))
+    case KILN_ACT_LOG: KILN_ACT_LOOP(logf(v))
+    case KILN_ACT_SQRT: KILN_ACT_LOOP(sqrtf(v))
+    case KILN_ACT_RECIPROCAL: KILN_ACT_LOOP(1.0f / v)
+    case KILN_ACT_FLOOR: KILN_ACT_LOOP(floorf(v))
+    case KILN_ACT_CEIL: KILN_ACT_LOOP(ceilf(v))
+    /* The default rounding mode rounds halves to even, as ONNX Round does. */
+    case KILN_ACT_ROUND: KILN_ACT_LOOP(nearbyintf(v))
+    case KILN_ACT_SIGN: KILN_ACT_LOOP(v > 0.0f ? 1.0f : (v < 0.0f ? -1.0f : v))
+    case KILN_ACT_ERF: KILN_ACT_LOOP(erff(v))
+    case KILN_ACT_SIN: KILN_ACT_LOOP(sinf(v))
+    case KILN_ACT_COS: KILN_ACT_LOOP(cosf(v))
+    case KILN_ACT_TAN: KILN_ACT_LOOP(tanf(v))
+    case KILN_ACT_SINH: KILN_ACT_LOOP(sinhf(v))
+    case KILN_ACT_COSH: KILN_ACT_LOOP(coshf(v))
+    case KILN_ACT_ASIN: KILN_ACT_LOOP(asinf(v))
+    case KILN_ACT_ACOS: KILN_ACT_LOOP(acosf(v))
+    case KILN_ACT_ATAN: KILN_ACT_LOOP(atanf(v))
+    case KILN_ACT_ASINH: KILN_ACT_LOOP(asinhf(v))
+    case KILN_ACT_ACOSH: KILN_ACT_LOOP(acoshf(v))
+    case KILN_ACT_ATANH: KILN_ACT_LOOP(atanhf(v))
+    case KILN_ACT_HARD_SIGMOID:
+      KILN_ACT_LOOP(fmaxf(0.0f, fminf(1.0f, alpha * v + beta)))
+    case KILN_ACT_HARD_SWISH:
+      KILN_ACT_LOOP(v * fmaxf(0.0f, fminf(1.0f, v * (1.0f / 6.0f) + 0.5f)))
+    case KILN_ACT_LEAKY_RELU: KILN_ACT_LOOP(v < 0.0f ? alpha * v : v)
+    case KILN_ACT_ELU: KILN_ACT_LOOP(v < 0.0f ? alpha * expm1f(v) : v)
+    case KILN_ACT_SELU: KILN_ACT_LOOP(v <= 0.0f ? beta * alpha * expm1f(v) : beta * v)
+    case KILN_ACT_CELU:
+      KILN_ACT_LOOP(fmaxf(0.0f, v) + fminf(0.0f, alpha * expm1f(v / alpha)))
+    case KILN_ACT_SOFTPLUS: KILN_ACT_LOOP(kiln_softplus(v))
+    case KILN_ACT_SOFTSIGN: KILN_ACT_LOOP(v / (1.0f + fabsf(v)))
+    case KILN_ACT_THRESHOLDED_RELU: KILN_ACT_LOOP(v > alpha ? v : 0.0f)
+    case KILN_ACT_MISH: KILN_ACT_LOOP(v * tanhf(kiln_softplus(v)))
     default: /* KILN_ACT_NONE */
       if (x != y)
         for (i = 0; i < n; ++i) y[i] = x[i];
       break;
   }
 }
+
+#undef KILN_ACT_LOOP
 
 /* In-place form for epilogues. */
 static inline void kiln_activation_inplace(float* y, int64_t n, int64_t act,

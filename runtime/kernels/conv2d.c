@@ -1,13 +1,17 @@
-/* conv2d_f32: direct convolution that accumulates into whole output rows, so
- * the innermost loop runs over contiguous output columns (and over
- * contiguous input columns when stride_w is 1). Depthwise convolution is the
- * same loop nest with one input channel per group; a 1x1/stride-1/unpadded
- * convolution treats each output plane as one long row. */
+/* conv2d_f32 and conv2d_res_f32. A convolution group is one GEMM
+ * (sgemm.h): Y[oc, oh*OW+ow] = W[oc, (ic,kh,kw)] * im2col(X)[(ic,kh,kw), oh*OW+ow]
+ * with the weights read in place as A. A 1x1/stride-1/unpadded group reads
+ * X itself as B; any other window packs im2col columns one K-block of 32
+ * columns at a time, so the whole matrix never exists. Depthwise groups
+ * (one channel in, one out) use depthwise.h. Bias, residual and activation
+ * are applied in the GEMM epilogue. */
 #include <stdint.h>
 
 #include "activation.h"
 #include "check_util.h"
+#include "depthwise.h"
 #include "kiln/kernels.h"
+#include "sgemm.h"
 #include "window.h"
 
 enum {
@@ -15,79 +19,95 @@ enum {
   P_DH, P_DW, P_GROUPS, P_ACT, P_HAS_BIAS, P_COUNT
 };
 
-/* y_plane[i] += wv * x_plane[i] over a whole plane (the 1x1 fast path). */
-static void conv_1x1_plane(const float* xg, const float* wo, int64_t cpg,
-                           int64_t plane, float* yp) {
-  for (int64_t ic = 0; ic < cpg; ++ic) {
-    const float wv = wo[ic];
-    const float* xc = xg + ic * plane;
-    for (int64_t i = 0; i < plane; ++i) yp[i] += wv * xc[i];
+typedef struct dw_job {
+  kiln_dw_geom g;
+  kiln_dw_plane_fn fn;
+  const float *x, *w, *bias, *res;
+  float* y;
+  int64_t C;
+} dw_job;
+
+static void dw_planes(void* ctx, int64_t begin, int64_t end) {
+  const dw_job* j = (const dw_job*)ctx;
+  const int64_t in_plane = j->g.H * j->g.W, out_plane = j->g.OH * j->g.OW;
+  const int64_t taps = j->g.KH * j->g.KW;
+  for (int64_t p = begin; p < end; ++p) {
+    const int64_t c = p % j->C;
+    j->fn(&j->g, j->x + p * in_plane, j->w + c * taps, j->bias ? j->bias[c] : 0.0f,
+          j->res ? j->res + p * out_plane : NULL, j->y + p * out_plane);
   }
 }
 
-int kiln_conv2d_f32(const int64_t* ip, const float* fp, void* const* bindings,
-                    const kiln_host* host) {
-  (void)host;
+static int conv_run(const int64_t* ip, const float* fp, void* const* bindings,
+                    const float* res, float* y, const kiln_host* host) {
   const int64_t N = ip[P_N], C = ip[P_C], H = ip[P_H], W = ip[P_W];
   const int64_t OC = ip[P_OC], OH = ip[P_OH], OW = ip[P_OW];
   const int64_t KH = ip[P_KH], KW = ip[P_KW], SH = ip[P_SH], SW = ip[P_SW];
   const int64_t PT = ip[P_PT], PL = ip[P_PL], DH = ip[P_DH], DW = ip[P_DW];
-  const int64_t G = ip[P_GROUPS], act = ip[P_ACT];
-  const float act_alpha = fp[0], act_beta = fp[1];
+  const int64_t G = ip[P_GROUPS];
   const float* x = (const float*)bindings[0];
   const float* w = (const float*)bindings[1];
   const float* bias = ip[P_HAS_BIAS] ? (const float*)bindings[2] : NULL;
-  float* y = (float*)bindings[3];
 
   const int64_t cpg = C / G, ocpg = OC / G;
   const int64_t in_plane = H * W, out_plane = OH * OW, wsize = cpg * KH * KW;
+
+  if (cpg == 1 && ocpg == 1) {
+    dw_job j;
+    j.g.H = H, j.g.W = W, j.g.OH = OH, j.g.OW = OW, j.g.KH = KH, j.g.KW = KW;
+    j.g.SH = SH, j.g.SW = SW, j.g.PT = PT, j.g.PL = PL, j.g.DH = DH, j.g.DW = DW;
+    j.g.act = ip[P_ACT], j.g.act_alpha = fp[0], j.g.act_beta = fp[1];
+    j.fn = kiln_dw_select();
+    j.x = x, j.w = w, j.bias = bias, j.res = res, j.y = y, j.C = C;
+    if (host && host->parallel_for && N * C > 1) {
+      host->parallel_for(host->user, N * C, dw_planes, &j);
+    } else {
+      dw_planes(&j, 0, N * C);
+    }
+    return KILN_OK;
+  }
+
   const int pointwise = KH == 1 && KW == 1 && SH == 1 && SW == 1 && PT == 0 &&
                         PL == 0 && OH == H && OW == W;
-
+  kiln_im2col col;
+  col.H = H, col.W = W, col.OW = OW, col.KH = KH, col.KW = KW, col.SH = SH, col.SW = SW;
+  col.PT = PT, col.PL = PL, col.DH = DH, col.DW = DW;
+  kiln_gemm_desc d = {0};
+  d.M = ocpg, d.N = out_plane, d.K = wsize;
+  d.a_rs = wsize, d.a_cs = 1;
+  d.y_rs = out_plane;
+  d.ep.alpha = 1.0f, d.ep.beta = 1.0f;
+  d.ep.c_rs = 1, d.ep.c_cs = 0;
+  d.ep.r_rs = out_plane;
+  d.ep.act = ip[P_ACT], d.ep.act_alpha = fp[0], d.ep.act_beta = fp[1];
   for (int64_t n = 0; n < N; ++n) {
-    for (int64_t oc = 0; oc < OC; ++oc) {
-      const int64_t g = oc / ocpg;
+    for (int64_t g = 0; g < G; ++g) {
       const float* xg = x + (n * C + g * cpg) * in_plane;
-      const float* wo = w + oc * wsize;
-      float* yp = y + (n * OC + oc) * out_plane;
-      const float bv = bias ? bias[oc] : 0.0f;
-
+      const int64_t y_off = (n * OC + g * ocpg) * out_plane;
+      d.a = w + g * ocpg * wsize;
       if (pointwise) {
-        for (int64_t i = 0; i < out_plane; ++i) yp[i] = bv;
-        conv_1x1_plane(xg, wo, cpg, in_plane, yp);
-        kiln_activation_inplace(yp, out_plane, act, act_alpha, act_beta);
-        continue;
+        d.b = xg, d.b_rs = in_plane, d.b_cs = 1, d.im2col = NULL;
+      } else {
+        col.x = xg;
+        d.im2col = &col;
       }
-      for (int64_t oh = 0; oh < OH; ++oh) {
-        float* yr = yp + oh * OW;
-        for (int64_t ow = 0; ow < OW; ++ow) yr[ow] = bv;
-        const int64_t ih0 = oh * SH - PT;
-        int64_t kh0, kh1;
-        kiln_window_range(ih0, DH, KH, 0, H, &kh0, &kh1);
-        for (int64_t ic = 0; ic < cpg; ++ic) {
-          const float* xc = xg + ic * in_plane;
-          const float* wc = wo + ic * KH * KW;
-          for (int64_t kh = kh0; kh < kh1; ++kh) {
-            const float* xr = xc + (ih0 + kh * DH) * W;
-            const float* wr = wc + kh * KW;
-            for (int64_t kw = 0; kw < KW; ++kw) {
-              const float wv = wr[kw];
-              const int64_t off = kw * DW - PL; /* iw = ow*SW + off */
-              int64_t o0, o1;
-              kiln_window_range(off, SW, OW, 0, W, &o0, &o1);
-              if (SW == 1) {
-                for (int64_t ow = o0; ow < o1; ++ow) yr[ow] += wv * xr[ow + off];
-              } else {
-                for (int64_t ow = o0; ow < o1; ++ow) yr[ow] += wv * xr[ow * SW + off];
-              }
-            }
-          }
-        }
-        kiln_activation_inplace(yr, OW, act, act_alpha, act_beta);
-      }
+      d.y = y + y_off;
+      d.ep.c = bias ? bias + g * ocpg : NULL;
+      d.ep.r = res ? res + y_off : NULL;
+      kiln_sgemm(&d, host);
     }
   }
   return KILN_OK;
+}
+
+int kiln_conv2d_f32(const int64_t* ip, const float* fp, void* const* bindings,
+                    const kiln_host* host) {
+  return conv_run(ip, fp, bindings, NULL, (float*)bindings[3], host);
+}
+
+int kiln_conv2d_res_f32(const int64_t* ip, const float* fp, void* const* bindings,
+                        const kiln_host* host) {
+  return conv_run(ip, fp, bindings, (const float*)bindings[3], (float*)bindings[4], host);
 }
 
 /* One spatial axis: the bottom/right pad is implied by `out`, so `out` is
@@ -109,9 +129,9 @@ static int conv_axis_check(int64_t in, int64_t k, int64_t stride, int64_t pad,
   return KILN_OK;
 }
 
-int kiln_conv2d_f32_check(const int64_t* ip, uint32_t iparam_count,
-                          const float* fp, uint32_t fparam_count,
-                          const uint64_t* binding_bytes) {
+/* Checks iparams and bindings x, w, bias and (at y_binding) y. */
+static int conv_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                      uint32_t fparam_count, const uint64_t* binding_bytes, int y_binding) {
   KILN_TRY(kiln_check_counts(ip, iparam_count, P_COUNT, fp, fparam_count, 2));
   KILN_TRY(kiln_check_nonneg(ip, P_COUNT));
   const int64_t N = ip[P_N], C = ip[P_C], H = ip[P_H], W = ip[P_W];
@@ -129,13 +149,33 @@ int kiln_conv2d_f32_check(const int64_t* ip, uint32_t iparam_count,
   const int64_t x_dims[4] = {N, C, H, W};
   const int64_t w_dims[4] = {OC, C / G, KH, KW};
   const int64_t y_dims[4] = {N, OC, OH, OW};
-  int64_t count;
+  int64_t count, t;
   KILN_TRY(kiln_checked_product(x_dims, 4, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));
   KILN_TRY(kiln_checked_product(w_dims, 4, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[1], count));
   if (ip[P_HAS_BIAS]) KILN_TRY(kiln_check_f32_binding(binding_bytes[2], OC));
   KILN_TRY(kiln_checked_product(y_dims, 4, &count));
-  KILN_TRY(kiln_check_f32_binding(binding_bytes[3], count));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[y_binding], count));
+  /* Column and K-block offsets of the blocked GEMM stay in int64. */
+  KILN_TRY(kiln_checked_add(count, KILN_NR_MAX, &t));
+  KILN_TRY(kiln_checked_add(w_dims[1] * KH * KW, KILN_KC, &t));
   return KILN_OK;
+}
+
+int kiln_conv2d_f32_check(const int64_t* ip, uint32_t iparam_count,
+                          const float* fp, uint32_t fparam_count,
+                          const uint64_t* binding_bytes) {
+  return conv_check(ip, iparam_count, fp, fparam_count, binding_bytes, 3);
+}
+
+int kiln_conv2d_res_f32_check(const int64_t* ip, uint32_t iparam_count,
+                              const float* fp, uint32_t fparam_count,
+                              const uint64_t* binding_bytes) {
+  KILN_TRY(conv_check(ip, iparam_count, fp, fparam_count, binding_bytes, 4));
+  /* The residual has y's shape. */
+  const int64_t y_dims[4] = {ip[P_N], ip[P_OC], ip[P_OH], ip[P_OW]};
+  int64_t count;
+  KILN_TRY(kiln_checked_product(y_dims, 4, &count));
+  return kiln_check_f32_binding(binding_bytes[3], count);
 }

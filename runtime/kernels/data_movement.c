@@ -76,6 +76,28 @@ int kiln_strided_copy(const int64_t* ip, const float* fp, void* const* bindings,
   return KILN_OK;
 }
 
+/* Like kiln_view_bytes, but strides may be negative: every reachable index
+ * offset + sum(idx[i] * strides[i]) must be >= 0, and the largest sets the
+ * bytes needed. All partial sums stay within int64. */
+static int src_view_bytes(int64_t R, const int64_t* dims, const int64_t* strides,
+                          int64_t offset, int64_t eb, int64_t* out) {
+  int64_t count, lo = offset, hi = offset;
+  KILN_TRY(kiln_checked_product(dims, R, &count));
+  if (count == 0) {
+    *out = 0;
+    return KILN_OK;
+  }
+  for (int64_t i = 0; i < R; ++i) {
+    int64_t span;
+    KILN_TRY(kiln_checked_mul(dims[i] - 1, strides[i], &span));
+    if (span < 0) KILN_TRY(kiln_checked_add(lo, span, &lo));
+    else KILN_TRY(kiln_checked_add(hi, span, &hi));
+  }
+  if (lo < 0) return KILN_ERR_OUT_OF_RANGE;
+  KILN_TRY(kiln_checked_add(hi, 1, &hi));
+  return kiln_checked_mul(hi, eb, out);
+}
+
 int kiln_strided_copy_check(const int64_t* ip, uint32_t iparam_count,
                             const float* fp, uint32_t fparam_count,
                             const uint64_t* binding_bytes) {
@@ -84,12 +106,14 @@ int kiln_strided_copy_check(const int64_t* ip, uint32_t iparam_count,
   if (R < 0 || R > KILN_MAX_RANK) return KILN_ERR_INVALID_ARGUMENT;
   KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(S_HEAD + 3 * R), fp,
                              fparam_count, 0));
-  KILN_TRY(kiln_check_nonneg(ip, S_HEAD + 3 * R));
+  /* Source strides may be negative (Slice with negative steps). */
+  KILN_TRY(kiln_check_nonneg(ip, S_HEAD + R));
+  KILN_TRY(kiln_check_nonneg(ip + S_HEAD + 2 * R, R));
   const int64_t eb = ip[S_EB];
   if (eb == 0) return KILN_ERR_INVALID_ARGUMENT;
   const int64_t* dims = ip + S_HEAD;
   int64_t bytes;
-  KILN_TRY(kiln_view_bytes(R, dims, dims + R, ip[S_SRC_OFF], eb, &bytes));
+  KILN_TRY(src_view_bytes(R, dims, dims + R, ip[S_SRC_OFF], eb, &bytes));
   KILN_TRY(kiln_check_binding(binding_bytes[0], bytes));
   KILN_TRY(kiln_view_bytes(R, dims, dims + 2 * R, ip[S_DST_OFF], eb, &bytes));
   KILN_TRY(kiln_check_binding(binding_bytes[1], bytes));

@@ -1,13 +1,14 @@
 /* binary_f32 (broadcasting through strides) and unary_f32. The op is chosen
  * once per output row; each row loop is specialised for the common stride
  * patterns (both contiguous, one side broadcast) so it vectorises. */
+#include <math.h>
 #include <stdint.h>
 
 #include "activation.h"
 #include "check_util.h"
 #include "kiln/kernels.h"
 
-#define KILN_BINARY_LAST KILN_BINARY_DIV
+#define KILN_BINARY_LAST KILN_BINARY_PRELU
 
 /* y[i] = a[i*sa] OP b[i*sb] for i in [0, n), one function per operator. */
 #define DEFINE_BINARY_ROW(name, OP)                                            \
@@ -32,12 +33,46 @@ DEFINE_BINARY_ROW(binary_row_sub, -)
 DEFINE_BINARY_ROW(binary_row_mul, *)
 DEFINE_BINARY_ROW(binary_row_div, /)
 
+/* The same row shapes for operators written as functions: y = FN(a, b). */
+#define DEFINE_BINARY_ROW_FN(name, FN)                                         \
+  static void name(const float* a, int64_t sa, const float* b, int64_t sb,     \
+                   float* y, int64_t n) {                                      \
+    int64_t i;                                                                 \
+    if (sa == 1 && sb == 1) {                                                  \
+      for (i = 0; i < n; ++i) y[i] = FN(a[i], b[i]);                           \
+    } else if (sa == 1 && sb == 0) {                                           \
+      const float bv = b[0];                                                   \
+      for (i = 0; i < n; ++i) y[i] = FN(a[i], bv);                             \
+    } else if (sa == 0 && sb == 1) {                                           \
+      const float av = a[0];                                                   \
+      for (i = 0; i < n; ++i) y[i] = FN(av, b[i]);                             \
+    } else {                                                                   \
+      for (i = 0; i < n; ++i) y[i] = FN(a[i * sa], b[i * sb]);                 \
+    }                                                                          \
+  }
+
+/* NaN-propagating max/min (numpy maximum/minimum, which ONNX follows). */
+static inline float bin_max(float a, float b) { return (a != a || a > b) ? a : b; }
+static inline float bin_min(float a, float b) { return (a != a || a < b) ? a : b; }
+static inline float bin_prelu(float a, float b) { return a < 0.0f ? a * b : a; }
+
+DEFINE_BINARY_ROW_FN(binary_row_max, bin_max)
+DEFINE_BINARY_ROW_FN(binary_row_min, bin_min)
+DEFINE_BINARY_ROW_FN(binary_row_pow, powf)
+DEFINE_BINARY_ROW_FN(binary_row_fmod, fmodf)
+DEFINE_BINARY_ROW_FN(binary_row_prelu, bin_prelu)
+
 static void binary_row(int64_t op, const float* a, int64_t sa, const float* b,
                        int64_t sb, float* y, int64_t n) {
   switch (op) {
     case KILN_BINARY_ADD: binary_row_add(a, sa, b, sb, y, n); break;
     case KILN_BINARY_SUB: binary_row_sub(a, sa, b, sb, y, n); break;
     case KILN_BINARY_MUL: binary_row_mul(a, sa, b, sb, y, n); break;
+    case KILN_BINARY_MAX: binary_row_max(a, sa, b, sb, y, n); break;
+    case KILN_BINARY_MIN: binary_row_min(a, sa, b, sb, y, n); break;
+    case KILN_BINARY_POW: binary_row_pow(a, sa, b, sb, y, n); break;
+    case KILN_BINARY_FMOD: binary_row_fmod(a, sa, b, sb, y, n); break;
+    case KILN_BINARY_PRELU: binary_row_prelu(a, sa, b, sb, y, n); break;
     default: binary_row_div(a, sa, b, sb, y, n); break;
   }
 }

@@ -1,81 +1,45 @@
-/* gemm_f32 and matmul_f32. Rows of the output are accumulated in i-k-j order
- * so the inner loop streams contiguous rows of B and Y; a transposed B is
- * handled as row-by-row dot products instead, which is contiguous too. */
+/* gemm_f32, gemm_pb_f32 and matmul_f32: thin wrappers that describe their
+ * operands to the blocked GEMM in sgemm.h. */
 #include <stdint.h>
 
-#include "activation.h"
 #include "check_util.h"
 #include "kiln/kernels.h"
-
-/* yr[0..N) += sum_k a(k) * B[k, 0..N), where a(k) = scale * A[k * a_step]. */
-static void accumulate_row_nn(const float* a, int64_t a_step, float scale,
-                              const float* b, int64_t K, int64_t N, float* yr) {
-  for (int64_t k = 0; k < K; ++k) {
-    const float av = scale * a[k * a_step];
-    const float* br = b + k * N;
-    for (int64_t n = 0; n < N; ++n) yr[n] += av * br[n];
-  }
-}
-
-/* yr[n] += scale * dot(a, Bt[n, 0..K)), with a strided by a_step. */
-static void accumulate_row_nt(const float* a, int64_t a_step, float scale,
-                              const float* bt, int64_t K, int64_t N, float* yr) {
-  for (int64_t n = 0; n < N; ++n) {
-    const float* br = bt + n * K;
-    float acc = 0.0f;
-    if (a_step == 1) {
-      for (int64_t k = 0; k < K; ++k) acc += a[k] * br[k];
-    } else {
-      for (int64_t k = 0; k < K; ++k) acc += a[k * a_step] * br[k];
-    }
-    yr[n] += scale * acc;
-  }
-}
+#include "sgemm.h"
 
 enum { G_M, G_N, G_K, G_TRANS_A, G_TRANS_B, G_HAS_C, G_CSM, G_CSN, G_ACT, G_COUNT };
 
+/* The parts gemm_f32 and gemm_pb_f32 share: A, C, Y and the epilogue. */
+static void gemm_describe(const int64_t* ip, const float* fp, void* const* bindings,
+                          kiln_gemm_desc* d) {
+  const int64_t M = ip[G_M], K = ip[G_K];
+  d->M = M, d->N = ip[G_N], d->K = K;
+  d->a = (const float*)bindings[0];
+  d->a_rs = ip[G_TRANS_A] ? 1 : K;
+  d->a_cs = ip[G_TRANS_A] ? M : 1;
+  d->b_packed = NULL, d->im2col = NULL, d->b = NULL, d->b_rs = 0, d->b_cs = 0;
+  d->y = (float*)bindings[3];
+  d->y_rs = d->N;
+  d->ep.alpha = fp[0], d->ep.beta = fp[1];
+  d->ep.c = ip[G_HAS_C] ? (const float*)bindings[2] : NULL;
+  d->ep.c_rs = ip[G_CSM], d->ep.c_cs = ip[G_CSN];
+  d->ep.r = NULL, d->ep.r_rs = 0;
+  d->ep.act = ip[G_ACT], d->ep.act_alpha = fp[2], d->ep.act_beta = fp[3];
+}
+
 int kiln_gemm_f32(const int64_t* ip, const float* fp, void* const* bindings,
                   const kiln_host* host) {
-  (void)host;
-  const int64_t M = ip[G_M], N = ip[G_N], K = ip[G_K];
-  const int64_t trans_a = ip[G_TRANS_A], trans_b = ip[G_TRANS_B];
-  const int64_t csm = ip[G_CSM], csn = ip[G_CSN], act = ip[G_ACT];
-  const float alpha = fp[0], beta = fp[1];
-  const float* A = (const float*)bindings[0];
-  const float* B = (const float*)bindings[1];
-  const float* C = ip[G_HAS_C] ? (const float*)bindings[2] : NULL;
-  float* Y = (float*)bindings[3];
-
-  for (int64_t m = 0; m < M; ++m) {
-    float* yr = Y + m * N;
-    if (C) {
-      const float* cr = C + m * csm;
-      if (csn == 1) {
-        for (int64_t n = 0; n < N; ++n) yr[n] = beta * cr[n];
-      } else if (csn == 0) {
-        const float v = beta * cr[0];
-        for (int64_t n = 0; n < N; ++n) yr[n] = v;
-      } else {
-        for (int64_t n = 0; n < N; ++n) yr[n] = beta * cr[n * csn];
-      }
-    } else {
-      for (int64_t n = 0; n < N; ++n) yr[n] = 0.0f;
-    }
-    /* Row m of op(A): A[m, k] = A[m*K + k], or A[k*M + m] when transposed. */
-    const float* ar = trans_a ? A + m : A + m * K;
-    const int64_t a_step = trans_a ? M : 1;
-    if (trans_b) {
-      accumulate_row_nt(ar, a_step, alpha, B, K, N, yr);
-    } else {
-      accumulate_row_nn(ar, a_step, alpha, B, K, N, yr);
-    }
-    kiln_activation_inplace(yr, N, act, fp[2], fp[3]);
-  }
+  kiln_gemm_desc d;
+  gemm_describe(ip, fp, bindings, &d);
+  d.b = (const float*)bindings[1];
+  d.b_rs = ip[G_TRANS_B] ? 1 : d.N;
+  d.b_cs = ip[G_TRANS_B] ? d.K : 1;
+  kiln_sgemm(&d, host);
   return KILN_OK;
 }
 
-int kiln_gemm_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
-                        uint32_t fparam_count, const uint64_t* binding_bytes) {
+/* Everything but B's bytes, which the two gemm forms count differently. */
+static int gemm_check_common(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                             uint32_t fparam_count, const uint64_t* binding_bytes) {
   KILN_TRY(kiln_check_counts(ip, iparam_count, G_COUNT, fp, fparam_count, 4));
   KILN_TRY(kiln_check_nonneg(ip, G_COUNT));
   KILN_TRY(kiln_check_enum(ip[G_TRANS_A], 0, 1));
@@ -86,8 +50,6 @@ int kiln_gemm_f32_check(const int64_t* ip, uint32_t iparam_count, const float* f
   int64_t count, bytes;
   KILN_TRY(kiln_checked_mul(M, K, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));
-  KILN_TRY(kiln_checked_mul(K, N, &count));
-  KILN_TRY(kiln_check_f32_binding(binding_bytes[1], count));
   if (ip[G_HAS_C]) {
     const int64_t dims[2] = {M, N};
     const int64_t strides[2] = {ip[G_CSM], ip[G_CSN]};
@@ -96,7 +58,44 @@ int kiln_gemm_f32_check(const int64_t* ip, uint32_t iparam_count, const float* f
   }
   KILN_TRY(kiln_checked_mul(M, N, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[3], count));
+  /* Row and column offsets the blocked loops form stay in int64. */
+  KILN_TRY(kiln_checked_add(N, KILN_NR_MAX, &count));
+  KILN_TRY(kiln_checked_add(K, KILN_KC, &count));
   return KILN_OK;
+}
+
+int kiln_gemm_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                        uint32_t fparam_count, const uint64_t* binding_bytes) {
+  KILN_TRY(gemm_check_common(ip, iparam_count, fp, fparam_count, binding_bytes));
+  int64_t count;
+  KILN_TRY(kiln_checked_mul(ip[G_K], ip[G_N], &count));
+  return kiln_check_f32_binding(binding_bytes[1], count);
+}
+
+/* Elements of B [K, N] packed into 16-wide panels. */
+static int packed_b_count(int64_t K, int64_t N, int64_t* out) {
+  const int64_t panels = N / KILN_PANEL + (N % KILN_PANEL != 0);
+  int64_t cols;
+  KILN_TRY(kiln_checked_mul(panels, KILN_PANEL, &cols));
+  return kiln_checked_mul(cols, K, out);
+}
+
+int kiln_gemm_pb_f32(const int64_t* ip, const float* fp, void* const* bindings,
+                     const kiln_host* host) {
+  kiln_gemm_desc d;
+  gemm_describe(ip, fp, bindings, &d);
+  d.b_packed = (const float*)bindings[1];
+  kiln_sgemm(&d, host);
+  return KILN_OK;
+}
+
+int kiln_gemm_pb_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                           uint32_t fparam_count, const uint64_t* binding_bytes) {
+  KILN_TRY(gemm_check_common(ip, iparam_count, fp, fparam_count, binding_bytes));
+  if (ip[G_TRANS_B] != 0) return KILN_ERR_INVALID_ARGUMENT; /* packing resolved it */
+  int64_t count;
+  KILN_TRY(packed_b_count(ip[G_K], ip[G_N], &count));
+  return kiln_check_f32_binding(binding_bytes[1], count);
 }
 
 /* matmul_f32 iparams: M N K R, then three arrays of R. */
@@ -105,7 +104,6 @@ enum { MM_M, MM_N, MM_K, MM_R, MM_HEAD };
 int kiln_matmul_f32(const int64_t* ip, const float* fp, void* const* bindings,
                     const kiln_host* host) {
   (void)fp;
-  (void)host;
   const int64_t M = ip[MM_M], N = ip[MM_N], K = ip[MM_K], R = ip[MM_R];
   const int64_t* dims = ip + MM_HEAD;
   const int64_t* a_strides = dims + R;
@@ -114,25 +112,25 @@ int kiln_matmul_f32(const int64_t* ip, const float* fp, void* const* bindings,
   const float* B = (const float*)bindings[1];
   float* Y = (float*)bindings[2];
 
+  kiln_gemm_desc d = {0};
+  d.M = M, d.N = N, d.K = K;
+  d.a_rs = K, d.a_cs = 1, d.b_rs = N, d.b_cs = 1, d.y_rs = N;
+  d.ep.alpha = 1.0f, d.ep.act = KILN_ACT_NONE;
   int64_t batch = 1;
-  for (int64_t d = 0; d < R; ++d) batch *= dims[d];
+  for (int64_t i = 0; i < R; ++i) batch *= dims[i];
   int64_t idx[KILN_MAX_RANK] = {0};
   for (int64_t bi = 0; bi < batch; ++bi) {
     /* Offsets from the index, so no running offset ever leaves the view. */
     int64_t a_off = 0, b_off = 0;
-    for (int64_t d = 0; d < R; ++d) {
-      a_off += idx[d] * a_strides[d];
-      b_off += idx[d] * b_strides[d];
+    for (int64_t i = 0; i < R; ++i) {
+      a_off += idx[i] * a_strides[i];
+      b_off += idx[i] * b_strides[i];
     }
-    float* yb = Y + bi * M * N;
-    for (int64_t m = 0; m < M; ++m) {
-      float* yr = yb + m * N;
-      for (int64_t n = 0; n < N; ++n) yr[n] = 0.0f;
-      accumulate_row_nn(A + a_off + m * K, 1, 1.0f, B + b_off, K, N, yr);
-    }
-    for (int64_t d = R - 1; d >= 0; --d) {
-      if (++idx[d] < dims[d]) break;
-      idx[d] = 0;
+    d.a = A + a_off, d.b = B + b_off, d.y = Y + bi * M * N;
+    kiln_sgemm(&d, host);
+    for (int64_t i = R - 1; i >= 0; --i) {
+      if (++idx[i] < dims[i]) break;
+      idx[i] = 0;
     }
   }
   return KILN_OK;
@@ -165,5 +163,7 @@ int kiln_matmul_f32_check(const int64_t* ip, uint32_t iparam_count,
   dims[R] = M, dims[R + 1] = N;
   KILN_TRY(kiln_checked_product(dims, R + 2, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[2], count));
+  KILN_TRY(kiln_checked_add(N, KILN_NR_MAX, &count));
+  KILN_TRY(kiln_checked_add(K, KILN_KC, &count));
   return KILN_OK;
 }

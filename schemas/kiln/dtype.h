@@ -21,6 +21,9 @@ inline size_t DTypeSize(fb::DType dtype) {
     case fb::DType::I64: return 8;
     case fb::DType::U8: return 1;
     case fb::DType::Bool: return 1;
+    case fb::DType::U16: return 2;
+    case fb::DType::U32: return 4;
+    case fb::DType::U64: return 8;
     default: return 0;
   }
 }
@@ -37,6 +40,9 @@ inline const char* DTypeName(fb::DType dtype) {
     case fb::DType::I64: return "int64";
     case fb::DType::U8: return "uint8";
     case fb::DType::Bool: return "bool";
+    case fb::DType::U16: return "uint16";
+    case fb::DType::U32: return "uint32";
+    case fb::DType::U64: return "uint64";
     default: return "unknown";
   }
 }

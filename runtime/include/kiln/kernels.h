@@ -20,6 +20,25 @@ typedef enum kiln_activation {
   KILN_ACT_CLIP = 2,    /* min(max(x, alpha), beta) */
   KILN_ACT_SIGMOID = 3, /* 1 / (1 + exp(-x)) */
   KILN_ACT_TANH = 4,    /* tanh(x) */
+  /* Elementwise math (no constants). */
+  KILN_ACT_ABS = 5, KILN_ACT_NEG = 6, KILN_ACT_EXP = 7, KILN_ACT_LOG = 8,
+  KILN_ACT_SQRT = 9, KILN_ACT_RECIPROCAL = 10, KILN_ACT_FLOOR = 11,
+  KILN_ACT_CEIL = 12, KILN_ACT_ROUND = 13, /* half to even */
+  KILN_ACT_SIGN = 14, KILN_ACT_ERF = 15, KILN_ACT_SIN = 16, KILN_ACT_COS = 17,
+  KILN_ACT_TAN = 18, KILN_ACT_SINH = 19, KILN_ACT_COSH = 20, KILN_ACT_ASIN = 21,
+  KILN_ACT_ACOS = 22, KILN_ACT_ATAN = 23, KILN_ACT_ASINH = 24,
+  KILN_ACT_ACOSH = 25, KILN_ACT_ATANH = 26,
+  /* Activations; alpha/beta as ONNX names them unless noted. */
+  KILN_ACT_HARD_SIGMOID = 27,     /* max(0, min(1, alpha*x + beta)) */
+  KILN_ACT_HARD_SWISH = 28,       /* x * max(0, min(1, x/6 + 1/2)) */
+  KILN_ACT_LEAKY_RELU = 29,       /* x < 0 ? alpha*x : x */
+  KILN_ACT_ELU = 30,              /* x < 0 ? alpha*(exp(x)-1) : x */
+  KILN_ACT_SELU = 31,             /* beta=gamma: gamma*(x <= 0 ? alpha*(exp(x)-1) : x) */
+  KILN_ACT_CELU = 32,             /* max(0,x) + min(0, alpha*(exp(x/alpha)-1)) */
+  KILN_ACT_SOFTPLUS = 33,         /* log(1 + exp(x)) */
+  KILN_ACT_SOFTSIGN = 34,         /* x / (1 + |x|) */
+  KILN_ACT_THRESHOLDED_RELU = 35, /* x > alpha ? x : 0 */
+  KILN_ACT_MISH = 36,             /* x * tanh(softplus(x)) */
 } kiln_activation;
 
 typedef enum kiln_binary_op {
@@ -27,7 +46,25 @@ typedef enum kiln_binary_op {
   KILN_BINARY_SUB = 1,
   KILN_BINARY_MUL = 2,
   KILN_BINARY_DIV = 3,
+  KILN_BINARY_MAX = 4,   /* NaN in either operand gives NaN */
+  KILN_BINARY_MIN = 5,
+  KILN_BINARY_POW = 6,
+  KILN_BINARY_FMOD = 7,  /* C fmod: the result has the sign of A */
+  KILN_BINARY_PRELU = 8, /* A < 0 ? A*B : A */
 } kiln_binary_op;
+
+typedef enum kiln_reduce_kind {
+  KILN_REDUCE_SUM = 0,
+  KILN_REDUCE_MEAN = 1,
+  KILN_REDUCE_MAX = 2,
+  KILN_REDUCE_MIN = 3,
+  KILN_REDUCE_PROD = 4,
+  KILN_REDUCE_L1 = 5,         /* sum |x| */
+  KILN_REDUCE_L2 = 6,         /* sqrt(sum x^2) */
+  KILN_REDUCE_LOG_SUM = 7,    /* log(sum x) */
+  KILN_REDUCE_LOG_SUM_EXP = 8,/* log(sum exp(x)), computed stably */
+  KILN_REDUCE_SUM_SQUARE = 9, /* sum x^2 */
+} kiln_reduce_kind;
 
 typedef enum kiln_pool_kind {
   KILN_POOL_MAX = 0,
@@ -118,7 +155,9 @@ KILN_DECLARE_KERNEL(channel_affine_f32)
  *                    src_strides[R]  dst_strides[R]
  *   element idx is read from X[src_offset + sum(idx[i]*src_strides[i])] and
  *   written to Y[dst_offset + sum(idx[i]*dst_strides[i])]; offsets and strides
- *   count elements of elem_bytes bytes; strides are >= 0.
+ *   count elements of elem_bytes bytes; dst strides are >= 0, src strides
+ *   may be negative (Slice with negative steps) as long as every index
+ *   reached is >= 0.
  * fparams: none. */
 KILN_DECLARE_KERNEL(strided_copy)
 
@@ -127,6 +166,165 @@ KILN_DECLARE_KERNEL(strided_copy)
  * iparams (1): bytes
  * fparams: none. */
 KILN_DECLARE_KERNEL(copy)
+
+/* reduce_f32: Y[o] = reduction over the reduced index space of X, for each
+ * output element o (ReduceSum/Mean/Max/Min/Prod/L1/L2/LogSum/LogSumExp/
+ * SumSquare with any set of axes).
+ * bindings: [0] X  [1] Y [prod(out_dims)] contiguous
+ * iparams (3 + 2*RO + 2*RR): kind RO RR  out_dims[RO] out_strides[RO]
+ *                            red_dims[RR] red_strides[RR]
+ *   kind is a kiln_reduce_kind. Output element idx (row-major over out_dims)
+ *   reads X at sum(idx[i]*out_strides[i]) + sum(r[j]*red_strides[j]) for r
+ *   over red_dims; RO, RR <= KILN_MAX_RANK. Mean divides by prod(red_dims);
+ *   an empty reduction yields the identity (0, 1, -inf, +inf, log 0).
+ * fparams: none. */
+KILN_DECLARE_KERNEL(reduce_f32)
+
+/* arg_reduce_f32: index of the max (or min) along the middle axis of
+ * X [outer, n, inner]; Y int64 [outer, inner]. Ties pick the first index, or
+ * the last with select_last. n must be >= 1.
+ * bindings: [0] X  [1] Y
+ * iparams (5): outer n inner is_min select_last
+ * fparams: none. */
+KILN_DECLARE_KERNEL(arg_reduce_f32)
+
+/* layer_norm_f32: each row of X [outer, n] normalised to zero mean and unit
+ * variance, then y = xhat * scale[j] + bias[j]. Optionally writes the row
+ * mean and 1/sqrt(var + epsilon) (LayerNormalization outputs 1 and 2).
+ * bindings: [0] X  [1] scale [n]  [2] bias [n]  [3] Y  [4] mean [outer]
+ *           [5] inv_std_dev [outer]
+ * iparams (4): outer n has_bias has_stats
+ * fparams (1): epsilon
+ * Bindings 2 (has_bias 0) and 4, 5 (has_stats 0) are then not touched. */
+KILN_DECLARE_KERNEL(layer_norm_f32)
+
+/* instance_norm_f32: each [spatial] plane of X [N, C, spatial] normalised,
+ * then y = xhat * scale[c] + bias[c].
+ * bindings: [0] X  [1] scale [C]  [2] bias [C]  [3] Y
+ * iparams (3): N C spatial
+ * fparams (1): epsilon */
+KILN_DECLARE_KERNEL(instance_norm_f32)
+
+/* lp_norm_f32: X [outer, n, inner] divided by the L1 (p = 1) or L2 (p = 2)
+ * norm of each vector along the middle axis (a zero norm gives 0/0 = NaN
+ * as in ONNX's reference).
+ * bindings: [0] X  [1] Y
+ * iparams (4): outer n inner p
+ * fparams: none. */
+KILN_DECLARE_KERNEL(lp_norm_f32)
+
+/* lrn_f32: local response normalisation across channels of X [N, C, spatial]:
+ * y = x / (bias + alpha/size * sum of x^2 over channels
+ *     [c - (size-1)/2, c + ceil((size-1)/2)])^beta.
+ * bindings: [0] X  [1] Y
+ * iparams (4): N C spatial size (size >= 1)
+ * fparams (3): alpha beta bias */
+KILN_DECLARE_KERNEL(lrn_f32)
+
+/* hardmax_f32: 1 at the first maximum along the middle axis of
+ * X [outer, n, inner], 0 elsewhere.
+ * bindings: [0] X  [1] Y
+ * iparams (3): outer n inner
+ * fparams: none. */
+KILN_DECLARE_KERNEL(hardmax_f32)
+
+/* gemm_pb_f32: gemm_f32 with B pre-packed by the compiler (a constant).
+ * bindings, iparams, fparams: as gemm_f32, except trans_b must be 0 and
+ * binding 1 holds B [K,N] in panels of 16 columns: B[k,n] is element
+ * (n/16)*K*16 + k*16 + n%16, columns past N zero; ceil(N/16)*16*K floats
+ * (the module marks such constants ConstantLayout PackedPanel16). */
+KILN_DECLARE_KERNEL(gemm_pb_f32)
+
+/* conv2d_res_f32: conv2d_f32 with a residual added before the activation,
+ * y = act(conv(x, w) + bias + r).
+ * bindings: [0] x  [1] w  [2] bias  [3] r [N,OC,OH,OW]  [4] y [N,OC,OH,OW]
+ * iparams, fparams: as conv2d_f32. */
+KILN_DECLARE_KERNEL(conv2d_res_f32)
+
+/* ---- data movement, NN and recurrent (h9) ----
+ * Index tensors are int32 (ib = 4) or int64 (ib = 8). Kernels that follow
+ * run-time indices check each one and return KILN_ERR_OUT_OF_RANGE on a bad
+ * index (after wrapping negatives once). "kind" codes for typed arithmetic:
+ * 0 raw bytes, 1 f32, 2 f64, 3 i32, 4 i64. */
+
+/* gather: Y[o, i, :] = X[o, idx[i], :], X viewed as [outer, len, inner].
+ * bindings: [0] X  [1] indices [count]  [2] Y [outer, count, inner]
+ * iparams (6): elem_bytes ib outer len inner count */
+KILN_DECLARE_KERNEL(gather)
+
+/* gather_elements / scatter_elements along `axis`.
+ * gather:  bindings [0] data  [1] indices  [2] out (indices shape)
+ * scatter: bindings [0] data  [1] indices  [2] updates (indices shape)  [3] out
+ *   (out = data, then out[.., idx, ..] = (or reduction with) updates)
+ * iparams (6 + 2R): elem_bytes ib R axis kind reduction  data_dims[R]  index_dims[R]
+ *   reduction: 0 none, 1 add, 2 mul, 3 max, 4 min (kind must be nonzero). */
+KILN_DECLARE_KERNEL(gather_elements)
+KILN_DECLARE_KERNEL(scatter_elements)
+
+/* gather_nd / scatter_nd: data [batch, dims[0..k), slice], indices
+ * [batch, count, k], blocks [batch, count, slice].
+ * gather:  bindings [0] data  [1] indices  [2] out (blocks)
+ * scatter: bindings [0] data  [1] indices  [2] updates (blocks)  [3] out (data)
+ * iparams (8 + k): elem_bytes ib kind reduction batch count k slice  dims[k] */
+KILN_DECLARE_KERNEL(gather_nd)
+KILN_DECLARE_KERNEL(scatter_nd)
+
+/* pad: constant (0), edge (1), reflect (2) or wrap (3) padding; negative
+ * begins crop. bindings: [0] X  [1] Y
+ * iparams (4 + 3R): elem_bytes mode R fill_bits  in_dims[R] begin[R] out_dims[R]
+ *   fill_bits: the constant's bytes (elem_bytes <= 8), little-endian. */
+KILN_DECLARE_KERNEL(pad)
+
+/* cumsum: running sum along the middle axis of [outer, len, inner].
+ * bindings: [0] X  [1] Y   iparams (6): kind(1..4) outer len inner exclusive reverse */
+KILN_DECLARE_KERNEL(cumsum)
+
+/* trilu: keep elements with col - row >= k (upper) or <= k (lower), zero the rest.
+ * bindings: [0] X  [1] Y   iparams (6): elem_bytes batch rows cols k upper */
+KILN_DECLARE_KERNEL(trilu)
+
+/* one_hot: Y[o, d, i] = values[indices[o, i] == d] (negative indices + depth).
+ * bindings: [0] indices [outer, inner]  [1] values [off, on]  [2] Y
+ * iparams (5): elem_bytes idx_kind(1..4) outer depth inner */
+KILN_DECLARE_KERNEL(one_hot)
+
+/* resize_f32: separable resampling through per-axis tap tables.
+ * bindings: [0] X  [1] Y
+ * iparams: R  in_dims[R]  out_dims[R]  taps[R]  index[sum out_dims*taps]
+ * fparams: weight[sum out_dims*taps]  extrapolation_value
+ *   Y[o] = sum over tap combinations of prod_d weight * X[index...]; an index
+ *   of -1 on any axis makes Y[o] the extrapolation value. */
+KILN_DECLARE_KERNEL(resize_f32)
+
+/* conv_transpose_f32: 2-D transposed convolution with groups and dilations.
+ * bindings: [0] x [N,C,H,W]  [1] w [C,OC/groups,KH,KW]  [2] bias [OC]  [3] y
+ * iparams (17): N C H W OC OH OW KH KW stride_h stride_w pad_top pad_left
+ *               dilation_h dilation_w groups has_bias */
+KILN_DECLARE_KERNEL(conv_transpose_f32)
+
+/* lp_pool_f32: y = (sum_window |x|^p)^(1/p), padding ignored.
+ * bindings: [0] x [N,C,H,W]  [1] y [N,C,OH,OW]
+ * iparams (15): N C H W OH OW KH KW stride_h stride_w pad_top pad_left
+ *               dilation_h dilation_w p */
+KILN_DECLARE_KERNEL(lp_pool_f32)
+
+/* einsum_f32: Y[out letters] = sum over the other letters of A (* B).
+ * bindings: [0] A  [1] B (unread when has_b is 0)  [2] Y (dense, out letters)
+ * iparams (3 + 3L): L nout has_b  dims[L]  a_strides[L]  b_strides[L]
+ *   letters are ordered output-first; L <= 16. */
+KILN_DECLARE_KERNEL(einsum_f32)
+
+/* recurrent_f32: ONNX RNN (cell 0), GRU (1), LSTM (2).
+ * bindings: [0] X  [1] W  [2] R  [3] B  [4] initial_h  [5] initial_c  [6] P
+ *           [7] Y  [8] Y_h  [9] Y_c  [10] scratch (2*batch*H + G*H + H floats)
+ * iparams (24 + batch): cell seq batch input hidden num_dirs direction(0 fwd,
+ *   1 reverse, 2 bidirectional) layout has_b has_h0 has_c0 has_p has_y has_yh
+ *   has_yc linear_before_reset input_forget has_clip  act[6] (per direction
+ *   f,g,h: 0 Sigmoid 1 Tanh 2 Relu 3 Affine 4 LeakyRelu 5 ThresholdedRelu
+ *   6 ScaledTanh 7 HardSigmoid 8 Elu 9 Softsign 10 Softplus)  seq_lens[batch]
+ * fparams (13): clip  alpha[6]  beta[6]
+ * Absent optional bindings (flag 0) are not read. */
+KILN_DECLARE_KERNEL(recurrent_f32)
 
 #undef KILN_DECLARE_KERNEL
 

@@ -1,0 +1,191 @@
+// Pure data movement lowered to strided copies (any dtype): Slice (negative
+// steps read through negative source strides), Expand (stride 0 broadcasts),
+// Tile, Split, DepthToSpace, SpaceToDepth; and Pad through the pad kernel.
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/emit/lower_ops.h"
+#include "compiler/ir/graph.h"
+#include "compiler/passes/shape_inference.h"
+#include "kiln/kernel_abi.h"
+
+namespace kiln::compiler::emit {
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+int64_t ElemBytes(const LoweringContext& ctx, ir::ValueId v) {
+  return static_cast<int64_t>(ir::DTypeSize(ctx.value(v).dtype));
+}
+
+// Emits one strided_copy after dropping unit dims and merging dims that are
+// contiguous on both sides, so high-rank views fit KILN_MAX_RANK.
+absl::Status StridedCopy(LoweringContext& ctx, const ir::Node& node, const Binding& src,
+                         const Binding& dst, int64_t elem, int64_t src_off, int64_t dst_off,
+                         const Shape& dims, const Shape& ss, const Shape& ds) {
+  Shape d2, s2, t2;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] == 0) return absl::OkStatus();  // nothing to copy
+    if (dims[i] == 1) continue;
+    if (!d2.empty() && s2.back() == ss[i] * dims[i] && t2.back() == ds[i] * dims[i]) {
+      d2.back() *= dims[i];
+      s2.back() = ss[i];
+      t2.back() = ds[i];
+      continue;
+    }
+    d2.push_back(dims[i]);
+    s2.push_back(ss[i]);
+    t2.push_back(ds[i]);
+  }
+  if (d2.size() > KILN_MAX_RANK) {
+    return ctx.Unimplemented(node, absl::StrCat("the copy needs ", d2.size(),
+                                                " dimensions; at most ", KILN_MAX_RANK));
+  }
+  std::vector<int64_t> ip = {elem, static_cast<int64_t>(d2.size()), src_off, dst_off};
+  ip.insert(ip.end(), d2.begin(), d2.end());
+  ip.insert(ip.end(), s2.begin(), s2.end());
+  ip.insert(ip.end(), t2.begin(), t2.end());
+  return ctx.Dispatch(node, "strided_copy", std::move(ip), {}, {src, dst});
+}
+
+absl::Status LowerSlice(LoweringContext& ctx, const ir::Node& node) {
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
+  Shape starts, steps, out;
+  absl::Status s = SliceParams(ctx.graph(), node, {}, x, &starts, &steps, &out);
+  if (!s.ok()) return ctx.Invalid(node, std::string(s.message()));
+  if (out != y) return ctx.Invalid(node, "slice geometry disagrees with the output shape");
+  const Shape xs = ContiguousStrides(x);
+  Shape ss(x.size());
+  int64_t off = 0;
+  for (size_t d = 0; d < x.size(); ++d) {
+    if (y[d] > 0) off += starts[d] * xs[d];
+    ss[d] = steps[d] * xs[d];
+  }
+  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  return StridedCopy(ctx, node, bx, by, ElemBytes(ctx, node.inputs[0]), off, 0, y, ss,
+                     ContiguousStrides(y));
+}
+
+absl::Status LowerExpand(LoweringContext& ctx, const ir::Node& node) {
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
+  if (x.size() > y.size()) return ctx.Invalid(node, "input rank exceeds output rank");
+  const Shape xs = ContiguousStrides(x);
+  const size_t off = y.size() - x.size();
+  Shape ss(y.size(), 0);
+  for (size_t i = 0; i < x.size(); ++i) ss[off + i] = x[i] == 1 ? 0 : xs[i];
+  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  return StridedCopy(ctx, node, bx, by, ElemBytes(ctx, node.inputs[0]), 0, 0, y, ss,
+                     ContiguousStrides(y));
+}
+
+// Output viewed as [rep0, x0, rep1, x1, ...]: the repeat dims read stride 0.
+absl::Status LowerTile(LoweringContext& ctx, const ir::Node& node) {
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
+  const Shape xs = ContiguousStrides(x), ys = ContiguousStrides(y);
+  Shape dims, ss, ds;
+  for (size_t d = 0; d < x.size(); ++d) {
+    const int64_t rep = x[d] == 0 ? 0 : y[d] / x[d];
+    dims.insert(dims.end(), {rep, x[d]});
+    ss.insert(ss.end(), {0, xs[d]});
+    ds.insert(ds.end(), {x[d] * ys[d], ys[d]});
+  }
+  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  return StridedCopy(ctx, node, bx, by, ElemBytes(ctx, node.inputs[0]), 0, 0, dims, ss, ds);
+}
+
+absl::Status LowerSplit(LoweringContext& ctx, const ir::Node& node) {
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  const int64_t r = static_cast<int64_t>(x.size());
+  int64_t axis = node.GetInt("axis", 0);
+  if (axis < 0) axis += r;
+  const Shape split = node.GetInts("kiln.split", {});
+  if (split.size() != node.outputs.size()) return ctx.Invalid(node, "split sizes are missing");
+  const Shape xs = ContiguousStrides(x);
+  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
+  int64_t at = 0;
+  for (size_t k = 0; k < node.outputs.size(); ++k) {
+    if (node.outputs[k] != ir::kNoValue) {
+      KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, k));
+      KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[k]));
+      KILN_RETURN_IF_ERROR(StridedCopy(ctx, node, bx, by, ElemBytes(ctx, node.inputs[0]),
+                                       at * xs[axis], 0, y, xs, ContiguousStrides(y)));
+    }
+    at += split[k];
+  }
+  return absl::OkStatus();
+}
+
+// Both are a reshape + transpose; the output is walked as 6 dims.
+absl::Status LowerDepthSpace(LoweringContext& ctx, const ir::Node& node) {
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  const int64_t b = node.GetInt("blocksize", 1);
+  const int64_t N = x[0], C = x[1], H = x[2], W = x[3], hw = H * W;
+  Shape dims, ss;
+  if (node.op_type == "DepthToSpace") {
+    const int64_t c2 = C / (b * b);
+    dims = {N, c2, H, b, W, b};  // output [N, c2, H*b, W*b]
+    if (node.GetString("mode", "DCR") == "CRD") {
+      ss = {C * hw, b * b * hw, W, b * hw, 1, hw};
+    } else {
+      ss = {C * hw, hw, W, b * c2 * hw, 1, c2 * hw};
+    }
+  } else {
+    dims = {N, b, b, C, H / b, W / b};  // output [N, b*b*C, H/b, W/b]
+    ss = {C * hw, W, 1, hw, b * W, b};
+  }
+  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  return StridedCopy(ctx, node, bx, by, ElemBytes(ctx, node.inputs[0]), 0, 0, dims, ss,
+                     ContiguousStrides(dims));
+}
+
+absl::Status LowerPad(LoweringContext& ctx, const ir::Node& node) {
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
+  const int64_t r = static_cast<int64_t>(x.size());
+  if (r > KILN_MAX_RANK) return ctx.Unimplemented(node, "rank is too high");
+  const Shape pads = node.GetInts("kiln.pads", {});
+  if (static_cast<int64_t>(pads.size()) != 2 * r) return ctx.Invalid(node, "pads are missing");
+  const std::string mode = node.GetString("mode", "constant");
+  const int64_t m = mode == "edge" ? 1 : mode == "reflect" ? 2 : mode == "wrap" ? 3 : 0;
+  const int64_t eb = ElemBytes(ctx, node.inputs[0]);
+  if (eb < 1 || eb > 8) return ctx.Unimplemented(node, "element type is too wide");
+  int64_t fill = 0;
+  if (node.inputs.size() > 2 && node.inputs[2] != ir::kNoValue) {
+    const ir::ConstantPtr& c = ctx.value(node.inputs[2]).constant;
+    if (!c || c->bytes.size() != static_cast<size_t>(eb)) {
+      return ctx.Invalid(node, "constant_value must be a compile-time scalar of the data type");
+    }
+    std::memcpy(&fill, c->bytes.data(), c->bytes.size());
+  } else if (node.HasAttr("value")) {  // opset < 11
+    const float v = node.GetFloat("value", 0.0f);
+    std::memcpy(&fill, &v, 4);
+  }
+  std::vector<int64_t> ip = {eb, m, r, fill};
+  ip.insert(ip.end(), x.begin(), x.end());
+  ip.insert(ip.end(), pads.begin(), pads.begin() + r);
+  ip.insert(ip.end(), y.begin(), y.end());
+  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  return ctx.Dispatch(node, "pad", std::move(ip), {}, {bx, by});
+}
+
+}  // namespace
+
+void RegisterCopyLowerings(LoweringTable& table) {
+  table["Slice"] = LowerSlice;
+  table["Expand"] = LowerExpand;
+  table["Tile"] = LowerTile;
+  table["Split"] = LowerSplit;
+  table["DepthToSpace"] = LowerDepthSpace;
+  table["SpaceToDepth"] = LowerDepthSpace;
+  table["Pad"] = LowerPad;
+}
+
+}  // namespace kiln::compiler::emit

@@ -1,0 +1,321 @@
+// Float math: unary math and activations (unary_f32), Pow/PRelu/Mod/Max/Min
+// (binary_f32), Reduce* (reduce_f32), ArgMax/ArgMin, LayerNormalization,
+// InstanceNormalization, LpNormalization, LRN and Hardmax.
+#include <cstring>
+#include <memory>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/emit/lower_ops.h"
+#include "compiler/passes/dispatch_formation.h"
+#include "kiln/kernels.h"
+
+namespace kiln::compiler::emit {
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+int64_t Product(const Shape& s, size_t begin, size_t end) {
+  int64_t p = 1;
+  for (size_t i = begin; i < end; ++i) p *= s[i];
+  return p;
+}
+
+absl::Status RequireF32Input(LoweringContext& ctx, const ir::Node& node, size_t k) {
+  const ir::Value& v = ctx.value(node.inputs[k]);
+  if (v.dtype != ir::DType::F32) {
+    return ctx.Unimplemented(node, absl::StrCat("input '", v.name, "' is ", ir::DTypeName(v.dtype),
+                                                "; only float32 is supported"));
+  }
+  return absl::OkStatus();
+}
+
+// Element strides of `in` read as the right-aligned broadcast to `out`
+// (0 along broadcast dims); false if it does not broadcast.
+bool BroadcastStrides(const Shape& in, const Shape& out, Shape* strides) {
+  if (in.size() > out.size()) return false;
+  const Shape cs = ContiguousStrides(in);
+  strides->assign(out.size(), 0);
+  for (size_t d = 0; d < in.size(); ++d) {
+    const size_t od = out.size() - in.size() + d;
+    if (in[d] == out[od]) {
+      (*strides)[od] = in[d] == 1 ? 0 : cs[d];
+    } else if (in[d] != 1) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// A float32 copy of constant `c` broadcast to `shape` (e.g. an int exponent
+// of Pow, or a LayerNormalization scale stored with fewer dims).
+ir::ConstantPtr BroadcastConstantF32(const ir::ConstantData& c, const Shape& shape) {
+  Shape strides;
+  if (!BroadcastStrides(c.shape, shape, &strides)) return nullptr;
+  auto out = std::make_shared<ir::ConstantData>();
+  out->dtype = ir::DType::F32;
+  out->shape = shape;
+  const int64_t n = ir::ElementCount(shape);
+  out->bytes.resize(static_cast<size_t>(n) * sizeof(float));
+  Shape idx(shape.size(), 0);
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t src = 0;
+    for (size_t d = 0; d < shape.size(); ++d) src += idx[d] * strides[d];
+    const float v = static_cast<float>(c.FloatAt(src));
+    std::memcpy(out->bytes.data() + k * sizeof(float), &v, sizeof(float));
+    for (size_t d = shape.size(); d-- > 0;) {
+      if (++idx[d] < shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+absl::Status LowerMathUnary(LoweringContext& ctx, const ir::Node& node) {
+  KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
+  int64_t kind = 0;
+  float alpha = 0.0f, beta = 0.0f;
+  if (!compiler::ActivationParams(ctx.graph(), node, &kind, &alpha, &beta)) {
+    return ctx.Unimplemented(node, "not an elementwise activation");
+  }
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  return ctx.Dispatch(node, "unary_f32", {kind, ir::ElementCount(x)}, {alpha, beta}, {bx, by});
+}
+
+absl::Status LowerMathBinary(LoweringContext& ctx, const ir::Node& node) {
+  if (node.inputs.size() != 2) return ctx.Invalid(node, "expects 2 inputs");
+  KILN_RETURN_IF_ERROR(RequireF32Input(ctx, node, 0));
+  KILN_ASSIGN_OR_RETURN(auto a, ctx.InputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(auto b, ctx.InputShape(node, 1));
+  KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
+  const size_t r = y.size();
+  if (r > KILN_MAX_RANK) return ctx.Unimplemented(node, absl::StrCat("rank ", r, " is too high"));
+  Shape as, bs;
+  if (!BroadcastStrides(a, y, &as) || !BroadcastStrides(b, y, &bs)) {
+    return ctx.Invalid(node, "operands do not broadcast");
+  }
+  int64_t op = KILN_BINARY_POW;
+  if (node.op_type == "Max") op = KILN_BINARY_MAX;
+  if (node.op_type == "Min") op = KILN_BINARY_MIN;
+  if (node.op_type == "Mod") op = KILN_BINARY_FMOD;
+  if (node.op_type == "PRelu") op = KILN_BINARY_PRELU;
+  KILN_ASSIGN_OR_RETURN(Binding ba, ctx.Bind(node, node.inputs[0]));
+  Binding bb;
+  const ir::Value& vb = ctx.value(node.inputs[1]);
+  if (vb.dtype == ir::DType::F32) {
+    KILN_ASSIGN_OR_RETURN(bb, ctx.Bind(node, node.inputs[1]));
+  } else if (op == KILN_BINARY_POW && vb.constant) {
+    // Pow allows an exponent of another type; a constant one converts here.
+    bb = ctx.BindNewConstant(absl::StrCat(node.name, ".exponent"),
+                             BroadcastConstantF32(*vb.constant, b));
+  } else {
+    return ctx.Unimplemented(node, absl::StrCat("input '", vb.name, "' is ",
+                                                ir::DTypeName(vb.dtype),
+                                                "; only float32 (or a constant Pow exponent) is supported"));
+  }
+  if (ctx.value(node.outputs[0]).dtype != ir::DType::F32) {
+    return ctx.Unimplemented(node, "only float32 outputs are supported");
+  }
+  std::vector<int64_t> ip = {op, static_cast<int64_t>(r)};
+  ip.insert(ip.end(), y.begin(), y.end());
+  ip.insert(ip.end(), as.begin(), as.end());
+  ip.insert(ip.end(), bs.begin(), bs.end());
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  return ctx.Dispatch(node, "binary_f32", std::move(ip), {}, {ba, bb, by});
+}
+
+int64_t ReduceKind(const std::string& op) {
+  if (op == "ReduceMean") return KILN_REDUCE_MEAN;
+  if (op == "ReduceMax") return KILN_REDUCE_MAX;
+  if (op == "ReduceMin") return KILN_REDUCE_MIN;
+  if (op == "ReduceProd") return KILN_REDUCE_PROD;
+  if (op == "ReduceL1") return KILN_REDUCE_L1;
+  if (op == "ReduceL2") return KILN_REDUCE_L2;
+  if (op == "ReduceLogSum") return KILN_REDUCE_LOG_SUM;
+  if (op == "ReduceLogSumExp") return KILN_REDUCE_LOG_SUM_EXP;
+  if (op == "ReduceSumSquare") return KILN_REDUCE_SUM_SQUARE;
+  return KILN_REDUCE_SUM;
+}
+
+// Appends dim d (stride s) to a dims/strides list, merging it into the last
+// entry when the two step through memory as one; size-1 dims vanish.
+void PushDim(int64_t d, int64_t s, Shape* dims, Shape* strides) {
+  if (d == 1) return;
+  if (!dims->empty() && strides->back() == s * d) {
+    dims->back() *= d;
+    strides->back() = s;
+    return;
+  }
+  dims->push_back(d);
+  strides->push_back(s);
+}
+
+absl::Status LowerReduce(LoweringContext& ctx, const ir::Node& node) {
+  KILN_RETURN_IF_ERROR(RequireF32Input(ctx, node, 0));
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  if (!node.HasAttr("kiln.axes")) return ctx.Invalid(node, "axes were not resolved");
+  const Shape axes = node.GetInts("kiln.axes", {});
+  const std::set<int64_t> red(axes.begin(), axes.end());
+  const Shape xs = ContiguousStrides(x);
+  Shape od, os, rd, rs;
+  for (size_t d = 0; d < x.size(); ++d) {
+    if (red.count(static_cast<int64_t>(d))) PushDim(x[d], xs[d], &rd, &rs);
+    else PushDim(x[d], xs[d], &od, &os);
+  }
+  if (od.size() > KILN_MAX_RANK || rd.size() > KILN_MAX_RANK) {
+    return ctx.Unimplemented(node, "input rank is too high");
+  }
+  std::vector<int64_t> ip = {ReduceKind(node.op_type), static_cast<int64_t>(od.size()),
+                             static_cast<int64_t>(rd.size())};
+  for (const Shape* v : {&od, &os, &rd, &rs}) ip.insert(ip.end(), v->begin(), v->end());
+  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  return ctx.Dispatch(node, "reduce_f32", std::move(ip), {}, {bx, by});
+}
+
+absl::Status LowerArgReduce(LoweringContext& ctx, const ir::Node& node) {
+  KILN_RETURN_IF_ERROR(RequireF32Input(ctx, node, 0));
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  const int64_t r = static_cast<int64_t>(x.size());
+  int64_t axis = node.GetInt("axis", 0);
+  if (axis < 0) axis += r;
+  if (axis < 0 || axis >= r) return ctx.Invalid(node, "axis out of range");
+  const int64_t outer = Product(x, 0, axis), inner = Product(x, axis + 1, x.size());
+  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  return ctx.Dispatch(node, "arg_reduce_f32",
+                      {outer, x[axis], inner, node.op_type == "ArgMin" ? 1 : 0,
+                       node.GetInt("select_last_index", 0) != 0 ? 1 : 0},
+                      {}, {bx, by});
+}
+
+// [outer, axis, inner] for Softmax-style axis semantics (2-D coercion before
+// opset 13).
+absl::Status AxisView(LoweringContext& ctx, const ir::Node& node, int64_t default_axis,
+                      bool coerce, int64_t v[3]) {
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  const int64_t rank = static_cast<int64_t>(x.size());
+  int64_t axis = node.GetInt("axis", default_axis);
+  if (axis < 0) axis += rank;
+  if (rank == 0 || axis < 0 || axis >= rank) return ctx.Invalid(node, "axis out of range");
+  v[0] = Product(x, 0, axis);
+  v[1] = coerce ? Product(x, axis, x.size()) : x[axis];
+  v[2] = coerce ? 1 : Product(x, axis + 1, x.size());
+  return absl::OkStatus();
+}
+
+absl::Status LowerHardmax(LoweringContext& ctx, const ir::Node& node) {
+  KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
+  const bool v13 = ctx.graph().opset >= 13;
+  int64_t v[3];
+  KILN_RETURN_IF_ERROR(AxisView(ctx, node, v13 ? -1 : 1, !v13, v));
+  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  return ctx.Dispatch(node, "hardmax_f32", {v[0], v[1], v[2]}, {}, {bx, by});
+}
+
+absl::Status LowerLpNorm(LoweringContext& ctx, const ir::Node& node) {
+  KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
+  int64_t v[3];
+  KILN_RETURN_IF_ERROR(AxisView(ctx, node, -1, false, v));
+  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  return ctx.Dispatch(node, "lp_norm_f32", {v[0], v[1], v[2], node.GetInt("p", 2)}, {},
+                      {bx, by});
+}
+
+absl::Status LowerLrn(LoweringContext& ctx, const ir::Node& node) {
+  KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  return ctx.Dispatch(node, "lrn_f32", {x[0], x[1], Product(x, 2, x.size()), node.GetInt("size", 1)},
+                      {node.GetFloat("alpha", 1e-4f), node.GetFloat("beta", 0.75f),
+                       node.GetFloat("bias", 1.0f)},
+                      {bx, by});
+}
+
+absl::Status LowerInstanceNorm(LoweringContext& ctx, const ir::Node& node) {
+  KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding bs, ctx.Bind(node, node.inputs[1]));
+  KILN_ASSIGN_OR_RETURN(Binding bb, ctx.Bind(node, node.inputs[2]));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  return ctx.Dispatch(node, "instance_norm_f32", {x[0], x[1], Product(x, 2, x.size())},
+                      {node.GetFloat("epsilon", 1e-5f)}, {bx, bs, bb, by});
+}
+
+absl::Status LowerLayerNorm(LoweringContext& ctx, const ir::Node& node) {
+  KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  const int64_t rank = static_cast<int64_t>(x.size());
+  int64_t axis = node.GetInt("axis", -1);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return ctx.Invalid(node, "axis out of range");
+  const Shape norm(x.begin() + axis, x.end());
+  const int64_t outer = Product(x, 0, axis), n = ir::ElementCount(norm);
+  auto has_out = [&](size_t k) {
+    return k < node.outputs.size() && node.outputs[k] != ir::kNoValue;
+  };
+  if (has_out(1) != has_out(2)) {
+    return ctx.Unimplemented(node, "Mean and InvStdDev outputs must be requested together");
+  }
+  const bool stats = has_out(1);
+  const bool has_bias = node.inputs.size() > 2 && node.inputs[2] != ir::kNoValue;
+  // Scale and B are read as [n]; a broadcast constant is expanded here.
+  auto bind_param = [&](size_t k) -> absl::StatusOr<Binding> {
+    const ir::Value& v = ctx.value(node.inputs[k]);
+    if (ir::ElementCount(v.shape) == n) return ctx.Bind(node, node.inputs[k]);
+    if (!v.constant) {
+      return ctx.Unimplemented(node, absl::StrCat("input '", v.name,
+                                                  "' must have the normalised shape or be a constant"));
+    }
+    return ctx.BindNewConstant(absl::StrCat(node.name, ".param", k),
+                               BroadcastConstantF32(*v.constant, norm));
+  };
+  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding bs, bind_param(1));
+  Binding bb = bs;  // unread without a bias
+  if (has_bias) {
+    KILN_ASSIGN_OR_RETURN(bb, bind_param(2));
+  }
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  Binding bm = by, bi = by;  // untouched without stats
+  if (stats) {
+    KILN_ASSIGN_OR_RETURN(bm, ctx.Bind(node, node.outputs[1]));
+    KILN_ASSIGN_OR_RETURN(bi, ctx.Bind(node, node.outputs[2]));
+  }
+  return ctx.Dispatch(node, "layer_norm_f32", {outer, n, has_bias ? 1 : 0, stats ? 1 : 0},
+                      {node.GetFloat("epsilon", 1e-5f)}, {bx, bs, bb, by, bm, bi},
+                      {-1, -1, has_bias ? -1 : 0, -1, stats ? -1 : 0, stats ? -1 : 0});
+}
+
+}  // namespace
+
+void RegisterMathLowerings(LoweringTable& table) {
+  for (const char* op :
+       {"Abs", "Neg", "Exp", "Log", "Sqrt", "Reciprocal", "Floor", "Ceil", "Round", "Sign",
+        "Erf", "Sin", "Cos", "Tan", "Sinh", "Cosh", "Asin", "Acos", "Atan", "Asinh", "Acosh",
+        "Atanh", "HardSigmoid", "HardSwish", "LeakyRelu", "Elu", "Selu", "Celu", "Softplus",
+        "Softsign", "ThresholdedRelu", "Mish"}) {
+    table[op] = LowerMathUnary;
+  }
+  for (const char* op : {"Pow", "PRelu", "Mod", "Max", "Min"}) table[op] = LowerMathBinary;
+  for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
+                         "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
+                         "ReduceSumSquare"}) {
+    table[op] = LowerReduce;
+  }
+  table["ArgMax"] = LowerArgReduce;
+  table["ArgMin"] = LowerArgReduce;
+  table["Hardmax"] = LowerHardmax;
+  table["LpNormalization"] = LowerLpNorm;
+  table["LRN"] = LowerLrn;
+  table["InstanceNormalization"] = LowerInstanceNorm;
+  table["LayerNormalization"] = LowerLayerNorm;
+}
+
+}  // namespace kiln::compiler::emit

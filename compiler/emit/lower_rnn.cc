@@ -1,0 +1,127 @@
+// RNN, GRU and LSTM → recurrent_f32. The shape rule appended a scratch
+// output (state and gates) after the ONNX outputs; absent optional inputs
+// and outputs are bound to another buffer with 0 bytes and flagged off.
+#include "absl/strings/str_cat.h"
+#include "compiler/emit/lower_ops.h"
+
+namespace kiln::compiler::emit {
+namespace {
+
+struct ActDef {
+  const char* name;
+  int64_t code;
+  float alpha, beta;  // ONNX defaults
+};
+
+constexpr ActDef kActs[] = {
+    {"Sigmoid", 0, 0, 0},         {"Tanh", 1, 0, 0},        {"Relu", 2, 0, 0},
+    {"Affine", 3, 1.0f, 0.0f},    {"LeakyRelu", 4, 0.01f, 0}, {"ThresholdedRelu", 5, 1.0f, 0},
+    {"ScaledTanh", 6, 1.0f, 1.0f}, {"HardSigmoid", 7, 0.2f, 0.5f}, {"Elu", 8, 1.0f, 0},
+    {"Softsign", 9, 0, 0},        {"Softplus", 10, 0, 0},
+};
+
+absl::Status LowerRecurrent(LoweringContext& ctx, const ir::Node& node) {
+  const std::string& op = node.op_type;
+  const int64_t cell = op == "LSTM" ? 2 : op == "GRU" ? 1 : 0;
+  const size_t n_out = op == "LSTM" ? 3 : 2, per = op == "LSTM" ? 3 : op == "GRU" ? 2 : 1;
+  if (node.outputs.size() != n_out + 1 || node.GetInt("kiln.scratch", 0) != 1) {
+    return ctx.Invalid(node, "the scratch output is missing");
+  }
+  for (size_t k : {size_t{0}, size_t{1}, size_t{2}, size_t{3}, size_t{5}, size_t{6}, size_t{7}}) {
+    if (k < node.inputs.size() && node.inputs[k] != ir::kNoValue &&
+        ctx.value(node.inputs[k]).dtype != ir::DType::F32) {
+      return ctx.Unimplemented(node, "only float32 recurrent ops are supported");
+    }
+  }
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(auto r, ctx.InputShape(node, 2));
+  const int64_t layout = node.GetInt("layout", 0);
+  const int64_t seq = layout ? x[1] : x[0], batch = layout ? x[0] : x[1];
+  const int64_t hidden = r[2], dirs = r[0];
+  const std::string dir = node.GetString("direction", "forward");
+  const int64_t direction = dir == "reverse" ? 1 : dir == "bidirectional" ? 2 : 0;
+
+  auto present_in = [&](size_t k) { return k < node.inputs.size() && node.inputs[k] != ir::kNoValue; };
+  auto present_out = [&](size_t k) { return k < n_out && node.outputs[k] != ir::kNoValue; };
+  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
+  std::vector<Binding> b(11, bx);
+  std::vector<int64_t> bytes(11, 0);
+  auto bind_in = [&](size_t slot, size_t k) -> absl::Status {
+    if (!present_in(k)) return absl::OkStatus();
+    KILN_ASSIGN_OR_RETURN(b[slot], ctx.Bind(node, node.inputs[k]));
+    bytes[slot] = -1;
+    return absl::OkStatus();
+  };
+  auto bind_out = [&](size_t slot, size_t k) -> absl::Status {
+    if (k < n_out && !present_out(k)) return absl::OkStatus();
+    KILN_ASSIGN_OR_RETURN(b[slot], ctx.Bind(node, node.outputs[k]));
+    bytes[slot] = -1;
+    return absl::OkStatus();
+  };
+  KILN_RETURN_IF_ERROR(bind_in(0, 0));
+  KILN_RETURN_IF_ERROR(bind_in(1, 1));
+  KILN_RETURN_IF_ERROR(bind_in(2, 2));
+  KILN_RETURN_IF_ERROR(bind_in(3, 3));
+  KILN_RETURN_IF_ERROR(bind_in(4, 5));
+  if (cell == 2) {
+    KILN_RETURN_IF_ERROR(bind_in(5, 6));
+    KILN_RETURN_IF_ERROR(bind_in(6, 7));
+  }
+  KILN_RETURN_IF_ERROR(bind_out(7, 0));
+  KILN_RETURN_IF_ERROR(bind_out(8, 1));
+  if (cell == 2) KILN_RETURN_IF_ERROR(bind_out(9, 2));
+  KILN_RETURN_IF_ERROR(bind_out(10, n_out));
+
+  std::vector<int64_t> ip = {cell, seq, batch, x[2], hidden, dirs, direction, layout,
+                             present_in(3), present_in(5), cell == 2 && present_in(6),
+                             cell == 2 && present_in(7), present_out(0), present_out(1),
+                             cell == 2 && present_out(2), node.GetInt("linear_before_reset", 0) != 0,
+                             node.GetInt("input_forget", 0) != 0, node.HasAttr("clip")};
+  // Activations: per direction f (, g (, h)); missing slots stay Sigmoid.
+  std::vector<std::string> names;
+  if (node.HasAttr("activations")) {
+    names = node.attributes.at("activations").strings;
+  } else {
+    const std::vector<std::string> def =
+        cell == 2 ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
+        : cell == 1 ? std::vector<std::string>{"Sigmoid", "Tanh"} : std::vector<std::string>{"Tanh"};
+    for (int64_t d = 0; d < dirs; ++d) names.insert(names.end(), def.begin(), def.end());
+  }
+  std::vector<float> alphas, betas;
+  if (node.HasAttr("activation_alpha")) alphas = node.attributes.at("activation_alpha").floats;
+  if (node.HasAttr("activation_beta")) betas = node.attributes.at("activation_beta").floats;
+  std::vector<int64_t> codes(6, 0);
+  std::vector<float> fp(13, 0.0f);
+  fp[0] = node.GetFloat("clip", 0.0f);
+  for (size_t i = 0; i < names.size(); ++i) {
+    const ActDef* def = nullptr;
+    for (const ActDef& a : kActs) {
+      if (names[i] == a.name) def = &a;
+    }
+    if (!def) return ctx.Unimplemented(node, absl::StrCat("activation '", names[i], "'"));
+    const size_t slot = (i / per) * 3 + i % per;
+    if (slot >= 6) return ctx.Invalid(node, "too many activations");
+    codes[slot] = def->code;
+    fp[1 + slot] = i < alphas.size() ? alphas[i] : def->alpha;
+    fp[7 + slot] = i < betas.size() ? betas[i] : def->beta;
+  }
+  ip.insert(ip.end(), codes.begin(), codes.end());
+  for (int64_t k = 0; k < batch; ++k) {
+    ip.push_back(present_in(4) && ctx.value(node.inputs[4]).constant
+                     ? ctx.value(node.inputs[4]).constant->IntAt(k) : seq);
+  }
+  if (present_in(4) && !ctx.value(node.inputs[4]).constant) {
+    return ctx.Unimplemented(node, "sequence_lens depends on run-time data");
+  }
+  return ctx.Dispatch(node, "recurrent_f32", std::move(ip), std::move(fp), b, bytes);
+}
+
+}  // namespace
+
+void RegisterRecurrentLowerings(LoweringTable& table) {
+  table["RNN"] = LowerRecurrent;
+  table["GRU"] = LowerRecurrent;
+  table["LSTM"] = LowerRecurrent;
+}
+
+}  // namespace kiln::compiler::emit

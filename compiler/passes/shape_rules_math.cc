@@ -1,0 +1,286 @@
+#include "compiler/passes/shape_rules_math.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "compiler/ir/graph_util.h"
+
+namespace kiln::compiler {
+namespace {
+
+using ir::DType;
+using ir::ShapeStr;
+using Shape = std::vector<int64_t>;
+
+// The node under inference and the helpers its rule needs.
+class MathCtx {
+ public:
+  MathCtx(ir::Graph& g, ir::Node& n, const std::vector<ir::ConstantPtr>& known)
+      : g_(g), n_(n), known_(known) {}
+
+  ir::Node& node() { return n_; }
+  int64_t opset() const { return g_.opset; }
+  bool Has(size_t k) const { return k < n_.inputs.size() && n_.inputs[k] != ir::kNoValue; }
+  const ir::Value& In(size_t k) const { return g_.value(n_.inputs[k]); }
+  const Shape& S(size_t k) const { return In(k).shape; }
+  int64_t Rank(size_t k) const { return static_cast<int64_t>(S(k).size()); }
+  DType T(size_t k) const { return In(k).dtype; }
+  bool HasOut(size_t k) const { return k < n_.outputs.size() && n_.outputs[k] != ir::kNoValue; }
+  const ir::ConstantData* C(size_t k) const {
+    if (!Has(k)) return nullptr;
+    const ir::ValueId id = n_.inputs[k];
+    if (static_cast<size_t>(id) < known_.size() && known_[id]) return known_[id].get();
+    return g_.value(id).constant.get();
+  }
+
+  absl::Status Err(const std::string& msg) const {
+    return absl::InvalidArgumentError(absl::StrCat(g_.source, ": node ", n_.Describe(), ": ", msg));
+  }
+  absl::Status Set(size_t k, DType dtype, Shape shape) {
+    if (!HasOut(k)) return absl::OkStatus();
+    ir::Value& v = g_.value(n_.outputs[k]);
+    v.dtype = dtype;
+    v.shape = std::move(shape);
+    v.has_shape = true;
+    return absl::OkStatus();
+  }
+  // Inputs [0, count) must exist; every present input must have a shape.
+  absl::Status Need(size_t count) const {
+    for (size_t k = 0; k < count; ++k) {
+      if (!Has(k)) return Err(absl::StrCat("input ", k, " is required"));
+    }
+    for (size_t k = 0; k < n_.inputs.size(); ++k) {
+      if (Has(k) && !In(k).has_shape) return Err(absl::StrCat("input '", In(k).name, "' has no shape"));
+    }
+    return absl::OkStatus();
+  }
+  absl::Status Axis(int64_t axis, int64_t rank, int64_t* out) const {
+    if (axis < -rank || axis >= rank) {
+      return Err(absl::StrCat("axis ", axis, " is out of range for rank ", rank));
+    }
+    *out = axis < 0 ? axis + rank : axis;
+    return absl::OkStatus();
+  }
+  absl::Status Float(size_t k) const {
+    if (T(k) != DType::F32) {
+      return Err(absl::StrCat("input '", In(k).name, "' is ", ir::DTypeName(T(k)),
+                              "; this op is implemented for float32 only"));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  ir::Graph& g_;
+  ir::Node& n_;
+  const std::vector<ir::ConstantPtr>& known_;
+};
+
+#define KILN_RETURN_IF_ERROR(expr) \
+  do {                             \
+    absl::Status _st = (expr);     \
+    if (!_st.ok()) return _st;     \
+  } while (0)
+
+absl::Status SameShape(MathCtx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  return c.Set(0, c.T(0), c.S(0));
+}
+
+// Numpy broadcast of every present input.
+absl::Status Broadcasting(MathCtx& c) {
+  const size_t n = c.node().inputs.size();
+  if (n == 0) return c.Err("needs at least one input");
+  KILN_RETURN_IF_ERROR(c.Need(n));
+  const std::string& op = c.node().op_type;
+  Shape acc = c.S(0);
+  std::vector<std::string> shapes = {ShapeStr(c.S(0))};
+  for (size_t k = 1; k < n; ++k) {
+    if (op != "Pow" && c.T(k) != c.T(0)) {
+      return c.Err(absl::StrCat("input dtypes differ: ", ir::DTypeName(c.T(0)), " vs ",
+                                ir::DTypeName(c.T(k))));
+    }
+    shapes.push_back(ShapeStr(c.S(k)));
+    Shape next;
+    if (!ir::BroadcastShapes(acc, c.S(k), &next)) {
+      return c.Err(absl::StrCat("shapes ", absl::StrJoin(shapes, " and "),
+                                " cannot be broadcast together"));
+    }
+    acc = std::move(next);
+  }
+  if (op == "Mod" && c.node().GetInt("fmod", 0) == 0 &&
+      (c.T(0) == DType::F32 || c.T(0) == DType::F64 || c.T(0) == DType::F16)) {
+    return c.Err("fmod=0 is invalid for floating-point inputs");
+  }
+  return c.Set(0, c.T(0), std::move(acc));
+}
+
+absl::Status PRelu(MathCtx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(2));
+  Shape out;
+  if (!ir::BroadcastShapes(c.S(0), c.S(1), &out) || out != c.S(0)) {
+    return c.Err(absl::StrCat("slope of shape ", ShapeStr(c.S(1)),
+                              " does not broadcast to the input ", ShapeStr(c.S(0))));
+  }
+  return c.Set(0, c.T(0), c.S(0));
+}
+
+// Reduce*: resolves the axes (attribute, or input 1 from ReduceSum-13 and
+// every Reduce-18) into "kiln.axes".
+absl::Status Reduce(MathCtx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  const int64_t r = c.Rank(0);
+  std::vector<int64_t> axes = c.node().GetInts("axes", {});
+  if (c.Has(1)) {
+    if (const ir::ConstantData* a = c.C(1)) {
+      axes.clear();
+      for (int64_t i = 0; i < a->element_count(); ++i) axes.push_back(a->IntAt(i));
+    } else if (ir::ElementCount(c.S(1)) != 0) {
+      return c.Err(absl::StrCat("axes input '", c.In(1).name,
+                                "' is not known at compile time (dynamic axes are not supported)"));
+    } else {
+      axes.clear();  // an empty tensor's value is known from its shape alone
+    }
+  }
+  std::set<int64_t> red;
+  for (int64_t a : axes) {
+    int64_t ax = 0;
+    KILN_RETURN_IF_ERROR(c.Axis(a, r, &ax));
+    red.insert(ax);
+  }
+  if (axes.empty() && c.node().GetInt("noop_with_empty_axes", 0) == 0) {
+    for (int64_t i = 0; i < r; ++i) red.insert(i);
+  }
+  ir::Attribute attr;
+  attr.kind = ir::Attribute::Kind::kInts;
+  attr.ints.assign(red.begin(), red.end());
+  c.node().attributes["kiln.axes"] = attr;
+  const bool keep = c.node().GetInt("keepdims", 1) != 0;
+  Shape out;
+  for (int64_t i = 0; i < r; ++i) {
+    if (!red.count(i)) out.push_back(c.S(0)[i]);
+    else if (keep) out.push_back(1);
+  }
+  return c.Set(0, c.T(0), std::move(out));
+}
+
+absl::Status ArgReduce(MathCtx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  if (c.Rank(0) == 0) return c.Err("input must have rank >= 1");
+  int64_t axis = 0;
+  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
+  if (c.S(0)[axis] == 0) return c.Err("cannot take the index of an empty axis");
+  Shape out = c.S(0);
+  if (c.node().GetInt("keepdims", 1) != 0) out[axis] = 1;
+  else out.erase(out.begin() + axis);
+  return c.Set(0, DType::I64, std::move(out));
+}
+
+// Softmax-style axis: before opset 13 the default is 1 (2-D coercion).
+absl::Status AxisOp(MathCtx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  int64_t axis = 0;
+  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", c.opset() >= 13 ? -1 : 1),
+                              std::max<int64_t>(c.Rank(0), 1), &axis));
+  return c.Set(0, c.T(0), c.S(0));
+}
+
+absl::Status LpNorm(MathCtx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  int64_t axis = 0;
+  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", -1), std::max<int64_t>(c.Rank(0), 1), &axis));
+  const int64_t p = c.node().GetInt("p", 2);
+  if (p != 1 && p != 2) return c.Err(absl::StrCat("p must be 1 or 2, got ", p));
+  return c.Set(0, c.T(0), c.S(0));
+}
+
+absl::Status LayerNorm(MathCtx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(2));
+  const Shape& x = c.S(0);
+  const int64_t r = c.Rank(0);
+  int64_t axis = 0;
+  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", -1), r, &axis));
+  const Shape norm(x.begin() + axis, x.end());
+  for (size_t k = 1; k < 3; ++k) {
+    if (!c.Has(k)) continue;
+    Shape out;
+    if (!ir::BroadcastShapes(c.S(k), norm, &out) || out != norm) {
+      return c.Err(absl::StrCat(k == 1 ? "Scale" : "B", " of shape ", ShapeStr(c.S(k)),
+                                " does not broadcast to the normalised shape ", ShapeStr(norm)));
+    }
+  }
+  Shape stats(x.begin(), x.begin() + axis);
+  stats.resize(x.size(), 1);
+  KILN_RETURN_IF_ERROR(c.Set(0, c.T(0), x));
+  KILN_RETURN_IF_ERROR(c.Set(1, DType::F32, stats));
+  return c.Set(2, DType::F32, stats);
+}
+
+absl::Status InstanceNorm(MathCtx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(3));
+  const Shape& x = c.S(0);
+  if (x.size() < 2) return c.Err(absl::StrCat("input ", ShapeStr(x), " must have rank >= 2"));
+  for (size_t k = 1; k < 3; ++k) {
+    if (c.S(k) != Shape{x[1]}) {
+      return c.Err(absl::StrCat("input '", c.In(k).name, "' has shape ", ShapeStr(c.S(k)),
+                                ", expected [", x[1], "]"));
+    }
+  }
+  return c.Set(0, c.T(0), x);
+}
+
+absl::Status Lrn(MathCtx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  if (c.Rank(0) < 2) return c.Err(absl::StrCat("input ", ShapeStr(c.S(0)), " must have rank >= 2"));
+  if (c.node().GetInt("size", 0) < 1) return c.Err("size must be a positive integer");
+  return c.Set(0, c.T(0), c.S(0));
+}
+
+using MathRule = std::function<absl::Status(MathCtx&)>;
+
+const std::map<std::string, MathRule>& MathRules() {
+  static const auto* rules = [] {
+    auto* m = new std::map<std::string, MathRule>;
+    for (const char* op :
+         {"Abs", "Neg", "Exp", "Log", "Sqrt", "Reciprocal", "Floor", "Ceil", "Round", "Sign",
+          "Erf", "Sin", "Cos", "Tan", "Sinh", "Cosh", "Asin", "Acos", "Atan", "Asinh", "Acosh",
+          "Atanh", "HardSigmoid", "HardSwish", "LeakyRelu", "Elu", "Selu", "Celu", "Softplus",
+          "Softsign", "ThresholdedRelu", "Mish"}) {
+      (*m)[op] = SameShape;
+    }
+    for (const char* op : {"Pow", "Mod", "Max", "Min", "Mean", "Sum"}) (*m)[op] = Broadcasting;
+    for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
+                           "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
+                           "ReduceSumSquare"}) {
+      (*m)[op] = Reduce;
+    }
+    (*m)["PRelu"] = PRelu;
+    (*m)["ArgMax"] = ArgReduce;
+    (*m)["ArgMin"] = ArgReduce;
+    (*m)["LogSoftmax"] = AxisOp;
+    (*m)["Hardmax"] = AxisOp;
+    (*m)["LpNormalization"] = LpNorm;
+    (*m)["LayerNormalization"] = LayerNorm;
+    (*m)["InstanceNormalization"] = InstanceNorm;
+    (*m)["LRN"] = Lrn;
+    return m;
+  }();
+  return *rules;
+}
+
+}  // namespace
+
+bool InferMathShapes(ir::Graph& graph, ir::Node& node, const std::vector<ir::ConstantPtr>& known,
+                     absl::Status* status) {
+  const auto it = MathRules().find(node.op_type);
+  if (it == MathRules().end()) return false;
+  MathCtx c(graph, node, known);
+  *status = it->second(c);
+  return true;
+}
+
+}  // namespace kiln::compiler

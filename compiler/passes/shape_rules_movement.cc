@@ -1,0 +1,795 @@
+#include "compiler/passes/shape_rules_movement.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/ir/graph_util.h"
+
+namespace kiln::compiler {
+namespace {
+
+using ir::ConstantData;
+using ir::DType;
+using ir::ShapeStr;
+using Shape = std::vector<int64_t>;
+
+#define KILN_RETURN_IF_ERROR(expr)   \
+  do {                               \
+    absl::Status _st = (expr);       \
+    if (!_st.ok()) return _st;       \
+  } while (0)
+
+// Per-node view: inputs, compile-time values and output setters.
+class Ctx {
+ public:
+  Ctx(ir::Graph& g, ir::Node& n, const std::vector<ir::ConstantPtr>& known)
+      : g_(g), n_(n), known_(known) {}
+
+  ir::Graph& graph() { return g_; }
+  ir::Node& node() { return n_; }
+  int64_t opset() const { return g_.opset; }
+  bool Has(size_t k) const { return k < n_.inputs.size() && n_.inputs[k] != ir::kNoValue; }
+  const ir::Value& In(size_t k) const { return g_.value(n_.inputs[k]); }
+  const Shape& S(size_t k) const { return In(k).shape; }
+  int64_t Rank(size_t k) const { return static_cast<int64_t>(S(k).size()); }
+  DType T(size_t k) const { return In(k).dtype; }
+  const ConstantData* C(size_t k) const {
+    if (!Has(k)) return nullptr;
+    const ir::ValueId id = n_.inputs[k];
+    if (static_cast<size_t>(id) < known_.size() && known_[id]) return known_[id].get();
+    return g_.value(id).constant.get();
+  }
+  bool HasOut(size_t k) const { return k < n_.outputs.size() && n_.outputs[k] != ir::kNoValue; }
+
+  absl::Status Err(const std::string& msg) const {
+    return absl::InvalidArgumentError(absl::StrCat(g_.source, ": node ", n_.Describe(), ": ", msg));
+  }
+  absl::Status Set(size_t k, DType dtype, Shape shape) {
+    if (!HasOut(k)) return absl::OkStatus();
+    for (int64_t d : shape) {
+      if (d < 0) return Err(absl::StrCat("computed an invalid output shape ", ShapeStr(shape)));
+    }
+    ir::Value& v = g_.value(n_.outputs[k]);
+    v.dtype = dtype;
+    v.shape = std::move(shape);
+    v.has_shape = true;
+    return absl::OkStatus();
+  }
+  absl::Status Need(size_t count) const {
+    for (size_t k = 0; k < count; ++k) {
+      if (!Has(k)) return Err(absl::StrCat("input ", k, " is required"));
+    }
+    for (size_t k = 0; k < n_.inputs.size(); ++k) {
+      if (Has(k) && !In(k).has_shape) return Err(absl::StrCat("input '", In(k).name, "' has no shape"));
+    }
+    return absl::OkStatus();
+  }
+  // Integers of input k, which must be known at compile time.
+  absl::Status KnownInts(size_t k, const char* what, Shape* out) const {
+    const ConstantData* c = C(k);
+    if (!c) {
+      return Err(absl::StrCat(what, " input '", In(k).name,
+                              "' depends on run-time data (only compile-time values are supported)"));
+    }
+    out->clear();
+    for (int64_t i = 0; i < c->element_count(); ++i) out->push_back(c->IntAt(i));
+    return absl::OkStatus();
+  }
+  absl::Status Axis(int64_t axis, int64_t rank, int64_t* out) const {
+    if (axis < -rank || axis >= rank) {
+      return Err(absl::StrCat("axis ", axis, " is out of range for rank ", rank));
+    }
+    *out = axis < 0 ? axis + rank : axis;
+    return absl::OkStatus();
+  }
+
+ private:
+  ir::Graph& g_;
+  ir::Node& n_;
+  const std::vector<ir::ConstantPtr>& known_;
+};
+
+void SetInts(ir::Node& n, const std::string& key, Shape v) {
+  ir::Attribute a;
+  a.kind = ir::Attribute::Kind::kInts;
+  a.ints = std::move(v);
+  n.attributes[key] = std::move(a);
+}
+
+void SetFloats(ir::Node& n, const std::string& key, std::vector<float> v) {
+  ir::Attribute a;
+  a.kind = ir::Attribute::Kind::kFloats;
+  a.floats = std::move(v);
+  n.attributes[key] = std::move(a);
+}
+
+// ---- data movement ---------------------------------------------------------
+
+absl::Status Size(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  return c.Set(0, DType::I64, {});
+}
+
+absl::Status Tile(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(2));
+  Shape rep;
+  KILN_RETURN_IF_ERROR(c.KnownInts(1, "repeats", &rep));
+  const Shape& x = c.S(0);
+  if (rep.size() != x.size()) {
+    return c.Err(absl::StrCat("repeats ", ShapeStr(rep), " do not match input ", ShapeStr(x)));
+  }
+  Shape out;
+  for (size_t d = 0; d < x.size(); ++d) {
+    if (rep[d] < 0) return c.Err("repeats must be non-negative");
+    out.push_back(x[d] * rep[d]);
+  }
+  return c.Set(0, c.T(0), std::move(out));
+}
+
+absl::Status Split(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  const Shape& x = c.S(0);
+  int64_t axis = 0;
+  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
+  const int64_t n = static_cast<int64_t>(c.node().outputs.size());
+  Shape split;
+  if (c.opset() >= 13 && c.Has(1)) {
+    KILN_RETURN_IF_ERROR(c.KnownInts(1, "split", &split));
+  } else if (c.node().HasAttr("split")) {
+    split = c.node().GetInts("split", {});
+  } else {
+    const int64_t parts = c.node().GetInt("num_outputs", n);
+    if (parts <= 0) return c.Err("needs at least one output");
+    // Equal parts; opset 18 lets the last one be smaller.
+    const int64_t each = (x[axis] + parts - 1) / parts;
+    if (c.opset() < 18 && x[axis] % parts != 0) {
+      return c.Err(absl::StrCat("axis length ", x[axis], " does not split into ", parts,
+                                " equal parts"));
+    }
+    for (int64_t k = 0; k < parts; ++k) {
+      split.push_back(std::max<int64_t>(0, std::min(each, x[axis] - k * each)));
+    }
+  }
+  if (static_cast<int64_t>(split.size()) != n) {
+    return c.Err(absl::StrCat("split ", ShapeStr(split), " does not match ", n, " outputs"));
+  }
+  int64_t total = 0;
+  for (int64_t s : split) {
+    if (s < 0) return c.Err("split sizes must be non-negative");
+    total += s;
+  }
+  if (total != x[axis]) {
+    return c.Err(absl::StrCat("split ", ShapeStr(split), " does not add up to ", x[axis]));
+  }
+  for (int64_t k = 0; k < n; ++k) {
+    Shape out = x;
+    out[axis] = split[k];
+    KILN_RETURN_IF_ERROR(c.Set(k, c.T(0), std::move(out)));
+  }
+  SetInts(c.node(), "kiln.split", split);
+  return absl::OkStatus();
+}
+
+absl::Status IndexDType(Ctx& c, size_t k) {
+  if (c.T(k) != DType::I64 && c.T(k) != DType::I32) return c.Err("indices must be int32 or int64");
+  return absl::OkStatus();
+}
+
+absl::Status GatherElements(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(2));
+  KILN_RETURN_IF_ERROR(IndexDType(c, 1));
+  if (c.Rank(0) != c.Rank(1) || c.Rank(0) == 0) return c.Err("data and indices ranks must match");
+  int64_t axis = 0;
+  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
+  for (int64_t d = 0; d < c.Rank(0); ++d) {
+    if (d != axis && c.S(1)[d] > c.S(0)[d]) {
+      return c.Err(absl::StrCat("indices ", ShapeStr(c.S(1)), " exceed data ", ShapeStr(c.S(0))));
+    }
+  }
+  return c.Set(0, c.T(0), c.S(1));
+}
+
+absl::Status ScatterElements(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(3));
+  KILN_RETURN_IF_ERROR(IndexDType(c, 1));
+  if (c.S(1) != c.S(2)) return c.Err("indices and updates shapes differ");
+  if (c.T(0) != c.T(2)) return c.Err("data and updates dtypes differ");
+  if (c.Rank(0) != c.Rank(1) || c.Rank(0) == 0) return c.Err("data and indices ranks must match");
+  int64_t axis = 0;
+  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
+  for (int64_t d = 0; d < c.Rank(0); ++d) {
+    if (d != axis && c.S(1)[d] > c.S(0)[d]) return c.Err("indices exceed data");
+  }
+  return c.Set(0, c.T(0), c.S(0));
+}
+
+absl::Status GatherND(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(2));
+  KILN_RETURN_IF_ERROR(IndexDType(c, 1));
+  const Shape& x = c.S(0);
+  const Shape& idx = c.S(1);
+  const int64_t b = c.node().GetInt("batch_dims", 0);
+  if (idx.empty()) return c.Err("indices must have rank >= 1");
+  const int64_t k = idx.back();
+  const int64_t q = static_cast<int64_t>(idx.size()), r = static_cast<int64_t>(x.size());
+  if (b < 0 || b >= q || b >= r || k < 1 || b + k > r) {
+    return c.Err(absl::StrCat("indices ", ShapeStr(idx), " do not fit data ", ShapeStr(x),
+                              " with batch_dims ", b));
+  }
+  for (int64_t d = 0; d < b; ++d) {
+    if (x[d] != idx[d]) return c.Err("batch dimensions of data and indices differ");
+  }
+  Shape out(idx.begin(), idx.end() - 1);
+  out.insert(out.end(), x.begin() + b + k, x.end());
+  return c.Set(0, c.T(0), std::move(out));
+}
+
+absl::Status ScatterND(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(3));
+  KILN_RETURN_IF_ERROR(IndexDType(c, 1));
+  const Shape& x = c.S(0);
+  const Shape& idx = c.S(1);
+  if (idx.empty()) return c.Err("indices must have rank >= 1");
+  const int64_t k = idx.back();
+  if (k < 1 || k > static_cast<int64_t>(x.size())) return c.Err("index depth exceeds data rank");
+  Shape want(idx.begin(), idx.end() - 1);
+  want.insert(want.end(), x.begin() + k, x.end());
+  if (c.S(2) != want) {
+    return c.Err(absl::StrCat("updates ", ShapeStr(c.S(2)), " should be ", ShapeStr(want)));
+  }
+  if (c.T(0) != c.T(2)) return c.Err("data and updates dtypes differ");
+  return c.Set(0, c.T(0), x);
+}
+
+absl::Status Pad(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  const Shape& x = c.S(0);
+  const int64_t r = c.Rank(0);
+  Shape pads;
+  if (c.opset() >= 11) {
+    if (!c.Has(1)) return c.Err("pads input is required");
+    KILN_RETURN_IF_ERROR(c.KnownInts(1, "pads", &pads));
+  } else {
+    pads = c.node().GetInts("pads", {});
+  }
+  Shape axes;
+  if (c.Has(3)) {
+    KILN_RETURN_IF_ERROR(c.KnownInts(3, "axes", &axes));
+    for (int64_t& a : axes) KILN_RETURN_IF_ERROR(c.Axis(a, r, &a));
+  } else {
+    for (int64_t d = 0; d < r; ++d) axes.push_back(d);
+  }
+  const int64_t na = static_cast<int64_t>(axes.size());
+  if (static_cast<int64_t>(pads.size()) != 2 * na) {
+    return c.Err(absl::StrCat("pads ", ShapeStr(pads), " should have ", 2 * na, " entries"));
+  }
+  if (c.Has(2) && !c.C(2)) {
+    return c.Err("constant_value depends on run-time data (only compile-time values are supported)");
+  }
+  const std::string mode = c.node().GetString("mode", "constant");
+  if (mode != "constant" && mode != "edge" && mode != "reflect" && mode != "wrap") {
+    return c.Err(absl::StrCat("unknown mode '", mode, "'"));
+  }
+  Shape full(2 * r, 0);
+  for (int64_t i = 0; i < na; ++i) {
+    full[axes[i]] = pads[i];
+    full[r + axes[i]] = pads[na + i];
+  }
+  Shape out;
+  for (int64_t d = 0; d < r; ++d) {
+    const int64_t o = x[d] + full[d] + full[r + d];
+    if (o < 0) return c.Err("pads crop more than the input holds");
+    if (mode != "constant" && x[d] == 0 && o > 0) return c.Err("cannot edge/reflect pad an empty axis");
+    out.push_back(o);
+  }
+  SetInts(c.node(), "kiln.pads", full);
+  return c.Set(0, c.T(0), std::move(out));
+}
+
+absl::Status DepthSpace(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  const Shape& x = c.S(0);
+  const int64_t b = c.node().GetInt("blocksize", 0);
+  if (x.size() != 4 || b <= 0) return c.Err("needs a 4-D input and a positive blocksize");
+  if (c.node().op_type == "DepthToSpace") {
+    if (x[1] % (b * b) != 0) return c.Err("channels are not divisible by blocksize^2");
+    return c.Set(0, c.T(0), {x[0], x[1] / (b * b), x[2] * b, x[3] * b});
+  }
+  if (x[2] % b != 0 || x[3] % b != 0) return c.Err("height/width are not divisible by blocksize");
+  return c.Set(0, c.T(0), {x[0], x[1] * b * b, x[2] / b, x[3] / b});
+}
+
+absl::Status EyeLike(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  if (c.Rank(0) != 2) return c.Err("input must be 2-D");
+  DType t = c.T(0);
+  if (c.node().HasAttr("dtype")) t = ir::DTypeFromOnnx(c.node().GetInt("dtype", 0));
+  if (t == DType::Unknown) return c.Err("unsupported dtype");
+  return c.Set(0, t, c.S(0));
+}
+
+absl::Status Trilu(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  if (c.Rank(0) < 2) return c.Err("input must have rank >= 2");
+  if (c.Has(1) && !c.C(1)) return c.Err("k depends on run-time data (only compile-time values are supported)");
+  return c.Set(0, c.T(0), c.S(0));
+}
+
+absl::Status CumSum(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(2));
+  Shape axis;
+  KILN_RETURN_IF_ERROR(c.KnownInts(1, "axis", &axis));
+  int64_t a = 0;
+  if (axis.size() != 1) return c.Err("axis must be a scalar");
+  KILN_RETURN_IF_ERROR(c.Axis(axis[0], std::max<int64_t>(c.Rank(0), 1), &a));
+  return c.Set(0, c.T(0), c.S(0));
+}
+
+absl::Status OneHot(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(3));
+  Shape depth_v;
+  const ConstantData* depth = c.C(1);
+  if (!depth) return c.Err("depth depends on run-time data (only compile-time values are supported)");
+  if (depth->element_count() != 1) return c.Err("depth must hold one value");
+  const int64_t depth_n = static_cast<int64_t>(depth->FloatAt(0));
+  if (depth_n < 0) return c.Err("depth must be non-negative");
+  if (ir::ElementCount(c.S(2)) != 2) return c.Err("values must hold [off, on]");
+  const int64_t r = c.Rank(0) + 1;
+  int64_t axis = 0;
+  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", -1), r, &axis));
+  Shape out = c.S(0);
+  out.insert(out.begin() + axis, depth_n);
+  return c.Set(0, c.T(2), std::move(out));
+}
+
+absl::Status Resize(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  const Shape& x = c.S(0);
+  const int64_t r = c.Rank(0);
+  // opset 10 has (X, scales); 11+ has (X, roi, scales, sizes).
+  const size_t scales_at = c.opset() >= 11 ? 2 : 1;
+  const size_t sizes_at = 3;
+  for (size_t k = 1; k < c.node().inputs.size(); ++k) {
+    if (c.Has(k) && !c.C(k)) {
+      return c.Err(absl::StrCat("input '", c.In(k).name,
+                                "' depends on run-time data (only compile-time values are supported)"));
+    }
+  }
+  if (c.node().HasAttr("axes")) return c.Err("the axes attribute (opset 18) is not supported");
+  if (c.node().GetString("keep_aspect_ratio_policy", "stretch") != "stretch") {
+    return c.Err("keep_aspect_ratio_policy other than stretch is not supported");
+  }
+  std::vector<float> scales;
+  Shape out;
+  const ConstantData* sz = c.opset() >= 11 ? c.C(sizes_at) : nullptr;
+  const ConstantData* sc = c.C(scales_at);
+  if (sz && sz->element_count() > 0) {
+    if (sz->element_count() != r) return c.Err("sizes must have one entry per axis");
+    for (int64_t d = 0; d < r; ++d) {
+      out.push_back(sz->IntAt(d));
+      scales.push_back(x[d] == 0 ? 1.0f : static_cast<float>(out[d]) / static_cast<float>(x[d]));
+    }
+  } else if (sc && sc->element_count() > 0) {
+    if (sc->element_count() != r) return c.Err("scales must have one entry per axis");
+    for (int64_t d = 0; d < r; ++d) {
+      const float s = static_cast<float>(sc->FloatAt(d));
+      if (!(s > 0)) return c.Err("scales must be positive");
+      scales.push_back(s);
+      out.push_back(static_cast<int64_t>(std::floor(static_cast<double>(x[d]) * s)));
+    }
+  } else {
+    return c.Err("needs scales or sizes");
+  }
+  SetFloats(c.node(), "kiln.scales", scales);
+  return c.Set(0, c.T(0), std::move(out));
+}
+
+// ---- NN ------------------------------------------------------------------------
+
+absl::Status ConvTranspose(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(2));
+  const Shape& x = c.S(0);
+  const Shape& w = c.S(1);
+  if ((x.size() != 4 && x.size() != 3) || w.size() != x.size()) {
+    return c.Err(absl::StrCat("only 1-D and 2-D ConvTranspose are supported; input ",
+                              ShapeStr(x), ", weight ", ShapeStr(w)));
+  }
+  const size_t nd = x.size() - 2;
+  const int64_t g = c.node().GetInt("group", 1);
+  if (g <= 0 || x[1] != w[0] || x[1] % g != 0) {
+    return c.Err(absl::StrCat("input ", ShapeStr(x), " does not match weight ", ShapeStr(w)));
+  }
+  const int64_t oc = w[1] * g;
+  const Shape kernel(w.begin() + 2, w.end());
+  const Shape strides = c.node().GetInts("strides", Shape(nd, 1));
+  const Shape dil = c.node().GetInts("dilations", Shape(nd, 1));
+  const Shape outpad = c.node().GetInts("output_padding", Shape(nd, 0));
+  Shape pads = c.node().GetInts("pads", Shape(2 * nd, 0));
+  const Shape out_shape = c.node().GetInts("output_shape", {});
+  const std::string auto_pad = c.node().GetString("auto_pad", "NOTSET");
+  if (strides.size() != nd || dil.size() != nd || outpad.size() != nd || pads.size() != 2 * nd) {
+    return c.Err("strides/dilations/output_padding/pads do not match the rank");
+  }
+  if (c.Has(2) && c.S(2) != Shape{oc}) return c.Err("bias must have one entry per output channel");
+  Shape spatial;
+  for (size_t i = 0; i < nd; ++i) {
+    if (strides[i] <= 0 || dil[i] <= 0) return c.Err("strides and dilations must be positive");
+    const int64_t in = x[2 + i], ek = (kernel[i] - 1) * dil[i] + 1;
+    const int64_t full = strides[i] * (in - 1) + outpad[i] + ek;
+    int64_t o;
+    if (!out_shape.empty() || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      if (!out_shape.empty() && out_shape.size() != nd) return c.Err("output_shape has the wrong length");
+      o = !out_shape.empty() ? out_shape[i] : in * strides[i];
+      const int64_t total = std::max<int64_t>(0, full - o);
+      // ONNX: SAME_UPPER puts the extra pad at the end, SAME_LOWER at the start.
+      const bool lower = auto_pad == "SAME_LOWER";
+      pads[i] = lower ? total - total / 2 : total / 2;
+      pads[i + nd] = total - pads[i];
+    } else if (auto_pad == "VALID") {
+      pads[i] = pads[i + nd] = 0;
+      o = full;
+    } else {
+      o = full - pads[i] - pads[i + nd];
+    }
+    if (o <= 0) return c.Err("computed a non-positive output size");
+    spatial.push_back(o);
+  }
+  // Canonical 2-D form: a 1-D op has H = 1.
+  if (nd == 1) {
+    SetInts(c.node(), "kiln.kernel_shape", {1, kernel[0]});
+    SetInts(c.node(), "kiln.strides", {1, strides[0]});
+    SetInts(c.node(), "kiln.dilations", {1, dil[0]});
+    SetInts(c.node(), "kiln.pads", {0, pads[0], 0, pads[1]});
+  } else {
+    SetInts(c.node(), "kiln.kernel_shape", kernel);
+    SetInts(c.node(), "kiln.strides", strides);
+    SetInts(c.node(), "kiln.dilations", dil);
+    SetInts(c.node(), "kiln.pads", pads);
+  }
+  Shape out = {x[0], oc};
+  out.insert(out.end(), spatial.begin(), spatial.end());
+  return c.Set(0, c.T(0), std::move(out));
+}
+
+absl::Status LpPool(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  const Shape& x = c.S(0);
+  if (c.node().op_type == "GlobalLpPool") {
+    if (x.size() < 3) return c.Err("input must have rank >= 3");
+    Shape out = x;
+    std::fill(out.begin() + 2, out.end(), 1);
+    return c.Set(0, c.T(0), std::move(out));
+  }
+  const Shape kernel = c.node().GetInts("kernel_shape", {});
+  if (x.size() != 4 || kernel.size() != 2) return c.Err("only 2-D LpPool is supported");
+  const Shape strides = c.node().GetInts("strides", {1, 1});
+  const Shape dil = c.node().GetInts("dilations", {1, 1});
+  Shape pads = c.node().GetInts("pads", {0, 0, 0, 0});
+  const std::string auto_pad = c.node().GetString("auto_pad", "NOTSET");
+  const bool ceil_mode = c.node().GetInt("ceil_mode", 0) != 0;
+  if (strides.size() != 2 || dil.size() != 2 || pads.size() != 4) {
+    return c.Err("strides/dilations/pads lengths do not match");
+  }
+  Shape out = {x[0], x[1]};
+  for (size_t i = 0; i < 2; ++i) {
+    if (strides[i] <= 0 || dil[i] <= 0 || kernel[i] <= 0) return c.Err("bad window");
+    const int64_t in = x[2 + i], s = strides[i], ek = (kernel[i] - 1) * dil[i] + 1;
+    int64_t o;
+    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      o = (in + s - 1) / s;
+      const int64_t total = std::max<int64_t>(0, (o - 1) * s + ek - in);
+      pads[i] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      pads[i + 2] = total - pads[i];
+    } else {
+      if (auto_pad == "VALID") pads[i] = pads[i + 2] = 0;
+      const int64_t span = in + pads[i] + pads[i + 2] - ek;
+      if (span < 0) return c.Err("window is larger than the padded input");
+      o = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+      if (ceil_mode && (o - 1) * s >= in + pads[i]) --o;
+    }
+    out.push_back(o);
+  }
+  SetInts(c.node(), "kiln.kernel_shape", kernel);
+  SetInts(c.node(), "kiln.strides", strides);
+  SetInts(c.node(), "kiln.dilations", dil);
+  SetInts(c.node(), "kiln.pads", pads);
+  return c.Set(0, c.T(0), std::move(out));
+}
+
+absl::Status Einsum(Ctx& c) {
+  const size_t n = c.node().inputs.size();
+  KILN_RETURN_IF_ERROR(c.Need(n));
+  if (n < 1 || n > 2) return c.Err("only one- and two-operand Einsum is supported");
+  std::vector<Shape> shapes;
+  for (size_t k = 0; k < n; ++k) shapes.push_back(c.S(k));
+  auto spec = ParseEinsum(c.node().GetString("equation", ""), shapes);
+  if (!spec.ok()) return c.Err(std::string(spec.status().message()));
+  std::map<char, int64_t> dim;
+  for (size_t k = 0; k < n; ++k) {
+    for (size_t i = 0; i < spec->inputs[k].size(); ++i) {
+      const char l = spec->inputs[k][i];
+      const int64_t d = shapes[k][i];
+      auto it = dim.find(l);
+      if (it == dim.end() || it->second == 1) dim[l] = d;
+      else if (d != 1 && d != it->second) return c.Err(absl::StrCat("letter '", std::string(1, l), "' has sizes ", it->second, " and ", d));
+    }
+  }
+  Shape out;
+  for (char l : spec->output) {
+    if (!dim.count(l)) return c.Err(absl::StrCat("output letter '", std::string(1, l), "' is on no input"));
+    out.push_back(dim[l]);
+  }
+  return c.Set(0, c.T(0), std::move(out));
+}
+
+// ---- recurrent ---------------------------------------------------------------
+
+absl::Status Recurrent(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(3));
+  const std::string& op = c.node().op_type;
+  const int64_t gates = op == "LSTM" ? 4 : op == "GRU" ? 3 : 1;
+  const size_t n_out = op == "LSTM" ? 3 : 2;
+  const Shape& x = c.S(0);
+  const int64_t layout = c.node().GetInt("layout", 0);
+  if (x.size() != 3) return c.Err(absl::StrCat("X must be 3-D, got ", ShapeStr(x)));
+  const int64_t seq = layout ? x[1] : x[0], batch = layout ? x[0] : x[1], input = x[2];
+  const std::string dir = c.node().GetString("direction", "forward");
+  if (dir != "forward" && dir != "reverse" && dir != "bidirectional") {
+    return c.Err(absl::StrCat("unknown direction '", dir, "'"));
+  }
+  const int64_t dirs = dir == "bidirectional" ? 2 : 1;
+  int64_t hidden = c.node().GetInt("hidden_size", -1);
+  if (hidden < 0) hidden = c.S(2).size() == 3 ? c.S(2)[2] : -1;
+  if (c.S(1) != Shape{dirs, gates * hidden, input} || c.S(2) != Shape{dirs, gates * hidden, hidden}) {
+    return c.Err(absl::StrCat("W ", ShapeStr(c.S(1)), " / R ", ShapeStr(c.S(2)),
+                              " do not match hidden_size ", hidden, ", input size ", input));
+  }
+  if (c.Has(3) && c.S(3) != Shape{dirs, 2 * gates * hidden}) return c.Err("B has the wrong shape");
+  if (c.Has(4)) {
+    const ConstantData* lens = c.C(4);
+    if (!lens) {
+      return c.Err("sequence_lens depends on run-time data (only compile-time values are supported)");
+    }
+    if (lens->element_count() != batch) return c.Err("sequence_lens must have one entry per batch");
+    for (int64_t b = 0; b < batch; ++b) {
+      if (lens->IntAt(b) < 0 || lens->IntAt(b) > seq) return c.Err("sequence_lens entry out of range");
+    }
+  }
+  const Shape state = layout ? Shape{batch, dirs, hidden} : Shape{dirs, batch, hidden};
+  for (size_t k : {size_t{5}, size_t{6}}) {
+    if (k == 6 && op != "LSTM") break;
+    if (c.Has(k) && c.S(k) != state) return c.Err("initial state has the wrong shape");
+  }
+  if (op == "LSTM" && c.Has(7) && c.S(7) != Shape{dirs, 3 * hidden}) return c.Err("P has the wrong shape");
+  if (c.node().HasAttr("activations")) {
+    const auto& acts = c.node().attributes.at("activations").strings;
+    const size_t per = op == "LSTM" ? 3 : op == "GRU" ? 2 : 1;
+    if (acts.size() != per * dirs) return c.Err("activations list has the wrong length");
+  }
+  const DType t = c.T(0);
+  KILN_RETURN_IF_ERROR(c.Set(0, t, layout ? Shape{batch, seq, dirs, hidden}
+                                          : Shape{seq, dirs, batch, hidden}));
+  for (size_t k = 1; k < n_out; ++k) KILN_RETURN_IF_ERROR(c.Set(k, t, state));
+  // The kernel's scratch: states h, c [batch, hidden], gates [G*hidden], tmp [hidden].
+  ir::Node& node = c.node();
+  if (node.GetInt("kiln.scratch", 0) == 0) {
+    if (node.outputs.size() > n_out) return c.Err("has too many outputs");
+    node.outputs.resize(n_out, ir::kNoValue);
+    const ir::ValueId s = c.graph().AddValue("");
+    node.outputs.push_back(s);
+    // AddNode sets producers; this value joins an existing node.
+    for (size_t k = 0; k < c.graph().nodes.size(); ++k) {
+      if (&c.graph().nodes[k] == &node) c.graph().value(s).producer = static_cast<ir::NodeId>(k);
+    }
+    node.SetInt("kiln.scratch", 1);
+  }
+  ir::Value& sv = c.graph().value(node.outputs[n_out]);
+  sv.dtype = DType::F32;
+  sv.shape = {2 * batch * hidden + gates * hidden + hidden};
+  sv.has_shape = true;
+  return absl::OkStatus();
+}
+
+using Rule = std::function<absl::Status(Ctx&)>;
+
+const std::map<std::string, Rule>& Rules() {
+  static const auto* rules = new std::map<std::string, Rule>{
+      {"Size", Size}, {"Tile", Tile}, {"Split", Split},
+      {"GatherElements", GatherElements}, {"ScatterElements", ScatterElements},
+      {"GatherND", GatherND}, {"ScatterND", ScatterND}, {"Pad", Pad},
+      {"DepthToSpace", DepthSpace}, {"SpaceToDepth", DepthSpace}, {"EyeLike", EyeLike},
+      {"Trilu", Trilu}, {"CumSum", CumSum}, {"OneHot", OneHot}, {"Resize", Resize},
+      {"ConvTranspose", ConvTranspose}, {"LpPool", LpPool}, {"GlobalLpPool", LpPool},
+      {"Einsum", Einsum}, {"RNN", Recurrent}, {"GRU", Recurrent}, {"LSTM", Recurrent},
+  };
+  return *rules;
+}
+
+// ---- folding -----------------------------------------------------------------
+
+std::shared_ptr<ConstantData> NewConstant(DType t, const Shape& shape) {
+  auto c = std::make_shared<ConstantData>();
+  c->dtype = t;
+  c->shape = shape;
+  c->bytes.assign(static_cast<size_t>(ir::ElementCount(shape)) * ir::DTypeSize(t), 0);
+  return c;
+}
+
+const ConstantData* KnownInput(const ir::Graph& g, const ir::Node& n,
+                               const std::vector<ir::ConstantPtr>& known, size_t k) {
+  if (k >= n.inputs.size() || n.inputs[k] == ir::kNoValue) return nullptr;
+  const ir::ValueId id = n.inputs[k];
+  if (static_cast<size_t>(id) < known.size() && known[id]) return known[id].get();
+  return g.value(id).constant.get();
+}
+
+// Writes 1 (in the output dtype) at element k.
+void StoreOne(DType t, uint8_t* p) {
+  switch (t) {
+    case DType::F32: { const float v = 1.0f; std::memcpy(p, &v, 4); return; }
+    case DType::F64: { const double v = 1.0; std::memcpy(p, &v, 8); return; }
+    case DType::F16: { const uint16_t v = 0x3c00; std::memcpy(p, &v, 2); return; }
+    default: p[0] = 1; return;  // integers and bool, little-endian
+  }
+}
+
+}  // namespace
+
+bool InferMovementShapes(ir::Graph& graph, ir::Node& node,
+                         const std::vector<ir::ConstantPtr>& known, absl::Status* status) {
+  auto it = Rules().find(node.op_type);
+  if (it == Rules().end()) return false;
+  Ctx c(graph, node, known);
+  *status = it->second(c);
+  return true;
+}
+
+bool EvaluateMovementNode(const ir::Graph& graph, const ir::Node& node,
+                          const std::vector<ir::ConstantPtr>& known,
+                          absl::StatusOr<std::vector<ir::ConstantPtr>>* out) {
+  const std::string& op = node.op_type;
+  if (op != "Size" && op != "EyeLike" && op != "Tile" && op != "Split") return false;
+  *out = std::vector<ir::ConstantPtr>{};
+  if (node.inputs.empty() || node.inputs[0] == ir::kNoValue) return true;
+  const ir::Value& x = graph.value(node.inputs[0]);
+  if (!x.has_shape) return true;
+  for (ir::ValueId o : node.outputs) {
+    if (o == ir::kNoValue || !graph.value(o).has_shape) return true;
+    if (ir::ElementCount(graph.value(o).shape) > (int64_t{1} << 22)) return true;
+  }
+  const ir::Value& y = graph.value(node.outputs[0]);
+  if (op == "Size") {
+    *out = std::vector<ir::ConstantPtr>{ir::MakeI64Constant({}, {ir::ElementCount(x.shape)})};
+    return true;
+  }
+  if (op == "EyeLike") {
+    auto c = NewConstant(y.dtype, y.shape);
+    const int64_t k = node.GetInt("k", 0), es = static_cast<int64_t>(ir::DTypeSize(y.dtype));
+    for (int64_t r = 0; r < y.shape[0]; ++r) {
+      const int64_t col = r + k;
+      if (col >= 0 && col < y.shape[1]) StoreOne(y.dtype, c->bytes.data() + (r * y.shape[1] + col) * es);
+    }
+    *out = std::vector<ir::ConstantPtr>{c};
+    return true;
+  }
+  const ConstantData* xc = KnownInput(graph, node, known, 0);
+  if (!xc) return true;
+  for (size_t k = 1; k < node.inputs.size(); ++k) {
+    if (node.inputs[k] != ir::kNoValue && !KnownInput(graph, node, known, k)) return true;
+  }
+  const int64_t es = static_cast<int64_t>(ir::DTypeSize(xc->dtype));
+  const Shape& xs = xc->shape;
+  const int64_t r = static_cast<int64_t>(xs.size());
+  std::vector<ir::ConstantPtr> results;
+  if (op == "Tile") {
+    auto c = NewConstant(xc->dtype, y.shape);
+    const int64_t n = ir::ElementCount(y.shape);
+    Shape pos(r, 0);
+    for (int64_t k = 0; k < n; ++k) {
+      int64_t src = 0;
+      for (int64_t d = 0; d < r; ++d) src = src * xs[d] + pos[d] % xs[d];
+      std::memcpy(c->bytes.data() + k * es, xc->bytes.data() + src * es, es);
+      for (int64_t d = r - 1; d >= 0; --d) {
+        if (++pos[d] < y.shape[d]) break;
+        pos[d] = 0;
+      }
+    }
+    results.push_back(c);
+  } else {  // Split
+    int64_t axis = node.GetInt("axis", 0);
+    if (axis < 0) axis += r;
+    const Shape split = node.GetInts("kiln.split", {});
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < axis; ++d) outer *= xs[d];
+    for (int64_t d = axis + 1; d < r; ++d) inner *= xs[d];
+    int64_t at = 0;
+    for (size_t k = 0; k < node.outputs.size() && k < split.size(); ++k) {
+      auto c = NewConstant(xc->dtype, graph.value(node.outputs[k]).shape);
+      const int64_t chunk = split[k] * inner * es;
+      for (int64_t o = 0; o < outer; ++o) {
+        std::memcpy(c->bytes.data() + o * chunk,
+                    xc->bytes.data() + (o * xs[axis] + at) * inner * es, chunk);
+      }
+      at += split[k];
+      results.push_back(c);
+    }
+  }
+  *out = std::move(results);
+  return true;
+}
+
+absl::StatusOr<EinsumSpec> ParseEinsum(const std::string& equation,
+                                       const std::vector<std::vector<int64_t>>& shapes) {
+  std::string eq;
+  for (char ch : equation) if (ch != ' ') eq += ch;
+  const size_t arrow = eq.find("->");
+  const std::string lhs = eq.substr(0, arrow);
+  std::vector<std::string> terms;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = lhs.find(',', start);
+    terms.push_back(lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (terms.size() != shapes.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("equation '", equation, "' names ", terms.size(),
+                                                   " operands, the node has ", shapes.size()));
+  }
+  // "..." becomes digits, right-aligned to the widest ellipsis.
+  size_t ell = 0;
+  for (size_t k = 0; k < terms.size(); ++k) {
+    const size_t at = terms[k].find("...");
+    if (at == std::string::npos) continue;
+    const size_t letters = terms[k].size() - 3;
+    if (shapes[k].size() < letters) return absl::InvalidArgumentError("operand rank is too small");
+    ell = std::max(ell, shapes[k].size() - letters);
+  }
+  if (ell > 8) return absl::InvalidArgumentError("ellipsis covers too many dimensions");
+  auto expand = [&](const std::string& t, size_t rank_here) -> std::string {
+    const size_t at = t.find("...");
+    if (at == std::string::npos) return t;
+    std::string digits;
+    for (size_t i = ell - rank_here; i < ell; ++i) digits += static_cast<char>('0' + i);
+    return t.substr(0, at) + digits + t.substr(at + 3);
+  };
+  EinsumSpec spec;
+  for (size_t k = 0; k < terms.size(); ++k) {
+    const size_t at = terms[k].find("...");
+    const size_t here = at == std::string::npos ? 0 : shapes[k].size() - (terms[k].size() - 3);
+    spec.inputs.push_back(expand(terms[k], here));
+    for (char ch : spec.inputs.back()) {
+      if (!std::isalnum(static_cast<unsigned char>(ch))) {
+        return absl::InvalidArgumentError(absl::StrCat("bad equation '", equation, "'"));
+      }
+    }
+    if (spec.inputs.back().size() != shapes[k].size()) {
+      return absl::InvalidArgumentError(absl::StrCat("operand ", k, " of '", equation,
+                                                     "' does not match its rank ", shapes[k].size()));
+    }
+  }
+  if (arrow != std::string::npos) {
+    spec.output = expand(eq.substr(arrow + 2), ell);
+  } else {
+    // Implicit: ellipsis dims, then letters used once, alphabetically.
+    std::map<char, int> count;
+    for (const std::string& t : spec.inputs) for (char ch : t) ++count[ch];
+    for (size_t i = 0; i < ell; ++i) spec.output += static_cast<char>('0' + i);
+    for (const auto& [ch, n] : count) if (n == 1 && !std::isdigit(static_cast<unsigned char>(ch))) spec.output += ch;
+  }
+  std::set<char> seen;
+  for (char ch : spec.output) {
+    if (!seen.insert(ch).second) return absl::InvalidArgumentError("output repeats a letter");
+  }
+  return spec;
+}
+
+}  // namespace kiln::compiler

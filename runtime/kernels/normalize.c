@@ -1,0 +1,209 @@
+/* Normalisations: layer_norm_f32, instance_norm_f32, lp_norm_f32, lrn_f32,
+ * and hardmax_f32. Statistics accumulate in double (two passes: mean, then
+ * centred squares) so they match float64 references closely. */
+#include <math.h>
+#include <stdint.h>
+
+#include "check_util.h"
+#include "kiln/kernels.h"
+
+/* Mean and 1/sqrt(variance + eps) of x[0..n) (n >= 1). */
+static void moments(const float* x, int64_t n, float eps, double* mean, double* inv_std) {
+  double sum = 0.0, sq = 0.0;
+  for (int64_t i = 0; i < n; ++i) sum += x[i];
+  const double m = sum / (double)n;
+  for (int64_t i = 0; i < n; ++i) sq += (x[i] - m) * (x[i] - m);
+  *mean = m;
+  *inv_std = 1.0 / sqrt(sq / (double)n + (double)eps);
+}
+
+int kiln_layer_norm_f32(const int64_t* ip, const float* fp, void* const* bindings,
+                        const kiln_host* host) {
+  (void)host;
+  const int64_t outer = ip[0], n = ip[1], has_bias = ip[2], has_stats = ip[3];
+  const float* X = (const float*)bindings[0];
+  const float* scale = (const float*)bindings[1];
+  const float* bias = (const float*)bindings[2];
+  float* Y = (float*)bindings[3];
+  float* mean_out = (float*)bindings[4];
+  float* inv_out = (float*)bindings[5];
+  if (n == 0) return KILN_OK;
+  for (int64_t o = 0; o < outer; ++o) {
+    const float* x = X + o * n;
+    float* y = Y + o * n;
+    double mean, inv;
+    moments(x, n, fp[0], &mean, &inv);
+    const float m = (float)mean, s = (float)inv;
+    if (has_bias) {
+      for (int64_t j = 0; j < n; ++j) y[j] = (x[j] - m) * s * scale[j] + bias[j];
+    } else {
+      for (int64_t j = 0; j < n; ++j) y[j] = (x[j] - m) * s * scale[j];
+    }
+    if (has_stats) mean_out[o] = m, inv_out[o] = s;
+  }
+  return KILN_OK;
+}
+
+int kiln_layer_norm_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                              uint32_t fparam_count, const uint64_t* binding_bytes) {
+  KILN_TRY(kiln_check_counts(ip, iparam_count, 4, fp, fparam_count, 1));
+  KILN_TRY(kiln_check_nonneg(ip, 4));
+  KILN_TRY(kiln_check_enum(ip[2], 0, 1));
+  KILN_TRY(kiln_check_enum(ip[3], 0, 1));
+  int64_t count;
+  KILN_TRY(kiln_checked_product(ip, 2, &count));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[1], ip[1]));
+  if (ip[2]) KILN_TRY(kiln_check_f32_binding(binding_bytes[2], ip[1]));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[3], count));
+  if (ip[3] && ip[1] > 0) {
+    KILN_TRY(kiln_check_f32_binding(binding_bytes[4], ip[0]));
+    KILN_TRY(kiln_check_f32_binding(binding_bytes[5], ip[0]));
+  }
+  return KILN_OK;
+}
+
+int kiln_instance_norm_f32(const int64_t* ip, const float* fp, void* const* bindings,
+                           const kiln_host* host) {
+  (void)host;
+  const int64_t N = ip[0], C = ip[1], spatial = ip[2];
+  const float* X = (const float*)bindings[0];
+  const float* scale = (const float*)bindings[1];
+  const float* bias = (const float*)bindings[2];
+  float* Y = (float*)bindings[3];
+  if (spatial == 0) return KILN_OK;
+  for (int64_t p = 0; p < N * C; ++p) {
+    const int64_t c = p % C;
+    const float* x = X + p * spatial;
+    float* y = Y + p * spatial;
+    double mean, inv;
+    moments(x, spatial, fp[0], &mean, &inv);
+    /* y = x * a + b with a, b folded per plane. */
+    const float a = (float)(inv * scale[c]);
+    const float b = (float)(bias[c] - mean * inv * scale[c]);
+    for (int64_t j = 0; j < spatial; ++j) y[j] = x[j] * a + b;
+  }
+  return KILN_OK;
+}
+
+int kiln_instance_norm_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                                 uint32_t fparam_count, const uint64_t* binding_bytes) {
+  KILN_TRY(kiln_check_counts(ip, iparam_count, 3, fp, fparam_count, 1));
+  KILN_TRY(kiln_check_nonneg(ip, 3));
+  int64_t count;
+  KILN_TRY(kiln_checked_product(ip, 3, &count));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[1], ip[1]));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[2], ip[1]));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[3], count));
+  return KILN_OK;
+}
+
+int kiln_lp_norm_f32(const int64_t* ip, const float* fp, void* const* bindings,
+                     const kiln_host* host) {
+  (void)fp;
+  (void)host;
+  const int64_t outer = ip[0], n = ip[1], inner = ip[2], p = ip[3];
+  const float* X = (const float*)bindings[0];
+  float* Y = (float*)bindings[1];
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t j = 0; j < inner; ++j) {
+      const float* x = X + o * n * inner + j;
+      float* y = Y + o * n * inner + j;
+      double acc = 0.0;
+      if (p == 1) {
+        for (int64_t a = 0; a < n; ++a) acc += fabs((double)x[a * inner]);
+      } else {
+        for (int64_t a = 0; a < n; ++a) acc += (double)x[a * inner] * x[a * inner];
+        acc = sqrt(acc);
+      }
+      const float norm = (float)acc;
+      for (int64_t a = 0; a < n; ++a) y[a * inner] = x[a * inner] / norm;
+    }
+  }
+  return KILN_OK;
+}
+
+int kiln_lp_norm_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                           uint32_t fparam_count, const uint64_t* binding_bytes) {
+  KILN_TRY(kiln_check_counts(ip, iparam_count, 4, fp, fparam_count, 0));
+  KILN_TRY(kiln_check_nonneg(ip, 4));
+  KILN_TRY(kiln_check_enum(ip[3], 1, 2));
+  int64_t count;
+  KILN_TRY(kiln_checked_product(ip, 3, &count));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[1], count));
+  return KILN_OK;
+}
+
+int kiln_lrn_f32(const int64_t* ip, const float* fp, void* const* bindings,
+                 const kiln_host* host) {
+  (void)host;
+  const int64_t N = ip[0], C = ip[1], spatial = ip[2], size = ip[3];
+  const float alpha = fp[0], beta = fp[1], bias = fp[2];
+  const float* X = (const float*)bindings[0];
+  float* Y = (float*)bindings[1];
+  const int64_t lo = (size - 1) / 2, hi = size - 1 - lo; /* floor / ceil halves */
+  const double scale = (double)alpha / (double)size;
+  for (int64_t b = 0; b < N; ++b) {
+    for (int64_t c = 0; c < C; ++c) {
+      const int64_t c0 = c - lo < 0 ? 0 : c - lo;
+      const int64_t c1 = c + hi > C - 1 ? C - 1 : c + hi;
+      const float* x = X + (b * C + c) * spatial;
+      float* y = Y + (b * C + c) * spatial;
+      for (int64_t j = 0; j < spatial; ++j) {
+        double sq = 0.0;
+        for (int64_t k = c0; k <= c1; ++k) {
+          const double v = X[(b * C + k) * spatial + j];
+          sq += v * v;
+        }
+        y[j] = (float)(x[j] / pow((double)bias + scale * sq, (double)beta));
+      }
+    }
+  }
+  return KILN_OK;
+}
+
+int kiln_lrn_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                       uint32_t fparam_count, const uint64_t* binding_bytes) {
+  KILN_TRY(kiln_check_counts(ip, iparam_count, 4, fp, fparam_count, 3));
+  KILN_TRY(kiln_check_nonneg(ip, 4));
+  if (ip[3] < 1) return KILN_ERR_INVALID_ARGUMENT;
+  int64_t count;
+  KILN_TRY(kiln_checked_product(ip, 3, &count));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[1], count));
+  return KILN_OK;
+}
+
+int kiln_hardmax_f32(const int64_t* ip, const float* fp, void* const* bindings,
+                     const kiln_host* host) {
+  (void)fp;
+  (void)host;
+  const int64_t outer = ip[0], n = ip[1], inner = ip[2];
+  const float* X = (const float*)bindings[0];
+  float* Y = (float*)bindings[1];
+  if (n == 0) return KILN_OK;
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t j = 0; j < inner; ++j) {
+      const float* x = X + o * n * inner + j;
+      float* y = Y + o * n * inner + j;
+      int64_t at = 0;
+      for (int64_t a = 1; a < n; ++a)
+        if (x[a * inner] > x[at * inner]) at = a;
+      for (int64_t a = 0; a < n; ++a) y[a * inner] = a == at ? 1.0f : 0.0f;
+    }
+  }
+  return KILN_OK;
+}
+
+int kiln_hardmax_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                           uint32_t fparam_count, const uint64_t* binding_bytes) {
+  KILN_TRY(kiln_check_counts(ip, iparam_count, 3, fp, fparam_count, 0));
+  KILN_TRY(kiln_check_nonneg(ip, 3));
+  int64_t count;
+  KILN_TRY(kiln_checked_product(ip, 3, &count));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[1], count));
+  return KILN_OK;
+}

@@ -1,0 +1,95 @@
+/* pad: constant, edge and reflect padding (and cropping, with negative pads)
+ * of any element type. Every output coordinate maps to an input coordinate
+ * that is either clamped/reflected into [0, in) or, in constant mode, marks
+ * the element as fill, so the checker only has to bound the dense shapes. */
+#include <stdint.h>
+#include <string.h>
+
+#include "check_util.h"
+#include "kiln/kernels.h"
+
+enum { PD_EB, PD_MODE, PD_R, PD_VALUE, PD_HEAD };
+enum { PAD_CONSTANT = 0, PAD_EDGE = 1, PAD_REFLECT = 2, PAD_WRAP = 3 };
+
+/* Source coordinate for output coordinate o, or -1 for fill. */
+static int64_t pad_source(int64_t o, int64_t begin, int64_t in, int64_t mode) {
+  int64_t c = o - begin;
+  if (c >= 0 && c < in) return c;
+  if (mode == PAD_CONSTANT) return -1;
+  if (mode == PAD_EDGE || in == 1) return c < 0 ? 0 : in - 1;
+  if (mode == PAD_WRAP) {
+    c %= in;
+    return c < 0 ? c + in : c;
+  }
+  const int64_t period = 2 * (in - 1); /* reflect, edge not repeated */
+  c %= period;
+  if (c < 0) c += period;
+  return c < in ? c : period - c;
+}
+
+int kiln_pad(const int64_t* ip, const float* fp, void* const* bindings,
+             const kiln_host* host) {
+  (void)fp;
+  (void)host;
+  const int64_t eb = ip[PD_EB], mode = ip[PD_MODE], R = ip[PD_R];
+  const int64_t* in = ip + PD_HEAD;
+  const int64_t* begin = in + R;
+  const int64_t* out = begin + R;
+  const unsigned char* x = (const unsigned char*)bindings[0];
+  unsigned char* y = (unsigned char*)bindings[1];
+  unsigned char fill[8];
+  memcpy(fill, &ip[PD_VALUE], 8);
+  int64_t n = 1, istr[KILN_MAX_RANK + 1], pos[KILN_MAX_RANK] = {0};
+  for (int64_t d = 0; d < R; ++d) n *= out[d];
+  istr[R] = 1;
+  for (int64_t d = R; d > 0; --d) istr[d - 1] = istr[d] * in[d - 1];
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t off = 0, is_fill = 0;
+    for (int64_t d = 0; d < R; ++d) {
+      const int64_t c = pad_source(pos[d], begin[d], in[d], mode);
+      if (c < 0) {
+        is_fill = 1;
+        break;
+      }
+      off += c * istr[d + 1];
+    }
+    memcpy(y + k * eb, is_fill ? fill : x + off * eb, (size_t)eb);
+    for (int64_t d = R - 1; d >= 0; --d) {
+      if (++pos[d] < out[d]) break;
+      pos[d] = 0;
+    }
+  }
+  return KILN_OK;
+}
+
+/* iparams (4 + 3R): elem_bytes mode R fill_bits  in_dims[R] begin[R] out_dims[R].
+ * begin may be negative (cropping); fill_bits holds the constant's bytes. */
+int kiln_pad_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                   uint32_t fparam_count, const uint64_t* binding_bytes) {
+  if (ip == NULL || iparam_count < PD_HEAD) return KILN_ERR_INVALID_ARGUMENT;
+  const int64_t R = ip[PD_R], eb = ip[PD_EB], mode = ip[PD_MODE];
+  if (R < 0 || R > KILN_MAX_RANK) return KILN_ERR_INVALID_ARGUMENT;
+  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(PD_HEAD + 3 * R), fp,
+                             fparam_count, 0));
+  if (eb < 1 || eb > 8) return KILN_ERR_INVALID_ARGUMENT;
+  KILN_TRY(kiln_check_enum(mode, PAD_CONSTANT, PAD_WRAP));
+  const int64_t* in = ip + PD_HEAD;
+  const int64_t* begin = in + R;
+  const int64_t* out = begin + R;
+  KILN_TRY(kiln_check_nonneg(in, R));
+  KILN_TRY(kiln_check_nonneg(out, R));
+  int64_t in_n, out_n, t;
+  KILN_TRY(kiln_checked_product(in, R, &in_n));
+  KILN_TRY(kiln_checked_product(out, R, &out_n));
+  for (int64_t d = 0; d < R; ++d) {
+    /* pos - begin must not overflow; non-constant modes need a source. */
+    if (begin[d] == INT64_MIN) return KILN_ERR_INVALID_ARGUMENT;
+    KILN_TRY(kiln_checked_add(out[d], begin[d] < 0 ? -begin[d] : begin[d], &t));
+    if (mode != PAD_CONSTANT && in[d] == 0 && out_n > 0) return KILN_ERR_INVALID_ARGUMENT;
+  }
+  KILN_TRY(kiln_dense_bytes(in_n, eb, &t));
+  KILN_TRY(kiln_check_binding(binding_bytes[0], t));
+  KILN_TRY(kiln_dense_bytes(out_n, eb, &t));
+  KILN_TRY(kiln_check_binding(binding_bytes[1], t));
+  return KILN_OK;
+}

@@ -1,0 +1,104 @@
+/* resize_f32: separable resampling. The compiler turns every mode (nearest
+ * with its rounding rule, linear, cubic) and coordinate transformation into
+ * per-axis tap tables: output coordinate o of axis d reads input positions
+ * index[d][o][t] with weights weight[d][o][t], t < taps[d]. An index of -1
+ * marks a position outside the input (tf_crop_and_resize), where the output
+ * element takes the extrapolation value. Axes that are not resized use one
+ * tap of weight 1, so an element costs the product of the tap counts. */
+#include <stdint.h>
+
+#include "check_util.h"
+#include "kiln/kernels.h"
+
+enum { RS_R, RS_HEAD };
+
+int kiln_resize_f32(const int64_t* ip, const float* fp, void* const* bindings,
+                    const kiln_host* host) {
+  (void)host;
+  const int64_t R = ip[RS_R];
+  const int64_t* in = ip + RS_HEAD;
+  const int64_t* out = in + R;
+  const int64_t* taps = out + R;
+  const int64_t* idx_base[KILN_MAX_RANK];
+  const float* w_base[KILN_MAX_RANK];
+  int64_t istr[KILN_MAX_RANK + 1], pos[KILN_MAX_RANK] = {0}, n = 1, table = 0;
+  for (int64_t d = 0; d < R; ++d) {
+    idx_base[d] = taps + R + table;
+    w_base[d] = fp + table;
+    table += out[d] * taps[d];
+    n *= out[d];
+  }
+  const float extrapolation = fp[table];
+  istr[R] = 1;
+  for (int64_t d = R; d > 0; --d) istr[d - 1] = istr[d] * in[d - 1];
+  const float* x = (const float*)bindings[0];
+  float* y = (float*)bindings[1];
+  for (int64_t k = 0; k < n; ++k) {
+    /* Walk all tap combinations with an odometer over t[d]. */
+    int64_t t[KILN_MAX_RANK] = {0};
+    int outside = 0;
+    double acc = 0.0;
+    for (;;) {
+      int64_t off = 0;
+      double w = 1.0;
+      for (int64_t d = 0; d < R; ++d) {
+        const int64_t e = pos[d] * taps[d] + t[d];
+        const int64_t i = idx_base[d][e];
+        if (i < 0) outside = 1;
+        off += (i < 0 ? 0 : i) * istr[d + 1];
+        w *= w_base[d][e];
+      }
+      if (outside) break;
+      if (w != 0.0) acc += w * x[off];
+      int64_t d = R - 1;
+      for (; d >= 0; --d) {
+        if (++t[d] < taps[d]) break;
+        t[d] = 0;
+      }
+      if (d < 0) break;
+    }
+    y[k] = outside ? extrapolation : (float)acc;
+    for (int64_t d = R - 1; d >= 0; --d) {
+      if (++pos[d] < out[d]) break;
+      pos[d] = 0;
+    }
+  }
+  return KILN_OK;
+}
+
+/* iparams: R  in_dims[R]  out_dims[R]  taps[R]  indices[sum out*taps]
+ * fparams: weights[sum out*taps]  extrapolation_value */
+int kiln_resize_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                          uint32_t fparam_count, const uint64_t* binding_bytes) {
+  if (ip == NULL || iparam_count < RS_HEAD) return KILN_ERR_INVALID_ARGUMENT;
+  const int64_t R = ip[RS_R];
+  if (R < 0 || R > KILN_MAX_RANK || iparam_count < RS_HEAD + 3 * R)
+    return KILN_ERR_INVALID_ARGUMENT;
+  KILN_TRY(kiln_check_nonneg(ip, RS_HEAD + 3 * R));
+  const int64_t* in = ip + RS_HEAD;
+  const int64_t* out = in + R;
+  const int64_t* taps = out + R;
+  int64_t table = 0, in_n, out_n, bytes;
+  for (int64_t d = 0; d < R; ++d) {
+    int64_t part;
+    if (taps[d] < 1 || taps[d] > 64) return KILN_ERR_INVALID_ARGUMENT;
+    KILN_TRY(kiln_checked_mul(out[d], taps[d], &part));
+    KILN_TRY(kiln_checked_add(table, part, &table));
+  }
+  if (table > (int64_t)UINT32_MAX) return KILN_ERR_OUT_OF_RANGE;
+  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(RS_HEAD + 3 * R + table), fp,
+                             fparam_count, (uint32_t)(table + 1)));
+  const int64_t* idx = taps + R;
+  for (int64_t d = 0, e = 0; d < R; ++d) {
+    for (int64_t k = 0; k < out[d] * taps[d]; ++k, ++e) {
+      if (idx[e] < -1 || idx[e] >= in[d]) return KILN_ERR_OUT_OF_RANGE;
+    }
+  }
+  KILN_TRY(kiln_checked_product(in, R, &in_n));
+  KILN_TRY(kiln_checked_product(out, R, &out_n));
+  KILN_TRY(kiln_dense_bytes(in_n, 4, &bytes));
+  KILN_TRY(kiln_check_binding(binding_bytes[0], bytes));
+  KILN_TRY(kiln_dense_bytes(out_n, 4, &bytes));
+  KILN_TRY(kiln_check_binding(binding_bytes[1], bytes));
+  return KILN_OK;
+}

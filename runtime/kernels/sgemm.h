@@ -1,0 +1,530 @@
+/* The blocked single-precision GEMM shared by gemm_f32, matmul_f32 and
+ * conv2d_f32: Y[M,N] = epilogue(A[M,K] * B[K,N]).
+ *
+ * Blocking: the output is cut into tasks (a block of rows x one column chunk
+ * of NR = 16*np columns); a task walks K in blocks of KILN_KC, packs that
+ * K-block of its B columns into 16-wide panels on the stack (unless B is
+ * already packed: constant weights packed by the compiler, or a dense row
+ * read in place), and runs the register-tiled micro-kernel over its rows.
+ * A is read in place through strides (broadcast one element per row).
+ *
+ * Every output element accumulates its K products in increasing k order, one
+ * product at a time, whatever the path (AVX-512, AVX2, portable) or the task
+ * partition; the paths differ only by FMA rounding, and results do not
+ * depend on the thread count.
+ *
+ * Path selection: in the VM build (KILN_RUNTIME_DISPATCH, set by
+ * runtime/CMakeLists.txt) every x86 path is compiled with target attributes
+ * and chosen per call from the CPU's features; elsewhere (an AOT bundle) the
+ * target's compile flags choose (-mavx512f, -mavx2 -mfma, or portable C).
+ * Internal to runtime/kernels: an AOT bundle copies it beside the kernels. */
+#ifndef KILN_KERNELS_SGEMM_H_
+#define KILN_KERNELS_SGEMM_H_
+
+#include <stdint.h>
+
+#include "activation.h"
+#include "kiln/kernels.h"
+
+/* Width of a packed-B panel in floats. Fixed for every path: it is the
+ * layout of pre-packed constants in a module (kernels.h, gemm_pb_f32). */
+#define KILN_PANEL 16
+#define KILN_KC 256
+/* Widest column chunk a path computes (two panels). */
+#define KILN_NR_MAX 32
+
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#if defined(KILN_RUNTIME_DISPATCH)
+#define KILN_TARGET_AVX512 __attribute__((target("avx512f,avx512vl,avx2,fma")))
+#define KILN_TARGET_AVX2 __attribute__((target("avx2,fma")))
+#define KILN_HAVE_AVX512 1
+#define KILN_HAVE_AVX2 1
+#else
+#if defined(__AVX512F__) && defined(__FMA__)
+#define KILN_TARGET_AVX512
+#define KILN_HAVE_AVX512 1
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+#define KILN_TARGET_AVX2
+#define KILN_HAVE_AVX2 1
+#endif
+#endif
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define KILN_ALWAYS_INLINE inline __attribute__((always_inline))
+#define KILN_ALIGN64 __attribute__((aligned(64)))
+#else
+#define KILN_ALWAYS_INLINE inline
+#define KILN_ALIGN64
+#endif
+
+/* Micro-kernel: for i < mr, j < nr:
+ *   c[i*c_rs + j] = (load_c ? c[i*c_rs + j] : 0) + sum_k a[i*a_rs + k*a_cs] * B[k][j]
+ * where B[k][j] = b[(j/16)*b_ps + k*b_rs + j%16]. mr <= the path's MR, nr <= 16*np.
+ * When nr < 16*np, columns >= nr of B may be read only if b_rs == KILN_PANEL
+ * (a packed, zero-padded panel). */
+typedef void (*kiln_ukr_fn)(int64_t kc, const float* a, int64_t a_rs, int64_t a_cs,
+                            const float* b, int64_t b_rs, int64_t b_ps, float* c,
+                            int64_t c_rs, int64_t mr, int64_t nr, int load_c);
+
+typedef struct kiln_gemm_path {
+  kiln_ukr_fn ukr;
+  int64_t mr; /* rows per micro-tile */
+  int64_t np; /* panels per micro-tile (columns = 16 * np) */
+} kiln_gemm_path;
+
+/* ---- portable C: 4 x 16 ---------------------------------------------- */
+
+#define KILN_PORTABLE_MR 4
+
+static KILN_ALWAYS_INLINE void kiln_ukr_portable_body(int64_t kc, const float* a,
+                                                      int64_t a_rs, int64_t a_cs,
+                                                      const float* b, int64_t b_rs,
+                                                      float* c, int64_t c_rs, int load_c,
+                                                      const int MR) {
+  float acc[KILN_PORTABLE_MR][KILN_PANEL];
+  for (int i = 0; i < MR; ++i)
+    for (int j = 0; j < KILN_PANEL; ++j) acc[i][j] = load_c ? c[i * c_rs + j] : 0.0f;
+  for (int64_t k = 0; k < kc; ++k) {
+    const float* bk = b + k * b_rs;
+    for (int i = 0; i < MR; ++i) {
+      const float av = a[i * a_rs + k * a_cs];
+      for (int j = 0; j < KILN_PANEL; ++j) acc[i][j] += av * bk[j];
+    }
+  }
+  for (int i = 0; i < MR; ++i)
+    for (int j = 0; j < KILN_PANEL; ++j) c[i * c_rs + j] = acc[i][j];
+}
+
+static inline void kiln_ukr_portable_full(int64_t kc, const float* a, int64_t a_rs, int64_t a_cs,
+                                   const float* b, int64_t b_rs, float* c, int64_t c_rs,
+                                   int64_t mr, int load_c) {
+  switch (mr) {
+    case 4: kiln_ukr_portable_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, 4); break;
+    case 3: kiln_ukr_portable_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, 3); break;
+    case 2: kiln_ukr_portable_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, 2); break;
+    default: kiln_ukr_portable_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, 1); break;
+  }
+}
+
+/* A partial tile runs on a full 16-wide copy so the inner loops keep their
+ * constant trip counts; B is then a zero-padded packed panel. */
+static inline void kiln_ukr_portable(int64_t kc, const float* a, int64_t a_rs, int64_t a_cs,
+                              const float* b, int64_t b_rs, int64_t b_ps, float* c,
+                              int64_t c_rs, int64_t mr, int64_t nr, int load_c) {
+  (void)b_ps;
+  if (nr == KILN_PANEL) {
+    kiln_ukr_portable_full(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, mr, load_c);
+    return;
+  }
+  float t[KILN_PORTABLE_MR * KILN_PANEL];
+  for (int64_t i = 0; i < mr; ++i)
+    for (int64_t j = 0; j < KILN_PANEL; ++j) t[i * KILN_PANEL + j] = j < nr && load_c ? c[i * c_rs + j] : 0.0f;
+  kiln_ukr_portable_full(kc, a, a_rs, a_cs, b, b_rs, t, KILN_PANEL, mr, load_c);
+  for (int64_t i = 0; i < mr; ++i)
+    for (int64_t j = 0; j < nr; ++j) c[i * c_rs + j] = t[i * KILN_PANEL + j];
+}
+
+/* ---- AVX2 + FMA: 6 x 16 ----------------------------------------------- */
+#ifdef KILN_HAVE_AVX2
+
+#define KILN_AVX2_MR 6
+
+#define KILN_R6(X) X(0) X(1) X(2) X(3) X(4) X(5)
+static KILN_TARGET_AVX2 KILN_ALWAYS_INLINE void kiln_ukr_avx2_body(
+    int64_t kc, const float* a, int64_t a_rs, int64_t a_cs, const float* b, int64_t b_rs,
+    float* c, int64_t c_rs, int load_c, const int MR) {
+#define KILN_DECL(i)                                                     \
+  __m256 c##i##0 = _mm256_setzero_ps(), c##i##1 = _mm256_setzero_ps();  \
+  const float* a##i = a + (MR > i ? i : 0) * a_rs;                       \
+  if (MR > i && load_c) {                                                \
+    c##i##0 = _mm256_loadu_ps(c + i * c_rs);                             \
+    c##i##1 = _mm256_loadu_ps(c + i * c_rs + 8);                         \
+  }
+  KILN_R6(KILN_DECL)
+#undef KILN_DECL
+  for (int64_t k = 0; k < kc; ++k) {
+    const __m256 v0 = _mm256_loadu_ps(b);
+    const __m256 v1 = _mm256_loadu_ps(b + 8);
+    b += b_rs;
+#define KILN_STEP(i)                                \
+  if (MR > i) {                                     \
+    const __m256 av = _mm256_broadcast_ss(a##i);    \
+    a##i += a_cs;                                   \
+    c##i##0 = _mm256_fmadd_ps(av, v0, c##i##0);     \
+    c##i##1 = _mm256_fmadd_ps(av, v1, c##i##1);     \
+  }
+    KILN_R6(KILN_STEP)
+#undef KILN_STEP
+  }
+#define KILN_STORE(i)                               \
+  if (MR > i) {                                     \
+    _mm256_storeu_ps(c + i * c_rs, c##i##0);        \
+    _mm256_storeu_ps(c + i * c_rs + 8, c##i##1);    \
+  }
+  KILN_R6(KILN_STORE)
+#undef KILN_STORE
+}
+#undef KILN_R6
+
+static inline KILN_TARGET_AVX2 void kiln_ukr_avx2_full(int64_t kc, const float* a, int64_t a_rs,
+                                                int64_t a_cs, const float* b, int64_t b_rs,
+                                                float* c, int64_t c_rs, int64_t mr,
+                                                int load_c) {
+  switch (mr) {
+    case 6: kiln_ukr_avx2_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, 6); break;
+    case 5: kiln_ukr_avx2_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, 5); break;
+    case 4: kiln_ukr_avx2_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, 4); break;
+    case 3: kiln_ukr_avx2_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, 3); break;
+    case 2: kiln_ukr_avx2_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, 2); break;
+    default: kiln_ukr_avx2_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, 1); break;
+  }
+}
+
+static inline KILN_TARGET_AVX2 void kiln_ukr_avx2(int64_t kc, const float* a, int64_t a_rs,
+                                           int64_t a_cs, const float* b, int64_t b_rs,
+                                           int64_t b_ps, float* c, int64_t c_rs, int64_t mr,
+                                           int64_t nr, int load_c) {
+  (void)b_ps;
+  if (nr == KILN_PANEL) {
+    kiln_ukr_avx2_full(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, mr, load_c);
+    return;
+  }
+  float t[KILN_AVX2_MR * KILN_PANEL];
+  for (int64_t i = 0; i < mr; ++i)
+    for (int64_t j = 0; j < KILN_PANEL; ++j) t[i * KILN_PANEL + j] = j < nr && load_c ? c[i * c_rs + j] : 0.0f;
+  kiln_ukr_avx2_full(kc, a, a_rs, a_cs, b, b_rs, t, KILN_PANEL, mr, load_c);
+  for (int64_t i = 0; i < mr; ++i)
+    for (int64_t j = 0; j < nr; ++j) c[i * c_rs + j] = t[i * KILN_PANEL + j];
+}
+#endif /* KILN_HAVE_AVX2 */
+
+/* ---- AVX-512: 8 x 32 (two panels), masked column tails ---------------- */
+#ifdef KILN_HAVE_AVX512
+
+#define KILN_AVX512_MR 8
+
+/* Accumulators are named variables (not an array) so they stay in registers;
+ * MR and NP are constants after inlining and the row tests fold away. */
+#define KILN_R512(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE void kiln_ukr_avx512_body(
+    int64_t kc, const float* a, int64_t a_rs, int64_t a_cs, const float* b, int64_t b_rs,
+    int64_t b_ps, float* c, int64_t c_rs, __mmask16 m0, __mmask16 m1, int load_c,
+    const int MR, const int NP) {
+#define KILN_DECL(i)                                                     \
+  __m512 c##i##0 = _mm512_setzero_ps(), c##i##1 = _mm512_setzero_ps();  \
+  const float* a##i = a + (MR > i ? i : 0) * a_rs;                       \
+  if (MR > i && load_c) {                                                \
+    c##i##0 = _mm512_maskz_loadu_ps(m0, c + i * c_rs);                   \
+    if (NP > 1) c##i##1 = _mm512_maskz_loadu_ps(m1, c + i * c_rs + 16);  \
+  }
+  KILN_R512(KILN_DECL)
+#undef KILN_DECL
+  const float* b1 = b + b_ps;
+  for (int64_t k = 0; k < kc; ++k) {
+    /* Masked loads: a dense B row read in place must not be read past nr. */
+    const __m512 v0 = _mm512_maskz_loadu_ps(m0, b);
+    const __m512 v1 = NP > 1 ? _mm512_maskz_loadu_ps(m1, b1) : v0;
+    b += b_rs, b1 += b_rs;
+#define KILN_STEP(i)                                        \
+  if (MR > i) {                                             \
+    const __m512 av = _mm512_set1_ps(*a##i);                \
+    a##i += a_cs;                                           \
+    c##i##0 = _mm512_fmadd_ps(av, v0, c##i##0);             \
+    if (NP > 1) c##i##1 = _mm512_fmadd_ps(av, v1, c##i##1); \
+  }
+    KILN_R512(KILN_STEP)
+#undef KILN_STEP
+  }
+#define KILN_STORE(i)                                                      \
+  if (MR > i) {                                                            \
+    _mm512_mask_storeu_ps(c + i * c_rs, m0, c##i##0);                      \
+    if (NP > 1) _mm512_mask_storeu_ps(c + i * c_rs + 16, m1, c##i##1);     \
+  }
+  KILN_R512(KILN_STORE)
+#undef KILN_STORE
+}
+#undef KILN_R512
+
+#define KILN_UKR512_CASES(NP)                                                               \
+  switch (mr) {                                                                             \
+    case 8: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, 8, NP); break; \
+    case 7: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, 7, NP); break; \
+    case 6: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, 6, NP); break; \
+    case 5: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, 5, NP); break; \
+    case 4: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, 4, NP); break; \
+    case 3: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, 3, NP); break; \
+    case 2: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, 2, NP); break; \
+    default: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, 1, NP); break; \
+  }
+
+static inline KILN_TARGET_AVX512 void kiln_ukr_avx512(int64_t kc, const float* a, int64_t a_rs,
+                                               int64_t a_cs, const float* b, int64_t b_rs,
+                                               int64_t b_ps, float* c, int64_t c_rs,
+                                               int64_t mr, int64_t nr, int load_c) {
+  const __mmask16 m0 = nr >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << nr) - 1u);
+  if (nr > 16) {
+    const __mmask16 m1 = nr >= 32 ? (__mmask16)0xFFFF : (__mmask16)((1u << (nr - 16)) - 1u);
+    KILN_UKR512_CASES(2)
+  } else {
+    const __mmask16 m1 = 0;
+    KILN_UKR512_CASES(1)
+  }
+}
+#undef KILN_UKR512_CASES
+#endif /* KILN_HAVE_AVX512 */
+
+/* The path for this call: the CPU's features in the VM, the compile flags
+ * elsewhere. Reads only state the C runtime initialised before main. */
+static inline kiln_gemm_path kiln_gemm_select(void) {
+  kiln_gemm_path p;
+#if defined(KILN_RUNTIME_DISPATCH) && defined(KILN_HAVE_AVX512)
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("fma")) {
+    p.ukr = kiln_ukr_avx512, p.mr = KILN_AVX512_MR, p.np = 2;
+  } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    p.ukr = kiln_ukr_avx2, p.mr = KILN_AVX2_MR, p.np = 1;
+  } else {
+    p.ukr = kiln_ukr_portable, p.mr = KILN_PORTABLE_MR, p.np = 1;
+  }
+#elif defined(KILN_HAVE_AVX512)
+  p.ukr = kiln_ukr_avx512, p.mr = KILN_AVX512_MR, p.np = 2;
+#elif defined(KILN_HAVE_AVX2)
+  p.ukr = kiln_ukr_avx2, p.mr = KILN_AVX2_MR, p.np = 1;
+#else
+  p.ukr = kiln_ukr_portable, p.mr = KILN_PORTABLE_MR, p.np = 1;
+#endif
+  return p;
+}
+
+/* ---- operands, epilogue, driver ---------------------------------------- */
+
+/* Virtual im2col matrix of one convolution group: B[k, n] with
+ * k = (ic*KH + kh)*KW + kw and n = oh*OW + ow is
+ * x[ic*H*W + ih*W + iw], ih = oh*SH - PT + kh*DH, iw = ow*SW - PL + kw*DW,
+ * or 0 outside the image. */
+typedef struct kiln_im2col {
+  const float* x;
+  int64_t H, W, OW, KH, KW, SH, SW, PT, PL, DH, DW;
+} kiln_im2col;
+
+/* What happens to the finished accumulator v of Y[m, n]:
+ *   v = alpha*v + beta*c[m*c_rs + n*c_cs] + r[m*r_rs + n]; y = act(v)
+ * (terms with a NULL pointer are skipped; alpha is skipped when 1). */
+typedef struct kiln_epilogue {
+  float alpha, beta;
+  const float* c;
+  int64_t c_rs, c_cs;
+  const float* r;
+  int64_t r_rs;
+  int64_t act;
+  float act_alpha, act_beta;
+} kiln_epilogue;
+
+/* One GEMM. B is given by exactly one of: `b_packed` (16-wide panels over
+ * the whole K: B[k,n] = b_packed[(n/16)*K*16 + k*16 + n%16], zero-padded to a
+ * multiple of 16 columns), `im2col`, or the strided view b[k*b_rs + n*b_cs]. */
+typedef struct kiln_gemm_desc {
+  int64_t M, N, K;
+  const float* a;
+  int64_t a_rs, a_cs;
+  const float* b_packed;
+  const kiln_im2col* im2col;
+  const float* b;
+  int64_t b_rs, b_cs;
+  float* y;
+  int64_t y_rs;
+  kiln_epilogue ep;
+} kiln_gemm_desc;
+
+/* Packs B[k0+kk, n0+jj] for kk < kc, jj < nw (<= 16) into dst[kk*16 + jj],
+ * zero for jj >= nw, from a strided view. */
+static inline void kiln_pack_strided(const kiln_gemm_desc* d, int64_t k0, int64_t kc, int64_t n0,
+                              int64_t nw, float* dst) {
+  const float* b = d->b;
+  if (d->b_cs == 1) {
+    for (int64_t kk = 0; kk < kc; ++kk) {
+      const float* src = b + (k0 + kk) * d->b_rs + n0;
+      float* o = dst + kk * KILN_PANEL;
+      int64_t jj = 0;
+      for (; jj < nw; ++jj) o[jj] = src[jj];
+      for (; jj < KILN_PANEL; ++jj) o[jj] = 0.0f;
+    }
+    return;
+  }
+  for (int64_t kk = 0; kk < kc; ++kk)
+    for (int64_t jj = nw; jj < KILN_PANEL; ++jj) dst[kk * KILN_PANEL + jj] = 0.0f;
+  for (int64_t jj = 0; jj < nw; ++jj) {
+    const float* src = b + k0 * d->b_rs + (n0 + jj) * d->b_cs;
+    for (int64_t kk = 0; kk < kc; ++kk) dst[kk * KILN_PANEL + jj] = src[kk * d->b_rs];
+  }
+}
+
+/* Same, from the virtual im2col matrix. The nw columns split into runs that
+ * share an output row; each run of each K row is a (strided) copy of one
+ * input row segment with zeros where the window leaves the image. */
+static inline void kiln_pack_im2col(const kiln_im2col* g, int64_t k0, int64_t kc, int64_t n0,
+                             int64_t nw, float* dst) {
+  int64_t run_oh[KILN_PANEL], run_ow[KILN_PANEL], run_j[KILN_PANEL + 1];
+  int64_t runs = 0;
+  {
+    int64_t oh = n0 / g->OW, ow = n0 % g->OW, j = 0;
+    while (j < nw) {
+      run_oh[runs] = oh, run_ow[runs] = ow, run_j[runs] = j;
+      const int64_t len = g->OW - ow < nw - j ? g->OW - ow : nw - j;
+      j += len, ++runs, ++oh, ow = 0;
+    }
+    run_j[runs] = nw;
+  }
+  const int64_t taps = g->KH * g->KW, plane = g->H * g->W;
+  int64_t ic = k0 / taps, t = k0 % taps;
+  int64_t kh = t / g->KW, kw = t % g->KW;
+  for (int64_t kk = 0; kk < kc; ++kk) {
+    float* o = dst + kk * KILN_PANEL;
+    const float* xc = g->x + ic * plane;
+    for (int64_t r = 0; r < runs; ++r) {
+      float* orun = o + run_j[r];
+      const int64_t len = run_j[r + 1] - run_j[r];
+      const int64_t ih = run_oh[r] * g->SH - g->PT + kh * g->DH;
+      if (ih < 0 || ih >= g->H) {
+        for (int64_t j = 0; j < len; ++j) orun[j] = 0.0f;
+        continue;
+      }
+      const float* xr = xc + ih * g->W;
+      /* iw = (ow0 + j)*SW + off, valid when 0 <= iw < W. */
+      const int64_t off = kw * g->DW - g->PL, ow0 = run_ow[r];
+      int64_t j0 = 0, j1 = len;
+      while (j0 < len && (ow0 + j0) * g->SW + off < 0) ++j0;
+      while (j1 > j0 && (ow0 + j1 - 1) * g->SW + off >= g->W) --j1;
+      for (int64_t j = 0; j < j0; ++j) orun[j] = 0.0f;
+      if (g->SW == 1) {
+        const float* src = xr + ow0 + off;
+        for (int64_t j = j0; j < j1; ++j) orun[j] = src[j];
+      } else {
+        for (int64_t j = j0; j < j1; ++j) orun[j] = xr[(ow0 + j) * g->SW + off];
+      }
+      for (int64_t j = j1; j < len; ++j) orun[j] = 0.0f;
+    }
+    for (int64_t j = nw; j < KILN_PANEL; ++j) o[j] = 0.0f;
+    if (++kw == g->KW) {
+      kw = 0;
+      if (++kh == g->KH) kh = 0, ++ic;
+    }
+  }
+}
+
+/* Applies the epilogue to the finished mr x nr tile at (m0, n0). */
+static inline void kiln_epilogue_tile(const kiln_epilogue* ep, float* y, int64_t y_rs, int64_t m0,
+                               int64_t n0, int64_t mr, int64_t nr) {
+  for (int64_t i = 0; i < mr; ++i) {
+    float* row = y + (m0 + i) * y_rs + n0;
+    if (ep->alpha != 1.0f)
+      for (int64_t j = 0; j < nr; ++j) row[j] *= ep->alpha;
+    if (ep->c) {
+      const float* cr = ep->c + (m0 + i) * ep->c_rs;
+      const float beta = ep->beta;
+      if (ep->c_cs == 0) {
+        const float v = beta * cr[0];
+        for (int64_t j = 0; j < nr; ++j) row[j] += v;
+      } else if (ep->c_cs == 1) {
+        cr += n0;
+        for (int64_t j = 0; j < nr; ++j) row[j] += beta * cr[j];
+      } else {
+        for (int64_t j = 0; j < nr; ++j) row[j] += beta * cr[(n0 + j) * ep->c_cs];
+      }
+    }
+    if (ep->r) {
+      const float* rr = ep->r + (m0 + i) * ep->r_rs + n0;
+      for (int64_t j = 0; j < nr; ++j) row[j] += rr[j];
+    }
+    kiln_activation_inplace(row, nr, ep->act, ep->act_alpha, ep->act_beta);
+  }
+}
+
+/* Rows per task when the column chunks alone do not give enough tasks:
+ * a multiple of every path's MR. */
+#define KILN_GEMM_MB 48
+
+typedef struct kiln_gemm_plan {
+  const kiln_gemm_desc* d;
+  kiln_gemm_path path;
+  int64_t nr_chunk; /* columns per task */
+  int64_t n_chunks, mb, m_blocks;
+} kiln_gemm_plan;
+
+static inline void kiln_gemm_plan_init(kiln_gemm_plan* p, const kiln_gemm_desc* d) {
+  p->d = d;
+  p->path = kiln_gemm_select();
+  p->nr_chunk = KILN_PANEL * p->path.np;
+  p->n_chunks = (d->N + p->nr_chunk - 1) / p->nr_chunk;
+  /* Whole-M tasks pack each B block once; split M only when few chunks. */
+  p->mb = p->n_chunks >= 8 || d->M <= KILN_GEMM_MB ? d->M : KILN_GEMM_MB;
+  if (p->mb < 1) p->mb = 1;
+  p->m_blocks = (d->M + p->mb - 1) / p->mb;
+}
+
+static inline int64_t kiln_gemm_task_count(const kiln_gemm_plan* p) {
+  return p->n_chunks * p->m_blocks;
+}
+
+/* Runs tasks [begin, end): task t is m-block t / n_chunks, column chunk t % n_chunks. */
+static inline void kiln_gemm_run_tasks(const kiln_gemm_plan* p, int64_t begin, int64_t end) {
+  const kiln_gemm_desc* d = p->d;
+  const kiln_gemm_path path = p->path;
+  float buf[KILN_KC * KILN_NR_MAX] KILN_ALIGN64;
+  for (int64_t t = begin; t < end; ++t) {
+    const int64_t m_lo = (t / p->n_chunks) * p->mb;
+    const int64_t m_hi = m_lo + p->mb < d->M ? m_lo + p->mb : d->M;
+    const int64_t n0 = (t % p->n_chunks) * p->nr_chunk;
+    const int64_t nr = d->N - n0 < p->nr_chunk ? d->N - n0 : p->nr_chunk;
+    if (d->K == 0) {
+      for (int64_t m = m_lo; m < m_hi; ++m)
+        for (int64_t j = 0; j < nr; ++j) d->y[m * d->y_rs + n0 + j] = 0.0f;
+    }
+    for (int64_t k0 = 0; k0 < d->K; k0 += KILN_KC) {
+      const int64_t kc = d->K - k0 < KILN_KC ? d->K - k0 : KILN_KC;
+      const float* b;
+      int64_t b_rs, b_ps;
+      if (d->b_packed) {
+        b = d->b_packed + (n0 / KILN_PANEL) * d->K * KILN_PANEL + k0 * KILN_PANEL;
+        b_rs = KILN_PANEL, b_ps = d->K * KILN_PANEL;
+      } else {
+        for (int64_t q = 0; q * KILN_PANEL < nr; ++q) {
+          const int64_t c0 = n0 + q * KILN_PANEL;
+          const int64_t w = nr - q * KILN_PANEL < KILN_PANEL ? nr - q * KILN_PANEL : KILN_PANEL;
+          float* dst = buf + q * kc * KILN_PANEL;
+          if (d->im2col) kiln_pack_im2col(d->im2col, k0, kc, c0, w, dst);
+          else kiln_pack_strided(d, k0, kc, c0, w, dst);
+        }
+        b = buf, b_rs = KILN_PANEL, b_ps = kc * KILN_PANEL;
+      }
+      for (int64_t m = m_lo; m < m_hi; m += path.mr) {
+        const int64_t mr = m_hi - m < path.mr ? m_hi - m : path.mr;
+        path.ukr(kc, d->a + m * d->a_rs + k0 * d->a_cs, d->a_rs, d->a_cs, b, b_rs, b_ps,
+                 d->y + m * d->y_rs + n0, d->y_rs, mr, nr, k0 > 0);
+      }
+    }
+    kiln_epilogue_tile(&d->ep, d->y, d->y_rs, m_lo, n0, m_hi - m_lo, nr);
+  }
+}
+
+static inline void kiln_gemm_task_body(void* ctx, int64_t begin, int64_t end) {
+  kiln_gemm_run_tasks((const kiln_gemm_plan*)ctx, begin, end);
+}
+
+/* Runs one GEMM, split over the host's threads when it offers them. */
+static inline void kiln_sgemm(const kiln_gemm_desc* d, const kiln_host* host) {
+  if (d->M <= 0 || d->N <= 0) return;
+  kiln_gemm_plan plan;
+  kiln_gemm_plan_init(&plan, d);
+  const int64_t tasks = kiln_gemm_task_count(&plan);
+  if (host && host->parallel_for && tasks > 1) {
+    host->parallel_for(host->user, tasks, kiln_gemm_task_body, &plan);
+  } else {
+    kiln_gemm_run_tasks(&plan, 0, tasks);
+  }
+}
+
+#endif /* KILN_KERNELS_SGEMM_H_ */

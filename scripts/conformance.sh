@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The ONNX backend conformance suite (Debian's libonnx-testdata): builds the
+# runner, runs all four suites in the VM and as AOT C, checks them against
+# tests/conformance/expectations.txt and regenerates docs/conformance.md.
+# usage: scripts/conformance.sh [--update] [BUILD_DIR]
+#   --update  rewrite expectations.txt from the results instead of checking
+set -euo pipefail
+cd "$(dirname "$0")/.."
+UPDATE=()
+if [ "${1:-}" = "--update" ]; then UPDATE=(--update-expectations); shift; fi
+BUILD=${1:-build/release}
+bash scripts/install_deps.sh
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release > /dev/null
+cmake --build "$BUILD" -j2 --target conformance_runner runtime
+"$BUILD/tests/conformance/conformance_runner" \
+  --work-dir "$BUILD/tests/conformance/work" \
+  --expectations tests/conformance/expectations.txt \
+  --runtime-lib "$BUILD/runtime/libruntime.a" \
+  --write-report docs/conformance.md --jobs 2 "${UPDATE[@]}"

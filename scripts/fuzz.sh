@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Runs one libFuzzer target (or all) for a bounded time.
+# usage: scripts/fuzz.sh TARGET|all SECONDS [libFuzzer args...]
+#   TARGET: module (load+verify+run), onnx (import+compile), npy, aot (transpile)
+# Seeds come from the project's own test models; the corpus grows in
+# build/fuzz/corpus/TARGET and crashes land in build/fuzz/artifacts/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+TARGET=${1:?usage: scripts/fuzz.sh TARGET|all SECONDS}
+SECONDS_TO_RUN=${2:?usage: scripts/fuzz.sh TARGET|all SECONDS}
+shift 2
+
+bash scripts/install_deps.sh
+if ! command -v clang++ > /dev/null; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq clang libclang-rt-14-dev > /dev/null
+fi
+cmake --preset fuzz > /dev/null
+cmake --build --preset fuzz --target module_fuzzer onnx_fuzzer npy_fuzzer aot_fuzzer kiln > /dev/null
+
+FUZZ=$ROOT/build/fuzz
+mkdir -p "$FUZZ/artifacts"
+seed() {  # seed TARGET: fill the corpus from the test models once
+  local dir=$FUZZ/corpus/$1
+  [ -d "$dir" ] && return 0
+  mkdir -p "$dir"
+  case $1 in
+    onnx) cp "$ROOT"/tests/models/*.onnx "$ROOT"/tests/compiler/models/*.onnx "$dir"/ ;;
+    npy) cp "$ROOT"/tests/models/*.npy "$ROOT"/tests/models/bad/*.npy "$dir"/ ;;
+    module|aot)
+      for m in "$ROOT"/tests/models/*.onnx; do
+        "$FUZZ/tools/kiln" compile "$m" -o "$dir/$(basename "$m" .onnx).kiln" 2> /dev/null || true
+      done ;;
+  esac
+}
+
+run() {  # run TARGET
+  seed "$1"
+  echo "== fuzz $1 for ${SECONDS_TO_RUN}s"
+  ASAN_OPTIONS=detect_leaks=1 "$FUZZ/tests/fuzz/$1_fuzzer" "$FUZZ/corpus/$1" \
+    -max_total_time="$SECONDS_TO_RUN" -max_len=65536 -timeout=20 -rss_limit_mb=4096 \
+    -artifact_prefix="$FUZZ/artifacts/$1-" -print_final_stats=1 "$@" 2>&1 |
+    grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss|==[0-9]+==ERROR|SUMMARY)|cov:" | tail -4
+  return "${PIPESTATUS[0]}"
+}
+
+if [ "$TARGET" = all ]; then
+  for t in module onnx npy aot; do run "$t" "$@"; done
+else
+  run "$TARGET" "$@"
+fi

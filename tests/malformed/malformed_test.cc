@@ -1,0 +1,144 @@
+// The malformed-input corpus: every broken ONNX file, module and tensor gets
+// its own specific error (never a crash), and NaN/Inf data flows through.
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "compiler/compiler.h"
+#include "gtest/gtest.h"
+#include "tests/vm/test_module_builder.h"
+#include "vm/instance.h"
+#include "vm/module_verifier.h"
+#include "vm/npy.h"
+
+namespace kiln {
+namespace {
+
+const std::string kDir = std::string(KILN_SOURCE_DIR) + "/tests/malformed/";
+
+struct OnnxCase {
+  const char* file;
+  const char* error;  // a fragment the message must contain
+};
+
+class MalformedOnnx : public ::testing::TestWithParam<OnnxCase> {};
+
+TEST_P(MalformedOnnx, GetsItsSpecificError) {
+  const OnnxCase& c = GetParam();
+  auto module = compiler::BuildModule(kDir + c.file, {});
+  ASSERT_FALSE(module.ok()) << c.file << " compiled";
+  const std::string message(module.status().message());
+  EXPECT_NE(message.find(c.error), std::string::npos) << message;
+  EXPECT_NE(message.find(c.file), std::string::npos) << "message does not name the file: " << message;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Corpus, MalformedOnnx,
+    ::testing::Values(
+        OnnxCase{"cyclic.onnx", "node 'add_a' (Add) reads 'b'"},
+        OnnxCase{"unsorted.onnx", "node 'second' (Relu) reads 't'"},
+        OnnxCase{"missing_initializer.onnx", "node 'uses_w' (MatMul) reads 'w'"},
+        OnnxCase{"shape_mismatch.onnx", "'bad_add' (Add): shapes [1,4] and [3,5] cannot be broadcast"},
+        OnnxCase{"conv_channels.onnx", "'bad_conv' (Conv): input [1,3,8,8] has 3 channels"},
+        OnnxCase{"huge_dims.onnx", "exceeds the limits"},
+        OnnxCase{"symbolic_dim.onnx", "symbolic dimension 'N' on input 'x'"},
+        OnnxCase{"opset_too_new.onnx", "opset 19"},
+        OnnxCase{"external_data.onnx", "tensor 'w_ext'"},
+        OnnxCase{"undefined_output.onnx", "graph output 'y' is never defined"},
+        OnnxCase{"empty.onnx", "not a valid ONNX model"},
+        OnnxCase{"no_such_file.onnx", "does not exist"}),
+    [](const ::testing::TestParamInfo<OnnxCase>& info) {
+      std::string name = info.param.file;
+      return name.substr(0, name.find('.'));
+    });
+
+absl::Status LoadModule(const std::string& bytes) {
+  return vm::ModuleImage::LoadBytes(bytes.data(), bytes.size(), "corpus.kiln").status();
+}
+
+TEST(MalformedModule, WrongIdentifier) {
+  std::string bytes = testing::BuildCopyModule({});
+  bytes.replace(4, 4, "XXXX");
+  absl::Status s = LoadModule(bytes);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(std::string(s.message()).find("not a Kiln module"), std::string::npos) << s.message();
+}
+
+TEST(MalformedModule, HugeArena) {
+  testing::CopyModuleSpec spec;
+  spec.arena_size = uint64_t{1} << 62;
+  absl::Status s = LoadModule(testing::BuildCopyModule(spec));
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(std::string(s.message()).find("arena size 4611686018427387904 exceeds the limit"),
+            std::string::npos)
+      << s.message();
+}
+
+TEST(MalformedModule, HugeTensor) {
+  testing::CopyModuleSpec spec;
+  spec.elements = int64_t{1} << 40;
+  absl::Status s = LoadModule(testing::BuildCopyModule(spec));
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(std::string(s.message()).find("signature input 0 is larger than"), std::string::npos)
+      << s.message();
+}
+
+// Every single-byte corruption of a real compiled module is either refused
+// with an error or, if it still verifies, runs without any memory error (the
+// ASan preset turns a bad access into a failure).
+TEST(MalformedModule, EveryByteFlipIsRefusedOrSafe) {
+  auto good = compiler::BuildModule(std::string(KILN_SOURCE_DIR) + "/tests/models/tiny_mlp.onnx", {});
+  ASSERT_TRUE(good.ok()) << good.status();
+  int refused = 0, accepted = 0;
+  std::vector<float> in(4096, 1.0f), out(4096, 0.0f);
+  for (size_t i = 0; i < good->size(); i += 3) {
+    std::string bytes = *good;
+    bytes[i] = static_cast<char>(bytes[i] ^ 0x5a);
+    auto image = vm::ModuleImage::LoadBytes(bytes.data(), bytes.size(), "flip.kiln");
+    if (!image.ok()) {
+      EXPECT_FALSE(image.status().message().empty());
+      ++refused;
+      continue;
+    }
+    ++accepted;
+    const fb::Signature& sig = *(*image)->module().signature();
+    if (sig.inputs()->size() != 1 || sig.outputs()->size() != 1 ||
+        vm::TensorDescBytes(*sig.inputs()->Get(0)) > in.size() * 4 ||
+        vm::TensorDescBytes(*sig.outputs()->Get(0)) > out.size() * 4 ||
+        (*image)->module().memory()->arena_size() > (uint64_t{64} << 20)) {
+      continue;
+    }
+    auto instance = vm::Instance::Create(*image);
+    ASSERT_TRUE(instance.ok());
+    const void* inputs[] = {in.data()};
+    void* outputs[] = {out.data()};
+    (void)(*instance)->RunUnchecked(inputs, outputs);
+  }
+  EXPECT_GT(refused, 0);
+  std::printf("byte flips: %d refused, %d still valid (weights or names)\n", refused, accepted);
+}
+
+TEST(MalformedTensor, NanAndInfFlowThrough) {
+  auto module = compiler::BuildModule(kDir + "relu.onnx", {});
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto image = vm::ModuleImage::LoadBytes(module->data(), module->size(), "relu.kiln");
+  ASSERT_TRUE(image.ok());
+  auto instance = vm::Instance::Create(*image);
+  ASSERT_TRUE(instance.ok());
+  auto x = vm::ReadNpy(kDir + "nan_inf.npy");
+  ASSERT_TRUE(x.ok()) << x.status();
+  float y[4] = {};
+  const int64_t shape[] = {1, 4};
+  ASSERT_TRUE((*instance)
+                  ->Run({vm::HostTensor{fb::DType::F32, shape, x->data.data(), x->data.size()}},
+                        {vm::HostTensor{fb::DType::F32, shape, y, sizeof y}})
+                  .ok());
+  // Relu per IEEE: NaN stays NaN (numpy.maximum), +inf stays, -inf becomes 0.
+  EXPECT_TRUE(std::isnan(y[0]));
+  EXPECT_TRUE(std::isinf(y[1]) && y[1] > 0);
+  EXPECT_EQ(y[2], 0.0f);
+  EXPECT_EQ(y[3], 1.0f);
+}
+
+}  // namespace
+}  // namespace kiln

@@ -1,0 +1,125 @@
+#include "vm/debug_info.h"
+
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+#include "kiln/dtype.h"
+#include "vm/bytecode.h"
+#include "vm/kernel_params.h"
+
+namespace kiln::vm {
+namespace {
+
+std::vector<std::string> Strings(const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>* v) {
+  std::vector<std::string> out;
+  if (v != nullptr) {
+    for (const flatbuffers::String* s : *v) out.push_back(s ? s->str() : "");
+  }
+  return out;
+}
+
+std::string KernelShort(const std::string& kernel) {
+  return std::string(absl::StripPrefix(kernel, "kiln_"));
+}
+
+}  // namespace
+
+std::string ShapeText(const std::vector<int64_t>& shape) {
+  return absl::StrCat("[", absl::StrJoin(shape, ","), "]");
+}
+
+std::string DispatchInfo::Label() const {
+  if (nodes.empty()) return absl::StrCat("dispatch ", index);
+  return absl::StrJoin(nodes, "+");
+}
+
+std::string DispatchInfo::OpPattern() const {
+  if (op_types.empty()) return KernelShort(kernel);
+  return absl::StrJoin(op_types, "+");
+}
+
+std::string DispatchInfo::PrimaryOp() const {
+  return op_types.empty() ? KernelShort(kernel) : op_types[0];
+}
+
+uint64_t DispatchInfo::TotalBindingBytes() const {
+  uint64_t total = 0;
+  for (uint64_t b : binding_bytes) total += b;
+  return total;
+}
+
+absl::StatusOr<std::vector<DispatchInfo>> DescribeDispatches(const ModuleImage& image) {
+  const fb::Module& m = image.module();
+  std::map<uint32_t, const fb::DispatchDebug*> debug_at;
+  if (m.debug() != nullptr && m.debug()->dispatches() != nullptr) {
+    for (const fb::DispatchDebug* d : *m.debug()->dispatches()) debug_at[d->bytecode_offset()] = d;
+  }
+  std::vector<DispatchInfo> out;
+  const fb::Function& fn = *m.functions()->Get(0);
+  const uint32_t* code = fn.bytecode()->data();
+  for (uint32_t pc = 0; pc < fn.bytecode()->size();) {
+    const Instruction inst = DecodeVerified(code, pc);
+    pc += inst.length;
+    if (inst.opcode != KILN_OP_DISPATCH) continue;
+    DispatchInfo info;
+    info.index = static_cast<uint32_t>(out.size());
+    info.pc = inst.offset;
+    info.executable = inst.operands[0];
+    const fb::Executable* e = m.executables()->Get(info.executable);
+    info.kernel = e->kernel()->str();
+    if (e->binding_bytes() != nullptr) {
+      info.binding_bytes.assign(e->binding_bytes()->begin(), e->binding_bytes()->end());
+    }
+    if (e->iparams() != nullptr) {
+      info.flops = KernelFlops(info.kernel, absl::MakeConstSpan(e->iparams()->data(),
+                                                                e->iparams()->size()));
+    }
+    auto it = debug_at.find(inst.offset);
+    if (it != debug_at.end()) {
+      const fb::DispatchDebug* d = it->second;
+      info.nodes = Strings(d->nodes());
+      info.op_types = Strings(d->op_types());
+      info.outputs = Strings(d->outputs());
+      if (d->values() != nullptr) {
+        for (const fb::ValueDebug* v : *d->values()) {
+          ValueInfo value;
+          value.name = v->name() ? v->name()->str() : "";
+          value.dtype = v->dtype();
+          if (v->shape() != nullptr) value.shape.assign(v->shape()->begin(), v->shape()->end());
+          value.binding = v->binding();
+          // Checked so a reader never touches bytes outside the binding.
+          const std::string where = absl::StrCat("module '", image.origin(), "' +", inst.offset,
+                                                 ": debug value '", value.name, "'");
+          if (value.binding >= inst.operands[1] || value.binding >= info.binding_bytes.size()) {
+            return absl::InvalidArgumentError(
+                absl::StrCat(where, " names binding ", value.binding, " of ", inst.operands[1]));
+          }
+          uint64_t bytes = DTypeSize(value.dtype);
+          if (bytes == 0) {
+            return absl::InvalidArgumentError(absl::StrCat(where, " has an unknown dtype"));
+          }
+          for (int64_t dim : value.shape) {
+            if (dim < 0 || (dim > 0 && bytes > (uint64_t{1} << 62) / static_cast<uint64_t>(dim))) {
+              return absl::InvalidArgumentError(absl::StrCat(where, " has a bad shape ",
+                                                             ShapeText(value.shape)));
+            }
+            bytes *= static_cast<uint64_t>(dim);
+          }
+          if (bytes > info.binding_bytes[value.binding]) {
+            return absl::InvalidArgumentError(
+                absl::StrCat(where, " needs ", bytes, " bytes; binding ", value.binding,
+                             " holds ", info.binding_bytes[value.binding]));
+          }
+          value.bytes = bytes;
+          info.values.push_back(std::move(value));
+        }
+      }
+    }
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+}  // namespace kiln::vm

@@ -1,0 +1,56 @@
+// The dispatches of a module's entry function, in bytecode order, joined with
+// their debug info (ONNX nodes, the values each leaves in its bindings) and
+// checked against the executables, so tools can read intermediate tensors
+// safely. Built once before a run; observers index it by dispatch ordinal.
+#ifndef KILN_VM_DEBUG_INFO_H_
+#define KILN_VM_DEBUG_INFO_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "kiln/module_generated.h"
+#include "vm/module_image.h"
+
+namespace kiln::vm {
+
+struct ValueInfo {
+  std::string name;   // the ONNX value
+  fb::DType dtype = fb::DType::Unknown;
+  std::vector<int64_t> shape;
+  uint32_t binding = 0;  // which of the dispatch's bindings holds it
+  uint64_t bytes = 0;    // elements * dtype size (<= that binding's bytes)
+};
+
+struct DispatchInfo {
+  uint32_t index = 0;       // ordinal among the function's DISPATCHes
+  uint32_t pc = 0;          // word offset of the DISPATCH
+  uint32_t executable = 0;
+  std::string kernel;       // runtime symbol, e.g. "kiln_conv2d_f32"
+  std::vector<std::string> nodes;     // ONNX nodes fused into it (may be empty)
+  std::vector<std::string> op_types;  // their op types
+  std::vector<std::string> outputs;   // ONNX values it writes
+  std::vector<uint64_t> binding_bytes;
+  std::vector<ValueInfo> values;      // values complete after it
+  double flops = -1;                  // per call; -1 when unknown
+
+  // "Conv_0+Relu_1", or "dispatch 3" without debug info.
+  std::string Label() const;
+  // "Conv+Relu", or the kernel name without debug info.
+  std::string OpPattern() const;
+  // The first op type, or the kernel name.
+  std::string PrimaryOp() const;
+  uint64_t TotalBindingBytes() const;
+};
+
+// Fails (InvalidArgument naming the module and dispatch) when debug info
+// points outside a dispatch's bindings or claims more bytes than they hold.
+absl::StatusOr<std::vector<DispatchInfo>> DescribeDispatches(const ModuleImage& image);
+
+// "[1,3,224,224]"
+std::string ShapeText(const std::vector<int64_t>& shape);
+
+}  // namespace kiln::vm
+
+#endif  // KILN_VM_DEBUG_INFO_H_

@@ -1,0 +1,140 @@
+#include "vm/dump.h"
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "kiln/dtype.h"
+#include "vm/json_text.h"
+
+namespace kiln::vm {
+namespace {
+
+std::string IndexText(const std::vector<int64_t>& shape, uint64_t flat) {
+  std::vector<int64_t> idx(shape.size(), 0);
+  for (size_t k = shape.size(); k-- > 0;) {
+    if (shape[k] > 0) {
+      idx[k] = static_cast<int64_t>(flat % static_cast<uint64_t>(shape[k]));
+      flat /= static_cast<uint64_t>(shape[k]);
+    }
+  }
+  return ShapeText(idx);
+}
+
+}  // namespace
+
+std::string SanitizeFileName(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '-';
+    out += ok ? c : '_';
+  }
+  if (out.empty() || out[0] == '.') out = "_" + out;
+  return out;
+}
+
+std::string DescribeDispatch(const DispatchInfo& d) {
+  std::string s = absl::StrCat("dispatch ", d.index, " (+", d.pc, ", ", d.kernel);
+  if (!d.nodes.empty()) {
+    std::vector<std::string> nodes;
+    for (size_t k = 0; k < d.nodes.size(); ++k) {
+      nodes.push_back(absl::StrCat(d.nodes[k], ":", k < d.op_types.size() ? d.op_types[k] : ""));
+    }
+    absl::StrAppend(&s, "; ONNX nodes ", absl::StrJoin(nodes, " + "));
+  }
+  return s + ")";
+}
+
+ValueDumper::ValueDumper(const std::vector<DispatchInfo>* dispatches, std::string dir)
+    : dispatches_(dispatches), dir_(std::move(dir)) {}
+
+bool ValueDumper::AfterDispatch(uint32_t dispatch, void* const* bindings) {
+  if (dispatch >= dispatches_->size() || !status_.ok()) return status_.ok();
+  for (const ValueInfo& v : (*dispatches_)[dispatch].values) {
+    std::string file = SanitizeFileName(v.name);
+    int& uses = used_files_[file];
+    if (uses++ > 0) file = absl::StrCat(file, "__", uses);
+    file += ".npy";
+    NpyArray array;
+    array.dtype = v.dtype;
+    array.shape = v.shape;
+    const uint8_t* src = static_cast<const uint8_t*>(bindings[v.binding]);
+    array.data.assign(src, src + v.bytes);
+    status_ = WriteNpy(absl::StrCat(dir_, "/", file), array);
+    if (!status_.ok()) return false;
+    entries_.push_back({file, v.name, dispatch});
+  }
+  return true;
+}
+
+absl::Status ValueDumper::Finish() {
+  if (!status_.ok()) return status_;
+  std::vector<std::string> rows;
+  for (const Entry& e : entries_) {
+    const DispatchInfo& d = (*dispatches_)[e.dispatch];
+    const ValueInfo* info = nullptr;
+    for (const ValueInfo& v : d.values) {
+      if (v.name == e.value) info = &v;
+    }
+    std::vector<std::string> nodes;
+    for (const std::string& n : d.nodes) nodes.push_back(JsonString(n));
+    rows.push_back(absl::StrCat(
+        "  {\"value\":", JsonString(e.value), ",\"file\":", JsonString(e.file),
+        ",\"dispatch\":", e.dispatch, ",\"kernel\":", JsonString(d.kernel), ",\"nodes\":[",
+        absl::StrJoin(nodes, ","), "],\"dtype\":",
+        JsonString(info ? DTypeName(info->dtype) : "unknown"), ",\"shape\":[",
+        info ? absl::StrJoin(info->shape, ",") : "", "]}"));
+  }
+  const std::string path = absl::StrCat(dir_, "/values.json");
+  std::ofstream out(path, std::ios::trunc);
+  out << "[\n" << absl::StrJoin(rows, ",\n") << "\n]\n";
+  out.close();
+  if (!out) return absl::DataLossError(absl::StrCat("cannot write '", path, "'"));
+  return absl::OkStatus();
+}
+
+bool NanChecker::AfterDispatch(uint32_t dispatch, void* const* bindings) {
+  if (dispatch >= dispatches_->size()) return true;
+  const DispatchInfo& d = (*dispatches_)[dispatch];
+  for (const ValueInfo& v : d.values) {
+    if (v.dtype != fb::DType::F32 && v.dtype != fb::DType::F64) continue;
+    ++checked_;
+    const uint64_t n = v.bytes / DTypeSize(v.dtype);
+    uint64_t nans = 0, infs = 0, first = 0;
+    const uint8_t* base = static_cast<const uint8_t*>(bindings[v.binding]);
+    for (uint64_t i = 0; i < n; ++i) {
+      double x;
+      if (v.dtype == fb::DType::F32) {
+        float f;
+        std::memcpy(&f, base + i * 4, 4);
+        x = f;
+      } else {
+        std::memcpy(&x, base + i * 8, 8);
+      }
+      if (std::isfinite(x)) continue;
+      if (nans + infs == 0) first = i;
+      (std::isnan(x) ? nans : infs)++;
+    }
+    if (nans + infs > 0) {
+      message_ = absl::StrCat(DescribeDispatch(d), ": value '", v.name, "' ", ShapeText(v.shape),
+                              " has ", nans, " NaN and ", infs, " Inf of ", n,
+                              " elements, first at ", IndexText(v.shape, first));
+      return false;
+    }
+  }
+  return true;
+}
+
+bool ValueRecorder::AfterDispatch(uint32_t dispatch, void* const* bindings) {
+  if (dispatch >= dispatches_->size()) return true;
+  for (const ValueInfo& v : (*dispatches_)[dispatch].values) {
+    const uint8_t* src = static_cast<const uint8_t*>(bindings[v.binding]);
+    values_.push_back({&v, dispatch, std::vector<uint8_t>(src, src + v.bytes)});
+  }
+  return true;
+}
+
+}  // namespace kiln::vm

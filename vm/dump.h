@@ -1,0 +1,88 @@
+// Observers that read the values a dispatch leaves in its bindings (from the
+// module's debug info, vm/debug_info.h):
+//  - ValueDumper writes each as DIR/<value>.npy plus DIR/values.json (kiln run --dump);
+//  - NanChecker stops the run at the first dispatch producing NaN/Inf (--check-nan);
+//  - ValueRecorder keeps copies in memory, in dispatch order (kiln compare).
+// They allocate and write files while the run is paused between dispatches:
+// debugging modes, not the timed path.
+#ifndef KILN_VM_DUMP_H_
+#define KILN_VM_DUMP_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "vm/debug_info.h"
+#include "vm/npy.h"
+#include "vm/observer.h"
+
+namespace kiln::vm {
+
+// A file name made of [A-Za-z0-9._-] from an ONNX value name.
+std::string SanitizeFileName(const std::string& name);
+
+class ValueDumper : public DispatchObserver {
+ public:
+  ValueDumper(const std::vector<DispatchInfo>* dispatches, std::string dir);
+  void BeforeDispatch(uint32_t, void* const*) override {}
+  bool AfterDispatch(uint32_t dispatch, void* const* bindings) override;
+  // Writes DIR/values.json (value -> file, dispatch, nodes, dtype, shape).
+  absl::Status Finish();
+  const absl::Status& status() const { return status_; }
+  size_t written() const { return entries_.size(); }
+
+ private:
+  struct Entry {
+    std::string file, value;
+    uint32_t dispatch;
+  };
+  const std::vector<DispatchInfo>* dispatches_;
+  std::string dir_;
+  std::map<std::string, int> used_files_;
+  std::vector<Entry> entries_;
+  absl::Status status_;
+};
+
+class NanChecker : public DispatchObserver {
+ public:
+  explicit NanChecker(const std::vector<DispatchInfo>* dispatches) : dispatches_(dispatches) {}
+  void BeforeDispatch(uint32_t, void* const*) override {}
+  bool AfterDispatch(uint32_t dispatch, void* const* bindings) override;
+  bool found() const { return !message_.empty(); }
+  // "dispatch 12 (+340, kernel kiln_conv2d_f32, ONNX nodes Conv_3:Conv + ...):
+  //  value 'x' has 5 NaN and 0 Inf of 1024 elements, first at [0,1,2,3]"
+  const std::string& message() const { return message_; }
+  uint32_t checked_values() const { return checked_; }
+
+ private:
+  const std::vector<DispatchInfo>* dispatches_;
+  std::string message_;
+  uint32_t checked_ = 0;
+};
+
+struct RecordedValue {
+  const ValueInfo* info;
+  uint32_t dispatch;
+  std::vector<uint8_t> bytes;
+};
+
+class ValueRecorder : public DispatchObserver {
+ public:
+  explicit ValueRecorder(const std::vector<DispatchInfo>* dispatches) : dispatches_(dispatches) {}
+  void BeforeDispatch(uint32_t, void* const*) override {}
+  bool AfterDispatch(uint32_t dispatch, void* const* bindings) override;
+  const std::vector<RecordedValue>& values() const { return values_; }
+
+ private:
+  const std::vector<DispatchInfo>* dispatches_;
+  std::vector<RecordedValue> values_;
+};
+
+// "dispatch 3 (+52, kiln_conv2d_f32; ONNX nodes Conv_0:Conv + Relu_1:Relu)"
+std::string DescribeDispatch(const DispatchInfo& d);
+
+}  // namespace kiln::vm
+
+#endif  // KILN_VM_DUMP_H_

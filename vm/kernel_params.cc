@@ -1,0 +1,97 @@
+#include "vm/kernel_params.h"
+
+#include <map>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+
+namespace kiln::vm {
+namespace {
+
+struct ParamNames {
+  const char* kernel;
+  const char* iparams;
+  const char* fparams;
+};
+
+constexpr ParamNames kParamNames[] = {
+#define KILN_KERNEL_PARAMS(name, inames, fnames) {#name, inames, fnames},
+#include "kiln/kernel_params.def"
+#undef KILN_KERNEL_PARAMS
+};
+
+const ParamNames* Find(absl::string_view kernel) {
+  absl::ConsumePrefix(&kernel, "kiln_");
+  for (const ParamNames& p : kParamNames) {
+    if (kernel == p.kernel) return &p;
+  }
+  return nullptr;
+}
+
+// Expands a name pattern against the values it describes ("x[R]" repeats).
+template <typename T>
+std::vector<std::pair<std::string, T>> Expand(const char* pattern, absl::Span<const T> values,
+                                              const char* fallback) {
+  std::vector<std::pair<std::string, T>> out;
+  std::map<std::string, int64_t> seen;
+  size_t k = 0;
+  if (pattern != nullptr) {
+    for (absl::string_view word : absl::StrSplit(pattern, ' ', absl::SkipEmpty())) {
+      size_t bracket = word.find('[');
+      if (bracket == absl::string_view::npos) {
+        if (k >= values.size()) break;
+        out.push_back({std::string(word), values[k]});
+        seen[std::string(word)] = static_cast<int64_t>(values[k]);
+        ++k;
+        continue;
+      }
+      absl::string_view base = word.substr(0, bracket);
+      absl::string_view count_name = word.substr(bracket + 1);
+      absl::ConsumeSuffix(&count_name, "]");
+      auto it = seen.find(std::string(count_name));
+      const int64_t count = it == seen.end() ? 0 : it->second;
+      for (int64_t j = 0; j < count && k < values.size(); ++j, ++k) {
+        out.push_back({absl::StrCat(base, "[", j, "]"), values[k]});
+      }
+    }
+  }
+  for (; k < values.size(); ++k) out.push_back({absl::StrCat(fallback, k), values[k]});
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, int64_t>> NameIParams(absl::string_view kernel,
+                                                         absl::Span<const int64_t> iparams) {
+  const ParamNames* p = Find(kernel);
+  return Expand<int64_t>(p ? p->iparams : nullptr, iparams, "i");
+}
+
+std::vector<std::pair<std::string, float>> NameFParams(absl::string_view kernel,
+                                                       absl::Span<const float> fparams) {
+  const ParamNames* p = Find(kernel);
+  return Expand<float>(p ? p->fparams : nullptr, fparams, "f");
+}
+
+double KernelFlops(absl::string_view kernel, absl::Span<const int64_t> iparams) {
+  std::map<std::string, double> v;
+  for (const auto& [name, value] : NameIParams(kernel, iparams)) v[name] = static_cast<double>(value);
+  absl::ConsumePrefix(&kernel, "kiln_");
+  if (kernel == "conv2d_f32" && v.count("has_bias")) {
+    const double groups = v["groups"] > 0 ? v["groups"] : 1;
+    return 2.0 * v["N"] * v["OC"] * v["OH"] * v["OW"] * (v["C"] / groups) * v["KH"] * v["KW"];
+  }
+  if (kernel == "gemm_f32" && v.count("K")) return 2.0 * v["M"] * v["N"] * v["K"];
+  if (kernel == "matmul_f32" && v.count("R")) {
+    double batch = 1;
+    for (int64_t j = 0; j < static_cast<int64_t>(v["R"]); ++j) {
+      auto it = v.find(absl::StrCat("batch_dims[", j, "]"));
+      if (it != v.end()) batch *= it->second;
+    }
+    return 2.0 * batch * v["M"] * v["N"] * v["K"];
+  }
+  return -1;
+}
+
+}  // namespace kiln::vm

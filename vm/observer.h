@@ -1,0 +1,27 @@
+// Hooks into a VM run, one call before and after each DISPATCH, for tracing,
+// profiling, dumping intermediates and NaN checks. Only the instrumented
+// interpreter loop (InterpretObserved) calls them, so a run without an
+// observer pays nothing. Dispatches are numbered in bytecode order from 0
+// (the index into vm/debug_info.h's DescribeDispatches()).
+#ifndef KILN_VM_OBSERVER_H_
+#define KILN_VM_OBSERVER_H_
+
+#include <cstdint>
+
+namespace kiln::vm {
+
+class DispatchObserver {
+ public:
+  virtual ~DispatchObserver() = default;
+  // Called by Instance around one whole run.
+  virtual void BeginRun() {}
+  virtual void EndRun() {}
+  // `bindings` are the buffers the kernel is called with.
+  virtual void BeforeDispatch(uint32_t dispatch, void* const* bindings) = 0;
+  // Returns false to stop the run after this dispatch.
+  virtual bool AfterDispatch(uint32_t dispatch, void* const* bindings) = 0;
+};
+
+}  // namespace kiln::vm
+
+#endif  // KILN_VM_OBSERVER_H_

@@ -1,0 +1,29 @@
+// Profile tables from a DispatchTimer: per dispatch and aggregated per op
+// type, with calls, total and mean time, share of the run and GFLOP/s for
+// kernels that know their FLOPs (kiln run --profile).
+#ifndef KILN_VM_PROFILER_H_
+#define KILN_VM_PROFILER_H_
+
+#include <string>
+#include <vector>
+
+#include "vm/debug_info.h"
+#include "vm/dispatch_timer.h"
+
+namespace kiln::vm {
+
+struct DispatchStats {
+  uint64_t calls = 0;
+  double total_ns = 0;
+  double min_ns = 0;
+};
+
+// Per dispatch ordinal, over all recorded runs.
+std::vector<DispatchStats> CollectDispatchStats(size_t dispatch_count, const DispatchTimer& timer);
+
+// The two tables as text.
+std::string ProfileReport(const std::vector<DispatchInfo>& dispatches, const DispatchTimer& timer);
+
+}  // namespace kiln::vm
+
+#endif  // KILN_VM_PROFILER_H_

@@ -17,11 +17,13 @@ namespace kiln::tools {
 namespace {
 constexpr char kHelp[] =
     "usage: kiln run MODULE.kiln --input FILE.npy [...] --output FILE.npy [...]\n"
-    "                [--repeat N] [--trace FILE.json] [--profile] [--dump DIR]\n"
+    "                [--repeat N] [--threads N] [--trace FILE.json] [--profile] [--dump DIR]\n"
     "                [--check-nan]\n"
     "\n"
     "Runs a module in the VM. Inputs and outputs are NumPy .npy files given in\n"
     "signature order, or as NAME=FILE.npy.\n"
+    "  --threads N   split kernels over N threads (default 1); results do not\n"
+    "                depend on N\n"
     "  --repeat N    run N times and print\n"
     "                latency_ms median=... min=... max=... runs=N\n"
     "  --trace FILE  write a Chrome trace (chrome://tracing, Perfetto): one event\n"
@@ -62,7 +64,7 @@ absl::StatusOr<std::vector<std::string>> AssignFiles(
 }  // namespace
 
 int RunCommand(const std::vector<std::string>& argv) {
-  CliSpec spec{{"--input", "--output", "--repeat"}, {}};
+  CliSpec spec{{"--input", "--output", "--repeat", "--threads"}, {}};
   spec.valued.insert(std::begin(kRunDebugValued), std::end(kRunDebugValued));
   spec.flags.insert(std::begin(kRunDebugFlags), std::end(kRunDebugFlags));
   absl::StatusOr<CliArgs> args = ParseCli(argv, spec);
@@ -82,7 +84,12 @@ int RunCommand(const std::vector<std::string>& argv) {
   }
   auto image = vm::ModuleImage::LoadFile(args->positional[0]);
   if (!image.ok()) return ReportError("run", std::string(image.status().message()));
-  auto instance = vm::Instance::Create(*image);
+  int threads = 1;
+  if (args->Has("--threads") &&
+      (!absl::SimpleAtoi(args->Get("--threads"), &threads) || threads < 1 || threads > 256)) {
+    return ReportError("run", "--threads must be a whole number in 1..256");
+  }
+  auto instance = vm::Instance::Create(*image, threads);
   if (!instance.ok()) return ReportError("run", std::string(instance.status().message()));
   const fb::Signature& sig = (*instance)->signature();
   auto debug = RunDebugSession::Create(*args, **instance, repeat);

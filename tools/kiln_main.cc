@@ -15,10 +15,16 @@ constexpr char kUsage[] =
     "  compile MODEL.onnx -o MODULE.kiln [--print-ir]\n"
     "                        compile an ONNX model into a module\n"
     "  run MODULE.kiln --input FILE.npy [...] --output FILE.npy [...] [--repeat N]\n"
-    "                        run a module in the VM\n"
+    "      [--trace FILE.json] [--profile] [--dump DIR] [--check-nan]\n"
+    "                        run a module in the VM (trace, profile, dump, NaN check)\n"
     "  aot MODULE.kiln -o DIR [--name NAME]\n"
     "                        transpile a module into a C bundle (make -C DIR)\n"
-    "  inspect MODULE.kiln   print signature, executables, bytecode, constants, arena\n"
+    "  inspect MODULE.kiln [--json]\n"
+    "                        print signature, memory plan, executables, constants, bytecode\n"
+    "  compare A.kiln B.kiln [--input FILE.npy ...]\n"
+    "                        run two modules and report the first ONNX value that differs\n"
+    "  bench MODEL.onnx|MODULE.kiln [--plot FILE.svg] [--per-dispatch] [--baseline-cmd CMD]\n"
+    "                        VM vs AOT (vs a baseline) latency, sizes; Markdown/JSON/SVG\n"
     "\n"
     "kiln COMMAND --help shows the options of one command.\n";
 
@@ -35,6 +41,8 @@ int main(int argc, char** argv) {
   if (command == "run") return kiln::tools::RunCommand(args);
   if (command == "aot") return kiln::tools::AotCommand(args);
   if (command == "inspect") return kiln::tools::InspectCommand(args);
+  if (command == "compare") return kiln::tools::CompareCommand(args);
+  if (command == "bench") return kiln::tools::BenchCommand(args);
   std::fprintf(stderr, "kiln: error: unknown command '%s'\n\n%s", command.c_str(), kUsage);
   return 2;
 }

@@ -31,7 +31,8 @@ absl::Status CheckBinding(const fb::TensorDesc& desc, const HostTensor& t, const
     return absl::InvalidArgumentError(absl::StrCat(where, " has shape ", ShapeString(t.shape),
                                                    "; the module expects ", ShapeString(want)));
   }
-  if (t.data == nullptr || t.bytes < TensorDescBytes(desc)) {
+  const uint64_t need = TensorDescBytes(desc);
+  if ((need > 0 && t.data == nullptr) || t.bytes < need) {
     return absl::InvalidArgumentError(absl::StrCat(where, " buffer holds ", t.bytes,
                                                    " bytes; the module needs ",
                                                    TensorDescBytes(desc)));
@@ -42,8 +43,12 @@ absl::Status CheckBinding(const fb::TensorDesc& desc, const HostTensor& t, const
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Instance>> Instance::Create(
-    std::shared_ptr<const ModuleImage> image) {
+    std::shared_ptr<const ModuleImage> image, int threads) {
   std::unique_ptr<Instance> instance(new Instance(std::move(image)));
+  if (threads < 1 || threads > 256) {
+    return absl::InvalidArgumentError(absl::StrCat("thread count ", threads, " is not in 1..256"));
+  }
+  if (threads > 1) instance->pool_ = std::make_unique<ThreadPool>(threads);
   const fb::Module& module = instance->image_->module();
   uint32_t max_bindings = 1;
   if (module.executables() != nullptr) {
@@ -120,7 +125,7 @@ InterpreterFrame Instance::Frame(const void* const* inputs, void* const* outputs
   frame.arena = arena_;
   frame.registers = registers_.data();
   frame.bindings = bindings_.data();
-  frame.host = nullptr;
+  frame.host = pool_ ? pool_->host() : nullptr;
   return frame;
 }
 

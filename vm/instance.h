@@ -15,6 +15,7 @@
 #include "vm/interpreter.h"
 #include "vm/module_image.h"
 #include "vm/observer.h"
+#include "vm/thread_pool.h"
 
 namespace kiln::vm {
 
@@ -28,8 +29,9 @@ struct HostTensor {
 
 class Instance {
  public:
+  // threads > 1 starts threads - 1 pool workers now, never on the run path.
   static absl::StatusOr<std::unique_ptr<Instance>> Create(
-      std::shared_ptr<const ModuleImage> image);
+      std::shared_ptr<const ModuleImage> image, int threads = 1);
   ~Instance();
 
   const ModuleImage& image() const { return *image_; }
@@ -61,6 +63,7 @@ class Instance {
   std::vector<void*> bindings_;
   uint8_t* arena_ = nullptr;
   uint64_t arena_size_ = 0;
+  std::unique_ptr<ThreadPool> pool_;  // null: kernels run serially
 };
 
 }  // namespace kiln::vm

@@ -110,7 +110,13 @@ class Verifier {
         return Error(absl::StrCat(where, " [", c->offset(), ", +", c->size(),
                                   ") lies outside constant_data (", blob->size(), " bytes)"));
       }
-      if (c->layout() != fb::ConstantLayout::Plain) {
+      if (c->layout() == fb::ConstantLayout::PackedPanel16) {
+        // Panels of 16 float32 columns; the kernel's checker bounds its reads.
+        if (c->dtype() != fb::DType::F32 || c->shape() == nullptr || c->shape()->size() != 3 ||
+            c->shape()->Get(2) != 16) {
+          return Error(where + " is PackedPanel16 but not float32 [panels, K, 16]");
+        }
+      } else if (c->layout() != fb::ConstantLayout::Plain) {
         return Error(where + " has an unknown layout");
       }
       uint64_t bytes = DTypeSize(c->dtype());

@@ -141,38 +141,47 @@ absl::Status LowerOneHot(LoweringContext& ctx, const ir::Node& node) {
 
 absl::Status LowerTrilu(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
-  int64_t k = 0;
-  if (node.inputs.size() > 1 && node.inputs[1] != ir::kNoValue) {
-    const ir::ConstantPtr& c = ctx.value(node.inputs[1]).constant;
-    if (!c || c->element_count() != 1) return ctx.Invalid(node, "k must be a compile-time scalar");
-    k = c->IntAt(0);
-  }
-  const size_t r = x.size();
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  int64_t k = 0, k_binding = 0;
+  Binding bk = bx;
+  if (node.inputs.size() > 1 && node.inputs[1] != ir::kNoValue) {
+    const ir::ConstantPtr& c = ctx.value(node.inputs[1]).constant;
+    if (c) {
+      k = c->IntAt(0);
+    } else {  // read by the kernel at run time
+      KILN_ASSIGN_OR_RETURN(bk, ctx.Bind(node, node.inputs[1]));
+      k_binding = 1;
+    }
+  }
+  const size_t r = x.size();
   return ctx.Dispatch(node, "trilu",
                       {ElemBytes(ctx, node.inputs[0]), Prod(x, 0, r - 2), x[r - 2], x[r - 1], k,
-                       node.GetInt("upper", 1) != 0 ? 1 : 0},
-                      {}, {bx, by});
+                       node.GetInt("upper", 1) != 0 ? 1 : 0, k_binding},
+                      {}, {bx, bk, by}, {-1, k_binding ? -1 : 0, -1});
 }
 
 absl::Status LowerCumSum(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
   const int64_t kind = KindOf(ctx.value(node.inputs[0]).dtype);
   if (kind == 0) return ctx.Unimplemented(node, "CumSum supports float32/float64/int32/int64");
-  const ir::ConstantPtr& c = ctx.value(node.inputs[1]).constant;
-  if (!c || c->element_count() != 1) return ctx.Invalid(node, "axis must be a compile-time scalar");
-  const int64_t r = static_cast<int64_t>(x.size());
-  int64_t axis = c->IntAt(0);
-  if (axis < 0) axis += r;
-  if (r == 0) axis = 0, x = {1};
+  if (x.empty() || x.size() > KILN_MAX_RANK) return ctx.Unimplemented(node, "rank out of range");
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, "cumsum",
-                      {kind, Prod(x, 0, axis), x[axis], Prod(x, axis + 1, x.size()),
-                       node.GetInt("exclusive", 0) != 0 ? 1 : 0,
-                       node.GetInt("reverse", 0) != 0 ? 1 : 0},
-                      {}, {bx, by});
+  const ir::ConstantPtr& c = ctx.value(node.inputs[1]).constant;
+  int64_t axis = 0, axis_ib = 0;
+  Binding ba = bx;
+  if (c) {
+    axis = c->IntAt(0);
+  } else {  // read (and range-checked) by the kernel at run time
+    KILN_ASSIGN_OR_RETURN(axis_ib, IndexBytes(ctx, node, 1));
+    KILN_ASSIGN_OR_RETURN(ba, ctx.Bind(node, node.inputs[1]));
+  }
+  std::vector<int64_t> ip = {kind, axis_ib, node.GetInt("exclusive", 0) != 0 ? 1 : 0,
+                             node.GetInt("reverse", 0) != 0 ? 1 : 0, axis,
+                             static_cast<int64_t>(x.size())};
+  ip.insert(ip.end(), x.begin(), x.end());
+  return ctx.Dispatch(node, "cumsum", std::move(ip), {}, {bx, ba, by}, {-1, axis_ib ? -1 : 0, -1});
 }
 
 }  // namespace

@@ -1,10 +1,37 @@
 // Gemm and MatMul.
+#include <cstring>
+#include <memory>
+
 #include "absl/strings/str_cat.h"
 #include "compiler/emit/lower_ops.h"
 #include "kiln/kernel_abi.h"
 
 namespace kiln::compiler::emit {
 namespace {
+
+// Floats per panel of a packed B operand (runtime/kernels/sgemm.h KILN_PANEL).
+constexpr int64_t kPanel = 16;
+
+// B [K,N] (or its transpose [N,K]) rearranged into the GEMM micro-kernel's
+// panels: element (n/16)*K*16 + k*16 + n%16, zero past N. Stored with layout
+// PackedPanel16 so no packing of constant weights happens at run time.
+ir::ConstantPtr PackB(const ir::ConstantData& b, int64_t k, int64_t n, bool trans_b) {
+  auto packed = std::make_shared<ir::ConstantData>();
+  const int64_t panels = (n + kPanel - 1) / kPanel;
+  packed->dtype = ir::DType::F32;
+  packed->shape = {panels, k, kPanel};
+  std::vector<float> out(static_cast<size_t>(panels * k * kPanel), 0.0f);
+  const float* src = b.data<float>();
+  for (int64_t kk = 0; kk < k; ++kk) {
+    for (int64_t j = 0; j < n; ++j) {
+      out[(j / kPanel) * k * kPanel + kk * kPanel + j % kPanel] =
+          trans_b ? src[j * k + kk] : src[kk * n + j];
+    }
+  }
+  packed->bytes.resize(out.size() * sizeof(float));
+  std::memcpy(packed->bytes.data(), out.data(), packed->bytes.size());
+  return packed;
+}
 
 absl::Status LowerGemm(LoweringContext& ctx, const ir::Node& node) {
   KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
@@ -25,7 +52,6 @@ absl::Status LowerGemm(LoweringContext& ctx, const ir::Node& node) {
   const bool has_c = node.inputs.size() > 2 && node.inputs[2] != ir::kNoValue;
   int64_t c_stride_m = 0, c_stride_n = 0;
   KILN_ASSIGN_OR_RETURN(Binding ba, ctx.Bind(node, node.inputs[0]));
-  KILN_ASSIGN_OR_RETURN(Binding bb, ctx.Bind(node, node.inputs[1]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
   Binding bc = ba;  // unread when there is no C
   if (has_c) {
@@ -42,6 +68,18 @@ absl::Status LowerGemm(LoweringContext& ctx, const ir::Node& node) {
     KILN_ASSIGN_OR_RETURN(bc, ctx.Bind(node, node.inputs[2]));
   }
   const Epilogue act = EpilogueOf(node);
+  const ir::Value& bv = ctx.value(node.inputs[1]);
+  if (bv.constant && bv.constant->dtype == ir::DType::F32 && m > 0 && n > 0) {
+    const Binding bp = ctx.BindNewConstant(absl::StrCat(bv.name, ".packed"),
+                                           PackB(*bv.constant, k, n, trans_b != 0),
+                                           /*layout=PackedPanel16*/ 1);
+    return ctx.Dispatch(node, "gemm_pb_f32",
+                        {m, n, k, trans_a, 0, has_c ? 1 : 0, c_stride_m, c_stride_n, act.kind},
+                        {node.GetFloat("alpha", 1.0f), node.GetFloat("beta", 1.0f), act.alpha,
+                         act.beta},
+                        {ba, bp, bc, by}, {-1, -1, has_c ? -1 : 0, -1});
+  }
+  KILN_ASSIGN_OR_RETURN(Binding bb, ctx.Bind(node, node.inputs[1]));
   return ctx.Dispatch(node, "gemm_f32",
                       {m, n, k, trans_a, trans_b, has_c ? 1 : 0, c_stride_m, c_stride_n, act.kind},
                       {node.GetFloat("alpha", 1.0f), node.GetFloat("beta", 1.0f), act.alpha,

@@ -65,7 +65,13 @@ absl::Status LowerLpPool(LoweringContext& ctx, const ir::Node& node) {
 }
 
 absl::Status LowerEinsum(LoweringContext& ctx, const ir::Node& node) {
-  KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
+  const ir::DType t = ctx.value(node.outputs[0]).dtype;
+  if (t != ir::DType::F32 && t != ir::DType::F64) {
+    return ctx.Unimplemented(node, "Einsum supports float32 and float64");
+  }
+  for (ir::ValueId v : node.inputs) {
+    if (v == ir::kNoValue || ctx.value(v).dtype != t) return ctx.Invalid(node, "operand dtypes differ");
+  }
   std::vector<Shape> shapes;
   for (size_t k = 0; k < node.inputs.size(); ++k) {
     KILN_ASSIGN_OR_RETURN(auto s, ctx.InputShape(node, k));
@@ -93,7 +99,7 @@ absl::Status LowerEinsum(LoweringContext& ctx, const ir::Node& node) {
     }
   }
   std::vector<int64_t> ip = {static_cast<int64_t>(L), static_cast<int64_t>(spec->output.size()),
-                             shapes.size() == 2 ? 1 : 0};
+                             shapes.size() == 2 ? 1 : 0, t == ir::DType::F64 ? 1 : 0};
   ip.insert(ip.end(), dims.begin(), dims.end());
   ip.insert(ip.end(), strides[0].begin(), strides[0].end());
   ip.insert(ip.end(), strides[1].begin(), strides[1].end());
@@ -103,7 +109,7 @@ absl::Status LowerEinsum(LoweringContext& ctx, const ir::Node& node) {
     KILN_ASSIGN_OR_RETURN(bb, ctx.Bind(node, node.inputs[1]));
   }
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, "einsum_f32", std::move(ip), {}, {ba, bb, by},
+  return ctx.Dispatch(node, "einsum", std::move(ip), {}, {ba, bb, by},
                       {-1, shapes.size() == 2 ? -1 : 0, -1});
 }
 

@@ -44,8 +44,8 @@ absl::Status LowerRecurrent(LoweringContext& ctx, const ir::Node& node) {
   auto present_in = [&](size_t k) { return k < node.inputs.size() && node.inputs[k] != ir::kNoValue; };
   auto present_out = [&](size_t k) { return k < n_out && node.outputs[k] != ir::kNoValue; };
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
-  std::vector<Binding> b(11, bx);
-  std::vector<int64_t> bytes(11, 0);
+  std::vector<Binding> b(12, bx);
+  std::vector<int64_t> bytes(12, 0);
   auto bind_in = [&](size_t slot, size_t k) -> absl::Status {
     if (!present_in(k)) return absl::OkStatus();
     KILN_ASSIGN_OR_RETURN(b[slot], ctx.Bind(node, node.inputs[k]));
@@ -71,12 +71,20 @@ absl::Status LowerRecurrent(LoweringContext& ctx, const ir::Node& node) {
   KILN_RETURN_IF_ERROR(bind_out(8, 1));
   if (cell == 2) KILN_RETURN_IF_ERROR(bind_out(9, 2));
   KILN_RETURN_IF_ERROR(bind_out(10, n_out));
+  const bool lens_at_run_time = present_in(4) && !ctx.value(node.inputs[4]).constant;
+  if (lens_at_run_time) {
+    if (ctx.value(node.inputs[4]).dtype != ir::DType::I32) {
+      return ctx.Invalid(node, "sequence_lens must be int32");
+    }
+    KILN_RETURN_IF_ERROR(bind_in(11, 4));
+  }
 
   std::vector<int64_t> ip = {cell, seq, batch, x[2], hidden, dirs, direction, layout,
                              present_in(3), present_in(5), cell == 2 && present_in(6),
                              cell == 2 && present_in(7), present_out(0), present_out(1),
                              cell == 2 && present_out(2), node.GetInt("linear_before_reset", 0) != 0,
-                             node.GetInt("input_forget", 0) != 0, node.HasAttr("clip")};
+                             node.GetInt("input_forget", 0) != 0, node.HasAttr("clip"),
+                             lens_at_run_time};
   // Activations: per direction f (, g (, h)); missing slots stay Sigmoid.
   std::vector<std::string> names;
   if (node.HasAttr("activations")) {
@@ -109,9 +117,6 @@ absl::Status LowerRecurrent(LoweringContext& ctx, const ir::Node& node) {
   for (int64_t k = 0; k < batch; ++k) {
     ip.push_back(present_in(4) && ctx.value(node.inputs[4]).constant
                      ? ctx.value(node.inputs[4]).constant->IntAt(k) : seq);
-  }
-  if (present_in(4) && !ctx.value(node.inputs[4]).constant) {
-    return ctx.Unimplemented(node, "sequence_lens depends on run-time data");
   }
   return ctx.Dispatch(node, "recurrent_f32", std::move(ip), std::move(fp), b, bytes);
 }

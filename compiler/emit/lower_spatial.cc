@@ -97,11 +97,18 @@ absl::Status LowerConv(LoweringContext& ctx, const ir::Node& node) {
     KILN_ASSIGN_OR_RETURN(bb, ctx.Bind(node, node.inputs[2]));
   }
   const Epilogue act = EpilogueOf(node);
+  // A residual fused by dispatch formation (input 3) selects conv2d_res_f32.
+  const bool has_residual = node.inputs.size() > 3 && node.inputs[3] != ir::kNoValue;
   std::vector<int64_t> ip = {win.n,        win.c,        win.h,       win.w,
                              oc,           win.oh,       win.ow,      win.kh,
                              win.kw,       win.stride_h, win.stride_w, win.pad_top,
                              win.pad_left, win.dil_h,    win.dil_w,   groups,
                              act.kind,     has_bias ? 1 : 0};
+  if (has_residual) {
+    KILN_ASSIGN_OR_RETURN(Binding br, ctx.Bind(node, node.inputs[3]));
+    return ctx.Dispatch(node, "conv2d_res_f32", std::move(ip), {act.alpha, act.beta},
+                        {bx, bw, bb, br, by}, {-1, -1, has_bias ? -1 : 0, -1, -1});
+  }
   return ctx.Dispatch(node, "conv2d_f32", std::move(ip), {act.alpha, act.beta},
                       {bx, bw, bb, by}, {-1, -1, has_bias ? -1 : 0, -1});
 }

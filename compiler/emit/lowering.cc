@@ -113,12 +113,13 @@ absl::StatusOr<Binding> LoweringContext::Bind(const ir::Node& node, ir::ValueId 
   return Invalid(node, absl::StrCat("value '", value(v).name, "' has no storage"));
 }
 
-Binding LoweringContext::BindNewConstant(const std::string& name, ir::ConstantPtr data) {
+Binding LoweringContext::BindNewConstant(const std::string& name, ir::ConstantPtr data,
+                                         uint8_t layout) {
   Binding b;
   b.kind = Binding::Kind::kConstant;
   b.index = module_.constants.size();
   b.bytes = data->bytes.size();
-  module_.constants.push_back({name, std::move(data)});
+  module_.constants.push_back({name, std::move(data), layout});
   return b;
 }
 

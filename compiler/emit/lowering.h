@@ -31,6 +31,7 @@ struct ExecutableDesc {
 struct ConstantDesc {
   std::string name;
   ir::ConstantPtr data;
+  uint8_t layout = 0;  // fb::ConstantLayout (0 = Plain)
 };
 
 // A value left in binding `binding` of a dispatch (debug info for dumps).

@@ -41,7 +41,7 @@ class LoweringContext {
   // The view holding value `v` (its root's storage).
   absl::StatusOr<Binding> Bind(const ir::Node& node, ir::ValueId v);
   // A constant computed during lowering (e.g. BatchNorm scale/shift).
-  Binding BindNewConstant(const std::string& name, ir::ConstantPtr data);
+  Binding BindNewConstant(const std::string& name, ir::ConstantPtr data, uint8_t layout = 0);
 
   // Adds an executable and its dispatch, attributed to `node`. binding_bytes
   // default to the bound views' sizes; `bytes_override` (same length, -1 =

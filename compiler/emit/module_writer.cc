@@ -52,7 +52,8 @@ absl::StatusOr<std::string> WriteModule(const LoweredModule& m) {
   for (size_t k = 0; k < m.constants.size(); ++k) {
     const ConstantDesc& c = m.constants[k];
     constants.push_back(fb::CreateConstantDirect(b, c.name.c_str(), c.data->dtype, &c.data->shape,
-                                                 offsets[k], c.data->bytes.size()));
+                                                 offsets[k], c.data->bytes.size(),
+                                                 static_cast<fb::ConstantLayout>(c.layout)));
   }
 
   std::vector<Offset<fb::Executable>> executables;

@@ -154,6 +154,44 @@ bool IsAliasNode(const ir::Node& node) {
          op == "Squeeze" || op == "Unsqueeze";
 }
 
+namespace {
+
+// Add(conv_out, r) -> Conv with r as a 4th input (kernel conv2d_res_f32):
+// the residual is added in the conv's epilogue, before any activation that
+// is fused later. The conv must run after r exists, so when both operands
+// come from convs the later one absorbs the Add.
+bool FuseResidual(Graph& g, NodeId add_id) {
+  const Node& add = g.nodes[add_id];
+  if (!IsDefault(add, "Add") || add.inputs.size() != 2 || add.outputs.size() != 1) return false;
+  const ir::Value& out = g.value(add.outputs[0]);
+  if (!out.has_shape || !IsF32(g, add.outputs[0])) return false;
+  NodeId best = ir::kNoNode;
+  ValueId residual = ir::kNoValue;
+  for (int side = 0; side < 2; ++side) {
+    const ValueId x = add.inputs[side], r = add.inputs[1 - side];
+    if (x == r || x == ir::kNoValue || r == ir::kNoValue || !SoleUse(g, x)) continue;
+    const ir::Value& rv = g.value(r);
+    if (rv.constant || !rv.has_shape || rv.shape != out.shape || !IsF32(g, r)) continue;
+    const ir::Value& xv = g.value(x);
+    if (!xv.has_shape || xv.shape != out.shape) continue;
+    const NodeId pid = xv.producer;
+    if (pid == ir::kNoNode) continue;
+    const Node& p = g.nodes[pid];
+    if (p.removed || !IsDefault(p, "Conv") || p.HasAttr("kiln.activation")) continue;
+    if (p.outputs.size() != 1 || p.outputs[0] != x || p.inputs.size() > 3) continue;
+    if (rv.producer != ir::kNoNode && rv.producer >= pid) continue;  // r must exist first
+    if (best == ir::kNoNode || pid > best) best = pid, residual = r;
+  }
+  if (best == ir::kNoNode) return false;
+  Node& conv = g.nodes[best];
+  conv.inputs.resize(4, ir::kNoValue);
+  conv.inputs[3] = residual;
+  Absorb(g, best, add_id);
+  return true;
+}
+
+}  // namespace
+
 absl::Status FormDispatches(ir::Graph& graph) {
   bool changed = false;
   for (size_t k = 0; k < graph.nodes.size(); ++k) {
@@ -165,6 +203,9 @@ absl::Status FormDispatches(ir::Graph& graph) {
     if (!graph.nodes[k].removed && IsDefault(graph.nodes[k], "Gemm")) {
       changed |= FuseBias(graph, static_cast<NodeId>(k));
     }
+  }
+  for (size_t k = 0; k < graph.nodes.size(); ++k) {
+    if (!graph.nodes[k].removed) changed |= FuseResidual(graph, static_cast<NodeId>(k));
   }
   for (size_t k = 0; k < graph.nodes.size(); ++k) {
     if (!graph.nodes[k].removed) changed |= FuseActivation(graph, static_cast<NodeId>(k));

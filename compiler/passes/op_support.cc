@@ -29,14 +29,16 @@ bool IsKernelOp(const std::string& op_type) {
       "Gather", "Slice", "Expand", "Size", "Tile", "Split", "GatherElements", "GatherND",
       "ScatterElements", "ScatterND", "Pad", "DepthToSpace", "SpaceToDepth", "EyeLike",
       "Trilu", "CumSum", "OneHot", "Resize", "ConvTranspose", "LpPool", "GlobalLpPool",
-      "Einsum", "RNN", "GRU", "LSTM"};
+      "Einsum", "RNN", "GRU", "LSTM",
+      // dtype-generic elementwise (h5): casts, comparisons, logic, selection
+      "Cast", "CastLike", "Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "And",
+      "Or", "Xor", "Not", "Where", "IsNaN", "IsInf"};
   return kOps.count(op_type) != 0;
 }
 
 bool IsFoldOnlyOp(const std::string& op_type) {
   static const std::set<std::string> kOps = {
-      "Shape", "Cast", "ConstantOfShape", "Range", "Equal",
-      "Where"};
+      "Shape", "ConstantOfShape", "Range"};
   return kOps.count(op_type) != 0;
 }
 

@@ -14,6 +14,7 @@
 #include "compiler/passes/constant_folding.h"
 #include "compiler/passes/shape_rules_math.h"
 #include "compiler/passes/shape_rules_movement.h"
+#include "compiler/passes/shape_rules_typed.h"
 
 namespace kiln::compiler {
 namespace {
@@ -740,6 +741,7 @@ absl::Status InferNodeShapes(ir::Graph& graph, ir::NodeId id,
   if (node.op_type == "Slice") return Slice(c, graph, known);
   if (absl::Status s; InferMathShapes(graph, node, known, &s)) return s;  // shape_rules_math.cc
   if (absl::Status s; InferMovementShapes(graph, node, known, &s)) return s;  // shape_rules_movement.cc
+  if (absl::Status s; InferTypedShapes(graph, node, &s)) return s;  // shape_rules_typed.cc
   auto it = Rules().find(node.op_type);
   if (it == Rules().end()) {
     for (ir::ValueId out : node.outputs) {

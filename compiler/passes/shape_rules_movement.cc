@@ -319,17 +319,23 @@ absl::Status EyeLike(Ctx& c) {
 absl::Status Trilu(Ctx& c) {
   KILN_RETURN_IF_ERROR(c.Need(1));
   if (c.Rank(0) < 2) return c.Err("input must have rank >= 2");
-  if (c.Has(1) && !c.C(1)) return c.Err("k depends on run-time data (only compile-time values are supported)");
+  if (c.Has(1) && (c.T(1) != DType::I64 || ir::ElementCount(c.S(1)) != 1)) {
+    return c.Err("k must be an int64 scalar");
+  }
   return c.Set(0, c.T(0), c.S(0));
 }
 
+// The axis may arrive at run time: it does not change the shape.
 absl::Status CumSum(Ctx& c) {
   KILN_RETURN_IF_ERROR(c.Need(2));
-  Shape axis;
-  KILN_RETURN_IF_ERROR(c.KnownInts(1, "axis", &axis));
-  int64_t a = 0;
-  if (axis.size() != 1) return c.Err("axis must be a scalar");
-  KILN_RETURN_IF_ERROR(c.Axis(axis[0], std::max<int64_t>(c.Rank(0), 1), &a));
+  if (c.Rank(0) == 0) return c.Err("input must have rank >= 1");
+  if ((c.T(1) != DType::I64 && c.T(1) != DType::I32) || ir::ElementCount(c.S(1)) != 1) {
+    return c.Err("axis must be an int32/int64 scalar");
+  }
+  if (const ConstantData* a = c.C(1)) {
+    int64_t ax = 0;
+    KILN_RETURN_IF_ERROR(c.Axis(a->IntAt(0), c.Rank(0), &ax));
+  }
   return c.Set(0, c.T(0), c.S(0));
 }
 
@@ -554,13 +560,12 @@ absl::Status Recurrent(Ctx& c) {
   }
   if (c.Has(3) && c.S(3) != Shape{dirs, 2 * gates * hidden}) return c.Err("B has the wrong shape");
   if (c.Has(4)) {
-    const ConstantData* lens = c.C(4);
-    if (!lens) {
-      return c.Err("sequence_lens depends on run-time data (only compile-time values are supported)");
-    }
-    if (lens->element_count() != batch) return c.Err("sequence_lens must have one entry per batch");
-    for (int64_t b = 0; b < batch; ++b) {
-      if (lens->IntAt(b) < 0 || lens->IntAt(b) > seq) return c.Err("sequence_lens entry out of range");
+    if (ir::ElementCount(c.S(4)) != batch) return c.Err("sequence_lens must have one entry per batch");
+    // Run-time lengths are clamped by the kernel; constant ones are checked here.
+    if (const ConstantData* lens = c.C(4)) {
+      for (int64_t b = 0; b < batch; ++b) {
+        if (lens->IntAt(b) < 0 || lens->IntAt(b) > seq) return c.Err("sequence_lens entry out of range");
+      }
     }
   }
   const Shape state = layout ? Shape{batch, dirs, hidden} : Shape{dirs, batch, hidden};

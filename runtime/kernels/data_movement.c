@@ -93,7 +93,7 @@ static int src_view_bytes(int64_t R, const int64_t* dims, const int64_t* strides
     if (span < 0) KILN_TRY(kiln_checked_add(lo, span, &lo));
     else KILN_TRY(kiln_checked_add(hi, span, &hi));
   }
-  if (lo < 0) return KILN_ERR_OUT_OF_RANGE;
+  if (lo < 0) return KILN_ERR_INVALID_ARGUMENT; /* a view starting before the buffer */
   KILN_TRY(kiln_checked_add(hi, 1, &hi));
   return kiln_checked_mul(hi, eb, out);
 }

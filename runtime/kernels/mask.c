@@ -7,16 +7,18 @@
 #include "check_util.h"
 #include "kiln/kernels.h"
 
-enum { TR_EB, TR_BATCH, TR_ROWS, TR_COLS, TR_K, TR_UPPER, TR_N };
+enum { TR_EB, TR_BATCH, TR_ROWS, TR_COLS, TR_K, TR_UPPER, TR_K_BINDING, TR_N };
 
 int kiln_trilu(const int64_t* ip, const float* fp, void* const* bindings,
                const kiln_host* host) {
   (void)fp;
   (void)host;
   const int64_t eb = ip[TR_EB], rows = ip[TR_ROWS], cols = ip[TR_COLS];
-  const int64_t k = ip[TR_K], upper = ip[TR_UPPER];
+  const int64_t upper = ip[TR_UPPER];
+  int64_t k = ip[TR_K];
+  if (ip[TR_K_BINDING]) memcpy(&k, bindings[1], 8); /* int64 scalar at run time */
   const unsigned char* x = (const unsigned char*)bindings[0];
-  unsigned char* y = (unsigned char*)bindings[1];
+  unsigned char* y = (unsigned char*)bindings[2];
   for (int64_t b = 0; b < ip[TR_BATCH]; ++b) {
     for (int64_t r = 0; r < rows; ++r) {
       const int64_t at = (b * rows + r) * cols;
@@ -35,13 +37,15 @@ int kiln_trilu_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
   KILN_TRY(kiln_check_counts(ip, iparam_count, TR_N, fp, fparam_count, 0));
   KILN_TRY(kiln_check_nonneg(ip, TR_K));
   KILN_TRY(kiln_check_enum(ip[TR_UPPER], 0, 1));
+  KILN_TRY(kiln_check_enum(ip[TR_K_BINDING], 0, 1));
+  if (ip[TR_K_BINDING]) KILN_TRY(kiln_check_binding(binding_bytes[1], 8));
   if (ip[TR_EB] == 0) return KILN_ERR_INVALID_ARGUMENT;
   /* c - r must not overflow: both are below 2^62 once the product fits. */
   int64_t n, bytes;
   KILN_TRY(kiln_checked_product(ip + TR_BATCH, 3, &n));
   KILN_TRY(kiln_dense_bytes(n, ip[TR_EB], &bytes));
   KILN_TRY(kiln_check_binding(binding_bytes[0], bytes));
-  KILN_TRY(kiln_check_binding(binding_bytes[1], bytes));
+  KILN_TRY(kiln_check_binding(binding_bytes[2], bytes));
   return KILN_OK;
 }
 

@@ -14,10 +14,10 @@
 enum {
   RN_CELL, RN_SEQ, RN_BATCH, RN_INPUT, RN_HIDDEN, RN_DIRS, RN_DIRECTION, RN_LAYOUT,
   RN_HAS_B, RN_HAS_H0, RN_HAS_C0, RN_HAS_P, RN_HAS_Y, RN_HAS_YH, RN_HAS_YC,
-  RN_LBR, RN_INPUT_FORGET, RN_HAS_CLIP, RN_ACTS, RN_HEAD = RN_ACTS + 6
+  RN_LBR, RN_INPUT_FORGET, RN_HAS_CLIP, RN_HAS_LENS, RN_ACTS, RN_HEAD = RN_ACTS + 6
 };
 enum { CELL_RNN = 0, CELL_GRU = 1, CELL_LSTM = 2 };
-enum { B_X, B_W, B_R, B_B, B_H0, B_C0, B_P, B_Y, B_YH, B_YC, B_SCRATCH };
+enum { B_X, B_W, B_R, B_B, B_H0, B_C0, B_P, B_Y, B_YH, B_YC, B_SCRATCH, B_LENS };
 
 static int64_t gate_count(int64_t cell) { return cell == CELL_LSTM ? 4 : cell == CELL_GRU ? 3 : 1; }
 
@@ -146,7 +146,12 @@ int kiln_recurrent_f32(const int64_t* ip, const float* fp, void* const* bindings
     }
     for (int64_t s = 0; s < S; ++s) {
       for (int64_t b = 0; b < B; ++b) {
-        const int64_t len = lens[b];
+        int64_t len = lens[b];
+        if (ip[RN_HAS_LENS]) { /* run-time int32 lengths, clamped to [0, S] */
+          int32_t v;
+          memcpy(&v, (const unsigned char*)bindings[B_LENS] + b * 4, 4);
+          len = v < 0 ? 0 : v > S ? S : v;
+        }
         const int64_t t = s >= len ? s : reverse ? len - 1 - s : s;
         float* y = Y ? Y + (layout ? ((b * S + t) * D + d) * H : ((t * D + d) * B + b) * H) : NULL;
         if (s >= len) {
@@ -187,7 +192,7 @@ int kiln_recurrent_f32_check(const int64_t* ip, uint32_t iparam_count, const flo
   KILN_TRY(kiln_check_enum(ip[RN_DIRECTION], 0, 2));
   if ((ip[RN_DIRECTION] == 2) != (ip[RN_DIRS] == 2)) return KILN_ERR_INVALID_ARGUMENT;
   KILN_TRY(kiln_check_enum(ip[RN_LAYOUT], 0, 1));
-  for (int k = RN_HAS_B; k <= RN_HAS_CLIP; ++k) KILN_TRY(kiln_check_enum(ip[k], 0, 1));
+  for (int k = RN_HAS_B; k <= RN_HAS_LENS; ++k) KILN_TRY(kiln_check_enum(ip[k], 0, 1));
   for (int k = 0; k < 6; ++k) KILN_TRY(kiln_check_enum(ip[RN_ACTS + k], 0, 10));
   if (ip[RN_CELL] != CELL_LSTM && (ip[RN_HAS_C0] || ip[RN_HAS_P] || ip[RN_HAS_YC]))
     return KILN_ERR_INVALID_ARGUMENT;
@@ -209,6 +214,11 @@ int kiln_recurrent_f32_check(const int64_t* ip, uint32_t iparam_count, const flo
   KILN_TRY(need(binding_bytes, B_Y, ip[RN_HAS_Y], y, 4));
   KILN_TRY(need(binding_bytes, B_YH, ip[RN_HAS_YH], st, 3));
   KILN_TRY(need(binding_bytes, B_YC, ip[RN_HAS_YC], st, 3));
+  if (ip[RN_HAS_LENS]) {
+    int64_t lb;
+    KILN_TRY(kiln_dense_bytes(B, 4, &lb));
+    KILN_TRY(kiln_check_binding(binding_bytes[B_LENS], lb));
+  }
   /* scratch: state h and c [B, H] each, gates [G*H], tmp [H]. */
   int64_t scratch, t;
   KILN_TRY(kiln_checked_mul(B, H, &scratch));

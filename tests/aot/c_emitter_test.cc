@@ -60,7 +60,9 @@ TEST(CEmitter, OneStatementPerInstruction) {
     }
   }
   EXPECT_EQ(instructions, 6);
-  EXPECT_TRUE(absl::StrContains(c, "kiln_copy(model_e0_i, NULL, (void* const[]){r[0], r[1]}, NULL)"));
+  // Kernels get the caller's host hooks (NULL through model_run).
+  EXPECT_TRUE(absl::StrContains(c, "kiln_copy(model_e0_i, NULL, (void* const[]){r[0], r[1]}, host)"));
+  EXPECT_TRUE(absl::StrContains(c, "return model_run_with_host(inputs, outputs, workspace, NULL);"));
   EXPECT_FALSE(absl::StrContains(c, "malloc"));
 }
 

@@ -95,11 +95,12 @@ TEST(ConstantFoldingTest, ShapeZooFoldsShapeOps) {
   const ir::Value& expd = g->value(g->FindValue("expd"));
   ASSERT_NE(expd.constant, nullptr);
   EXPECT_EQ(expd.shape, (std::vector<int64_t>{2, 3, 4}));
-  // Gather/Slice/Cast/etc. on the run-time input 'a' cannot fold.
-  absl::Status s = CheckAllFolded(*g);
-  ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("node 'gather' (Gather)"), std::string::npos) << s;
-  EXPECT_NE(s.message().find("run-time data"), std::string::npos) << s;
+  // Gather/Slice/etc. on the run-time input 'a' cannot fold; they have
+  // kernels now, so they stay in the graph and nothing is left fold-only.
+  EXPECT_TRUE(CheckAllFolded(*g).ok()) << CheckAllFolded(*g);
+  bool gather_left = false;
+  for (const ir::Node& n : g->nodes) gather_left |= n.name == "gather";
+  EXPECT_TRUE(gather_left) << g->ToString();
 }
 
 }  // namespace

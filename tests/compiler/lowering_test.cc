@@ -122,11 +122,27 @@ TEST(Lowering, GemmBiasStridesAndTranspose) {
     auto m = LowerGraph(b.g);
     ASSERT_TRUE(m.ok()) << m.status();
     const emit::ExecutableDesc& e = m->executables[0];
-    EXPECT_EQ(e.kernel, "kiln_gemm_f32");
-    EXPECT_EQ(e.iparams, (I{2, 3, 5, 1, 1, 1, c.sm, c.sn, KILN_ACT_NONE}));
+    // The constant B is stored packed (one 16-column panel of K = 5 rows),
+    // which also resolves transB.
+    EXPECT_EQ(e.kernel, "kiln_gemm_pb_f32");
+    EXPECT_EQ(e.iparams, (I{2, 3, 5, 1, 0, 1, c.sm, c.sn, KILN_ACT_NONE}));
     EXPECT_EQ(e.fparams, (std::vector<float>{0.5f, 2.0f, 0.0f, 0.0f}));
     const uint64_t c_bytes = 4 * static_cast<uint64_t>(ir::ElementCount(c.c_shape));
-    EXPECT_EQ(e.binding_bytes, (U{40, 60, c_bytes, 24}));
+    EXPECT_EQ(e.binding_bytes, (U{40, 16 * 5 * 4, c_bytes, 24}));
+    const emit::ConstantDesc* packed = nullptr;
+    for (const emit::ConstantDesc& k : m->constants) {
+      if (k.name == "w.packed") packed = &k;
+    }
+    ASSERT_NE(packed, nullptr);
+    EXPECT_EQ(packed->layout, 1);  // PackedPanel16
+    EXPECT_EQ(packed->data->shape, (I{1, 5, 16}));
+    const float* src = b.g.value(w).constant->data<float>();  // w is [N=3, K=5]
+    const float* dst = packed->data->data<float>();
+    for (int64_t k = 0; k < 5; ++k) {
+      for (int64_t j = 0; j < 16; ++j) {
+        EXPECT_EQ(dst[k * 16 + j], j < 3 ? src[j * 5 + k] : 0.0f) << "k " << k << " j " << j;
+      }
+    }
   }
 }
 
@@ -322,12 +338,12 @@ TEST(Lowering, UnknownOpIsUnimplemented) {
   GraphBuilder b;
   const ir::ValueId x = b.Input("x", {4});
   const ir::ValueId y = b.Tensor("y", {4});
-  b.Node("Erf", "erf1", {x}, {y});
+  b.Node("StringNormalizer", "strnorm1", {x}, {y});  // string op: never lowered
   b.Output(y);
   auto m = LowerGraph(b.g);
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_NE(m.status().message().find("erf1"), std::string::npos);
+  EXPECT_NE(m.status().message().find("strnorm1"), std::string::npos);
 }
 
 }  // namespace

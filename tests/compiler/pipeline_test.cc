@@ -78,8 +78,9 @@ TEST_F(PipelineTest, DispatchesAndDebugInfo) {
       op_of_node[Str(d->nodes()->Get(k))] = Str(d->op_types()->Get(k));
     }
   }
-  // Conv+BN+Relu → one conv; MatMul+Add → one gemm; Concat → two copies.
-  EXPECT_EQ(kernels, (std::set<std::string>{"kiln_conv2d_f32", "kiln_pool2d_f32", "kiln_gemm_f32",
+  // Conv+BN+Relu → one conv; MatMul+Add → one gemm (constant B pre-packed);
+  // Concat → two copies.
+  EXPECT_EQ(kernels, (std::set<std::string>{"kiln_conv2d_f32", "kiln_pool2d_f32", "kiln_gemm_pb_f32",
                                             "kiln_softmax_f32", "kiln_strided_copy"}));
   EXPECT_EQ(debug->dispatches()->size(), 7u);
   EXPECT_EQ(op_of_node["conv1"], "Conv");
@@ -96,7 +97,8 @@ TEST_F(PipelineTest, DispatchesAndDebugInfo) {
 }
 
 // A PyTorch export (BN already folded by the exporter): Relu/ReLU6 fuse into
-// their convs and Sigmoid into the Linear's Gemm.
+// their convs, the residual Add and the Relu after it into the last conv, and
+// Sigmoid into the Linear's Gemm (its constant weight pre-packed).
 TEST(Pipeline, TorchExportedResidualBlock) {
   const std::string path =
       std::string(KILN_SOURCE_DIR) + "/tests/compiler/models_backend/tiny_resnet.onnx";
@@ -111,17 +113,18 @@ TEST(Pipeline, TorchExportedResidualBlock) {
   for (const fb::Executable* e : *m->executables()) {
     kernels.push_back(Str(e->kernel()));
     EXPECT_EQ(e->binding_bytes()->size(), e->binding_count());
-    if (kernels.back() == "kiln_conv2d_f32") conv_acts.push_back(e->iparams()->Get(16));
-    if (kernels.back() == "kiln_gemm_f32") {
-      EXPECT_EQ(e->iparams()->Get(4), 1);  // transB
+    if (kernels.back() == "kiln_conv2d_f32" || kernels.back() == "kiln_conv2d_res_f32") {
+      conv_acts.push_back(e->iparams()->Get(16));
+    }
+    if (kernels.back() == "kiln_gemm_pb_f32") {
+      EXPECT_EQ(e->iparams()->Get(4), 0);  // transB resolved by packing
       EXPECT_EQ(e->iparams()->Get(8), KILN_ACT_SIGMOID);
     }
   }
   EXPECT_EQ(kernels, (std::vector<std::string>{"kiln_conv2d_f32", "kiln_conv2d_f32",
-                                               "kiln_conv2d_f32", "kiln_binary_f32",
-                                               "kiln_unary_f32", "kiln_global_pool_f32",
-                                               "kiln_gemm_f32"}));
-  EXPECT_EQ(conv_acts, (std::vector<int64_t>{KILN_ACT_RELU, KILN_ACT_CLIP, KILN_ACT_NONE}));
+                                               "kiln_conv2d_res_f32", "kiln_global_pool_f32",
+                                               "kiln_gemm_pb_f32"}));
+  EXPECT_EQ(conv_acts, (std::vector<int64_t>{KILN_ACT_RELU, KILN_ACT_CLIP, KILN_ACT_RELU}));
   // Stem output [2,8,8,8] must stay live across the body: at least 2 such
   // tensors at once, and the planner should need no more than 3.
   const uint64_t t = 2 * 8 * 8 * 8 * 4;

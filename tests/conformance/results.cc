@@ -1,6 +1,7 @@
 #include "tests/conformance/results.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -21,14 +22,18 @@ absl::StatusOr<std::map<std::string, Expectation>> ReadExpectations(const std::s
     ++line_no;
     absl::string_view s = absl::StripAsciiWhitespace(line);
     if (s.empty() || s[0] == '#') continue;
-    std::vector<absl::string_view> parts =
-        absl::StrSplit(s, absl::MaxSplits(absl::ByAnyChar(" \t"), 2), absl::SkipEmpty());
+    // key, which, then the rest of the line as the reason.
+    auto token = [&s]() {
+      s = absl::StripLeadingAsciiWhitespace(s);
+      const size_t end = s.find_first_of(" \t");
+      absl::string_view t = s.substr(0, end);
+      s = end == absl::string_view::npos ? absl::string_view() : s.substr(end);
+      return std::string(t);
+    };
     Expectation e;
-    if (parts.size() >= 2) {
-      e.key = std::string(parts[0]);
-      e.which = std::string(parts[1]);
-    }
-    if (parts.size() == 3) e.reason = std::string(absl::StripAsciiWhitespace(parts[2]));
+    e.key = token();
+    e.which = token();
+    e.reason = std::string(absl::StripAsciiWhitespace(s));
     if (e.key.find('/') == std::string::npos || (e.which != "vm" && e.which != "aot" &&
                                                   e.which != "both")) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -154,6 +159,9 @@ absl::Status WriteReport(const std::string& path, const std::vector<TestResult>&
   for (const auto& [op, c] : by_op) {
     md << "| " << op << " | " << c.tests << " | " << c.vm << " | " << c.aot << " |\n";
   }
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
   std::ofstream f(path);
   if (!f) return absl::NotFoundError(absl::StrCat(path, ": cannot write"));
   f << md.str();

@@ -1,5 +1,6 @@
 #include "tests/e2e/model_harness.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -61,7 +62,11 @@ absl::StatusOr<std::vector<vm::NpyArray>> RunInVm(const std::string& module_byte
     outputs[i].shape.assign(desc->shape()->begin(), desc->shape()->end());
     // Filled with NaN so an output the module never writes cannot pass.
     outputs[i].data.resize(vm::TensorDescBytes(*desc));
-    for (int64_t k = 0; k < outputs[i].element_count(); ++k) outputs[i].floats()[k] = NAN;
+    if (outputs[i].dtype == fb::DType::F32) {
+      for (int64_t k = 0; k < outputs[i].element_count(); ++k) outputs[i].floats()[k] = NAN;
+    } else {
+      std::fill(outputs[i].data.begin(), outputs[i].data.end(), uint8_t{0xAB});
+    }
     out.push_back({outputs[i].dtype, outputs[i].shape, outputs[i].data.data(),
                    outputs[i].data.size()});
   }

@@ -51,8 +51,9 @@ def save(name, opset, nodes, inputs, outputs, initializers=()):
     for i, (_, a) in enumerate(inputs):
         np.save(os.path.join(HERE, "%s.input%d.npy" % (name, i)), a)
     for i, (_, a) in enumerate(outputs):
-        ref = a.astype(np.float32) if a.dtype == np.float64 else a
-        np.save(os.path.join(HERE, "%s.output%d.npy" % (name, i)), np.ascontiguousarray(ref))
+        # np.array keeps 0-d shapes (ascontiguousarray would make them [1]).
+        ref = np.array(a, dtype=np.float32 if a.dtype == np.float64 else a.dtype)
+        np.save(os.path.join(HERE, "%s.output%d.npy" % (name, i)), ref)
     print("wrote", name)
 
 

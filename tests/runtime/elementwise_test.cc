@@ -27,7 +27,7 @@ KILN_REFERENCE_SUITE(UnaryReference, "unary_f32.identity", "unary_f32.relu", "un
 TEST(BinaryCheck, RejectsOpAndRankOutOfRange) {
   KILN_LOAD_CASE("binary_f32.add_same", c);  // R = 3
   const std::vector<uint64_t> bytes = c.binding_bytes();
-  EXPECT_EQ(c.Check(With(c.iparams, {{0, KILN_BINARY_DIV + 1}}), bytes), KILN_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(c.Check(With(c.iparams, {{0, KILN_BINARY_PRELU + 1}}), bytes), KILN_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(c.Check(With(c.iparams, {{1, 2}}), bytes), KILN_ERR_INVALID_ARGUMENT);
   std::vector<int64_t> rank9(2 + 3 * 9, 1);
   rank9[0] = KILN_BINARY_ADD;
@@ -79,7 +79,7 @@ TEST(BinaryKernel, DivisionByZeroFollowsIeee) {
 TEST(UnaryCheck, RejectsActivationOutOfRangeAndOverflow) {
   KILN_LOAD_CASE("unary_f32.relu", c);
   const std::vector<uint64_t> bytes = c.binding_bytes();
-  EXPECT_EQ(c.Check(With(c.iparams, {{0, KILN_ACT_TANH + 1}}), bytes), KILN_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(c.Check(With(c.iparams, {{0, KILN_ACT_MISH + 1}}), bytes), KILN_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(c.Check(With(c.iparams, {{1, kMax / 2}}), bytes), KILN_ERR_OUT_OF_RANGE);
 }
 

@@ -275,12 +275,15 @@ KILN_DECLARE_KERNEL(scatter_nd)
  *   fill_bits: the constant's bytes (elem_bytes <= 8), little-endian. */
 KILN_DECLARE_KERNEL(pad)
 
-/* cumsum: running sum along the middle axis of [outer, len, inner].
- * bindings: [0] X  [1] Y   iparams (6): kind(1..4) outer len inner exclusive reverse */
+/* cumsum: running sum along one axis.
+ * bindings: [0] X  [1] axis (int32/int64 scalar, read when axis_ib != 0)  [2] Y
+ * iparams (6 + R): kind(1..4) axis_ib(0, 4, 8) exclusive reverse axis R  dims[R]
+ *   a run-time axis outside [-R, R) fails the run with KILN_ERR_OUT_OF_RANGE. */
 KILN_DECLARE_KERNEL(cumsum)
 
 /* trilu: keep elements with col - row >= k (upper) or <= k (lower), zero the rest.
- * bindings: [0] X  [1] Y   iparams (6): elem_bytes batch rows cols k upper */
+ * bindings: [0] X  [1] k (int64 scalar, read when k_binding)  [2] Y
+ * iparams (7): elem_bytes batch rows cols k upper k_binding */
 KILN_DECLARE_KERNEL(trilu)
 
 /* one_hot: Y[o, d, i] = values[indices[o, i] == d] (negative indices + depth).
@@ -308,23 +311,110 @@ KILN_DECLARE_KERNEL(conv_transpose_f32)
  *               dilation_h dilation_w p */
 KILN_DECLARE_KERNEL(lp_pool_f32)
 
-/* einsum_f32: Y[out letters] = sum over the other letters of A (* B).
+/* einsum: Y[out letters] = sum over the other letters of A (* B), float32
+ * or float64 (accumulated in double).
  * bindings: [0] A  [1] B (unread when has_b is 0)  [2] Y (dense, out letters)
- * iparams (3 + 3L): L nout has_b  dims[L]  a_strides[L]  b_strides[L]
+ * iparams (4 + 3L): L nout has_b is_f64  dims[L]  a_strides[L]  b_strides[L]
  *   letters are ordered output-first; L <= 16. */
-KILN_DECLARE_KERNEL(einsum_f32)
+KILN_DECLARE_KERNEL(einsum)
 
 /* recurrent_f32: ONNX RNN (cell 0), GRU (1), LSTM (2).
  * bindings: [0] X  [1] W  [2] R  [3] B  [4] initial_h  [5] initial_c  [6] P
  *           [7] Y  [8] Y_h  [9] Y_c  [10] scratch (2*batch*H + G*H + H floats)
- * iparams (24 + batch): cell seq batch input hidden num_dirs direction(0 fwd,
+ *           [11] sequence_lens (int32 [batch], read when has_lens; clamped
+ *                to [0, seq])
+ * iparams (25 + batch): cell seq batch input hidden num_dirs direction(0 fwd,
  *   1 reverse, 2 bidirectional) layout has_b has_h0 has_c0 has_p has_y has_yh
- *   has_yc linear_before_reset input_forget has_clip  act[6] (per direction
+ *   has_yc linear_before_reset input_forget has_clip has_lens  act[6] (per direction
  *   f,g,h: 0 Sigmoid 1 Tanh 2 Relu 3 Affine 4 LeakyRelu 5 ThresholdedRelu
  *   6 ScaledTanh 7 HardSigmoid 8 Elu 9 Softsign 10 Softplus)  seq_lens[batch]
+ *   (the lengths used when has_lens is 0)
  * fparams (13): clip  alpha[6]  beta[6]
  * Absent optional bindings (flag 0) are not read. */
 KILN_DECLARE_KERNEL(recurrent_f32)
+
+/* ---- dtype-generic elementwise kernels (cast.c, binary_typed.c, compare.c,
+ * select.c, unary_typed.c) --------------------------------------------------
+ * Element types travel as kiln_dtype codes, the same numbers as DType in
+ * schemas/module.fbs. Broadcasting works as in binary_f32: operands are
+ * addressed through per-dim element strides over out_dims (0 broadcasts). */
+typedef enum kiln_dtype {
+  KILN_DTYPE_F32 = 1,
+  KILN_DTYPE_F16 = 2,
+  KILN_DTYPE_F64 = 3,
+  KILN_DTYPE_I8 = 4,
+  KILN_DTYPE_I16 = 5,
+  KILN_DTYPE_I32 = 6,
+  KILN_DTYPE_I64 = 7,
+  KILN_DTYPE_U8 = 8,
+  KILN_DTYPE_BOOL = 9, /* one byte, 0 or 1 */
+  KILN_DTYPE_U16 = 10,
+  KILN_DTYPE_U32 = 11,
+  KILN_DTYPE_U64 = 12,
+} kiln_dtype;
+
+typedef enum kiln_typed_binary_op {
+  KILN_TBINARY_ADD = 0, /* integers wrap modulo 2^bits */
+  KILN_TBINARY_SUB = 1,
+  KILN_TBINARY_MUL = 2,
+  KILN_TBINARY_DIV = 3, /* integers truncate toward zero; x/0 gives 0 */
+  KILN_TBINARY_AND = 4, /* bool only */
+  KILN_TBINARY_OR = 5,
+  KILN_TBINARY_XOR = 6,
+} kiln_typed_binary_op;
+
+typedef enum kiln_compare_op {
+  KILN_CMP_EQ = 0,
+  KILN_CMP_LT = 1,
+  KILN_CMP_LE = 2,
+  KILN_CMP_GT = 3,
+  KILN_CMP_GE = 4,
+} kiln_compare_op;
+
+typedef enum kiln_typed_unary_op {
+  KILN_TUNARY_NOT = 0,   /* bool -> bool */
+  KILN_TUNARY_ISNAN = 1, /* float -> bool */
+  KILN_TUNARY_ISINF = 2, /* float -> bool; arg0 detect +inf, arg1 detect -inf */
+  KILN_TUNARY_NEG = 3,   /* same dtype; integers wrap */
+  KILN_TUNARY_ABS = 4,   /* same dtype; integers wrap (abs(INT_MIN) = INT_MIN) */
+} kiln_typed_unary_op;
+
+/* cast: Y = X converted from src_dtype to dst_dtype, element by element.
+ * bindings: [0] X [count]  [1] Y [count]
+ * iparams (3): src_dtype dst_dtype count
+ * Float to integer truncates toward zero, saturating at the target's range
+ * (NaN gives 0); to bool is x != 0; integer to integer keeps the low bits;
+ * float16 is rounded to nearest even.
+ * fparams: none. */
+KILN_DECLARE_KERNEL(cast)
+
+/* binary_typed: Y = A op B (kiln_typed_binary_op) for one dtype, broadcasting.
+ * bindings: [0] A  [1] B  [2] Y (contiguous, out_dims)
+ * iparams (3 + 3*R): op dtype R  out_dims[R]  a_strides[R]  b_strides[R]
+ *   arithmetic on any dtype but bool (float16 computed in float), logic ops
+ *   on bool only.
+ * fparams: none. */
+KILN_DECLARE_KERNEL(binary_typed)
+
+/* compare: Y (bool) = A op B (kiln_compare_op) for one input dtype, broadcasting.
+ * bindings: [0] A  [1] B  [2] Y (bool, contiguous, out_dims)
+ * iparams (3 + 3*R): op dtype R  out_dims[R]  a_strides[R]  b_strides[R]
+ *   Comparisons involving NaN are false; uint64 compares unsigned.
+ * fparams: none. */
+KILN_DECLARE_KERNEL(compare)
+
+/* where: Y = C ? A : B, broadcasting all three; any element size.
+ * bindings: [0] C (bool)  [1] A  [2] B  [3] Y (contiguous, out_dims)
+ * iparams (2 + 4*R): elem_bytes R  out_dims[R]  c_strides[R]  a_strides[R]
+ *                    b_strides[R]
+ * fparams: none. */
+KILN_DECLARE_KERNEL(where)
+
+/* unary_typed: Y = op(X) (kiln_typed_unary_op).
+ * bindings: [0] X [count]  [1] Y [count]
+ * iparams (5): op dtype count arg0 arg1   (dtype is X's)
+ * fparams: none. */
+KILN_DECLARE_KERNEL(unary_typed)
 
 #undef KILN_DECLARE_KERNEL
 

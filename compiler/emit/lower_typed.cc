@@ -1,0 +1,187 @@
+// Lowering for the dtype-generic elementwise kernels (runtime/kernels/cast.c,
+// binary_typed.c, compare.c, select.c, unary_typed.c): Cast, CastLike,
+// comparisons, And/Or/Xor/Not, Where, IsNaN, IsInf, and Add/Sub/Mul/Div/Neg/Abs
+// on dtypes other than float32 (float32 keeps its own kernels; the wrappers
+// registered here send only the other dtypes to the typed kernels).
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/emit/lower_ops.h"
+#include "kiln/kernels.h"
+
+namespace kiln::compiler::emit {
+namespace {
+
+// The kernel ABI's dtype code for `t` (module.fbs numbering), or -1.
+int64_t DTypeCode(ir::DType t) {
+  if (ir::DTypeSize(t) == 0) return -1;
+  return static_cast<int64_t>(t);
+}
+
+absl::StatusOr<int64_t> Code(LoweringContext& ctx, const ir::Node& node, ir::ValueId v) {
+  const int64_t code = DTypeCode(ctx.value(v).dtype);
+  if (code < 0) {
+    return ctx.Unimplemented(node, absl::StrCat("tensor '", ctx.value(v).name,
+                                                "' has an unsupported dtype"));
+  }
+  return code;
+}
+
+// out_dims followed by one broadcast stride vector per input in `inputs`.
+absl::StatusOr<std::vector<int64_t>> BroadcastParams(LoweringContext& ctx, const ir::Node& node,
+                                                     const std::vector<size_t>& inputs) {
+  KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
+  const size_t r = y.size();
+  if (r > KILN_MAX_RANK) return ctx.Unimplemented(node, absl::StrCat("rank ", r, " is too high"));
+  std::vector<int64_t> ip = {static_cast<int64_t>(r)};
+  ip.insert(ip.end(), y.begin(), y.end());
+  for (size_t k : inputs) {
+    KILN_ASSIGN_OR_RETURN(auto s, ctx.InputShape(node, k));
+    if (s.size() > r) return ctx.Invalid(node, "operand rank exceeds output rank");
+    const std::vector<int64_t> cs = ContiguousStrides(s);
+    std::vector<int64_t> st(r, 0);
+    for (size_t d = 0; d < s.size(); ++d) {
+      const size_t od = r - s.size() + d;
+      if (s[d] == y[od]) {
+        st[od] = s[d] == 1 ? 0 : cs[d];
+      } else if (s[d] != 1) {
+        return ctx.Invalid(node, "operands do not broadcast");
+      }
+    }
+    ip.insert(ip.end(), st.begin(), st.end());
+  }
+  return ip;
+}
+
+absl::StatusOr<std::vector<Binding>> BindAll(LoweringContext& ctx, const ir::Node& node,
+                                             const std::vector<size_t>& inputs) {
+  std::vector<Binding> b;
+  for (size_t k : inputs) {
+    KILN_ASSIGN_OR_RETURN(Binding x, ctx.Bind(node, node.inputs[k]));
+    b.push_back(x);
+  }
+  KILN_ASSIGN_OR_RETURN(Binding y, ctx.Bind(node, node.outputs[0]));
+  b.push_back(y);
+  return b;
+}
+
+// Add/Sub/Mul/Div on non-float32 dtypes and And/Or/Xor on bool.
+absl::Status LowerTypedBinary(LoweringContext& ctx, const ir::Node& node) {
+  if (node.inputs.size() < 2) return ctx.Invalid(node, "expects 2 inputs");
+  KILN_ASSIGN_OR_RETURN(int64_t dtype, Code(ctx, node, node.inputs[0]));
+  if (ctx.value(node.inputs[1]).dtype != ctx.value(node.inputs[0]).dtype) {
+    return ctx.Invalid(node, "input dtypes differ");
+  }
+  static const std::map<std::string, int64_t> kOps = {
+      {"Add", KILN_TBINARY_ADD}, {"Sub", KILN_TBINARY_SUB}, {"Mul", KILN_TBINARY_MUL},
+      {"Div", KILN_TBINARY_DIV}, {"And", KILN_TBINARY_AND}, {"Or", KILN_TBINARY_OR},
+      {"Xor", KILN_TBINARY_XOR}};
+  const int64_t op = kOps.at(node.op_type);
+  if ((op >= KILN_TBINARY_AND) != (dtype == KILN_DTYPE_BOOL)) {
+    return ctx.Unimplemented(node, absl::StrCat("dtype ", ir::DTypeName(ctx.value(node.inputs[0]).dtype),
+                                                " is not supported by this op"));
+  }
+  KILN_ASSIGN_OR_RETURN(auto bp, BroadcastParams(ctx, node, {0, 1}));
+  std::vector<int64_t> ip = {op, dtype};
+  ip.insert(ip.end(), bp.begin(), bp.end());
+  KILN_ASSIGN_OR_RETURN(auto b, BindAll(ctx, node, {0, 1}));
+  return ctx.Dispatch(node, "binary_typed", std::move(ip), {}, b);
+}
+
+absl::Status LowerCompare(LoweringContext& ctx, const ir::Node& node) {
+  if (node.inputs.size() < 2) return ctx.Invalid(node, "expects 2 inputs");
+  KILN_ASSIGN_OR_RETURN(int64_t dtype, Code(ctx, node, node.inputs[0]));
+  static const std::map<std::string, int64_t> kOps = {
+      {"Equal", KILN_CMP_EQ}, {"Less", KILN_CMP_LT}, {"LessOrEqual", KILN_CMP_LE},
+      {"Greater", KILN_CMP_GT}, {"GreaterOrEqual", KILN_CMP_GE}};
+  KILN_ASSIGN_OR_RETURN(auto bp, BroadcastParams(ctx, node, {0, 1}));
+  std::vector<int64_t> ip = {kOps.at(node.op_type), dtype};
+  ip.insert(ip.end(), bp.begin(), bp.end());
+  KILN_ASSIGN_OR_RETURN(auto b, BindAll(ctx, node, {0, 1}));
+  return ctx.Dispatch(node, "compare", std::move(ip), {}, b);
+}
+
+absl::Status LowerWhere(LoweringContext& ctx, const ir::Node& node) {
+  if (node.inputs.size() < 3) return ctx.Invalid(node, "expects 3 inputs");
+  const int64_t eb = static_cast<int64_t>(ir::DTypeSize(ctx.value(node.inputs[1]).dtype));
+  if (eb == 0) return ctx.Unimplemented(node, "unsupported dtype");
+  KILN_ASSIGN_OR_RETURN(auto bp, BroadcastParams(ctx, node, {0, 1, 2}));
+  std::vector<int64_t> ip = {eb};
+  ip.insert(ip.end(), bp.begin(), bp.end());
+  KILN_ASSIGN_OR_RETURN(auto b, BindAll(ctx, node, {0, 1, 2}));
+  return ctx.Dispatch(node, "where", std::move(ip), {}, b);
+}
+
+// Cast and CastLike (the target dtype is the output's).
+absl::Status LowerCast(LoweringContext& ctx, const ir::Node& node) {
+  if (node.inputs.empty()) return ctx.Invalid(node, "expects an input");
+  KILN_ASSIGN_OR_RETURN(int64_t src, Code(ctx, node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(int64_t dst, Code(ctx, node, node.outputs[0]));
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(auto b, BindAll(ctx, node, {0}));
+  return ctx.Dispatch(node, "cast", {src, dst, ir::ElementCount(x)}, {}, b);
+}
+
+absl::Status LowerTypedUnary(LoweringContext& ctx, const ir::Node& node) {
+  if (node.inputs.empty()) return ctx.Invalid(node, "expects an input");
+  KILN_ASSIGN_OR_RETURN(int64_t dtype, Code(ctx, node, node.inputs[0]));
+  int64_t op = KILN_TUNARY_NOT, a0 = 0, a1 = 0;
+  if (node.op_type == "IsNaN") op = KILN_TUNARY_ISNAN;
+  if (node.op_type == "IsInf") {
+    op = KILN_TUNARY_ISINF;
+    a0 = node.GetInt("detect_positive", 1) != 0;
+    a1 = node.GetInt("detect_negative", 1) != 0;
+  }
+  if (node.op_type == "Neg") op = KILN_TUNARY_NEG;
+  if (node.op_type == "Abs") op = KILN_TUNARY_ABS;
+  const bool is_float = dtype == KILN_DTYPE_F32 || dtype == KILN_DTYPE_F64 ||
+                        dtype == KILN_DTYPE_F16;
+  if ((op == KILN_TUNARY_NOT && dtype != KILN_DTYPE_BOOL) ||
+      ((op == KILN_TUNARY_ISNAN || op == KILN_TUNARY_ISINF) && !is_float) ||
+      (op >= KILN_TUNARY_NEG && dtype == KILN_DTYPE_BOOL)) {
+    return ctx.Unimplemented(node, absl::StrCat("dtype ", ir::DTypeName(ctx.value(node.inputs[0]).dtype),
+                                                " is not supported by this op"));
+  }
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(auto b, BindAll(ctx, node, {0}));
+  return ctx.Dispatch(node, "unary_typed", {op, dtype, ir::ElementCount(x), a0, a1}, {}, b);
+}
+
+bool AllF32(const LoweringContext& ctx, const ir::Node& node) {
+  for (const auto* list : {&node.inputs, &node.outputs}) {
+    for (ir::ValueId v : *list) {
+      if (v != ir::kNoValue && ctx.value(v).dtype != ir::DType::F32) return false;
+    }
+  }
+  return true;
+}
+
+// Keeps the float32 lowering registered for `op` and sends other dtypes to `typed`.
+void RouteNonF32(LoweringTable& table, const char* op, LowerFn typed) {
+  auto it = table.find(op);
+  if (it == table.end()) {
+    table[op] = std::move(typed);
+    return;
+  }
+  LowerFn f32 = it->second;
+  it->second = [f32, typed](LoweringContext& ctx, const ir::Node& node) {
+    return AllF32(ctx, node) ? f32(ctx, node) : typed(ctx, node);
+  };
+}
+
+}  // namespace
+
+void RegisterTypedLowerings(LoweringTable& table) {
+  for (const char* op : {"Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual"}) {
+    table[op] = LowerCompare;
+  }
+  for (const char* op : {"And", "Or", "Xor"}) table[op] = LowerTypedBinary;
+  for (const char* op : {"Not", "IsNaN", "IsInf"}) table[op] = LowerTypedUnary;
+  table["Where"] = LowerWhere;
+  table["Cast"] = LowerCast;
+  table["CastLike"] = LowerCast;
+  for (const char* op : {"Add", "Sub", "Mul", "Div"}) RouteNonF32(table, op, LowerTypedBinary);
+  for (const char* op : {"Neg", "Abs"}) RouteNonF32(table, op, LowerTypedUnary);
+}
+
+}  // namespace kiln::compiler::emit

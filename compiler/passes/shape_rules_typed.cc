@@ -1,0 +1,97 @@
+#include "compiler/passes/shape_rules_typed.h"
+
+#include <set>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/ir/graph_util.h"
+
+namespace kiln::compiler {
+namespace {
+
+using ir::DType;
+using Shape = std::vector<int64_t>;
+
+absl::Status Err(const ir::Graph& g, const ir::Node& n, const std::string& msg) {
+  return absl::InvalidArgumentError(absl::StrCat(g.source, ": node ", n.Describe(), ": ", msg));
+}
+
+// Output 0 gets `dtype` and `shape`.
+void SetOut(ir::Graph& g, const ir::Node& n, DType dtype, Shape shape) {
+  if (n.outputs.empty() || n.outputs[0] == ir::kNoValue) return;
+  ir::Value& v = g.value(n.outputs[0]);
+  v.dtype = dtype;
+  v.shape = std::move(shape);
+  v.has_shape = true;
+}
+
+// Inputs [0, count) are present and shaped.
+absl::Status Need(const ir::Graph& g, const ir::Node& n, size_t count) {
+  if (n.inputs.size() < count) return Err(g, n, absl::StrCat("expects ", count, " inputs"));
+  for (size_t k = 0; k < count; ++k) {
+    if (n.inputs[k] == ir::kNoValue) return Err(g, n, absl::StrCat("input ", k, " is required"));
+    if (!g.value(n.inputs[k]).has_shape) {
+      return Err(g, n, absl::StrCat("input '", g.value(n.inputs[k]).name, "' has no shape"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BinaryToBool(ir::Graph& g, ir::Node& n, bool logic) {
+  if (absl::Status s = Need(g, n, 2); !s.ok()) return s;
+  const ir::Value& a = g.value(n.inputs[0]);
+  const ir::Value& b = g.value(n.inputs[1]);
+  if (a.dtype != b.dtype) {
+    return Err(g, n, absl::StrCat("input dtypes differ: ", ir::DTypeName(a.dtype), " vs ",
+                                  ir::DTypeName(b.dtype)));
+  }
+  if (logic && a.dtype != DType::Bool) return Err(g, n, "inputs must be bool");
+  Shape out;
+  if (!ir::BroadcastShapes(a.shape, b.shape, &out)) {
+    return Err(g, n, absl::StrCat("shapes ", ir::ShapeStr(a.shape), " and ",
+                                  ir::ShapeStr(b.shape), " cannot be broadcast together"));
+  }
+  SetOut(g, n, DType::Bool, std::move(out));
+  return absl::OkStatus();
+}
+
+absl::Status UnaryToBool(ir::Graph& g, ir::Node& n) {
+  if (absl::Status s = Need(g, n, 1); !s.ok()) return s;
+  const ir::Value& x = g.value(n.inputs[0]);
+  const bool is_float = x.dtype == DType::F32 || x.dtype == DType::F64 || x.dtype == DType::F16;
+  if (n.op_type == "Not" && x.dtype != DType::Bool) return Err(g, n, "input must be bool");
+  if (n.op_type != "Not" && !is_float) return Err(g, n, "input must be a float tensor");
+  SetOut(g, n, DType::Bool, x.shape);
+  return absl::OkStatus();
+}
+
+absl::Status CastLike(ir::Graph& g, ir::Node& n) {
+  if (absl::Status s = Need(g, n, 2); !s.ok()) return s;
+  const DType to = g.value(n.inputs[1]).dtype;
+  if (to == DType::Unknown) return Err(g, n, "target_type input has no known dtype");
+  SetOut(g, n, to, g.value(n.inputs[0]).shape);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+bool InferTypedShapes(ir::Graph& graph, ir::Node& node, absl::Status* status) {
+  static const std::set<std::string> kCompare = {"Equal", "Less", "LessOrEqual", "Greater",
+                                                 "GreaterOrEqual"};
+  static const std::set<std::string> kLogic = {"And", "Or", "Xor"};
+  const std::string& op = node.op_type;
+  if (kCompare.count(op)) {
+    *status = BinaryToBool(graph, node, false);
+  } else if (kLogic.count(op)) {
+    *status = BinaryToBool(graph, node, true);
+  } else if (op == "Not" || op == "IsNaN" || op == "IsInf") {
+    *status = UnaryToBool(graph, node);
+  } else if (op == "CastLike") {
+    *status = CastLike(graph, node);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace kiln::compiler

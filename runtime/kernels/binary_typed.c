@@ -1,0 +1,101 @@
+/* binary_typed: Add/Sub/Mul/Div for every non-float32 dtype and And/Or/Xor
+ * on bool, broadcasting through strides. Integer arithmetic runs on uint64
+ * patterns so overflow wraps instead of being undefined; division follows
+ * C (truncation toward zero), which is what ONNX Div means for integers. */
+#include <stdint.h>
+
+#include "check_util.h"
+#include "kiln/kernels.h"
+#include "typed_util.h"
+
+enum { T_OP, T_DTYPE, T_R, T_HEAD };
+
+/* Signed or unsigned integer division of two patterns of type t. */
+static uint64_t int_div(uint64_t a, uint64_t b, int64_t t) {
+  if (b == 0) return 0; /* undefined in ONNX; defined here */
+  if (kiln_dtype_is_unsigned(t)) return a / b;
+  const int64_t sa = (int64_t)a, sb = (int64_t)b;
+  if (sb == -1) return 0 - a; /* INT_MIN / -1 wraps */
+  return (uint64_t)(sa / sb);
+}
+
+static uint64_t int_op(int64_t op, uint64_t a, uint64_t b, int64_t t) {
+  switch (op) {
+    case KILN_TBINARY_ADD: return a + b;
+    case KILN_TBINARY_SUB: return a - b;
+    case KILN_TBINARY_MUL: return a * b;
+    case KILN_TBINARY_DIV: return int_div(a, b, t);
+    case KILN_TBINARY_AND: return (a != 0) & (b != 0);
+    case KILN_TBINARY_OR: return (a != 0) | (b != 0);
+    default: return (a != 0) ^ (b != 0);
+  }
+}
+
+static double float_op(int64_t op, double a, double b) {
+  switch (op) {
+    case KILN_TBINARY_ADD: return a + b;
+    case KILN_TBINARY_SUB: return a - b;
+    case KILN_TBINARY_MUL: return a * b;
+    default: return a / b;
+  }
+}
+
+int kiln_binary_typed(const int64_t* ip, const float* fp, void* const* bindings,
+                      const kiln_host* host) {
+  (void)fp;
+  (void)host;
+  const int64_t op = ip[T_OP], t = ip[T_DTYPE], R = ip[T_R];
+  const int64_t* dims = ip + T_HEAD;
+  kiln_bcast b = {R, dims, {dims + R, dims + 2 * R, NULL}, 2};
+  for (int64_t d = 0; d < R; ++d)
+    if (dims[d] == 0) return KILN_OK;
+  int64_t rows, inner, idx[KILN_MAX_RANK] = {0}, off[3];
+  kiln_bcast_rows(&b, &rows, &inner);
+  const int64_t sa = R > 0 ? b.strides[0][R - 1] : 0, sb = R > 0 ? b.strides[1][R - 1] : 0;
+  const void* A = bindings[0];
+  const void* B = bindings[1];
+  void* Y = bindings[2];
+  const int is_f = kiln_dtype_is_float(t);
+  for (int64_t r = 0; r < rows; ++r) {
+    kiln_bcast_offsets(&b, idx, off);
+    const int64_t y0 = r * inner;
+    if (t == KILN_DTYPE_F64) {
+      /* float64 rounds like C's double ops (no float16 narrowing). */
+      for (int64_t i = 0; i < inner; ++i) {
+        const double x = kiln_load_f(A, t, off[0] + i * sa), z = kiln_load_f(B, t, off[1] + i * sb);
+        kiln_store_f(Y, t, y0 + i, float_op(op, x, z));
+      }
+    } else if (is_f) {
+      /* float16: compute in float, as the hardware-less reference does. */
+      for (int64_t i = 0; i < inner; ++i) {
+        const float x = (float)kiln_load_f(A, t, off[0] + i * sa);
+        const float z = (float)kiln_load_f(B, t, off[1] + i * sb);
+        kiln_store_f(Y, t, y0 + i, (float)float_op(op, x, z));
+      }
+    } else {
+      for (int64_t i = 0; i < inner; ++i) {
+        const uint64_t x = kiln_load_bits(A, t, off[0] + i * sa);
+        const uint64_t z = kiln_load_bits(B, t, off[1] + i * sb);
+        kiln_store_bits(Y, t, y0 + i, int_op(op, x, z, t));
+      }
+    }
+    kiln_bcast_next(&b, idx);
+  }
+  return KILN_OK;
+}
+
+int kiln_binary_typed_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                            uint32_t fparam_count, const uint64_t* binding_bytes) {
+  if (iparam_count < T_HEAD || ip == NULL) return KILN_ERR_INVALID_ARGUMENT;
+  const int64_t R = ip[T_R];
+  if (R < 0 || R > KILN_MAX_RANK) return KILN_ERR_INVALID_ARGUMENT;
+  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(T_HEAD + 3 * R), fp, fparam_count, 0));
+  KILN_TRY(kiln_check_nonneg(ip, T_HEAD + 3 * R));
+  KILN_TRY(kiln_check_enum(ip[T_OP], KILN_TBINARY_ADD, KILN_TBINARY_XOR));
+  const int64_t t = ip[T_DTYPE], eb = kiln_dtype_size(t);
+  if (eb == 0) return KILN_ERR_INVALID_ARGUMENT;
+  const int logic = ip[T_OP] >= KILN_TBINARY_AND;
+  if (logic != (t == KILN_DTYPE_BOOL)) return KILN_ERR_INVALID_ARGUMENT;
+  const int64_t in_eb[2] = {eb, eb};
+  return kiln_check_bcast(ip + T_HEAD, R, ip + T_HEAD + R, 2, in_eb, eb, binding_bytes);
+}

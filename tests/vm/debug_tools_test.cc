@@ -1,0 +1,260 @@
+// Observed runs (vm/observer.h) and the tools built on them: dispatch debug
+// info, NaN checks, value recording, the trace and profile text, and the
+// kernel parameter table.
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "compiler/compiler.h"
+#include "gtest/gtest.h"
+#include "tests/vm/test_module_builder.h"
+#include "vm/debug_info.h"
+#include "vm/dispatch_timer.h"
+#include "vm/dump.h"
+#include "vm/instance.h"
+#include "vm/kernel_params.h"
+#include "vm/npy.h"
+#include "vm/profiler.h"
+#include "vm/trace_writer.h"
+
+namespace kiln::vm {
+namespace {
+
+class CountingObserver : public DispatchObserver {
+ public:
+  explicit CountingObserver(int stop_after = -1) : stop_after_(stop_after) {}
+  void BeginRun() override { ++runs; }
+  void BeforeDispatch(uint32_t dispatch, void* const*) override { before.push_back(dispatch); }
+  bool AfterDispatch(uint32_t dispatch, void* const*) override {
+    after.push_back(dispatch);
+    return static_cast<int>(after.size()) != stop_after_;
+  }
+  int runs = 0;
+  std::vector<uint32_t> before, after;
+
+ private:
+  int stop_after_;
+};
+
+std::unique_ptr<Instance> Load(const std::string& bytes, const std::string& name) {
+  auto image = ModuleImage::LoadBytes(bytes.data(), bytes.size(), name);
+  EXPECT_TRUE(image.ok()) << image.status();
+  auto instance = Instance::Create(*image);
+  EXPECT_TRUE(instance.ok()) << instance.status();
+  return std::move(*instance);
+}
+
+std::string Compile(const std::string& model) {
+  auto bytes = compiler::BuildModule(std::string(KILN_SOURCE_DIR) + "/tests/models/" + model, {});
+  EXPECT_TRUE(bytes.ok()) << bytes.status();
+  return bytes.ok() ? *bytes : "";
+}
+
+TEST(ObservedRun, SeesEveryDispatchInOrderAndComputesTheSame) {
+  auto instance = Load(kiln::testing::BuildCopyModule({}), "copy.kiln");
+  float in[4] = {1, 2, 3, 4}, out[4] = {};
+  const int64_t shape[] = {4};
+  CountingObserver observer;
+  ASSERT_TRUE(instance->Run({HostTensor{fb::DType::F32, shape, in, 16}},
+                            {HostTensor{fb::DType::F32, shape, out, 16}}, &observer)
+                  .ok());
+  EXPECT_EQ(observer.runs, 1);
+  EXPECT_EQ(observer.before, (std::vector<uint32_t>{0, 1}));
+  EXPECT_EQ(observer.after, (std::vector<uint32_t>{0, 1}));
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(out[i], in[i]);
+}
+
+TEST(ObservedRun, ObserverCanStopTheRun) {
+  auto instance = Load(kiln::testing::BuildCopyModule({}), "copy.kiln");
+  float in[4] = {1, 2, 3, 4}, out[4] = {};
+  const int64_t shape[] = {4};
+  CountingObserver observer(/*stop_after=*/1);
+  absl::Status s = instance->Run({HostTensor{fb::DType::F32, shape, in, 16}},
+                                 {HostTensor{fb::DType::F32, shape, out, 16}}, &observer);
+  EXPECT_EQ(s.code(), absl::StatusCode::kAborted) << s;
+  EXPECT_NE(std::string(s.message()).find("+12"), std::string::npos) << s;  // first DISPATCH
+  EXPECT_EQ(observer.after.size(), 1u);
+  EXPECT_EQ(out[0], 0.0f);  // the second copy never ran
+}
+
+TEST(DebugInfo, CompiledModuleNamesValuesAndAliases) {
+  std::string bytes = Compile("reshape_view_chain.onnx");
+  auto image = ModuleImage::LoadBytes(bytes.data(), bytes.size(), "rv.kiln");
+  ASSERT_TRUE(image.ok());
+  auto dispatches = DescribeDispatches(**image);
+  ASSERT_TRUE(dispatches.ok()) << dispatches.status();
+  ASSERT_EQ(dispatches->size(), 2u);
+  const DispatchInfo& conv = (*dispatches)[0];
+  EXPECT_EQ(conv.kernel, "kiln_conv2d_f32");
+  ASSERT_EQ(conv.values.size(), 2u);
+  EXPECT_EQ(conv.values[0].name, "/Relu_output_0");
+  EXPECT_EQ(conv.values[0].shape, (std::vector<int64_t>{1, 4, 6, 6}));
+  EXPECT_EQ(conv.values[0].binding, 3u);
+  // The Reshape output: same bytes, its own shape.
+  EXPECT_EQ(conv.values[1].shape, (std::vector<int64_t>{1, 144}));
+  EXPECT_EQ(conv.values[1].binding, 3u);
+  EXPECT_EQ(conv.values[1].bytes, conv.values[0].bytes);
+  // conv: 2 * N*OC*OH*OW * C*KH*KW
+  EXPECT_GT(conv.flops, 0);
+  // The arena plan records lifetimes in dispatches.
+  const fb::MemoryPlan& plan = *(*image)->module().memory();
+  ASSERT_NE(plan.tensors(), nullptr);
+  ASSERT_EQ(plan.tensors()->size(), 1u);
+  EXPECT_EQ(plan.tensors()->Get(0)->first_dispatch(), 0u);
+  EXPECT_EQ(plan.tensors()->Get(0)->last_dispatch(), 1u);
+}
+
+TEST(DebugInfo, RefusesValuesOutsideTheirBinding) {
+  // A hand-built module whose debug info claims 8 floats in a 4-float binding.
+  flatbuffers::FlatBufferBuilder b;
+  std::vector<int64_t> shape = {4}, big = {8};
+  auto in = fb::CreateTensorDesc(b, b.CreateString("x"), fb::DType::F32, b.CreateVector(shape));
+  auto out = fb::CreateTensorDesc(b, b.CreateString("y"), fb::DType::F32, b.CreateVector(shape));
+  auto sig = fb::CreateSignature(b, b.CreateVector(std::vector{in}), b.CreateVector(std::vector{out}));
+  std::vector<int64_t> iparams = {16};
+  std::vector<uint64_t> binding_bytes = {16, 16};
+  auto exec = fb::CreateExecutable(b, b.CreateString("kiln_copy"), b.CreateVector(iparams), 0, 2,
+                                   b.CreateVector(binding_bytes));
+  auto fn = fb::CreateFunction(b, b.CreateString("main"), 3,
+                               b.CreateVector(kiln::testing::DefaultCopyBytecode(0, 16)));
+  auto plan = fb::CreateMemoryPlan(b, 64, 64);
+  auto value = fb::CreateValueDebug(b, b.CreateString("too_big"), fb::DType::F32,
+                                    b.CreateVector(big), 1);
+  auto dbg = fb::CreateDispatchDebug(b, 12, 0, 0, 0, 0, b.CreateVector(std::vector{value}));
+  auto debug = fb::CreateDebugInfo(b, b.CreateString("hand-built"), b.CreateVector(std::vector{dbg}));
+  auto module = fb::CreateModule(b, KILN_FORMAT_VERSION, b.CreateString("test"), sig,
+                                 b.CreateVector(std::vector{fn}), b.CreateVector(std::vector{exec}),
+                                 0, 0, plan, debug);
+  fb::FinishModuleBuffer(b, module);
+  auto image = ModuleImage::LoadBytes(b.GetBufferPointer(), b.GetSize(), "bad_debug.kiln");
+  ASSERT_TRUE(image.ok()) << image.status();
+  auto dispatches = DescribeDispatches(**image);
+  ASSERT_FALSE(dispatches.ok());
+  EXPECT_NE(std::string(dispatches.status().message()).find("'too_big' needs 32 bytes"),
+            std::string::npos)
+      << dispatches.status();
+}
+
+struct CompiledRun {
+  std::unique_ptr<Instance> instance;
+  std::vector<DispatchInfo> dispatches;
+  NpyArray input, output;
+};
+
+CompiledRun Prepare(const std::string& model) {
+  CompiledRun r;
+  r.instance = Load(Compile(model + ".onnx"), model + ".kiln");
+  auto d = DescribeDispatches(r.instance->image());
+  EXPECT_TRUE(d.ok());
+  r.dispatches = *d;
+  auto in = ReadNpy(std::string(KILN_SOURCE_DIR) + "/tests/models/" + model + ".input0.npy");
+  EXPECT_TRUE(in.ok());
+  r.input = *in;
+  const fb::TensorDesc& out = *r.instance->signature().outputs()->Get(0);
+  r.output.dtype = out.dtype();
+  r.output.shape.assign(out.shape()->begin(), out.shape()->end());
+  r.output.data.assign(r.output.element_count() * 4, 0);
+  return r;
+}
+
+TEST(NanChecker, NamesTheFirstDispatchAndValue) {
+  CompiledRun r = Prepare("small_cnn_opset13");
+  r.input.floats()[5] = std::numeric_limits<float>::quiet_NaN();
+  NanChecker checker(&r.dispatches);
+  absl::Status s = r.instance->Run({{r.input.dtype, r.input.shape, r.input.data.data(), r.input.data.size()}},
+                                   {{r.output.dtype, r.output.shape, r.output.data.data(), r.output.data.size()}},
+                                   &checker);
+  EXPECT_EQ(s.code(), absl::StatusCode::kAborted);
+  ASSERT_TRUE(checker.found());
+  EXPECT_NE(checker.message().find("dispatch 0 (+60, kiln_conv2d_f32; ONNX nodes /block1/block1.0/Conv:Conv"),
+            std::string::npos)
+      << checker.message();
+  EXPECT_NE(checker.message().find("value '/block1/block1.2/Relu_output_0' [1,8,16,16] has "),
+            std::string::npos)
+      << checker.message();
+}
+
+TEST(NanChecker, PassesFiniteRuns) {
+  CompiledRun r = Prepare("small_cnn_opset13");
+  NanChecker checker(&r.dispatches);
+  EXPECT_TRUE(r.instance->Run({{r.input.dtype, r.input.shape, r.input.data.data(), r.input.data.size()}},
+                              {{r.output.dtype, r.output.shape, r.output.data.data(), r.output.data.size()}},
+                              &checker).ok());
+  EXPECT_FALSE(checker.found());
+  EXPECT_EQ(checker.checked_values(), 8u);  // 7 dispatches, Flatten aliases the pool output
+}
+
+TEST(ValueRecorder, LastValueIsTheOutputTheCallerGets) {
+  CompiledRun r = Prepare("small_cnn_opset13");
+  ValueRecorder recorder(&r.dispatches);
+  ASSERT_TRUE(r.instance->Run({{r.input.dtype, r.input.shape, r.input.data.data(), r.input.data.size()}},
+                              {{r.output.dtype, r.output.shape, r.output.data.data(), r.output.data.size()}},
+                              &recorder).ok());
+  ASSERT_FALSE(recorder.values().empty());
+  const RecordedValue& last = recorder.values().back();
+  EXPECT_EQ(last.info->name, "output0");
+  EXPECT_EQ(last.bytes, r.output.data);
+  // Reference from the test data: softmax output of the same input.
+  auto ref = ReadNpy(std::string(KILN_SOURCE_DIR) + "/tests/models/small_cnn_opset13.output0.npy");
+  ASSERT_TRUE(ref.ok());
+  for (int64_t i = 0; i < ref->element_count(); ++i) {
+    EXPECT_NEAR(r.output.floats()[i], ref->floats()[i], 1e-4);
+  }
+}
+
+TEST(Timer, TraceAndProfileCoverEveryDispatch) {
+  CompiledRun r = Prepare("small_cnn_opset13");
+  DispatchTimer timer(static_cast<uint32_t>(r.dispatches.size()), 3);
+  for (int k = 0; k < 3; ++k) {
+    ASSERT_TRUE(r.instance->Run({{r.input.dtype, r.input.shape, r.input.data.data(), r.input.data.size()}},
+                                {{r.output.dtype, r.output.shape, r.output.data.data(), r.output.data.size()}},
+                                &timer).ok());
+  }
+  EXPECT_EQ(timer.run_count(), 3u);
+  EXPECT_EQ(timer.event_count(), 3 * r.dispatches.size());
+  EXPECT_EQ(timer.dropped(), 0u);
+  for (size_t k = 0; k < timer.event_count(); ++k) {
+    EXPECT_LE(timer.events()[k].begin_ns, timer.events()[k].end_ns);
+  }
+  std::string trace = ChromeTraceJson("m.kiln", r.dispatches, timer);
+  size_t events = 0;
+  for (size_t p = trace.find("\"cat\":\"dispatch\""); p != std::string::npos;
+       p = trace.find("\"cat\":\"dispatch\"", p + 1)) {
+    ++events;
+  }
+  EXPECT_EQ(events, 3 * r.dispatches.size());
+  std::string profile = ProfileReport(r.dispatches, timer);
+  EXPECT_NE(profile.find("per op type"), std::string::npos);
+  EXPECT_NE(profile.find("MaxPool"), std::string::npos);
+  auto stats = CollectDispatchStats(r.dispatches.size(), timer);
+  for (const DispatchStats& s : stats) EXPECT_EQ(s.calls, 3u);
+}
+
+TEST(KernelParams, NamesAndFlops) {
+  const std::vector<int64_t> conv = {1, 3, 8, 8, 4, 6, 6, 3, 3, 1, 1, 0, 0, 1, 1, 1, 1, 1};
+  auto named = NameIParams("kiln_conv2d_f32", conv);
+  ASSERT_EQ(named.size(), conv.size());
+  EXPECT_EQ(named[4].first, "OC");
+  EXPECT_EQ(named[17].first, "has_bias");
+  EXPECT_DOUBLE_EQ(KernelFlops("kiln_conv2d_f32", conv), 2.0 * 4 * 6 * 6 * 3 * 3 * 3);
+  // matmul: M N K R=2 batch_dims[2] a_strides[2] b_strides[2]
+  const std::vector<int64_t> mm = {2, 3, 4, 2, 5, 6, 0, 0, 0, 0};
+  auto mm_named = NameIParams("matmul_f32", mm);
+  EXPECT_EQ(mm_named[5].first, "batch_dims[1]");
+  EXPECT_EQ(mm_named[9].first, "b_batch_strides[1]");
+  EXPECT_DOUBLE_EQ(KernelFlops("kiln_matmul_f32", mm), 2.0 * 30 * 2 * 3 * 4);
+  // Unknown kernels and extra parameters get positional names.
+  auto unknown = NameIParams("kiln_no_such_kernel", std::vector<int64_t>{7, 8});
+  EXPECT_EQ(unknown[1].first, "i1");
+  EXPECT_LT(KernelFlops("kiln_unary_f32", std::vector<int64_t>{1, 10}), 0);
+}
+
+TEST(Dump, FileNamesAreSafe) {
+  EXPECT_EQ(SanitizeFileName("/block1/Relu_output_0"), "_block1_Relu_output_0");
+  EXPECT_EQ(SanitizeFileName("onnx::Conv_12"), "onnx__Conv_12");
+  EXPECT_EQ(SanitizeFileName(".."), "_..");
+  EXPECT_EQ(SanitizeFileName(""), "_");
+}
+
+}  // namespace
+}  // namespace kiln::vm

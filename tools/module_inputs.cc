@@ -1,0 +1,84 @@
+#include "tools/module_inputs.h"
+
+#include <random>
+
+#include "absl/strings/str_cat.h"
+#include "vm/module_verifier.h"
+
+namespace kiln::tools {
+
+absl::StatusOr<std::vector<vm::NpyArray>> LoadInputs(const fb::Signature& sig,
+                                                     const std::vector<std::string>& files) {
+  const uint32_t n = sig.inputs()->size();
+  std::vector<std::string> placed(n);
+  size_t next = 0;
+  for (const std::string& arg : files) {
+    const size_t eq = arg.find('=');
+    bool named = false;
+    for (uint32_t i = 0; eq != std::string::npos && i < n; ++i) {
+      const fb::TensorDesc* t = sig.inputs()->Get(i);
+      if (t->name() && t->name()->str() == arg.substr(0, eq)) {
+        placed[i] = arg.substr(eq + 1);
+        named = true;
+      }
+    }
+    if (named) continue;
+    while (next < n && !placed[next].empty()) ++next;
+    if (next >= n) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("too many --input files: the module has ", n, " inputs"));
+    }
+    placed[next++] = arg;
+  }
+  std::vector<vm::NpyArray> arrays;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (placed[i].empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("missing --input for input ", i, " ('",
+                                                     sig.inputs()->Get(i)->name()->str(), "')"));
+    }
+    auto a = vm::ReadNpy(placed[i]);
+    if (!a.ok()) return a.status();
+    arrays.push_back(std::move(*a));
+  }
+  return arrays;
+}
+
+absl::StatusOr<std::vector<vm::NpyArray>> RandomInputs(const fb::Signature& sig, uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<vm::NpyArray> arrays;
+  for (const fb::TensorDesc* t : *sig.inputs()) {
+    if (t->dtype() != fb::DType::F32) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input '", t->name() ? t->name()->str() : "",
+          "' is not float32: give it with --input FILE.npy"));
+    }
+    vm::NpyArray a;
+    a.dtype = t->dtype();
+    a.shape.assign(t->shape()->begin(), t->shape()->end());
+    a.data.resize(vm::TensorDescBytes(*t));
+    for (int64_t k = 0; k < a.element_count(); ++k) a.floats()[k] = dist(gen);
+    arrays.push_back(std::move(a));
+  }
+  return arrays;
+}
+
+std::vector<vm::NpyArray> OutputBuffers(const fb::Signature& sig) {
+  std::vector<vm::NpyArray> arrays;
+  for (const fb::TensorDesc* t : *sig.outputs()) {
+    vm::NpyArray a;
+    a.dtype = t->dtype();
+    a.shape.assign(t->shape()->begin(), t->shape()->end());
+    a.data.assign(vm::TensorDescBytes(*t), 0);
+    arrays.push_back(std::move(a));
+  }
+  return arrays;
+}
+
+std::vector<vm::HostTensor> Views(std::vector<vm::NpyArray>& arrays) {
+  std::vector<vm::HostTensor> views;
+  for (vm::NpyArray& a : arrays) views.push_back({a.dtype, a.shape, a.data.data(), a.data.size()});
+  return views;
+}
+
+}  // namespace kiln::tools

@@ -1,0 +1,29 @@
+// Inputs for the tools that run modules on the user's behalf (compare,
+// bench): .npy files in signature order or as NAME=FILE.npy, or, when none
+// are given, fixed-seed random tensors of the signature's shapes.
+#ifndef KILN_TOOLS_MODULE_INPUTS_H_
+#define KILN_TOOLS_MODULE_INPUTS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "vm/instance.h"
+#include "vm/npy.h"
+
+namespace kiln::tools {
+
+absl::StatusOr<std::vector<vm::NpyArray>> LoadInputs(const fb::Signature& sig,
+                                                     const std::vector<std::string>& files);
+
+// Uniform in [-1, 1) from a fixed seed; float32 inputs only.
+absl::StatusOr<std::vector<vm::NpyArray>> RandomInputs(const fb::Signature& sig, uint32_t seed);
+
+// Zeroed buffers for the signature's outputs.
+std::vector<vm::NpyArray> OutputBuffers(const fb::Signature& sig);
+
+std::vector<vm::HostTensor> Views(std::vector<vm::NpyArray>& arrays);
+
+}  // namespace kiln::tools
+
+#endif  // KILN_TOOLS_MODULE_INPUTS_H_

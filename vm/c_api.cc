@@ -1,0 +1,260 @@
+// The C embedding API (vm/include/kiln/vm.h) over ModuleImage and Instance.
+#include "kiln/vm.h"
+
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "kiln/dtype.h"
+#include "vm/instance.h"
+#include "vm/module_image.h"
+#include "vm/module_verifier.h"
+
+struct kiln_vm_error {
+  kiln_vm_code code;
+  std::string message;
+};
+
+struct kiln_vm_module {
+  std::shared_ptr<const kiln::vm::ModuleImage> image;
+  std::vector<std::string> input_names, output_names;
+  std::vector<std::vector<int64_t>> input_shapes, output_shapes;
+};
+
+struct kiln_vm_instance {
+  std::shared_ptr<const kiln::vm::ModuleImage> image;
+  std::unique_ptr<kiln::vm::Instance> instance;
+  std::vector<const void*> inputs;
+  std::vector<void*> outputs;
+};
+
+namespace {
+
+using kiln::fb::TensorDesc;
+
+kiln_vm_error* MakeError(kiln_vm_code code, std::string message) {
+  return new (std::nothrow) kiln_vm_error{code, std::move(message)};
+}
+
+kiln_vm_error* FromStatus(const absl::Status& s) {
+  if (s.ok()) return nullptr;
+  kiln_vm_code code = KILN_VM_INTERNAL;
+  switch (s.code()) {
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kOutOfRange:
+    case absl::StatusCode::kUnimplemented:
+    case absl::StatusCode::kDataLoss: code = KILN_VM_INVALID_ARGUMENT; break;
+    case absl::StatusCode::kNotFound: code = KILN_VM_NOT_FOUND; break;
+    case absl::StatusCode::kFailedPrecondition: code = KILN_VM_FAILED_PRECONDITION; break;
+    case absl::StatusCode::kResourceExhausted: code = KILN_VM_RESOURCE_EXHAUSTED; break;
+    default: break;
+  }
+  return MakeError(code, std::string(s.message()));
+}
+
+kiln_vm_error* Wrap(std::shared_ptr<const kiln::vm::ModuleImage> image, kiln_vm_module** out) {
+  auto* m = new (std::nothrow) kiln_vm_module();
+  if (m == nullptr) return MakeError(KILN_VM_RESOURCE_EXHAUSTED, "out of memory");
+  m->image = std::move(image);
+  const kiln::fb::Signature& sig = *m->image->module().signature();
+  for (const TensorDesc* t : *sig.inputs()) {
+    m->input_names.push_back(t->name() ? t->name()->str() : "");
+    m->input_shapes.emplace_back(t->shape()->begin(), t->shape()->end());
+  }
+  for (const TensorDesc* t : *sig.outputs()) {
+    m->output_names.push_back(t->name() ? t->name()->str() : "");
+    m->output_shapes.emplace_back(t->shape()->begin(), t->shape()->end());
+  }
+  *out = m;
+  return nullptr;
+}
+
+kiln_vm_error* Info(const kiln_vm_module* module, size_t index, bool input,
+                    kiln_vm_tensor_info* out) {
+  if (module == nullptr || out == nullptr) {
+    return MakeError(KILN_VM_INVALID_ARGUMENT, "null module or info pointer");
+  }
+  const kiln::fb::Signature& sig = *module->image->module().signature();
+  const auto& list = input ? *sig.inputs() : *sig.outputs();
+  if (index >= list.size()) {
+    return MakeError(KILN_VM_INVALID_ARGUMENT,
+                     absl::StrCat(input ? "input" : "output", " index ", index,
+                                  " is out of range: the module has ", list.size()));
+  }
+  const TensorDesc& t = *list.Get(static_cast<uint32_t>(index));
+  const auto& names = input ? module->input_names : module->output_names;
+  const auto& shapes = input ? module->input_shapes : module->output_shapes;
+  out->name = names[index].c_str();
+  out->dtype = static_cast<kiln_vm_dtype>(t.dtype());
+  out->rank = shapes[index].size();
+  out->shape = shapes[index].data();
+  size_t elements = 1;
+  for (int64_t d : shapes[index]) elements *= static_cast<size_t>(d);
+  out->element_count = elements;
+  out->byte_size = kiln::vm::TensorDescBytes(t);
+  return nullptr;
+}
+
+kiln_vm_error* Find(const std::vector<std::string>& names, const char* name, const char* kind,
+                    size_t* out) {
+  if (name == nullptr || out == nullptr) return MakeError(KILN_VM_INVALID_ARGUMENT, "null argument");
+  for (size_t k = 0; k < names.size(); ++k) {
+    if (names[k] == name) {
+      *out = k;
+      return nullptr;
+    }
+  }
+  return MakeError(KILN_VM_NOT_FOUND, absl::StrCat("the module has no ", kind, " named '", name, "'"));
+}
+
+kiln_vm_error* Bind(kiln_vm_instance* instance, size_t index, void* data, size_t bytes,
+                    bool input) {
+  if (instance == nullptr) return MakeError(KILN_VM_INVALID_ARGUMENT, "null instance");
+  const kiln::fb::Signature& sig = *instance->image->module().signature();
+  const auto& list = input ? *sig.inputs() : *sig.outputs();
+  const char* kind = input ? "input" : "output";
+  if (index >= list.size()) {
+    return MakeError(KILN_VM_INVALID_ARGUMENT, absl::StrCat(kind, " index ", index,
+                                                            " is out of range: the module has ",
+                                                            list.size()));
+  }
+  const TensorDesc& t = *list.Get(static_cast<uint32_t>(index));
+  const std::string where =
+      absl::StrCat(kind, " ", index, " ('", t.name() ? t.name()->str() : "", "')");
+  if (data == nullptr) return MakeError(KILN_VM_INVALID_ARGUMENT, where + ": null buffer");
+  if (bytes < kiln::vm::TensorDescBytes(t)) {
+    return MakeError(KILN_VM_INVALID_ARGUMENT,
+                     absl::StrCat(where, ": buffer holds ", bytes, " bytes; the module needs ",
+                                  kiln::vm::TensorDescBytes(t)));
+  }
+  const size_t align = kiln::DTypeSize(t.dtype());
+  if (align > 1 && reinterpret_cast<uintptr_t>(data) % align != 0) {
+    return MakeError(KILN_VM_INVALID_ARGUMENT,
+                     absl::StrCat(where, ": buffer is not aligned to ", align, " bytes"));
+  }
+  if (input) {
+    instance->inputs[index] = data;
+  } else {
+    instance->outputs[index] = data;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+extern "C" {
+
+kiln_vm_code kiln_vm_error_code(const kiln_vm_error* error) {
+  return error ? error->code : KILN_VM_OK;
+}
+const char* kiln_vm_error_message(const kiln_vm_error* error) {
+  return error ? error->message.c_str() : "ok";
+}
+void kiln_vm_error_free(kiln_vm_error* error) { delete error; }
+
+kiln_vm_error* kiln_vm_module_load_file(const char* path, kiln_vm_module** out_module) {
+  if (path == nullptr || out_module == nullptr) {
+    return MakeError(KILN_VM_INVALID_ARGUMENT, "null path or output pointer");
+  }
+  *out_module = nullptr;
+  auto image = kiln::vm::ModuleImage::LoadFile(path);
+  if (!image.ok()) return FromStatus(image.status());
+  return Wrap(std::move(*image), out_module);
+}
+
+kiln_vm_error* kiln_vm_module_load_memory(const void* data, size_t size,
+                                          kiln_vm_module** out_module) {
+  if (data == nullptr || out_module == nullptr) {
+    return MakeError(KILN_VM_INVALID_ARGUMENT, "null data or output pointer");
+  }
+  *out_module = nullptr;
+  auto image = kiln::vm::ModuleImage::LoadBytes(data, size, "<memory>");
+  if (!image.ok()) return FromStatus(image.status());
+  return Wrap(std::move(*image), out_module);
+}
+
+void kiln_vm_module_release(kiln_vm_module* module) { delete module; }
+
+size_t kiln_vm_module_input_count(const kiln_vm_module* module) {
+  return module ? module->input_names.size() : 0;
+}
+size_t kiln_vm_module_output_count(const kiln_vm_module* module) {
+  return module ? module->output_names.size() : 0;
+}
+kiln_vm_error* kiln_vm_module_input_info(const kiln_vm_module* module, size_t index,
+                                         kiln_vm_tensor_info* out_info) {
+  return Info(module, index, true, out_info);
+}
+kiln_vm_error* kiln_vm_module_output_info(const kiln_vm_module* module, size_t index,
+                                          kiln_vm_tensor_info* out_info) {
+  return Info(module, index, false, out_info);
+}
+kiln_vm_error* kiln_vm_module_find_input(const kiln_vm_module* module, const char* name,
+                                         size_t* out_index) {
+  if (module == nullptr) return MakeError(KILN_VM_INVALID_ARGUMENT, "null module");
+  return Find(module->input_names, name, "input", out_index);
+}
+kiln_vm_error* kiln_vm_module_find_output(const kiln_vm_module* module, const char* name,
+                                          size_t* out_index) {
+  if (module == nullptr) return MakeError(KILN_VM_INVALID_ARGUMENT, "null module");
+  return Find(module->output_names, name, "output", out_index);
+}
+uint64_t kiln_vm_module_arena_bytes(const kiln_vm_module* module) {
+  return module ? module->image->module().memory()->arena_size() : 0;
+}
+
+kiln_vm_error* kiln_vm_instance_create(const kiln_vm_module* module,
+                                       kiln_vm_instance** out_instance) {
+  if (module == nullptr || out_instance == nullptr) {
+    return MakeError(KILN_VM_INVALID_ARGUMENT, "null module or output pointer");
+  }
+  *out_instance = nullptr;
+  auto instance = kiln::vm::Instance::Create(module->image);
+  if (!instance.ok()) return FromStatus(instance.status());
+  auto* h = new (std::nothrow) kiln_vm_instance();
+  if (h == nullptr) return MakeError(KILN_VM_RESOURCE_EXHAUSTED, "out of memory");
+  h->image = module->image;
+  h->instance = std::move(*instance);
+  h->inputs.assign(module->input_names.size(), nullptr);
+  h->outputs.assign(module->output_names.size(), nullptr);
+  *out_instance = h;
+  return nullptr;
+}
+
+void kiln_vm_instance_release(kiln_vm_instance* instance) { delete instance; }
+
+kiln_vm_error* kiln_vm_instance_bind_input(kiln_vm_instance* instance, size_t index,
+                                           const void* data, size_t byte_size) {
+  return Bind(instance, index, const_cast<void*>(data), byte_size, true);
+}
+
+kiln_vm_error* kiln_vm_instance_bind_output(kiln_vm_instance* instance, size_t index, void* data,
+                                            size_t byte_size) {
+  return Bind(instance, index, data, byte_size, false);
+}
+
+kiln_vm_error* kiln_vm_instance_run(kiln_vm_instance* instance) {
+  if (instance == nullptr) return MakeError(KILN_VM_INVALID_ARGUMENT, "null instance");
+  for (size_t k = 0; k < instance->inputs.size(); ++k) {
+    if (instance->inputs[k] == nullptr) {
+      return MakeError(KILN_VM_FAILED_PRECONDITION, absl::StrCat("input ", k, " is not bound"));
+    }
+  }
+  for (size_t k = 0; k < instance->outputs.size(); ++k) {
+    if (instance->outputs[k] == nullptr) {
+      return MakeError(KILN_VM_FAILED_PRECONDITION, absl::StrCat("output ", k, " is not bound"));
+    }
+  }
+  return FromStatus(instance->instance->RunUnchecked(instance->inputs.data(),
+                                                     instance->outputs.data()));
+}
+
+const char* kiln_vm_dtype_name(kiln_vm_dtype dtype) {
+  return kiln::DTypeName(static_cast<kiln::fb::DType>(dtype));
+}
+
+}  // extern "C"

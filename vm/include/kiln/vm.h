@@ -1,0 +1,114 @@
+/* The Kiln VM embedding API (C). Load a .kiln module, look at its signature,
+ * bind caller-owned input and output buffers, run. Handles are opaque; every
+ * fallible call returns NULL on success or a kiln_vm_error the caller reads
+ * and frees. A successful run allocates nothing.
+ *
+ *   kiln_vm_module* m; kiln_vm_instance* vm; kiln_vm_error* e;
+ *   if ((e = kiln_vm_module_load_file("model.kiln", &m))) { puts(kiln_vm_error_message(e)); ... }
+ *   e = kiln_vm_instance_create(m, &vm);
+ *   e = kiln_vm_instance_bind_input(vm, 0, in, in_bytes);
+ *   e = kiln_vm_instance_bind_output(vm, 0, out, out_bytes);
+ *   e = kiln_vm_instance_run(vm);
+ *   kiln_vm_instance_release(vm); kiln_vm_module_release(m);
+ *
+ * An instance owns its arena and is used by one thread at a time; create one
+ * instance per thread to run a module concurrently. Instances keep their
+ * module alive, so the module handle may be released first.
+ */
+#ifndef KILN_VM_H_
+#define KILN_VM_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct kiln_vm_module kiln_vm_module;
+typedef struct kiln_vm_instance kiln_vm_instance;
+typedef struct kiln_vm_error kiln_vm_error;
+
+typedef enum kiln_vm_code {
+  KILN_VM_OK = 0,
+  KILN_VM_INVALID_ARGUMENT = 1,   /* bad module, buffer, index or argument */
+  KILN_VM_NOT_FOUND = 2,          /* a file or name that does not exist */
+  KILN_VM_FAILED_PRECONDITION = 3,/* e.g. running with unbound buffers */
+  KILN_VM_RESOURCE_EXHAUSTED = 4, /* out of memory */
+  KILN_VM_INTERNAL = 5,           /* a kernel reported an error */
+} kiln_vm_code;
+
+/* Element types; the values are the module format's (schemas/module.fbs). */
+typedef enum kiln_vm_dtype {
+  KILN_VM_DTYPE_UNKNOWN = 0,
+  KILN_VM_DTYPE_F32 = 1,
+  KILN_VM_DTYPE_F16 = 2,
+  KILN_VM_DTYPE_F64 = 3,
+  KILN_VM_DTYPE_I8 = 4,
+  KILN_VM_DTYPE_I16 = 5,
+  KILN_VM_DTYPE_I32 = 6,
+  KILN_VM_DTYPE_I64 = 7,
+  KILN_VM_DTYPE_U8 = 8,
+  KILN_VM_DTYPE_BOOL = 9,
+  KILN_VM_DTYPE_U16 = 10,
+  KILN_VM_DTYPE_U32 = 11,
+  KILN_VM_DTYPE_U64 = 12,
+} kiln_vm_dtype;
+
+/* One signature tensor. Pointers stay valid while the module lives. */
+typedef struct kiln_vm_tensor_info {
+  const char* name;
+  kiln_vm_dtype dtype;
+  size_t rank;
+  const int64_t* shape;   /* rank dimensions */
+  size_t element_count;
+  size_t byte_size;       /* the bytes a bound buffer must hold */
+} kiln_vm_tensor_info;
+
+/* Errors. */
+kiln_vm_code kiln_vm_error_code(const kiln_vm_error* error);
+const char* kiln_vm_error_message(const kiln_vm_error* error);
+void kiln_vm_error_free(kiln_vm_error* error);
+
+/* Modules: mapped from a file, or copied from memory; verified before use. */
+kiln_vm_error* kiln_vm_module_load_file(const char* path, kiln_vm_module** out_module);
+kiln_vm_error* kiln_vm_module_load_memory(const void* data, size_t size,
+                                          kiln_vm_module** out_module);
+void kiln_vm_module_release(kiln_vm_module* module);
+
+size_t kiln_vm_module_input_count(const kiln_vm_module* module);
+size_t kiln_vm_module_output_count(const kiln_vm_module* module);
+kiln_vm_error* kiln_vm_module_input_info(const kiln_vm_module* module, size_t index,
+                                         kiln_vm_tensor_info* out_info);
+kiln_vm_error* kiln_vm_module_output_info(const kiln_vm_module* module, size_t index,
+                                          kiln_vm_tensor_info* out_info);
+/* The signature index of the input or output called `name`. */
+kiln_vm_error* kiln_vm_module_find_input(const kiln_vm_module* module, const char* name,
+                                         size_t* out_index);
+kiln_vm_error* kiln_vm_module_find_output(const kiln_vm_module* module, const char* name,
+                                          size_t* out_index);
+/* Scratch memory an instance allocates once. */
+uint64_t kiln_vm_module_arena_bytes(const kiln_vm_module* module);
+
+/* Instances: the arena and register file for running one module. */
+kiln_vm_error* kiln_vm_instance_create(const kiln_vm_module* module,
+                                       kiln_vm_instance** out_instance);
+void kiln_vm_instance_release(kiln_vm_instance* instance);
+
+/* Binds caller memory (dense C order, aligned to its element size, at least
+ * byte_size bytes of the tensor) until rebound; nothing is copied. */
+kiln_vm_error* kiln_vm_instance_bind_input(kiln_vm_instance* instance, size_t index,
+                                           const void* data, size_t byte_size);
+kiln_vm_error* kiln_vm_instance_bind_output(kiln_vm_instance* instance, size_t index, void* data,
+                                            size_t byte_size);
+
+/* Runs the module on the bound buffers. */
+kiln_vm_error* kiln_vm_instance_run(kiln_vm_instance* instance);
+
+const char* kiln_vm_dtype_name(kiln_vm_dtype dtype);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KILN_VM_H_ */

@@ -1,0 +1,82 @@
+#include "vm/thread_pool.h"
+
+namespace kiln::vm {
+namespace {
+
+// Spin this many polls before sleeping: dispatches follow each other within
+// microseconds, and a sleep/wake round trip costs more than that.
+constexpr int kSpinPolls = 20000;
+
+void HostParallelFor(void* user, int64_t n, void (*body)(void*, int64_t, int64_t), void* ctx) {
+  static_cast<ThreadPool*>(user)->ParallelFor(n, body, ctx);
+}
+
+}  // namespace
+
+ThreadPool::ThreadPool(int threads) {
+  host_.parallel_for = HostParallelFor;
+  host_.user = this;
+  for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { WorkerLoop(i); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+    generation_.fetch_add(1, std::memory_order_release);
+  }
+  work_cv_.notify_all();
+  for (std::thread& t : workers_) t.join();
+}
+
+void ThreadPool::RunChunk(int index) {
+  const int64_t t = threads();
+  const int64_t begin = n_ * index / t, end = n_ * (index + 1) / t;
+  if (begin < end) body_(ctx_, begin, end);
+}
+
+void ThreadPool::ParallelFor(int64_t n, void (*body)(void*, int64_t, int64_t), void* ctx) {
+  if (workers_.empty() || n <= 1) {
+    if (n > 0) body(ctx, 0, n);
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    n_ = n, body_ = body, ctx_ = ctx;
+    pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
+    generation_.fetch_add(1, std::memory_order_release);
+  }
+  work_cv_.notify_all();
+  RunChunk(0);
+  for (int i = 0; i < kSpinPolls; ++i) {
+    if (pending_.load(std::memory_order_acquire) == 0) return;
+  }
+  std::unique_lock<std::mutex> lock(mu_);
+  done_cv_.wait(lock, [this] { return pending_.load(std::memory_order_acquire) == 0; });
+}
+
+void ThreadPool::WorkerLoop(int index) {
+  uint64_t seen = 0;
+  for (;;) {
+    bool ready = false;
+    for (int i = 0; i < kSpinPolls && !ready; ++i) {
+      ready = generation_.load(std::memory_order_acquire) != seen;
+    }
+    if (!ready) {
+      std::unique_lock<std::mutex> lock(mu_);
+      work_cv_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen; });
+    }
+    seen = generation_.load(std::memory_order_acquire);
+    {
+      std::lock_guard<std::mutex> lock(mu_);  // pairs with the job's writes
+      if (stop_) return;
+    }
+    RunChunk(index);
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_cv_.notify_one();
+    }
+  }
+}
+
+}  // namespace kiln::vm

@@ -1,0 +1,54 @@
+// The VM's parallel-for: a fixed set of worker threads created once (with
+// the Instance) and handed to kernels as a kiln_host. A call splits [0, n)
+// into one contiguous chunk per thread, the calling thread taking the first,
+// and returns when all are done. Kernels partition work so each output is
+// computed by exactly one chunk, so results do not depend on the count.
+// Run-path calls allocate nothing.
+#ifndef KILN_VM_THREAD_POOL_H_
+#define KILN_VM_THREAD_POOL_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "kiln/kernel_abi.h"
+
+namespace kiln::vm {
+
+class ThreadPool {
+ public:
+  // `threads` counts the caller: threads - 1 workers are started.
+  explicit ThreadPool(int threads);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int threads() const { return static_cast<int>(workers_.size()) + 1; }
+  // Hooks for kernels; valid while the pool lives.
+  const kiln_host* host() const { return &host_; }
+
+  void ParallelFor(int64_t n, void (*body)(void*, int64_t, int64_t), void* ctx);
+
+ private:
+  void WorkerLoop(int index);
+  void RunChunk(int index);
+
+  kiln_host host_;
+  std::vector<std::thread> workers_;
+  std::mutex mu_;
+  std::condition_variable work_cv_, done_cv_;
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<int> pending_{0};
+  bool stop_ = false;
+  // The current job, written before generation_ is bumped.
+  int64_t n_ = 0;
+  void (*body_)(void*, int64_t, int64_t) = nullptr;
+  void* ctx_ = nullptr;
+};
+
+}  // namespace kiln::vm
+
+#endif  // KILN_VM_THREAD_POOL_H_

@@ -254,8 +254,7 @@ class Emitter {
       if (it != debug_at.end() && !it->second.empty()) absl::StrAppend(&note, "  # ", it->second);
       absl::StrAppend(&c, "  /* ", absl::StrFormat("%04u ", pc), CommentSafe(note), " */\n  ");
       if (code[pc] == KILN_OP_DISPATCH) {
-        absl::StrAppend(&c, "KILN_TIME_BEGIN(", dispatch, "); ", Render(code, pc),
-                        " KILN_TIME_END(", dispatch, ");\n");
+        absl::StrAppend(&c, "KILN_TIMED(", dispatch, ", ", Render(code, pc), ")\n");
         ++dispatch;
       } else {
         absl::StrAppend(&c, Render(code, pc), "\n");
@@ -269,7 +268,7 @@ class Emitter {
   // Per-dispatch timing for kiln bench --per-dispatch. Compiled only with
   // -DKILN_TIMING: then NAME_run accumulates each dispatch's time and, at
   // exit, writes "dispatch calls total_ns" lines to $KILN_TIMING_OUT.
-  // Without it the macros expand to nothing.
+  // Without it KILN_TIMED(k, statement) is just the statement.
   std::string TimingPrelude() const {
     uint32_t dispatches = 0;
     const fb::Function& fn = *m_.functions()->Get(0);
@@ -291,11 +290,10 @@ class Emitter {
         "_calls[k], ", p, "_ns[k]);\n  fclose(f);\n}\n",
         "#define KILN_TIMING_START() do { static int registered_; if (!registered_) { registered_ = 1; atexit(",
         p, "_dump); } } while (0)\n",
-        "#define KILN_TIME_BEGIN(k) const double kiln_t0_##k = ", p, "_now()\n",
-        "#define KILN_TIME_END(k) (", p, "_ns[k] += ", p, "_now() - kiln_t0_##k, ", p,
-        "_calls[k]++)\n",
-        "#else\n#define KILN_TIMING_START() (void)0\n#define KILN_TIME_BEGIN(k) (void)0\n",
-        "#define KILN_TIME_END(k) (void)0\n#endif\n");
+        "#define KILN_TIMED(k, ...) { const double kiln_t0 = ", p, "_now(); __VA_ARGS__ ", p,
+        "_ns[k] += ", p, "_now() - kiln_t0; ", p, "_calls[k]++; }\n",
+        "#else\n#define KILN_TIMING_START() (void)0\n#define KILN_TIMED(k, ...) __VA_ARGS__\n",
+        "#endif\n");
   }
 
   std::string TensorTable(const flatbuffers::Vector<flatbuffers::Offset<fb::TensorDesc>>& list,

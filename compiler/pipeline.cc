@@ -10,9 +10,12 @@
 #include "compiler/frontend/onnx_importer.h"
 #include "compiler/ir/graph.h"
 #include "compiler/passes/batchnorm_fold.h"
+#include "compiler/passes/clip_expand.h"
+#include "compiler/passes/norm_expand.h"
 #include "compiler/passes/constant_folding.h"
 #include "compiler/passes/dispatch_formation.h"
 #include "compiler/passes/expand_variadic.h"
+#include "compiler/passes/layer_norm_fusion.h"
 #include "compiler/passes/memory_planning.h"
 #include "compiler/passes/op_support.h"
 #include "compiler/passes/shape_inference.h"
@@ -33,8 +36,11 @@ const std::vector<Pass>& GraphPasses() {
       {"expand-variadic", ExpandVariadicOps},
       {"fold-constants", FoldConstants},
       {"infer-shapes", InferShapes},
+      {"expand-clip", ExpandClip},
+      {"expand-norms", ExpandNorms},
       {"check-all-folded", [](ir::Graph& g) { return CheckAllFolded(g); }},
       {"fold-batchnorm", FoldBatchNormIntoConv},
+      {"fuse-layer-norm", FuseLayerNorm},
       {"form-dispatches", FormDispatches},
   };
   return *passes;

@@ -78,11 +78,11 @@ double KernelFlops(absl::string_view kernel, absl::Span<const int64_t> iparams) 
   std::map<std::string, double> v;
   for (const auto& [name, value] : NameIParams(kernel, iparams)) v[name] = static_cast<double>(value);
   absl::ConsumePrefix(&kernel, "kiln_");
-  if (kernel == "conv2d_f32" && v.count("has_bias")) {
+  if ((kernel == "conv2d_f32" || kernel == "conv2d_res_f32") && v.count("has_bias")) {
     const double groups = v["groups"] > 0 ? v["groups"] : 1;
     return 2.0 * v["N"] * v["OC"] * v["OH"] * v["OW"] * (v["C"] / groups) * v["KH"] * v["KW"];
   }
-  if (kernel == "gemm_f32" && v.count("K")) return 2.0 * v["M"] * v["N"] * v["K"];
+  if ((kernel == "gemm_f32" || kernel == "gemm_pb_f32") && v.count("K")) return 2.0 * v["M"] * v["N"] * v["K"];
   if (kernel == "matmul_f32" && v.count("R")) {
     double batch = 1;
     for (int64_t j = 0; j < static_cast<int64_t>(v["R"]); ++j) {

@@ -6,6 +6,10 @@ For each model NAME this writes, into --out:
   NAME.onnx         opset 13, batch 1, static shapes, no exporter constant folding
   NAME.input.npy    the fixed-seed float32 input
   NAME.output.npy   PyTorch's eval-mode output for that input (float32)
+The sequence models (seq_models.py: BERT-style encoder, GRU, LSTM) may have
+several inputs of other dtypes (int64 token ids); with more than one they are
+written as NAME.input0.npy, NAME.input1.npy, ... in signature order. bert_op17
+is exported at opset 17.
 
 Run with Debian's interpreter (torch 1.13, torchvision 0.14):
   /usr/bin/python3 benchmarks/models/export.py --out benchmarks/models/out
@@ -19,6 +23,8 @@ import onnx
 import torch
 import torch.nn as nn
 import torchvision
+
+from seq_models import SEQ_MODELS
 
 OPSET = 13
 SEED = 1234
@@ -39,11 +45,55 @@ def make_mobilenet_v2():
     return torchvision.models.mobilenet_v2(weights=None)
 
 
+def make_ds_cnn():
+    """Keyword-spotting DS-CNN (Hello Edge, "small"): a 10x4 stem over 49x10
+    MFCC frames, four depthwise-separable blocks of 64 channels, 12 classes."""
+    def bn_relu(c):
+        return [nn.BatchNorm2d(c), nn.ReLU()]
+    layers = [nn.Conv2d(1, 64, (10, 4), stride=(2, 2), padding=(5, 1))] + bn_relu(64)
+    for _ in range(4):
+        layers += [nn.Conv2d(64, 64, 3, padding=1, groups=64)] + bn_relu(64)
+        layers += [nn.Conv2d(64, 64, 1)] + bn_relu(64)
+    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(64, 12)]
+    return nn.Sequential(*layers)
+
+
+class TransformerEncoder(nn.Module):
+    """Two post-norm encoder layers (d_model 128, 4 heads, FFN 256) over 32
+    tokens, written out so the export is plain MatMul/Softmax/LayerNorm math."""
+
+    def __init__(self, d=128, heads=4, ffn=256, layers=2):
+        super().__init__()
+        self.heads = heads
+        self.blocks = nn.ModuleList()
+        for _ in range(layers):
+            self.blocks.append(nn.ModuleDict({
+                "qkv": nn.Linear(d, 3 * d), "proj": nn.Linear(d, d),
+                "ln1": nn.LayerNorm(d), "ff1": nn.Linear(d, ffn),
+                "ff2": nn.Linear(ffn, d), "ln2": nn.LayerNorm(d)}))
+
+    def forward(self, x):
+        b, t, d = x.shape
+        h, dh = self.heads, d // self.heads
+        for blk in self.blocks:
+            q, k, v = blk["qkv"](x).split(d, dim=-1)
+            q = q.reshape(b, t, h, dh).transpose(1, 2)
+            k = k.reshape(b, t, h, dh).transpose(1, 2)
+            v = v.reshape(b, t, h, dh).transpose(1, 2)
+            att = torch.softmax(q @ k.transpose(-1, -2) / dh ** 0.5, dim=-1)
+            o = (att @ v).transpose(1, 2).reshape(b, t, d)
+            x = blk["ln1"](x + blk["proj"](o))
+            x = blk["ln2"](x + blk["ff2"](torch.relu(blk["ff1"](x))))
+        return x
+
+
 # name -> (constructor, input shape)
 MODELS = {
     "mlp": (make_mlp, (1, 784)),
     "resnet18": (make_resnet18, (1, 3, 224, 224)),
     "mobilenet_v2": (make_mobilenet_v2, (1, 3, 224, 224)),
+    "ds_cnn": (make_ds_cnn, (1, 1, 49, 10)),
+    "transformer": (TransformerEncoder, (1, 32, 128)),
 }
 
 
@@ -65,6 +115,9 @@ def randomise_batchnorm(model, seed):
                 m.bias.copy_((torch.rand(c, generator=gen) - 0.5) * 0.2)
 
 
+ALL_MODELS = list(MODELS) + list(SEQ_MODELS)
+
+
 def build(name):
     ctor, shape = MODELS[name]
     torch.manual_seed(SEED)
@@ -76,7 +129,53 @@ def build(name):
     return model, x
 
 
+def build_seq(name):
+    ctor, make_inputs, input_names, opset = SEQ_MODELS[name]
+    torch.manual_seed(SEED)
+    model = ctor()
+    model.eval()
+    inputs = make_inputs(torch.Generator().manual_seed(SEED + 2))
+    return model, inputs, input_names, opset
+
+
+def check_output(name, y):
+    std = float(y.std())
+    if not np.isfinite(y.numpy()).all():
+        raise RuntimeError(f"{name}: non-finite reference output")
+    if not 1e-2 <= std <= 1e3:
+        raise RuntimeError(f"{name}: output std {std:.3g} outside [1e-2, 1e3]; "
+                           "the reference would not test numerics meaningfully")
+    return std
+
+
+def export_seq(name, out_dir):
+    model, inputs, input_names, opset = build_seq(name)
+    with torch.no_grad():
+        y = model(*inputs)
+    std = check_output(name, y)
+    path = os.path.join(out_dir, name + ".onnx")
+    torch.onnx.export(model, inputs, path, opset_version=opset,
+                      input_names=input_names, output_names=["output"],
+                      do_constant_folding=False,
+                      training=torch.onnx.TrainingMode.PRESERVE)
+    onnx.checker.check_model(onnx.load(path), full_check=True)
+    if len(inputs) == 1:
+        np.save(os.path.join(out_dir, name + ".input.npy"), inputs[0].numpy())
+    else:
+        for i, x in enumerate(inputs):
+            np.save(os.path.join(out_dir, f"{name}.input{i}.npy"), x.numpy())
+    np.save(os.path.join(out_dir, name + ".output.npy"),
+            y.numpy().astype(np.float32))
+    params = sum(p.numel() for p in model.parameters())
+    size = os.path.getsize(path)
+    ops = sorted({n.op_type for n in onnx.load(path).graph.node})
+    print(f"{name:14s} params={params:>10,d} output={tuple(y.shape)} "
+          f"std={std:.4g} onnx={size / 1e6:.2f} MB opset={opset} ops={','.join(ops)}")
+
+
 def export_one(name, out_dir):
+    if name in SEQ_MODELS:
+        return export_seq(name, out_dir)
     model, x = build(name)
     with torch.no_grad():
         y = model(x)
@@ -111,8 +210,8 @@ def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=os.path.join(os.path.dirname(
         os.path.abspath(__file__)), "out"), help="output directory")
-    ap.add_argument("--models", default=",".join(MODELS),
-                    help="comma-separated subset of: " + ",".join(MODELS))
+    ap.add_argument("--models", default=",".join(ALL_MODELS),
+                    help="comma-separated subset of: " + ",".join(ALL_MODELS))
     ap.add_argument("--list", action="store_true",
                     help="list the available models and exit")
     args = ap.parse_args(argv)
@@ -120,12 +219,14 @@ def main(argv):
     if args.list:
         for name, (_, shape) in MODELS.items():
             print(f"{name:14s} input={shape}")
+        for name in SEQ_MODELS:
+            print(f"{name:14s} inputs={','.join(SEQ_MODELS[name][2])}")
         return 0
     names = [n for n in args.models.split(",") if n]
-    unknown = [n for n in names if n not in MODELS]
+    unknown = [n for n in names if n not in ALL_MODELS]
     if unknown:
         ap.error(f"unknown model(s): {', '.join(unknown)}; "
-                 f"choose from {', '.join(MODELS)}")
+                 f"choose from {', '.join(ALL_MODELS)}")
     os.makedirs(args.out, exist_ok=True)
     for name in names:
         export_one(name, args.out)

@@ -283,7 +283,9 @@ absl::Status LowerLayerNorm(LoweringContext& ctx, const ir::Node& node) {
     KILN_ASSIGN_OR_RETURN(bb, bind_param(2));
   }
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  Binding bm = by, bi = by;  // untouched without stats
+  // Untouched without stats; not aliased to Y, or debug info would find
+  // Y's value in a zero-byte binding.
+  Binding bm = bx, bi = bx;
   if (stats) {
     KILN_ASSIGN_OR_RETURN(bm, ctx.Bind(node, node.outputs[1]));
     KILN_ASSIGN_OR_RETURN(bi, ctx.Bind(node, node.outputs[2]));
@@ -300,7 +302,7 @@ void RegisterMathLowerings(LoweringTable& table) {
        {"Abs", "Neg", "Exp", "Log", "Sqrt", "Reciprocal", "Floor", "Ceil", "Round", "Sign",
         "Erf", "Sin", "Cos", "Tan", "Sinh", "Cosh", "Asin", "Acos", "Atan", "Asinh", "Acosh",
         "Atanh", "HardSigmoid", "HardSwish", "LeakyRelu", "Elu", "Selu", "Celu", "Softplus",
-        "Softsign", "ThresholdedRelu", "Mish"}) {
+        "Softsign", "ThresholdedRelu", "Mish", "Shrink"}) {
     table[op] = LowerMathUnary;
   }
   for (const char* op : {"Pow", "PRelu", "Mod", "Max", "Min"}) table[op] = LowerMathBinary;

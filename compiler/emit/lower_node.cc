@@ -19,6 +19,7 @@ const LoweringTable& Table() {
     RegisterNNExtraLowerings(*t);
     RegisterRecurrentLowerings(*t);
     RegisterMathLowerings(*t);
+    RegisterExtraLowerings(*t);
     RegisterTypedLowerings(*t);  // last: wraps Add/Sub/Mul/Div/Neg/Abs for non-float32
     return t;
   }();

@@ -47,6 +47,7 @@ void RegisterResizeLowerings(LoweringTable& table);      // lower_resize.cc
 void RegisterNNExtraLowerings(LoweringTable& table);     // lower_nn_extra.cc
 void RegisterRecurrentLowerings(LoweringTable& table);   // lower_rnn.cc
 void RegisterMathLowerings(LoweringTable& table);        // lower_math.cc
+void RegisterExtraLowerings(LoweringTable& table);        // lower_extra.cc
 void RegisterTypedLowerings(LoweringTable& table);       // lower_typed.cc (after the others)
 
 }  // namespace kiln::compiler::emit

@@ -3,6 +3,7 @@
 // comparisons, And/Or/Xor/Not, Where, IsNaN, IsInf, and Add/Sub/Mul/Div/Neg/Abs
 // on dtypes other than float32 (float32 keeps its own kernels; the wrappers
 // registered here send only the other dtypes to the typed kernels).
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -65,7 +66,8 @@ absl::StatusOr<std::vector<Binding>> BindAll(LoweringContext& ctx, const ir::Nod
   return b;
 }
 
-// Add/Sub/Mul/Div on non-float32 dtypes and And/Or/Xor on bool.
+// Add/Sub/Mul/Div/Max/Min/Mod on non-float32 dtypes, And/Or/Xor on bool,
+// BitShift on unsigned integers.
 absl::Status LowerTypedBinary(LoweringContext& ctx, const ir::Node& node) {
   if (node.inputs.size() < 2) return ctx.Invalid(node, "expects 2 inputs");
   KILN_ASSIGN_OR_RETURN(int64_t dtype, Code(ctx, node, node.inputs[0]));
@@ -75,9 +77,22 @@ absl::Status LowerTypedBinary(LoweringContext& ctx, const ir::Node& node) {
   static const std::map<std::string, int64_t> kOps = {
       {"Add", KILN_TBINARY_ADD}, {"Sub", KILN_TBINARY_SUB}, {"Mul", KILN_TBINARY_MUL},
       {"Div", KILN_TBINARY_DIV}, {"And", KILN_TBINARY_AND}, {"Or", KILN_TBINARY_OR},
-      {"Xor", KILN_TBINARY_XOR}};
-  const int64_t op = kOps.at(node.op_type);
-  if ((op >= KILN_TBINARY_AND) != (dtype == KILN_DTYPE_BOOL)) {
+      {"Xor", KILN_TBINARY_XOR}, {"Max", KILN_TBINARY_MAX}, {"Min", KILN_TBINARY_MIN}};
+  int64_t op = 0;
+  if (node.op_type == "Mod") {
+    op = node.GetInt("fmod", 0) != 0 ? KILN_TBINARY_FMOD : KILN_TBINARY_MOD;
+  } else if (node.op_type == "BitShift") {
+    const std::string dir = node.GetString("direction", "");
+    if (dir != "LEFT" && dir != "RIGHT") return ctx.Invalid(node, "direction must be LEFT or RIGHT");
+    if (dtype != KILN_DTYPE_U8 && dtype != KILN_DTYPE_U16 && dtype != KILN_DTYPE_U32 &&
+        dtype != KILN_DTYPE_U64) {
+      return ctx.Unimplemented(node, "BitShift takes unsigned integers only");
+    }
+    op = dir == "LEFT" ? KILN_TBINARY_SHL : KILN_TBINARY_SHR;
+  } else {
+    op = kOps.at(node.op_type);
+  }
+  if ((op >= KILN_TBINARY_AND && op <= KILN_TBINARY_XOR) != (dtype == KILN_DTYPE_BOOL)) {
     return ctx.Unimplemented(node, absl::StrCat("dtype ", ir::DTypeName(ctx.value(node.inputs[0]).dtype),
                                                 " is not supported by this op"));
   }
@@ -147,6 +162,57 @@ absl::Status LowerTypedUnary(LoweringContext& ctx, const ir::Node& node) {
   return ctx.Dispatch(node, "unary_typed", {op, dtype, ir::ElementCount(x), a0, a1}, {}, b);
 }
 
+// Pow with a non-float32 base, or a float32 base and a run-time exponent of
+// another dtype (pow_typed.c).
+absl::Status LowerPowTyped(LoweringContext& ctx, const ir::Node& node) {
+  if (node.inputs.size() != 2) return ctx.Invalid(node, "expects 2 inputs");
+  KILN_ASSIGN_OR_RETURN(int64_t a, Code(ctx, node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(int64_t b, Code(ctx, node, node.inputs[1]));
+  if (a == KILN_DTYPE_BOOL || b == KILN_DTYPE_BOOL) {
+    return ctx.Unimplemented(node, "bool operands are not supported");
+  }
+  KILN_ASSIGN_OR_RETURN(auto bp, BroadcastParams(ctx, node, {0, 1}));
+  std::vector<int64_t> ip = {a, b};
+  ip.insert(ip.end(), bp.begin(), bp.end());
+  KILN_ASSIGN_OR_RETURN(auto bind, BindAll(ctx, node, {0, 1}));
+  return ctx.Dispatch(node, "pow_typed", std::move(ip), {}, bind);
+}
+
+// Reduce* on float64 / float16 (reduce_typed.c); axes resolved by shape
+// inference into "kiln.axes".
+absl::Status LowerReduceTyped(LoweringContext& ctx, const ir::Node& node) {
+  KILN_ASSIGN_OR_RETURN(int64_t dtype, Code(ctx, node, node.inputs[0]));
+  if (dtype != KILN_DTYPE_F64 && dtype != KILN_DTYPE_F16) {
+    return ctx.Unimplemented(node, absl::StrCat("tensor '", ctx.value(node.inputs[0]).name,
+                                                "' is ", ir::DTypeName(ctx.value(node.inputs[0]).dtype),
+                                                "; only float32 kernels exist"));
+  }
+  static const std::map<std::string, int64_t> kKinds = {
+      {"ReduceSum", KILN_REDUCE_SUM},       {"ReduceMean", KILN_REDUCE_MEAN},
+      {"ReduceMax", KILN_REDUCE_MAX},       {"ReduceMin", KILN_REDUCE_MIN},
+      {"ReduceProd", KILN_REDUCE_PROD},     {"ReduceL1", KILN_REDUCE_L1},
+      {"ReduceL2", KILN_REDUCE_L2},         {"ReduceLogSum", KILN_REDUCE_LOG_SUM},
+      {"ReduceLogSumExp", KILN_REDUCE_LOG_SUM_EXP}, {"ReduceSumSquare", KILN_REDUCE_SUM_SQUARE}};
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  if (!node.HasAttr("kiln.axes")) return ctx.Invalid(node, "axes were not resolved");
+  const std::vector<int64_t> axes = node.GetInts("kiln.axes", {});
+  const std::vector<int64_t> xs = ContiguousStrides(x);
+  std::vector<int64_t> od, os, rd, rs;
+  for (size_t d = 0; d < x.size(); ++d) {
+    const bool red = std::find(axes.begin(), axes.end(), static_cast<int64_t>(d)) != axes.end();
+    (red ? rd : od).push_back(x[d]);
+    (red ? rs : os).push_back(xs[d]);
+  }
+  if (od.size() > KILN_MAX_RANK || rd.size() > KILN_MAX_RANK) {
+    return ctx.Unimplemented(node, "input rank is too high");
+  }
+  std::vector<int64_t> ip = {kKinds.at(node.op_type), dtype, static_cast<int64_t>(od.size()),
+                             static_cast<int64_t>(rd.size())};
+  for (const auto* v : {&od, &os, &rd, &rs}) ip.insert(ip.end(), v->begin(), v->end());
+  KILN_ASSIGN_OR_RETURN(auto b, BindAll(ctx, node, {0}));
+  return ctx.Dispatch(node, "reduce_typed", std::move(ip), {}, b);
+}
+
 bool AllF32(const LoweringContext& ctx, const ir::Node& node) {
   for (const auto* list : {&node.inputs, &node.outputs}) {
     for (ir::ValueId v : *list) {
@@ -182,6 +248,34 @@ void RegisterTypedLowerings(LoweringTable& table) {
   table["CastLike"] = LowerCast;
   for (const char* op : {"Add", "Sub", "Mul", "Div"}) RouteNonF32(table, op, LowerTypedBinary);
   for (const char* op : {"Neg", "Abs"}) RouteNonF32(table, op, LowerTypedUnary);
+  // h10: Max/Min/Mod on other dtypes, BitShift (unsigned integers).
+  for (const char* op : {"Max", "Min", "Mod"}) RouteNonF32(table, op, LowerTypedBinary);
+  table["BitShift"] = LowerTypedBinary;
+  for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
+                         "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
+                         "ReduceSumSquare"}) {
+    // The axes input is int64: route on the data's dtype alone.
+    auto it = table.find(op);
+    if (it == table.end()) continue;
+    LowerFn f32 = it->second;
+    it->second = [f32](LoweringContext& ctx, const ir::Node& node) {
+      const bool f32_data = !node.inputs.empty() && node.inputs[0] != ir::kNoValue &&
+                            ctx.value(node.inputs[0]).dtype == ir::DType::F32;
+      return f32_data ? f32(ctx, node) : LowerReduceTyped(ctx, node);
+    };
+  }
+  // Pow: float32 base with a float32 or constant exponent keeps binary_f32.
+  auto pow_it = table.find("Pow");
+  if (pow_it != table.end()) {
+    LowerFn f32 = pow_it->second;
+    pow_it->second = [f32](LoweringContext& ctx, const ir::Node& node) {
+      const bool f32_base = node.inputs.size() == 2 &&
+                            ctx.value(node.inputs[0]).dtype == ir::DType::F32;
+      const bool f32_path = f32_base && (ctx.value(node.inputs[1]).dtype == ir::DType::F32 ||
+                                         ctx.value(node.inputs[1]).constant != nullptr);
+      return f32_path ? f32(ctx, node) : LowerPowTyped(ctx, node);
+    };
+  }
 }
 
 }  // namespace kiln::compiler::emit

@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/frontend/legacy_opset.h"
 #include "compiler/frontend/onnx_tensor.h"
 #include "compiler/ir/graph_util.h"
 #include "compiler/passes/op_support.h"
@@ -20,7 +21,8 @@
 namespace kiln::compiler {
 namespace {
 
-constexpr int64_t kMinOpset = 11;
+// Older opsets are upgraded node by node to opset-11 forms (legacy_opset.h).
+constexpr int64_t kMinOpset = 1;
 constexpr int64_t kMaxOpset = 17;
 
 bool IsDefaultDomain(const std::string& domain) {
@@ -189,7 +191,7 @@ absl::StatusOr<ir::ConstantPtr> ConstantNodeValue(const onnx::NodeProto& node,
 }
 
 absl::Status ImportNode(const onnx::NodeProto& proto, int index, const std::string& path,
-                        ir::Graph* graph) {
+                        int64_t opset, ir::Graph* graph) {
   ir::Node node;
   node.name = proto.name().empty() ? absl::StrCat(proto.op_type(), "_", index) : proto.name();
   node.op_type = proto.op_type();
@@ -232,6 +234,8 @@ absl::Status ImportNode(const onnx::NodeProto& proto, int index, const std::stri
     if (!attr.ok()) return attr.status();
     node.attributes[a.name()] = *std::move(attr);
   }
+  absl::Status legacy = UpgradeLegacyNode(opset, where, &node, graph);
+  if (!legacy.ok()) return legacy;
   for (const std::string& out : proto.output()) {
     node.outputs.push_back(out.empty() ? ir::kNoValue : graph->AddValue(out));
   }
@@ -275,9 +279,11 @@ absl::StatusOr<ir::Graph> ImportOnnx(const std::string& path) {
     if (!s.ok()) return s;
   }
   for (int k = 0; k < g.node_size(); ++k) {
-    absl::Status s = ImportNode(g.node(k), k, path, &graph);
+    absl::Status s = ImportNode(g.node(k), k, path, *opset, &graph);
     if (!s.ok()) return s;
   }
+  // The nodes now have their opset-11 forms (at least).
+  graph.opset = std::max(graph.opset, kLegacyUpgradeTarget);
   for (const auto& out : g.output()) {
     const ir::ValueId id = graph.FindValue(out.name());
     if (id == ir::kNoValue) {

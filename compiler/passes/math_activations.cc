@@ -52,6 +52,7 @@ const std::map<std::string, ActSpec>& Specs() {
       {"Softsign", {KILN_ACT_SOFTSIGN, nullptr, 0, nullptr, 0}},
       {"ThresholdedRelu", {KILN_ACT_THRESHOLDED_RELU, "alpha", 1.0f, nullptr, 0}},
       {"Mish", {KILN_ACT_MISH, nullptr, 0, nullptr, 0}},
+      {"Shrink", {KILN_ACT_SHRINK, "lambd", 0.5f, "bias", 0.0f}},
   };
   return *specs;
 }

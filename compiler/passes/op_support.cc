@@ -32,7 +32,11 @@ bool IsKernelOp(const std::string& op_type) {
       "Einsum", "RNN", "GRU", "LSTM",
       // dtype-generic elementwise (h5): casts, comparisons, logic, selection
       "Cast", "CastLike", "Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "And",
-      "Or", "Xor", "Not", "Where", "IsNaN", "IsInf"};
+      "Or", "Xor", "Not", "Where", "IsNaN", "IsInf",
+      // h10: losses, shifts, Shrink
+      "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "BitShift", "Shrink",
+      "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear", "Det", "ReverseSequence",
+      "MeanVarianceNormalization"};
   return kOps.count(op_type) != 0;
 }
 

@@ -15,6 +15,7 @@
 #include "compiler/passes/shape_rules_math.h"
 #include "compiler/passes/shape_rules_movement.h"
 #include "compiler/passes/shape_rules_typed.h"
+#include "compiler/passes/shape_rules_extra.h"
 
 namespace kiln::compiler {
 namespace {
@@ -742,6 +743,7 @@ absl::Status InferNodeShapes(ir::Graph& graph, ir::NodeId id,
   if (absl::Status s; InferMathShapes(graph, node, known, &s)) return s;  // shape_rules_math.cc
   if (absl::Status s; InferMovementShapes(graph, node, known, &s)) return s;  // shape_rules_movement.cc
   if (absl::Status s; InferTypedShapes(graph, node, &s)) return s;  // shape_rules_typed.cc
+  if (absl::Status s; InferExtraShapes(graph, node, &s)) return s;  // shape_rules_extra.cc
   auto it = Rules().find(node.op_type);
   if (it == Rules().end()) {
     for (ir::ValueId out : node.outputs) {

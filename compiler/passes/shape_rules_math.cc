@@ -249,10 +249,12 @@ const std::map<std::string, MathRule>& MathRules() {
          {"Abs", "Neg", "Exp", "Log", "Sqrt", "Reciprocal", "Floor", "Ceil", "Round", "Sign",
           "Erf", "Sin", "Cos", "Tan", "Sinh", "Cosh", "Asin", "Acos", "Atan", "Asinh", "Acosh",
           "Atanh", "HardSigmoid", "HardSwish", "LeakyRelu", "Elu", "Selu", "Celu", "Softplus",
-          "Softsign", "ThresholdedRelu", "Mish"}) {
+          "Softsign", "ThresholdedRelu", "Mish", "Shrink"}) {
       (*m)[op] = SameShape;
     }
-    for (const char* op : {"Pow", "Mod", "Max", "Min", "Mean", "Sum"}) (*m)[op] = Broadcasting;
+    for (const char* op : {"Pow", "Mod", "Max", "Min", "Mean", "Sum", "BitShift"}) {
+      (*m)[op] = Broadcasting;
+    }
     for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
                            "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
                            "ReduceSumSquare"}) {

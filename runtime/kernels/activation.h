@@ -9,7 +9,7 @@
 
 #include "kiln/kernels.h"
 
-#define KILN_ACT_LAST KILN_ACT_MISH
+#define KILN_ACT_LAST KILN_ACT_SHRINK
 
 /* log(1 + exp(v)) without overflow for large v. */
 static inline float kiln_softplus(float v) {
@@ -80,6 +80,8 @@ static inline void kiln_activation_apply(const float* x, float* y, int64_t n,
     case KILN_ACT_SOFTSIGN: KILN_ACT_LOOP(v / (1.0f + fabsf(v)))
     case KILN_ACT_THRESHOLDED_RELU: KILN_ACT_LOOP(v > alpha ? v : 0.0f)
     case KILN_ACT_MISH: KILN_ACT_LOOP(v * tanhf(kiln_softplus(v)))
+    case KILN_ACT_SHRINK:
+      KILN_ACT_LOOP(v < -alpha ? v + beta : (v > alpha ? v - beta : 0.0f))
     default: /* KILN_ACT_NONE */
       if (x != y)
         for (i = 0; i < n; ++i) y[i] = x[i];

@@ -1,7 +1,9 @@
-/* binary_typed: Add/Sub/Mul/Div for every non-float32 dtype and And/Or/Xor
- * on bool, broadcasting through strides. Integer arithmetic runs on uint64
+/* binary_typed: Add/Sub/Mul/Div/Max/Min/Mod for every non-float32 dtype,
+ * And/Or/Xor on bool and BitShift on unsigned integers, broadcasting through
+ * strides. Integer arithmetic runs on uint64
  * patterns so overflow wraps instead of being undefined; division follows
  * C (truncation toward zero), which is what ONNX Div means for integers. */
+#include <math.h>
 #include <stdint.h>
 
 #include "check_util.h"
@@ -19,8 +21,36 @@ static uint64_t int_div(uint64_t a, uint64_t b, int64_t t) {
   return (uint64_t)(sa / sb);
 }
 
+/* Integer remainder; floor_mod gives the sign of b (Python), else of a (C). */
+static uint64_t int_mod(uint64_t a, uint64_t b, int64_t t, int floor_mod) {
+  if (b == 0) return 0; /* undefined in ONNX; defined here */
+  if (kiln_dtype_is_unsigned(t)) return a % b;
+  const int64_t sa = (int64_t)a, sb = (int64_t)b;
+  if (sb == -1) return 0; /* also avoids INT_MIN % -1 */
+  int64_t r = sa % sb;
+  if (floor_mod && r != 0 && ((r < 0) != (sb < 0))) r += sb;
+  return (uint64_t)r;
+}
+
+static int int_less(uint64_t a, uint64_t b, int64_t t) {
+  return kiln_dtype_is_unsigned(t) ? a < b : (int64_t)a < (int64_t)b;
+}
+
+/* Shifts of an unsigned value of `bits` width; wide shifts give 0. */
+static uint64_t int_shift(uint64_t a, uint64_t n, int64_t t, int left) {
+  const uint64_t bits = (uint64_t)kiln_dtype_size(t) * 8;
+  if (n >= bits) return 0;
+  return left ? a << n : a >> n;
+}
+
 static uint64_t int_op(int64_t op, uint64_t a, uint64_t b, int64_t t) {
   switch (op) {
+    case KILN_TBINARY_MAX: return int_less(a, b, t) ? b : a;
+    case KILN_TBINARY_MIN: return int_less(b, a, t) ? b : a;
+    case KILN_TBINARY_MOD: return int_mod(a, b, t, 1);
+    case KILN_TBINARY_FMOD: return int_mod(a, b, t, 0);
+    case KILN_TBINARY_SHL: return int_shift(a, b, t, 1);
+    case KILN_TBINARY_SHR: return int_shift(a, b, t, 0);
     case KILN_TBINARY_ADD: return a + b;
     case KILN_TBINARY_SUB: return a - b;
     case KILN_TBINARY_MUL: return a * b;
@@ -33,6 +63,13 @@ static uint64_t int_op(int64_t op, uint64_t a, uint64_t b, int64_t t) {
 
 static double float_op(int64_t op, double a, double b) {
   switch (op) {
+    case KILN_TBINARY_MAX: return (isnan(a) || isnan(b)) ? a + b : (a < b ? b : a);
+    case KILN_TBINARY_MIN: return (isnan(a) || isnan(b)) ? a + b : (b < a ? b : a);
+    case KILN_TBINARY_FMOD: return fmod(a, b);
+    case KILN_TBINARY_MOD: {
+      const double r = fmod(a, b);
+      return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+    }
     case KILN_TBINARY_ADD: return a + b;
     case KILN_TBINARY_SUB: return a - b;
     case KILN_TBINARY_MUL: return a * b;
@@ -91,11 +128,14 @@ int kiln_binary_typed_check(const int64_t* ip, uint32_t iparam_count, const floa
   if (R < 0 || R > KILN_MAX_RANK) return KILN_ERR_INVALID_ARGUMENT;
   KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(T_HEAD + 3 * R), fp, fparam_count, 0));
   KILN_TRY(kiln_check_nonneg(ip, T_HEAD + 3 * R));
-  KILN_TRY(kiln_check_enum(ip[T_OP], KILN_TBINARY_ADD, KILN_TBINARY_XOR));
-  const int64_t t = ip[T_DTYPE], eb = kiln_dtype_size(t);
+  KILN_TRY(kiln_check_enum(ip[T_OP], KILN_TBINARY_ADD, KILN_TBINARY_SHR));
+  const int64_t op = ip[T_OP], t = ip[T_DTYPE], eb = kiln_dtype_size(t);
   if (eb == 0) return KILN_ERR_INVALID_ARGUMENT;
-  const int logic = ip[T_OP] >= KILN_TBINARY_AND;
+  const int logic = op >= KILN_TBINARY_AND && op <= KILN_TBINARY_XOR;
   if (logic != (t == KILN_DTYPE_BOOL)) return KILN_ERR_INVALID_ARGUMENT;
+  const int shift = op == KILN_TBINARY_SHL || op == KILN_TBINARY_SHR;
+  if (shift && (kiln_dtype_is_float(t) || !kiln_dtype_is_unsigned(t)))
+    return KILN_ERR_INVALID_ARGUMENT;
   const int64_t in_eb[2] = {eb, eb};
   return kiln_check_bcast(ip + T_HEAD, R, ip + T_HEAD + R, 2, in_eb, eb, binding_bytes);
 }

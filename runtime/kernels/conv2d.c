@@ -59,7 +59,9 @@ static int conv_run(const int64_t* ip, const float* fp, void* const* bindings,
     j.g.act = ip[P_ACT], j.g.act_alpha = fp[0], j.g.act_beta = fp[1];
     j.fn = kiln_dw_select();
     j.x = x, j.w = w, j.bias = bias, j.res = res, j.y = y, j.C = C;
-    if (host && host->parallel_for && N * C > 1) {
+    /* Small layers stay on one thread: the hand-off would cost more. */
+    const int big = (double)N * C * out_plane * KH * KW >= (double)(1 << 17);
+    if (host && host->parallel_for && N * C > 1 && big) {
       host->parallel_for(host->user, N * C, dw_planes, &j);
     } else {
       dw_planes(&j, 0, N * C);

@@ -38,9 +38,17 @@ static float act(int64_t kind, float a, float b, float x) {
   }
 }
 
+/* Eight independent partial sums: the compiler may vectorise them (a single
+ * running sum it may not reorder), which makes the steps several times faster.
+ * The order is fixed, so the VM and an AOT bundle still agree bit for bit. */
 static float dot(const float* a, const float* b, int64_t n) {
-  float s = 0.0f;
-  for (int64_t i = 0; i < n; ++i) s += a[i] * b[i];
+  float acc[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int k = 0; k < 8; ++k) acc[k] += a[i + k] * b[i + k];
+  }
+  float s = ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+  for (; i < n; ++i) s += a[i] * b[i];
   return s;
 }
 

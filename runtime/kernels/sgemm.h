@@ -454,13 +454,20 @@ typedef struct kiln_gemm_plan {
   int64_t n_chunks, mb, m_blocks;
 } kiln_gemm_plan;
 
-static inline void kiln_gemm_plan_init(kiln_gemm_plan* p, const kiln_gemm_desc* d) {
+static inline void kiln_gemm_plan_init(kiln_gemm_plan* p, const kiln_gemm_desc* d,
+                                       int threaded) {
   p->d = d;
   p->path = kiln_gemm_select();
   p->nr_chunk = KILN_PANEL * p->path.np;
   p->n_chunks = (d->N + p->nr_chunk - 1) / p->nr_chunk;
-  /* Whole-M tasks pack each B block once; split M only when few chunks. */
-  p->mb = p->n_chunks >= 8 || d->M <= KILN_GEMM_MB ? d->M : KILN_GEMM_MB;
+  /* Whole-M tasks pack each B block once. Only with threads, and too few
+   * column chunks to share, is M split (about 4 tasks; each repacks its B).
+   * The split never changes any element's arithmetic. */
+  p->mb = d->M;
+  if (threaded && p->n_chunks < 4 && d->M > KILN_GEMM_MB) {
+    const int64_t want = (d->M * p->n_chunks + 3) / 4;
+    p->mb = (want + KILN_GEMM_MB - 1) / KILN_GEMM_MB * KILN_GEMM_MB;
+  }
   if (p->mb < 1) p->mb = 1;
   p->m_blocks = (d->M + p->mb - 1) / p->mb;
 }
@@ -517,10 +524,13 @@ static inline void kiln_gemm_task_body(void* ctx, int64_t begin, int64_t end) {
 /* Runs one GEMM, split over the host's threads when it offers them. */
 static inline void kiln_sgemm(const kiln_gemm_desc* d, const kiln_host* host) {
   if (d->M <= 0 || d->N <= 0) return;
+  /* Below ~2^20 multiply-adds a hand-off to other threads costs more than it saves. */
+  const int big = (double)d->M * (double)d->N * (double)d->K >= (double)(1 << 20);
+  const int threaded = host && host->parallel_for && big;
   kiln_gemm_plan plan;
-  kiln_gemm_plan_init(&plan, d);
+  kiln_gemm_plan_init(&plan, d, threaded);
   const int64_t tasks = kiln_gemm_task_count(&plan);
-  if (host && host->parallel_for && tasks > 1) {
+  if (threaded && tasks > 1) {
     host->parallel_for(host->user, tasks, kiln_gemm_task_body, &plan);
   } else {
     kiln_gemm_run_tasks(&plan, 0, tasks);

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The benchmark models (MLP, ResNet-18, MobileNetV2) exported by
+# The benchmark models (MLP, ResNet-18, MobileNetV2, a BERT-style encoder at
+# opsets 13 and 17, a GRU and an LSTM) exported by
 # benchmarks/models/export.py, compiled, run in the VM and as an AOT bundle,
 # and compared with PyTorch: max|diff| <= 1e-4 * max(1, max|ref|) for both,
 # and VM vs AOT within 1e-5 * max(1, max|ref|).
@@ -11,20 +12,38 @@ WORK=$3
 PY=/usr/bin/python3
 mkdir -p "$WORK"
 
-# Exporting is deterministic; reuse files from an earlier run of this build.
-if [ ! -f "$WORK/models/mobilenet_v2.output.npy" ]; then
-  "$PY" "$SRC/benchmarks/models/export.py" --out "$WORK/models"
+MODELS="mlp resnet18 mobilenet_v2 bert bert_op17 gru lstm"
+# Exporting is deterministic; reuse files from an earlier run of this build
+# and export only the models that are missing.
+missing=""
+for model in $MODELS; do
+  [ -f "$WORK/models/$model.output.npy" ] || missing="$missing,$model"
+done
+if [ -n "$missing" ]; then
+  "$PY" "$SRC/benchmarks/models/export.py" --out "$WORK/models" --models "${missing#,}"
 fi
 
 passed=0
 failed=0
-for model in mlp resnet18 mobilenet_v2; do
+for model in $MODELS; do
   m="$WORK/models/$model"
-  if "$KILN" compile "$m.onnx" -o "$WORK/$model.kiln" &&
-     "$KILN" run "$WORK/$model.kiln" --input "$m.input.npy" --output "$WORK/$model.vm.npy" &&
+  # One input: NAME.input.npy; several: NAME.input0.npy, NAME.input1.npy, ...
+  # in signature order.
+  inputs=()
+  if [ -f "$m.input.npy" ]; then
+    inputs=(--input "$m.input.npy")
+  else
+    for ((i = 0; i < 10; ++i)); do
+      [ -f "$m.input$i.npy" ] || break
+      inputs+=(--input "$m.input$i.npy")
+    done
+  fi
+  if [ "${#inputs[@]}" -gt 0 ] &&
+     "$KILN" compile "$m.onnx" -o "$WORK/$model.kiln" &&
+     "$KILN" run "$WORK/$model.kiln" "${inputs[@]}" --output "$WORK/$model.vm.npy" &&
      "$KILN" aot "$WORK/$model.kiln" -o "$WORK/$model.aot" --name "$model" &&
      make -s -C "$WORK/$model.aot" -j2 > "$WORK/$model.make.log" 2>&1 &&
-     "$WORK/$model.aot/${model}_run" --input "$m.input.npy" --output "$WORK/$model.aot.npy" &&
+     "$WORK/$model.aot/${model}_run" "${inputs[@]}" --output "$WORK/$model.aot.npy" &&
      "$PY" "$SRC/scripts/compare_npy.py" --label "$model vm:  " "$m.output.npy" "$WORK/$model.vm.npy" &&
      "$PY" "$SRC/scripts/compare_npy.py" --label "$model aot: " "$m.output.npy" "$WORK/$model.aot.npy" &&
      "$PY" "$SRC/scripts/compare_npy.py" --tol 1e-5 --label "$model vm-vs-aot: " \

@@ -18,6 +18,7 @@ import numpy as np
 import torch
 
 src, dump_dir, input_path = sys.argv[1:4]
+sys.path.insert(0, os.path.join(src, "benchmarks", "models"))  # export.py's own imports
 spec = importlib.util.spec_from_file_location(
     "export", os.path.join(src, "benchmarks", "models", "export.py"))
 export = importlib.util.module_from_spec(spec)

@@ -46,7 +46,7 @@ KILN_REFERENCE_SUITE(NormalizeReference, "hardmax_f32.middle_ties", "instance_no
 
 TEST(UnaryMathCheck, RejectsUnknownKind) {
   KILN_LOAD_CASE("unary_f32.mish", c);
-  EXPECT_EQ(c.Check(With(c.iparams, {{0, KILN_ACT_MISH + 1}}), c.binding_bytes()),
+  EXPECT_EQ(c.Check(With(c.iparams, {{0, KILN_ACT_SHRINK + 1}}), c.binding_bytes()),
             KILN_ERR_INVALID_ARGUMENT);
 }
 

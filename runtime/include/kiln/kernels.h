@@ -39,6 +39,8 @@ typedef enum kiln_activation {
   KILN_ACT_SOFTSIGN = 34,         /* x / (1 + |x|) */
   KILN_ACT_THRESHOLDED_RELU = 35, /* x > alpha ? x : 0 */
   KILN_ACT_MISH = 36,             /* x * tanh(softplus(x)) */
+  KILN_ACT_SHRINK = 37,           /* alpha=lambd, beta=bias:
+                                     x < -alpha ? x + beta : x > alpha ? x - beta : 0 */
 } kiln_activation;
 
 typedef enum kiln_binary_op {
@@ -361,6 +363,12 @@ typedef enum kiln_typed_binary_op {
   KILN_TBINARY_AND = 4, /* bool only */
   KILN_TBINARY_OR = 5,
   KILN_TBINARY_XOR = 6,
+  KILN_TBINARY_MAX = 7,  /* floats: NaN in either operand gives NaN */
+  KILN_TBINARY_MIN = 8,
+  KILN_TBINARY_MOD = 9,  /* result has the sign of B (Python %); x % 0 gives 0 */
+  KILN_TBINARY_FMOD = 10,/* C fmod: the result has the sign of A; integer x % 0 gives 0 */
+  KILN_TBINARY_SHL = 11, /* unsigned only; shifts >= the bit width give 0 */
+  KILN_TBINARY_SHR = 12,
 } kiln_typed_binary_op;
 
 typedef enum kiln_compare_op {
@@ -392,7 +400,7 @@ KILN_DECLARE_KERNEL(cast)
  * bindings: [0] A  [1] B  [2] Y (contiguous, out_dims)
  * iparams (3 + 3*R): op dtype R  out_dims[R]  a_strides[R]  b_strides[R]
  *   arithmetic on any dtype but bool (float16 computed in float), logic ops
- *   on bool only.
+ *   on bool only, shifts on unsigned integers only.
  * fparams: none. */
 KILN_DECLARE_KERNEL(binary_typed)
 
@@ -415,6 +423,81 @@ KILN_DECLARE_KERNEL(where)
  * iparams (5): op dtype count arg0 arg1   (dtype is X's)
  * fparams: none. */
 KILN_DECLARE_KERNEL(unary_typed)
+
+/* pow_typed: Y = A ** B where A and B may have different dtypes (not bool);
+ * Y has A's dtype. Integer ** integer is exact and wraps (a negative
+ * exponent gives 0 unless A is 1 or -1); otherwise pow() in double, then
+ * truncated toward zero for an integer A (NaN and out of range give 0).
+ * bindings: [0] A  [1] B  [2] Y (contiguous, out_dims)
+ * iparams (3 + 3*R): a_dtype b_dtype R  out_dims[R]  a_strides[R]  b_strides[R]
+ * fparams: none. */
+KILN_DECLARE_KERNEL(pow_typed)
+
+/* nll_loss_f32: NegativeLogLikelihoodLoss over X [N, C, D] (D = product of
+ * the trailing dims, 1 for none) and target [N, D] (int32 or int64); with
+ * logits, SoftmaxCrossEntropyLoss: X is first replaced by its log-softmax over
+ * C, optionally written to log_prob. loss[n,d] = -X[n, t, d] * w[t] with
+ * w = weight or 1; targets equal to ignore_index contribute 0 and no weight;
+ * any other target outside [0, C) fails with KILN_ERR_OUT_OF_RANGE.
+ * Reduction 0 writes loss [N*D], 1 its sum, 2 sum / sum of w (NaN when every
+ * target is ignored).
+ * bindings: [0] X  [1] target  [2] weight [C]  [3] loss  [4] log_prob [N,C,D]
+ * iparams (9): N C D reduction ignore_index has_weight target_bytes logits
+ *              has_log_prob
+ * Bindings 2 (has_weight 0) and 4 (has_log_prob 0) are not touched.
+ * fparams: none. */
+KILN_DECLARE_KERNEL(nll_loss_f32)
+
+/* reduce_typed: reduce_f32 for float64 and float16 data (computed in double).
+ * bindings: [0] X  [1] Y [prod(out_dims)] contiguous, X's dtype
+ * iparams (4 + 2*RO + 2*RR): kind dtype RO RR  out_dims[RO] out_strides[RO]
+ *                            red_dims[RR] red_strides[RR]   (as reduce_f32)
+ * fparams: none. */
+KILN_DECLARE_KERNEL(reduce_typed)
+
+/* quantize_linear: Y = saturate(rint(X / scale) + zero_point) over X viewed
+ * as [outer, axis, inner], with one scale/zero point per tensor or per axis
+ * entry. X float32; Y and zero_point of q_dtype (uint8 or int8).
+ * dequantize_linear: Y = (X - zero_point) * scale, X of q_dtype (uint8, int8
+ * or int32), Y float32.
+ * bindings: [0] X  [1] scale  [2] zero_point (unread without has_zp)  [3] Y
+ * iparams (6): outer axis inner q_dtype has_zp per_axis
+ * fparams: none. */
+KILN_DECLARE_KERNEL(quantize_linear)
+KILN_DECLARE_KERNEL(dequantize_linear)
+
+/* dynamic_quantize_linear: uint8 quantization of X with scale = (max(x, 0) -
+ * min(x, 0)) / 255 and zero point = saturate(rint(-min / scale)).
+ * bindings: [0] X [count] f32  [1] Y [count] u8  [2] scale [1] f32
+ *           [3] zero_point [1] u8
+ * iparams (1): count
+ * fparams: none. */
+KILN_DECLARE_KERNEL(dynamic_quantize_linear)
+
+/* pool_nd: max or average pooling over S spatial dims of X [N*C, in...] for
+ * float dtypes and integers up to 32 bits (max only), through double.
+ * Positions outside the input are skipped; average divides by the positions
+ * inside the input, or with count_include_pad inside input + pads.
+ * bindings: [0] X  [1] Y [N*C, out...], X's dtype
+ * iparams (5 + 7*S): kind dtype S count_include_pad NC  in[S] out[S]
+ *                    kernel[S] stride[S] dilation[S] pad_begin[S] pad_end[S]
+ * fparams: none. */
+KILN_DECLARE_KERNEL(pool_nd)
+
+/* det_f32: Y[b] = det(X[b]) for a batch of M x M float32 matrices (LU with
+ * partial pivoting in double); M <= 32.
+ * bindings: [0] X [batch, M, M]  [1] Y [batch]
+ * iparams (2): batch M
+ * fparams: none. */
+KILN_DECLARE_KERNEL(det_f32)
+
+/* reverse_sequence: reverses the first lens[b] time steps of each batch
+ * entry of X, viewed as [T, B, inner] or (batch_first) [B, T, inner].
+ * bindings: [0] X  [1] lens [B] int64  [2] Y (X's shape)
+ * iparams (5): elem_bytes batch_first T B inner
+ * A length outside [0, T] fails the run with KILN_ERR_OUT_OF_RANGE.
+ * fparams: none. */
+KILN_DECLARE_KERNEL(reverse_sequence)
 
 #undef KILN_DECLARE_KERNEL
 

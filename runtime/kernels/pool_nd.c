@@ -1,0 +1,117 @@
+/* pool_nd: MaxPool / AveragePool over any number of spatial dims and any
+ * float or small integer dtype (values pass through double, exact for
+ * them): the cases pool2d_f32 does not take (3-D windows, uint8 images).
+ * A plain odometer walk over output and window positions. */
+#include <math.h>
+#include <stdint.h>
+
+#include "check_util.h"
+#include "kiln/kernels.h"
+#include "typed_util.h"
+
+enum { PN_KIND, PN_DTYPE, PN_S, PN_COUNT_PAD, PN_NC, PN_HEAD };
+
+static int next_index(int64_t* idx, const int64_t* dims, int64_t n) {
+  for (int64_t d = n - 1; d >= 0; --d) {
+    if (++idx[d] < dims[d]) return 1;
+    idx[d] = 0;
+  }
+  return 0;
+}
+
+int kiln_pool_nd(const int64_t* ip, const float* fp, void* const* bindings,
+                 const kiln_host* host) {
+  (void)fp;
+  (void)host;
+  const int64_t kind = ip[PN_KIND], t = ip[PN_DTYPE], S = ip[PN_S], NC = ip[PN_NC];
+  const int64_t* in = ip + PN_HEAD;
+  const int64_t* out = in + S;
+  const int64_t* k = out + S;
+  const int64_t* stride = k + S;
+  const int64_t* dil = stride + S;
+  const int64_t* pb = dil + S;
+  const int64_t* pe = pb + S;
+  const void* X = bindings[0];
+  void* Y = bindings[1];
+  int64_t in_plane = 1, out_plane = 1;
+  for (int64_t d = 0; d < S; ++d) in_plane *= in[d], out_plane *= out[d];
+  if (in_plane == 0 || out_plane == 0) return KILN_OK;
+  const int is_float = kiln_dtype_is_float(t);
+  for (int64_t p = 0; p < NC; ++p) {
+    int64_t o[KILN_MAX_RANK] = {0};
+    int64_t yo = p * out_plane;
+    do {
+      int64_t w[KILN_MAX_RANK] = {0};
+      double acc = kind == KILN_POOL_MAX ? -INFINITY : 0.0;
+      int64_t count = 0, padded_count = 0;
+      do {
+        int64_t off = 0, inside = 1, in_padded = 1;
+        for (int64_t d = 0; d < S; ++d) {
+          const int64_t pos = o[d] * stride[d] - pb[d] + w[d] * dil[d];
+          if (pos < 0 || pos >= in[d]) inside = 0;
+          if (pos < -pb[d] || pos >= in[d] + pe[d]) in_padded = 0;
+          off = off * in[d] + pos;
+        }
+        padded_count += in_padded;
+        if (!inside) continue;
+        const double v = kiln_load_f(X, t, p * in_plane + off);
+        ++count;
+        if (kind == KILN_POOL_MAX) {
+          if (v != v || v > acc) acc = v;
+        } else {
+          acc += v;
+        }
+      } while (next_index(w, k, S));
+      if (kind == KILN_POOL_MAX && count == 0 && !is_float) acc = 0; /* no -inf in integers */
+      if (kind == KILN_POOL_AVG) {
+        const int64_t div = ip[PN_COUNT_PAD] ? padded_count : count;
+        acc = div > 0 ? acc / (double)div : 0.0;
+      }
+      if (is_float) {
+        kiln_store_f(Y, t, yo, acc);
+      } else {
+        kiln_store_bits(Y, t, yo, (uint64_t)(int64_t)acc);
+      }
+      ++yo;
+    } while (next_index(o, out, S));
+  }
+  return KILN_OK;
+}
+
+int kiln_pool_nd_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                       uint32_t fparam_count, const uint64_t* binding_bytes) {
+  if (ip == NULL || iparam_count < PN_HEAD) return KILN_ERR_INVALID_ARGUMENT;
+  const int64_t S = ip[PN_S];
+  if (S < 1 || S > KILN_MAX_RANK) return KILN_ERR_INVALID_ARGUMENT;
+  const uint32_t want = (uint32_t)(PN_HEAD + 7 * S);
+  KILN_TRY(kiln_check_counts(ip, iparam_count, want, fp, fparam_count, 0));
+  KILN_TRY(kiln_check_nonneg(ip, want));
+  KILN_TRY(kiln_check_enum(ip[PN_KIND], KILN_POOL_MAX, KILN_POOL_AVG));
+  KILN_TRY(kiln_check_enum(ip[PN_COUNT_PAD], 0, 1));
+  const int64_t t = ip[PN_DTYPE], eb = kiln_dtype_size(t);
+  /* Exact through double: floats and integers of up to 32 bits. */
+  if (eb == 0 || t == KILN_DTYPE_BOOL || t == KILN_DTYPE_I64 || t == KILN_DTYPE_U64)
+    return KILN_ERR_INVALID_ARGUMENT;
+  if (ip[PN_KIND] == KILN_POOL_AVG && !kiln_dtype_is_float(t)) return KILN_ERR_INVALID_ARGUMENT;
+  const int64_t* in = ip + PN_HEAD;
+  const int64_t* out = in + S;
+  const int64_t* k = out + S;
+  for (int64_t d = 0; d < S; ++d) {
+    if (k[d] < 1 || in[S * 3 + d] < 1 || in[S * 4 + d] < 1) return KILN_ERR_INVALID_ARGUMENT;
+    /* Every window position computed must fit int64 (pads, strides, dilations). */
+    int64_t a, b, c;
+    KILN_TRY(kiln_checked_mul(out[d], in[S * 3 + d], &a));
+    KILN_TRY(kiln_checked_mul(k[d], in[S * 4 + d], &b));
+    KILN_TRY(kiln_checked_add(a, b, &c));
+    KILN_TRY(kiln_checked_add(in[d], in[S * 6 + d], &c));
+  }
+  int64_t in_count, out_count, plane, bytes;
+  KILN_TRY(kiln_checked_product(in, S, &plane));
+  KILN_TRY(kiln_checked_mul(plane, ip[PN_NC], &in_count));
+  KILN_TRY(kiln_checked_product(out, S, &plane));
+  KILN_TRY(kiln_checked_mul(plane, ip[PN_NC], &out_count));
+  KILN_TRY(kiln_dense_bytes(in_count, eb, &bytes));
+  KILN_TRY(kiln_check_binding(binding_bytes[0], bytes));
+  KILN_TRY(kiln_dense_bytes(out_count, eb, &bytes));
+  return kiln_check_binding(binding_bytes[1], bytes);
+}

@@ -1,0 +1,167 @@
+// The blocked GEMM and convolution paths (runtime/kernels/sgemm.h,
+// depthwise.h) on shapes that cross every block edge: M not a multiple of any
+// micro-tile, N past a 32-column chunk, K past a 256 K-block. Reference: a
+// direct double-precision loop in this file (a different algorithm from the
+// kernels'). Tolerance: 1e-5 * (1 + sum |products|) per element. Also:
+// results are bitwise identical whatever partition a host's parallel_for
+// uses, and the packed-B checker bounds its binding.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "kiln/kernels.h"
+
+namespace {
+
+std::vector<float> Random(size_t n, uint32_t seed) {
+  std::vector<float> v(n);
+  for (float& x : v) {
+    seed = seed * 1664525u + 1013904223u;
+    x = static_cast<float>(seed >> 8) / static_cast<float>(1 << 24) - 0.5f;
+  }
+  return v;
+}
+
+// parallel_for that runs uneven chunks in reverse order: any dependence of
+// results on the partition or on chunk order shows up as a difference.
+void ReverseChunks(void*, int64_t n, void (*body)(void*, int64_t, int64_t), void* ctx) {
+  const int64_t cuts[4] = {0, n / 3, n / 3 + (n > 2 ? 1 : 0), n};
+  for (int i = 2; i >= 0; --i) {
+    if (cuts[i] < cuts[i + 1]) body(ctx, cuts[i], cuts[i + 1]);
+  }
+}
+const kiln_host kReverseHost = {ReverseChunks, nullptr};
+
+struct GemmShape {
+  int64_t m, n, k;
+};
+
+class BlockedGemm : public ::testing::TestWithParam<GemmShape> {};
+
+TEST_P(BlockedGemm, MatchesDirectLoopPlainAndPacked) {
+  const auto [m, n, k] = GetParam();
+  for (int trans_b = 0; trans_b < 2; ++trans_b) {
+    const std::vector<float> a = Random(m * k, 1), b = Random(k * n, 2), c = Random(n, 3);
+    // B as [K,N], or [N,K] when transposed; packed: (j/16)*K*16 + kk*16 + j%16.
+    const int64_t panels = (n + 15) / 16;
+    std::vector<float> packed(panels * 16 * k, 0.0f);
+    for (int64_t kk = 0; kk < k; ++kk)
+      for (int64_t j = 0; j < n; ++j)
+        packed[(j / 16) * k * 16 + kk * 16 + j % 16] = trans_b ? b[j * k + kk] : b[kk * n + j];
+    const int64_t ip[9] = {m, n, k, 0, trans_b, 1, 0, 1, KILN_ACT_RELU};
+    const int64_t ip_pb[9] = {m, n, k, 0, 0, 1, 0, 1, KILN_ACT_RELU};
+    const float fp[4] = {0.75f, 1.5f, 0.0f, 0.0f};
+    std::vector<float> y(m * n), y_pb(m * n), y_thr(m * n);
+    void* b1[4] = {const_cast<float*>(a.data()), const_cast<float*>(b.data()),
+                   const_cast<float*>(c.data()), y.data()};
+    void* b2[4] = {const_cast<float*>(a.data()), packed.data(), const_cast<float*>(c.data()),
+                   y_pb.data()};
+    void* b3[4] = {const_cast<float*>(a.data()), const_cast<float*>(b.data()),
+                   const_cast<float*>(c.data()), y_thr.data()};
+    ASSERT_EQ(kiln_gemm_f32(ip, fp, b1, nullptr), KILN_OK);
+    ASSERT_EQ(kiln_gemm_pb_f32(ip_pb, fp, b2, nullptr), KILN_OK);
+    ASSERT_EQ(kiln_gemm_f32(ip, fp, b3, &kReverseHost), KILN_OK);
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double s = 0, mag = 0;
+        for (int64_t kk = 0; kk < k; ++kk) {
+          const double p = double(a[i * k + kk]) * (trans_b ? b[j * k + kk] : b[kk * n + j]);
+          s += p;
+          mag += std::fabs(p);
+        }
+        const double want = std::max(0.0, 0.75 * s + 1.5 * c[j]);
+        const double tol = 1e-5 * (1 + mag);
+        ASSERT_NEAR(y[i * n + j], want, tol) << "i " << i << " j " << j << " tb " << trans_b;
+        ASSERT_EQ(y_pb[i * n + j], y[i * n + j]) << "packed B differs at " << i << "," << j;
+        ASSERT_EQ(y_thr[i * n + j], y[i * n + j]) << "threaded differs at " << i << "," << j;
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, BlockedGemm,
+                         ::testing::Values(GemmShape{1, 1, 1}, GemmShape{1, 10, 784},
+                                           GemmShape{9, 33, 257}, GemmShape{50, 70, 600},
+                                           GemmShape{13, 100, 513}, GemmShape{97, 47, 31},
+                                           GemmShape{5, 16, 0}));
+
+TEST(BlockedGemm, PackedCheckerBoundsPanels) {
+  const int64_t ip[9] = {4, 17, 3, 0, 0, 0, 0, 0, KILN_ACT_NONE};
+  const float fp[4] = {1, 0, 0, 0};
+  // B [3,17] packed: 2 panels * 16 * 3 floats, not 3*17.
+  const uint64_t need = 2 * 16 * 3 * 4;
+  uint64_t bytes[4] = {4 * 3 * 4, need, 0, 4 * 17 * 4};
+  EXPECT_EQ(kiln_gemm_pb_f32_check(ip, 9, fp, 4, bytes), KILN_OK);
+  bytes[1] = 3 * 17 * 4;
+  EXPECT_EQ(kiln_gemm_pb_f32_check(ip, 9, fp, 4, bytes), KILN_ERR_OUT_OF_RANGE);
+  const int64_t ip_t[9] = {4, 17, 3, 0, 1, 0, 0, 0, KILN_ACT_NONE};
+  bytes[1] = need;
+  EXPECT_EQ(kiln_gemm_pb_f32_check(ip_t, 9, fp, 4, bytes), KILN_ERR_INVALID_ARGUMENT);
+}
+
+struct ConvShape {
+  int64_t n, c, h, w, oc, k, stride, pad, dil, groups;
+};
+
+class BlockedConv : public ::testing::TestWithParam<ConvShape> {};
+
+TEST_P(BlockedConv, ResidualConvMatchesDirectLoop) {
+  const ConvShape s = GetParam();
+  const int64_t oh = (s.h + 2 * s.pad - s.dil * (s.k - 1) - 1) / s.stride + 1;
+  const int64_t ow = (s.w + 2 * s.pad - s.dil * (s.k - 1) - 1) / s.stride + 1;
+  const int64_t cpg = s.c / s.groups, ocpg = s.oc / s.groups;
+  const std::vector<float> x = Random(s.n * s.c * s.h * s.w, 4);
+  const std::vector<float> w = Random(s.oc * cpg * s.k * s.k, 5);
+  const std::vector<float> bias = Random(s.oc, 6), r = Random(s.n * s.oc * oh * ow, 7);
+  std::vector<float> y(r.size()), y_thr(r.size());
+  const int64_t ip[18] = {s.n, s.c, s.h, s.w, s.oc, oh, ow, s.k, s.k, s.stride, s.stride,
+                          s.pad, s.pad, s.dil, s.dil, s.groups, KILN_ACT_RELU, 1};
+  const float fp[2] = {0, 0};
+  const uint64_t bytes[5] = {4 * x.size(), 4 * w.size(), 4 * bias.size(), 4 * r.size(),
+                             4 * y.size()};
+  ASSERT_EQ(kiln_conv2d_res_f32_check(ip, 18, fp, 2, bytes), KILN_OK);
+  void* b[5] = {const_cast<float*>(x.data()), const_cast<float*>(w.data()),
+                const_cast<float*>(bias.data()), const_cast<float*>(r.data()), y.data()};
+  ASSERT_EQ(kiln_conv2d_res_f32(ip, fp, b, nullptr), KILN_OK);
+  b[4] = y_thr.data();
+  ASSERT_EQ(kiln_conv2d_res_f32(ip, fp, b, &kReverseHost), KILN_OK);
+  for (int64_t n = 0; n < s.n; ++n)
+    for (int64_t o = 0; o < s.oc; ++o)
+      for (int64_t i = 0; i < oh; ++i)
+        for (int64_t j = 0; j < ow; ++j) {
+          const int64_t g = o / ocpg;
+          double acc = bias[o], mag = std::fabs(bias[o]);
+          for (int64_t ic = 0; ic < cpg; ++ic)
+            for (int64_t kh = 0; kh < s.k; ++kh)
+              for (int64_t kw = 0; kw < s.k; ++kw) {
+                const int64_t ih = i * s.stride - s.pad + kh * s.dil;
+                const int64_t iw = j * s.stride - s.pad + kw * s.dil;
+                if (ih < 0 || ih >= s.h || iw < 0 || iw >= s.w) continue;
+                const double p = double(x[((n * s.c + g * cpg + ic) * s.h + ih) * s.w + iw]) *
+                                 w[((o * cpg + ic) * s.k + kh) * s.k + kw];
+                acc += p;
+                mag += std::fabs(p);
+              }
+          const int64_t at = ((n * s.oc + o) * oh + i) * ow + j;
+          const double want = std::max(0.0, acc + r[at]);
+          ASSERT_NEAR(y[at], want, 1e-5 * (1 + mag)) << "at " << at;
+          ASSERT_EQ(y_thr[at], y[at]) << "threaded differs at " << at;
+        }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, BlockedConv,
+    ::testing::Values(ConvShape{1, 3, 9, 11, 5, 3, 1, 1, 1, 1},     // im2col, tiny
+                      ConvShape{2, 16, 14, 14, 24, 1, 1, 0, 1, 1},  // 1x1 read in place
+                      ConvShape{1, 16, 14, 14, 24, 1, 2, 0, 1, 1},  // 1x1 stride 2
+                      ConvShape{1, 40, 5, 5, 300, 3, 1, 1, 1, 1},   // K > 256, many rows
+                      ConvShape{1, 3, 20, 20, 40, 7, 2, 3, 1, 1},   // stem-like
+                      ConvShape{1, 8, 10, 10, 8, 3, 1, 2, 2, 2},    // grouped, dilated
+                      ConvShape{1, 12, 11, 11, 12, 3, 1, 1, 1, 12},  // depthwise, small plane
+                      ConvShape{2, 12, 11, 11, 12, 5, 2, 2, 1, 12},  // depthwise 5x5 stride 2
+                      ConvShape{1, 4, 70, 70, 4, 3, 1, 1, 1, 4},     // depthwise, row path
+                      ConvShape{1, 12, 11, 11, 12, 3, 3, 1, 2, 12}));
+
+}  // namespace

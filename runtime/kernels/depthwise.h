@@ -64,7 +64,7 @@ typedef struct kiln_dw_geom {
  * never overlaps the input, which lets the compiler vectorise. Inlined into
  * each plane variant, so each gets its own ISA's code. */
 #define KILN_DW_AXPY(NAME, ATTR, STEP)                                                  \
-  static inline ATTR void NAME(float* restrict y, const float* restrict x, float a,   \
+  static ATTR void NAME(float* restrict y, const float* restrict x, float a,          \
                                int64_t n) {                                            \
     for (int64_t i = 0; i < n; ++i) y[i] += a * x[STEP * i];                           \
   }

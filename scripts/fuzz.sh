@@ -10,6 +10,7 @@ ROOT=$PWD
 TARGET=${1:?usage: scripts/fuzz.sh TARGET|all SECONDS}
 SECONDS_TO_RUN=${2:?usage: scripts/fuzz.sh TARGET|all SECONDS}
 shift 2
+EXTRA=("$@")  # passed on to libFuzzer
 
 bash scripts/install_deps.sh
 if ! command -v clang++ > /dev/null; then
@@ -26,7 +27,11 @@ seed() {  # seed TARGET: fill the corpus from the test models once
   [ -d "$dir" ] && return 0
   mkdir -p "$dir"
   case $1 in
-    onnx) cp "$ROOT"/tests/models/*.onnx "$ROOT"/tests/compiler/models/*.onnx "$dir"/ ;;
+    onnx)
+      for f in "$ROOT"/tests/models/*.onnx "$ROOT"/tests/compiler/models/*.onnx \
+               "$ROOT"/tests/malformed/*.onnx; do
+        cp "$f" "$dir/$(basename "$(dirname "$f")")_$(basename "$f")"
+      done ;;
     npy) cp "$ROOT"/tests/models/*.npy "$ROOT"/tests/models/bad/*.npy "$dir"/ ;;
     module|aot)
       for m in "$ROOT"/tests/models/*.onnx; do
@@ -35,18 +40,21 @@ seed() {  # seed TARGET: fill the corpus from the test models once
   esac
 }
 
-run() {  # run TARGET
+run() {  # run TARGET: the full log goes to build/fuzz/TARGET.log
   seed "$1"
-  echo "== fuzz $1 for ${SECONDS_TO_RUN}s"
+  echo "== fuzz $1 for ${SECONDS_TO_RUN}s (log: build/fuzz/$1.log)"
+  local code=0
   ASAN_OPTIONS=detect_leaks=1 "$FUZZ/tests/fuzz/$1_fuzzer" "$FUZZ/corpus/$1" \
     -max_total_time="$SECONDS_TO_RUN" -max_len=65536 -timeout=20 -rss_limit_mb=4096 \
-    -artifact_prefix="$FUZZ/artifacts/$1-" -print_final_stats=1 "$@" 2>&1 |
-    grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss|==[0-9]+==ERROR|SUMMARY)|cov:" | tail -4
-  return "${PIPESTATUS[0]}"
+    -artifact_prefix="$FUZZ/artifacts/$1-" -print_final_stats=1 "${EXTRA[@]}" > "$FUZZ/$1.log" 2>&1 || code=$?
+  grep -E "^#[0-9]+ +(DONE|pulse|NEW)" "$FUZZ/$1.log" | tail -1
+  grep -E "stat::number_of_executed_units|ERROR|SUMMARY|Test unit written" "$FUZZ/$1.log" || true
+  if [ "$code" -ne 0 ]; then echo "fuzz $1: FAILED (exit $code)"; return "$code"; fi
+  echo "fuzz $1: ok"
 }
 
 if [ "$TARGET" = all ]; then
-  for t in module onnx npy aot; do run "$t" "$@"; done
+  for t in module onnx npy aot; do run "$t"; done
 else
-  run "$TARGET" "$@"
+  run "$TARGET"
 fi

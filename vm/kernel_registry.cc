@@ -6,8 +6,8 @@ namespace kiln::vm {
 namespace {
 
 const KernelInfo kKernels[] = {
-#define KILN_KERNEL(name, bindings, source) \
-  {"kiln_" #name, bindings, source, &kiln_##name, &kiln_##name##_check},
+#define KILN_KERNEL(name, bindings, writes, source) \
+  {"kiln_" #name, bindings, writes, source, &kiln_##name, &kiln_##name##_check},
 #include "kiln/kernel_table.def"
 #undef KILN_KERNEL
 };

@@ -14,6 +14,7 @@ namespace kiln::vm {
 struct KernelInfo {
   const char* symbol;        // "kiln_conv2d_f32"
   uint32_t binding_count;
+  uint32_t writes;           // bit k set: the kernel writes binding k
   const char* source_file;   // "conv2d.c", under runtime/kernels/
   kiln_kernel_fn fn;
   kiln_kernel_check_fn check;

@@ -12,9 +12,26 @@
 namespace kiln::vm {
 namespace {
 
+// The flatbuffers verifier only checks a vector's 4-byte length prefix, so a
+// crafted buffer can misalign a vector of 8-byte elements; reading through
+// such a pointer is undefined behaviour, so each one is checked here.
+template <typename T>
+bool Aligned(const flatbuffers::Vector<T>* v) {
+  // An empty vector is never read, and flatbuffers does not align those.
+  return v == nullptr || v->size() == 0 || reinterpret_cast<uintptr_t>(v->data()) % alignof(T) == 0;
+}
+
 bool MulOverflows(uint64_t a, uint64_t b, uint64_t* out) {
   return __builtin_mul_overflow(a, b, out);
 }
+
+// What a register views, as far as aliasing is concerned.
+struct View {
+  enum Kind { kUnset, kInput, kOutput, kConstant, kArena } kind = kUnset;
+  uint32_t index = 0;   // input/output/constant ordinal
+  uint64_t offset = 0;  // arena offset
+  uint64_t size = 0;
+};
 
 class Verifier {
  public:
@@ -40,6 +57,7 @@ class Verifier {
     if (absl::Status s = CheckConstants(); !s.ok()) return s;
     if (absl::Status s = CheckExecutables(); !s.ok()) return s;
     if (absl::Status s = CheckFunctions(); !s.ok()) return s;
+    if (absl::Status s = CheckDebugAlignment(); !s.ok()) return s;
     return module_;
   }
 
@@ -51,6 +69,7 @@ class Verifier {
   absl::Status CheckTensorDesc(const fb::TensorDesc* desc, const char* kind, uint32_t index) {
     std::string where = absl::StrCat("signature ", kind, " ", index);
     if (desc == nullptr || desc->shape() == nullptr) return Error(where + " has no shape");
+    if (!Aligned(desc->shape())) return Error(where + " has a misaligned shape vector");
     if (DTypeSize(desc->dtype()) == 0) return Error(where + " has an unknown dtype");
     if (desc->shape()->size() > KILN_MAX_RANK) {
       return Error(absl::StrCat(where, " has rank ", desc->shape()->size(), " > ",
@@ -106,6 +125,7 @@ class Verifier {
       const fb::Constant* c = constants->Get(i);
       std::string where = absl::StrCat("constant ", i);
       if (c->offset() % 64 != 0) return Error(where + " is not 64-byte aligned");
+      if (!Aligned(c->shape())) return Error(where + " has a misaligned shape vector");
       if (c->offset() > blob->size() || c->size() > blob->size() - c->offset()) {
         return Error(absl::StrCat(where, " [", c->offset(), ", +", c->size(),
                                   ") lies outside constant_data (", blob->size(), " bytes)"));
@@ -150,6 +170,9 @@ class Verifier {
         return Error(absl::StrCat(where, " declares ", e->binding_count(),
                                   " bindings; the kernel takes ", kernel->binding_count));
       }
+      if (!Aligned(e->iparams()) || !Aligned(e->binding_bytes())) {
+        return Error(where + " has a misaligned parameter vector");
+      }
       if (e->binding_bytes() == nullptr || e->binding_bytes()->size() != e->binding_count()) {
         return Error(where + " does not give the size of every binding");
       }
@@ -163,6 +186,20 @@ class Verifier {
       if (rc != KILN_OK) {
         return Error(absl::StrCat(where, " has static parameters the kernel rejects (code ", rc,
                                   ")"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // Debug info is read by the tools (inspect, dump), so its 8-byte vectors
+  // must be aligned too; their contents are checked where they are used.
+  absl::Status CheckDebugAlignment() {
+    const fb::DebugInfo* debug = module_->debug();
+    if (debug == nullptr || debug->dispatches() == nullptr) return absl::OkStatus();
+    for (const fb::DispatchDebug* d : *debug->dispatches()) {
+      if (d->values() == nullptr) continue;
+      for (const fb::ValueDebug* v : *d->values()) {
+        if (!Aligned(v->shape())) return Error("debug info has a misaligned shape vector");
       }
     }
     return absl::OkStatus();
@@ -197,6 +234,8 @@ class Verifier {
 
     // Bytes viewed by each register; -1 until an instruction sets it.
     std::vector<int64_t> view_bytes(fn.register_count(), -1);
+    std::vector<View> views(fn.register_count());
+    std::vector<bool> output_written(n_outputs, false);
     uint32_t pc = 0;
     bool returned = false;
     while (pc < length) {
@@ -248,12 +287,15 @@ class Verifier {
       switch (opcode) {
         case KILN_OP_VIEW_INPUT:
           view_bytes[ops[0]] = static_cast<int64_t>(TensorDescBytes(*sig.inputs()->Get(ops[1])));
+          views[ops[0]] = {View::kInput, ops[1], 0, static_cast<uint64_t>(view_bytes[ops[0]])};
           break;
         case KILN_OP_VIEW_OUTPUT:
           view_bytes[ops[0]] = static_cast<int64_t>(TensorDescBytes(*sig.outputs()->Get(ops[1])));
+          views[ops[0]] = {View::kOutput, ops[1], 0, static_cast<uint64_t>(view_bytes[ops[0]])};
           break;
         case KILN_OP_VIEW_CONST:
           view_bytes[ops[0]] = static_cast<int64_t>(module_->constants()->Get(ops[1])->size());
+          views[ops[0]] = {View::kConstant, ops[1], 0, static_cast<uint64_t>(view_bytes[ops[0]])};
           break;
         case KILN_OP_VIEW_ARENA: {
           uint64_t offset = uint64_t{ops[1]} | (uint64_t{ops[2]} << 32);
@@ -264,6 +306,7 @@ class Verifier {
           }
           if (offset % 16 != 0) return at(absl::StrCat("arena offset ", offset, " is not 16-byte aligned"));
           view_bytes[ops[0]] = static_cast<int64_t>(size);
+          views[ops[0]] = {View::kArena, 0, offset, size};
           break;
         }
         case KILN_OP_DISPATCH: {
@@ -281,6 +324,9 @@ class Verifier {
                                      e->binding_bytes()->Get(k)));
             }
           }
+          if (absl::Status s = CheckWrites(*e, ops, views, &output_written); !s.ok()) {
+            return at(std::string(s.message()));
+          }
           break;
         }
         case KILN_OP_RETURN:
@@ -292,7 +338,50 @@ class Verifier {
       pc = w;
     }
     if (!returned) return Error(absl::StrCat("function '", name, "' does not end in RETURN"));
+    if (index == 0) {
+      for (uint32_t o = 0; o < n_outputs; ++o) {
+        if (!output_written[o] && TensorDescBytes(*sig.outputs()->Get(o)) > 0) {
+          return Error(absl::StrCat("function '", name, "' never writes output ", o));
+        }
+      }
+    }
     return absl::OkStatus();
+  }
+
+  // Kernels assume their outputs are writable and never alias another
+  // binding: a written binding (one the kernel table marks, touching > 0
+  // bytes) must view the arena or an output, and must not overlap any other
+  // binding of the same dispatch that the kernel touches.
+  absl::Status CheckWrites(const fb::Executable& e, const uint32_t* ops,
+                           const std::vector<View>& views, std::vector<bool>* output_written) {
+    const KernelInfo* kernel = FindKernel(e.kernel()->string_view());
+    const uint32_t count = ops[1];
+    for (uint32_t k = 0; k < count; ++k) {
+      const uint64_t k_bytes = e.binding_bytes()->Get(k);
+      if ((kernel->writes >> k & 1u) == 0 || k_bytes == 0) continue;
+      const View& out = views[ops[2 + k]];
+      if (out.kind == View::kInput || out.kind == View::kConstant) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "binding ", k, " (r", ops[2 + k], ") is written by ", kernel->symbol, " but views ",
+            out.kind == View::kInput ? "an input" : "a constant"));
+      }
+      if (out.kind == View::kOutput) (*output_written)[out.index] = true;
+      for (uint32_t j = 0; j < count; ++j) {
+        if (j == k || e.binding_bytes()->Get(j) == 0) continue;
+        const View& other = views[ops[2 + j]];
+        if (Overlaps(out, k_bytes, other, e.binding_bytes()->Get(j))) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "binding ", k, " (r", ops[2 + k], "), written by ", kernel->symbol,
+              ", overlaps binding ", j, " (r", ops[2 + j], ")"));
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  static bool Overlaps(const View& a, uint64_t a_bytes, const View& b, uint64_t b_bytes) {
+    if (a.kind != b.kind || a.index != b.index) return false;
+    return a.offset < b.offset + b_bytes && b.offset < a.offset + a_bytes;
   }
 
   const uint8_t* data_;

@@ -118,6 +118,24 @@ TEST(MalformedModule, EveryByteFlipIsRefusedOrSafe) {
   std::printf("byte flips: %d refused, %d still valid (weights or names)\n", refused, accepted);
 }
 
+// Reproducers the fuzzers found (scripts/fuzz.sh), each refused with the
+// check that now catches it.
+TEST(MalformedModule, FuzzerReproducers) {
+  struct Case {
+    const char* file;
+    const char* error;
+  };
+  for (const Case& c : {Case{"misaligned_int64_vector.kiln", "misaligned"}}) {
+    std::ifstream in(kDir + "modules/" + c.file, std::ios::binary);
+    ASSERT_TRUE(in) << c.file;
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    absl::Status s = LoadModule(bytes.str());
+    ASSERT_FALSE(s.ok()) << c.file;
+    EXPECT_NE(std::string(s.message()).find(c.error), std::string::npos) << s.message();
+  }
+}
+
 TEST(MalformedTensor, NanAndInfFlowThrough) {
   auto module = compiler::BuildModule(kDir + "relu.onnx", {});
   ASSERT_TRUE(module.ok()) << module.status();

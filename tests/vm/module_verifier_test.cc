@@ -113,6 +113,30 @@ TEST(ModuleVerifier, RefusesExecutableOrdinalOutOfRange) {
   ExpectRefused(BuildCopyModule(spec), "executable 5 out of range");
 }
 
+TEST(ModuleVerifier, RefusesWritingIntoAnInput) {
+  CopyModuleSpec spec;
+  spec.bytecode = {KILN_OP_VIEW_INPUT, 0, 0, KILN_OP_VIEW_OUTPUT, 2, 0,
+                   KILN_OP_DISPATCH, 0, 2, 2, 0,  // copy output -> input
+                   KILN_OP_RETURN};
+  ExpectRefused(BuildCopyModule(spec), "binding 1 (r0) is written by kiln_copy but views an input");
+}
+
+TEST(ModuleVerifier, RefusesOverlappingBindings) {
+  CopyModuleSpec spec;
+  spec.bytecode = {KILN_OP_VIEW_INPUT, 0, 0, KILN_OP_VIEW_ARENA, 1, 0, 0, 16, 0,
+                   KILN_OP_VIEW_OUTPUT, 2, 0,
+                   KILN_OP_DISPATCH, 0, 2, 1, 1,  // copy arena onto itself
+                   KILN_OP_DISPATCH, 0, 2, 0, 2, KILN_OP_RETURN};
+  ExpectRefused(BuildCopyModule(spec), "overlaps binding 0 (r1)");
+}
+
+TEST(ModuleVerifier, RefusesOutputNeverWritten) {
+  CopyModuleSpec spec;
+  spec.bytecode = {KILN_OP_VIEW_INPUT, 0, 0, KILN_OP_VIEW_ARENA, 1, 0, 0, 16, 0,
+                   KILN_OP_DISPATCH, 0, 2, 0, 1, KILN_OP_RETURN};
+  ExpectRefused(BuildCopyModule(spec), "never writes output 0");
+}
+
 TEST(ModuleVerifier, RefusesMissingFile) {
   auto image = ModuleImage::LoadFile("/nonexistent/dir/model.kiln");
   ASSERT_FALSE(image.ok());

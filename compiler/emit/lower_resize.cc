@@ -111,6 +111,16 @@ absl::Status LowerResize(LoweringContext& ctx, const ir::Node& node) {
       for (size_t k = 0; k < 2 * r; ++k) roi[k] = c->FloatAt(static_cast<int64_t>(k));
     }
   }
+  // The tap tables grow with the output extent of each axis; past this the
+  // module would hold more table than any real model's activations.
+  constexpr int64_t kMaxTapRows = int64_t{1} << 24;
+  int64_t rows = 0;
+  for (int64_t d : y) {
+    if (d > kMaxTapRows - rows) {
+      return ctx.Unimplemented(node, absl::StrCat("output extents sum past ", kMaxTapRows));
+    }
+    rows += d;
+  }
   std::vector<int64_t> ip = {static_cast<int64_t>(r)};
   ip.insert(ip.end(), x.begin(), x.end());
   ip.insert(ip.end(), y.begin(), y.end());

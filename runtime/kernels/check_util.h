@@ -86,6 +86,24 @@ static inline int kiln_checked_product(const int64_t* dims, int64_t n, int64_t* 
   return KILN_OK;
 }
 
+/* Most loop iterations one dispatch may run. A loop over a dimension that
+ * indexes no memory (a window height when the width is 0, say) is bounded by
+ * nothing else, so a crafted module could otherwise make a kernel spin for
+ * hours while touching no out-of-bounds byte. */
+#define KILN_MAX_WORK (INT64_C(1) << 40)
+
+/* The product of max(1, extent) over nested loop extents is at most
+ * KILN_MAX_WORK. */
+static inline int kiln_check_work(const int64_t* extents, int64_t n) {
+  int64_t work = 1;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t e = extents[i] > 1 ? extents[i] : 1;
+    if (e > KILN_MAX_WORK / work) return KILN_ERR_OUT_OF_RANGE;
+    work *= e;
+  }
+  return KILN_OK;
+}
+
 /* Bytes of a dense tensor of `count` elements of `elem_bytes` each. */
 static inline int kiln_dense_bytes(int64_t count, int64_t elem_bytes, int64_t* out) {
   return kiln_checked_mul(count, elem_bytes, out);

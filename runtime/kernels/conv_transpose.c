@@ -80,6 +80,9 @@ int kiln_conv_transpose_f32_check(const int64_t* ip, uint32_t iparam_count, cons
   KILN_TRY(kiln_checked_mul(ip[CT_W], ip[CT_SW], &t));
   KILN_TRY(kiln_checked_mul(ip[CT_KW], ip[CT_DW], &u));
   KILN_TRY(kiln_checked_add(t, u, &t));
+  const int64_t loops[7] = {ip[CT_N], ip[CT_C], ip[CT_OC] / G, ip[CT_H],
+                            ip[CT_KH], ip[CT_W], ip[CT_KW]};
+  KILN_TRY(kiln_check_work(loops, 7));
   const int64_t xd[4] = {ip[CT_N], ip[CT_C], ip[CT_H], ip[CT_W]};
   const int64_t wd[4] = {ip[CT_C], ip[CT_OC] / G, ip[CT_KH], ip[CT_KW]};
   const int64_t yd[4] = {ip[CT_N], ip[CT_OC], ip[CT_OH], ip[CT_OW]};
@@ -144,6 +147,8 @@ int kiln_lp_pool_f32_check(const int64_t* ip, uint32_t iparam_count, const float
   KILN_TRY(kiln_checked_mul(ip[LP_OW], ip[LP_SW], &t));
   KILN_TRY(kiln_checked_mul(ip[LP_KW], ip[LP_DW], &u));
   KILN_TRY(kiln_checked_add(t, u, &t));
+  const int64_t loops[6] = {ip[LP_N], ip[LP_C], ip[LP_OH], ip[LP_OW], ip[LP_KH], ip[LP_KW]};
+  KILN_TRY(kiln_check_work(loops, 6));
   const int64_t xd[4] = {ip[LP_N], ip[LP_C], ip[LP_H], ip[LP_W]};
   const int64_t yd[4] = {ip[LP_N], ip[LP_C], ip[LP_OH], ip[LP_OW]};
   int64_t n;

@@ -106,6 +106,8 @@ int kiln_pool2d_f32_check(const int64_t* ip, uint32_t iparam_count,
                            ip[P_DH], ip[P_OH]));
   KILN_TRY(pool_axis_check(ip[P_W], ip[P_KW], ip[P_SW], ip[P_PL], ip[P_PR],
                            ip[P_DW], ip[P_OW]));
+  const int64_t loops[6] = {ip[P_N], ip[P_C], ip[P_OH], ip[P_OW], ip[P_KH], ip[P_KW]};
+  KILN_TRY(kiln_check_work(loops, 6));
   const int64_t x_dims[4] = {ip[P_N], ip[P_C], ip[P_H], ip[P_W]};
   const int64_t y_dims[4] = {ip[P_N], ip[P_C], ip[P_OH], ip[P_OW]};
   int64_t count;

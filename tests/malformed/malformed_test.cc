@@ -46,6 +46,8 @@ INSTANTIATE_TEST_SUITE_P(
         OnnxCase{"external_data.onnx", "tensor 'w_ext'"},
         OnnxCase{"undefined_output.onnx", "graph output 'y' is never defined"},
         OnnxCase{"empty.onnx", "not a valid ONNX model"},
+        // Fuzzer reproducer: an Upsample to a huge size once hung the compiler.
+        OnnxCase{"huge_upsample.onnx", "output extents sum past"},
         OnnxCase{"no_such_file.onnx", "does not exist"}),
     [](const ::testing::TestParamInfo<OnnxCase>& info) {
       std::string name = info.param.file;
@@ -125,7 +127,9 @@ TEST(MalformedModule, FuzzerReproducers) {
     const char* file;
     const char* error;
   };
-  for (const Case& c : {Case{"misaligned_int64_vector.kiln", "misaligned"}}) {
+  for (const Case& c : {Case{"misaligned_int64_vector.kiln", "misaligned"},
+                        // KW = 0 with a huge KH: in bounds, but hours of empty loops.
+                        Case{"conv_transpose_empty_window_spin.kiln", "kernel rejects"}}) {
     std::ifstream in(kDir + "modules/" + c.file, std::ios::binary);
     ASSERT_TRUE(in) << c.file;
     std::stringstream bytes;

@@ -36,7 +36,7 @@ namespace fs = std::filesystem;
 constexpr char kHelp[] =
     "usage: kiln bench MODEL.onnx|MODULE.kiln [--input FILE.npy ...] [--repeat N]\n"
     "                  [--warmup N] [--out DIR] [--baseline-cmd 'CMD'] [--plot FILE.svg]\n"
-    "                  [--per-dispatch] [--no-aot]\n"
+    "                  [--per-dispatch] [--no-aot] [--aot-cflags 'FLAGS']\n"
     "\n"
     "Compiles the model (for .onnx), runs it in the VM, builds the AOT bundle with\n"
     "make and runs it on the same input (fixed-seed random input of the\n"
@@ -50,7 +50,10 @@ constexpr char kHelp[] =
     "                      the wall time of the whole call is reported\n"
     "  --plot FILE.svg     draw the latencies as a bar chart\n"
     "  --per-dispatch      build a second bundle with -DKILN_TIMING and compare VM\n"
-    "                      and AOT time dispatch by dispatch\n";
+    "                      and AOT time dispatch by dispatch\n"
+    "  --aot-cflags FLAGS  CFLAGS for the bundle (default '-O3 -march=native': the VM\n"
+    "                      picks SIMD kernels from this CPU at run time, the bundle\n"
+    "                      from its flags, so both use the same kernels)\n";
 
 std::string Quote(const std::string& s) {
   std::string out = "'";
@@ -149,13 +152,14 @@ absl::Status BuildBundle(const vm::ModuleImage& image, const std::string& name,
 
 int BenchCommand(const std::vector<std::string>& argv) {
   absl::StatusOr<CliArgs> args = ParseCli(
-      argv, {{"--input", "--repeat", "--warmup", "--out", "--baseline-cmd", "--plot"},
+      argv, {{"--input", "--repeat", "--warmup", "--out", "--baseline-cmd", "--plot", "--aot-cflags"},
              {"--per-dispatch", "--no-aot"}});
   if (!args.ok()) return ReportError("bench", std::string(args.status().message()));
   if (args->help) {
     std::fputs(kHelp, stdout);
     return 0;
   }
+  const std::string aot_cflags = args->Get("--aot-cflags", "-O3 -march=native");
   if (args->positional.size() != 1) {
     std::fputs(kHelp, stderr);
     return 2;
@@ -245,7 +249,7 @@ int BenchCommand(const std::vector<std::string>& argv) {
   if (!args->flags.count("--no-aot")) {
     RunnerResult r;
     r.name = "kiln aot";
-    if (absl::Status s = BuildBundle(**image, name, aot_dir, "-O3"); !s.ok()) {
+    if (absl::Status s = BuildBundle(**image, name, aot_dir, aot_cflags); !s.ok()) {
       r.note = std::string(s.message());
     } else {
       const std::string exe = absl::StrCat(aot_dir, "/", name, "_run");
@@ -255,7 +259,8 @@ int BenchCommand(const std::vector<std::string>& argv) {
       const int rc = Shell(absl::StrCat(Quote(exe), Flags("--input", input_files),
                                         Flags("--output", outs), " --repeat ", repeat), &text);
       r.ok = rc == 0 && ParseLatency(text, &r);
-      r.note = r.ok ? "runner's own timing (make, -O3)" : absl::StrCat("runner failed (exit ", rc, ")");
+      r.note = r.ok ? absl::StrCat("runner's own timing (make, ", aot_cflags, ")")
+                    : absl::StrCat("runner failed (exit ", rc, ")");
       if (r.ok) r.max_abs_diff_vs_vm = MaxAbsDiff(vm_out, outs);
     }
     report.runners.push_back(r);
@@ -298,7 +303,8 @@ int BenchCommand(const std::vector<std::string>& argv) {
     const auto stats = vm::CollectDispatchStats(dispatches->size(), timer);
     std::vector<double> aot_us(dispatches->size(), 0);
     const std::string timed_dir = absl::StrCat(dir, "/aot_timed");
-    if (absl::Status s = BuildBundle(**image, name, timed_dir, "-O3 -DKILN_TIMING"); !s.ok()) {
+    if (absl::Status s = BuildBundle(**image, name, timed_dir, aot_cflags + " -DKILN_TIMING");
+        !s.ok()) {
       return ReportError("bench", std::string(s.message()));
     }
     const std::string timing_file = absl::StrCat(dir, "/aot_timing.txt");

@@ -65,4 +65,25 @@ bool BroadcastShapes(const std::vector<int64_t>& a, const std::vector<int64_t>& 
   return true;
 }
 
+void RewriteNodes(Graph& graph,
+                  const std::function<bool(Graph&, const Node&, std::vector<Node>*)>& expand) {
+  bool changed = false;
+  std::vector<Node> nodes;
+  nodes.reserve(graph.nodes.size());
+  for (Node& n : graph.nodes) {
+    if (expand(graph, n, &nodes)) {
+      changed = true;
+    } else {
+      nodes.push_back(std::move(n));
+    }
+  }
+  graph.nodes = std::move(nodes);
+  if (!changed) return;
+  for (size_t id = 0; id < graph.nodes.size(); ++id) {
+    for (ValueId v : graph.nodes[id].outputs) {
+      if (v != kNoValue) graph.value(v).producer = static_cast<NodeId>(id);
+    }
+  }
+}
+
 }  // namespace kiln::ir

@@ -4,6 +4,7 @@
 #define KILN_COMPILER_IR_GRAPH_UTIL_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,12 @@ ConstantPtr MakeI64Constant(std::vector<int64_t> shape, const std::vector<int64_
 // Numpy multidirectional broadcast of two shapes; false if incompatible.
 bool BroadcastShapes(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
                      std::vector<int64_t>* out);
+
+// Rebuilds the node list in order: `expand` either appends replacement nodes
+// for a node (and returns true) or leaves it to be kept as it is. Producers
+// are renumbered when anything changed.
+void RewriteNodes(Graph& graph,
+                  const std::function<bool(Graph&, const Node&, std::vector<Node>*)>& expand);
 
 }  // namespace kiln::ir
 

@@ -70,24 +70,11 @@ void Expand(ir::Graph& g, const Node& clip, std::vector<Node>* out) {
 }  // namespace
 
 absl::Status ExpandClip(ir::Graph& graph) {
-  bool changed = false;
-  std::vector<Node> nodes;
-  nodes.reserve(graph.nodes.size());
-  for (Node& n : graph.nodes) {
-    if (NeedsExpansion(graph, n)) {
-      Expand(graph, n, &nodes);
-      changed = true;
-    } else {
-      nodes.push_back(std::move(n));
-    }
-  }
-  graph.nodes = std::move(nodes);
-  if (!changed) return absl::OkStatus();
-  for (size_t id = 0; id < graph.nodes.size(); ++id) {
-    for (ValueId v : graph.nodes[id].outputs) {
-      if (v != ir::kNoValue) graph.value(v).producer = static_cast<ir::NodeId>(id);
-    }
-  }
+  ir::RewriteNodes(graph, [](ir::Graph& g, const Node& n, std::vector<Node>* out) {
+    if (!NeedsExpansion(g, n)) return false;
+    Expand(g, n, out);
+    return true;
+  });
   return absl::OkStatus();
 }
 

@@ -78,10 +78,7 @@ void SplitDropoutMask(ir::Graph& g, const Node& n, std::vector<Node>* out) {
 }  // namespace
 
 absl::Status ExpandVariadicOps(ir::Graph& graph) {
-  bool changed = false;
-  std::vector<Node> nodes;
-  nodes.reserve(graph.nodes.size());
-  for (Node& n : graph.nodes) {
+  ir::RewriteNodes(graph, [](ir::Graph& g, const Node& n, std::vector<Node>* out) {
     const bool variadic = IsDefault(n) && !n.removed && !n.outputs.empty() &&
                           n.outputs[0] != ir::kNoValue &&
                           (n.op_type == "Sum" || n.op_type == "Mean" ||
@@ -90,22 +87,15 @@ absl::Status ExpandVariadicOps(ir::Graph& graph) {
                               !n.inputs.empty() && n.inputs[0] != ir::kNoValue &&
                               n.outputs.size() > 1 && n.outputs[1] != ir::kNoValue;
     if (variadic && !n.inputs.empty()) {
-      ExpandVariadic(graph, n, &nodes);
-      changed = true;
-    } else if (dropout_mask) {
-      SplitDropoutMask(graph, n, &nodes);
-      changed = true;
-    } else {
-      nodes.push_back(std::move(n));
+      ExpandVariadic(g, n, out);
+      return true;
     }
-  }
-  graph.nodes = std::move(nodes);
-  if (!changed) return absl::OkStatus();
-  for (size_t id = 0; id < graph.nodes.size(); ++id) {
-    for (ValueId v : graph.nodes[id].outputs) {
-      if (v != ir::kNoValue) graph.value(v).producer = static_cast<ir::NodeId>(id);
+    if (dropout_mask) {
+      SplitDropoutMask(g, n, out);
+      return true;
     }
-  }
+    return false;
+  });
   return absl::OkStatus();
 }
 

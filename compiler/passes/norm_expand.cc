@@ -133,28 +133,18 @@ bool Mvn(const ir::Graph& g, const Node& n) {
 }  // namespace
 
 absl::Status ExpandNorms(ir::Graph& graph) {
-  bool changed = false;
-  std::vector<Node> nodes;
-  nodes.reserve(graph.nodes.size());
-  for (Node& n : graph.nodes) {
+  ir::RewriteNodes(graph, [](ir::Graph& g, const Node& n, std::vector<Node>* out) {
     const bool default_domain = n.domain.empty() && !n.removed;
-    if (default_domain && RuntimeBatchNorm(graph, n)) {
-      ExpandBatchNorm(graph, n, &nodes);
-      changed = true;
-    } else if (default_domain && Mvn(graph, n)) {
-      ExpandMvn(graph, n, &nodes);
-      changed = true;
-    } else {
-      nodes.push_back(std::move(n));
+    if (default_domain && RuntimeBatchNorm(g, n)) {
+      ExpandBatchNorm(g, n, out);
+      return true;
     }
-  }
-  graph.nodes = std::move(nodes);
-  if (!changed) return absl::OkStatus();
-  for (size_t id = 0; id < graph.nodes.size(); ++id) {
-    for (ValueId v : graph.nodes[id].outputs) {
-      if (v != ir::kNoValue) graph.value(v).producer = static_cast<ir::NodeId>(id);
+    if (default_domain && Mvn(g, n)) {
+      ExpandMvn(g, n, out);
+      return true;
     }
-  }
+    return false;
+  });
   return absl::OkStatus();
 }
 

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/ir/graph_util.h"
+#include "compiler/passes/shape_rule_context.h"
 
 namespace kiln::compiler {
 namespace {
@@ -18,67 +19,7 @@ using ir::ShapeStr;
 using Shape = std::vector<int64_t>;
 
 // The node under inference and the helpers its rule needs.
-class MathCtx {
- public:
-  MathCtx(ir::Graph& g, ir::Node& n, const std::vector<ir::ConstantPtr>& known)
-      : g_(g), n_(n), known_(known) {}
-
-  ir::Node& node() { return n_; }
-  int64_t opset() const { return g_.opset; }
-  bool Has(size_t k) const { return k < n_.inputs.size() && n_.inputs[k] != ir::kNoValue; }
-  const ir::Value& In(size_t k) const { return g_.value(n_.inputs[k]); }
-  const Shape& S(size_t k) const { return In(k).shape; }
-  int64_t Rank(size_t k) const { return static_cast<int64_t>(S(k).size()); }
-  DType T(size_t k) const { return In(k).dtype; }
-  bool HasOut(size_t k) const { return k < n_.outputs.size() && n_.outputs[k] != ir::kNoValue; }
-  const ir::ConstantData* C(size_t k) const {
-    if (!Has(k)) return nullptr;
-    const ir::ValueId id = n_.inputs[k];
-    if (static_cast<size_t>(id) < known_.size() && known_[id]) return known_[id].get();
-    return g_.value(id).constant.get();
-  }
-
-  absl::Status Err(const std::string& msg) const {
-    return absl::InvalidArgumentError(absl::StrCat(g_.source, ": node ", n_.Describe(), ": ", msg));
-  }
-  absl::Status Set(size_t k, DType dtype, Shape shape) {
-    if (!HasOut(k)) return absl::OkStatus();
-    ir::Value& v = g_.value(n_.outputs[k]);
-    v.dtype = dtype;
-    v.shape = std::move(shape);
-    v.has_shape = true;
-    return absl::OkStatus();
-  }
-  // Inputs [0, count) must exist; every present input must have a shape.
-  absl::Status Need(size_t count) const {
-    for (size_t k = 0; k < count; ++k) {
-      if (!Has(k)) return Err(absl::StrCat("input ", k, " is required"));
-    }
-    for (size_t k = 0; k < n_.inputs.size(); ++k) {
-      if (Has(k) && !In(k).has_shape) return Err(absl::StrCat("input '", In(k).name, "' has no shape"));
-    }
-    return absl::OkStatus();
-  }
-  absl::Status Axis(int64_t axis, int64_t rank, int64_t* out) const {
-    if (axis < -rank || axis >= rank) {
-      return Err(absl::StrCat("axis ", axis, " is out of range for rank ", rank));
-    }
-    *out = axis < 0 ? axis + rank : axis;
-    return absl::OkStatus();
-  }
-  absl::Status Float(size_t k) const {
-    if (T(k) != DType::F32) {
-      return Err(absl::StrCat("input '", In(k).name, "' is ", ir::DTypeName(T(k)),
-                              "; this op is implemented for float32 only"));
-    }
-    return absl::OkStatus();
-  }
-
- private:
-  ir::Graph& g_;
-  ir::Node& n_;
-  const std::vector<ir::ConstantPtr>& known_;
-};
+using MathCtx = ShapeRuleContext;
 
 #define KILN_RETURN_IF_ERROR(expr) \
   do {                             \

@@ -1,0 +1,104 @@
+// The view a shape-inference rule has of its node: inputs, their shapes,
+// dtypes and compile-time values, error messages naming the node, and output
+// setters. Shared by every file of shape rules.
+#ifndef KILN_COMPILER_PASSES_SHAPE_RULE_CONTEXT_H_
+#define KILN_COMPILER_PASSES_SHAPE_RULE_CONTEXT_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "compiler/ir/graph.h"
+#include "compiler/ir/graph_util.h"
+
+namespace kiln::compiler {
+
+class ShapeRuleContext {
+ public:
+  using Shape = std::vector<int64_t>;
+  ShapeRuleContext(ir::Graph& g, ir::Node& n, const std::vector<ir::ConstantPtr>& known)
+      : g_(g), n_(n), known_(known) {}
+
+  ir::Graph& graph() { return g_; }
+  ir::Node& node() { return n_; }
+  int64_t opset() const { return g_.opset; }
+  bool Has(size_t k) const { return k < n_.inputs.size() && n_.inputs[k] != ir::kNoValue; }
+  const ir::Value& In(size_t k) const { return g_.value(n_.inputs[k]); }
+  const Shape& S(size_t k) const { return In(k).shape; }
+  int64_t Rank(size_t k) const { return static_cast<int64_t>(S(k).size()); }
+  ir::DType T(size_t k) const { return In(k).dtype; }
+  const ir::ConstantData* C(size_t k) const {
+    if (!Has(k)) return nullptr;
+    const ir::ValueId id = n_.inputs[k];
+    if (static_cast<size_t>(id) < known_.size() && known_[id]) return known_[id].get();
+    return g_.value(id).constant.get();
+  }
+  bool HasOut(size_t k) const { return k < n_.outputs.size() && n_.outputs[k] != ir::kNoValue; }
+
+  absl::Status Err(const std::string& msg) const {
+    return absl::InvalidArgumentError(
+        absl::StrCat(g_.source, ": node ", n_.Describe(), ": ", msg));
+  }
+  absl::Status Set(size_t k, ir::DType dtype, Shape shape) {
+    if (!HasOut(k)) return absl::OkStatus();
+    for (int64_t d : shape) {
+      if (d < 0) return Err(absl::StrCat("computed an invalid output shape ", ir::ShapeStr(shape)));
+    }
+    ir::Value& v = g_.value(n_.outputs[k]);
+    v.dtype = dtype;
+    v.shape = std::move(shape);
+    v.has_shape = true;
+    return absl::OkStatus();
+  }
+  // Checks inputs [0, count) exist and have shapes.
+  absl::Status Need(size_t count) const {
+    for (size_t k = 0; k < count; ++k) {
+      if (!Has(k)) return Err(absl::StrCat("input ", k, " is required"));
+      if (!In(k).has_shape) return Err(absl::StrCat("input '", In(k).name, "' has no shape"));
+    }
+    for (size_t k = count; k < n_.inputs.size(); ++k) {
+      if (Has(k) && !In(k).has_shape) {
+        return Err(absl::StrCat("input '", In(k).name, "' has no shape"));
+      }
+    }
+    return absl::OkStatus();
+  }
+  // A compile-time int vector from input k (shape, axes, ...).
+  absl::Status KnownInts(size_t k, const char* what, std::vector<int64_t>* out) const {
+    const ir::ConstantData* c = C(k);
+    if (!c) {
+      return Err(absl::StrCat(what, " input '", In(k).name,
+                              "' is not known at compile time (dynamic shapes are not supported)"));
+    }
+    if (c->dtype != ir::DType::I64 && c->dtype != ir::DType::I32) {
+      return Err(absl::StrCat(what, " input must be int64 or int32, got ", ir::DTypeName(c->dtype)));
+    }
+    out->clear();
+    for (int64_t i = 0; i < c->element_count(); ++i) out->push_back(c->IntAt(i));
+    return absl::OkStatus();
+  }
+  absl::Status Axis(int64_t axis, int64_t rank, int64_t* out) const {
+    if (axis < -rank || axis >= rank) {
+      return Err(absl::StrCat("axis ", axis, " is out of range for rank ", rank));
+    }
+    *out = axis < 0 ? axis + rank : axis;
+    return absl::OkStatus();
+  }
+  absl::Status SameDType(size_t a, size_t b) const {
+    if (T(a) != T(b)) {
+      return Err(absl::StrCat("input dtypes differ: ", ir::DTypeName(T(a)), " vs ",
+                              ir::DTypeName(T(b))));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  ir::Graph& g_;
+  ir::Node& n_;
+  const std::vector<ir::ConstantPtr>& known_;
+};
+
+}  // namespace kiln::compiler
+
+#endif  // KILN_COMPILER_PASSES_SHAPE_RULE_CONTEXT_H_

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs one libFuzzer target (or all) for a bounded time.
 # usage: scripts/fuzz.sh TARGET|all SECONDS [libFuzzer args...]
+#   SECONDS = 0 runs every seed and every reproducer in tests/malformed once
+#   (a deterministic regression check, what CI runs).
 #   TARGET: module (load+verify+run), onnx (import+compile), npy, aot (transpile)
 # Seeds come from the project's own test models; the corpus grows in
 # build/fuzz/corpus/TARGET and crashes land in build/fuzz/artifacts/.
@@ -40,15 +42,32 @@ seed() {  # seed TARGET: fill the corpus from the test models once
   esac
 }
 
+regress() {  # regress TARGET: every seed and reproducer once (SECONDS = 0)
+  seed "$1"
+  local inputs=("$FUZZ/corpus/$1")
+  case $1 in
+    onnx) inputs+=("$ROOT/tests/malformed") ;;
+    module|aot) inputs+=("$ROOT/tests/malformed/modules") ;;
+  esac
+  echo "== fuzz $1: regression over seeds and reproducers"
+  if ! "$FUZZ/tests/fuzz/$1_fuzzer" -runs=0 -timeout=20 "${inputs[@]}" > "$FUZZ/$1.log" 2>&1; then
+    grep -E "ERROR|SUMMARY|runtime error" "$FUZZ/$1.log" || true
+    echo "fuzz $1: FAILED"
+    return 1
+  fi
+  echo "fuzz $1: ok"
+}
+
 run() {  # run TARGET: the full log goes to build/fuzz/TARGET.log
+  if [ "$SECONDS_TO_RUN" = 0 ]; then regress "$1"; return; fi
   seed "$1"
   echo "== fuzz $1 for ${SECONDS_TO_RUN}s (log: build/fuzz/$1.log)"
   local code=0
   ASAN_OPTIONS=detect_leaks=1 "$FUZZ/tests/fuzz/$1_fuzzer" "$FUZZ/corpus/$1" \
     -max_total_time="$SECONDS_TO_RUN" -max_len=65536 -timeout=20 -rss_limit_mb=4096 \
     -artifact_prefix="$FUZZ/artifacts/$1-" -print_final_stats=1 "${EXTRA[@]}" > "$FUZZ/$1.log" 2>&1 || code=$?
-  grep -E "^#[0-9]+ +(DONE|pulse|NEW)" "$FUZZ/$1.log" | tail -1
-  grep -E "stat::number_of_executed_units|ERROR|SUMMARY|Test unit written" "$FUZZ/$1.log" || true
+  grep -E "^Done [0-9]+ runs|stat::number_of_executed_units|cov: .*corp" "$FUZZ/$1.log" | tail -2 || true
+  grep -E "ERROR|SUMMARY|runtime error|Test unit written" "$FUZZ/$1.log" || true
   if [ "$code" -ne 0 ]; then echo "fuzz $1: FAILED (exit $code)"; return "$code"; fi
   echo "fuzz $1: ok"
 }

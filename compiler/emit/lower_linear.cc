@@ -29,7 +29,7 @@ ir::ConstantPtr PackB(const ir::ConstantData& b, int64_t k, int64_t n, bool tran
     }
   }
   packed->bytes.resize(out.size() * sizeof(float));
-  std::memcpy(packed->bytes.data(), out.data(), packed->bytes.size());
+  if (!out.empty()) std::memcpy(packed->bytes.data(), out.data(), packed->bytes.size());
   return packed;
 }
 

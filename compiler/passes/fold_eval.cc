@@ -175,7 +175,7 @@ ConstantPtr GatherOp(const E& e) {
     for (int64_t i = 0; i < idx->element_count(); ++i) {
       int64_t j = idx->IntAt(i);
       if (j < 0) j += dim;
-      std::memcpy(dst, x->bytes.data() + ((o * dim + j) * inner) * es, inner * es);
+      if (inner > 0) std::memcpy(dst, x->bytes.data() + ((o * dim + j) * inner) * es, inner * es);
       dst += inner * es;
     }
   }
@@ -195,7 +195,7 @@ ConstantPtr ConcatOp(const E& e) {
     for (size_t k = 0; k < e.n.inputs.size(); ++k) {
       const ConstantData* x = e.In(k);
       const int64_t chunk = ir::ElementCount(Shape(x->shape.begin() + axis, x->shape.end())) * es;
-      std::memcpy(dst, x->bytes.data() + o * chunk, chunk);
+      if (chunk > 0) std::memcpy(dst, x->bytes.data() + o * chunk, chunk);  // empty inputs have no data
       dst += chunk;
     }
   }
@@ -342,7 +342,7 @@ ConstantPtr ConstantOfShapeOp(const E& e) {
   if (it != e.n.attributes.end() && it->second.tensor) {
     const auto& v = it->second.tensor->bytes;
     for (size_t k = 0; k + v.size() <= out->bytes.size() && !v.empty(); k += v.size()) {
-      std::memcpy(out->bytes.data() + k, v.data(), v.size());
+      if (!v.empty()) std::memcpy(out->bytes.data() + k, v.data(), v.size());
     }
   }
   return out;
@@ -421,6 +421,21 @@ absl::StatusOr<std::vector<ConstantPtr>> EvaluateNode(const ir::Graph& graph, co
     const ir::ValueId in = node.inputs.empty() ? ir::kNoValue : node.inputs[0];
     if (in == ir::kNoValue || !graph.value(in).has_shape) return std::vector<ConstantPtr>{};
     return std::vector<ConstantPtr>{ShapeOf(e)};
+  }
+  // Inputs each evaluator reads unconditionally; a malformed node without
+  // them is refused here rather than dereferenced below.
+  static const std::map<std::string, size_t> kRequired = {
+      {"Where", 3}, {"Range", 3}, {"Add", 2}, {"Sub", 2}, {"Mul", 2}, {"Div", 2},
+      {"Pow", 2}, {"Equal", 2}, {"Gather", 2}, {"Expand", 2}, {"Concat", 1},
+      {"Identity", 1}, {"Dropout", 1}, {"Reshape", 1}, {"Flatten", 1}, {"Squeeze", 1},
+      {"Unsqueeze", 1}, {"Cast", 1}, {"Slice", 1}, {"Transpose", 1}, {"Floor", 1},
+      {"Sqrt", 1}, {"Neg", 1}, {"ConstantOfShape", 1}, {"ReduceProd", 1}};
+  const auto required = kRequired.find(op);
+  for (size_t k = 0; required != kRequired.end() && k < required->second; ++k) {
+    if (k >= node.inputs.size() || node.inputs[k] == ir::kNoValue) {
+      return absl::InvalidArgumentError(absl::StrCat(graph.source, ": node ", node.Describe(),
+                                                     ": input ", k, " is required"));
+    }
   }
   for (size_t k = 0; k < node.inputs.size(); ++k) {
     if (node.inputs[k] != ir::kNoValue && !e.In(k)) return std::vector<ConstantPtr>{};

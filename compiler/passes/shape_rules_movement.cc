@@ -653,7 +653,7 @@ bool EvaluateMovementNode(const ir::Graph& graph, const ir::Node& node,
     for (size_t k = 0; k < node.outputs.size() && k < split.size(); ++k) {
       auto c = NewConstant(xc->dtype, graph.value(node.outputs[k]).shape);
       const int64_t chunk = split[k] * inner * es;
-      for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t o = 0; o < outer && chunk > 0; ++o) {
         std::memcpy(c->bytes.data() + o * chunk,
                     xc->bytes.data() + (o * xs[axis] + at) * inner * es, chunk);
       }

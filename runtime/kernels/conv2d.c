@@ -148,9 +148,8 @@ static int conv_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
   KILN_TRY(conv_axis_check(H, KH, ip[P_SH], ip[P_PT], ip[P_DH], OH));
   KILN_TRY(conv_axis_check(W, KW, ip[P_SW], ip[P_PL], ip[P_DW], OW));
 
-  const int64_t loops[6] = {N, OC, OH, OW, C / G, KH * KW};
-  if (KH > KILN_MAX_WORK / KW) return KILN_ERR_OUT_OF_RANGE;
-  KILN_TRY(kiln_check_work(loops, 6));
+  const int64_t loops[7] = {N, OC, OH, OW, C / G, KH, KW};
+  KILN_TRY(kiln_check_work(loops, 7));
   const int64_t x_dims[4] = {N, C, H, W};
   const int64_t w_dims[4] = {OC, C / G, KH, KW};
   const int64_t y_dims[4] = {N, OC, OH, OW};

@@ -400,8 +400,10 @@ static inline void kiln_pack_im2col(const kiln_im2col* g, int64_t k0, int64_t kc
       while (j1 > j0 && (ow0 + j1 - 1) * g->SW + off >= g->W) --j1;
       for (int64_t j = 0; j < j0; ++j) orun[j] = 0.0f;
       if (g->SW == 1) {
-        const float* src = xr + ow0 + off;
-        for (int64_t j = j0; j < j1; ++j) orun[j] = src[j];
+        /* Index, not a pointer: xr + ow0 + off may lie far outside the row
+         * (huge pads) even though only [j0, j1) is read. */
+        const int64_t base = ow0 + off;
+        for (int64_t j = j0; j < j1; ++j) orun[j] = xr[base + j];
       } else {
         for (int64_t j = j0; j < j1; ++j) orun[j] = xr[(ow0 + j) * g->SW + off];
       }

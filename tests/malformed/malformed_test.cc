@@ -48,6 +48,8 @@ INSTANTIATE_TEST_SUITE_P(
         OnnxCase{"empty.onnx", "not a valid ONNX model"},
         // Fuzzer reproducer: an Upsample to a huge size once hung the compiler.
         OnnxCase{"huge_upsample.onnx", "output extents sum past"},
+        // Fuzzer reproducer: a Pow with one input once reached constant folding.
+        OnnxCase{"fold_missing_input.onnx", "node 'pow' (Pow): input 1 is required"},
         OnnxCase{"no_such_file.onnx", "does not exist"}),
     [](const ::testing::TestParamInfo<OnnxCase>& info) {
       std::string name = info.param.file;
@@ -129,7 +131,9 @@ TEST(MalformedModule, FuzzerReproducers) {
   };
   for (const Case& c : {Case{"misaligned_int64_vector.kiln", "misaligned"},
                         // KW = 0 with a huge KH: in bounds, but hours of empty loops.
-                        Case{"conv_transpose_empty_window_spin.kiln", "kernel rejects"}}) {
+                        Case{"conv_transpose_empty_window_spin.kiln", "kernel rejects"},
+                        // KH * KW overflowing int64 inside the checker itself.
+                        Case{"conv_window_product_overflow.kiln", "kernel rejects"}}) {
     std::ifstream in(kDir + "modules/" + c.file, std::ios::binary);
     ASSERT_TRUE(in) << c.file;
     std::stringstream bytes;
@@ -137,6 +141,34 @@ TEST(MalformedModule, FuzzerReproducers) {
     absl::Status s = LoadModule(bytes.str());
     ASSERT_FALSE(s.ok()) << c.file;
     EXPECT_NE(std::string(s.message()).find(c.error), std::string::npos) << s.message();
+  }
+}
+
+// Reproducers that still verify (they are valid, if odd, modules): they must
+// run without any memory error or undefined behaviour (the asan preset checks).
+TEST(MalformedModule, FuzzerReproducersRunClean) {
+  for (const char* file : {"conv_huge_pad_pointer_overflow.kiln"}) {
+    std::ifstream in(kDir + "modules/" + file, std::ios::binary);
+    ASSERT_TRUE(in) << file;
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    const std::string data = bytes.str();
+    auto image = vm::ModuleImage::LoadBytes(data.data(), data.size(), file);
+    if (!image.ok()) continue;  // refusing it is fine too
+    auto instance = vm::Instance::Create(*image);
+    ASSERT_TRUE(instance.ok());
+    std::vector<std::vector<uint8_t>> bufs;
+    std::vector<const void*> ins;
+    std::vector<void*> outs;
+    for (const auto* t : *(*image)->module().signature()->inputs()) {
+      bufs.emplace_back(vm::TensorDescBytes(*t) + 1, 0);
+      ins.push_back(bufs.back().data());
+    }
+    for (const auto* t : *(*image)->module().signature()->outputs()) {
+      bufs.emplace_back(vm::TensorDescBytes(*t) + 1, 0);
+      outs.push_back(bufs.back().data());
+    }
+    (void)(*instance)->RunUnchecked(ins.data(), outs.data());
   }
 }
 

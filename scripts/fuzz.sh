@@ -15,10 +15,15 @@ shift 2
 EXTRA=("$@")  # passed on to libFuzzer
 
 bash scripts/install_deps.sh
-if ! command -v clang++ > /dev/null; then
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq clang libclang-rt-14-dev > /dev/null
-fi
+# libFuzzer ships in Debian's clang runtime package, not with clang itself.
+for pkg in clang libclang-rt-14-dev; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends clang libclang-rt-14-dev > /dev/null
+    break
+  fi
+done
 cmake --preset fuzz > /dev/null
 cmake --build --preset fuzz --target module_fuzzer onnx_fuzzer npy_fuzzer aot_fuzzer kiln > /dev/null
 

@@ -83,11 +83,9 @@ int kiln_binary_typed(const int64_t* ip, const float* fp, void* const* bindings,
   (void)host;
   const int64_t op = ip[T_OP], t = ip[T_DTYPE], R = ip[T_R];
   const int64_t* dims = ip + T_HEAD;
-  kiln_bcast b = {R, dims, {dims + R, dims + 2 * R, NULL}, 2};
-  for (int64_t d = 0; d < R; ++d)
-    if (dims[d] == 0) return KILN_OK;
+  kiln_bcast b;
   int64_t rows, inner, idx[KILN_MAX_RANK] = {0}, off[3];
-  kiln_bcast_rows(&b, &rows, &inner);
+  if (!kiln_bcast_init(&b, R, dims, 2, &rows, &inner)) return KILN_OK;
   const int64_t sa = R > 0 ? b.strides[0][R - 1] : 0, sb = R > 0 ? b.strides[1][R - 1] : 0;
   const void* A = bindings[0];
   const void* B = bindings[1];

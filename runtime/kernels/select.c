@@ -15,11 +15,9 @@ int kiln_where(const int64_t* ip, const float* fp, void* const* bindings,
   (void)host;
   const int64_t eb = ip[W_EB], R = ip[W_R];
   const int64_t* dims = ip + W_HEAD;
-  kiln_bcast b = {R, dims, {dims + R, dims + 2 * R, dims + 3 * R}, 3};
-  for (int64_t d = 0; d < R; ++d)
-    if (dims[d] == 0) return KILN_OK;
+  kiln_bcast b;
   int64_t rows, inner, idx[KILN_MAX_RANK] = {0}, off[3];
-  kiln_bcast_rows(&b, &rows, &inner);
+  if (!kiln_bcast_init(&b, R, dims, 3, &rows, &inner)) return KILN_OK;
   const int64_t sc = R > 0 ? b.strides[0][R - 1] : 0, sa = R > 0 ? b.strides[1][R - 1] : 0,
                 sb = R > 0 ? b.strides[2][R - 1] : 0;
   const unsigned char* C = (const unsigned char*)bindings[0];

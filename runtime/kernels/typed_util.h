@@ -154,6 +154,21 @@ static inline void kiln_bcast_rows(const kiln_bcast* b, int64_t* rows, int64_t* 
   *rows = r;
 }
 
+/* Sets up the walk over out_dims followed by `operands` (<= 3) stride arrays,
+ * the layout every broadcasting kernel's iparams use. Returns 0 when the
+ * output is empty, so there is nothing to walk. */
+static inline int kiln_bcast_init(kiln_bcast* b, int64_t rank, const int64_t* dims,
+                                  int64_t operands, int64_t* rows, int64_t* inner) {
+  b->rank = rank;
+  b->dims = dims;
+  b->operands = operands;
+  for (int64_t o = 0; o < 3; ++o) b->strides[o] = o < operands ? dims + (o + 1) * rank : NULL;
+  for (int64_t d = 0; d < rank; ++d)
+    if (dims[d] == 0) return 0;
+  kiln_bcast_rows(b, rows, inner);
+  return 1;
+}
+
 /* Offsets of row `idx` (multi-index over all but the last dim) per operand. */
 static inline void kiln_bcast_offsets(const kiln_bcast* b, const int64_t* idx, int64_t* off) {
   for (int64_t o = 0; o < b->operands; ++o) {

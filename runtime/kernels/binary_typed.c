@@ -121,11 +121,8 @@ int kiln_binary_typed(const int64_t* ip, const float* fp, void* const* bindings,
 
 int kiln_binary_typed_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                             uint32_t fparam_count, const uint64_t* binding_bytes) {
-  if (iparam_count < T_HEAD || ip == NULL) return KILN_ERR_INVALID_ARGUMENT;
-  const int64_t R = ip[T_R];
-  if (R < 0 || R > KILN_MAX_RANK) return KILN_ERR_INVALID_ARGUMENT;
-  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(T_HEAD + 3 * R), fp, fparam_count, 0));
-  KILN_TRY(kiln_check_nonneg(ip, T_HEAD + 3 * R));
+  int64_t R;
+  KILN_TRY(kiln_check_bcast_params(ip, iparam_count, T_HEAD, T_R, fp, fparam_count, &R));
   KILN_TRY(kiln_check_enum(ip[T_OP], KILN_TBINARY_ADD, KILN_TBINARY_SHR));
   const int64_t op = ip[T_OP], t = ip[T_DTYPE], eb = kiln_dtype_size(t);
   if (eb == 0) return KILN_ERR_INVALID_ARGUMENT;

@@ -54,11 +54,8 @@ int kiln_compare(const int64_t* ip, const float* fp, void* const* bindings,
 
 int kiln_compare_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                        uint32_t fparam_count, const uint64_t* binding_bytes) {
-  if (iparam_count < C_HEAD || ip == NULL) return KILN_ERR_INVALID_ARGUMENT;
-  const int64_t R = ip[C_R];
-  if (R < 0 || R > KILN_MAX_RANK) return KILN_ERR_INVALID_ARGUMENT;
-  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(C_HEAD + 3 * R), fp, fparam_count, 0));
-  KILN_TRY(kiln_check_nonneg(ip, C_HEAD + 3 * R));
+  int64_t R;
+  KILN_TRY(kiln_check_bcast_params(ip, iparam_count, C_HEAD, C_R, fp, fparam_count, &R));
   KILN_TRY(kiln_check_enum(ip[C_OP], KILN_CMP_EQ, KILN_CMP_GE));
   const int64_t eb = kiln_dtype_size(ip[C_DTYPE]);
   if (eb == 0) return KILN_ERR_INVALID_ARGUMENT;

@@ -74,11 +74,8 @@ int kiln_pow_typed(const int64_t* ip, const float* fp, void* const* bindings,
 
 int kiln_pow_typed_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                          uint32_t fparam_count, const uint64_t* binding_bytes) {
-  if (iparam_count < P_HEAD || ip == NULL) return KILN_ERR_INVALID_ARGUMENT;
-  const int64_t R = ip[P_R];
-  if (R < 0 || R > KILN_MAX_RANK) return KILN_ERR_INVALID_ARGUMENT;
-  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(P_HEAD + 3 * R), fp, fparam_count, 0));
-  KILN_TRY(kiln_check_nonneg(ip, P_HEAD + 3 * R));
+  int64_t R;
+  KILN_TRY(kiln_check_bcast_params(ip, iparam_count, P_HEAD, P_R, fp, fparam_count, &R));
   const int64_t at = ip[P_ADTYPE], bt = ip[P_BDTYPE];
   const int64_t ea = kiln_dtype_size(at), eb = kiln_dtype_size(bt);
   if (ea == 0 || eb == 0 || at == KILN_DTYPE_BOOL || bt == KILN_DTYPE_BOOL)

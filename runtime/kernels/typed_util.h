@@ -185,6 +185,21 @@ static inline void kiln_bcast_next(const kiln_bcast* b, int64_t* idx) {
   }
 }
 
+/* Parameter counts of a broadcasting kernel: `head` scalars, the rank R at
+ * ip[r_index] (0..KILN_MAX_RANK), then out_dims and two stride arrays (3R),
+ * all non-negative, no fparams. Sets *rank on success. */
+static inline int kiln_check_bcast_params(const int64_t* ip, uint32_t iparam_count, int64_t head,
+                                          int64_t r_index, const float* fp,
+                                          uint32_t fparam_count, int64_t* rank) {
+  if (iparam_count < head || ip == NULL) return KILN_ERR_INVALID_ARGUMENT;
+  const int64_t R = ip[r_index];
+  if (R < 0 || R > KILN_MAX_RANK) return KILN_ERR_INVALID_ARGUMENT;
+  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(head + 3 * R), fp, fparam_count, 0));
+  KILN_TRY(kiln_check_nonneg(ip, head + 3 * R));
+  *rank = R;
+  return KILN_OK;
+}
+
 /* Checker for a broadcast layout: `operands` inputs of elem bytes in_eb[o]
  * each, output dense of out_eb bytes; bindings 0..operands-1 then output. */
 static inline int kiln_check_bcast(const int64_t* dims, int64_t rank, const int64_t* strides,

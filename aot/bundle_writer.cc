@@ -15,7 +15,8 @@ namespace {
 constexpr char kBundleMarker[] = ".kiln_bundle";
 }  // namespace
 
-absl::Status WriteBundle(const std::string& dir, const std::vector<BundleFile>& files) {
+absl::Status WriteBundle(const std::string& dir, const std::vector<BundleFile>& files,
+                         const BundleFinalizer& finalize) {
   std::error_code ec;
   fs::path target = fs::path(dir).lexically_normal();
   if (target.filename().empty()) target = target.parent_path();
@@ -37,6 +38,12 @@ absl::Status WriteBundle(const std::string& dir, const std::vector<BundleFile>& 
     if (!out) {
       fs::remove_all(staging, ec);
       return absl::DataLossError(absl::StrCat("cannot write '", path.string(), "'"));
+    }
+  }
+  if (finalize) {
+    if (absl::Status s = finalize(staging.string()); !s.ok()) {
+      fs::remove_all(staging, ec);
+      return s;
     }
   }
   if (fs::exists(target, ec)) {

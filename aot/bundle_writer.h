@@ -4,6 +4,7 @@
 #ifndef KILN_AOT_BUNDLE_WRITER_H_
 #define KILN_AOT_BUNDLE_WRITER_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -12,7 +13,13 @@
 
 namespace kiln::aot {
 
-absl::Status WriteBundle(const std::string& dir, const std::vector<BundleFile>& files);
+// Runs in the staging directory after every file is written and before it
+// replaces DIR (kiln aot builds and measures the bundle there); an error
+// abandons the bundle.
+using BundleFinalizer = std::function<absl::Status(const std::string& staging_dir)>;
+
+absl::Status WriteBundle(const std::string& dir, const std::vector<BundleFile>& files,
+                         const BundleFinalizer& finalize = nullptr);
 
 }  // namespace kiln::aot
 

@@ -13,6 +13,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "aot/embedded_files.h"
+#include "aot/makefile_emitter.h"
+#include "aot/readme_emitter.h"
+#include "aot/symbol_prefix.h"
 #include "aot/weights_emitter.h"
 #include "kiln/dtype.h"
 #include "kiln/opcodes.h"
@@ -38,22 +41,28 @@ std::string FloatLiteral(float v) {
   return buf;
 }
 
-const char* NumpyDescr(fb::DType dtype) {
+// The C element type of a dtype, for the header's _CTYPE macros.
+const char* CType(fb::DType dtype) {
   switch (dtype) {
-    case fb::DType::F32: return "<f4";
-    case fb::DType::F16: return "<f2";
-    case fb::DType::F64: return "<f8";
-    case fb::DType::I8: return "|i1";
-    case fb::DType::I16: return "<i2";
-    case fb::DType::I32: return "<i4";
-    case fb::DType::I64: return "<i8";
-    case fb::DType::U8: return "|u1";
-    case fb::DType::Bool: return "|b1";
-    case fb::DType::U16: return "<u2";
-    case fb::DType::U32: return "<u4";
-    case fb::DType::U64: return "<u8";
-    default: return "?";
+    case fb::DType::F32: return "float";
+    case fb::DType::F64: return "double";
+    case fb::DType::F16: return "uint16_t"; /* IEEE half, raw bits */
+    case fb::DType::I8: return "int8_t";
+    case fb::DType::I16: return "int16_t";
+    case fb::DType::I32: return "int32_t";
+    case fb::DType::I64: return "int64_t";
+    case fb::DType::U8: return "uint8_t";
+    case fb::DType::Bool: return "uint8_t"; /* 0 or 1 */
+    case fb::DType::U16: return "uint16_t";
+    case fb::DType::U32: return "uint32_t";
+    case fb::DType::U64: return "uint64_t";
+    default: return "void";
   }
+}
+
+std::string ShapeText(const fb::TensorDesc& t) {
+  if (t.shape()->size() == 0) return "scalar";
+  return absl::StrJoin(*t.shape(), "x");
 }
 
 // Escapes a string for a C string literal.
@@ -78,22 +87,44 @@ std::string CommentSafe(const std::string& s) { return absl::StrReplaceAll(s, {{
 class Emitter {
  public:
   Emitter(const vm::ModuleImage& image, const AotOptions& options)
-      : m_(image.module()), image_(image), name_(options.name), upper_(Upper(options.name)) {}
+      : m_(image.module()),
+        image_(image),
+        options_(options),
+        name_(options.name),
+        upper_(Upper(options.name)) {}
 
   absl::StatusOr<std::vector<BundleFile>> Run() {
+    if (options_.emit == EmitKind::kShared && IsCortexM(options_.target)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--emit=shared needs a host target, not ", TargetName(options_.target)));
+    }
+    if (absl::Status s = CheckSignatureRanks(); !s.ok()) return s;
     std::vector<BundleFile> files;
     files.push_back({name_ + ".h", Header()});
     absl::StatusOr<std::string> schedule = Schedule();
     if (!schedule.ok()) return schedule.status();
     files.push_back({name_ + ".c", *schedule});
     const uint8_t* blob = m_.constant_data() ? m_.constant_data()->data() : nullptr;
-    size_t blob_size = m_.constant_data() ? m_.constant_data()->size() : 0;
-    files.push_back({name_ + "_weights.c", EmitWeightsSource(name_ + "_weights", blob, blob_size)});
+    if (options_.external_weights) {
+      files.push_back({name_ + "_weights.bin",
+                       std::string(reinterpret_cast<const char*>(blob), WeightsBytes())});
+    } else {
+      files.push_back(
+          {name_ + "_weights.c", EmitWeightsSource(name_ + "_weights", blob, WeightsBytes())});
+    }
     absl::StatusOr<std::string> runner = Runner();
     if (!runner.ok()) return runner.status();
     files.push_back({name_ + "_main.c", *runner});
     if (absl::Status s = AddRuntimeSources(&files); !s.ok()) return s;
-    files.push_back({"Makefile", Makefile()});
+    if (absl::Status s = AddTargetFiles(&files); !s.ok()) return s;
+    std::vector<std::string> lib_sources = {name_ + ".c"};
+    if (!options_.external_weights) lib_sources.push_back(name_ + "_weights.c");
+    lib_sources.insert(lib_sources.end(), runtime_sources_.begin(), runtime_sources_.end());
+    absl::StatusOr<std::string> makefile =
+        EmitMakefile({name_, options_.target, std::move(lib_sources)});
+    if (!makefile.ok()) return makefile.status();
+    files.push_back({"Makefile", *makefile});
+    files.push_back({"README.md", Readme()});
     return files;
   }
 
@@ -104,41 +135,86 @@ class Emitter {
     return out;
   }
 
+  uint64_t WeightsBytes() const { return m_.constant_data() ? m_.constant_data()->size() : 0; }
+  static constexpr uint32_t kWeightsAlignment = 64;  // the embedded array's _Alignas
+  uint32_t WorkspaceAlignment() const {
+    return std::max<uint32_t>(m_.memory()->arena_alignment(), 64);
+  }
+  std::string WeightsParam() const { return options_.external_weights ? ", weights" : ""; }
+  std::string WeightsDecl() const {
+    return options_.external_weights ? ", const void* weights" : "";
+  }
+
+  absl::Status CheckSignatureRanks() const {
+    const fb::Signature& sig = *m_.signature();
+    for (const auto* list : {sig.inputs(), sig.outputs()}) {
+      for (const fb::TensorDesc* t : *list) {
+        if (t->shape()->size() > KILN_MAX_RANK) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("signature tensor '", t->name() ? t->name()->str() : "", "' has rank ",
+                           t->shape()->size(), "; AOT metadata holds at most ", KILN_MAX_RANK));
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
   std::string Header() const {
     const fb::Signature& sig = *m_.signature();
     std::string guard = upper_ + "_H_";
+    const std::string w = WeightsParam();
     std::string h = absl::StrCat(
-        "/* Generated by kiln aot from ", CommentSafe(image_.origin()), ".\n",
+        "/* Generated by kiln aot from ", CommentSafe(image_.origin()), " for target ",
+        TargetName(options_.target), ".\n",
         " *\n"
-        " * int ", name_, "_run(inputs, outputs, workspace) runs the model once.\n"
+        " * int ", name_, "_run(inputs, outputs, workspace", w, ") runs the model once.\n"
         " *   inputs[i]  points to input i (signature order), dense C order;\n"
         " *   outputs[i] points to caller memory for output i;\n"
         " *   workspace  points to ", upper_, "_WORKSPACE_SIZE bytes aligned to ",
         upper_, "_WORKSPACE_ALIGNMENT\n"
-        " *              bytes, owned by the caller; it is scratch between calls.\n"
-        " * Returns 0, or the error code of the first kernel that failed. The code\n"
+        " *              bytes, owned by the caller; it is scratch between calls.\n",
+        options_.external_weights
+            ? absl::StrCat(" *   weights    points to the ", upper_,
+                           "_WEIGHTS_SIZE bytes of ", upper_, "_WEIGHTS_FILE,\n"
+                           " *              unchanged, aligned to ", upper_,
+                           "_WEIGHTS_ALIGNMENT bytes; read only\n"
+                           " *              (they may stay in flash).\n")
+            : std::string(),
+        " * Returns 0, KILN_ERR_ALIGNMENT for a NULL or under-aligned workspace",
+        options_.external_weights ? " or\n * weights" : "\n *",
+        ", or the error code of the first kernel that failed. The code\n"
         " * allocates nothing and keeps no state outside the workspace.\n"
         " *\n"
-        " * int ", name_, "_run_with_host(inputs, outputs, workspace, host) is the same\n"
+        " * int ", name_, "_run_with_host(inputs, outputs, workspace", w, ", host) is the same\n"
         " * with the caller's threads: kernels split work through host->parallel_for\n"
         " * (kiln/kernel_abi.h). Results do not depend on how it partitions; NULL\n"
         " * runs serially, as ", name_, "_run does. The generated code starts no threads.\n"
+        " *\n"
+        " * const kiln_model_info* ", name_, "_metadata(void) describes the model as data\n"
+        " * (kiln/model_info.h): the macros below, for programs that walk them.\n"
         " */\n"
         "#ifndef ", guard, "\n#define ", guard, "\n\n#include <stddef.h>\n#include <stdint.h>\n\n",
-        "#include \"kiln/kernel_abi.h\"\n\n",
+        "#include \"kiln/kernel_abi.h\"\n#include \"kiln/model_info.h\"\n\n",
         "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
     absl::StrAppend(&h, "#define ", upper_, "_WORKSPACE_SIZE ", m_.memory()->arena_size(), "u\n");
-    absl::StrAppend(&h, "#define ", upper_, "_WORKSPACE_ALIGNMENT ",
-                    std::max<uint32_t>(m_.memory()->arena_alignment(), 64), "u\n");
+    absl::StrAppend(&h, "#define ", upper_, "_WORKSPACE_ALIGNMENT ", WorkspaceAlignment(), "u\n");
+    absl::StrAppend(&h, "#define ", upper_, "_WEIGHTS_SIZE ", WeightsBytes(), "u\n");
+    absl::StrAppend(&h, "#define ", upper_, "_WEIGHTS_ALIGNMENT ", kWeightsAlignment, "u\n");
+    absl::StrAppend(&h, "#define ", upper_, "_WEIGHTS_EXTERNAL ", options_.external_weights ? 1 : 0,
+                    "\n");
+    if (options_.external_weights) {
+      absl::StrAppend(&h, "#define ", upper_, "_WEIGHTS_FILE \"", name_, "_weights.bin\"\n");
+    }
     absl::StrAppend(&h, "#define ", upper_, "_INPUT_COUNT ", sig.inputs()->size(), "\n");
     absl::StrAppend(&h, "#define ", upper_, "_OUTPUT_COUNT ", sig.outputs()->size(), "\n\n");
     AppendTensorMacros(&h, *sig.inputs(), "INPUT");
     AppendTensorMacros(&h, *sig.outputs(), "OUTPUT");
+    absl::StrAppend(&h, "int ", name_, "_run(const void* const* inputs, void* const* outputs, void* workspace",
+                    WeightsDecl(), ");\n");
     absl::StrAppend(&h, "int ", name_,
-                    "_run(const void* const* inputs, void* const* outputs, void* workspace);\n");
-    absl::StrAppend(&h, "int ", name_,
-                    "_run_with_host(const void* const* inputs, void* const* outputs, void* workspace,\n",
-                    "    const kiln_host* host);\n\n",
+                    "_run_with_host(const void* const* inputs, void* const* outputs, void* workspace",
+                    WeightsDecl(), ",\n", "    const kiln_host* host);\n");
+    absl::StrAppend(&h, "const kiln_model_info* ", name_, "_metadata(void);\n\n",
                     "#ifdef __cplusplus\n}\n#endif\n\n#endif /* ", guard, " */\n");
     return h;
   }
@@ -153,6 +229,7 @@ class Emitter {
       for (int64_t d : *t->shape()) elements *= static_cast<uint64_t>(d);
       absl::StrAppend(h, "#define ", p, "_NAME ", CString(t->name() ? t->name()->str() : ""), "\n");
       absl::StrAppend(h, "#define ", p, "_DTYPE \"", DTypeName(t->dtype()), "\"\n");
+      absl::StrAppend(h, "#define ", p, "_CTYPE ", CType(t->dtype()), "\n");
       absl::StrAppend(h, "#define ", p, "_RANK ", t->shape()->size(), "\n");
       absl::StrAppend(h, "#define ", p, "_SHAPE {", absl::StrJoin(*t->shape(), ", "), "}\n");
       absl::StrAppend(h, "#define ", p, "_SIZE ", elements, "u\n");
@@ -170,7 +247,7 @@ class Emitter {
   }
   std::string RenderVIEW_CONST(const uint32_t* op) const {
     const fb::Constant* c = m_.constants()->Get(op[1]);
-    return absl::StrCat("r[", op[0], "] = (void*)(", name_, "_weights + ", c->offset(), "u);");
+    return absl::StrCat("r[", op[0], "] = (void*)(constants + ", c->offset(), "u);");
   }
   std::string RenderVIEW_ARENA(const uint32_t* op) const {
     return absl::StrCat("r[", op[0], "] = arena + ", vm::ReadU64(op + 1), "u;");
@@ -206,7 +283,10 @@ class Emitter {
                                  TimingPrelude(),
                                  "#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n\n",
                                  "#include \"", name_, ".h\"\n#include \"kiln/kernels.h\"\n\n",
-                                 "extern const unsigned char ", name_, "_weights[];\n\n");
+                                 options_.external_weights
+                                     ? std::string()
+                                     : absl::StrCat("extern const unsigned char ", name_,
+                                                    "_weights[];\n\n"));
     const uint32_t n_exec = m_.executables() ? m_.executables()->size() : 0;
     for (uint32_t i = 0; i < n_exec; ++i) {
       const fb::Executable* e = m_.executables()->Get(i);
@@ -236,15 +316,31 @@ class Emitter {
         debug_at[d->bytecode_offset()] = absl::StrJoin(names, " + ");
       }
     }
-    absl::StrAppend(&c, "\nint ", name_,
-                    "_run(const void* const* inputs, void* const* outputs, void* workspace) {\n",
-                    "  return ", name_, "_run_with_host(inputs, outputs, workspace, NULL);\n}\n");
-    absl::StrAppend(&c, "\nint ", name_,
-                    "_run_with_host(const void* const* inputs, void* const* outputs, void* workspace,\n",
-                    "    const kiln_host* host) {\n",
-                    "  unsigned char* const arena = (unsigned char*)workspace;\n",
-                    "  void* r[", std::max<uint32_t>(fn.register_count(), 1), "];\n",
-                    "  int rc;\n  (void)arena;\n  (void)inputs;\n  (void)outputs;\n  (void)rc;\n  (void)host;\n");
+    absl::StrAppend(&c, Metadata());
+    const std::string w = WeightsParam();
+    absl::StrAppend(&c, "\nKILN_EXPORT int ", name_,
+                    "_run(const void* const* inputs, void* const* outputs, void* workspace",
+                    WeightsDecl(), ") {\n", "  return ", name_,
+                    "_run_with_host(inputs, outputs, workspace", w, ", NULL);\n}\n");
+    absl::StrAppend(
+        &c, "\nint ", name_,
+        "_run_with_host(const void* const* inputs, void* const* outputs, void* workspace",
+        WeightsDecl(), ",\n", "    const kiln_host* host) {\n",
+        "  unsigned char* const arena = (unsigned char*)workspace;\n",
+        options_.external_weights
+            ? "  const unsigned char* const constants = (const unsigned char*)weights;\n"
+            : absl::StrCat("  const unsigned char* const constants = ", name_, "_weights;\n"),
+        "  void* r[", std::max<uint32_t>(fn.register_count(), 1), "];\n",
+        "  int rc;\n  (void)arena;\n  (void)constants;\n  (void)inputs;\n  (void)outputs;\n",
+        "  (void)rc;\n  (void)host;\n",
+        // The kernels' vector loads rely on these alignments; a caller that
+        // misplaces a buffer gets an error code instead of a fault.
+        "  if ((uintptr_t)workspace % ", upper_, "_WORKSPACE_ALIGNMENT != 0 || (", upper_,
+        "_WORKSPACE_SIZE > 0 && workspace == NULL)) return KILN_ERR_ALIGNMENT;\n",
+        options_.external_weights
+            ? absl::StrCat("  if (weights == NULL || (uintptr_t)weights % ", upper_,
+                           "_WEIGHTS_ALIGNMENT != 0) return KILN_ERR_ALIGNMENT;\n")
+            : std::string());
     const uint32_t* code = fn.bytecode()->data();
     absl::StrAppend(&c, "  KILN_TIMING_START();\n");
     uint32_t dispatch = 0;
@@ -296,30 +392,38 @@ class Emitter {
         "#endif\n");
   }
 
-  std::string TensorTable(const flatbuffers::Vector<flatbuffers::Offset<fb::TensorDesc>>& list,
+  // NAME_metadata(): the header's facts as kiln_model_info (kiln/model_info.h).
+  std::string TensorInfos(const flatbuffers::Vector<flatbuffers::Offset<fb::TensorDesc>>& list,
                           const char* kind) const {
-    std::string t = absl::StrCat("static const tensor_info ", name_, "_", kind, "_info[] = {\n");
+    std::string t = absl::StrCat("static const kiln_tensor_info ", name_, "_", kind, "_info[] = {\n");
     for (const fb::TensorDesc* d : list) {
-      absl::StrAppend(&t, "  {", CString(d->name() ? d->name()->str() : ""), ", \"",
-                      NumpyDescr(d->dtype()), "\", ", d->shape()->size(), ", {",
+      absl::StrAppend(&t, "  {", CString(d->name() ? d->name()->str() : ""), ", ",
+                      static_cast<int>(d->dtype()), ", \"", DTypeName(d->dtype()), "\", ",
+                      d->shape()->size(), ", {",
                       d->shape()->size() ? absl::StrJoin(*d->shape(), ", ") : "0", "}, ",
                       vm::TensorDescBytes(*d), "u},\n");
     }
-    if (list.size() == 0) absl::StrAppend(&t, "  {\"\", \"<f4\", 0, {0}, 0u},\n");
+    if (list.size() == 0) absl::StrAppend(&t, "  {\"\", 0, \"\", 0, {0}, 0u},\n");
     return t + "};\n";
+  }
+
+  std::string Metadata() const {
+    const fb::Signature& sig = *m_.signature();
+    return absl::StrCat(
+        "\n", TensorInfos(*sig.inputs(), "input"), TensorInfos(*sig.outputs(), "output"),
+        "static const kiln_model_info ", name_, "_info = {\n  KILN_MODEL_INFO_VERSION, \"",
+        name_, "\", ", upper_, "_WORKSPACE_SIZE, ", upper_, "_WORKSPACE_ALIGNMENT,\n  ", upper_,
+        "_WEIGHTS_SIZE, ", upper_, "_WEIGHTS_ALIGNMENT, ", upper_, "_WEIGHTS_EXTERNAL,\n  ", upper_,
+        "_INPUT_COUNT, ", upper_, "_OUTPUT_COUNT, ", name_, "_input_info, ", name_,
+        "_output_info};\n\n", "KILN_EXPORT const kiln_model_info* ", name_,
+        "_metadata(void) { return &", name_, "_info; }\n");
   }
 
   absl::StatusOr<std::string> Runner() const {
     const EmbeddedFile* tmpl = FindEmbeddedFile("aot/templates/main.c");
     if (tmpl == nullptr) return absl::InternalError("runner template is not embedded");
-    std::string tables = TensorTable(*m_.signature()->inputs(), "input") +
-                         TensorTable(*m_.signature()->outputs(), "output");
-    std::string source = absl::StrReplaceAll(tmpl->contents, {{"@IO_TABLES@", tables}});
-    // Lower-case uses are symbols (NAME_run), upper-case ones macros.
-    source = absl::StrReplaceAll(source, {{"@NAME@_INPUT_COUNT", upper_ + "_INPUT_COUNT"},
-                                          {"@NAME@_OUTPUT_COUNT", upper_ + "_OUTPUT_COUNT"},
-                                          {"@NAME@_WORKSPACE", upper_ + "_WORKSPACE"}});
-    return absl::StrReplaceAll(source, {{"@NAME@", name_}});
+    // @UPPER@ spells macros (NAME_INPUT_COUNT), @NAME@ symbols (NAME_run).
+    return absl::StrReplaceAll(tmpl->contents, {{"@UPPER@", upper_}, {"@NAME@", name_}});
   }
 
   absl::Status AddRuntimeSources(std::vector<BundleFile>* files) {
@@ -329,11 +433,14 @@ class Emitter {
       if (kernel == nullptr) return absl::InternalError("unknown kernel " + symbol);
       sources.insert(absl::StrCat("runtime/kernels/", kernel->source_file));
     }
+    const std::string prefix_header = "runtime/include/kiln/symbol_prefix.h";
     for (size_t i = 0; i < kEmbeddedFileCount; ++i) {
       std::string path = kEmbeddedFiles[i].path;
       bool header = absl::StartsWith(path, "runtime/") &&
                     (absl::EndsWith(path, ".h") || absl::EndsWith(path, ".def"));
-      if (header || sources.count(path)) {
+      if (path == prefix_header && options_.prefix_kernel_symbols) {
+        files->push_back({path, EmitSymbolPrefixHeader(name_)});
+      } else if (header || sources.count(path)) {
         files->push_back({path, kEmbeddedFiles[i].contents});
         if (!header) runtime_sources_.push_back(path);
       }
@@ -344,21 +451,40 @@ class Emitter {
     return absl::OkStatus();
   }
 
-  std::string Makefile() const {
-    std::vector<std::string> srcs = {name_ + ".c", name_ + "_weights.c", name_ + "_main.c"};
-    srcs.insert(srcs.end(), runtime_sources_.begin(), runtime_sources_.end());
-    return absl::StrCat(
-        "# Generated by kiln aot. Needs only a C11 compiler: make [CC=...] [CFLAGS=...]\n"
-        "CC ?= cc\nCFLAGS ?= -O3\nKILN_CPPFLAGS = -std=c11 -I. -Iruntime/include\n"
-        "LDLIBS += -lm\n\n",
-        "SRCS = ", absl::StrJoin(srcs, " \\\n       "), "\n", "OBJS = $(SRCS:.c=.o)\n\n",
-        name_, "_run: $(OBJS)\n\t$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJS) $(LDLIBS)\n\n",
-        "%.o: %.c\n\t$(CC) $(KILN_CPPFLAGS) $(CFLAGS) -c -o $@ $<\n\n", "clean:\n\trm -f $(OBJS) ",
-        name_, "_run\n\n.PHONY: clean\n");
+  // Startup code and linker script for a Cortex-M board.
+  absl::Status AddTargetFiles(std::vector<BundleFile>* files) const {
+    if (!IsCortexM(options_.target)) return absl::OkStatus();
+    const std::string dir = "aot/templates/cortex_m/";
+    for (size_t i = 0; i < kEmbeddedFileCount; ++i) {
+      const std::string path = kEmbeddedFiles[i].path;
+      if (!absl::StartsWith(path, dir) || absl::EndsWith(path, "Makefile.in")) continue;
+      files->push_back({path.substr(dir.size()),
+                        absl::StrReplaceAll(kEmbeddedFiles[i].contents, {{"@NAME@", name_}})});
+    }
+    return absl::OkStatus();
+  }
+
+  std::string Readme() const {
+    ReadmeFacts f;
+    f.name = name_;
+    f.origin = image_.origin();
+    f.options = options_;
+    f.workspace_bytes = m_.memory()->arena_size();
+    f.workspace_alignment = WorkspaceAlignment();
+    f.weights_bytes = WeightsBytes();
+    f.weights_alignment = kWeightsAlignment;
+    for (const fb::TensorDesc* t : *m_.signature()->inputs()) {
+      f.inputs.push_back({t->name() ? t->name()->str() : "", DTypeName(t->dtype()), ShapeText(*t)});
+    }
+    for (const fb::TensorDesc* t : *m_.signature()->outputs()) {
+      f.outputs.push_back({t->name() ? t->name()->str() : "", DTypeName(t->dtype()), ShapeText(*t)});
+    }
+    return EmitReadme(f);
   }
 
   const fb::Module& m_;
   const vm::ModuleImage& image_;
+  const AotOptions options_;
   std::string name_;
   std::string upper_;
   std::set<std::string> kernels_;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "aot/target.h"
 #include "vm/module_image.h"
 
 namespace kiln::aot {
@@ -18,9 +19,27 @@ struct BundleFile {
   std::string contents;
 };
 
+// What `kiln aot --emit` leaves in the directory besides the sources.
+enum class EmitKind {
+  kBundle,  // sources, Makefile and runner (the default)
+  kStatic,  // plus libNAME.a: one pre-linked object with only what NAME_run reaches
+  kShared,  // plus libNAME.so exporting NAME_run and NAME_metadata only
+};
+
 struct AotOptions {
   std::string name = "model";  // C identifier prefixing every global symbol
+  Target target = Target::kHost;
+  EmitKind emit = EmitKind::kBundle;
+  // Weights in NAME_weights.bin, passed to NAME_run by the caller, instead of
+  // compiled into NAME_weights.c.
+  bool external_weights = false;
+  // Kernel symbols become NAME_kiln_...; false keeps kiln_... so bundles can
+  // link against one prebuilt runtime library (the conformance runner does).
+  bool prefix_kernel_symbols = true;
 };
+
+// The line of the bundle's README.md that the measured size report replaces.
+inline constexpr char kSizeReportMarker[] = "<!-- kiln:size-report -->";
 
 absl::StatusOr<std::vector<BundleFile>> EmitBundle(const vm::ModuleImage& image,
                                                    const AotOptions& options);

@@ -19,6 +19,8 @@
 #include "absl/strings/str_split.h"
 #include "aot/bundle_writer.h"
 #include "aot/c_emitter.h"
+#include "aot/shell.h"
+#include "aot/size_report.h"
 #include "compiler/compiler.h"
 #include "tools/bench_report.h"
 #include "tools/cli_args.h"
@@ -55,29 +57,6 @@ constexpr char kHelp[] =
     "                      picks SIMD kernels from this CPU at run time, the bundle\n"
     "                      from its flags, so both use the same kernels)\n";
 
-std::string Quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
-
-// Runs a shell command, capturing stdout; returns the exit status.
-int Shell(const std::string& cmd, std::string* out) {
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return -1;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out->append(buf, n);
-  int status = pclose(p);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 // Parses "latency_ms median=.. min=.. max=.. runs=N" from a runner's output.
 bool ParseLatency(const std::string& text, RunnerResult* r) {
   size_t at = text.rfind("latency_ms ");
@@ -109,19 +88,15 @@ double MaxAbsDiff(const std::vector<vm::NpyArray>& a, const std::vector<std::str
 // text and rodata+data+bss of an executable, from binutils `size -A`.
 void AotSizes(const std::string& exe, BenchReport* report) {
   std::string out;
-  if (Shell(absl::StrCat("size -A ", Quote(exe), " 2>/dev/null"), &out) != 0) return;
-  for (absl::string_view line : absl::StrSplit(out, '\n')) {
-    std::vector<absl::string_view> f = absl::StrSplit(line, ' ', absl::SkipWhitespace());
-    uint64_t bytes = 0;
-    if (f.size() < 2 || !absl::SimpleAtoi(f[1], &bytes)) continue;
-    if (f[0] == ".text") report->aot_code_bytes += bytes;
-    if (f[0] == ".rodata" || f[0] == ".data" || f[0] == ".bss") report->aot_data_bytes += bytes;
-  }
+  if (aot::RunShell(absl::StrCat("size -A ", aot::ShellQuote(exe), " 2>/dev/null"), &out) != 0) return;
+  const aot::SectionSizes s = aot::ParseSizeSections(out);
+  report->aot_code_bytes += s.text;
+  report->aot_data_bytes += s.rodata + s.data + s.bss;
 }
 
 std::string Flags(const char* flag, const std::vector<std::string>& files) {
   std::string s;
-  for (const std::string& f : files) absl::StrAppend(&s, " ", flag, " ", Quote(f));
+  for (const std::string& f : files) absl::StrAppend(&s, " ", flag, " ", aot::ShellQuote(f));
   return s;
 }
 
@@ -140,9 +115,9 @@ absl::Status BuildBundle(const vm::ModuleImage& image, const std::string& name,
   if (!files.ok()) return files.status();
   if (absl::Status s = aot::WriteBundle(dir, *files); !s.ok()) return s;
   std::string log;
-  const std::string cmd = absl::StrCat("make -s -C ", Quote(dir), " -j2 CFLAGS=", Quote(cflags),
-                                       " > ", Quote(dir + "/make.log"), " 2>&1");
-  if (Shell(cmd, &log) != 0) {
+  const std::string cmd = absl::StrCat("make -s -C ", aot::ShellQuote(dir), " -j2 CFLAGS=", aot::ShellQuote(cflags),
+                                       " > ", aot::ShellQuote(dir + "/make.log"), " 2>&1");
+  if (aot::RunShell(cmd, &log) != 0) {
     return absl::InternalError(absl::StrCat("building the AOT bundle failed; see ", dir, "/make.log"));
   }
   return absl::OkStatus();
@@ -256,7 +231,7 @@ int BenchCommand(const std::vector<std::string>& argv) {
       AotSizes(exe, &report);
       const std::vector<std::string> outs = output_files("aot");
       std::string text;
-      const int rc = Shell(absl::StrCat(Quote(exe), Flags("--input", input_files),
+      const int rc = aot::RunShell(absl::StrCat(aot::ShellQuote(exe), Flags("--input", input_files),
                                         Flags("--output", outs), " --repeat ", repeat), &text);
       r.ok = rc == 0 && ParseLatency(text, &r);
       r.note = r.ok ? absl::StrCat("runner's own timing (make, ", aot_cflags, ")")
@@ -272,7 +247,7 @@ int BenchCommand(const std::vector<std::string>& argv) {
     const std::vector<std::string> outs = output_files("baseline");
     std::string text;
     auto t0 = std::chrono::steady_clock::now();
-    const int rc = Shell(absl::StrCat(args->Get("--baseline-cmd"), Flags("--input", input_files),
+    const int rc = aot::RunShell(absl::StrCat(args->Get("--baseline-cmd"), Flags("--input", input_files),
                                       Flags("--output", outs), " --repeat ", repeat),
                          &text);
     auto t1 = std::chrono::steady_clock::now();
@@ -309,8 +284,8 @@ int BenchCommand(const std::vector<std::string>& argv) {
     }
     const std::string timing_file = absl::StrCat(dir, "/aot_timing.txt");
     std::string text;
-    const int rc = Shell(absl::StrCat("KILN_TIMING_OUT=", Quote(timing_file), " ",
-                                      Quote(absl::StrCat(timed_dir, "/", name, "_run")),
+    const int rc = aot::RunShell(absl::StrCat("KILN_TIMING_OUT=", aot::ShellQuote(timing_file), " ",
+                                      aot::ShellQuote(absl::StrCat(timed_dir, "/", name, "_run")),
                                       Flags("--input", input_files),
                                       Flags("--output", output_files("aot_timed")), " --repeat ",
                                       repeat),

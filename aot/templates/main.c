@@ -1,7 +1,10 @@
 /* Runner for the AOT-compiled model @NAME@: the only file of the bundle that
  * touches files. Same flags as `kiln run`:
  *   @NAME@_run --input FILE.npy [...] --output FILE.npy [...] [--repeat N]
+ *              [--weights FILE]
  * Inputs and outputs are given in signature order, or as NAME=FILE.npy.
+ * --weights names the weights file of a bundle built with external weights
+ * (default: @NAME@_weights.bin beside the runner).
  * With --repeat N the model runs N times and the latency is printed as
  *   latency_ms median=... min=... max=... runs=N
  */
@@ -14,15 +17,24 @@
 
 #include "@NAME@.h"
 
-typedef struct tensor_info {
-  const char* name;
-  const char* descr; /* NumPy dtype string, e.g. "<f4" */
-  int rank;
-  int64_t shape[8];
-  size_t bytes;
-} tensor_info;
-
-@IO_TABLES@
+/* NumPy's dtype string for a kiln_dtype code, e.g. "<f4". */
+static const char* numpy_descr(int32_t dtype) {
+  switch (dtype) {
+    case KILN_DTYPE_F32: return "<f4";
+    case KILN_DTYPE_F16: return "<f2";
+    case KILN_DTYPE_F64: return "<f8";
+    case KILN_DTYPE_I8: return "|i1";
+    case KILN_DTYPE_I16: return "<i2";
+    case KILN_DTYPE_I32: return "<i4";
+    case KILN_DTYPE_I64: return "<i8";
+    case KILN_DTYPE_U8: return "|u1";
+    case KILN_DTYPE_BOOL: return "|b1";
+    case KILN_DTYPE_U16: return "<u2";
+    case KILN_DTYPE_U32: return "<u4";
+    case KILN_DTYPE_U64: return "<u8";
+    default: return "?";
+  }
+}
 
 static int fail(const char* what, const char* detail) {
   fprintf(stderr, "@NAME@_run: error: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
@@ -30,8 +42,9 @@ static int fail(const char* what, const char* detail) {
 }
 
 /* Reads `path` and checks it is a C-order .npy holding exactly `info`. */
-static int read_npy(const char* path, const tensor_info* info, void* out) {
+static int read_npy(const char* path, const kiln_tensor_info* info, void* out) {
   char msg[512];
+  const char* want = numpy_descr(info->dtype);
   FILE* f = fopen(path, "rb");
   if (!f) return fail("cannot open input", path);
   unsigned char pre[12];
@@ -59,11 +72,10 @@ static int read_npy(const char* path, const tensor_info* info, void* out) {
   int ok = descr && order && shape;
   if (ok) {
     descr = strchr(descr + 7, '\'');
-    ok = descr && strncmp(descr + 1, info->descr, strlen(info->descr)) == 0 &&
-         descr[1 + strlen(info->descr)] == '\'';
+    ok = descr && strncmp(descr + 1, want, strlen(want)) == 0 && descr[1 + strlen(want)] == '\'';
     if (!ok) {
       snprintf(msg, sizeof msg, "%s: dtype does not match input '%s' (expected %s)", path,
-               info->name, info->descr);
+               info->name, want);
     }
   } else {
     snprintf(msg, sizeof msg, "%s: malformed .npy header", path);
@@ -104,7 +116,7 @@ static int read_npy(const char* path, const tensor_info* info, void* out) {
   return ok ? 0 : fail(msg, NULL);
 }
 
-static int write_npy(const char* path, const tensor_info* info, const void* data) {
+static int write_npy(const char* path, const kiln_tensor_info* info, const void* data) {
   char header[256];
   char shape[160] = "(";
   for (int i = 0; i < info->rank; ++i) {
@@ -115,7 +127,7 @@ static int write_npy(const char* path, const tensor_info* info, const void* data
   }
   strcat(shape, ")");
   int n = snprintf(header, sizeof header, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }",
-                   info->descr, shape);
+                   numpy_descr(info->dtype), shape);
   int total = 10 + n + 1;
   int pad = (64 - total % 64) % 64;
   FILE* f = fopen(path, "wb");
@@ -134,7 +146,7 @@ static int write_npy(const char* path, const tensor_info* info, const void* data
 }
 
 /* Assigns `arg` (FILE or NAME=FILE) to the next free slot or the named one. */
-static int assign(const char* arg, const tensor_info* infos, int count, const char** paths,
+static int assign(const char* arg, const kiln_tensor_info* infos, int count, const char** paths,
                   int* next) {
   const char* eq = strchr(arg, '=');
   if (eq) {
@@ -155,50 +167,108 @@ static int compare_double(const void* a, const void* b) {
   return (x > y) - (x < y);
 }
 
+#if defined(__arm__) && !defined(__linux__)
+/* Bare-metal Cortex-M (--target cortex-m4/m7): SysTick clock from startup.c.
+ * Under QEMU's -icount shift=0 this is virtual time at 1 ns per instruction,
+ * so latency_ms x 1e6 ~ instructions executed, not real cycles. */
+double kiln_mcu_now_ms(void);
+static double now_ms(void) { return kiln_mcu_now_ms(); }
+#else
 static double now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
+#endif
+
+/* A buffer of `bytes` aligned to `alignment` (never size 0). */
+static void* alloc_aligned(size_t alignment, size_t bytes) {
+  size_t rounded = (bytes + alignment - 1) / alignment * alignment;
+  return aligned_alloc(alignment, rounded ? rounded : alignment);
+}
+
+#if @UPPER@_WEIGHTS_EXTERNAL
+/* The weights file, checked to hold exactly the bytes the model expects. */
+static void* load_weights(const char* path) {
+  void* weights = alloc_aligned(@UPPER@_WEIGHTS_ALIGNMENT, @UPPER@_WEIGHTS_SIZE);
+  FILE* f = fopen(path, "rb");
+  if (!weights || !f) {
+    if (f) fclose(f);
+    free(weights);
+    fail("cannot open weights", path);
+    return NULL;
+  }
+  size_t got = fread(weights, 1, @UPPER@_WEIGHTS_SIZE, f);
+  int extra = fgetc(f);
+  fclose(f);
+  if (got != @UPPER@_WEIGHTS_SIZE || extra != EOF) {
+    free(weights);
+    fail("weights file does not hold " @UPPER@_WEIGHTS_FILE "'s bytes", path);
+    return NULL;
+  }
+  return weights;
+}
+#endif
 
 int main(int argc, char** argv) {
-  const char* in_paths[@NAME@_INPUT_COUNT + 1] = {0};
-  const char* out_paths[@NAME@_OUTPUT_COUNT + 1] = {0};
+  const kiln_model_info* model = @NAME@_metadata();
+  const char* in_paths[@UPPER@_INPUT_COUNT + 1] = {0};
+  const char* out_paths[@UPPER@_OUTPUT_COUNT + 1] = {0};
+  const char* weights_path = NULL;
   int n_in = 0, n_out = 0;
   long repeat = 1;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      printf("usage: %s --input FILE.npy [...] --output FILE.npy [...] [--repeat N]\n", argv[0]);
+      printf("usage: %s --input FILE.npy [...] --output FILE.npy [...] [--repeat N] [--weights FILE]\n",
+             argv[0]);
       return 0;
     }
     if (i + 1 >= argc) return fail("missing value after", argv[i]);
     if (strcmp(argv[i], "--input") == 0) {
-      if (assign(argv[++i], @NAME@_input_info, @NAME@_INPUT_COUNT, in_paths, &n_in)) return 1;
+      if (assign(argv[++i], model->inputs, @UPPER@_INPUT_COUNT, in_paths, &n_in)) return 1;
     } else if (strcmp(argv[i], "--output") == 0) {
-      if (assign(argv[++i], @NAME@_output_info, @NAME@_OUTPUT_COUNT, out_paths, &n_out)) return 1;
+      if (assign(argv[++i], model->outputs, @UPPER@_OUTPUT_COUNT, out_paths, &n_out)) return 1;
     } else if (strcmp(argv[i], "--repeat") == 0) {
       repeat = strtol(argv[++i], NULL, 10);
       if (repeat < 1 || repeat > 1000000) return fail("--repeat must be in 1..1000000", argv[i]);
+    } else if (strcmp(argv[i], "--weights") == 0) {
+      weights_path = argv[++i];
     } else {
       return fail("unknown flag", argv[i]);
     }
   }
-  void* inputs[@NAME@_INPUT_COUNT + 1];
-  void* outputs[@NAME@_OUTPUT_COUNT + 1];
-  for (int i = 0; i < @NAME@_INPUT_COUNT; ++i) {
-    if (!in_paths[i]) return fail("missing --input for", @NAME@_input_info[i].name);
-    inputs[i] = malloc(@NAME@_input_info[i].bytes + 1);
-    if (!inputs[i] || read_npy(in_paths[i], &@NAME@_input_info[i], inputs[i])) return 1;
+#if @UPPER@_WEIGHTS_EXTERNAL
+  char default_weights[4096];
+  if (!weights_path) { /* beside the runner */
+    const char* slash = strrchr(argv[0], '/');
+    int dir_len = slash ? (int)(slash - argv[0] + 1) : 0;
+    snprintf(default_weights, sizeof default_weights, "%.*s%s", dir_len, argv[0],
+             @UPPER@_WEIGHTS_FILE);
+    weights_path = default_weights;
   }
-  for (int i = 0; i < @NAME@_OUTPUT_COUNT; ++i) outputs[i] = malloc(@NAME@_output_info[i].bytes + 1);
-  size_t ws_bytes = (@NAME@_WORKSPACE_SIZE + @NAME@_WORKSPACE_ALIGNMENT - 1) /
-                    @NAME@_WORKSPACE_ALIGNMENT * @NAME@_WORKSPACE_ALIGNMENT;
-  void* workspace = aligned_alloc(@NAME@_WORKSPACE_ALIGNMENT, ws_bytes ? ws_bytes : @NAME@_WORKSPACE_ALIGNMENT);
+  void* weights = load_weights(weights_path);
+  if (!weights) return 1;
+#else
+  if (weights_path) return fail("this model's weights are compiled in; no --weights", weights_path);
+#endif
+  void* inputs[@UPPER@_INPUT_COUNT + 1];
+  void* outputs[@UPPER@_OUTPUT_COUNT + 1];
+  for (int i = 0; i < @UPPER@_INPUT_COUNT; ++i) {
+    if (!in_paths[i]) return fail("missing --input for", model->inputs[i].name);
+    inputs[i] = malloc(model->inputs[i].bytes + 1);
+    if (!inputs[i] || read_npy(in_paths[i], &model->inputs[i], inputs[i])) return 1;
+  }
+  for (int i = 0; i < @UPPER@_OUTPUT_COUNT; ++i) outputs[i] = malloc(model->outputs[i].bytes + 1);
+  void* workspace = alloc_aligned(@UPPER@_WORKSPACE_ALIGNMENT, @UPPER@_WORKSPACE_SIZE);
   double* times = (double*)malloc(sizeof(double) * (size_t)repeat);
   if (!workspace || !times) return fail("out of memory", NULL);
   for (long k = 0; k < repeat; ++k) {
     double t0 = now_ms();
+#if @UPPER@_WEIGHTS_EXTERNAL
+    int rc = @NAME@_run((const void* const*)inputs, outputs, workspace, weights);
+#else
     int rc = @NAME@_run((const void* const*)inputs, outputs, workspace);
+#endif
     times[k] = now_ms() - t0;
     if (rc != 0) {
       fprintf(stderr, "@NAME@_run: error: kernel error code %d\n", rc);
@@ -210,11 +280,14 @@ int main(int argc, char** argv) {
     printf("latency_ms median=%.4f min=%.4f max=%.4f runs=%ld\n", times[repeat / 2], times[0],
            times[repeat - 1], repeat);
   }
-  for (int i = 0; i < @NAME@_OUTPUT_COUNT; ++i) {
-    if (out_paths[i] && write_npy(out_paths[i], &@NAME@_output_info[i], outputs[i])) return 1;
+  for (int i = 0; i < @UPPER@_OUTPUT_COUNT; ++i) {
+    if (out_paths[i] && write_npy(out_paths[i], &model->outputs[i], outputs[i])) return 1;
   }
-  for (int i = 0; i < @NAME@_INPUT_COUNT; ++i) free(inputs[i]);
-  for (int i = 0; i < @NAME@_OUTPUT_COUNT; ++i) free(outputs[i]);
+  for (int i = 0; i < @UPPER@_INPUT_COUNT; ++i) free(inputs[i]);
+  for (int i = 0; i < @UPPER@_OUTPUT_COUNT; ++i) free(outputs[i]);
+#if @UPPER@_WEIGHTS_EXTERNAL
+  free(weights);
+#endif
   free(workspace);
   free(times);
   return 0;

@@ -297,6 +297,7 @@ ChildResult RunTestInProcess(const TestCase& t, bool with_aot) {
   // AOT: the bundle plus each data set's inputs and references as .npy.
   aot::AotOptions opts;
   opts.name = "m";
+  opts.prefix_kernel_symbols = false;  // linked against the prebuilt runtime library
   auto files = aot::EmitBundle(**image, opts);
   if (!files.ok()) {
     r.aot_reason = absl::StrCat("aot emit: ", OneLine(std::string(files.status().message())));

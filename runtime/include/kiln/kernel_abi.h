@@ -36,7 +36,24 @@ typedef enum kiln_status_code {
   KILN_ERR_INVALID_ARGUMENT = 1, /* parameters or bindings are inconsistent */
   KILN_ERR_OUT_OF_RANGE = 2,     /* a size exceeds a binding or a limit */
   KILN_ERR_UNIMPLEMENTED = 3,    /* a parameter value this kernel does not handle */
+  KILN_ERR_ALIGNMENT = 4,        /* a caller buffer is NULL or under-aligned (AOT entry) */
 } kiln_status_code;
+
+/* Element types, the same numbers as DType in schemas/module.fbs. */
+typedef enum kiln_dtype {
+  KILN_DTYPE_F32 = 1,
+  KILN_DTYPE_F16 = 2,
+  KILN_DTYPE_F64 = 3,
+  KILN_DTYPE_I8 = 4,
+  KILN_DTYPE_I16 = 5,
+  KILN_DTYPE_I32 = 6,
+  KILN_DTYPE_I64 = 7,
+  KILN_DTYPE_U8 = 8,
+  KILN_DTYPE_BOOL = 9, /* one byte, 0 or 1 */
+  KILN_DTYPE_U16 = 10,
+  KILN_DTYPE_U32 = 11,
+  KILN_DTYPE_U64 = 12,
+} kiln_dtype;
 
 /* Host hooks. Threads belong to the host: a kernel that splits work calls
  * parallel_for, which runs body(ctx, begin, end) over a partition of [0, n). */
@@ -52,6 +69,14 @@ typedef int (*kiln_kernel_fn)(const int64_t* iparams, const float* fparams,
 typedef int (*kiln_kernel_check_fn)(const int64_t* iparams, uint32_t iparam_count,
                                     const float* fparams, uint32_t fparam_count,
                                     const uint64_t* binding_bytes);
+
+/* Marks the entry points an AOT shared library exports; the library is built
+ * with -fvisibility=hidden so nothing else leaves it. */
+#if defined(__GNUC__) || defined(__clang__)
+#define KILN_EXPORT __attribute__((visibility("default")))
+#else
+#define KILN_EXPORT
+#endif
 
 /* Largest tensor rank any kernel accepts. */
 #define KILN_MAX_RANK 8

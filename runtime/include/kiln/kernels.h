@@ -7,6 +7,9 @@
 #define KILN_KERNELS_H_
 
 #include "kiln/kernel_abi.h"
+/* Empty here; an AOT bundle replaces it with defines that prefix every
+ * kernel symbol with the model name, so several models link together. */
+#include "kiln/symbol_prefix.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -337,24 +340,9 @@ KILN_DECLARE_KERNEL(recurrent_f32)
 
 /* ---- dtype-generic elementwise kernels (cast.c, binary_typed.c, compare.c,
  * select.c, unary_typed.c) --------------------------------------------------
- * Element types travel as kiln_dtype codes, the same numbers as DType in
- * schemas/module.fbs. Broadcasting works as in binary_f32: operands are
- * addressed through per-dim element strides over out_dims (0 broadcasts). */
-typedef enum kiln_dtype {
-  KILN_DTYPE_F32 = 1,
-  KILN_DTYPE_F16 = 2,
-  KILN_DTYPE_F64 = 3,
-  KILN_DTYPE_I8 = 4,
-  KILN_DTYPE_I16 = 5,
-  KILN_DTYPE_I32 = 6,
-  KILN_DTYPE_I64 = 7,
-  KILN_DTYPE_U8 = 8,
-  KILN_DTYPE_BOOL = 9, /* one byte, 0 or 1 */
-  KILN_DTYPE_U16 = 10,
-  KILN_DTYPE_U32 = 11,
-  KILN_DTYPE_U64 = 12,
-} kiln_dtype;
-
+ * Element types travel as kiln_dtype codes (kiln/kernel_abi.h). Broadcasting
+ * works as in binary_f32: operands are addressed through per-dim element
+ * strides over out_dims (0 broadcasts). */
 typedef enum kiln_typed_binary_op {
   KILN_TBINARY_ADD = 0, /* integers wrap modulo 2^bits */
   KILN_TBINARY_SUB = 1,

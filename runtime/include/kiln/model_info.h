@@ -1,0 +1,45 @@
+/* What an AOT-compiled model reports about itself through NAME_metadata():
+ * the same facts NAME.h states as macros, as data a program can walk (for
+ * example a host that loads several model libraries and sizes buffers). */
+#ifndef KILN_MODEL_INFO_H_
+#define KILN_MODEL_INFO_H_
+
+#include <stdint.h>
+
+#include "kiln/kernel_abi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped when a field changes meaning or layout. */
+#define KILN_MODEL_INFO_VERSION 1
+
+typedef struct kiln_tensor_info {
+  const char* name;       /* the ONNX graph input/output name */
+  int32_t dtype;          /* a kiln_dtype code */
+  const char* dtype_name; /* NumPy-style: "float32", "int64", ... */
+  int32_t rank;
+  int64_t shape[KILN_MAX_RANK]; /* dims beyond rank are 0 */
+  uint64_t bytes;               /* dense C-order size */
+} kiln_tensor_info;
+
+typedef struct kiln_model_info {
+  uint32_t version; /* KILN_MODEL_INFO_VERSION */
+  const char* name; /* the --name of kiln aot, prefix of every symbol */
+  uint64_t workspace_bytes;
+  uint32_t workspace_alignment;
+  uint64_t weights_bytes;
+  uint32_t weights_alignment;
+  int32_t weights_external; /* 1: NAME_run takes the weights from the caller */
+  uint32_t input_count;
+  uint32_t output_count;
+  const kiln_tensor_info* inputs;
+  const kiln_tensor_info* outputs;
+} kiln_model_info;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KILN_MODEL_INFO_H_ */

@@ -92,13 +92,21 @@ static inline int kiln_checked_product(const int64_t* dims, int64_t n, int64_t* 
  * hours while touching no out-of-bounds byte. */
 #define KILN_MAX_WORK (INT64_C(1) << 40)
 
+/* An empty iteration space (some extent 0) does no useful work, but the
+ * loops outside the empty one still spin, and the empty tensor lets the
+ * other extents grow without any buffer to bound them. */
+#define KILN_MAX_EMPTY_WORK (INT64_C(1) << 24)
+
 /* The product of max(1, extent) over nested loop extents is at most
- * KILN_MAX_WORK. */
+ * KILN_MAX_WORK, or KILN_MAX_EMPTY_WORK when some extent is 0. */
 static inline int kiln_check_work(const int64_t* extents, int64_t n) {
-  int64_t work = 1;
+  int64_t work = 1, limit = KILN_MAX_WORK;
+  for (int64_t i = 0; i < n; ++i) {
+    if (extents[i] == 0) limit = KILN_MAX_EMPTY_WORK;
+  }
   for (int64_t i = 0; i < n; ++i) {
     const int64_t e = extents[i] > 1 ? extents[i] : 1;
-    if (e > KILN_MAX_WORK / work) return KILN_ERR_OUT_OF_RANGE;
+    if (e > limit / work) return KILN_ERR_OUT_OF_RANGE;
     work *= e;
   }
   return KILN_OK;

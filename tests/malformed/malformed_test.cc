@@ -132,6 +132,8 @@ TEST(MalformedModule, FuzzerReproducers) {
   for (const Case& c : {Case{"misaligned_int64_vector.kiln", "misaligned"},
                         // KW = 0 with a huge KH: in bounds, but hours of empty loops.
                         Case{"conv_transpose_empty_window_spin.kiln", "kernel rejects"},
+                        // W = 0 with a huge H: the empty input bounds nothing.
+                        Case{"conv_transpose_empty_width_spin.kiln", "kernel rejects"},
                         // KH * KW overflowing int64 inside the checker itself.
                         Case{"conv_window_product_overflow.kiln", "kernel rejects"}}) {
     std::ifstream in(kDir + "modules/" + c.file, std::ios::binary);

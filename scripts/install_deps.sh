@@ -11,6 +11,7 @@ PACKAGES=(
   libprotobuf-dev protobuf-compiler libonnx-dev
   python3 python3-numpy python3-onnx python3-torch python3-torchvision
   libonnx-testdata libopenblas-dev
+  gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
 )
 
 missing=()

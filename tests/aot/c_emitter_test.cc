@@ -79,6 +79,66 @@ TEST(CEmitter, HeaderStatesWorkspaceAndShapes) {
       h, "int tiny_run(const void* const* inputs, void* const* outputs, void* workspace);"));
 }
 
+TEST(CEmitter, PrefixesEveryKernelSymbolWithTheModelName) {
+  AotOptions options;
+  options.name = "net";
+  auto files = EmitBundle(*CopyModule(), options);
+  ASSERT_TRUE(files.ok());
+  const std::string& prefix = Find(*files, "runtime/include/kiln/symbol_prefix.h")->contents;
+  EXPECT_TRUE(absl::StrContains(prefix, "#define kiln_copy net_kiln_copy\n"));
+  EXPECT_TRUE(absl::StrContains(prefix, "#define kiln_conv2d_f32_check net_kiln_conv2d_f32_check\n"));
+  // Without prefixing the runtime's own (empty) header is copied unchanged.
+  options.prefix_kernel_symbols = false;
+  files = EmitBundle(*CopyModule(), options);
+  ASSERT_TRUE(files.ok());
+  EXPECT_FALSE(absl::StrContains(
+      Find(*files, "runtime/include/kiln/symbol_prefix.h")->contents, "#define kiln_copy"));
+}
+
+TEST(CEmitter, MetadataDescribesTheSignature) {
+  AotOptions options;
+  options.name = "tiny";
+  auto files = EmitBundle(*CopyModule(), options);
+  ASSERT_TRUE(files.ok());
+  const std::string& c = Find(*files, "tiny.c")->contents;
+  EXPECT_TRUE(absl::StrContains(c, "KILN_EXPORT const kiln_model_info* tiny_metadata(void)"));
+  EXPECT_TRUE(absl::StrContains(c, "static const kiln_tensor_info tiny_input_info[] = {\n  {\"x\", 1, \"float32\", 1, {4}, 16u},"))
+      << c;
+  EXPECT_TRUE(absl::StrContains(Find(*files, "tiny.h")->contents, "#define TINY_INPUT0_CTYPE float"));
+  EXPECT_TRUE(absl::StrContains(Find(*files, "README.md")->contents, kSizeReportMarker));
+}
+
+TEST(CEmitter, ExternalWeightsArePassedToRun) {
+  AotOptions options;
+  options.name = "ext";
+  options.external_weights = true;
+  auto files = EmitBundle(*CopyModule(), options);
+  ASSERT_TRUE(files.ok());
+  EXPECT_EQ(Find(*files, "ext_weights.c"), nullptr);
+  ASSERT_NE(Find(*files, "ext_weights.bin"), nullptr);
+  const std::string& h = Find(*files, "ext.h")->contents;
+  EXPECT_TRUE(absl::StrContains(
+      h, "int ext_run(const void* const* inputs, void* const* outputs, void* workspace, const void* weights);"));
+  EXPECT_TRUE(absl::StrContains(h, "#define EXT_WEIGHTS_EXTERNAL 1"));
+  const std::string& c = Find(*files, "ext.c")->contents;
+  EXPECT_TRUE(absl::StrContains(c, "if (weights == NULL || (uintptr_t)weights % EXT_WEIGHTS_ALIGNMENT != 0) return KILN_ERR_ALIGNMENT;"));
+  EXPECT_FALSE(absl::StrContains(c, "ext_weights["));
+}
+
+TEST(CEmitter, CortexMBundleCarriesStartupAndLinkerScript) {
+  AotOptions options;
+  options.target = Target::kCortexM4;
+  auto files = EmitBundle(*CopyModule(), options);
+  ASSERT_TRUE(files.ok()) << files.status();
+  EXPECT_NE(Find(*files, "startup.c"), nullptr);
+  EXPECT_NE(Find(*files, "cortex_m.ld"), nullptr);
+  const std::string& mk = Find(*files, "Makefile")->contents;
+  EXPECT_TRUE(absl::StrContains(mk, "CPU = cortex-m4"));
+  EXPECT_TRUE(absl::StrContains(mk, "qemu:"));
+  options.emit = EmitKind::kShared;
+  EXPECT_FALSE(EmitBundle(*CopyModule(), options).ok());
+}
+
 TEST(CEmitter, RefusesNamesThatAreNotCIdentifiers) {
   for (const char* bad : {"", "9lives", "my-model", "a b"}) {
     AotOptions options;

@@ -63,6 +63,11 @@ expect_error not_npy "is not a valid .npy file" "$KILN" run "$WORK/good.kiln" --
 expect_error too_many_inputs "too many --input files" \
   "$KILN" run "$WORK/good.kiln" --input "$MODELS/tiny_mlp.input0.npy" --input "$MODELS/tiny_mlp.input0.npy"
 expect_error bad_aot_name "not a C identifier" "$KILN" aot "$WORK/good.kiln" -o "$WORK/b" --name "9lives"
+expect_error bad_aot_target "unknown --target 'riscv'" "$KILN" aot "$WORK/good.kiln" -o "$WORK/b" --target riscv
+expect_error bad_aot_emit "unknown --emit 'dll'" "$KILN" aot "$WORK/good.kiln" -o "$WORK/b" --emit=dll
+expect_error bad_aot_weights "unknown --weights 'flash'" "$KILN" aot "$WORK/good.kiln" -o "$WORK/b" --weights=flash
+expect_error shared_for_mcu "--emit=shared needs a host target, not cortex-m4" \
+  "$KILN" aot "$WORK/good.kiln" -o "$WORK/b" --emit=shared --target cortex-m4
 mkdir -p "$WORK/precious" && echo keep > "$WORK/precious/notes.txt"
 expect_error aot_refuses_foreign_dir "not a kiln bundle" "$KILN" aot "$WORK/good.kiln" -o "$WORK/precious"
 expect_error unknown_command "unknown command 'frobnicate'" "$KILN" frobnicate

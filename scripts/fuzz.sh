@@ -60,7 +60,31 @@ regress() {  # regress TARGET: every seed and reproducer once (SECONDS = 0)
     echo "fuzz $1: FAILED"
     return 1
   fi
+  if [ "$1" = aot ]; then compile_bundles 60 "${inputs[@]}" || { echo "fuzz aot: FAILED"; return 1; }; fi
   echo "fuzz $1: ok"
+}
+
+# compile_bundles LIMIT DIR...: the C that kiln aot writes for every module
+# the verifier accepts must compile (the aot fuzzer itself only transpiles).
+# Checks the LIMIT newest modules of the DIRs; refused modules are skipped.
+compile_bundles() {
+  local limit=$1 built=0 refused=0 m
+  shift
+  local work=$FUZZ/aot-compile
+  while IFS= read -r m; do
+    rm -rf "$work"
+    if ! "$FUZZ/tools/kiln" aot "$m" -o "$work" --name fuzz --no-size-report > /dev/null 2>&1; then
+      refused=$((refused + 1))
+      continue
+    fi
+    if ! make -s -C "$work" -j2 fuzz_model.o CFLAGS=-O0 > "$FUZZ/aot-compile.log" 2>&1; then
+      echo "fuzz aot: the bundle of $m does not compile:"
+      tail -n 20 "$FUZZ/aot-compile.log"
+      return 1
+    fi
+    built=$((built + 1))
+  done < <(find "$@" -maxdepth 1 -type f -printf '%T@ %p\n' | sort -rn | head -n "$limit" | cut -d' ' -f2-)
+  echo "fuzz aot: $built bundles compiled, $refused modules refused"
 }
 
 run() {  # run TARGET: the full log goes to build/fuzz/TARGET.log
@@ -74,6 +98,7 @@ run() {  # run TARGET: the full log goes to build/fuzz/TARGET.log
   grep -E "^Done [0-9]+ runs|stat::number_of_executed_units|cov: .*corp" "$FUZZ/$1.log" | tail -2 || true
   grep -E "ERROR|SUMMARY|runtime error|Test unit written" "$FUZZ/$1.log" || true
   if [ "$code" -ne 0 ]; then echo "fuzz $1: FAILED (exit $code)"; return "$code"; fi
+  if [ "$1" = aot ]; then compile_bundles 100 "$FUZZ/corpus/aot" || { echo "fuzz aot: FAILED"; return 1; }; fi
   echo "fuzz $1: ok"
 }
 

@@ -323,7 +323,13 @@ absl::Status Resize(Ctx& c) {
       const float s = static_cast<float>(sc->FloatAt(d));
       if (!(s > 0)) return c.Err("scales must be positive");
       scales.push_back(s);
-      out.push_back(static_cast<int64_t>(std::floor(static_cast<double>(x[d]) * s)));
+      const double dim = std::floor(static_cast<double>(x[d]) * s);
+      // Beyond 2^53 a dim is no longer an exact integer; the element-count
+      // limits downstream refuse far smaller tensors anyway.
+      if (!(dim <= 9007199254740992.0)) {
+        return c.Err(absl::StrCat("scales[", d, "] = ", s, " makes axis ", d, " too large"));
+      }
+      out.push_back(static_cast<int64_t>(dim));
     }
   } else {
     return c.Err("needs scales or sizes");

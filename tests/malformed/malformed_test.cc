@@ -50,6 +50,8 @@ INSTANTIATE_TEST_SUITE_P(
         OnnxCase{"huge_upsample.onnx", "output extents sum past"},
         // Fuzzer reproducer: a Pow with one input once reached constant folding.
         OnnxCase{"fold_missing_input.onnx", "node 'pow' (Pow): input 1 is required"},
+        // Fuzzer reproducer: a Resize scale of ~1e28 once overflowed the dim's conversion.
+        OnnxCase{"resize_huge_scale.onnx", "too large"},
         OnnxCase{"no_such_file.onnx", "does not exist"}),
     [](const ::testing::TestParamInfo<OnnxCase>& info) {
       std::string name = info.param.file;

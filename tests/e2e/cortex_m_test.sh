@@ -45,32 +45,39 @@ done
 
 passed=0
 failed=0
-for run in ds_cnn:cortex-m4 mlp:cortex-m4 ds_cnn:cortex-m7; do
+# MODEL:CPU[:external] — external: weights in NAME_weights.bin, which the
+# firmware reads from the bundle directory through semihosting.
+for run in ds_cnn:cortex-m4 mlp:cortex-m4 ds_cnn:cortex-m7 ds_cnn:cortex-m4:external; do
   model=${run%%:*}
-  cpu=${run#*:}
-  dir="$WORK/$model.$cpu"
-  out="$WORK/$model.$cpu.npy"
+  rest=${run#*:}
+  cpu=${rest%%:*}
+  weights=embedded
+  [ "$rest" != "$cpu" ] && weights=${rest#*:}
+  tag=$cpu
+  [ "$weights" = external ] && tag=$cpu.external
+  dir="$WORK/$model.$tag"
+  out="$WORK/$model.$tag.npy"
   rm -rf "$dir" "$out"
   # stdin from /dev/null: QEMU must not wait on or grab the terminal.
   # kiln aot measures the model object it built with the cross compiler.
   if "$KILN" aot "$WORK/$model.kiln" -o "$dir" --name "$model" --target "$cpu" \
-       > "$WORK/$model.$cpu.aot.log" &&
-     grep -E "^size target=$cpu text=[1-9][0-9]* rodata=[1-9][0-9]* data=[0-9]+ bss=[0-9]+ workspace=[0-9]+$" \
-       "$WORK/$model.$cpu.aot.log" &&
-     make -s -C "$dir" -j2 > "$WORK/$model.$cpu.make.log" 2>&1 &&
+       --weights="$weights" > "$WORK/$model.$tag.aot.log" &&
+     grep -E "^size target=$cpu text=[1-9][0-9]* rodata=[1-9][0-9]* data=[0-9]+ bss=[0-9]+ workspace=[0-9]+( weights=[1-9][0-9]*)?$" \
+       "$WORK/$model.$tag.aot.log" &&
+     make -s -C "$dir" -j2 > "$WORK/$model.$tag.make.log" 2>&1 &&
      make -s -C "$dir" qemu INPUT="$WORK/models/$model.input.npy" OUTPUT="$out" REPEAT=3 \
-       < /dev/null > "$WORK/$model.$cpu.qemu.log" 2>&1 &&
-     "$PY" "$SRC/scripts/compare_npy.py" --tol 1e-5 --label "$model $cpu vs vm: " \
+       < /dev/null > "$WORK/$model.$tag.qemu.log" 2>&1 &&
+     "$PY" "$SRC/scripts/compare_npy.py" --tol 1e-5 --label "$model $tag vs vm: " \
        "$WORK/$model.vm.npy" "$out" &&
-     "$PY" "$SRC/scripts/compare_npy.py" --label "$model $cpu vs torch: " \
+     "$PY" "$SRC/scripts/compare_npy.py" --label "$model $tag vs torch: " \
        "$WORK/models/$model.output.npy" "$out"; then
     arm-none-eabi-size "$dir/$model.elf" | tail -n 1
     # Virtual time under -icount shift=0: latency_ms x 1e6 ~ instructions.
-    grep '^latency_ms' "$WORK/$model.$cpu.qemu.log"
+    grep '^latency_ms' "$WORK/$model.$tag.qemu.log"
     passed=$((passed + 1))
   else
-    echo "FAILED: $model on $cpu (logs: $WORK/$model.$cpu.*.log)"
-    cat "$WORK/$model.$cpu.make.log" "$WORK/$model.$cpu.qemu.log" 2> /dev/null | tail -n 20
+    echo "FAILED: $model on $cpu (logs: $WORK/$model.$tag.*.log)"
+    cat "$WORK/$model.$tag.make.log" "$WORK/$model.$tag.qemu.log" 2> /dev/null | tail -n 20
     failed=$((failed + 1))
   fi
 done

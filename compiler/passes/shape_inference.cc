@@ -1,8 +1,11 @@
 #include "compiler/passes/shape_inference.h"
 
+#include <limits>
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -345,6 +348,9 @@ absl::Status Reshape(Ctx& c) {
     } else if (d < 0) {
       return c.Err(absl::StrCat("shape ", ShapeStr(spec), " has invalid entry ", d));
     } else {
+      if (d != 0 && known > std::numeric_limits<int64_t>::max() / d) {
+        return c.Err(absl::StrCat("shape ", ShapeStr(spec), " has more elements than int64 holds"));
+      }
       known *= d;
     }
     out.push_back(d);

@@ -52,6 +52,8 @@ INSTANTIATE_TEST_SUITE_P(
         OnnxCase{"fold_missing_input.onnx", "node 'pow' (Pow): input 1 is required"},
         // Fuzzer reproducer: a Resize scale of ~1e28 once overflowed the dim's conversion.
         OnnxCase{"resize_huge_scale.onnx", "too large"},
+        // Fuzzer reproducer: a Reshape target whose product overflows int64.
+        OnnxCase{"reshape_overflow.onnx", "more elements than int64 holds"},
         OnnxCase{"no_such_file.onnx", "does not exist"}),
     [](const ::testing::TestParamInfo<OnnxCase>& info) {
       std::string name = info.param.file;

@@ -1,7 +1,5 @@
 #include "compiler/passes/shape_inference.h"
 
-#include <limits>
-
 #include <algorithm>
 #include <cmath>
 #include <functional>

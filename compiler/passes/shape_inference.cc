@@ -190,10 +190,13 @@ absl::Status Window(Ctx& c, const Shape& x, const Shape& kernel, bool allow_ceil
                               " spatial dimensions"));
   }
   for (size_t i = 0; i < nd; ++i) {
-    if (strides[i] <= 0 || dilations[i] <= 0 || kernel[i] <= 0) {
-      return c.Err("kernel, strides and dilations must be positive");
-    }
+    if (kernel[i] <= 0) return c.Err("kernel, strides and dilations must be positive");
+    KILN_RETURN_IF_ERROR(c.Scale(strides[i], "strides"));
+    KILN_RETURN_IF_ERROR(c.Scale(dilations[i], "dilations"));
     if (pads[i] < 0 || pads[i + nd] < 0) return c.Err("negative pads are not supported");
+    if (kernel[i] > c.kMaxDim || pads[i] > c.kMaxDim || pads[i + nd] > c.kMaxDim) {
+      return c.Err("kernel and pads must be within 2^40");
+    }
   }
   spatial_out->clear();
   for (size_t i = 0; i < nd; ++i) {
@@ -243,9 +246,10 @@ absl::Status Conv(Ctx& c) {
                               " must have the same rank >= 3"));
   }
   const int64_t group = c.node().GetInt("group", 1);
-  if (group <= 0 || w[0] % group != 0 || x[1] != w[1] * group) {
+  if (group <= 0 || w[0] % group != 0 || x[1] % group != 0 || x[1] / group != w[1]) {
     return c.Err(absl::StrCat("input ", ShapeStr(x), " has ", x[1], " channels but weight ",
-                              ShapeStr(w), " with group=", group, " expects ", w[1] * group));
+                              ShapeStr(w), " with group=", group, " expects ",
+                              static_cast<double>(w[1]) * static_cast<double>(group)));
   }
   const Shape kernel(w.begin() + 2, w.end());
   const Shape declared = c.node().GetInts("kernel_shape", kernel);

@@ -40,10 +40,34 @@ class ShapeRuleContext {
     return absl::InvalidArgumentError(
         absl::StrCat(g_.source, ": node ", n_.Describe(), ": ", msg));
   }
+  // Shape arithmetic on attribute or constant values, done in 128 bits so a
+  // crafted value cannot overflow: the result, or an error naming `what`.
+  absl::Status Narrow(__int128 v, const char* what, int64_t* out) const {
+    if (v < 0 || v > kMaxDim) return Err(absl::StrCat(what, " is out of range"));
+    *out = static_cast<int64_t>(v);
+    return absl::OkStatus();
+  }
+  // An attribute added to dims (pads, output sizes).
+  static bool Within(int64_t v) { return v >= -kMaxDim && v <= kMaxDim; }
+  // An attribute that multiplies dims (stride, dilation, block size).
+  absl::Status Scale(int64_t v, const char* what) const {
+    if (v < 1 || v > kMaxScale) return Err(absl::StrCat(what, " must be in 1..2^20, got ", v));
+    return absl::OkStatus();
+  }
+  // Dims beyond this (and attributes that scale dims beyond kMaxScale) are
+  // refused: no real model comes near, and the bounds keep every rule's
+  // arithmetic on them (a dim times a stride, plus pads) inside int64.
+  static constexpr int64_t kMaxDim = int64_t{1} << 40;
+  static constexpr int64_t kMaxScale = int64_t{1} << 20;
+
   absl::Status Set(size_t k, ir::DType dtype, Shape shape) {
     if (!HasOut(k)) return absl::OkStatus();
     for (int64_t d : shape) {
       if (d < 0) return Err(absl::StrCat("computed an invalid output shape ", ir::ShapeStr(shape)));
+      if (d > kMaxDim || ir::ElementCount(shape) < 0) {
+        return Err(absl::StrCat("computed an output shape ", ir::ShapeStr(shape),
+                                " beyond the limits (dims up to 2^40)"));
+      }
     }
     ir::Value& v = g_.value(n_.outputs[k]);
     v.dtype = dtype;

@@ -63,7 +63,9 @@ absl::Status Tile(Ctx& c) {
   Shape out;
   for (size_t d = 0; d < x.size(); ++d) {
     if (rep[d] < 0) return c.Err("repeats must be non-negative");
-    out.push_back(x[d] * rep[d]);
+    int64_t o;
+    KILN_RETURN_IF_ERROR(c.Narrow(static_cast<__int128>(x[d]) * rep[d], "the tiled size", &o));
+    out.push_back(o);
   }
   return c.Set(0, c.T(0), std::move(out));
 }
@@ -219,8 +221,10 @@ absl::Status Pad(Ctx& c) {
   }
   Shape out;
   for (int64_t d = 0; d < r; ++d) {
-    const int64_t o = x[d] + full[d] + full[r + d];
-    if (o < 0) return c.Err("pads crop more than the input holds");
+    const __int128 wide = static_cast<__int128>(x[d]) + full[d] + full[r + d];
+    if (wide < 0) return c.Err("pads crop more than the input holds");
+    int64_t o;
+    KILN_RETURN_IF_ERROR(c.Narrow(wide, "the padded size", &o));
     if (mode != "constant" && x[d] == 0 && o > 0) return c.Err("cannot edge/reflect pad an empty axis");
     out.push_back(o);
   }
@@ -232,13 +236,16 @@ absl::Status DepthSpace(Ctx& c) {
   KILN_RETURN_IF_ERROR(c.Need(1));
   const Shape& x = c.S(0);
   const int64_t b = c.node().GetInt("blocksize", 0);
-  if (x.size() != 4 || b <= 0) return c.Err("needs a 4-D input and a positive blocksize");
+  if (x.size() != 4) return c.Err("needs a 4-D input");
+  KILN_RETURN_IF_ERROR(c.Scale(b, "blocksize"));
   if (c.node().op_type == "DepthToSpace") {
     if (x[1] % (b * b) != 0) return c.Err("channels are not divisible by blocksize^2");
     return c.Set(0, c.T(0), {x[0], x[1] / (b * b), x[2] * b, x[3] * b});
   }
   if (x[2] % b != 0 || x[3] % b != 0) return c.Err("height/width are not divisible by blocksize");
-  return c.Set(0, c.T(0), {x[0], x[1] * b * b, x[2] / b, x[3] / b});
+  int64_t channels;
+  KILN_RETURN_IF_ERROR(c.Narrow(static_cast<__int128>(x[1]) * b * b, "the channel count", &channels));
+  return c.Set(0, c.T(0), {x[0], channels, x[2] / b, x[3] / b});
 }
 
 absl::Status EyeLike(Ctx& c) {
@@ -353,7 +360,8 @@ absl::Status ConvTranspose(Ctx& c) {
   if (g <= 0 || x[1] != w[0] || x[1] % g != 0) {
     return c.Err(absl::StrCat("input ", ShapeStr(x), " does not match weight ", ShapeStr(w)));
   }
-  const int64_t oc = w[1] * g;
+  int64_t oc;  // g divides x[1], so g <= 2^40
+  KILN_RETURN_IF_ERROR(c.Narrow(static_cast<__int128>(w[1]) * g, "the output channel count", &oc));
   const Shape kernel(w.begin() + 2, w.end());
   const Shape strides = c.node().GetInts("strides", Shape(nd, 1));
   const Shape dil = c.node().GetInts("dilations", Shape(nd, 1));
@@ -367,7 +375,13 @@ absl::Status ConvTranspose(Ctx& c) {
   if (c.Has(2) && c.S(2) != Shape{oc}) return c.Err("bias must have one entry per output channel");
   Shape spatial;
   for (size_t i = 0; i < nd; ++i) {
-    if (strides[i] <= 0 || dil[i] <= 0) return c.Err("strides and dilations must be positive");
+    KILN_RETURN_IF_ERROR(c.Scale(strides[i], "strides"));
+    KILN_RETURN_IF_ERROR(c.Scale(dil[i], "dilations"));
+    if (!c.Within(outpad[i]) || !c.Within(pads[i]) ||
+        !c.Within(pads[i + nd]) ||
+        (!out_shape.empty() && i < out_shape.size() && !c.Within(out_shape[i]))) {
+      return c.Err("pads, output_padding and output_shape must be within 2^40");
+    }
     const int64_t in = x[2 + i], ek = (kernel[i] - 1) * dil[i] + 1;
     const int64_t full = strides[i] * (in - 1) + outpad[i] + ek;
     int64_t o;
@@ -426,7 +440,12 @@ absl::Status LpPool(Ctx& c) {
   }
   Shape out = {x[0], x[1]};
   for (size_t i = 0; i < 2; ++i) {
-    if (strides[i] <= 0 || dil[i] <= 0 || kernel[i] <= 0) return c.Err("bad window");
+    if (kernel[i] <= 0 || kernel[i] > c.kMaxDim) return c.Err("bad window");
+    KILN_RETURN_IF_ERROR(c.Scale(strides[i], "strides"));
+    KILN_RETURN_IF_ERROR(c.Scale(dil[i], "dilations"));
+    if (!c.Within(pads[i]) || !c.Within(pads[i + 2])) {
+      return c.Err("pads must be within 2^40");
+    }
     const int64_t in = x[2 + i], s = strides[i], ek = (kernel[i] - 1) * dil[i] + 1;
     int64_t o;
     if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
@@ -494,6 +513,7 @@ absl::Status Recurrent(Ctx& c) {
   const int64_t dirs = dir == "bidirectional" ? 2 : 1;
   int64_t hidden = c.node().GetInt("hidden_size", -1);
   if (hidden < 0) hidden = c.S(2).size() == 3 ? c.S(2)[2] : -1;
+  if (hidden > c.kMaxDim) return c.Err(absl::StrCat("hidden_size ", hidden, " is beyond the limits"));
   if (c.S(1) != Shape{dirs, gates * hidden, input} || c.S(2) != Shape{dirs, gates * hidden, hidden}) {
     return c.Err(absl::StrCat("W ", ShapeStr(c.S(1)), " / R ", ShapeStr(c.S(2)),
                               " do not match hidden_size ", hidden, ", input size ", input));

@@ -53,6 +53,16 @@ def main():
         [helper.make_node("Conv", ["img", "w"], ["out"], name="bad_conv")],
         "conv_channels", [vi("img", [1, 3, 8, 8])], [vi("out", [1, 2, 6, 6])],
         initializer=[numpy_helper.from_array(np.ones((2, 5, 3, 3), np.float32), "w")]))
+    # Attributes that would overflow shape arithmetic: a stride of 2^62 and
+    # pads of 2^62 (window rules refuse them before multiplying).
+    save("conv_huge_stride.onnx", helper.make_graph(
+        [helper.make_node("Conv", ["img", "w"], ["out"], name="strided", strides=[1 << 62, 1])],
+        "conv_huge_stride", [vi("img", [1, 1, 8, 8])], [vi("out", [1, 1, 1, 6])],
+        initializer=[numpy_helper.from_array(np.ones((1, 1, 3, 3), np.float32), "w")]))
+    save("pool_huge_pads.onnx", helper.make_graph(
+        [helper.make_node("MaxPool", ["img"], ["out"], name="padded", kernel_shape=[2, 2],
+                          pads=[1 << 62, 0, 1 << 62, 0])],
+        "pool_huge_pads", [vi("img", [1, 1, 8, 8])], [vi("out", [1, 1, 7, 7])]))
     # Dimensions whose product overflows 64 bits.
     save("huge_dims.onnx", helper.make_graph(
         [helper.make_node("Relu", ["big"], ["out"], name="relu_big")],

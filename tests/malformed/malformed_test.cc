@@ -54,6 +54,10 @@ INSTANTIATE_TEST_SUITE_P(
         OnnxCase{"resize_huge_scale.onnx", "too large"},
         // Fuzzer reproducer: a Reshape target whose product overflows int64.
         OnnxCase{"reshape_overflow.onnx", "more elements than int64 holds"},
+        // Fuzzer reproducer: Tile repeats whose product with the dim overflows.
+        OnnxCase{"tile_overflow.onnx", "the tiled size is out of range"},
+        OnnxCase{"conv_huge_stride.onnx", "node 'strided' (Conv): strides must be in 1..2^20"},
+        OnnxCase{"pool_huge_pads.onnx", "node 'padded' (MaxPool): kernel and pads must be within 2^40"},
         OnnxCase{"no_such_file.onnx", "does not exist"}),
     [](const ::testing::TestParamInfo<OnnxCase>& info) {
       std::string name = info.param.file;

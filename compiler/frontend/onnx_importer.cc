@@ -212,6 +212,8 @@ absl::Status ImportNode(const onnx::NodeProto& proto, int index, const std::stri
     }
     node.inputs.push_back(id);
   }
+  // Every ONNX op has at least one output; lowering relies on it.
+  if (proto.output_size() == 0) return absl::InvalidArgumentError(absl::StrCat(where, " has no outputs"));
   for (const std::string& out : proto.output()) {
     if (!out.empty() && graph->FindValue(out) != ir::kNoValue) {
       return absl::InvalidArgumentError(

@@ -56,6 +56,8 @@ INSTANTIATE_TEST_SUITE_P(
         OnnxCase{"reshape_overflow.onnx", "more elements than int64 holds"},
         // Fuzzer reproducer: Tile repeats whose product with the dim overflows.
         OnnxCase{"tile_overflow.onnx", "the tiled size is out of range"},
+        // Fuzzer reproducer: a node with no outputs once reached lowering.
+        OnnxCase{"node_without_outputs.onnx", "node 'ReduceSum_1' (ReduceSum) has no outputs"},
         OnnxCase{"conv_huge_stride.onnx", "node 'strided' (Conv): strides must be in 1..2^20"},
         OnnxCase{"pool_huge_pads.onnx", "node 'padded' (MaxPool): kernel and pads must be within 2^40"},
         OnnxCase{"no_such_file.onnx", "does not exist"}),

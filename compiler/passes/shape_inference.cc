@@ -111,6 +111,11 @@ absl::Status Dropout(Ctx& c) {
   if (const ConstantData* t = c.C(2); t && t->element_count() == 1 && t->IntAt(0) != 0) {
     return c.Err("training_mode=true is not supported (inference only)");
   }
+  // A run-time flag could ask for training's random mask at run time; only
+  // inference (flag absent or constant false) is compiled.
+  if (c.Has(2) && !c.C(2)) {
+    return c.Err("training_mode is a run-time input; only inference (absent or constant false) is supported");
+  }
   KILN_RETURN_IF_ERROR(c.Set(0, c.T(0), c.S(0)));
   return c.Set(1, DType::Bool, c.S(0));
 }

@@ -20,6 +20,7 @@ const LoweringTable& Table() {
     RegisterRecurrentLowerings(*t);
     RegisterMathLowerings(*t);
     RegisterExtraLowerings(*t);
+    RegisterConv3dLowerings(*t);  // after Spatial/NNExtra: wraps Conv, ConvTranspose
     RegisterTypedLowerings(*t);  // last: wraps Add/Sub/Mul/Div/Neg/Abs for non-float32
     return t;
   }();

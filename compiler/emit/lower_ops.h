@@ -49,6 +49,7 @@ void RegisterRecurrentLowerings(LoweringTable& table);   // lower_rnn.cc
 void RegisterMathLowerings(LoweringTable& table);        // lower_math.cc
 void RegisterExtraLowerings(LoweringTable& table);        // lower_extra.cc
 void RegisterTypedLowerings(LoweringTable& table);       // lower_typed.cc (after the others)
+void RegisterConv3dLowerings(LoweringTable& table);      // lower_conv3d.cc (wraps Conv, ConvTranspose)
 
 }  // namespace kiln::compiler::emit
 

@@ -21,7 +21,7 @@ absl::Status ResolveWindow(const LoweringContext& ctx, const ir::Node& node,
                            const std::vector<int64_t>& kernel, Window* win) {
   const size_t rank = x.size();
   if ((rank != 3 && rank != 4) || y.size() != rank || kernel.size() != rank - 2) {
-    return ctx.Unimplemented(node, absl::StrCat("only 1-D and 2-D windows are supported (input rank ",
+    return ctx.Unimplemented(node, absl::StrCat("only 1-D to 3-D windows are supported (input rank ",
                                                 rank, ")"));
   }
   const size_t sp = rank - 2;

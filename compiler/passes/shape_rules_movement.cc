@@ -351,8 +351,8 @@ absl::Status ConvTranspose(Ctx& c) {
   KILN_RETURN_IF_ERROR(c.Need(2));
   const Shape& x = c.S(0);
   const Shape& w = c.S(1);
-  if ((x.size() != 4 && x.size() != 3) || w.size() != x.size()) {
-    return c.Err(absl::StrCat("only 1-D and 2-D ConvTranspose are supported; input ",
+  if (x.size() < 3 || x.size() > 5 || w.size() != x.size()) {
+    return c.Err(absl::StrCat("only 1-D to 3-D ConvTranspose are supported; input ",
                               ShapeStr(x), ", weight ", ShapeStr(w)));
   }
   const size_t nd = x.size() - 2;

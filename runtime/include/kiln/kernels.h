@@ -487,6 +487,32 @@ KILN_DECLARE_KERNEL(det_f32)
  * fparams: none. */
 KILN_DECLARE_KERNEL(reverse_sequence)
 
+/* conv3d_f32: direct 3-D convolution with groups, dilations, fused bias,
+ * residual and activation: y = act(conv(x, w) + bias + r). The compiler
+ * routes only 3-D windows here (2-D and 1-D go to conv2d_f32). Taps outside
+ * the input read zero; the end pads are implied by the output size.
+ * bindings: [0] x [N,C,D,H,W]  [1] w [OC, C/groups, KD, KH, KW]
+ *           [2] bias [OC] (unread when has_bias = 0)
+ *           [3] r [N,OC,OD,OH,OW] (unread when has_residual = 0)
+ *           [4] y [N,OC,OD,OH,OW]
+ * iparams (25): N C D H W OC OD OH OW KD KH KW stride_d stride_h stride_w
+ *               pad_front pad_top pad_left dilation_d dilation_h dilation_w
+ *               groups activation has_bias has_residual
+ * fparams (2): act_alpha act_beta (as conv2d_f32). */
+KILN_DECLARE_KERNEL(conv3d_f32)
+
+/* conv_transpose3d_f32: 3-D transposed convolution with groups and
+ * dilations. Input position i reaches output i*stride - pad_begin +
+ * tap*dilation, kept when inside [0, out); output_padding and output_shape
+ * are resolved by the compiler into the output size and pads.
+ * bindings: [0] x [N,C,D,H,W]  [1] w [C, OC/groups, KD, KH, KW]
+ *           [2] bias [OC] (unread when has_bias = 0)  [3] y [N,OC,OD,OH,OW]
+ * iparams (23): N C D H W OC OD OH OW KD KH KW stride_d stride_h stride_w
+ *               pad_front pad_top pad_left dilation_d dilation_h dilation_w
+ *               groups has_bias
+ * fparams: none. */
+KILN_DECLARE_KERNEL(conv_transpose3d_f32)
+
 #undef KILN_DECLARE_KERNEL
 
 #ifdef __cplusplus

@@ -82,6 +82,11 @@ double KernelFlops(absl::string_view kernel, absl::Span<const int64_t> iparams) 
     const double groups = v["groups"] > 0 ? v["groups"] : 1;
     return 2.0 * v["N"] * v["OC"] * v["OH"] * v["OW"] * (v["C"] / groups) * v["KH"] * v["KW"];
   }
+  if (kernel == "conv3d_f32" && v.count("has_bias")) {
+    const double groups = v["groups"] > 0 ? v["groups"] : 1;
+    return 2.0 * v["N"] * v["OC"] * v["OD"] * v["OH"] * v["OW"] * (v["C"] / groups) * v["KD"] *
+           v["KH"] * v["KW"];
+  }
   if ((kernel == "gemm_f32" || kernel == "gemm_pb_f32") && v.count("K")) return 2.0 * v["M"] * v["N"] * v["K"];
   if (kernel == "matmul_f32" && v.count("R")) {
     double batch = 1;

@@ -24,6 +24,54 @@ using Shape = std::vector<int64_t>;
 
 bool IsFloat(DType t) { return t == DType::F32 || t == DType::F64 || t == DType::F16; }
 
+// Folding must give the bits the kernels would (runtime/kernels/cast.c,
+// binary_typed.c, pow_typed.c), and never overflow itself: integers wrap
+// modulo 2^64, float to integer truncates and saturates (NaN -> 0).
+int64_t WrapAdd(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+int64_t WrapSub(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+}
+int64_t WrapMul(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+}
+int64_t WrapPow(int64_t base, int64_t exp, bool signed_exp) {
+  if (signed_exp && exp < 0) {  // only 1 and -1 have integer reciprocals
+    if (base == 1) return 1;
+    if (base == -1) return (exp & 1) ? -1 : 1;
+    return 0;
+  }
+  uint64_t r = 1, b = static_cast<uint64_t>(base), e = static_cast<uint64_t>(exp);
+  for (; e != 0; e >>= 1) {
+    if (e & 1) r *= b;
+    b *= b;
+  }
+  return static_cast<int64_t>(r);
+}
+int64_t FloatToIntBits(double v, DType t) {
+  if (std::isnan(v)) return 0;
+  v = std::trunc(v);
+  if (t == DType::U64) {
+    if (v <= 0) return 0;
+    if (v >= 18446744073709551616.0) return -1;  // all ones
+    return static_cast<int64_t>(static_cast<uint64_t>(v));
+  }
+  double lo = -9223372036854775808.0, hi = 9223372036854775807.0;
+  switch (t) {
+    case DType::I8: lo = INT8_MIN; hi = INT8_MAX; break;
+    case DType::U8: lo = 0; hi = UINT8_MAX; break;
+    case DType::I16: lo = INT16_MIN; hi = INT16_MAX; break;
+    case DType::U16: lo = 0; hi = UINT16_MAX; break;
+    case DType::I32: lo = INT32_MIN; hi = INT32_MAX; break;
+    case DType::U32: lo = 0; hi = UINT32_MAX; break;
+    default: break;
+  }
+  if (v <= lo) v = lo;
+  if (v >= hi) return t == DType::I64 ? INT64_MAX : static_cast<int64_t>(hi);  // 2^63 is out of range
+  return static_cast<int64_t>(v);
+}
+
 uint16_t FloatToHalf(float f) {
   uint32_t x;
   std::memcpy(&x, &f, 4);
@@ -153,7 +201,7 @@ ConstantPtr CastOp(const E& e) {
     } else if (to == DType::Bool) {
       *p = x->FloatAt(k) != 0.0;
     } else if (IsFloat(x->dtype)) {
-      StoreI(to, p, static_cast<int64_t>(std::trunc(x->FloatAt(k))));
+      StoreI(to, p, FloatToIntBits(x->FloatAt(k), to));
     } else {
       StoreI(to, p, x->IntAt(k));
     }
@@ -293,21 +341,22 @@ absl::StatusOr<ConstantPtr> BinaryOp(const E& e) {
       else if (op == "Pow") r = std::pow(x, y);
       if (op == "Equal") *p = x == y;
       else if (IsFloat(t)) StoreF(t, p, r);
-      else StoreI(t, p, static_cast<int64_t>(r));
+      else StoreI(t, p, FloatToIntBits(r, t));
     } else {
       const int64_t x = a->IntAt(ia[k]), y = b->IntAt(ib[k]);
       int64_t r = 0;
-      if (op == "Add") r = x + y;
-      else if (op == "Sub") r = x - y;
-      else if (op == "Mul") r = x * y;
+      if (op == "Add") r = WrapAdd(x, y);
+      else if (op == "Sub") r = WrapSub(x, y);
+      else if (op == "Mul") r = WrapMul(x, y);
       else if (op == "Div") {
         if (y == 0) {
           return absl::InvalidArgumentError(absl::StrCat(
               e.g.source, ": node ", e.n.Describe(), ": integer division by zero in constants"));
         }
-        r = x / y;
+        r = (y == -1) ? WrapSub(0, x) : x / y;  // INT64_MIN / -1 wraps
       } else if (op == "Pow") {
-        r = static_cast<int64_t>(std::pow(static_cast<double>(x), static_cast<double>(y)));
+        const DType et = b->dtype;
+        r = WrapPow(x, y, !(et == DType::U8 || et == DType::U16 || et == DType::U32 || et == DType::U64));
       }
       if (op == "Equal") *p = x == y;
       else StoreI(t, p, r);
@@ -329,7 +378,9 @@ ConstantPtr UnaryOp(const E& e) {
     } else {
       const int64_t v = x->IntAt(k);
       StoreI(x->dtype, p,
-             op == "Neg" ? -v : op == "Sqrt" ? static_cast<int64_t>(std::sqrt(static_cast<double>(v))) : v);
+             op == "Neg" ? WrapSub(0, v)
+             : op == "Sqrt" ? FloatToIntBits(std::sqrt(static_cast<double>(v)), x->dtype)
+                            : v);
     }
   }
   return out;

@@ -224,6 +224,42 @@ def folding_values():
     record_onnx_shapes(model, "folding_values.onnx", ["folded", "y"])
 
 
+def folding_wraps():
+    """Integer folding at the edges of int64: NumPy's int64 arithmetic wraps
+    modulo 2^64 as the kernels do; the float->int Cast is compared with the
+    cast kernel by the test itself."""
+    n = helper.make_node
+    big = np.array([2**62, 2**63 - 1, 3, -2**63], np.int64)
+    other = np.array([4, 1, 41, -1], np.int64)
+    nodes = [n("Mul", ["big", "other"], ["mul"], name="mul"),
+             n("Add", ["big", "other"], ["add"], name="add"),
+             n("Pow", ["big", "other"], ["pow"], name="pow"),
+             n("Div", ["big", "other"], ["div"], name="div"),
+             n("Neg", ["big"], ["neg"], name="neg"),
+             n("Cast", ["f"], ["u8"], name="cast_u8", to=TensorProto.UINT8),
+             n("Cast", ["f"], ["i64"], name="cast_i64", to=TensorProto.INT64)]
+    f = np.array([300.0, -5.0, np.nan, 1e30, -1e30, 2.9], np.float32)
+    inits = [numpy_helper.from_array(big, "big"), numpy_helper.from_array(other, "other"),
+             numpy_helper.from_array(f, "f")]
+    outs = [vi(v, None, TensorProto.INT64) for v in ("mul", "add", "pow", "div", "neg")]
+    outs += [vi("u8", None, TensorProto.UINT8), vi("i64", None, TensorProto.INT64)]
+    save(make(nodes, [vi("x", [1])], outs, inits), "folding_wraps.onnx")
+    with np.errstate(over="ignore"):
+        want = {"mul": big * other, "add": big + other,
+                # A negative exponent: only 1 and -1 have integer reciprocals.
+                "pow": np.array([(pow(b, e, 2**64) if e >= 0 else
+                                  (1 if b == 1 else (b if b == -1 and e % 2 else 0))) % 2**64
+                                 for b, e in zip(big.tolist(), other.tolist())],
+                                dtype=object).astype(np.uint64).view(np.int64),
+                # ONNX integer Div truncates toward zero; INT64_MIN / -1 wraps.
+                "div": np.array([((abs(b) // abs(e)) * (1 if (b < 0) == (e < 0) else -1)) % 2**64
+                                 for b, e in zip(big.tolist(), other.tolist())],
+                                dtype=object).astype(np.uint64).view(np.int64),
+                "neg": -big}
+    for k, v in want.items():
+        value_lines.append(f"folding_wraps.onnx {k} " + ",".join(str(int(x)) for x in v))
+
+
 def error_models():
     n = helper.make_node
     # Two different unsupported ops (plus a supported one in between).
@@ -303,6 +339,7 @@ def main():
     shape_zoo()
     opset11_axes()
     folding_values()
+    folding_wraps()
     error_models()
     initializer_formats()
     with open(os.path.join(OUT, "expected_shapes.txt"), "w") as f:

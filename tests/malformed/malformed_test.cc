@@ -58,6 +58,8 @@ INSTANTIATE_TEST_SUITE_P(
         OnnxCase{"tile_overflow.onnx", "the tiled size is out of range"},
         // Fuzzer reproducer: a node with no outputs once reached lowering.
         OnnxCase{"node_without_outputs.onnx", "node 'ReduceSum_1' (ReduceSum) has no outputs"},
+        // Fuzzer reproducer: folded int64 Mul overflowing into a ConstantOfShape.
+        OnnxCase{"fold_mul_overflow.onnx", "(ConstantOfShape): computed an invalid output shape"},
         OnnxCase{"conv_huge_stride.onnx", "node 'strided' (Conv): strides must be in 1..2^20"},
         OnnxCase{"pool_huge_pads.onnx", "node 'padded' (MaxPool): kernel and pads must be within 2^40"},
         OnnxCase{"no_such_file.onnx", "does not exist"}),

@@ -21,6 +21,7 @@ const LoweringTable& Table() {
     RegisterMathLowerings(*t);
     RegisterExtraLowerings(*t);
     RegisterConv3dLowerings(*t);  // after Spatial/NNExtra: wraps Conv, ConvTranspose
+    RegisterMoreLowerings(*t);    // after Spatial/Extra: wraps MaxPool
     RegisterTypedLowerings(*t);  // last: wraps Add/Sub/Mul/Div/Neg/Abs for non-float32
     return t;
   }();

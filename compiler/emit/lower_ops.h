@@ -50,6 +50,7 @@ void RegisterMathLowerings(LoweringTable& table);        // lower_math.cc
 void RegisterExtraLowerings(LoweringTable& table);        // lower_extra.cc
 void RegisterTypedLowerings(LoweringTable& table);       // lower_typed.cc (after the others)
 void RegisterConv3dLowerings(LoweringTable& table);      // lower_conv3d.cc (wraps Conv, ConvTranspose)
+void RegisterMoreLowerings(LoweringTable& table);        // lower_more.cc (wraps MaxPool)
 
 }  // namespace kiln::compiler::emit
 

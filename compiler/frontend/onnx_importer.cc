@@ -296,6 +296,18 @@ absl::StatusOr<ir::Graph> ImportOnnx(const std::string& path) {
     if (v.dtype == ir::DType::Unknown && out.type().has_tensor_type()) {
       v.dtype = ir::DTypeFromOnnx(out.type().tensor_type().elem_type());
     }
+    if (out.type().has_tensor_type() && out.type().tensor_type().has_shape()) {
+      std::vector<int64_t> dims;
+      bool fixed = true;
+      for (const auto& d : out.type().tensor_type().shape().dim()) {
+        fixed = fixed && d.has_dim_value() && d.dim_value() >= 0;
+        dims.push_back(d.dim_value());
+      }
+      if (fixed) {
+        v.declared_shape = std::move(dims);
+        v.has_declared_shape = true;
+      }
+    }
     graph.outputs.push_back(id);
   }
   if (graph.outputs.empty()) {

@@ -64,6 +64,10 @@ struct Value {
   bool has_shape = false;
   ConstantPtr constant;       // non-null: the value is known at compile time
   NodeId producer = kNoNode;  // kNoNode for graph inputs and constants
+  // A graph output's static shape as the model declares it (empty when the
+  // model leaves it open): pins sizes that come from run-time inputs.
+  std::vector<int64_t> declared_shape;
+  bool has_declared_shape = false;
 };
 
 // Attribute keys that compiler passes add to nodes use this prefix, so they

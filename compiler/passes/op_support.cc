@@ -36,7 +36,10 @@ bool IsKernelOp(const std::string& op_type) {
       // h10: losses, shifts, Shrink
       "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "BitShift", "Shrink",
       "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear", "Det", "ReverseSequence",
-      "MeanVarianceNormalization"};
+      "MeanVarianceNormalization",
+      // ops helper: selection, integer (quantized) linear algebra, signal constants
+      "TopK", "MatMulInteger", "ConvInteger", "QLinearMatMul", "QLinearConv", "HannWindow",
+      "HammingWindow", "BlackmanWindow", "MelWeightMatrix"};
   return kOps.count(op_type) != 0;
 }
 

@@ -18,6 +18,7 @@
 #include "compiler/passes/shape_rules_movement.h"
 #include "compiler/passes/shape_rules_typed.h"
 #include "compiler/passes/shape_rules_extra.h"
+#include "compiler/passes/shape_rules_more.h"
 
 namespace kiln::compiler {
 namespace {
@@ -274,7 +275,6 @@ absl::Status Conv(Ctx& c) {
 
 absl::Status Pool(Ctx& c) {
   KILN_RETURN_IF_ERROR(c.Need(1));
-  if (c.HasOut(1)) return c.Err("the Indices output of MaxPool is not supported");
   const Shape& x = c.S(0);
   const Shape kernel = c.node().GetInts("kernel_shape", {});
   if (kernel.empty() || x.size() != kernel.size() + 2) {
@@ -289,6 +289,7 @@ absl::Status Pool(Ctx& c) {
   KILN_RETURN_IF_ERROR(Window(c, x, kernel, /*allow_ceil=*/true, &spatial));
   Shape out = {x[0], x[1]};
   out.insert(out.end(), spatial.begin(), spatial.end());
+  KILN_RETURN_IF_ERROR(c.Set(1, ir::DType::I64, out));  // MaxPool's Indices (lower_more.cc)
   return c.Set(0, c.T(0), std::move(out));
 }
 
@@ -677,6 +678,7 @@ absl::Status InferNodeShapes(ir::Graph& graph, ir::NodeId id,
   if (absl::Status s; InferMovementShapes(graph, node, known, &s)) return s;  // shape_rules_movement.cc
   if (absl::Status s; InferTypedShapes(graph, node, &s)) return s;  // shape_rules_typed.cc
   if (absl::Status s; InferExtraShapes(graph, node, &s)) return s;  // shape_rules_extra.cc
+  if (absl::Status s; InferMoreShapes(graph, node, known, &s)) return s;  // shape_rules_more.cc
   auto it = Rules().find(node.op_type);
   if (it == Rules().end()) {
     for (ir::ValueId out : node.outputs) {

@@ -794,12 +794,11 @@ def bad_fixtures():
     w = randn(rng, 6, 4)
     k = np.array([3], dtype=np.int64)
     nodes = [helper.make_node("Relu", ["x"], ["r"], name="relu_supported"),
-             helper.make_node("TopK", ["r", "k"], ["top_values", "top_indices"],
-                              name="topk_unsupported", axis=1),
+             helper.make_node("RandomNormalLike", ["r"], ["coin"], name="random_unsupported"),
              helper.make_node("Unique", ["r"], ["e"], name="unique_unsupported")]
     graph = helper.make_graph(
         nodes, "unsupported_ops", [vi("x", (2, 6))],
-        [vi("top_values", (2, 3)), helper.make_tensor_value_info("e", F32, ["n"])],
+        [vi("coin", (2, 6)), helper.make_tensor_value_info("e", F32, ["n"])],
         initializer=[init("w", w), init("k", k)])
     model = helper.make_model(graph, producer_name="kiln-tests",
                               opset_imports=[helper.make_opsetid("", 13)])

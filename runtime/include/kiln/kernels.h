@@ -513,6 +513,68 @@ KILN_DECLARE_KERNEL(conv3d_f32)
  * fparams: none. */
 KILN_DECLARE_KERNEL(conv_transpose3d_f32)
 
+/* topk: the K best elements along an axis (X viewed as [outer, len, inner])
+ * with their int64 indices, best first; equal values keep the lower index
+ * first; floats rank NaN above every number. largest=0 takes the smallest.
+ * bindings: [0] x  [1] k (int64/int32 scalar; read only when k_dtype != 0,
+ *           and then it must equal K)  [2] values [outer,K,inner] (x's dtype)
+ *           [3] indices [outer,K,inner] int64
+ * iparams (7): dtype outer len inner K largest k_dtype (0 = k not read)
+ * fparams: none. */
+KILN_DECLARE_KERNEL(topk)
+
+/* maxpool_argmax_f32: 2-D max pooling that also writes the flat index of
+ * each maximum into x [N,C,H,W]: ((n*C+c)*H + h)*W + w for storage_order 0,
+ * (n*C+c)*H*W + w*H + h for 1. First maximum wins ties; padded taps are
+ * skipped. bindings: [0] x  [1] y [N,C,OH,OW]  [2] indices (int64, y's shape)
+ * iparams (15): N C H W OH OW KH KW stride_h stride_w pad_top pad_left
+ *               dilation_h dilation_w storage_order
+ * fparams: none. */
+KILN_DECLARE_KERNEL(maxpool_argmax_f32)
+
+/* qmatmul: batched integer matmul (MatMulInteger, QLinearMatMul) with numpy
+ * batch broadcasting as matmul_f32; uint8/int8 operands, exact int64 sums
+ * of (A - a_zp) * (B - b_zp). y_dtype int32 stores the sum; uint8/int8
+ * requantizes with round half to even and saturation:
+ * y = sat(round(acc * a_scale * b_scale / y_scale) + y_zp).
+ * bindings: [0] A  [1] B  [2] a_zp  [3] b_zp  [4] a_scale (f32)
+ *           [5] b_scale (f32)  [6] y_scale (f32 scalar)  [7] y_zp (scalar)
+ *           [8] Y [batch..., M, N]
+ * iparams (11 + 3*R): a_dtype b_dtype y_dtype M N K a_zp_mode b_zp_mode
+ *   a_scale_mode b_scale_mode R batch_dims[R] a_batch_strides[R]
+ *   b_batch_strides[R]; modes: 0 absent, 1 one value, 2 per row of A (M) /
+ *   column of B (N). Scales are read only when requantizing.
+ * fparams: none. */
+KILN_DECLARE_KERNEL(qmatmul)
+
+/* qconv2d: integer 2-D convolution (ConvInteger, QLinearConv) with groups,
+ * strides, dilations and begin pads; padded taps contribute zero (they read
+ * x_zp). acc = bias + sum (x - x_zp) * (w - w_zp[oc]) exactly; output as
+ * qmatmul (int32, or requantized with x_scale * w_scale[oc] / y_scale).
+ * bindings: [0] x [N,C,H,W]  [1] w [OC,C/groups,KH,KW]  [2] x_zp  [3] w_zp
+ *           [4] x_scale  [5] w_scale  [6] y_scale  [7] y_zp
+ *           [8] bias [OC] int32 (when has_bias)  [9] y [N,OC,OH,OW]
+ * iparams (23): x_dtype w_dtype y_dtype N C H W OC OH OW KH KW stride_h
+ *   stride_w pad_top pad_left dilation_h dilation_w groups x_zp_mode
+ *   w_zp_mode (2 = per output channel) w_scale_mode has_bias
+ * fparams: none. */
+KILN_DECLARE_KERNEL(qconv2d)
+
+/* signal_window: Hann (kind 0), Hamming (1) or Blackman (2) window of length
+ * N, periodic (denominator N) or symmetric (N - 1), computed in double.
+ * bindings: [0] size (int32/int64 scalar, must equal N)  [1] y [N]
+ * iparams (5): kind N periodic size_dtype out_dtype
+ * fparams: none. */
+KILN_DECLARE_KERNEL(signal_window)
+
+/* mel_weight_matrix: ONNX MelWeightMatrix [spec_bins, num_mel_bins].
+ * bindings: [0] num_mel_bins  [1] dft_length  [2] sample_rate (int scalars;
+ *           num_mel_bins and dft_length/2 + 1 must equal the compiled sizes)
+ *           [3] lower_edge_hertz  [4] upper_edge_hertz (float scalars)  [5] y
+ * iparams (5): num_mel_bins spec_bins int_dtype float_dtype out_dtype
+ * fparams: none. */
+KILN_DECLARE_KERNEL(mel_weight_matrix)
+
 #undef KILN_DECLARE_KERNEL
 
 #ifdef __cplusplus

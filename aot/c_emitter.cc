@@ -331,7 +331,7 @@ class Emitter {
             ? "  const unsigned char* const constants = (const unsigned char*)weights;\n"
             : absl::StrCat("  const unsigned char* const constants = ", name_, "_weights;\n"),
         "  void* r[", std::max<uint32_t>(fn.register_count(), 1), "];\n",
-        "  int rc;\n  (void)arena;\n  (void)constants;\n  (void)inputs;\n  (void)outputs;\n",
+        "  int rc;\n  (void)r;\n  (void)arena;\n  (void)constants;\n  (void)inputs;\n  (void)outputs;\n",
         "  (void)rc;\n  (void)host;\n",
         // The kernels' vector loads rely on these alignments; a caller that
         // misplaces a buffer gets an error code instead of a fault.

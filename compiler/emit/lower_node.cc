@@ -38,8 +38,23 @@ Epilogue EpilogueOf(const ir::Node& node) {
   return e;
 }
 
+namespace {
+
+// True when the node writes nothing: every output is absent or has no
+// elements. Such a node needs no dispatch (and no tables sized by its
+// non-empty dims, which a crafted model can make huge).
+bool WritesNothing(const LoweringContext& ctx, const ir::Node& node) {
+  for (ir::ValueId v : node.outputs) {
+    if (v != ir::kNoValue && ir::ElementCount(ctx.value(v).shape) != 0) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 absl::Status LowerNode(LoweringContext& ctx, const ir::Node& node) {
   if (compiler::IsAliasNode(node)) return absl::OkStatus();  // shares its input's bytes
+  if (WritesNothing(ctx, node)) return absl::OkStatus();
   const auto it = node.domain.empty() ? Table().find(node.op_type) : Table().end();
   if (it == Table().end()) {
     return ctx.Unimplemented(node, "no kernel lowers this op");

@@ -113,7 +113,7 @@ absl::Status LowerResize(LoweringContext& ctx, const ir::Node& node) {
   }
   // The tap tables grow with the output extent of each axis; past this the
   // module would hold more table than any real model's activations.
-  constexpr int64_t kMaxTapRows = int64_t{1} << 24;
+  constexpr int64_t kMaxTapRows = int64_t{1} << 20;
   int64_t rows = 0;
   for (int64_t d : y) {
     if (d > kMaxTapRows - rows) {

@@ -544,12 +544,19 @@ absl::Status Range(Ctx& c) {
   if (is_float) {
     const double d = delta->FloatAt(0);
     if (d == 0) return c.Err("delta is zero");
-    n = static_cast<int64_t>(std::ceil((limit->FloatAt(0) - start->FloatAt(0)) / d));
+    const double count = std::ceil((limit->FloatAt(0) - start->FloatAt(0)) / d);
+    if (std::isnan(count) || count > static_cast<double>(c.kMaxDim)) {
+      return c.Err("start, limit and delta give no finite element count within the limits");
+    }
+    n = count > 0 ? static_cast<int64_t>(count) : 0;
   } else {
     const int64_t d = delta->IntAt(0);
     if (d == 0) return c.Err("delta is zero");
-    const int64_t span = limit->IntAt(0) - start->IntAt(0);
-    n = d > 0 ? CeilDiv(span, d) : CeilDiv(-span, -d);
+    // In 128 bits: limit - start and its negation overflow int64 at the ends.
+    const __int128 span = static_cast<__int128>(limit->IntAt(0)) - start->IntAt(0);
+    const __int128 count = d > 0 ? (span + d - 1) / d : (-span + (-static_cast<__int128>(d)) - 1) / -static_cast<__int128>(d);
+    if (count > c.kMaxDim) return c.Err("start, limit and delta give more elements than the limits allow");
+    n = count > 0 ? static_cast<int64_t>(count) : 0;
   }
   return c.Set(0, c.T(0), {std::max<int64_t>(n, 0)});
 }

@@ -60,6 +60,8 @@ INSTANTIATE_TEST_SUITE_P(
         OnnxCase{"node_without_outputs.onnx", "node 'ReduceSum_1' (ReduceSum) has no outputs"},
         // Fuzzer reproducer: folded int64 Mul overflowing into a ConstantOfShape.
         OnnxCase{"fold_mul_overflow.onnx", "(ConstantOfShape): computed an invalid output shape"},
+        // Fuzzer reproducer: a float Range with an infinite element count.
+        OnnxCase{"range_infinite.onnx", "(Range): start, limit and delta give no finite element count"},
         OnnxCase{"conv_huge_stride.onnx", "node 'strided' (Conv): strides must be in 1..2^20"},
         OnnxCase{"pool_huge_pads.onnx", "node 'padded' (MaxPool): kernel and pads must be within 2^40"},
         OnnxCase{"no_such_file.onnx", "does not exist"}),

@@ -66,12 +66,14 @@ regress() {  # regress TARGET: every seed and reproducer once (SECONDS = 0)
 
 # compile_bundles LIMIT DIR...: the C that kiln aot writes for every module
 # the verifier accepts must compile (the aot fuzzer itself only transpiles).
-# Checks the LIMIT newest modules of the DIRs; refused modules are skipped.
+# Builds the bundles of the LIMIT newest modules of the DIRs that verify;
+# refused modules are skipped.
 compile_bundles() {
   local limit=$1 built=0 refused=0 m
   shift
   local work=$FUZZ/aot-compile
   while IFS= read -r m; do
+    [ "$built" -ge "$limit" ] && break
     rm -rf "$work"
     if ! "$FUZZ/tools/kiln" aot "$m" -o "$work" --name fuzz --no-size-report > /dev/null 2>&1; then
       refused=$((refused + 1))
@@ -83,7 +85,7 @@ compile_bundles() {
       return 1
     fi
     built=$((built + 1))
-  done < <(find "$@" -maxdepth 1 -type f -printf '%T@ %p\n' | sort -rn | head -n "$limit" | cut -d' ' -f2-)
+  done < <(find "$@" -maxdepth 1 -type f -printf '%T@ %p\n' | sort -rn | cut -d' ' -f2-)
   echo "fuzz aot: $built bundles compiled, $refused modules refused"
 }
 

@@ -28,8 +28,9 @@ using ir::DType;
 using ir::ShapeStr;
 using Shape = std::vector<int64_t>;
 
-int64_t CeilDiv(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
-int64_t FloorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+// Rounded division for b > 0, without the overflow of a + b - 1.
+int64_t CeilDiv(int64_t a, int64_t b) { return a / b + (a % b > 0 ? 1 : 0); }
+int64_t FloorDiv(int64_t a, int64_t b) { return a / b - (a % b < 0 ? 1 : 0); }
 
 // Per-node view with the helpers every rule needs.
 using Ctx = ShapeRuleContext;
@@ -664,7 +665,8 @@ absl::Status SliceParams(const ir::Graph& graph, const ir::Node& node,
     } else {
       s = std::clamp<int64_t>(s, 0, d - 1);
       e = std::clamp<int64_t>(e, -1, d - 1);
-      len = s > e ? CeilDiv(s - e, -step) : 0;
+      // |INT64_MIN| does not fit; any step that large takes one element.
+      len = s > e ? CeilDiv(s - e, step == INT64_MIN ? INT64_MAX : -step) : 0;
     }
     (*starts_out)[a] = s;
     (*steps_out)[a] = step;

@@ -62,6 +62,9 @@ INSTANTIATE_TEST_SUITE_P(
         OnnxCase{"fold_mul_overflow.onnx", "(ConstantOfShape): computed an invalid output shape"},
         // Fuzzer reproducer: a float Range with an infinite element count.
         OnnxCase{"range_infinite.onnx", "(Range): start, limit and delta give no finite element count"},
+        // Fuzzer reproducer: a Slice step of INT64_MAX once overflowed the length;
+        // the model is refused later, at a Pad whose pads do not fit.
+        OnnxCase{"slice_huge_step.onnx", "(Pad): pads [0,0] should have 8 entries"},
         OnnxCase{"conv_huge_stride.onnx", "node 'strided' (Conv): strides must be in 1..2^20"},
         OnnxCase{"pool_huge_pads.onnx", "node 'padded' (MaxPool): kernel and pads must be within 2^40"},
         OnnxCase{"no_such_file.onnx", "does not exist"}),

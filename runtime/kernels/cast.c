@@ -75,6 +75,7 @@ int kiln_cast_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
   KILN_TRY(kiln_check_nonneg(ip, 3));
   const int64_t se = kiln_dtype_size(ip[0]), de = kiln_dtype_size(ip[1]);
   if (se == 0 || de == 0) return KILN_ERR_INVALID_ARGUMENT;
+  /* Work is bounded by the bindings: one flat loop over ip[2] elements. */
   int64_t bytes;
   KILN_TRY(kiln_dense_bytes(ip[2], se, &bytes));
   KILN_TRY(kiln_check_binding(binding_bytes[0], bytes));

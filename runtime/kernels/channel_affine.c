@@ -33,6 +33,8 @@ int kiln_channel_affine_f32_check(const int64_t* ip, uint32_t iparam_count,
   KILN_TRY(kiln_check_counts(ip, iparam_count, 4, fp, fparam_count, 2));
   KILN_TRY(kiln_check_nonneg(ip, 4));
   KILN_TRY(kiln_check_enum(ip[3], KILN_ACT_NONE, KILN_ACT_LAST));
+  /* S == 0 leaves the N x C loops bounded by no binding. */
+  KILN_TRY(kiln_check_work(ip, 3));
   int64_t count;
   KILN_TRY(kiln_checked_product(ip, 3, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));

@@ -112,6 +112,19 @@ static inline int kiln_check_work(const int64_t* extents, int64_t n) {
   return KILN_OK;
 }
 
+/* Work that walks a view with zero or overlapping strides re-reads what it
+ * reaches, so no buffer bounds it; the 2^40 limit alone still allows
+ * minutes of spinning over a few bytes. Such work may make at most
+ * KILN_MAX_REUSE passes over the `reached` elements (the compiler's views
+ * for these kernels are dense: one pass), or KILN_MAX_EMPTY_WORK in all.
+ * `work` is a product already checked by kiln_check_work. */
+#define KILN_MAX_REUSE (INT64_C(1) << 12)
+
+static inline int kiln_check_reuse(int64_t work, int64_t reached) {
+  if (work <= KILN_MAX_EMPTY_WORK) return KILN_OK;
+  return work / KILN_MAX_REUSE > reached ? KILN_ERR_OUT_OF_RANGE : KILN_OK;
+}
+
 /* Bytes of a dense tensor of `count` elements of `elem_bytes` each. */
 static inline int kiln_dense_bytes(int64_t count, int64_t elem_bytes, int64_t* out) {
   return kiln_checked_mul(count, elem_bytes, out);

@@ -59,6 +59,7 @@ int kiln_compare_check(const int64_t* ip, uint32_t iparam_count, const float* fp
   KILN_TRY(kiln_check_enum(ip[C_OP], KILN_CMP_EQ, KILN_CMP_GE));
   const int64_t eb = kiln_dtype_size(ip[C_DTYPE]);
   if (eb == 0) return KILN_ERR_INVALID_ARGUMENT;
+  /* Work is bounded by Y: one pass over its elements, none when it is empty. */
   const int64_t in_eb[2] = {eb, eb};
   return kiln_check_bcast(ip + C_HEAD, R, ip + C_HEAD + R, 2, in_eb, 1, binding_bytes);
 }

@@ -148,8 +148,9 @@ static int conv_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
   KILN_TRY(conv_axis_check(H, KH, ip[P_SH], ip[P_PT], ip[P_DH], OH));
   KILN_TRY(conv_axis_check(W, KW, ip[P_SW], ip[P_PL], ip[P_DW], OW));
 
-  const int64_t loops[7] = {N, OC, OH, OW, C / G, KH, KW};
-  KILN_TRY(kiln_check_work(loops, 7));
+  /* The group loop runs even when C and OC are 0 (any G divides them). */
+  const int64_t loops[8] = {N, G, OC / G, OH, OW, C / G, KH, KW};
+  KILN_TRY(kiln_check_work(loops, 8));
   const int64_t x_dims[4] = {N, C, H, W};
   const int64_t w_dims[4] = {OC, C / G, KH, KW};
   const int64_t y_dims[4] = {N, OC, OH, OW};

@@ -80,9 +80,14 @@ int kiln_conv_transpose_f32_check(const int64_t* ip, uint32_t iparam_count, cons
   KILN_TRY(kiln_checked_mul(ip[CT_W], ip[CT_SW], &t));
   KILN_TRY(kiln_checked_mul(ip[CT_KW], ip[CT_DW], &u));
   KILN_TRY(kiln_checked_add(t, u, &t));
-  const int64_t loops[7] = {ip[CT_N], ip[CT_C], ip[CT_OC] / G, ip[CT_H],
+  /* The bias fill (N x OC x OH*OW) and the scatter (N x G x C/G x OC/G x
+   * H x KH x W x KW) are separate nests; the group loop runs even when C and
+   * OC are 0 (any G divides them). */
+  const int64_t fill[4] = {ip[CT_N], ip[CT_OC], ip[CT_OH], ip[CT_OW]};
+  KILN_TRY(kiln_check_work(fill, 4));
+  const int64_t loops[8] = {ip[CT_N], G, ip[CT_C] / G, ip[CT_OC] / G, ip[CT_H],
                             ip[CT_KH], ip[CT_W], ip[CT_KW]};
-  KILN_TRY(kiln_check_work(loops, 7));
+  KILN_TRY(kiln_check_work(loops, 8));
   const int64_t xd[4] = {ip[CT_N], ip[CT_C], ip[CT_H], ip[CT_W]};
   const int64_t wd[4] = {ip[CT_C], ip[CT_OC] / G, ip[CT_KH], ip[CT_KW]};
   const int64_t yd[4] = {ip[CT_N], ip[CT_OC], ip[CT_OH], ip[CT_OW]};

@@ -80,6 +80,9 @@ int kiln_cumsum_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
   if (ib == 0 && (ip[CS_AXIS] < -R || ip[CS_AXIS] >= R)) return KILN_ERR_INVALID_ARGUMENT;
   if (ib != 0) KILN_TRY(kiln_check_binding(binding_bytes[1], ib));
   const int64_t eb = (ip[CS_KIND] == 1 || ip[CS_KIND] == 3) ? 4 : 8;
+  /* outer x inner x len, with the axis possibly chosen at run time: a zero
+   * extent anywhere empties the tensors and leaves the others unbounded. */
+  KILN_TRY(kiln_check_work(ip + CS_HEAD, R));
   int64_t n, bytes;
   KILN_TRY(kiln_checked_product(ip + CS_HEAD, R, &n));
   KILN_TRY(kiln_dense_bytes(n, eb, &bytes));

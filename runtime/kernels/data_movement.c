@@ -112,7 +112,14 @@ int kiln_strided_copy_check(const int64_t* ip, uint32_t iparam_count,
   const int64_t eb = ip[S_EB];
   if (eb == 0) return KILN_ERR_INVALID_ARGUMENT;
   const int64_t* dims = ip + S_HEAD;
-  int64_t bytes;
+  /* Zero strides (a broadcast source, or a repeated destination) let the
+   * element count exceed both views, so the copy is bounded directly: every
+   * element moves eb bytes. An empty view returns before any loop. */
+  int64_t loops[KILN_MAX_RANK + 1], count, bytes;
+  KILN_TRY(kiln_checked_product(dims, R, &count));
+  for (int64_t d = 0; d < R; ++d) loops[d] = dims[d];
+  loops[R] = eb;
+  if (count > 0) KILN_TRY(kiln_check_work(loops, R + 1));
   KILN_TRY(src_view_bytes(R, dims, dims + R, ip[S_SRC_OFF], eb, &bytes));
   KILN_TRY(kiln_check_binding(binding_bytes[0], bytes));
   KILN_TRY(kiln_view_bytes(R, dims, dims + 2 * R, ip[S_DST_OFF], eb, &bytes));
@@ -132,6 +139,7 @@ int kiln_copy_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                     uint32_t fparam_count, const uint64_t* binding_bytes) {
   KILN_TRY(kiln_check_counts(ip, iparam_count, 1, fp, fparam_count, 0));
   KILN_TRY(kiln_check_nonneg(ip, 1));
+  /* Work is bounded by the bindings: one memcpy of ip[0] bytes. */
   KILN_TRY(kiln_check_binding(binding_bytes[0], ip[0]));
   KILN_TRY(kiln_check_binding(binding_bytes[1], ip[0]));
   return KILN_OK;

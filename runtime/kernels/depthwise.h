@@ -45,10 +45,12 @@ typedef struct kiln_dw_geom {
           int64_t o0, o1;                                                              \
           if (cached) o0 = c0[kw], o1 = c1[kw];                                        \
           else kiln_window_range(off, SW, OW, 0, W, &o0, &o1);                         \
+          /* xr + off may be far outside the row: form in-row pointers only. */        \
+          if (o0 >= o1) continue;                                                      \
           if (SW == 1) {                                                               \
-            kiln_dw_axpy(yr + o0, xr + off + o0, wv, o1 - o0);                         \
+            kiln_dw_axpy(yr + o0, xr + (off + o0), wv, o1 - o0);                       \
           } else if (SW == 2) {                                                        \
-            kiln_dw_axpy2(yr + o0, xr + off + 2 * o0, wv, o1 - o0);                    \
+            kiln_dw_axpy2(yr + o0, xr + (off + 2 * o0), wv, o1 - o0);                  \
           } else {                                                                     \
             for (int64_t ow = o0; ow < o1; ++ow) yr[ow] += wv * xr[ow * SW + off];     \
           }                                                                            \

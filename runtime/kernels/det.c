@@ -53,6 +53,8 @@ int kiln_det_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp
   KILN_TRY(kiln_check_counts(ip, iparam_count, 2, fp, fparam_count, 0));
   KILN_TRY(kiln_check_nonneg(ip, 2));
   if (ip[1] > KILN_DET_MAX_ORDER) return KILN_ERR_UNIMPLEMENTED;
+  /* Work is bounded by Y (one determinant per batch entry, even at order
+   * 0) times at most 32^3 per matrix. */
   int64_t count, bytes;
   KILN_TRY(kiln_checked_mul(ip[0], ip[1] * ip[1], &count));
   KILN_TRY(kiln_dense_bytes(count, 4, &bytes));

@@ -72,12 +72,16 @@ int kiln_einsum_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
   KILN_TRY(kiln_check_enum(ip[ES_F64], 0, 1));
   const int64_t eb = ip[ES_F64] ? 8 : 4;
   const int64_t* dims = ip + ES_HEAD;
-  int64_t total, bytes;
+  int64_t total, bytes, n_out, n_sum;
   KILN_TRY(kiln_checked_product(dims, L, &total));
+  /* Zero strides let the letters' product outgrow both operands, so the
+   * walk is bounded directly: every output element (none when Y is empty)
+   * runs the whole summed space, which is skipped when empty. */
+  KILN_TRY(kiln_checked_product(dims, nout, &n_out));
+  KILN_TRY(kiln_checked_product(dims + nout, L - nout, &n_sum));
+  if (n_out > 0) KILN_TRY(kiln_check_work(dims, n_sum > 0 ? L : nout));
   if (total == 0) {
     /* Nothing is read; only the (possibly empty) output is written. */
-    int64_t n_out;
-    KILN_TRY(kiln_checked_product(dims, nout, &n_out));
     if (n_out > 0) {
       /* Empty sum: the output is all zeros, operands untouched. */
       KILN_TRY(kiln_dense_bytes(n_out, eb, &bytes));
@@ -91,8 +95,6 @@ int kiln_einsum_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
     KILN_TRY(kiln_view_bytes(L, dims, dims + 2 * L, 0, eb, &bytes));
     KILN_TRY(kiln_check_binding(binding_bytes[1], bytes));
   }
-  int64_t n_out;
-  KILN_TRY(kiln_checked_product(dims, nout, &n_out));
   KILN_TRY(kiln_dense_bytes(n_out, eb, &bytes));
   KILN_TRY(kiln_check_binding(binding_bytes[2], bytes));
   return KILN_OK;

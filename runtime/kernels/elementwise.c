@@ -142,6 +142,7 @@ int kiln_binary_f32_check(const int64_t* ip, uint32_t iparam_count,
                              fparam_count, 0));
   KILN_TRY(kiln_check_nonneg(ip, B_HEAD + 3 * R));
   KILN_TRY(kiln_check_enum(ip[B_OP], KILN_BINARY_ADD, KILN_BINARY_LAST));
+  /* Work is bounded by Y: one pass over its elements, none when it is empty. */
   const int64_t* dims = ip + B_HEAD;
   int64_t bytes, count;
   KILN_TRY(kiln_view_bytes(R, dims, dims + R, 0, 4, &bytes));
@@ -167,6 +168,7 @@ int kiln_unary_f32_check(const int64_t* ip, uint32_t iparam_count,
   KILN_TRY(kiln_check_counts(ip, iparam_count, 2, fp, fparam_count, 2));
   KILN_TRY(kiln_check_nonneg(ip, 2));
   KILN_TRY(kiln_check_enum(ip[0], KILN_ACT_NONE, KILN_ACT_LAST));
+  /* Work is bounded by the bindings: one flat loop over ip[1] elements. */
   KILN_TRY(kiln_check_f32_binding(binding_bytes[0], ip[1]));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[1], ip[1]));
   return KILN_OK;

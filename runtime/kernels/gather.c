@@ -107,7 +107,12 @@ int kiln_gather_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
   if (ip[GA_EB] == 0) return KILN_ERR_INVALID_ARGUMENT;
   const int64_t x_dims[3] = {ip[GA_OUTER], ip[GA_LEN], ip[GA_INNER]};
   const int64_t y_dims[3] = {ip[GA_OUTER], ip[GA_COUNT], ip[GA_INNER]};
-  int64_t xn, yn;
+  /* count x outer row copies: inner == 0 leaves them bounded by no binding
+   * (count == 0 runs nothing). */
+  if (ip[GA_COUNT] > 0) KILN_TRY(kiln_check_work(y_dims, 3));
+  int64_t xn, yn, row;
+  /* The kernel forms the row size before it knows the tensors are empty. */
+  KILN_TRY(kiln_checked_mul(ip[GA_INNER], ip[GA_EB], &row));
   KILN_TRY(kiln_checked_product(x_dims, 3, &xn));
   KILN_TRY(kiln_checked_product(y_dims, 3, &yn));
   KILN_TRY(fits(binding_bytes[0], xn, ip[GA_EB]));
@@ -181,6 +186,7 @@ int kiln_gather_elements_check(const int64_t* ip, uint32_t iparam_count, const f
   int64_t data_n, idx_n;
   KILN_TRY(elements_check(ip, iparam_count, fp, fparam_count, &data_n, &idx_n));
   if (ip[GE_RED] != 0) return KILN_ERR_INVALID_ARGUMENT;
+  /* Work is bounded by the indices: one step per index element. */
   KILN_TRY(fits(binding_bytes[0], data_n, ip[GE_EB]));
   KILN_TRY(fits(binding_bytes[1], idx_n, ip[GE_IB]));
   KILN_TRY(fits(binding_bytes[2], idx_n, ip[GE_EB]));
@@ -206,6 +212,7 @@ int kiln_scatter_elements_check(const int64_t* ip, uint32_t iparam_count, const 
                                 uint32_t fparam_count, const uint64_t* binding_bytes) {
   int64_t data_n, idx_n;
   KILN_TRY(elements_check(ip, iparam_count, fp, fparam_count, &data_n, &idx_n));
+  /* Work is bounded by the bindings: one data copy, one step per index. */
   KILN_TRY(fits(binding_bytes[0], data_n, ip[GE_EB]));
   KILN_TRY(fits(binding_bytes[1], idx_n, ip[GE_IB]));
   KILN_TRY(fits(binding_bytes[2], idx_n, ip[GE_EB]));
@@ -237,6 +244,12 @@ static int nd_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
   KILN_TRY(kiln_checked_product(d3, 3, data_n));
   KILN_TRY(kiln_checked_product(i3, 3, idx_n));
   KILN_TRY(kiln_checked_product(b3, 3, block_n));
+  /* batch x count blocks, each reading k indices (twice) and moving slice
+   * elements: with k and slice 0 every tensor is empty and bounds nothing. */
+  int64_t per_block;
+  KILN_TRY(kiln_checked_add(2 * k, ip[ND_SLICE], &per_block));
+  const int64_t loops[3] = {ip[ND_BATCH], ip[ND_COUNT], per_block};
+  KILN_TRY(kiln_check_work(loops, 3));
   return KILN_OK;
 }
 

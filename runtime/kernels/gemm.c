@@ -37,6 +37,17 @@ int kiln_gemm_f32(const int64_t* ip, const float* fp, void* const* bindings,
   return KILN_OK;
 }
 
+/* The blocked GEMM's work, `batch` times: M x N x K multiply-adds, or an
+ * M x N zero fill when K == 0; nothing when M or N is 0 (kiln_sgemm returns
+ * at once, though a batch loop around it still counts). Each operand is
+ * bounded by its binding, but their product is not. */
+static int gemm_work(int64_t batch, int64_t M, int64_t N, int64_t K) {
+  const int64_t empty[2] = {batch, 0};
+  const int64_t loops[4] = {batch, M, N, K > 0 ? K : 1};
+  if (M == 0 || N == 0) return kiln_check_work(empty, 2);
+  return kiln_check_work(loops, 4);
+}
+
 /* Everything but B's bytes, which the two gemm forms count differently. */
 static int gemm_check_common(const int64_t* ip, uint32_t iparam_count, const float* fp,
                              uint32_t fparam_count, const uint64_t* binding_bytes) {
@@ -58,6 +69,7 @@ static int gemm_check_common(const int64_t* ip, uint32_t iparam_count, const flo
   }
   KILN_TRY(kiln_checked_mul(M, N, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[3], count));
+  KILN_TRY(gemm_work(1, M, N, K));
   /* Row and column offsets the blocked loops form stay in int64. */
   KILN_TRY(kiln_checked_add(N, KILN_NR_MAX, &count));
   KILN_TRY(kiln_checked_add(K, KILN_KC, &count));
@@ -162,6 +174,11 @@ int kiln_matmul_f32_check(const int64_t* ip, uint32_t iparam_count,
   KILN_TRY(kiln_check_binding(binding_bytes[1], bytes));
   dims[R] = M, dims[R + 1] = N;
   KILN_TRY(kiln_checked_product(dims, R + 2, &count));
+  /* Zero batch strides let the batch outgrow A and B, and an empty matrix
+   * empties Y, so the batch loop is bounded by no binding. */
+  int64_t batch;
+  KILN_TRY(kiln_checked_product(dims, R, &batch));
+  if (batch > 0) KILN_TRY(gemm_work(batch, M, N, K));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[2], count));
   KILN_TRY(kiln_checked_add(N, KILN_NR_MAX, &count));
   KILN_TRY(kiln_checked_add(K, KILN_KC, &count));

@@ -76,6 +76,8 @@ int kiln_nll_loss_f32_check(const int64_t* ip, uint32_t iparam_count, const floa
   KILN_TRY(kiln_check_enum(ip[L_HAS_LOG_PROB], 0, 1));
   if (ip[L_TARGET_BYTES] != 4 && ip[L_TARGET_BYTES] != 8) return KILN_ERR_INVALID_ARGUMENT;
   if (ip[L_HAS_LOG_PROB] && !ip[L_LOGITS]) return KILN_ERR_INVALID_ARGUMENT;
+  /* N x D x C: D == 0 leaves the outer loop bounded by no binding. */
+  KILN_TRY(kiln_check_work(ip, 3));
   int64_t nd, ncd, bytes;
   KILN_TRY(kiln_checked_mul(ip[L_N], ip[L_D], &nd));
   KILN_TRY(kiln_checked_mul(nd, ip[L_C], &ncd));

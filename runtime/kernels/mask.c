@@ -40,6 +40,8 @@ int kiln_trilu_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
   KILN_TRY(kiln_check_enum(ip[TR_K_BINDING], 0, 1));
   if (ip[TR_K_BINDING]) KILN_TRY(kiln_check_binding(binding_bytes[1], 8));
   if (ip[TR_EB] == 0) return KILN_ERR_INVALID_ARGUMENT;
+  /* batch x rows x cols: cols == 0 leaves the outer loops bounded by no binding. */
+  KILN_TRY(kiln_check_work(ip + TR_BATCH, 3));
   /* c - r must not overflow: both are below 2^62 once the product fits. */
   int64_t n, bytes;
   KILN_TRY(kiln_checked_product(ip + TR_BATCH, 3, &n));
@@ -90,6 +92,9 @@ int kiln_one_hot_check(const int64_t* ip, uint32_t iparam_count, const float* fp
   KILN_TRY(kiln_check_enum(ip[OH_IDX_KIND], 1, 4));
   if (ip[OH_DEPTH] > (INT64_C(1) << 61)) return KILN_ERR_OUT_OF_RANGE;
   if (ip[OH_EB] == 0) return KILN_ERR_INVALID_ARGUMENT;
+  /* outer x inner x depth: inner == 0 leaves the outer loop bounded by no binding. */
+  const int64_t loops[3] = {ip[OH_OUTER], ip[OH_INNER], ip[OH_DEPTH]};
+  KILN_TRY(kiln_check_work(loops, 3));
   const int64_t ieb = (ip[OH_IDX_KIND] == 1 || ip[OH_IDX_KIND] == 3) ? 4 : 8;
   int64_t n, idx_n, bytes;
   KILN_TRY(kiln_checked_product(ip + OH_OUTER, 3, &n));

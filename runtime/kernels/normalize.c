@@ -50,6 +50,7 @@ int kiln_layer_norm_f32_check(const int64_t* ip, uint32_t iparam_count, const fl
   KILN_TRY(kiln_check_nonneg(ip, 4));
   KILN_TRY(kiln_check_enum(ip[2], 0, 1));
   KILN_TRY(kiln_check_enum(ip[3], 0, 1));
+  /* Work is bounded by X: n == 0 returns before the outer loop. */
   int64_t count;
   KILN_TRY(kiln_checked_product(ip, 2, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));
@@ -90,6 +91,7 @@ int kiln_instance_norm_f32_check(const int64_t* ip, uint32_t iparam_count, const
                                  uint32_t fparam_count, const uint64_t* binding_bytes) {
   KILN_TRY(kiln_check_counts(ip, iparam_count, 3, fp, fparam_count, 1));
   KILN_TRY(kiln_check_nonneg(ip, 3));
+  /* Work is bounded by X: spatial == 0 returns before the plane loop. */
   int64_t count;
   KILN_TRY(kiln_checked_product(ip, 3, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));
@@ -129,6 +131,8 @@ int kiln_lp_norm_f32_check(const int64_t* ip, uint32_t iparam_count, const float
   KILN_TRY(kiln_check_counts(ip, iparam_count, 4, fp, fparam_count, 0));
   KILN_TRY(kiln_check_nonneg(ip, 4));
   KILN_TRY(kiln_check_enum(ip[3], 1, 2));
+  /* n == 0 leaves outer x inner bounded by no binding. */
+  KILN_TRY(kiln_check_work(ip, 3));
   int64_t count;
   KILN_TRY(kiln_checked_product(ip, 3, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));
@@ -169,6 +173,10 @@ int kiln_lrn_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp
   KILN_TRY(kiln_check_counts(ip, iparam_count, 4, fp, fparam_count, 3));
   KILN_TRY(kiln_check_nonneg(ip, 4));
   if (ip[3] < 1) return KILN_ERR_INVALID_ARGUMENT;
+  /* N x C x spatial, each summing at most min(size, C) channels; spatial ==
+   * 0 (or C == 0) leaves the outer loops bounded by no binding. */
+  const int64_t loops[4] = {ip[0], ip[1], ip[2], ip[3] < ip[1] ? ip[3] : ip[1]};
+  KILN_TRY(kiln_check_work(loops, 4));
   int64_t count;
   KILN_TRY(kiln_checked_product(ip, 3, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));
@@ -201,6 +209,8 @@ int kiln_hardmax_f32_check(const int64_t* ip, uint32_t iparam_count, const float
                            uint32_t fparam_count, const uint64_t* binding_bytes) {
   KILN_TRY(kiln_check_counts(ip, iparam_count, 3, fp, fparam_count, 0));
   KILN_TRY(kiln_check_nonneg(ip, 3));
+  /* inner == 0 leaves the outer loop bounded by no binding. */
+  KILN_TRY(kiln_check_work(ip, 3));
   int64_t count;
   KILN_TRY(kiln_checked_product(ip, 3, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));

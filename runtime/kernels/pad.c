@@ -89,6 +89,7 @@ int kiln_pad_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
   }
   KILN_TRY(kiln_dense_bytes(in_n, eb, &t));
   KILN_TRY(kiln_check_binding(binding_bytes[0], t));
+  /* Work is bounded by Y: one flat pass over its elements (eb >= 1). */
   KILN_TRY(kiln_dense_bytes(out_n, eb, &t));
   KILN_TRY(kiln_check_binding(binding_bytes[1], t));
   return KILN_OK;

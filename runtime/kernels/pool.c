@@ -149,6 +149,8 @@ int kiln_global_pool_f32_check(const int64_t* ip, uint32_t iparam_count,
   KILN_TRY(kiln_check_counts(ip, iparam_count, 3, fp, fparam_count, 0));
   KILN_TRY(kiln_check_nonneg(ip, 3));
   KILN_TRY(kiln_check_enum(ip[0], KILN_POOL_MAX, KILN_POOL_AVG));
+  /* Work is bounded by the bindings: rows by Y (written even when spatial
+   * is 0), rows x spatial by X. */
   int64_t count;
   KILN_TRY(kiln_checked_product(ip + 1, 2, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));

@@ -80,6 +80,7 @@ int kiln_pow_typed_check(const int64_t* ip, uint32_t iparam_count, const float* 
   const int64_t ea = kiln_dtype_size(at), eb = kiln_dtype_size(bt);
   if (ea == 0 || eb == 0 || at == KILN_DTYPE_BOOL || bt == KILN_DTYPE_BOOL)
     return KILN_ERR_INVALID_ARGUMENT;
+  /* Work is bounded by Y: one pass over its elements, none when it is empty. */
   const int64_t in_eb[2] = {ea, eb};
   return kiln_check_bcast(ip + P_HEAD, R, ip + P_HEAD + R, 2, in_eb, ea, binding_bytes);
 }

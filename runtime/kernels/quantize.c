@@ -75,6 +75,8 @@ static int check_q(const int64_t* ip, uint32_t iparam_count, const float* fp,
   if (t != KILN_DTYPE_U8 && t != KILN_DTYPE_I8 && (quantize || t != KILN_DTYPE_I32))
     return KILN_ERR_INVALID_ARGUMENT;
   const int64_t qb = kiln_dtype_size(t);
+  /* outer x axis x inner: inner == 0 leaves the outer loops bounded by no binding. */
+  KILN_TRY(kiln_check_work(ip, 3));
   int64_t count, bytes;
   KILN_TRY(kiln_checked_product(ip, 3, &count));
   const int64_t params = ip[Q_PER_AXIS] ? ip[Q_AXIS] : 1;
@@ -130,6 +132,7 @@ int kiln_dynamic_quantize_linear_check(const int64_t* ip, uint32_t iparam_count,
                                        const uint64_t* binding_bytes) {
   KILN_TRY(kiln_check_counts(ip, iparam_count, 1, fp, fparam_count, 0));
   KILN_TRY(kiln_check_nonneg(ip, 1));
+  /* Work is bounded by X: two flat passes over ip[0] elements. */
   int64_t bytes;
   KILN_TRY(kiln_dense_bytes(ip[0], 4, &bytes));
   KILN_TRY(kiln_check_binding(binding_bytes[0], bytes));

@@ -143,11 +143,16 @@ int kiln_reduce_f32_check(const int64_t* ip, uint32_t iparam_count, const float*
   int64_t out_count, red_count, bytes;
   KILN_TRY(kiln_checked_product(dims, ro, &out_count));
   KILN_TRY(kiln_checked_product(dims + ro, rr, &red_count));
+  /* Zero strides let the reduced space outgrow X, so the walk is bounded
+   * directly: every output element (none when Y is empty) folds the whole
+   * reduced space, which is skipped when empty. */
+  if (out_count > 0) KILN_TRY(kiln_check_work(dims, red_count > 0 ? ro + rr : ro));
   /* Offsets are formed for every output element even when the reduction
    * is empty, so the output part of the view must not overflow either. */
   KILN_TRY(kiln_view_bytes(ro, dims, strides, 0, 4, &bytes));
   KILN_TRY(kiln_view_bytes(ro + rr, dims, strides, 0, 4, &bytes));
   KILN_TRY(kiln_check_binding(binding_bytes[0], bytes));
+  if (out_count > 0 && red_count > 0) KILN_TRY(kiln_check_reuse(out_count * red_count, bytes / 4));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[1], out_count));
   return KILN_OK;
 }
@@ -191,6 +196,8 @@ int kiln_arg_reduce_f32_check(const int64_t* ip, uint32_t iparam_count, const fl
   KILN_TRY(kiln_check_enum(ip[3], 0, 1));
   KILN_TRY(kiln_check_enum(ip[4], 0, 1));
   if (ip[1] < 1) return KILN_ERR_INVALID_ARGUMENT;
+  /* inner == 0 leaves the outer loop bounded by no binding. */
+  KILN_TRY(kiln_check_work(ip, 3));
   int64_t count, out_dims[2] = {ip[0], ip[2]}, out_count, bytes;
   KILN_TRY(kiln_checked_product(ip, 3, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));

@@ -114,9 +114,12 @@ int kiln_reduce_typed_check(const int64_t* ip, uint32_t iparam_count, const floa
   int64_t out_count, red_count, bytes;
   KILN_TRY(kiln_checked_product(dims, ro, &out_count));
   KILN_TRY(kiln_checked_product(dims + ro, rr, &red_count));
+  /* As in reduce_f32: zero strides let the walk outgrow X, so bound it. */
+  if (out_count > 0) KILN_TRY(kiln_check_work(dims, red_count > 0 ? ro + rr : ro));
   KILN_TRY(kiln_view_bytes(ro, dims, strides, 0, eb, &bytes));
   KILN_TRY(kiln_view_bytes(ro + rr, dims, strides, 0, eb, &bytes));
   KILN_TRY(kiln_check_binding(binding_bytes[0], bytes));
+  if (out_count > 0 && red_count > 0) KILN_TRY(kiln_check_reuse(out_count * red_count, bytes / eb));
   KILN_TRY(kiln_dense_bytes(out_count, eb, &bytes));
   KILN_TRY(kiln_check_binding(binding_bytes[1], bytes));
   return KILN_OK;

@@ -96,6 +96,9 @@ int kiln_resize_f32_check(const int64_t* ip, uint32_t iparam_count, const float*
   }
   KILN_TRY(kiln_checked_product(in, R, &in_n));
   KILN_TRY(kiln_checked_product(out, R, &out_n));
+  /* Each output element walks every tap combination: out x taps per axis,
+   * which no binding bounds (an empty output runs nothing). */
+  if (out_n > 0) KILN_TRY(kiln_check_work(out, 2 * R));
   KILN_TRY(kiln_dense_bytes(in_n, 4, &bytes));
   KILN_TRY(kiln_check_binding(binding_bytes[0], bytes));
   KILN_TRY(kiln_dense_bytes(out_n, 4, &bytes));

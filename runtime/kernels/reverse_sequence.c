@@ -40,7 +40,11 @@ int kiln_reverse_sequence_check(const int64_t* ip, uint32_t iparam_count, const 
   KILN_TRY(kiln_check_nonneg(ip, RS_COUNT));
   KILN_TRY(kiln_check_enum(ip[RS_BATCH_FIRST], 0, 1));
   if (ip[RS_ELEM_BYTES] < 1 || ip[RS_ELEM_BYTES] > 8) return KILN_ERR_INVALID_ARGUMENT;
-  int64_t count, bytes;
+  /* B x T row copies: inner == 0 leaves them bounded by no binding. */
+  KILN_TRY(kiln_check_work(ip + RS_T, 3));
+  int64_t count, bytes, row;
+  /* The kernel forms the row size before it knows the tensors are empty. */
+  KILN_TRY(kiln_checked_mul(ip[RS_INNER], ip[RS_ELEM_BYTES], &row));
   KILN_TRY(kiln_checked_product(ip + RS_T, 3, &count));
   KILN_TRY(kiln_dense_bytes(count, ip[RS_ELEM_BYTES], &bytes));
   KILN_TRY(kiln_check_binding(binding_bytes[0], bytes));

@@ -212,8 +212,14 @@ int kiln_recurrent_f32_check(const int64_t* ip, uint32_t iparam_count, const flo
   const int64_t G = gate_count(ip[RN_CELL]);
   for (int64_t b = 0; b < B; ++b)
     if (ip[RN_HEAD + b] > S) return KILN_ERR_INVALID_ARGUMENT;
-  int64_t gh;
+  int64_t gh, dot_len;
   KILN_TRY(kiln_checked_mul(G, H, &gh));
+  /* D x S x B steps of G*H dot products over I + H: with I == H == 0 (or
+   * B == 0) every tensor is empty and the step loops are bounded by nothing.
+   * S == 0 runs no step (the state set-up is bounded by the scratch). */
+  KILN_TRY(kiln_checked_add(I, H, &dot_len));
+  const int64_t loops[5] = {D, S, B, gh, dot_len};
+  if (S > 0) KILN_TRY(kiln_check_work(loops, 5));
   const int64_t x[3] = {S, B, I}, w[3] = {D, gh, I}, rr[3] = {D, gh, H}, bb[3] = {D, 2, gh};
   const int64_t st[3] = {D, B, H}, p[3] = {D, 3, H}, y[4] = {S, D, B, H};
   KILN_TRY(need(binding_bytes, B_X, 1, x, 3));

@@ -46,6 +46,7 @@ int kiln_where_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
   KILN_TRY(kiln_check_nonneg(ip, W_HEAD + 4 * R));
   const int64_t eb = ip[W_EB];
   if (eb != 1 && eb != 2 && eb != 4 && eb != 8) return KILN_ERR_INVALID_ARGUMENT;
+  /* Work is bounded by Y: one pass over its elements, none when it is empty. */
   const int64_t in_eb[3] = {1, eb, eb};
   return kiln_check_bcast(ip + W_HEAD, R, ip + W_HEAD + R, 3, in_eb, eb, binding_bytes);
 }

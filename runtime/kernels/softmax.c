@@ -94,6 +94,7 @@ int kiln_softmax_f32_check(const int64_t* ip, uint32_t iparam_count,
   KILN_TRY(kiln_check_counts(ip, iparam_count, 4, fp, fparam_count, 0));
   KILN_TRY(kiln_check_nonneg(ip, 4));
   KILN_TRY(kiln_check_enum(ip[3], 0, 1));
+  /* Work is bounded by X: any zero extent returns before the loops. */
   int64_t count;
   KILN_TRY(kiln_checked_product(ip, 3, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));

@@ -55,6 +55,7 @@ int kiln_unary_typed_check(const int64_t* ip, uint32_t iparam_count, const float
     return KILN_ERR_INVALID_ARGUMENT;
   if ((op == KILN_TUNARY_NEG || op == KILN_TUNARY_ABS) && t == KILN_DTYPE_BOOL)
     return KILN_ERR_INVALID_ARGUMENT;
+  /* Work is bounded by the bindings: one flat loop over ip[U_COUNT] elements. */
   const int64_t out_eb = op <= KILN_TUNARY_ISINF ? 1 : eb;
   int64_t bytes;
   KILN_TRY(kiln_dense_bytes(ip[U_COUNT], eb, &bytes));

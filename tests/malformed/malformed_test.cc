@@ -152,7 +152,14 @@ TEST(MalformedModule, FuzzerReproducers) {
                         // W = 0 with a huge H: the empty input bounds nothing.
                         Case{"conv_transpose_empty_width_spin.kiln", "kernel rejects"},
                         // KH * KW overflowing int64 inside the checker itself.
-                        Case{"conv_window_product_overflow.kiln", "kernel rejects"}}) {
+                        Case{"conv_window_product_overflow.kiln", "kernel rejects"},
+                        // lp_norm with n = 0 and outer = 2^58: an empty axis, endless rows.
+                        Case{"lp_norm_empty_axis_spin.kiln", "kernel rejects"},
+                        // A 2^30-element reduction (under the 2^40 work limit) re-reading
+                        // one element through a zero stride: half a minute under ASan.
+                        Case{"reduce_zero_stride_spin.kiln", "kernel rejects"},
+                        // gather of nothing whose row size inner * eb overflows int64.
+                        Case{"gather_empty_row_overflow.kiln", "kernel rejects"}}) {
     std::ifstream in(kDir + "modules/" + c.file, std::ios::binary);
     ASSERT_TRUE(in) << c.file;
     std::stringstream bytes;
@@ -166,7 +173,10 @@ TEST(MalformedModule, FuzzerReproducers) {
 // Reproducers that still verify (they are valid, if odd, modules): they must
 // run without any memory error or undefined behaviour (the asan preset checks).
 TEST(MalformedModule, FuzzerReproducersRunClean) {
-  for (const char* file : {"conv_huge_pad_pointer_overflow.kiln"}) {
+  // depthwise_huge_dilation_pointer: a 2^60 dilation put an empty tap's row
+  // pointer 2^63 bytes away (formed, never read).
+  for (const char* file : {"conv_huge_pad_pointer_overflow.kiln",
+                           "depthwise_huge_dilation_pointer.kiln"}) {
     std::ifstream in(kDir + "modules/" + file, std::ios::binary);
     ASSERT_TRUE(in) << file;
     std::stringstream bytes;

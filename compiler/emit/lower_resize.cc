@@ -58,6 +58,9 @@ std::vector<Tap> AxisTaps(const ir::Node& node, int64_t in, int64_t out, double 
     xo = (x + 0.5) / scale - 0.5;
   }
   if (ctm == "tf_crop_and_resize" && (xo < 0 || xo > in - 1)) return {{-1, 1.0}};
+  // A crafted roi or scale can make xo NaN or huge; far outside the input
+  // every tap clamps to an edge anyway, and int64 conversions stay defined.
+  if (!(std::fabs(xo) <= 1e12)) xo = std::isnan(xo) ? 0.0 : std::copysign(1e12, xo);
   const double fl = std::floor(xo);
   const double ratio = xo == fl ? 1.0 : xo - fl;
   std::vector<double> c = Coeffs(mode, node.GetString("nearest_mode", "round_prefer_floor"), ratio,

@@ -84,11 +84,18 @@ T Load(const std::vector<uint8_t>& bytes, int64_t k) {
 
 }  // namespace
 
+int64_t SaturateToInt64(double v) {
+  if (std::isnan(v)) return 0;
+  if (v >= 9223372036854775807.0) return std::numeric_limits<int64_t>::max();  // 2^63
+  if (v <= -9223372036854775808.0) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(v);
+}
+
 int64_t ConstantData::IntAt(int64_t k) const {
   switch (dtype) {
-    case DType::F32: return static_cast<int64_t>(Load<float>(bytes, k));
-    case DType::F16: return static_cast<int64_t>(HalfToFloat(Load<uint16_t>(bytes, k)));
-    case DType::F64: return static_cast<int64_t>(Load<double>(bytes, k));
+    case DType::F32: return SaturateToInt64(Load<float>(bytes, k));
+    case DType::F16: return SaturateToInt64(HalfToFloat(Load<uint16_t>(bytes, k)));
+    case DType::F64: return SaturateToInt64(Load<double>(bytes, k));
     case DType::I8: return Load<int8_t>(bytes, k);
     case DType::I16: return Load<int16_t>(bytes, k);
     case DType::I32: return Load<int32_t>(bytes, k);

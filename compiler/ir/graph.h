@@ -25,6 +25,10 @@ const char* DTypeName(DType dtype);
 // Product of dims; returns -1 if any dim is negative or the product overflows.
 int64_t ElementCount(const std::vector<int64_t>& shape);
 
+// A float as int64, truncated; NaN gives 0 and values past the ends saturate
+// (a bare cast would be undefined for them).
+int64_t SaturateToInt64(double v);
+
 // An immutable tensor payload: initializers, Constant nodes, folded results.
 struct ConstantData {
   DType dtype = DType::Unknown;

@@ -286,7 +286,7 @@ absl::Status OneHot(Ctx& c) {
   const ConstantData* depth = c.C(1);
   if (!depth) return c.Err("depth depends on run-time data (only compile-time values are supported)");
   if (depth->element_count() != 1) return c.Err("depth must hold one value");
-  const int64_t depth_n = static_cast<int64_t>(depth->FloatAt(0));
+  const int64_t depth_n = ir::SaturateToInt64(depth->FloatAt(0));
   if (depth_n < 0) return c.Err("depth must be non-negative");
   if (ir::ElementCount(c.S(2)) != 2) return c.Err("values must hold [off, on]");
   const int64_t r = c.Rank(0) + 1;

@@ -65,6 +65,9 @@ INSTANTIATE_TEST_SUITE_P(
         // Fuzzer reproducer: a Slice step of INT64_MAX once overflowed the length;
         // the model is refused later, at a Pad whose pads do not fit.
         OnnxCase{"slice_huge_step.onnx", "(Pad): pads [0,0] should have 8 entries"},
+        // Fuzzer reproducer: float Slice bounds holding NaN once reached an undefined
+        // float->int conversion; the model is refused later.
+        OnnxCase{"slice_nan_starts.onnx", "(GatherElements): data and indices ranks must match"},
         OnnxCase{"conv_huge_stride.onnx", "node 'strided' (Conv): strides must be in 1..2^20"},
         OnnxCase{"pool_huge_pads.onnx", "node 'padded' (MaxPool): kernel and pads must be within 2^40"},
         OnnxCase{"no_such_file.onnx", "does not exist"}),

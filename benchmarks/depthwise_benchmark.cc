@@ -1,0 +1,51 @@
+// Depthwise and small-plane convolutions on rectangular planes, in GFLOP/s
+// (2 FLOPs per multiply-add, taps that fall in the padding included): the
+// DS-CNN keyword-spotting layers (25 x 5 planes) and MobileNetV2's depthwise
+// layers from 112 x 112 down to 7 x 7. One thread (no host), ReLU fused.
+#include <vector>
+
+#include "benchmark/benchmark.h"
+#include "kiln/kernels.h"
+
+namespace {
+
+void Fill(std::vector<float>& v) {
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>((i * 7919) % 97) / 97.0f - 0.5f;
+}
+
+// args: C, H, W, OC, KH, KW, stride, pad_h, pad_w, groups
+void BM_ConvRect(benchmark::State& state) {
+  const int64_t c = state.range(0), h = state.range(1), w = state.range(2), oc = state.range(3);
+  const int64_t kh = state.range(4), kw = state.range(5), s = state.range(6);
+  const int64_t ph = state.range(7), pw = state.range(8), g = state.range(9);
+  const int64_t oh = (h + 2 * ph - kh) / s + 1, ow = (w + 2 * pw - kw) / s + 1;
+  std::vector<float> x(c * h * w), wt(oc * (c / g) * kh * kw), b(oc), y(oc * oh * ow);
+  Fill(x);
+  Fill(wt);
+  Fill(b);
+  const int64_t ip[18] = {1, c,  h,  w,  oc, oh, ow, kh, kw, s, s, ph, pw, 1, 1, g,
+                          KILN_ACT_RELU, 1};
+  const float fp[2] = {0, 0};
+  void* bindings[4] = {x.data(), wt.data(), b.data(), y.data()};
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(kiln_conv2d_f32(ip, fp, bindings, nullptr));
+  }
+  const double flops = 2.0 * oc * oh * ow * (c / g) * kh * kw;
+  state.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9 * state.iterations(),
+                                                 benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_ConvRect)
+    ->ArgNames({"C", "H", "W", "OC", "KH", "KW", "s", "ph", "pw", "g"})
+    ->Args({64, 25, 5, 64, 3, 3, 1, 1, 1, 64})     // DS-CNN depthwise
+    ->Args({1, 49, 10, 64, 10, 4, 2, 5, 1, 1})     // DS-CNN stem
+    ->Args({64, 25, 5, 64, 1, 1, 1, 0, 0, 1})      // DS-CNN pointwise
+    ->Args({32, 112, 112, 32, 3, 3, 1, 1, 1, 32})  // MobileNetV2 depthwise, stride 1
+    ->Args({96, 112, 112, 96, 3, 3, 2, 1, 1, 96})  // MobileNetV2 depthwise, stride 2
+    ->Args({144, 56, 56, 144, 3, 3, 1, 1, 1, 144})
+    ->Args({192, 28, 28, 192, 3, 3, 1, 1, 1, 192})
+    ->Args({576, 14, 14, 576, 3, 3, 1, 1, 1, 576})
+    ->Args({576, 14, 14, 576, 3, 3, 2, 1, 1, 576})
+    ->Args({960, 7, 7, 960, 3, 3, 1, 1, 1, 960})
+    ->Unit(benchmark::kMicrosecond);
+
+}  // namespace

@@ -10,26 +10,25 @@ namespace {
 
 // The runner and the shared library, for the machine kiln runs on.
 std::string HostRules() {
-  return
-      "# Builds for the machine it runs on. Needs a C11 compiler:\n"
-      "#   make [CC=...] [CFLAGS=...]  the runner $(NAME)_run (flags of `kiln run`)\n"
-      "#   make lib                    lib$(NAME).a\n"
-      "#   make shared                 lib$(NAME).so, exporting $(NAME)_run and\n"
-      "#                               $(NAME)_metadata only\n"
-      "#   make size                   code and data of the model, from `size -A`\n"
-      "CC ?= cc\nCFLAGS ?= -O3\nSIZE ?= size\nLDLIBS += -lm\n\n"
-      "all: $(NAME)_run\n\n"
-      "$(NAME)_run: $(LIB_OBJS) $(NAME)_main.o\n"
-      "\t$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(LIB_OBJS) $(NAME)_main.o $(LDLIBS)\n\n"
-      "# Position-independent objects with hidden visibility: only the entry\n"
-      "# points marked KILN_EXPORT leave the library.\n"
-      "SHARED_OBJS = $(LIB_SRCS:%.c=shared/%.o)\n"
-      "shared: lib$(NAME).so\n\n"
-      "lib$(NAME).so: $(SHARED_OBJS)\n"
-      "\t$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,--gc-sections -o $@ $(SHARED_OBJS) -lm\n\n"
-      "shared/%.o: %.c\n\t@mkdir -p $(dir $@)\n"
-      "\t$(CC) $(KILN_CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<\n\n"
-      "EXTRA_CLEAN += $(NAME)_run lib$(NAME).so shared\n\n";
+  return "# Builds for the machine it runs on. Needs a C11 compiler:\n"
+         "#   make [CC=...] [CFLAGS=...]  the runner $(NAME)_run (flags of `kiln run`)\n"
+         "#   make lib                    lib$(NAME).a\n"
+         "#   make shared                 lib$(NAME).so, exporting $(NAME)_run and\n"
+         "#                               $(NAME)_metadata only\n"
+         "#   make size                   code and data of the model, from `size -A`\n"
+         "CC ?= cc\nCFLAGS ?= -O3\nSIZE ?= size\nLDLIBS += -lm\n\n"
+         "all: $(NAME)_run\n\n"
+         "$(NAME)_run: $(LIB_OBJS) $(NAME)_main.o\n"
+         "\t$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(LIB_OBJS) $(NAME)_main.o $(LDLIBS)\n\n"
+         "# Position-independent objects with hidden visibility: only the entry\n"
+         "# points marked KILN_EXPORT leave the library.\n"
+         "SHARED_OBJS = $(LIB_SRCS:%.c=shared/%.o)\n"
+         "shared: lib$(NAME).so\n\n"
+         "lib$(NAME).so: $(SHARED_OBJS)\n"
+         "\t$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,--gc-sections -o $@ $(SHARED_OBJS) -lm\n\n"
+         "shared/%.o: %.c\n\t@mkdir -p $(dir $@)\n"
+         "\t$(CC) $(KILN_CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<\n\n"
+         "EXTRA_CLEAN += $(NAME)_run lib$(NAME).so shared\n\n";
 }
 
 // Rules every target shares; the target part defines CC, CFLAGS and SIZE.
@@ -37,7 +36,8 @@ std::string LibraryRules(const std::string& name) {
   return absl::StrCat(
       "# The model as one relocatable object: linked with -r and --gc-sections,\n"
       "# so it holds only what the entry points reach (no kernel checkers).\n"
-      "KEEP_SYMBOLS = -Wl,-u,", name, "_run -Wl,-u,", name, "_run_with_host -Wl,-u,", name,
+      "KEEP_SYMBOLS = -Wl,-u,",
+      name, "_run -Wl,-u,", name, "_run_with_host -Wl,-u,", name,
       "_metadata\n"
       "$(NAME)_model.o: $(LIB_OBJS)\n"
       "\t$(CC) $(CFLAGS) -nostdlib -r -Wl,--gc-sections $(KEEP_SYMBOLS) -o $@ $(LIB_OBJS)\n\n"
@@ -64,7 +64,8 @@ absl::StatusOr<std::string> EmitMakefile(const MakefileSpec& spec) {
     absl::StrAppend(&mk, HostRules());
   } else {
     const EmbeddedFile* part = FindEmbeddedFile("aot/templates/cortex_m/Makefile.in");
-    if (part == nullptr) return absl::InternalError("the Cortex-M Makefile template is not embedded");
+    if (part == nullptr)
+      return absl::InternalError("the Cortex-M Makefile template is not embedded");
     absl::StrAppend(&mk, absl::StrReplaceAll(part->contents, {{"@NAME@", spec.name}}), "\n");
   }
   absl::StrAppend(&mk, LibraryRules(spec.name));

@@ -21,9 +21,9 @@ bool IsSection(absl::string_view name, absl::string_view kind) {
 // own support library (soft-float and 64-bit division helpers on Cortex-M).
 bool IsCompilerSupport(absl::string_view symbol) {
   return absl::StartsWith(symbol, "__aeabi_") || absl::StartsWith(symbol, "__gnu_") ||
-         (absl::StartsWith(symbol, "__") && (absl::EndsWith(symbol, "di3") ||
-                                             absl::EndsWith(symbol, "sf2") ||
-                                             absl::EndsWith(symbol, "df2")));
+         (absl::StartsWith(symbol, "__") &&
+          (absl::EndsWith(symbol, "di3") || absl::EndsWith(symbol, "sf2") ||
+           absl::EndsWith(symbol, "df2")));
 }
 
 }  // namespace
@@ -53,12 +53,13 @@ absl::StatusOr<SizeReport> MeasureBundle(const std::string& dir, const std::stri
   const Toolchain tools = ToolchainFor(target);
   const std::string object = ShellQuote(dir + "/" + name + "_model.o");
   std::string log;
-  if (RunShell(absl::StrCat("make -s -C ", ShellQuote(dir), " -j2 ", name, "_model.o 2>&1"), &log) != 0) {
+  if (RunShell(absl::StrCat("make -s -C ", ShellQuote(dir), " -j2 ", name, "_model.o 2>&1"),
+               &log) != 0) {
     std::vector<std::string> lines = absl::StrSplit(log, '\n', absl::SkipEmpty());
     if (lines.size() > 12) lines.erase(lines.begin(), lines.end() - 12);
-    return absl::FailedPreconditionError(absl::StrCat(
-        "building ", name, "_model.o for ", TargetName(target), " with ", tools.cc,
-        " failed:\n  ", absl::StrJoin(lines, "\n  ")));
+    return absl::FailedPreconditionError(
+        absl::StrCat("building ", name, "_model.o for ", TargetName(target), " with ", tools.cc,
+                     " failed:\n  ", absl::StrJoin(lines, "\n  ")));
   }
   SizeReport r;
   r.target = target;
@@ -105,12 +106,13 @@ std::string SizeMarkdown(const SizeReport& r) {
       r.external_weights ? "---|" : "", "\n| ", r.sections.text, " | ", r.sections.rodata, " | ",
       r.sections.data, " | ", r.sections.bss, " | ", r.workspace, " |");
   if (r.external_weights) absl::StrAppend(&md, " ", r.external_weights, " |");
-  absl::StrAppend(&md, "\n\nC library calls: ",
-                  r.libc_calls.empty() ? "none" : absl::StrCat("`", absl::StrJoin(r.libc_calls, "`, `"), "`"),
-                  ".\n");
+  absl::StrAppend(
+      &md, "\n\nC library calls: ",
+      r.libc_calls.empty() ? "none" : absl::StrCat("`", absl::StrJoin(r.libc_calls, "`, `"), "`"),
+      ".\n");
   if (!r.support_calls.empty()) {
-    absl::StrAppend(&md, "Compiler support calls (libgcc): `", absl::StrJoin(r.support_calls, "`, `"),
-                    "`.\n");
+    absl::StrAppend(&md, "Compiler support calls (libgcc): `",
+                    absl::StrJoin(r.support_calls, "`, `"), "`.\n");
   }
   return md;
 }

@@ -26,10 +26,10 @@ struct SizeReport {
   Target target = Target::kHost;
   std::string compiler;  // "cc -O3"
   SectionSizes sections;
-  uint64_t workspace = 0;                 // the caller's arena, NAME_WORKSPACE_SIZE
-  uint64_t external_weights = 0;          // bytes the caller supplies, when external
-  std::vector<std::string> libc_calls;    // undefined symbols: memcpy, expf, ...
-  std::vector<std::string> support_calls; // compiler runtime (__aeabi_*, __divdi3, ...)
+  uint64_t workspace = 0;                  // the caller's arena, NAME_WORKSPACE_SIZE
+  uint64_t external_weights = 0;           // bytes the caller supplies, when external
+  std::vector<std::string> libc_calls;     // undefined symbols: memcpy, expf, ...
+  std::vector<std::string> support_calls;  // compiler runtime (__aeabi_*, __divdi3, ...)
 };
 
 // Builds NAME_model.o in the bundle `dir` with its Makefile (the target's

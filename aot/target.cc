@@ -14,9 +14,12 @@ absl::StatusOr<Target> ParseTarget(absl::string_view name) {
 
 const char* TargetName(Target target) {
   switch (target) {
-    case Target::kCortexM4: return "cortex-m4";
-    case Target::kCortexM7: return "cortex-m7";
-    case Target::kHost: break;
+    case Target::kCortexM4:
+      return "cortex-m4";
+    case Target::kCortexM7:
+      return "cortex-m7";
+    case Target::kHost:
+      break;
   }
   return "host";
 }

@@ -71,7 +71,8 @@ class Finalizer {
     const std::string readme = dir + "/README.md";
     const bool library = options_.emit != aot::EmitKind::kBundle;
     if (!size_report_ && !library) {
-      return ReplaceSizeSection(readme, "Not measured (`kiln aot --no-size-report`); `make size` shows it.");
+      return ReplaceSizeSection(
+          readme, "Not measured (`kiln aot --no-size-report`); `make size` shows it.");
     }
     auto report = aot::MeasureBundle(dir, options_.name, options_.target, workspace_,
                                      options_.external_weights ? weights_ : 0);
@@ -87,7 +88,8 @@ class Finalizer {
       const char* goal = options_.emit == aot::EmitKind::kStatic ? "lib" : "shared";
       if (aot::RunShell(absl::StrCat("make -s -C ", aot::ShellQuote(dir), " -j2 ", goal, " 2>&1"),
                         &log) != 0) {
-        return absl::FailedPreconditionError(absl::StrCat("building the ", goal, " library failed:\n", log));
+        return absl::FailedPreconditionError(
+            absl::StrCat("building the ", goal, " library failed:\n", log));
       }
     }
     aot::RunShell(absl::StrCat("make -s -C ", aot::ShellQuote(dir), " mostlyclean 2>&1"), &log);
@@ -128,7 +130,8 @@ int AotCommand(const std::vector<std::string>& argv) {
   options.emit = *emit;
   const std::string weights = args->Get("--weights", "embedded");
   if (weights != "embedded" && weights != "external") {
-    return ReportError("aot", "unknown --weights '" + weights + "' (expected embedded or external)");
+    return ReportError("aot",
+                       "unknown --weights '" + weights + "' (expected embedded or external)");
   }
   options.external_weights = weights == "external";
 

@@ -11,18 +11,18 @@ F.pad first, and transposed-conv pads by cropping the unpadded full output.
 Run with Debian's interpreter: /usr/bin/python3 tests/runtime/make_reference_conv3d.py
 """
 import os
-import struct
+import sys
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
-OUT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
-IN, OUT, UNUSED = 0, 1, 2
-ACT_NONE, ACT_RELU, ACT_CLIP, ACT_SIGMOID, ACT_TANH = range(5)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from reference_case import (ACT_CLIP, ACT_NONE, ACT_RELU, ACT_SIGMOID, ACT_TANH, IN, OUT,
+                            OUT_DIR, UNUSED, activation, binding, write_case, written)  # noqa: E402
+
 
 rng = np.random.default_rng(20240901)
-written = []
 
 
 def rand(*shape):
@@ -37,41 +37,6 @@ def f32(a):
     if isinstance(a, torch.Tensor):
         a = a.numpy()
     return np.ascontiguousarray(np.asarray(a), dtype=np.float32)
-
-
-def activation(y, act, alpha, beta):
-    if act == ACT_RELU:
-        return np.maximum(y, 0.0)
-    if act == ACT_CLIP:
-        return np.minimum(np.maximum(y, alpha), beta)
-    if act == ACT_SIGMOID:
-        return 1.0 / (1.0 + np.exp(-y))
-    if act == ACT_TANH:
-        return np.tanh(y)
-    return y
-
-
-def binding(role, initial=None, expected=None):
-    init = b"" if initial is None else np.ascontiguousarray(initial).tobytes()
-    exp = b"" if expected is None else np.ascontiguousarray(expected).tobytes()
-    nbytes = len(init) if role == IN else len(exp)
-    return (role, 1, nbytes, init, exp)
-
-
-def write_case(case, kernel, iparams, fparams, bindings):
-    out = bytearray(b"KILNCAS1")
-    name = kernel.encode()
-    out += struct.pack("<I", len(name)) + name
-    out += struct.pack("<I", 0)
-    out += struct.pack("<I", len(iparams)) + struct.pack("<%dq" % len(iparams), *iparams)
-    out += struct.pack("<I", len(fparams)) + struct.pack("<%df" % len(fparams), *fparams)
-    out += struct.pack("<I", len(bindings))
-    for role, tight, nbytes, init, exp in bindings:
-        out += struct.pack("<IIQ", role, tight, nbytes) + init + exp
-    path = os.path.join(OUT_DIR, "%s.%s.bin" % (kernel, case))
-    with open(path, "wb") as f:
-        f.write(out)
-    written.append(path)
 
 
 # ---------------------------------------------------------------- conv3d_f32

@@ -12,17 +12,17 @@ Run with Debian's interpreter: /usr/bin/python3 tests/runtime/make_reference_mat
 """
 import math
 import os
-import struct
+import sys
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
-OUT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
-IN, OUT, UNUSED = 0, 1, 2
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from reference_case import (IN, OUT, OUT_DIR, UNUSED, binding, write_case, written)  # noqa: E402
+
 
 rng = np.random.default_rng(20240611)
-written = []
 
 
 def rand(*shape, lo=-1.0, hi=1.0):
@@ -37,29 +37,6 @@ def f32(a):
     if isinstance(a, torch.Tensor):
         a = a.numpy()
     return np.ascontiguousarray(np.asarray(a), dtype=np.float32)
-
-
-def binding(role, initial=None, expected=None, tight=True):
-    init = b"" if initial is None else np.ascontiguousarray(initial).tobytes()
-    exp = b"" if expected is None else np.ascontiguousarray(expected).tobytes()
-    nbytes = len(init) if role == IN else len(exp)
-    return (role, 1 if tight else 0, nbytes, init, exp)
-
-
-def write_case(case, kernel, iparams, fparams, bindings, compare=0):
-    out = bytearray(b"KILNCAS1")
-    name = kernel.encode()
-    out += struct.pack("<I", len(name)) + name
-    out += struct.pack("<I", compare)
-    out += struct.pack("<I", len(iparams)) + struct.pack("<%dq" % len(iparams), *iparams)
-    out += struct.pack("<I", len(fparams)) + struct.pack("<%df" % len(fparams), *fparams)
-    out += struct.pack("<I", len(bindings))
-    for role, tight, nbytes, init, exp in bindings:
-        out += struct.pack("<IIQ", role, tight, nbytes) + init + exp
-    path = os.path.join(OUT_DIR, "%s.%s.bin" % (kernel, case))
-    with open(path, "wb") as f:
-        f.write(out)
-    written.append(path)
 
 
 # ------------------------------------------------------------------ unary_f32

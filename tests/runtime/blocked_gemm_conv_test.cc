@@ -12,27 +12,12 @@
 #include <vector>
 
 #include "kiln/kernels.h"
+#include "partition_test_util.h"
 
 namespace {
 
-std::vector<float> Random(size_t n, uint32_t seed) {
-  std::vector<float> v(n);
-  for (float& x : v) {
-    seed = seed * 1664525u + 1013904223u;
-    x = static_cast<float>(seed >> 8) / static_cast<float>(1 << 24) - 0.5f;
-  }
-  return v;
-}
-
-// parallel_for that runs uneven chunks in reverse order: any dependence of
-// results on the partition or on chunk order shows up as a difference.
-void ReverseChunks(void*, int64_t n, void (*body)(void*, int64_t, int64_t), void* ctx) {
-  const int64_t cuts[4] = {0, n / 3, n / 3 + (n > 2 ? 1 : 0), n};
-  for (int i = 2; i >= 0; --i) {
-    if (cuts[i] < cuts[i + 1]) body(ctx, cuts[i], cuts[i + 1]);
-  }
-}
-const kiln_host kReverseHost = {ReverseChunks, nullptr};
+using kiln::testing::kReverseHost;
+using kiln::testing::Random;
 
 struct GemmShape {
   int64_t m, n, k;

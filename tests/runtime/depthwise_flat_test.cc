@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernel_case.h"
+#include "partition_test_util.h"
 
 namespace {
 
@@ -22,22 +23,8 @@ KILN_REFERENCE_SUITE(DepthwiseSmallReference, "conv2d_f32.dw_dscnn_relu",
                      "conv2d_f32.dw_1x1", "conv2d_res_f32.dw_s2_res_relu",
                      "conv2d_f32.dw_valid_width", "conv2d_f32.dw_k9_wide");
 
-std::vector<float> Random(size_t n, uint32_t seed) {
-  std::vector<float> v(n);
-  for (float& x : v) {
-    seed = seed * 1664525u + 1013904223u;
-    x = static_cast<float>(seed >> 8) / static_cast<float>(1 << 24) - 0.5f;
-  }
-  return v;
-}
-
-void ReverseChunks(void*, int64_t n, void (*body)(void*, int64_t, int64_t), void* ctx) {
-  const int64_t cuts[4] = {0, n / 3, n / 3 + (n > 2 ? 1 : 0), n};
-  for (int i = 2; i >= 0; --i) {
-    if (cuts[i] < cuts[i + 1]) body(ctx, cuts[i], cuts[i + 1]);
-  }
-}
-const kiln_host kReverseHost = {ReverseChunks, nullptr};
+using kiln::testing::kReverseHost;
+using kiln::testing::Random;
 
 struct DwShape {
   int64_t c, h, w, kh, kw, stride, pt, pl, pb, pr, dil;

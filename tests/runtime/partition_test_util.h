@@ -1,0 +1,36 @@
+// Helpers for kernel tests that check results do not depend on how the host
+// partitions work: deterministic inputs and a parallel_for that runs uneven
+// chunks in reverse order.
+#ifndef KILN_TESTS_RUNTIME_PARTITION_TEST_UTIL_H_
+#define KILN_TESTS_RUNTIME_PARTITION_TEST_UTIL_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "kiln/kernel_abi.h"
+
+namespace kiln::testing {
+
+// n values in [-0.5, 0.5) from a linear congruential generator.
+inline std::vector<float> Random(size_t n, uint32_t seed) {
+  std::vector<float> v(n);
+  for (float& x : v) {
+    seed = seed * 1664525u + 1013904223u;
+    x = static_cast<float>(seed >> 8) / static_cast<float>(1 << 24) - 0.5f;
+  }
+  return v;
+}
+
+// parallel_for that runs uneven chunks in reverse order: any dependence of
+// results on the partition or on chunk order shows up as a difference.
+inline void ReverseChunks(void*, int64_t n, void (*body)(void*, int64_t, int64_t), void* ctx) {
+  const int64_t cuts[4] = {0, n / 3, n / 3 + (n > 2 ? 1 : 0), n};
+  for (int i = 2; i >= 0; --i) {
+    if (cuts[i] < cuts[i + 1]) body(ctx, cuts[i], cuts[i + 1]);
+  }
+}
+inline const kiln_host kReverseHost = {ReverseChunks, nullptr};
+
+}  // namespace kiln::testing
+
+#endif  // KILN_TESTS_RUNTIME_PARTITION_TEST_UTIL_H_

@@ -264,6 +264,70 @@ class Emitter {
   }
   std::string RenderRETURN(const uint32_t*) const { return "return 0;"; }
 
+  // Dynamic shapes: integer registers are n[k]; every view also records its
+  // bytes in rb[k] for the run-time checks of DISPATCH_DYN. The integer
+  // instructions run in NAME_shapes(), before the schedule.
+  std::string RenderISYM(const uint32_t* op) const {
+    return absl::StrCat("n[", op[0], "] = symbols[", op[1], "];");
+  }
+  std::string RenderICONST(const uint32_t* op) const {
+    return absl::StrCat("n[", op[0], "] = ", IntLiteral(static_cast<int64_t>(vm::ReadU64(op + 1))), ";");
+  }
+  static std::string IntOp(const char* fn, const uint32_t* op) {
+    return absl::StrCat("if ((rc = ", fn, "(n[", op[1], "], n[", op[2], "], &n[", op[0],
+                        "])) != 0) return rc;");
+  }
+  std::string RenderIADD(const uint32_t* op) const { return IntOp("kiln_iadd", op); }
+  std::string RenderISUB(const uint32_t* op) const { return IntOp("kiln_isub", op); }
+  std::string RenderIMUL(const uint32_t* op) const { return IntOp("kiln_imul", op); }
+  std::string RenderIDIV(const uint32_t* op) const { return IntOp("kiln_idiv", op); }
+  std::string RenderIMIN(const uint32_t* op) const { return IntOp("kiln_imin", op); }
+  std::string RenderIMAX(const uint32_t* op) const { return IntOp("kiln_imax", op); }
+  // The caller's buffers hold what the header documents for these symbols.
+  std::string RenderVIEW_INPUT_DYN(const uint32_t* op) const {
+    return absl::StrCat("if (n[", op[2], "] < 0) return KILN_ERR_OUT_OF_RANGE;\n  r[", op[0],
+                        "] = (void*)inputs[", op[1], "]; rb[", op[0], "] = (uint64_t)n[", op[2], "];");
+  }
+  std::string RenderVIEW_OUTPUT_DYN(const uint32_t* op) const {
+    return absl::StrCat("if (n[", op[2], "] < 0) return KILN_ERR_OUT_OF_RANGE;\n  r[", op[0],
+                        "] = outputs[", op[1], "]; rb[", op[0], "] = (uint64_t)n[", op[2], "];");
+  }
+  std::string RenderVIEW_ARENA_DYN(const uint32_t* op) const {
+    return absl::StrCat("if ((rc = kiln_check_view(n[", op[1], "], n[", op[2],
+                        "], workspace_bytes)) != 0) return rc;\n  r[", op[0], "] = arena + n[", op[1],
+                        "]; rb[", op[0], "] = (uint64_t)n[", op[2], "];");
+  }
+  std::string RenderDISPATCH_DYN(const uint32_t* op) const {
+    const fb::Executable* e = m_.executables()->Get(op[0]);
+    const vm::KernelInfo* kernel = vm::FindKernel(e->kernel()->string_view());
+    const uint32_t count = op[1];
+    const uint32_t* patch = op + 2 + count;
+    const uint32_t n_ip = e->iparams() ? e->iparams()->size() : 0;
+    const uint32_t n_fp = e->fparams() ? e->fparams()->size() : 0;
+    std::vector<std::string> regs, bytes;
+    for (uint32_t k = 0; k < count; ++k) {
+      regs.push_back(absl::StrCat("r[", op[2 + k], "]"));
+      // The executable marks untouched bindings with 0 bytes (as the VM reads it).
+      bytes.push_back(e->binding_bytes()->Get(k) == 0 ? std::string("0")
+                                                     : absl::StrCat("rb[", op[2 + k], "]"));
+    }
+    std::string patches;
+    for (uint32_t k = 0; k < patch[0]; ++k) {
+      absl::StrAppend(&patches, " ip[", patch[1 + 2 * k], "] = n[", patch[2 + 2 * k], "];");
+    }
+    const std::string fparams =
+        n_fp ? absl::StrCat(name_, "_e", op[0], "_f") : std::string("NULL");
+    const std::string symbol = e->kernel()->str();
+    return absl::StrCat(
+        "{ int64_t ip[", std::max<uint32_t>(n_ip, 1), "]; memcpy(ip, ", name_, "_e", op[0],
+        "_i, sizeof ip);", patches, "\n    void* const b[] = {", absl::StrJoin(regs, ", "),
+        "}; const uint64_t bb[] = {", absl::StrJoin(bytes, ", "), "};\n    if ((rc = kiln_check_dynamic_dispatch(",
+        symbol, "_check, ip, ", n_ip, "u, ", fparams, ", ", n_fp, "u, b, bb, ", count, "u, ",
+        kernel->writes, "u)) != 0) return rc;\n    if ((rc = ", symbol, "(ip, ", fparams,
+        ", b, host)) != 0) return rc; }");
+  }
+
+
   std::string Render(const uint32_t* code, uint32_t pc) const {
     const uint32_t* op = code + pc + 1;
     switch (code[pc]) {

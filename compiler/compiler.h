@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "compiler/ir/graph.h"
 
 namespace kiln::compiler {
 
@@ -21,6 +22,10 @@ struct BuildOptions {
 // all listed in one error.
 absl::StatusOr<std::string> BuildModule(const std::string& onnx_path,
                                         const BuildOptions& options);
+
+// The graph-to-graph passes BuildModule runs between import and memory
+// planning (for tests that inspect the planned graph).
+absl::Status RunGraphPasses(ir::Graph& graph);
 
 }  // namespace kiln::compiler
 

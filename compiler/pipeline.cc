@@ -56,6 +56,14 @@ absl::Status WithContext(const absl::Status& s, const std::string& path, const c
 
 }  // namespace
 
+absl::Status RunGraphPasses(ir::Graph& graph) {
+  for (const Pass& pass : GraphPasses()) {
+    absl::Status s = pass.run(graph);
+    if (!s.ok()) return WithContext(s, graph.source, pass.name);
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::string> BuildModule(const std::string& onnx_path,
                                         const BuildOptions& options) {
   absl::StatusOr<ir::Graph> imported = ImportOnnx(onnx_path);
@@ -63,10 +71,7 @@ absl::StatusOr<std::string> BuildModule(const std::string& onnx_path,
   ir::Graph graph = std::move(*imported);
   if (graph.source.empty()) graph.source = onnx_path;
 
-  for (const Pass& pass : GraphPasses()) {
-    absl::Status s = pass.run(graph);
-    if (!s.ok()) return WithContext(s, onnx_path, pass.name);
-  }
+  if (absl::Status s = RunGraphPasses(graph); !s.ok()) return s;
   if (options.print_ir != nullptr) *options.print_ir << graph.ToString();
 
   absl::StatusOr<MemoryPlan> plan = PlanMemory(graph);

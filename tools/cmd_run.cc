@@ -8,6 +8,7 @@
 #include "tools/cli_args.h"
 #include "tools/commands.h"
 #include "tools/run_debug.h"
+#include "kiln/dtype.h"
 #include "vm/instance.h"
 #include "vm/module_verifier.h"
 #include "vm/npy.h"
@@ -113,13 +114,26 @@ int RunCommand(const std::vector<std::string>& argv) {
     input_views.push_back({inputs[i].dtype, inputs[i].shape, inputs[i].data.data(),
                            inputs[i].data.size()});
   }
+  // Symbolic dims take their values from the inputs; the workspace is sized
+  // for them here, before the timed runs.
+  if (absl::Status s = (*instance)->Reserve(input_views); !s.ok()) {
+    std::string message(s.message());
+    for (uint32_t i = 0; i < input_views.size(); ++i) {
+      if (message.rfind(absl::StrCat("input ", i, " "), 0) == 0) {
+        message = absl::StrCat("'", (*input_files)[i], "': ", message);
+      }
+    }
+    return ReportError("run", message);
+  }
   std::vector<vm::NpyArray> outputs(sig.outputs()->size());
   std::vector<vm::HostTensor> output_views;
   for (uint32_t i = 0; i < outputs.size(); ++i) {
     const fb::TensorDesc* desc = sig.outputs()->Get(i);
     outputs[i].dtype = desc->dtype();
-    outputs[i].shape.assign(desc->shape()->begin(), desc->shape()->end());
-    outputs[i].data.assign(vm::TensorDescBytes(*desc), 0);
+    outputs[i].shape = (*instance)->OutputShape(i);
+    uint64_t bytes = DTypeSize(desc->dtype());
+    for (int64_t d : outputs[i].shape) bytes *= static_cast<uint64_t>(d);
+    outputs[i].data.assign(bytes, 0);
     output_views.push_back({outputs[i].dtype, outputs[i].shape, outputs[i].data.data(),
                             outputs[i].data.size()});
   }

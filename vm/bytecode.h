@@ -26,6 +26,8 @@ inline uint32_t OperandWords(const char* kinds, const uint32_t* operands) {
       words += 2;
     } else if (*k == 'L') {
       words += 1 + operands[words];
+    } else if (*k == 'P') {
+      words += 1 + 2 * operands[words];
     } else {
       words += 1;
     }

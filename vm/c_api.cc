@@ -215,6 +215,12 @@ kiln_vm_error* kiln_vm_instance_create(const kiln_vm_module* module,
   *out_instance = nullptr;
   auto instance = kiln::vm::Instance::Create(module->image);
   if (!instance.ok()) return FromStatus(instance.status());
+  if ((*instance)->has_symbols()) {
+    // The C API binds buffers without shapes; symbolic dims need them.
+    return MakeError(KILN_VM_FAILED_PRECONDITION,
+                     "the module has symbolic dimensions, which the C API cannot bind yet; "
+                     "use the C++ API (kiln::vm::Instance::Run with shapes)");
+  }
   auto* h = new (std::nothrow) kiln_vm_instance();
   if (h == nullptr) return MakeError(KILN_VM_RESOURCE_EXHAUSTED, "out of memory");
   h->image = module->image;

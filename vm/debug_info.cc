@@ -62,7 +62,7 @@ absl::StatusOr<std::vector<DispatchInfo>> DescribeDispatches(const ModuleImage& 
   for (uint32_t pc = 0; pc < fn.bytecode()->size();) {
     const Instruction inst = DecodeVerified(code, pc);
     pc += inst.length;
-    if (inst.opcode != KILN_OP_DISPATCH) continue;
+    if (inst.opcode != KILN_OP_DISPATCH && inst.opcode != KILN_OP_DISPATCH_DYN) continue;
     DispatchInfo info;
     info.index = static_cast<uint32_t>(out.size());
     info.pc = inst.offset;

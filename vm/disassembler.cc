@@ -65,6 +65,52 @@ void AppendArenaTable(const fb::Module& m, std::string* out) {
 
 }  // namespace
 
+// "[N,3,224,224]": symbolic dims by name.
+std::string SymbolicShape(const fb::TensorDesc& t) {
+  std::vector<std::string> dims;
+  for (uint32_t d = 0; d < t.shape()->size(); ++d) {
+    if (t.shape()->Get(d) < 0 && t.dim_symbols() != nullptr) {
+      dims.push_back(t.dim_symbols()->Get(d)->str());
+    } else {
+      dims.push_back(absl::StrCat(t.shape()->Get(d)));
+    }
+  }
+  return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
+}
+
+std::vector<std::string> IntegerExpressions(const fb::Module& m, const fb::Function& fn) {
+  std::vector<std::string> expr(fn.int_register_count(), "0");
+  const uint32_t* code = fn.bytecode()->data();
+  for (uint32_t pc = 0; pc < fn.bytecode()->size();) {
+    const Instruction inst = DecodeVerified(code, pc);
+    const uint32_t* op = inst.operands;
+    pc += inst.length;
+    const char* infix = nullptr;
+    switch (inst.opcode) {
+      case KILN_OP_ISYM: expr[op[0]] = m.symbols()->Get(op[1])->str(); continue;
+      case KILN_OP_ICONST: expr[op[0]] = absl::StrCat(static_cast<int64_t>(ReadU64(op + 1))); continue;
+      case KILN_OP_IADD: infix = " + "; break;
+      case KILN_OP_ISUB: infix = " - "; break;
+      case KILN_OP_IMUL: infix = "*"; break;
+      case KILN_OP_IDIV: infix = " / "; break;
+      case KILN_OP_IMIN: expr[op[0]] = absl::StrCat("min(", expr[op[1]], ", ", expr[op[2]], ")"); continue;
+      case KILN_OP_IMAX: expr[op[0]] = absl::StrCat("max(", expr[op[1]], ", ", expr[op[2]], ")"); continue;
+      default: continue;
+    }
+    // Parenthesise sums inside products so the text reads as the arithmetic.
+    auto operand = [&](uint32_t reg) {
+      const std::string& e = expr[reg];
+      const bool sum = e.find(' ') != std::string::npos;
+      return (sum && (inst.opcode == KILN_OP_IMUL || inst.opcode == KILN_OP_IDIV ||
+                      inst.opcode == KILN_OP_ISUB))
+                 ? absl::StrCat("(", e, ")")
+                 : e;
+    };
+    expr[op[0]] = absl::StrCat(operand(op[1]), infix, operand(op[2]));
+  }
+  return expr;
+}
+
 std::string DisassembleInstruction(const uint32_t* code, uint32_t offset) {
   Instruction inst = DecodeVerified(code, offset);
   std::vector<std::string> parts;
@@ -76,6 +122,17 @@ std::string DisassembleInstruction(const uint32_t* code, uint32_t offset) {
       case 'o': parts.push_back(absl::StrCat("output[", *w++, "]")); break;
       case 'c': parts.push_back(absl::StrCat("const[", *w++, "]")); break;
       case 'e': parts.push_back(absl::StrCat("exec[", *w++, "]")); break;
+      case 'n': parts.push_back(absl::StrCat("n", *w++)); break;
+      case 's': parts.push_back(absl::StrCat("sym[", *w++, "]")); break;
+      case 'P': {
+        uint32_t n = *w++;
+        std::vector<std::string> patches;
+        for (uint32_t j = 0; j < n; ++j, w += 2) {
+          patches.push_back(absl::StrCat("ip", w[0], "=n", w[1]));
+        }
+        parts.push_back(absl::StrCat("{", absl::StrJoin(patches, ", "), "}"));
+        break;
+      }
       case 'q': parts.push_back(absl::StrCat(ReadU64(w))); w += 2; break;
       case 'L': {
         uint32_t n = *w++;
@@ -102,17 +159,28 @@ std::string DescribeModule(const ModuleImage& image) {
   for (uint32_t i = 0; i < sig.inputs()->size(); ++i) {
     const fb::TensorDesc* t = sig.inputs()->Get(i);
     absl::StrAppend(&out, absl::StrFormat("  input[%u]  %-20s %s%s\n", i, Str(t->name()),
-                                          DTypeName(t->dtype()), Shape(t->shape())));
+                                          DTypeName(t->dtype()), SymbolicShape(*t)));
   }
   for (uint32_t i = 0; i < sig.outputs()->size(); ++i) {
     const fb::TensorDesc* t = sig.outputs()->Get(i);
     absl::StrAppend(&out, absl::StrFormat("  output[%u] %-20s %s%s\n", i, Str(t->name()),
-                                          DTypeName(t->dtype()), Shape(t->shape())));
+                                          DTypeName(t->dtype()), SymbolicShape(*t)));
+  }
+  if (m.symbols() != nullptr && m.symbols()->size() > 0) {
+    std::vector<std::string> names;
+    for (const auto* name : *m.symbols()) names.push_back(name->str());
+    absl::StrAppend(&out, "  symbols ", absl::StrJoin(names, ", "),
+                    "  (bound from the input shapes at each run)\n");
   }
 
   const fb::MemoryPlan& plan = *m.memory();
   absl::StrAppend(&out, "\nmemory\n  arena_bytes ", Bytes(plan.arena_size()), "  alignment ",
                   plan.arena_alignment(), "\n");
+  if (plan.workspace_register() >= 0) {
+    const std::vector<std::string> exprs = IntegerExpressions(m, *m.functions()->Get(0));
+    absl::StrAppend(&out, "  workspace_bytes = ", exprs[plan.workspace_register()],
+                    "  (static arena first, then the tensors sized by symbols)\n");
+  }
   if (plan.unshared_bytes() > 0) {
     absl::StrAppend(&out, "  live_bytes_lower_bound ", Bytes(plan.live_bytes_lower_bound()),
                     "  unshared_bytes ", Bytes(plan.unshared_bytes()),

@@ -7,6 +7,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "kiln/dtype.h"
+#include "kiln/dynamic_ops.h"
+#include "kiln/opcodes.h"
+#include "vm/bytecode.h"
 #include "vm/kernel_registry.h"
 #include "vm/module_verifier.h"
 
@@ -17,27 +20,19 @@ std::string ShapeString(absl::Span<const int64_t> shape) {
   return absl::StrCat("[", absl::StrJoin(shape, ","), "]");
 }
 
-absl::Status CheckBinding(const fb::TensorDesc& desc, const HostTensor& t, const char* kind,
-                          size_t index) {
-  std::string name = desc.name() ? desc.name()->str() : "";
-  std::string where = absl::StrCat(kind, " ", index, " ('", name, "')");
-  absl::Span<const int64_t> want(desc.shape()->data(), desc.shape()->size());
-  if (t.dtype != desc.dtype()) {
-    return absl::InvalidArgumentError(absl::StrCat(where, " has dtype ", DTypeName(t.dtype),
-                                                   "; the module expects ",
-                                                   DTypeName(desc.dtype())));
+// Per dim of `desc`: the ordinal of the symbol it names, or -1 when static.
+std::vector<int32_t> DimSymbols(const fb::Module& module, const fb::TensorDesc& desc) {
+  std::vector<int32_t> out(desc.shape()->size(), -1);
+  if (desc.dim_symbols() == nullptr || module.symbols() == nullptr) return out;
+  for (uint32_t d = 0; d < out.size(); ++d) {
+    for (uint32_t k = 0; k < module.symbols()->size(); ++k) {
+      if (desc.dim_symbols()->Get(d)->string_view() == module.symbols()->Get(k)->string_view() &&
+          desc.dim_symbols()->Get(d)->size() > 0) {
+        out[d] = static_cast<int32_t>(k);
+      }
+    }
   }
-  if (t.shape != want) {
-    return absl::InvalidArgumentError(absl::StrCat(where, " has shape ", ShapeString(t.shape),
-                                                   "; the module expects ", ShapeString(want)));
-  }
-  const uint64_t need = TensorDescBytes(desc);
-  if ((need > 0 && t.data == nullptr) || t.bytes < need) {
-    return absl::InvalidArgumentError(absl::StrCat(where, " buffer holds ", t.bytes,
-                                                   " bytes; the module needs ",
-                                                   TensorDescBytes(desc)));
-  }
-  return absl::OkStatus();
+  return out;
 }
 
 }  // namespace
@@ -56,32 +51,176 @@ absl::StatusOr<std::unique_ptr<Instance>> Instance::Create(
       const KernelInfo* kernel = FindKernel(e->kernel()->string_view());  // verified to exist
       static const int64_t kNoInts[1] = {0};
       static const float kNoFloats[1] = {0};
+      const uint32_t n_iparams = e->iparams() ? e->iparams()->size() : 0;
       instance->executables_.push_back(
-          {kernel->fn, e->iparams() && e->iparams()->size() ? e->iparams()->data() : kNoInts,
-           e->fparams() && e->fparams()->size() ? e->fparams()->data() : kNoFloats});
+          {kernel->fn, n_iparams ? e->iparams()->data() : kNoInts,
+           e->fparams() && e->fparams()->size() ? e->fparams()->data() : kNoFloats,
+           kernel->check, n_iparams, e->fparams() ? e->fparams()->size() : 0, kernel->writes,
+           e->binding_bytes()->data()});
       max_bindings = std::max(max_bindings, e->binding_count());
     }
   }
   if (module.constants() != nullptr) {
     for (uint32_t i = 0; i < module.constants()->size(); ++i) {
       instance->constants_.push_back(instance->image_->ConstantData(i));
+      instance->constant_bytes_.push_back(module.constants()->Get(i)->size());
     }
   }
-  instance->registers_.assign(module.functions()->Get(0)->register_count() + 1, nullptr);
+  const fb::Function& entry = *module.functions()->Get(0);
+  instance->registers_.assign(entry.register_count() + 1, nullptr);
+  instance->register_bytes_.assign(entry.register_count() + 1, 0);
+  instance->int_registers_.assign(entry.int_register_count() + 1, 0);
   instance->bindings_.assign(max_bindings, nullptr);
-  const fb::MemoryPlan& plan = *module.memory();
-  instance->arena_size_ = plan.arena_size();
-  uint64_t align = std::max<uint64_t>(plan.arena_alignment(), 64);
-  uint64_t rounded = (plan.arena_size() + align - 1) / align * align;
-  instance->arena_ = static_cast<uint8_t*>(std::aligned_alloc(align, rounded ? rounded : align));
-  if (instance->arena_ == nullptr) {
-    return absl::ResourceExhaustedError(absl::StrCat("cannot allocate the ", plan.arena_size(),
-                                                     "-byte arena"));
+  instance->binding_bytes_.assign(max_bindings, 0);
+  // Scratch for the largest parameter list a DISPATCH_DYN patches.
+  uint32_t max_patched = 1;
+  for (uint32_t pc = 0; pc < entry.bytecode()->size();) {
+    const Instruction inst = DecodeVerified(entry.bytecode()->data(), pc);
+    if (inst.opcode == KILN_OP_DISPATCH_DYN) {
+      max_patched = std::max(max_patched, instance->executables_[inst.operands[0]].iparam_count);
+    }
+    pc += inst.length;
   }
+  instance->iparam_scratch_.assign(max_patched, 0);
+  const fb::Signature& sig = *module.signature();
+  for (const fb::TensorDesc* d : *sig.inputs()) {
+    instance->input_view_bytes_.push_back(TensorDescBytes(*d));
+    instance->input_dim_symbols_.push_back(DimSymbols(module, *d));
+  }
+  for (const fb::TensorDesc* d : *sig.outputs()) {
+    instance->output_view_bytes_.push_back(TensorDescBytes(*d));
+    instance->output_dim_symbols_.push_back(DimSymbols(module, *d));
+  }
+  instance->input_capacity_.assign(sig.inputs()->size() + 1, 0);
+  instance->output_capacity_.assign(sig.outputs()->size() + 1, 0);
+  instance->symbols_.assign(module.symbols() ? module.symbols()->size() : 0, 1);
+  if (absl::Status s = instance->GrowArena(module.memory()->arena_size()); !s.ok()) return s;
   return instance;
 }
 
 Instance::~Instance() { std::free(arena_); }
+
+absl::Status Instance::GrowArena(uint64_t bytes) {
+  if (arena_ != nullptr && bytes <= arena_capacity_) return absl::OkStatus();
+  const fb::MemoryPlan& plan = *image_->module().memory();
+  const uint64_t align = std::max<uint64_t>(plan.arena_alignment(), 64);
+  if (bytes > (uint64_t{1} << 40)) {
+    return absl::ResourceExhaustedError(absl::StrCat("a ", bytes, "-byte workspace is too large"));
+  }
+  const uint64_t rounded = (bytes + align - 1) / align * align;
+  void* arena = std::aligned_alloc(align, rounded ? rounded : align);
+  if (arena == nullptr) {
+    return absl::ResourceExhaustedError(absl::StrCat("cannot allocate the ", bytes,
+                                                     "-byte arena"));
+  }
+  std::free(arena_);
+  arena_ = static_cast<uint8_t*>(arena);
+  arena_capacity_ = bytes;
+  return absl::OkStatus();
+}
+
+absl::Status Instance::CheckBuffer(const fb::TensorDesc& desc, const HostTensor& t,
+                                   const char* kind, size_t index,
+                                   const std::vector<int32_t>& dim_symbols) const {
+  std::string name = desc.name() ? desc.name()->str() : "";
+  std::string where = absl::StrCat(kind, " ", index, " ('", name, "')");
+  if (t.dtype != desc.dtype()) {
+    return absl::InvalidArgumentError(absl::StrCat(where, " has dtype ", DTypeName(t.dtype),
+                                                   "; the module expects ",
+                                                   DTypeName(desc.dtype())));
+  }
+  // The expected shape with this run's symbol values (a fixed-size copy: no heap).
+  int64_t want_dims[KILN_MAX_RANK] = {0};
+  const size_t rank = desc.shape()->size();
+  uint64_t need = DTypeSize(desc.dtype());
+  for (size_t d = 0; d < rank; ++d) {
+    want_dims[d] = dim_symbols[d] >= 0 ? symbols_[dim_symbols[d]] : desc.shape()->Get(d);
+    need *= static_cast<uint64_t>(want_dims[d]);  // symbols <= 2^40, so no overflow in practice
+  }
+  absl::Span<const int64_t> want(want_dims, rank);
+  if (t.shape != want) {
+    return absl::InvalidArgumentError(absl::StrCat(where, " has shape ", ShapeString(t.shape),
+                                                   "; the module expects ", ShapeString(want)));
+  }
+  if ((need > 0 && t.data == nullptr) || t.bytes < need) {
+    return absl::InvalidArgumentError(absl::StrCat(where, " buffer holds ", t.bytes,
+                                                   " bytes; the module needs ", need));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Instance::BindInputs(absl::Span<const HostTensor> inputs) {
+  const fb::Module& module = image_->module();
+  const fb::Signature& sig = signature();
+  if (inputs.size() != sig.inputs()->size()) {
+    return absl::InvalidArgumentError(absl::StrCat("the module takes ", sig.inputs()->size(),
+                                                   " inputs; got ", inputs.size()));
+  }
+  // Each symbol takes its value from the first input dim naming it; every
+  // other dim naming it must agree.
+  constexpr size_t kMaxSymbols = 64;
+  bool bound[kMaxSymbols] = {false};
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const fb::TensorDesc& desc = *sig.inputs()->Get(i);
+    const std::vector<int32_t>& dims = input_dim_symbols_[i];
+    if (inputs[i].shape.size() != dims.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input ", i, " ('", desc.name() ? desc.name()->str() : "", "') has rank ",
+          inputs[i].shape.size(), "; the module expects ", dims.size()));
+    }
+    for (size_t d = 0; d < dims.size(); ++d) {
+      if (dims[d] < 0) continue;
+      const int64_t value = inputs[i].shape[d];
+      const char* symbol = module.symbols()->Get(dims[d])->c_str();
+      if (value < 1 || value > KILN_MAX_SYMBOL_VALUE) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "input ", i, " dim ", d, ": symbol '", symbol, "' = ", value,
+            " is outside 1..2^40 (empty dimensions are not supported)"));
+      }
+      if (bound[dims[d]] && symbols_[dims[d]] != value) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "input ", i, " dim ", d, ": symbol '", symbol, "' = ", value,
+            " disagrees with an earlier input, which gave ", symbols_[dims[d]]));
+      }
+      bound[dims[d]] = true;
+      symbols_[dims[d]] = value;
+    }
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (absl::Status s = CheckBuffer(*sig.inputs()->Get(i), inputs[i], "input", i,
+                                     input_dim_symbols_[i]);
+        !s.ok()) {
+      return s;
+    }
+  }
+  workspace_needed_ = module.memory()->arena_size();
+  if (!has_symbols()) return absl::OkStatus();
+  const InterpreterFrame frame = Frame(nullptr, nullptr);
+  uint32_t failed_pc = 0;
+  const fb::Function& entry = *module.functions()->Get(0);
+  if (int rc = EvaluateIntegers(frame, entry.bytecode()->size(), &failed_pc); rc != KILN_OK) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "module '", image_->origin(), "' +", failed_pc,
+        ": the shape arithmetic overflows for these input shapes (code ", rc, ")"));
+  }
+  const int32_t ws = module.memory()->workspace_register();
+  if (ws >= 0) workspace_needed_ = static_cast<uint64_t>(std::max<int64_t>(int_registers_[ws], 0));
+  return absl::OkStatus();
+}
+
+std::vector<int64_t> Instance::OutputShape(size_t k) const {
+  const fb::TensorDesc& desc = *signature().outputs()->Get(k);
+  std::vector<int64_t> shape(desc.shape()->begin(), desc.shape()->end());
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (output_dim_symbols_[k][d] >= 0) shape[d] = symbols_[output_dim_symbols_[k][d]];
+  }
+  return shape;
+}
+
+absl::Status Instance::Reserve(absl::Span<const HostTensor> inputs) {
+  if (absl::Status s = BindInputs(inputs); !s.ok()) return s;
+  return GrowArena(workspace_needed_);
+}
 
 absl::Status Instance::Run(absl::Span<const HostTensor> inputs,
                            absl::Span<const HostTensor> outputs, DispatchObserver* observer) {
@@ -98,18 +237,24 @@ absl::Status Instance::Run(absl::Span<const HostTensor> inputs,
   }
   const void* in[kMaxIo];
   void* out[kMaxIo];
+  if (absl::Status s = BindInputs(inputs); !s.ok()) return s;
+  if (workspace_needed_ > arena_capacity_) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "these input shapes need a ", workspace_needed_, "-byte workspace; ", arena_capacity_,
+        " bytes are reserved (call Reserve() with the largest inputs first)"));
+  }
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (absl::Status s = CheckBinding(*sig.inputs()->Get(i), inputs[i], "input", i); !s.ok()) {
-      return s;
-    }
     in[i] = inputs[i].data;
+    input_capacity_[i] = inputs[i].bytes;
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
-    if (absl::Status s = CheckBinding(*sig.outputs()->Get(i), outputs[i], "output", i);
+    if (absl::Status s = CheckBuffer(*sig.outputs()->Get(i), outputs[i], "output", i,
+                                     output_dim_symbols_[i]);
         !s.ok()) {
       return s;
     }
     out[i] = outputs[i].data;
+    output_capacity_[i] = outputs[i].bytes;
   }
   if (observer != nullptr) return RunObserved(in, out, *observer);
   return RunUnchecked(in, out);
@@ -126,6 +271,17 @@ InterpreterFrame Instance::Frame(const void* const* inputs, void* const* outputs
   frame.registers = registers_.data();
   frame.bindings = bindings_.data();
   frame.host = pool_ ? pool_->host() : nullptr;
+  frame.register_bytes = register_bytes_.data();
+  frame.input_view_bytes = input_view_bytes_.data();
+  frame.output_view_bytes = output_view_bytes_.data();
+  frame.constant_bytes = constant_bytes_.data();
+  frame.input_capacity = input_capacity_.data();
+  frame.output_capacity = output_capacity_.data();
+  frame.arena_capacity = arena_capacity_;
+  frame.symbols = symbols_.data();
+  frame.int_registers = int_registers_.data();
+  frame.iparam_scratch = iparam_scratch_.data();
+  frame.binding_bytes = binding_bytes_.data();
   return frame;
 }
 
@@ -163,6 +319,17 @@ absl::Status Instance::DispatchError(uint32_t pc, int code) const {
         nodes = absl::StrCat(" (ONNX nodes: ", absl::StrJoin(names, ", "), ")");
       }
     }
+  }
+  const uint32_t opcode = image_->module().functions()->Get(0)->bytecode()->Get(pc);
+  if (opcode != KILN_OP_DISPATCH) {
+    // A dynamic-shape instruction refused this run's sizes (or a kernel
+    // called by DISPATCH_DYN failed): name the instruction.
+    return absl::InternalError(absl::StrCat("module '", image_->origin(), "' +", pc, ": ",
+                                            kiln_opcode_name(opcode), " failed with code ", code,
+                                            code == KILN_ERR_OUT_OF_RANGE
+                                                ? " (a size is out of range for these inputs)"
+                                                : "",
+                                            nodes));
   }
   return absl::InternalError(absl::StrCat("module '", image_->origin(), "' +", pc,
                                           ": kernel returned error code ", code, nodes));

@@ -36,7 +36,26 @@ class Instance {
 
   const ModuleImage& image() const { return *image_; }
   const fb::Signature& signature() const { return *image_->module().signature(); }
-  uint64_t arena_bytes() const { return arena_size_; }
+  // The workspace: the static arena, or for a module with symbols what
+  // Reserve() made room for.
+  uint64_t arena_bytes() const { return arena_capacity_; }
+
+  // Symbolic dimensions. A module with symbols takes inputs whose symbolic
+  // dims may change from run to run; the symbols are bound from the input
+  // shapes. Reserve() sizes the workspace for given inputs (it allocates, so
+  // call it before running; Run() never allocates and refuses inputs that
+  // need more workspace than reserved).
+  bool has_symbols() const { return !symbols_.empty(); }
+  absl::Status Reserve(absl::Span<const HostTensor> inputs);
+  // Binds the symbols from `inputs` (checking every dtype and static dim) and
+  // evaluates the shape arithmetic; afterwards OutputShape() and
+  // workspace_needed() describe a run on these inputs.
+  absl::Status BindInputs(absl::Span<const HostTensor> inputs);
+  // Output k's shape for the inputs last bound (the static shape without symbols).
+  std::vector<int64_t> OutputShape(size_t k) const;
+  uint64_t workspace_needed() const { return workspace_needed_; }
+  // Symbol ordinal and value for the inputs last bound.
+  absl::Span<const int64_t> symbol_values() const { return symbols_; }
 
   // Checks every buffer's dtype, shape and size against the signature, then runs.
   // With an observer (vm/observer.h) the instrumented interpreter loop runs.
@@ -44,6 +63,8 @@ class Instance {
                    DispatchObserver* observer = nullptr);
 
   // Runs with buffers already checked by the caller (in signature order).
+  // For a module with symbols, BindInputs() must have bound them and the
+  // caller's buffers must hold what those shapes need.
   absl::Status RunUnchecked(const void* const* inputs, void* const* outputs);
   // The same, reporting each dispatch to `observer`; an observer that stops
   // the run makes this return an Aborted status naming the dispatch.
@@ -56,14 +77,31 @@ class Instance {
   // The interpreter's view of this instance for one run (plain or observed).
   InterpreterFrame Frame(const void* const* inputs, void* const* outputs);
 
+  absl::Status CheckBuffer(const fb::TensorDesc& desc, const HostTensor& t, const char* kind,
+                           size_t index, const std::vector<int32_t>& dim_symbols) const;
+  absl::Status GrowArena(uint64_t bytes);
+
   std::shared_ptr<const ModuleImage> image_;
   std::vector<ResolvedExecutable> executables_;
   std::vector<const void*> constants_;
+  std::vector<uint64_t> constant_bytes_;
   std::vector<void*> registers_;
+  std::vector<uint64_t> register_bytes_;
   std::vector<void*> bindings_;
+  std::vector<uint64_t> binding_bytes_;
+  std::vector<uint64_t> input_view_bytes_, output_view_bytes_;
+  // Caller buffer sizes of the run in progress (*_DYN views stay inside).
+  std::vector<uint64_t> input_capacity_, output_capacity_;
   uint8_t* arena_ = nullptr;
-  uint64_t arena_size_ = 0;
+  uint64_t arena_capacity_ = 0;
   std::unique_ptr<ThreadPool> pool_;  // null: kernels run serially
+  // Symbolic dimensions: values, and per signature dim the symbol ordinal
+  // (-1: static), resolved by name once at load.
+  std::vector<int64_t> symbols_;
+  std::vector<std::vector<int32_t>> input_dim_symbols_, output_dim_symbols_;
+  std::vector<int64_t> int_registers_;
+  std::vector<int64_t> iparam_scratch_;
+  uint64_t workspace_needed_ = 0;
 };
 
 }  // namespace kiln::vm

@@ -1,5 +1,6 @@
 #include "vm/interpreter.h"
 
+#include "kiln/dynamic_ops.h"
 #include "kiln/opcodes.h"
 #include "vm/bytecode.h"
 #include "vm/observer.h"
@@ -8,10 +9,47 @@ namespace kiln::vm {
 
 // One handler per opcode of schemas/kiln/opcodes.def; an opcode added there
 // without a handler here fails to compile. `op` points at the operands.
-#define KILN_EXEC_VIEW_INPUT r[op[0]] = const_cast<void*>(frame.inputs[op[1]])
-#define KILN_EXEC_VIEW_OUTPUT r[op[0]] = frame.outputs[op[1]]
-#define KILN_EXEC_VIEW_CONST r[op[0]] = const_cast<void*>(frame.constants[op[1]])
-#define KILN_EXEC_VIEW_ARENA r[op[0]] = frame.arena + ReadU64(op + 1)
+#define KILN_EXEC_VIEW_INPUT                                \
+  r[op[0]] = const_cast<void*>(frame.inputs[op[1]]);        \
+  rb[op[0]] = frame.input_view_bytes[op[1]]
+#define KILN_EXEC_VIEW_OUTPUT                               \
+  r[op[0]] = frame.outputs[op[1]];                          \
+  rb[op[0]] = frame.output_view_bytes[op[1]]
+#define KILN_EXEC_VIEW_CONST                                \
+  r[op[0]] = const_cast<void*>(frame.constants[op[1]]);     \
+  rb[op[0]] = frame.constant_bytes[op[1]]
+#define KILN_EXEC_VIEW_ARENA             \
+  r[op[0]] = frame.arena + ReadU64(op + 1); \
+  rb[op[0]] = ReadU64(op + 3)
+// The integer instructions: a failure (overflow, a bad divisor) ends the run.
+#define KILN_FAIL_IF(expr)      \
+  {                             \
+    const int rc_ = (expr);     \
+    if (rc_ != KILN_OK) {       \
+      *failed_pc = pc;          \
+      return rc_;               \
+    }                           \
+  }
+#define KILN_EXEC_ISYM ir[op[0]] = frame.symbols[op[1]]
+#define KILN_EXEC_ICONST ir[op[0]] = static_cast<int64_t>(ReadU64(op + 1))
+#define KILN_EXEC_IADD KILN_FAIL_IF(kiln_iadd(ir[op[1]], ir[op[2]], &ir[op[0]]))
+#define KILN_EXEC_ISUB KILN_FAIL_IF(kiln_isub(ir[op[1]], ir[op[2]], &ir[op[0]]))
+#define KILN_EXEC_IMUL KILN_FAIL_IF(kiln_imul(ir[op[1]], ir[op[2]], &ir[op[0]]))
+#define KILN_EXEC_IDIV KILN_FAIL_IF(kiln_idiv(ir[op[1]], ir[op[2]], &ir[op[0]]))
+#define KILN_EXEC_IMIN KILN_FAIL_IF(kiln_imin(ir[op[1]], ir[op[2]], &ir[op[0]]))
+#define KILN_EXEC_IMAX KILN_FAIL_IF(kiln_imax(ir[op[1]], ir[op[2]], &ir[op[0]]))
+#define KILN_EXEC_VIEW_INPUT_DYN                                                     \
+  KILN_FAIL_IF(kiln_check_view(0, ir[op[2]], frame.input_capacity[op[1]]));          \
+  r[op[0]] = const_cast<void*>(frame.inputs[op[1]]);                                 \
+  rb[op[0]] = static_cast<uint64_t>(ir[op[2]])
+#define KILN_EXEC_VIEW_OUTPUT_DYN                                                    \
+  KILN_FAIL_IF(kiln_check_view(0, ir[op[2]], frame.output_capacity[op[1]]));         \
+  r[op[0]] = frame.outputs[op[1]];                                                   \
+  rb[op[0]] = static_cast<uint64_t>(ir[op[2]])
+#define KILN_EXEC_VIEW_ARENA_DYN                                                     \
+  KILN_FAIL_IF(kiln_check_view(ir[op[1]], ir[op[2]], frame.arena_capacity));         \
+  r[op[0]] = frame.arena + ir[op[1]];                                                \
+  rb[op[0]] = static_cast<uint64_t>(ir[op[2]])
 #define KILN_EXEC_DISPATCH                                                   \
   {                                                                          \
     const ResolvedExecutable& e = frame.executables[op[0]];                  \
@@ -30,6 +68,33 @@ namespace kiln::vm {
       }                                                                      \
     }                                                                        \
     next = pc + 3 + count;                                                   \
+  }
+// Patches the executable's parameters from integer registers into scratch,
+// checks them against the views' real sizes, then calls the kernel.
+#define KILN_EXEC_DISPATCH_DYN                                                     \
+  {                                                                                \
+    const ResolvedExecutable& e = frame.executables[op[0]];                        \
+    const uint32_t count = op[1];                                                  \
+    for (uint32_t k = 0; k < count; ++k) {                                         \
+      frame.bindings[k] = r[op[2 + k]];                                            \
+      frame.binding_bytes[k] = e.binding_bytes[k] == 0 ? 0 : rb[op[2 + k]];        \
+    }                                                                              \
+    const uint32_t* patch = op + 2 + count;                                        \
+    int64_t* ip = frame.iparam_scratch;                                            \
+    for (uint32_t k = 0; k < e.iparam_count; ++k) ip[k] = e.iparams[k];            \
+    for (uint32_t k = 0; k < patch[0]; ++k) ip[patch[1 + 2 * k]] = ir[patch[2 + 2 * k]]; \
+    KILN_FAIL_IF(kiln_check_dynamic_dispatch(e.check, ip, e.iparam_count, e.fparams, \
+                                             e.fparam_count, frame.bindings,       \
+                                             frame.binding_bytes, count, e.writes)); \
+    if constexpr (kObserved) observer->BeforeDispatch(dispatch, frame.bindings);   \
+    KILN_FAIL_IF(e.fn(ip, e.fparams, frame.bindings, frame.host));                 \
+    if constexpr (kObserved) {                                                     \
+      if (!observer->AfterDispatch(dispatch++, frame.bindings)) {                  \
+        *failed_pc = pc;                                                           \
+        return kInterpretStopped;                                                  \
+      }                                                                            \
+    }                                                                              \
+    next = pc + 4 + count + 2 * patch[0];                                          \
   }
 #define KILN_EXEC_RETURN return KILN_OK
 
@@ -51,6 +116,8 @@ int InterpretLoop(const InterpreterFrame& frame, uint32_t* failed_pc,
                   [[maybe_unused]] DispatchObserver* observer) {
   const uint32_t* code = frame.code;
   void** r = frame.registers;
+  uint64_t* rb = frame.register_bytes;
+  int64_t* ir = frame.int_registers;
   uint32_t pc = 0;
   [[maybe_unused]] uint32_t dispatch = 0;  // ordinal of the next DISPATCH (observed loop)
   for (;;) {
@@ -75,6 +142,27 @@ int InterpretLoop(const InterpreterFrame& frame, uint32_t* failed_pc,
 
 int Interpret(const InterpreterFrame& frame, uint32_t* failed_pc) {
   return InterpretLoop<false>(frame, failed_pc, nullptr);
+}
+
+int EvaluateIntegers(const InterpreterFrame& frame, uint32_t code_words, uint32_t* failed_pc) {
+  int64_t* ir = frame.int_registers;
+  for (uint32_t pc = 0; pc < code_words;) {
+    const Instruction inst = DecodeVerified(frame.code, pc);
+    const uint32_t* op = inst.operands;
+    switch (inst.opcode) {
+      case KILN_OP_ISYM: KILN_EXEC_ISYM; break;
+      case KILN_OP_ICONST: KILN_EXEC_ICONST; break;
+      case KILN_OP_IADD: KILN_EXEC_IADD; break;
+      case KILN_OP_ISUB: KILN_EXEC_ISUB; break;
+      case KILN_OP_IMUL: KILN_EXEC_IMUL; break;
+      case KILN_OP_IDIV: KILN_EXEC_IDIV; break;
+      case KILN_OP_IMIN: KILN_EXEC_IMIN; break;
+      case KILN_OP_IMAX: KILN_EXEC_IMAX; break;
+      default: break;
+    }
+    pc += inst.length;
+  }
+  return KILN_OK;
 }
 
 int InterpretObserved(const InterpreterFrame& frame, uint32_t* failed_pc,

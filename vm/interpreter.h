@@ -15,6 +15,12 @@ struct ResolvedExecutable {
   kiln_kernel_fn fn;
   const int64_t* iparams;
   const float* fparams;
+  // Read by DISPATCH_DYN only, which checks each call at run time.
+  kiln_kernel_check_fn check;
+  uint32_t iparam_count;
+  uint32_t fparam_count;
+  uint32_t writes;  // bit k: the kernel writes binding k
+  const uint64_t* binding_bytes;  // 0: the kernel leaves binding k untouched
 };
 
 struct InterpreterFrame {
@@ -27,11 +33,32 @@ struct InterpreterFrame {
   void** registers;
   void** bindings;        // scratch, at least the largest binding count
   const kiln_host* host;  // may be null
+  // Sizes: each register's view bytes (set by every VIEW instruction), the
+  // static views' bytes, and for the *_DYN views the caller's buffer bytes
+  // and the workspace capacity they must stay inside.
+  uint64_t* register_bytes;
+  const uint64_t* input_view_bytes;
+  const uint64_t* output_view_bytes;
+  const uint64_t* constant_bytes;
+  const uint64_t* input_capacity;
+  const uint64_t* output_capacity;
+  uint64_t arena_capacity;
+  // Symbolic dimensions: this run's symbol values and the integer registers;
+  // scratch for a DISPATCH_DYN's patched parameters and binding sizes.
+  const int64_t* symbols;
+  int64_t* int_registers;
+  int64_t* iparam_scratch;   // at least the largest iparam count
+  uint64_t* binding_bytes;   // at least the largest binding count
 };
 
 // Runs a verified function. Returns KILN_OK, or the first kernel error with
 // the failing DISPATCH's word offset in *failed_pc.
 int Interpret(const InterpreterFrame& frame, uint32_t* failed_pc);
+
+// Runs only the integer instructions of a verified function (they depend on
+// nothing but the symbols), leaving their results in frame.int_registers:
+// how the workspace size and output shapes are known before a run.
+int EvaluateIntegers(const InterpreterFrame& frame, uint32_t code_words, uint32_t* failed_pc);
 
 // The same, reporting every DISPATCH to `observer` (vm/observer.h). Returns
 // kInterpretStopped, with the DISPATCH's offset in *failed_pc, when the

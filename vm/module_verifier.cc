@@ -75,8 +75,24 @@ class Verifier {
       return Error(absl::StrCat(where, " has rank ", desc->shape()->size(), " > ",
                                 KILN_MAX_RANK));
     }
+    const auto* names = desc->dim_symbols();
+    if (names != nullptr && names->size() != desc->shape()->size()) {
+      return Error(where + " names symbols for a different number of dims than its rank");
+    }
     uint64_t bytes = DTypeSize(desc->dtype());
-    for (int64_t dim : *desc->shape()) {
+    for (uint32_t d = 0; d < desc->shape()->size(); ++d) {
+      const int64_t dim = desc->shape()->Get(d);
+      const bool named = names != nullptr && names->Get(d)->size() > 0;
+      if (named) {
+        if (dim != -1) return Error(absl::StrCat(where, " dim ", d, " names a symbol but is not -1"));
+        const int32_t symbol = SymbolOrdinal(names->Get(d)->string_view());
+        if (symbol < 0) {
+          return Error(absl::StrCat(where, " dim ", d, " names unknown symbol '",
+                                    names->Get(d)->str(), "'"));
+        }
+        if (std::string(kind) == "input") symbol_bound_[symbol] = true;
+        continue;
+      }
       if (dim < 0) return Error(absl::StrCat(where, " has a negative dimension ", dim));
       if (MulOverflows(bytes, static_cast<uint64_t>(dim), &bytes) || bytes > kMaxTensorBytes) {
         return Error(absl::StrCat(where, " is larger than ", kMaxTensorBytes, " bytes"));
@@ -85,17 +101,43 @@ class Verifier {
     return absl::OkStatus();
   }
 
+  int32_t SymbolOrdinal(flatbuffers::string_view name) const {
+    const auto* symbols = module_->symbols();
+    if (symbols == nullptr) return -1;
+    for (uint32_t k = 0; k < symbols->size(); ++k) {
+      if (symbols->Get(k)->string_view() == name) return static_cast<int32_t>(k);
+    }
+    return -1;
+  }
+
   absl::Status CheckSignature() {
     const fb::Signature* sig = module_->signature();
     if (sig == nullptr || sig->inputs() == nullptr || sig->outputs() == nullptr) {
       return Error("missing signature");
     }
+    const uint32_t n_symbols = module_->symbols() ? module_->symbols()->size() : 0;
+    if (n_symbols > kMaxSymbols) {
+      return Error(absl::StrCat(n_symbols, " symbols; the limit is ", kMaxSymbols));
+    }
+    for (uint32_t k = 0; k < n_symbols; ++k) {
+      if (module_->symbols()->Get(k)->size() == 0 ||
+          SymbolOrdinal(module_->symbols()->Get(k)->string_view()) != static_cast<int32_t>(k)) {
+        return Error(absl::StrCat("symbol ", k, " is empty or repeats an earlier name"));
+      }
+    }
+    symbol_bound_.assign(n_symbols, false);
     for (uint32_t i = 0; i < sig->inputs()->size(); ++i) {
       if (absl::Status s = CheckTensorDesc(sig->inputs()->Get(i), "input", i); !s.ok()) return s;
     }
     for (uint32_t i = 0; i < sig->outputs()->size(); ++i) {
       if (absl::Status s = CheckTensorDesc(sig->outputs()->Get(i), "output", i); !s.ok()) {
         return s;
+      }
+    }
+    for (uint32_t k = 0; k < n_symbols; ++k) {
+      if (!symbol_bound_[k]) {
+        return Error(absl::StrCat("symbol '", module_->symbols()->Get(k)->str(),
+                                  "' is not a dimension of any input, so no run can bind it"));
       }
     }
     return absl::OkStatus();
@@ -176,18 +218,31 @@ class Verifier {
       if (e->binding_bytes() == nullptr || e->binding_bytes()->size() != e->binding_count()) {
         return Error(where + " does not give the size of every binding");
       }
-      static const int64_t kNoInts[1] = {0};
-      static const float kNoFloats[1] = {0};
-      const int64_t* ip = e->iparams() && e->iparams()->size() ? e->iparams()->data() : kNoInts;
-      const float* fp = e->fparams() && e->fparams()->size() ? e->fparams()->data() : kNoFloats;
-      uint32_t nip = e->iparams() ? e->iparams()->size() : 0;
-      uint32_t nfp = e->fparams() ? e->fparams()->size() : 0;
-      int rc = kernel->check(ip, nip, fp, nfp, e->binding_bytes()->data());
-      if (rc != KILN_OK) {
-        return Error(absl::StrCat(where, " has static parameters the kernel rejects (code ", rc,
-                                  ")"));
-      }
     }
+    static_checked_.assign(executables->size(), false);
+    return absl::OkStatus();
+  }
+
+  // The kernel's checker on an executable's static parameters and binding
+  // sizes, once, for executables a static DISPATCH calls (DISPATCH_DYN runs
+  // the checker on every call instead).
+  absl::Status CheckStaticExecutable(uint32_t index) {
+    if (static_checked_[index]) return absl::OkStatus();
+    const fb::Executable* e = module_->executables()->Get(index);
+    const KernelInfo* kernel = FindKernel(e->kernel()->string_view());
+    static const int64_t kNoInts[1] = {0};
+    static const float kNoFloats[1] = {0};
+    const int64_t* ip = e->iparams() && e->iparams()->size() ? e->iparams()->data() : kNoInts;
+    const float* fp = e->fparams() && e->fparams()->size() ? e->fparams()->data() : kNoFloats;
+    uint32_t nip = e->iparams() ? e->iparams()->size() : 0;
+    uint32_t nfp = e->fparams() ? e->fparams()->size() : 0;
+    int rc = kernel->check(ip, nip, fp, nfp, e->binding_bytes()->data());
+    if (rc != KILN_OK) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("executable ", index, " (", kernel->symbol,
+                       ") has static parameters the kernel rejects (code ", rc, ")"));
+    }
+    static_checked_[index] = true;
     return absl::OkStatus();
   }
 
@@ -231,8 +286,22 @@ class Verifier {
     const uint32_t n_constants = module_->constants() ? module_->constants()->size() : 0;
     const uint32_t n_executables = module_->executables() ? module_->executables()->size() : 0;
     const uint64_t arena_size = module_->memory()->arena_size();
+    const uint32_t n_symbols = module_->symbols() ? module_->symbols()->size() : 0;
+    if (fn.int_register_count() > kMaxRegisters) {
+      return Error(absl::StrCat("function '", name, "' uses ", fn.int_register_count(),
+                                " integer registers; the limit is ", kMaxRegisters));
+    }
+    if (index == 0) {
+      const int32_t ws = module_->memory()->workspace_register();
+      if (ws < -1 || ws >= static_cast<int64_t>(fn.int_register_count())) {
+        return Error(absl::StrCat("workspace register ", ws, " is out of range"));
+      }
+    }
+    // Integer registers written so far (straight-line code: set before read).
+    std::vector<bool> int_set(fn.int_register_count(), false);
 
-    // Bytes viewed by each register; -1 until an instruction sets it.
+    // Bytes viewed by each register; -1 until an instruction sets it, -2 for
+    // a view whose size is only known at run time (a *_DYN view).
     std::vector<int64_t> view_bytes(fn.register_count(), -1);
     std::vector<View> views(fn.register_count());
     std::vector<bool> output_written(n_outputs, false);
@@ -268,6 +337,30 @@ class Verifier {
             break;
           case 'e':
             if (v >= n_executables) return at(absl::StrCat("executable ", v, " out of range"));
+            break;
+          case 'n':
+            if (v >= fn.int_register_count()) {
+              return at(absl::StrCat("integer register n", v, " out of range"));
+            }
+            // The first operand of every integer-writing instruction is its
+            // destination; every other 'n' operand is read.
+            if (k != kinds && !int_set[v]) {
+              return at(absl::StrCat("integer register n", v, " is read before it is set"));
+            }
+            break;
+          case 's':
+            if (v >= n_symbols) return at(absl::StrCat("symbol ", v, " out of range"));
+            break;
+          case 'P':
+            if (v > (length - w - 1) / 2) return at("parameter patch list runs past the function end");
+            for (uint32_t j = 0; j < v; ++j) {
+              const uint32_t reg = code[w + 2 + 2 * j];
+              if (reg >= fn.int_register_count() || !int_set[reg]) {
+                return at(absl::StrCat("patch ", j, " reads integer register n", reg,
+                                       " which is out of range or not set"));
+              }
+            }
+            need = 1 + 2 * v;
             break;
           case 'L':
             if (v > length - w - 1) return at("register list runs past the function end");
@@ -309,15 +402,77 @@ class Verifier {
           views[ops[0]] = {View::kArena, 0, offset, size};
           break;
         }
+        case KILN_OP_ISYM:
+        case KILN_OP_ICONST:
+        case KILN_OP_IADD:
+        case KILN_OP_ISUB:
+        case KILN_OP_IMUL:
+        case KILN_OP_IDIV:
+        case KILN_OP_IMIN:
+        case KILN_OP_IMAX:
+          int_set[ops[0]] = true;
+          break;
+        case KILN_OP_VIEW_INPUT_DYN:
+          view_bytes[ops[0]] = -2;
+          views[ops[0]] = {View::kInput, ops[1], 0, 0};
+          break;
+        case KILN_OP_VIEW_OUTPUT_DYN:
+          view_bytes[ops[0]] = -2;
+          views[ops[0]] = {View::kOutput, ops[1], 0, 0};
+          break;
+        case KILN_OP_VIEW_ARENA_DYN:
+          view_bytes[ops[0]] = -2;
+          views[ops[0]] = {View::kArena, 0, 0, 0};
+          break;
+        case KILN_OP_DISPATCH_DYN: {
+          // Sizes are checked at run time (kiln_check_dynamic_dispatch); what
+          // is static here is which views a kernel may write.
+          const fb::Executable* e = module_->executables()->Get(ops[0]);
+          if (ops[1] != e->binding_count()) {
+            return at(absl::StrCat("dispatch binds ", ops[1], " registers; executable ", ops[0],
+                                   " takes ", e->binding_count()));
+          }
+          const KernelInfo* kernel = FindKernel(e->kernel()->string_view());
+          for (uint32_t k = 0; k < ops[1]; ++k) {
+            const uint32_t reg = ops[2 + k];
+            if (view_bytes[reg] == -1) {
+              return at(absl::StrCat("register r", reg, " is read before it is set"));
+            }
+            const View& v = views[reg];
+            if ((kernel->writes >> k & 1u) != 0 && (v.kind == View::kInput || v.kind == View::kConstant)) {
+              return at(absl::StrCat("binding ", k, " (r", reg, ") is written by ", kernel->symbol,
+                                     " but views ", v.kind == View::kInput ? "an input" : "a constant"));
+            }
+            if ((kernel->writes >> k & 1u) != 0 && v.kind == View::kOutput) {
+              output_written[v.index] = true;
+            }
+          }
+          const uint32_t* patch = ops + 2 + ops[1];
+          const uint32_t n_iparams = e->iparams() ? e->iparams()->size() : 0;
+          for (uint32_t j = 0; j < patch[0]; ++j) {
+            if (patch[1 + 2 * j] >= n_iparams) {
+              return at(absl::StrCat("patch ", j, " names iparam ", patch[1 + 2 * j],
+                                     "; executable ", ops[0], " has ", n_iparams));
+            }
+          }
+          break;
+        }
         case KILN_OP_DISPATCH: {
           const fb::Executable* e = module_->executables()->Get(ops[0]);
           if (ops[1] != e->binding_count()) {
             return at(absl::StrCat("dispatch binds ", ops[1], " registers; executable ", ops[0],
                                    " takes ", e->binding_count()));
           }
+          if (absl::Status s = CheckStaticExecutable(ops[0]); !s.ok()) {
+            return at(std::string(s.message()));
+          }
           for (uint32_t k = 0; k < ops[1]; ++k) {
             uint32_t reg = ops[2 + k];
-            if (view_bytes[reg] < 0) return at(absl::StrCat("register r", reg, " is read before it is set"));
+            if (view_bytes[reg] == -1) return at(absl::StrCat("register r", reg, " is read before it is set"));
+            if (view_bytes[reg] == -2) {
+              return at(absl::StrCat("register r", reg,
+                                     " has a run-time size; only DISPATCH_DYN may bind it"));
+            }
             if (static_cast<uint64_t>(view_bytes[reg]) < e->binding_bytes()->Get(k)) {
               return at(absl::StrCat("binding ", k, " (r", reg, ") views ", view_bytes[reg],
                                      " bytes; executable ", ops[0], " needs ",
@@ -340,7 +495,8 @@ class Verifier {
     if (!returned) return Error(absl::StrCat("function '", name, "' does not end in RETURN"));
     if (index == 0) {
       for (uint32_t o = 0; o < n_outputs; ++o) {
-        if (!output_written[o] && TensorDescBytes(*sig.outputs()->Get(o)) > 0) {
+        if (!output_written[o] && !HasSymbols(*sig.outputs()->Get(o)) &&
+            TensorDescBytes(*sig.outputs()->Get(o)) > 0) {
           return Error(absl::StrCat("function '", name, "' never writes output ", o));
         }
       }
@@ -388,13 +544,22 @@ class Verifier {
   size_t size_;
   const std::string& origin_;
   const fb::Module* module_ = nullptr;
+  std::vector<bool> symbol_bound_;    // per symbol: some input dim binds it
+  std::vector<bool> static_checked_;  // per executable: static check passed
 };
 
 }  // namespace
 
+bool HasSymbols(const fb::TensorDesc& desc) {
+  for (int64_t dim : *desc.shape()) {
+    if (dim < 0) return true;
+  }
+  return false;
+}
+
 uint64_t TensorDescBytes(const fb::TensorDesc& desc) {
   uint64_t bytes = DTypeSize(desc.dtype());
-  for (int64_t dim : *desc.shape()) bytes *= static_cast<uint64_t>(dim);
+  for (int64_t dim : *desc.shape()) bytes *= dim < 0 ? 1 : static_cast<uint64_t>(dim);
   return bytes;
 }
 

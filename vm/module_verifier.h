@@ -3,12 +3,17 @@
 //  2. format version, signature (dtypes, ranks, sizes), memory plan limits;
 //  3. constants lie inside constant_data, 64-byte aligned, sizes match dtypes;
 //  4. executables name known kernels with the kernel's binding count, and
-//     each kernel's checker accepts the static parameters and binding sizes;
+//     each kernel's checker accepts the static parameters and binding sizes
+//     of every executable a static DISPATCH calls;
 //  5. each function is walked once: opcodes known, operands inside the
-//     function, registers/ordinals in range, every arena view inside the arena,
-//     every register bound by a DISPATCH set earlier to a view at least as
-//     large as the executable declares, and the function ends in RETURN.
-// After this the interpreter runs without per-instruction checks.
+//     function, registers/ordinals in range, integer registers set before
+//     read, every arena view inside the arena, every register bound by a
+//     DISPATCH set earlier to a view at least as large as the executable
+//     declares, no kernel writing an input or constant, and the function ends
+//     in RETURN.
+// After this the interpreter runs without per-instruction checks, except for
+// what only a run can know: the *_DYN views check their bounds and each
+// DISPATCH_DYN runs its kernel's checker on the real sizes.
 #ifndef KILN_VM_MODULE_VERIFIER_H_
 #define KILN_VM_MODULE_VERIFIER_H_
 
@@ -25,14 +30,18 @@ namespace kiln::vm {
 constexpr uint64_t kMaxArenaBytes = uint64_t{16} << 30;
 constexpr uint64_t kMaxTensorBytes = uint64_t{16} << 30;
 constexpr uint32_t kMaxRegisters = 1u << 20;
+constexpr uint32_t kMaxSymbols = 64;
 
 // Verifies `size` bytes at `data` (64-byte aligned) as a module; `origin`
 // names it in messages. Returns the module root on success.
 absl::StatusOr<const fb::Module*> VerifyModuleBytes(const uint8_t* data, size_t size,
                                                     const std::string& origin);
 
-// Byte size of a signature tensor (verified: no overflow).
+// Byte size of a signature tensor (verified: no overflow); symbolic dims
+// count as 1.
 uint64_t TensorDescBytes(const fb::TensorDesc& desc);
+// Whether any dim of `desc` is symbolic (-1, named in dim_symbols).
+bool HasSymbols(const fb::TensorDesc& desc);
 
 }  // namespace kiln::vm
 

@@ -45,4 +45,59 @@ uint32_t BytecodeBuilder::Dispatch(uint32_t executable, const std::vector<uint32
 
 void BytecodeBuilder::Return() { Emit(KILN_OP_RETURN); }
 
+void BytecodeBuilder::IntSymbol(uint32_t ireg, uint32_t symbol) {
+  Emit(KILN_OP_ISYM);
+  Emit(ireg);
+  Emit(symbol);
+}
+
+void BytecodeBuilder::IntConst(uint32_t ireg, int64_t value) {
+  Emit(KILN_OP_ICONST);
+  Emit(ireg);
+  Emit64(static_cast<uint64_t>(value));
+}
+
+void BytecodeBuilder::IntBinary(uint32_t opcode, uint32_t ireg, uint32_t a, uint32_t b) {
+  Emit(opcode);
+  Emit(ireg);
+  Emit(a);
+  Emit(b);
+}
+
+void BytecodeBuilder::ViewInputDyn(uint32_t reg, uint32_t input, uint32_t size_ireg) {
+  Emit(KILN_OP_VIEW_INPUT_DYN);
+  Emit(reg);
+  Emit(input);
+  Emit(size_ireg);
+}
+
+void BytecodeBuilder::ViewOutputDyn(uint32_t reg, uint32_t output, uint32_t size_ireg) {
+  Emit(KILN_OP_VIEW_OUTPUT_DYN);
+  Emit(reg);
+  Emit(output);
+  Emit(size_ireg);
+}
+
+void BytecodeBuilder::ViewArenaDyn(uint32_t reg, uint32_t offset_ireg, uint32_t size_ireg) {
+  Emit(KILN_OP_VIEW_ARENA_DYN);
+  Emit(reg);
+  Emit(offset_ireg);
+  Emit(size_ireg);
+}
+
+uint32_t BytecodeBuilder::DispatchDyn(uint32_t executable, const std::vector<uint32_t>& bindings,
+                                      const std::vector<std::pair<uint32_t, uint32_t>>& patches) {
+  const uint32_t at = static_cast<uint32_t>(words_.size());
+  Emit(KILN_OP_DISPATCH_DYN);
+  Emit(executable);
+  Emit(static_cast<uint32_t>(bindings.size()));
+  for (uint32_t r : bindings) Emit(r);
+  Emit(static_cast<uint32_t>(patches.size()));
+  for (const auto& [index, ireg] : patches) {
+    Emit(index);
+    Emit(ireg);
+  }
+  return at;
+}
+
 }  // namespace kiln::compiler::emit

@@ -3,6 +3,7 @@
 #define KILN_COMPILER_EMIT_BYTECODE_BUILDER_H_
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace kiln::compiler::emit {
@@ -21,6 +22,20 @@ class BytecodeBuilder {
   uint32_t Dispatch(uint32_t executable, const std::vector<uint32_t>& bindings);
   void Return();
 
+  // Integer registers and the dynamic-shape instructions.
+  uint32_t NewIntRegister() { return int_register_count_++; }
+  uint32_t int_register_count() const { return int_register_count_; }
+  void IntSymbol(uint32_t ireg, uint32_t symbol);
+  void IntConst(uint32_t ireg, int64_t value);
+  // `opcode` is one of IADD, ISUB, IMUL, IDIV, IMIN, IMAX.
+  void IntBinary(uint32_t opcode, uint32_t ireg, uint32_t a, uint32_t b);
+  void ViewInputDyn(uint32_t reg, uint32_t input, uint32_t size_ireg);
+  void ViewOutputDyn(uint32_t reg, uint32_t output, uint32_t size_ireg);
+  void ViewArenaDyn(uint32_t reg, uint32_t offset_ireg, uint32_t size_ireg);
+  // patches: (iparam index, integer register). Returns the opcode's offset.
+  uint32_t DispatchDyn(uint32_t executable, const std::vector<uint32_t>& bindings,
+                       const std::vector<std::pair<uint32_t, uint32_t>>& patches);
+
   const std::vector<uint32_t>& words() const { return words_; }
 
  private:
@@ -29,6 +44,7 @@ class BytecodeBuilder {
 
   std::vector<uint32_t> words_;
   uint32_t register_count_ = 0;
+  uint32_t int_register_count_ = 0;
 };
 
 }  // namespace kiln::compiler::emit

@@ -24,11 +24,13 @@ absl::Status StridedCopy(LoweringContext& ctx, const ir::Node& node, const Bindi
                          const Binding& dst, int64_t elem, int64_t src_off, int64_t dst_off,
                          const Shape& dims, const Shape& ss, const Shape& ds) {
   Shape d2, s2, t2;
+  ir::DimPool& pool = ctx.dims();  // dims and strides may be symbolic
   for (size_t i = 0; i < dims.size(); ++i) {
     if (dims[i] == 0) return absl::OkStatus();  // nothing to copy
     if (dims[i] == 1) continue;
-    if (!d2.empty() && s2.back() == ss[i] * dims[i] && t2.back() == ds[i] * dims[i]) {
-      d2.back() *= dims[i];
+    if (!d2.empty() && s2.back() == pool.Mul(ss[i], dims[i]) &&
+        t2.back() == pool.Mul(ds[i], dims[i])) {
+      d2.back() = pool.Mul(d2.back(), dims[i]);
       s2.back() = ss[i];
       t2.back() = ds[i];
       continue;
@@ -106,7 +108,7 @@ absl::Status LowerSplit(LoweringContext& ctx, const ir::Node& node) {
   if (axis < 0) axis += r;
   const Shape split = node.GetInts("kiln.split", {});
   if (split.size() != node.outputs.size()) return ctx.Invalid(node, "split sizes are missing");
-  const Shape xs = ContiguousStrides(x);
+  const Shape xs = ContiguousStrides(x, ctx.dims());
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   int64_t at = 0;
   for (size_t k = 0; k < node.outputs.size(); ++k) {
@@ -114,7 +116,8 @@ absl::Status LowerSplit(LoweringContext& ctx, const ir::Node& node) {
       KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, k));
       KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[k]));
       KILN_RETURN_IF_ERROR(StridedCopy(ctx, node, bx, by, ElemBytes(ctx, node.inputs[0]),
-                                       at * xs[axis], 0, y, xs, ContiguousStrides(y)));
+                                       ctx.dims().Mul(at, xs[axis]), 0, y, xs,
+                                       ContiguousStrides(y, ctx.dims())));
     }
     at += split[k];
   }

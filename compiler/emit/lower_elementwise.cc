@@ -20,7 +20,7 @@ absl::Status LowerBinary(LoweringContext& ctx, const ir::Node& node) {
   if (a.size() > r || b.size() > r) return ctx.Invalid(node, "operand rank exceeds output rank");
   // Operands are right-aligned to the output; size-1 dims broadcast (stride 0).
   auto strides = [&](const std::vector<int64_t>& s, std::vector<int64_t>* out) -> bool {
-    const std::vector<int64_t> cs = ContiguousStrides(s);
+    const std::vector<int64_t> cs = ContiguousStrides(s, ctx.dims());
     out->assign(r, 0);
     for (size_t d = 0; d < s.size(); ++d) {
       const size_t od = r - s.size() + d;
@@ -58,7 +58,7 @@ absl::Status LowerUnary(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, "unary_f32", {kind, ir::ElementCount(x)}, {alpha, beta}, {bx, by});
+  return ctx.Dispatch(node, "unary_f32", {kind, ctx.dims().Product(x)}, {alpha, beta}, {bx, by});
 }
 
 absl::Status LowerSoftmax(LoweringContext& ctx, const ir::Node& node) {
@@ -70,13 +70,14 @@ absl::Status LowerSoftmax(LoweringContext& ctx, const ir::Node& node) {
   if (axis < 0) axis += rank;
   if (rank == 0 || axis < 0 || axis >= rank) return ctx.Invalid(node, "axis out of range");
   int64_t outer = 1, len = 1, inner = 1;
+  ir::DimPool& dims = ctx.dims();
   for (int64_t d = 0; d < rank; ++d) {
     if (d < axis) {
-      outer *= x[d];
+      outer = dims.Mul(outer, x[d]);
     } else if (d == axis || opset < 13) {
-      len *= x[d];  // before opset 13 the input is coerced to 2-D at `axis`
+      len = dims.Mul(len, x[d]);  // before opset 13 the input is coerced to 2-D at `axis`
     } else {
-      inner *= x[d];
+      inner = dims.Mul(inner, x[d]);
     }
   }
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
@@ -119,8 +120,7 @@ absl::Status LowerBatchNorm(LoweringContext& ctx, const ir::Node& node) {
     sd[ch] = static_cast<float>(s);
     hd[ch] = static_cast<float>(p[1]->FloatAt(ch) - p[2]->FloatAt(ch) * s);
   }
-  int64_t spatial = 1;
-  for (size_t d = 2; d < x.size(); ++d) spatial *= x[d];
+  const int64_t spatial = ctx.dims().Product(std::vector<int64_t>(x.begin() + 2, x.end()));
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
   const Binding bs = ctx.BindNewConstant(absl::StrCat(node.name, ".scale"), scale);

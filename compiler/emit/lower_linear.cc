@@ -69,7 +69,8 @@ absl::Status LowerGemm(LoweringContext& ctx, const ir::Node& node) {
   }
   const Epilogue act = EpilogueOf(node);
   const ir::Value& bv = ctx.value(node.inputs[1]);
-  if (bv.constant && bv.constant->dtype == ir::DType::F32 && m > 0 && n > 0) {
+  if (bv.constant && bv.constant->dtype == ir::DType::F32 && (ir::IsSymbolic(m) || m > 0) &&
+      n > 0) {
     const Binding bp = ctx.BindNewConstant(absl::StrCat(bv.name, ".packed"),
                                            PackB(*bv.constant, k, n, trans_b != 0),
                                            /*layout=PackedPanel16*/ 1);
@@ -102,7 +103,9 @@ absl::Status LowerMatMul(LoweringContext& ctx, const ir::Node& node) {
   const std::vector<int64_t> a_batch(a.begin(), a.end() - 2), b_batch(b.begin(), b.end() - 2);
   const size_t r = std::max(a_batch.size(), b_batch.size());
   if (r > KILN_MAX_RANK) return ctx.Unimplemented(node, "too many batch dimensions");
-  const std::vector<int64_t> a_str = ContiguousStrides(a_batch), b_str = ContiguousStrides(b_batch);
+  ir::DimPool& dims_pool = ctx.dims();
+  const std::vector<int64_t> a_str = ContiguousStrides(a_batch, dims_pool);
+  const std::vector<int64_t> b_str = ContiguousStrides(b_batch, dims_pool);
   std::vector<int64_t> dims(r), as(r, 0), bs(r, 0);
   int64_t batch = 1;
   for (size_t d = 0; d < r; ++d) {
@@ -110,12 +113,14 @@ absl::Status LowerMatMul(LoweringContext& ctx, const ir::Node& node) {
     const int64_t da = ad >= r ? a_batch[ad - r] : 1;
     const int64_t db = bd >= r ? b_batch[bd - r] : 1;
     if (da != db && da != 1 && db != 1) return ctx.Invalid(node, "batch dimensions do not broadcast");
-    dims[d] = std::max(da, db);
-    if (da != 1) as[d] = a_str[ad - r] * m * k;
-    if (db != 1) bs[d] = b_str[bd - r] * k * n;
-    batch *= dims[d];
+    dims[d] = da == 1 ? db : da;  // equal, or one of them broadcasts
+    if (da != 1) as[d] = dims_pool.Mul(dims_pool.Mul(a_str[ad - r], m), k);
+    if (db != 1) bs[d] = dims_pool.Mul(dims_pool.Mul(b_str[bd - r], k), n);
+    batch = dims_pool.Mul(batch, dims[d]);
   }
-  if (ir::ElementCount(y) != batch * m * n) return ctx.Invalid(node, "output shape disagrees");
+  if (dims_pool.Product(y) != dims_pool.Mul(dims_pool.Mul(batch, m), n)) {
+    return ctx.Invalid(node, "output shape disagrees");
+  }
   std::vector<int64_t> ip = {m, n, k, static_cast<int64_t>(r)};
   ip.insert(ip.end(), dims.begin(), dims.end());
   ip.insert(ip.end(), as.begin(), as.end());

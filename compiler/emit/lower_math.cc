@@ -256,7 +256,9 @@ absl::Status LowerLayerNorm(LoweringContext& ctx, const ir::Node& node) {
   if (axis < 0) axis += rank;
   if (axis < 0 || axis >= rank) return ctx.Invalid(node, "axis out of range");
   const Shape norm(x.begin() + axis, x.end());
-  const int64_t outer = Product(x, 0, axis), n = ir::ElementCount(norm);
+  KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, norm, "the normalised dims"));
+  const int64_t outer = ctx.dims().Product(Shape(x.begin(), x.begin() + axis));
+  const int64_t n = ir::ElementCount(norm);
   auto has_out = [&](size_t k) {
     return k < node.outputs.size() && node.outputs[k] != ir::kNoValue;
   };

@@ -16,7 +16,8 @@ absl::Status LowerTranspose(LoweringContext& ctx, const ir::Node& node) {
   for (size_t d = 0; d < r; ++d) perm[d] = static_cast<int64_t>(r - 1 - d);
   perm = node.GetInts("perm", perm);
   if (perm.size() != r || y.size() != r) return ctx.Invalid(node, "perm does not match the rank");
-  const std::vector<int64_t> xs = ContiguousStrides(x), ys = ContiguousStrides(y);
+  const std::vector<int64_t> xs = ContiguousStrides(x, ctx.dims());
+  const std::vector<int64_t> ys = ContiguousStrides(y, ctx.dims());
   std::vector<int64_t> src(r);
   for (size_t d = 0; d < r; ++d) {
     if (perm[d] < 0 || perm[d] >= static_cast<int64_t>(r) || x[perm[d]] != y[d]) {

@@ -2,6 +2,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/emit/lower_ops.h"
 #include "compiler/passes/dispatch_formation.h"
+#include "compiler/passes/symbolic_support.h"
 
 namespace kiln::compiler::emit {
 namespace {
@@ -53,6 +54,7 @@ bool WritesNothing(const LoweringContext& ctx, const ir::Node& node) {
 }  // namespace
 
 absl::Status LowerNode(LoweringContext& ctx, const ir::Node& node) {
+  KILN_RETURN_IF_ERROR(compiler::CheckSymbolicSupport(ctx.graph(), node));
   if (compiler::IsAliasNode(node)) return absl::OkStatus();  // shares its input's bytes
   if (WritesNothing(ctx, node)) return absl::OkStatus();
   const auto it = node.domain.empty() ? Table().find(node.op_type) : Table().end();

@@ -140,12 +140,12 @@ absl::Status LowerGlobalPool(LoweringContext& ctx, const ir::Node& node) {
   KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
   KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
   if (x.size() < 2) return ctx.Invalid(node, "input rank must be at least 2");
-  int64_t spatial = 1;
-  for (size_t d = 2; d < x.size(); ++d) spatial *= x[d];
+  const int64_t spatial = ctx.dims().Product(std::vector<int64_t>(x.begin() + 2, x.end()));
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
   const int64_t kind = node.op_type == "GlobalMaxPool" ? KILN_POOL_MAX : KILN_POOL_AVG;
-  return ctx.Dispatch(node, "global_pool_f32", {kind, x[0] * x[1], spatial}, {}, {bx, by});
+  return ctx.Dispatch(node, "global_pool_f32", {kind, ctx.dims().Mul(x[0], x[1]), spatial}, {},
+                      {bx, by});
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/emit/bytecode_builder.h"
 #include "compiler/emit/lowering_context.h"
+#include "compiler/emit/shape_program.h"
 #include "compiler/passes/memory_planning.h"
 
 namespace kiln::compiler::emit {
@@ -35,6 +36,12 @@ const KernelInfo* FindKernel(const std::string& name) {
 std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& shape) {
   std::vector<int64_t> strides(shape.size(), 1);
   for (size_t k = shape.size(); k-- > 1;) strides[k - 1] = strides[k] * shape[k];
+  return strides;
+}
+
+std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& shape, ir::DimPool& dims) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t k = shape.size(); k-- > 1;) strides[k - 1] = dims.Mul(strides[k], shape[k]);
   return strides;
 }
 
@@ -75,6 +82,17 @@ absl::Status LoweringContext::RequireF32(const ir::Node& node) const {
   return absl::OkStatus();
 }
 
+absl::Status LoweringContext::RequireStatic(const ir::Node& node, const std::vector<int64_t>& dims,
+                                            const char* what) const {
+  for (int64_t d : dims) {
+    if (ir::IsSymbolic(d)) {
+      return Unimplemented(node, absl::StrCat(what, " must be static; one is ",
+                                              graph_.dims.ToString(d)));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Binding> LoweringContext::Bind(const ir::Node& node, ir::ValueId v) {
   if (v == ir::kNoValue || static_cast<size_t>(v) >= plan_.storage.size()) {
     return Invalid(node, "binds a missing value");
@@ -82,6 +100,7 @@ absl::StatusOr<Binding> LoweringContext::Bind(const ir::Node& node, ir::ValueId 
   const compiler::ValueStorage& s = plan_.storage[v];
   Binding b;
   b.bytes = s.size;
+  if (ir::IsSymbolic(s.size_expr)) b.symbolic_bytes = s.size_expr;
   switch (s.kind) {
     case StorageKind::kInput:
       b.kind = Binding::Kind::kInput;
@@ -96,6 +115,11 @@ absl::StatusOr<Binding> LoweringContext::Bind(const ir::Node& node, ir::ValueId 
       b.index = static_cast<uint64_t>(s.root);
       return b;
     case StorageKind::kConstant: {
+      if (value(s.root).constant->symbolic) {
+        return Unimplemented(node, absl::StrCat("reads '", value(s.root).name,
+                                                "', a value computed from symbolic dimensions, "
+                                                "as tensor data; that is not supported yet"));
+      }
       auto it = constant_of_value_.find(s.root);
       if (it == constant_of_value_.end()) {
         const ir::Value& c = value(s.root);
@@ -139,6 +163,21 @@ absl::Status LoweringContext::Dispatch(const ir::Node& node, const std::string& 
     return Error(absl::StatusCode::kInternal, node,
                  absl::StrCat("bad lowering to kernel ", kernel));
   }
+  PendingDispatch p;
+  if (!graph_.dims.empty()) {
+    if (!graph_.dims.ok()) {
+      graph_.dims.ClearError();
+      return Invalid(node, "symbolic shape arithmetic overflows");
+    }
+    // Encoded symbolic parameters become run-time patches of a zero.
+    for (size_t k = 0; k < iparams.size(); ++k) {
+      if (!ir::IsSymbolic(iparams[k])) continue;
+      p.patches.push_back({static_cast<uint32_t>(k), iparams[k]});
+      iparams[k] = 0;
+    }
+    p.dynamic = !p.patches.empty();
+    for (const Binding& b : bindings) p.dynamic = p.dynamic || b.symbolic_bytes != 0;
+  }
   ExecutableDesc exe;
   exe.kernel = absl::StrCat("kiln_", kernel);
   exe.iparams = std::move(iparams);
@@ -146,10 +185,17 @@ absl::Status LoweringContext::Dispatch(const ir::Node& node, const std::string& 
   exe.binding_count = info->binding_count;
   for (size_t k = 0; k < bindings.size(); ++k) {
     const bool keep = k >= bytes_override.size() || bytes_override[k] < 0;
-    exe.binding_bytes.push_back(keep ? bindings[k].bytes
-                                     : static_cast<uint64_t>(bytes_override[k]));
+    // A dynamic dispatch's sizes are checked at run time, on the real views.
+    // For DISPATCH_DYN, 0 still marks a binding the kernel leaves untouched;
+    // any other entry is replaced by the view's size at run time, and a
+    // symbolic one is written as the largest value ("the whole view").
+    uint64_t bytes = keep ? bindings[k].bytes : static_cast<uint64_t>(bytes_override[k]);
+    if ((keep && bindings[k].symbolic_bytes != 0) ||
+        (!keep && ir::IsSymbolic(bytes_override[k]))) {
+      bytes = UINT64_MAX;
+    }
+    exe.binding_bytes.push_back(bytes);
   }
-  PendingDispatch p;
   p.bindings = bindings;
   p.nodes.push_back(node.name);
   auto src = node.attributes.find("kiln.source_op");
@@ -174,14 +220,20 @@ absl::Status LoweringContext::OutputCopy(int32_t output_index, ir::ValueId sourc
   Binding dst;
   dst.kind = Binding::Kind::kOutput;
   dst.index = static_cast<uint64_t>(output_index);
-  const int64_t bytes = compiler::ValueBytes(value(source));
-  dst.bytes = static_cast<uint64_t>(bytes);
+  const int64_t bytes = compiler::ValueBytesExpr(graph_, value(source));
+  PendingDispatch p;
+  if (ir::IsSymbolic(bytes)) {
+    dst.symbolic_bytes = bytes;
+    p.patches.push_back({0, bytes});
+    p.dynamic = true;
+  } else {
+    dst.bytes = static_cast<uint64_t>(bytes);
+  }
   ExecutableDesc exe;
   exe.kernel = "kiln_copy";
-  exe.iparams = {bytes};
+  exe.iparams = {p.dynamic ? 0 : bytes};
   exe.binding_count = 2;
   exe.binding_bytes = {src->bytes, dst.bytes};
-  PendingDispatch p;
   p.bindings = {*src, dst};
   // Name the node that made the value (e.g. the Reshape), if any.
   const ir::NodeId producer = value(source).producer;
@@ -200,15 +252,34 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
   module_.arena_alignment = plan_.alignment;
   module_.live_bytes_lower_bound = plan_.lower_bound;
   for (const ArenaTensor& t : plan_.arena) module_.unshared_bytes += t.size;
+  module_.symbols = graph_.dims.symbols();
   auto desc = [&](ir::ValueId v) -> absl::StatusOr<TensorDesc> {
     const ir::Value& val = value(v);
-    for (int64_t d : val.shape) {
-      if (d < 0) {
-        return absl::UnimplementedError(absl::StrCat(
-            graph_.source, ": signature tensor '", val.name, "' has a dynamic shape"));
+    TensorDesc d{val.name, val.dtype, val.shape, {}};
+    for (size_t k = 0; k < val.shape.size(); ++k) {
+      const int64_t dim = val.shape[k];
+      if (!ir::IsSymbolic(dim)) {
+        if (dim < 0) {
+          return absl::UnimplementedError(absl::StrCat(
+              graph_.source, ": signature tensor '", val.name, "' has a dynamic shape"));
+        }
+        continue;
       }
+      // The signature names bare symbols; an expression (2*N) would need
+      // the caller to solve for N.
+      const std::string name = graph_.dims.ToString(dim);
+      bool bare = false;
+      for (const std::string& s : module_.symbols) bare = bare || s == name;
+      if (!bare) {
+        return absl::UnimplementedError(absl::StrCat(
+            graph_.source, ": signature tensor '", val.name, "' dim ", k, " is ", name,
+            "; only a bare symbol is supported in the signature"));
+      }
+      if (d.dim_symbols.empty()) d.dim_symbols.assign(val.shape.size(), "");
+      d.dim_symbols[k] = name;
+      d.shape[k] = -1;
     }
-    return TensorDesc{val.name, val.dtype, val.shape};
+    return d;
   };
   for (ir::ValueId v : graph_.inputs) {
     auto d = desc(v);
@@ -222,14 +293,29 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
   }
 
   BytecodeBuilder bc;
+  // Shape arithmetic first: every size the views and dispatches need.
+  ShapeProgram shapes(graph_.dims, bc);
+  if (ir::IsSymbolic(plan_.workspace_expr)) {
+    module_.workspace_register = static_cast<int32_t>(shapes.Register(plan_.workspace_expr));
+  }
   std::vector<uint32_t> input_reg, output_reg, const_reg;
   for (size_t k = 0; k < module_.inputs.size(); ++k) {
     input_reg.push_back(bc.NewRegister());
-    bc.ViewInput(input_reg.back(), static_cast<uint32_t>(k));
+    const int64_t bytes = plan_.storage[graph_.inputs[k]].size_expr;
+    if (ir::IsSymbolic(bytes)) {
+      bc.ViewInputDyn(input_reg.back(), static_cast<uint32_t>(k), shapes.Register(bytes));
+    } else {
+      bc.ViewInput(input_reg.back(), static_cast<uint32_t>(k));
+    }
   }
   for (size_t k = 0; k < module_.outputs.size(); ++k) {
     output_reg.push_back(bc.NewRegister());
-    bc.ViewOutput(output_reg.back(), static_cast<uint32_t>(k));
+    const int64_t bytes = compiler::ValueBytesExpr(graph_, value(graph_.outputs[k]));
+    if (ir::IsSymbolic(bytes)) {
+      bc.ViewOutputDyn(output_reg.back(), static_cast<uint32_t>(k), shapes.Register(bytes));
+    } else {
+      bc.ViewOutput(output_reg.back(), static_cast<uint32_t>(k));
+    }
   }
   for (size_t k = 0; k < module_.constants.size(); ++k) {
     const_reg.push_back(bc.NewRegister());
@@ -239,7 +325,11 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
   for (const compiler::ArenaTensor& t : plan_.arena) {
     const uint32_t r = bc.NewRegister();
     arena_reg[static_cast<uint64_t>(t.value)] = r;
-    bc.ViewArena(r, t.offset, t.size);
+    if (ir::IsSymbolic(t.size_expr)) {
+      bc.ViewArenaDyn(r, shapes.Register(t.offset_expr), shapes.Register(t.size_expr));
+    } else {
+      bc.ViewArena(r, t.offset, t.size);
+    }
   }
   for (const PendingDispatch& p : pending_) {
     std::vector<uint32_t> regs;
@@ -252,7 +342,13 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
       }
     }
     DispatchDebugDesc d;
-    d.bytecode_offset = bc.Dispatch(p.executable, regs);
+    if (p.dynamic) {
+      std::vector<std::pair<uint32_t, uint32_t>> patches;
+      for (const auto& [index, dim] : p.patches) patches.push_back({index, shapes.Register(dim)});
+      d.bytecode_offset = bc.DispatchDyn(p.executable, regs, patches);
+    } else {
+      d.bytecode_offset = bc.Dispatch(p.executable, regs);
+    }
     d.executable = p.executable;
     d.nodes = p.nodes;
     d.op_types = p.op_types;
@@ -263,6 +359,7 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
   bc.Return();
   module_.bytecode = bc.words();
   module_.register_count = bc.register_count();
+  module_.int_register_count = bc.int_register_count();
   return std::move(module_);
 }
 

@@ -17,7 +17,8 @@ namespace kiln::compiler::emit {
 struct TensorDesc {
   std::string name;
   ir::DType dtype = ir::DType::Unknown;
-  std::vector<int64_t> shape;
+  std::vector<int64_t> shape;              // -1 where dim_symbols names a symbol
+  std::vector<std::string> dim_symbols;    // empty when every dim is static
 };
 
 struct ExecutableDesc {
@@ -68,6 +69,9 @@ struct LoweredModule {
   std::vector<ConstantDesc> constants;
   std::vector<uint32_t> bytecode;  // functions[0], the entry point
   uint32_t register_count = 0;
+  uint32_t int_register_count = 0;
+  std::vector<std::string> symbols;  // symbolic dimensions, ISYM order
+  int32_t workspace_register = -1;   // integer register with the workspace bytes
   uint64_t arena_size = 0;
   uint32_t arena_alignment = 64;
   uint64_t live_bytes_lower_bound = 0;

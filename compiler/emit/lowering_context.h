@@ -20,6 +20,9 @@ struct Binding {
   Kind kind = Kind::kArena;
   uint64_t index = 0;  // input/output/constant ordinal, or arena root value id
   uint64_t bytes = 0;  // the size of the view
+  // An encoded symbolic size (ir/dim_expr.h) when the view's size is only
+  // known at run time; 0 otherwise.
+  int64_t symbolic_bytes = 0;
 };
 
 struct PendingDispatch {
@@ -28,6 +31,10 @@ struct PendingDispatch {
   std::vector<std::string> nodes, op_types, outputs;
   // (value, binding index) of each value this dispatch writes (debug info).
   std::vector<std::pair<ir::ValueId, uint32_t>> writes;
+  // Symbolic parameters: (iparam index, encoded dim) patched at run time;
+  // with them or with a symbolic binding the dispatch is a DISPATCH_DYN.
+  std::vector<std::pair<uint32_t, int64_t>> patches;
+  bool dynamic = false;
 };
 
 class LoweringContext {
@@ -36,6 +43,10 @@ class LoweringContext {
       : graph_(graph), plan_(plan) {}
 
   const ir::Graph& graph() const { return graph_; }
+  // Shape arithmetic on dims that may be symbolic; a lowering that takes
+  // symbolic dims (passes/symbolic_support.cc) computes its parameters here,
+  // and Dispatch() turns the symbolic ones into run-time patches.
+  ir::DimPool& dims() const { return graph_.dims; }
   const ir::Value& value(ir::ValueId v) const { return graph_.value(v); }
 
   // The view holding value `v` (its root's storage).
@@ -67,6 +78,10 @@ class LoweringContext {
   absl::StatusOr<std::vector<int64_t>> OutputShape(const ir::Node& node, size_t k) const;
   // Fails unless every present input and output of `node` is float32.
   absl::Status RequireF32(const ir::Node& node) const;
+  // Fails unless every dim in `dims` is static (for parameters whose
+  // arithmetic is not symbolic yet, e.g. sizes baked into constant tables).
+  absl::Status RequireStatic(const ir::Node& node, const std::vector<int64_t>& dims,
+                             const char* what) const;
 
   absl::StatusOr<LoweredModule> Finish();
 
@@ -89,8 +104,10 @@ class LoweringContext {
 // Per-op lowering; each emits one or more dispatches for `node`.
 absl::Status LowerNode(LoweringContext& ctx, const ir::Node& node);
 
-// Row-major element strides of `shape`.
+// Row-major element strides of `shape` (static dims only).
 std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& shape);
+// The same for a shape that may have symbolic dims.
+std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& shape, ir::DimPool& dims);
 
 }  // namespace kiln::compiler::emit
 

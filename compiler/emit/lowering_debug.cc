@@ -81,6 +81,7 @@ void LoweringContext::AttachDebugValues() {
     }
   }
   for (const compiler::ArenaTensor& t : plan_.arena) {
+    if (ir::IsSymbolic(t.size_expr)) continue;  // placed at run time
     ArenaTensorDesc desc;
     desc.value = value(t.value).name;
     desc.offset = t.offset;

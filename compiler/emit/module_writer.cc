@@ -16,15 +16,18 @@ constexpr uint64_t kConstantAlignment = 64;
 using flatbuffers::FlatBufferBuilder;
 using flatbuffers::Offset;
 
-Offset<fb::TensorDesc> WriteTensor(FlatBufferBuilder& b, const TensorDesc& t) {
-  return fb::CreateTensorDescDirect(b, t.name.c_str(), t.dtype, &t.shape);
-}
-
 std::vector<Offset<flatbuffers::String>> Strings(FlatBufferBuilder& b,
                                                  const std::vector<std::string>& v) {
   std::vector<Offset<flatbuffers::String>> out;
   for (const std::string& s : v) out.push_back(b.CreateString(s));
   return out;
+}
+
+Offset<fb::TensorDesc> WriteTensor(FlatBufferBuilder& b, const TensorDesc& t) {
+  // Static tensors carry no dim_symbols at all (the field stays absent).
+  auto symbols = Strings(b, t.dim_symbols);
+  return fb::CreateTensorDescDirect(b, t.name.c_str(), t.dtype, &t.shape,
+                                    t.dim_symbols.empty() ? nullptr : &symbols);
 }
 
 }  // namespace
@@ -68,7 +71,7 @@ absl::StatusOr<std::string> WriteModule(const LoweredModule& m) {
   const auto signature = fb::CreateSignatureDirect(b, &inputs, &outputs);
 
   std::vector<Offset<fb::Function>> functions = {
-      fb::CreateFunctionDirect(b, "main", m.register_count, &m.bytecode)};
+      fb::CreateFunctionDirect(b, "main", m.register_count, &m.bytecode, m.int_register_count)};
 
   std::vector<Offset<fb::DispatchDebug>> dispatches;
   for (const DispatchDebugDesc& d : m.dispatches) {
@@ -90,14 +93,16 @@ absl::StatusOr<std::string> WriteModule(const LoweredModule& m) {
   }
   const auto memory = fb::CreateMemoryPlan(b, m.arena_size, m.arena_alignment,
                                            m.live_bytes_lower_bound, m.unshared_bytes,
-                                           b.CreateVector(arena_tensors));
+                                           b.CreateVector(arena_tensors), m.workspace_register);
 
   const auto executables_vec = b.CreateVector(executables);
   const auto constants_vec = b.CreateVector(constants);
   const auto functions_vec = b.CreateVector(functions);
-  const auto module =
-      fb::CreateModule(b, KILN_FORMAT_VERSION, b.CreateString(kProducer), signature,
-                       functions_vec, executables_vec, constants_vec, constant_data, memory, debug);
+  auto symbols = Strings(b, m.symbols);
+  const auto symbols_vec = m.symbols.empty() ? 0 : b.CreateVector(symbols);
+  const auto module = fb::CreateModule(b, KILN_FORMAT_VERSION, b.CreateString(kProducer),
+                                       signature, functions_vec, executables_vec, constants_vec,
+                                       constant_data, memory, debug, symbols_vec);
   fb::FinishModuleBuffer(b, module);
   return std::string(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
 }

@@ -96,23 +96,24 @@ absl::Status ImportInput(const onnx::ValueInfoProto& info, const std::string& pa
     if (dim.has_dim_value() && dim.dim_value() >= 0) {
       shape.push_back(dim.dim_value());
     } else if (dim.has_dim_param() && !dim.dim_param().empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("'", path, "': symbolic dimension '", dim.dim_param(), "' on input '",
-                       info.name(), "' is not supported yet"));
+      // A symbolic dimension: the module takes any positive value at run time.
+      shape.push_back(graph->dims.Symbol(dim.dim_param()));
     } else {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where, ": dimension ", k, " is unknown; static shapes are required"));
+      // An unnamed dynamic dimension gets a name of its own.
+      shape.push_back(graph->dims.Symbol(absl::StrCat(info.name(), "_dim", k)));
     }
   }
+  std::vector<int64_t> static_dims;
+  for (int64_t d : shape) static_dims.push_back(ir::IsSymbolic(d) ? 1 : d);
   // Limits: the rank kernels accept and a size whose bytes fit the VM's
   // largest tensor, so no later size computation can overflow.
   constexpr size_t kMaxRank = 8;
   constexpr int64_t kMaxTensorBytes = int64_t{16} << 30;
-  const int64_t elements = ir::ElementCount(shape);
+  const int64_t elements = ir::ElementCount(static_dims);
   if (shape.size() > kMaxRank || elements < 0 ||
       elements > kMaxTensorBytes / std::max<int64_t>(1, static_cast<int64_t>(ir::DTypeSize(dtype)))) {
     return absl::InvalidArgumentError(absl::StrCat(
-        where, ": shape [", absl::StrJoin(shape, ","), "] exceeds the limits (rank <= ", kMaxRank,
+        where, ": shape [", absl::StrJoin(static_dims, ","), "] exceeds the limits (rank <= ", kMaxRank,
         ", at most ", kMaxTensorBytes, " bytes)"));
   }
   const ir::ValueId id = graph->AddValue(info.name());

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "compiler/ir/dim_expr.h"
 #include "kiln/module_generated.h"
 
 namespace kiln::ir {
@@ -34,6 +35,10 @@ struct ConstantData {
   DType dtype = DType::Unknown;
   std::vector<int64_t> shape;
   std::vector<uint8_t> bytes;  // ElementCount(shape) * DTypeSize(dtype) bytes
+  // An int64 shape value computed from symbolic dims (Shape of a tensor with
+  // a symbolic shape, and what folding derives from it): its elements are
+  // dims as ir/dim_expr.h encodes them. Only code that opts in reads it.
+  bool symbolic = false;
 
   template <typename T>
   const T* data() const { return reinterpret_cast<const T*>(bytes.data()); }
@@ -115,6 +120,9 @@ class Graph {
   std::vector<ValueId> outputs; // graph outputs, signature order
   int64_t opset = 0;            // default-domain opset version
   std::string source;           // the file it was imported from
+  // Symbolic dimensions (empty: every shape is static). Mutable because
+  // interning an expression, even from a const pass, changes no meaning.
+  mutable DimPool dims;
 
   // Adds a value; its name must be unique (an empty name gets a fresh one).
   ValueId AddValue(const std::string& name);

@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/graph_util.h"
+#include "compiler/passes/symbolic_support.h"
 #include "compiler/passes/constant_folding.h"
 #include "compiler/passes/shape_inference.h"
 #include "compiler/passes/shape_rules_movement.h"
@@ -449,8 +450,32 @@ constexpr int64_t kMaxFoldElements = int64_t{1} << 22;
 
 }  // namespace
 
+static absl::StatusOr<std::vector<ConstantPtr>> EvaluateNodeUnchecked(
+    const ir::Graph& graph, const ir::Node& node, const std::vector<ConstantPtr>& known);
+
 absl::StatusOr<std::vector<ConstantPtr>> EvaluateNode(const ir::Graph& graph, const ir::Node& node,
                                                       const std::vector<ConstantPtr>& known) {
+  // Symbolic dims: only element movers fold, and what they produce from
+  // symbolic shape values (or Shape of a symbolic tensor) stays symbolic.
+  if (TouchesSymbols(graph, node, &known)) {
+    if (!FoldsSymbolicValues(node)) return std::vector<ConstantPtr>{};
+    absl::StatusOr<std::vector<ConstantPtr>> folded = EvaluateNodeUnchecked(graph, node, known);
+    if (!folded.ok()) return folded;
+    for (ConstantPtr& c : *folded) {
+      if (!c || c->dtype != DType::I64) continue;
+      auto marked = std::make_shared<ir::ConstantData>(*c);
+      for (int64_t k = 0; k < marked->element_count(); ++k) {
+        marked->symbolic = marked->symbolic || ir::IsSymbolic(marked->data<int64_t>()[k]);
+      }
+      c = std::move(marked);
+    }
+    return folded;
+  }
+  return EvaluateNodeUnchecked(graph, node, known);
+}
+
+static absl::StatusOr<std::vector<ConstantPtr>> EvaluateNodeUnchecked(
+    const ir::Graph& graph, const ir::Node& node, const std::vector<ConstantPtr>& known) {
   if (absl::StatusOr<std::vector<ConstantPtr>> r; EvaluateMovementNode(graph, node, known, &r)) {
     return r;  // shape_rules_movement.cc
   }

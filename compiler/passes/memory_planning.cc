@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -46,7 +47,67 @@ uint64_t Place(std::vector<ArenaTensor>& tensors, uint64_t alignment) {
   return AlignUp(arena, alignment);
 }
 
+constexpr uint64_t kGroupAlignment = 16;
+
+// Places the static tensors as one arena, then each group of symbolic
+// tensors scaling with the same product of symbols (see the header).
+void PlaceGroups(ir::DimPool& dims, MemoryPlan& plan) {
+  std::vector<ArenaTensor> fixed;
+  std::vector<int64_t> keys;                         // group monomials, first-seen order
+  std::map<int64_t, std::vector<size_t>> members;    // monomial -> indices into plan.arena
+  for (size_t k = 0; k < plan.arena.size(); ++k) {
+    const ArenaTensor& t = plan.arena[k];
+    if (!ir::IsSymbolic(t.size_expr)) continue;
+    int64_t coeff = 1, monomial = t.size_expr;
+    if (!dims.SplitMonomial(t.size_expr, &coeff, &monomial)) monomial = t.size_expr;
+    if (!members.count(monomial)) keys.push_back(monomial);
+    members[monomial].push_back(k);
+  }
+  for (const ArenaTensor& t : plan.arena) {
+    if (!ir::IsSymbolic(t.size_expr)) fixed.push_back(t);
+  }
+  plan.arena_size = Place(fixed, plan.alignment);
+  for (ArenaTensor& t : plan.arena) {
+    if (ir::IsSymbolic(t.size_expr)) continue;
+    for (const ArenaTensor& f : fixed) {
+      if (f.value == t.value) t.offset = f.offset;
+    }
+    t.offset_expr = static_cast<int64_t>(t.offset);
+  }
+  int64_t base = static_cast<int64_t>(plan.arena_size);
+  for (int64_t monomial : keys) {
+    std::vector<ArenaTensor> group;
+    for (size_t k : members[monomial]) {
+      ArenaTensor t = plan.arena[k];
+      int64_t coeff = 1, m = 0;
+      t.size = dims.SplitMonomial(t.size_expr, &coeff, &m) ? static_cast<uint64_t>(coeff) : 1;
+      group.push_back(t);
+    }
+    // Offsets are monomial * (a multiple of 16): 16-byte aligned for every
+    // symbol value, as the verifier demands of arena views, without padding
+    // each coefficient to 64.
+    const uint64_t group_bytes = Place(group, kGroupAlignment);
+    for (size_t j = 0; j < group.size(); ++j) {
+      ArenaTensor& t = plan.arena[members[monomial][j]];
+      t.offset = 0;  // only known at run time
+      t.offset_expr = dims.Add(base, dims.Mul(monomial, static_cast<int64_t>(group[j].offset)));
+    }
+    base = dims.Add(base, dims.Mul(monomial, static_cast<int64_t>(group_bytes)));
+  }
+  plan.workspace_expr = base;
+}
+
 }  // namespace
+
+int64_t ValueBytesExpr(const ir::Graph& graph, const ir::Value& value) {
+  bool symbolic = false;
+  for (int64_t d : value.shape) symbolic = symbolic || ir::IsSymbolic(d);
+  if (!symbolic) return ValueBytes(value);
+  const int64_t e = static_cast<int64_t>(ir::DTypeSize(value.dtype));
+  if (!value.has_shape || e == 0) return -1;
+  const int64_t bytes = graph.dims.Mul(graph.dims.Product(value.shape), e);
+  return graph.dims.ok() ? bytes : -1;
+}
 
 int64_t ValueBytes(const ir::Value& value) {
   if (!value.has_shape) return -1;
@@ -62,28 +123,31 @@ absl::StatusOr<MemoryPlan> PlanMemory(const ir::Graph& graph) {
   st.resize(graph.values.size());
   const int32_t end_step = static_cast<int32_t>(graph.nodes.size());
 
-  auto size_of = [&](ir::ValueId v) -> absl::StatusOr<uint64_t> {
-    const int64_t bytes = ValueBytes(graph.value(v));
-    if (bytes < 0) {
+  // Bytes as an encoded dim; the static size field is 0 for symbolic ones.
+  auto size_of = [&](ir::ValueId v, ValueStorage* out) -> absl::Status {
+    const int64_t bytes = ValueBytesExpr(graph, graph.value(v));
+    if (bytes == -1) {
+      graph.dims.ClearError();
       return absl::InvalidArgumentError(absl::StrCat(
           graph.source, ": value '", graph.value(v).name,
           "' has no static shape or known dtype; cannot plan its memory"));
     }
-    return static_cast<uint64_t>(bytes);
+    out->size_expr = bytes;
+    out->size = ir::IsSymbolic(bytes) ? 0 : static_cast<uint64_t>(bytes);
+    return absl::OkStatus();
   };
 
   for (size_t k = 0; k < graph.inputs.size(); ++k) {
     const ir::ValueId v = graph.inputs[k];
     st[v] = {StorageKind::kInput, v, static_cast<int32_t>(k), 0, 0};
-    auto size = size_of(v);
-    if (!size.ok()) return size.status();
-    st[v].size = *size;
+    if (absl::Status s = size_of(v, &st[v]); !s.ok()) return s;
   }
   for (size_t v = 0; v < graph.values.size(); ++v) {
     const ir::Value& val = graph.values[v];
     if (val.constant && val.producer == ir::kNoNode) {
       const ir::ValueId id = static_cast<ir::ValueId>(v);
       st[v] = {StorageKind::kConstant, id, -1, 0, val.constant->bytes.size()};
+      st[v].size_expr = static_cast<int64_t>(st[v].size);
     }
   }
 
@@ -120,9 +184,8 @@ absl::StatusOr<MemoryPlan> PlanMemory(const ir::Graph& graph) {
         }
         continue;
       }
-      auto size = size_of(out);
-      if (!size.ok()) return size.status();
-      st[out] = {StorageKind::kArena, out, -1, 0, *size};
+      st[out] = {StorageKind::kArena, out, -1, 0, 0};
+      if (absl::Status s = size_of(out, &st[out]); !s.ok()) return s;
       first[out] = step;
       last[out] = std::max(last[out], step);
     }
@@ -155,21 +218,35 @@ absl::StatusOr<MemoryPlan> PlanMemory(const ir::Graph& graph) {
 
   for (size_t v = 0; v < st.size(); ++v) {
     if (st[v].kind == StorageKind::kArena && st[v].root == static_cast<ir::ValueId>(v)) {
-      plan.arena.push_back({static_cast<ir::ValueId>(v), 0, st[v].size, first[v], last[v]});
+      ArenaTensor t{static_cast<ir::ValueId>(v), 0, st[v].size, first[v], last[v]};
+      t.size_expr = st[v].size_expr;
+      plan.arena.push_back(t);
     }
   }
   std::stable_sort(plan.arena.begin(), plan.arena.end(),
                    [](const ArenaTensor& a, const ArenaTensor& b) { return a.first < b.first; });
-  plan.arena_size = Place(plan.arena, plan.alignment);
-  for (const ArenaTensor& t : plan.arena) st[t.value].offset = t.offset;
+  PlaceGroups(graph.dims, plan);
+  if (!graph.dims.ok()) {
+    graph.dims.ClearError();
+    return absl::InvalidArgumentError(
+        absl::StrCat(graph.source, ": the symbolic workspace size overflows"));
+  }
+  for (const ArenaTensor& t : plan.arena) {
+    st[t.value].offset = t.offset;
+    st[t.value].offset_expr = t.offset_expr;
+  }
   for (size_t v = 0; v < st.size(); ++v) {
-    if (st[v].kind == StorageKind::kArena) st[v].offset = st[st[v].root].offset;
+    if (st[v].kind == StorageKind::kArena) {
+      st[v].offset = st[st[v].root].offset;
+      st[v].offset_expr = st[st[v].root].offset_expr;
+    }
   }
 
+  // The bound is over the static tensors (symbolic ones have no one size).
   for (int32_t step = 0; step <= end_step; ++step) {
     uint64_t live = 0;
     for (const ArenaTensor& t : plan.arena) {
-      if (t.first <= step && step <= t.last) live += t.size;
+      if (t.first <= step && step <= t.last && !ir::IsSymbolic(t.size_expr)) live += t.size;
     }
     plan.lower_bound = std::max(plan.lower_bound, live);
   }

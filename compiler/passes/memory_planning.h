@@ -18,6 +18,14 @@
 //    placed tensor whose lifetime overlaps its own.
 //  - lower_bound = max over steps of the sum of live arena tensor bytes; no
 //    placement can use less, so arena_size - lower_bound is the waste.
+//  - Symbolic sizes (ir/dim_expr.h): a tensor of c*m bytes, m a product of
+//    symbols, joins the group of every tensor scaling with m and is placed
+//    within it by the same greedy rule on the coefficients c (16-byte
+//    aligned, so m*offset is aligned for every m); group m starts
+//    after the static arena and the groups before it, so its tensors sit at
+//    base_m + m*offset. The workspace is the static arena plus, per group,
+//    m times its planned bytes: a formula of the symbols (workspace_expr).
+//    A size that is not such a product forms a group of its own.
 #ifndef KILN_COMPILER_PASSES_MEMORY_PLANNING_H_
 #define KILN_COMPILER_PASSES_MEMORY_PLANNING_H_
 
@@ -37,6 +45,10 @@ struct ValueStorage {
   int32_t index = -1;                     // signature index for kInput/kOutput
   uint64_t offset = 0;                    // arena byte offset for kArena
   uint64_t size = 0;                      // bytes of the root buffer
+  // With symbolic dims: the same as encoded dims (ir/dim_expr.h), equal to
+  // offset/size when static.
+  int64_t offset_expr = 0;
+  int64_t size_expr = 0;
 };
 
 struct ArenaTensor {
@@ -45,6 +57,8 @@ struct ArenaTensor {
   uint64_t size = 0;
   int32_t first = 0;  // producing node index
   int32_t last = 0;   // last reading step (node count = the output copies)
+  int64_t offset_expr = 0;  // encoded dims; equal to offset/size when static
+  int64_t size_expr = 0;
 };
 
 struct OutputCopy {
@@ -53,7 +67,8 @@ struct OutputCopy {
 };
 
 struct MemoryPlan {
-  uint64_t arena_size = 0;
+  uint64_t arena_size = 0;      // the static part
+  int64_t workspace_expr = 0;   // all of it (encoded dim; arena_size when static)
   uint64_t lower_bound = 0;
   uint32_t alignment = 64;
   std::vector<ValueStorage> storage;      // indexed by ValueId
@@ -67,6 +82,9 @@ absl::StatusOr<MemoryPlan> PlanMemory(const ir::Graph& graph);
 
 // Bytes of a value with a static shape and known dtype; -1 otherwise.
 int64_t ValueBytes(const ir::Value& value);
+// The same for a shape that may be symbolic: an encoded dim, -1 when the
+// shape or dtype is unknown.
+int64_t ValueBytesExpr(const ir::Graph& graph, const ir::Value& value);
 
 }  // namespace kiln::compiler
 

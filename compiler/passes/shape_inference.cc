@@ -19,6 +19,7 @@
 #include "compiler/passes/shape_rules_typed.h"
 #include "compiler/passes/shape_rules_extra.h"
 #include "compiler/passes/shape_rules_more.h"
+#include "compiler/passes/symbolic_support.h"
 
 namespace kiln::compiler {
 namespace {
@@ -207,6 +208,7 @@ absl::Status Window(Ctx& c, const Shape& x, const Shape& kernel, bool allow_ceil
   }
   spatial_out->clear();
   for (size_t i = 0; i < nd; ++i) {
+    KILN_RETURN_IF_ERROR(c.RequireStatic(x[2 + i], "a spatial dimension of the input"));
     const int64_t in = x[2 + i], s = strides[i];
     const int64_t dk = (kernel[i] - 1) * dilations[i] + 1;
     int64_t out;
@@ -330,49 +332,55 @@ absl::Status Flatten(Ctx& c) {
   int64_t axis = c.node().GetInt("axis", 1);
   if (axis < -r || axis > r) return c.Err(absl::StrCat("axis ", axis, " is out of range for rank ", r));
   if (axis < 0) axis += r;
-  return c.Set(0, c.T(0), {ir::ElementCount(Shape(x.begin(), x.begin() + axis)),
-                           ir::ElementCount(Shape(x.begin() + axis, x.end()))});
+  return c.Set(0, c.T(0), {c.dims().Product(Shape(x.begin(), x.begin() + axis)),
+                           c.dims().Product(Shape(x.begin() + axis, x.end()))});
 }
 
 absl::Status Reshape(Ctx& c) {
   KILN_RETURN_IF_ERROR(c.Need(2));
   std::vector<int64_t> spec;
-  KILN_RETURN_IF_ERROR(c.KnownInts(1, "shape", &spec));
+  KILN_RETURN_IF_ERROR(c.KnownInts(1, "shape", &spec, /*allow_symbolic=*/true));
   const Shape& x = c.S(0);
   const bool allowzero = c.node().GetInt("allowzero", 0) != 0;
+  ir::DimPool& dims = c.dims();
+  const std::string spec_text = SymbolicShapeStr(c.graph(), spec);
   Shape out;
   int64_t infer_at = -1, known = 1;
   for (size_t i = 0; i < spec.size(); ++i) {
     int64_t d = spec[i];
     if (d == 0 && !allowzero) {
       if (i >= x.size()) {
-        return c.Err(absl::StrCat("shape ", ShapeStr(spec), " copies dimension ", i,
-                                  " which input ", ShapeStr(x), " lacks"));
+        return c.Err(absl::StrCat("shape ", spec_text, " copies dimension ", i,
+                                  " which input ", SymbolicShapeStr(c.graph(), x), " lacks"));
       }
       d = x[i];
     }
     if (d == -1) {
-      if (infer_at >= 0) return c.Err(absl::StrCat("shape ", ShapeStr(spec), " has two -1"));
+      if (infer_at >= 0) return c.Err(absl::StrCat("shape ", spec_text, " has two -1"));
       infer_at = static_cast<int64_t>(i);
-    } else if (d < 0) {
-      return c.Err(absl::StrCat("shape ", ShapeStr(spec), " has invalid entry ", d));
+    } else if (d < 0 && !ir::IsSymbolic(d)) {
+      return c.Err(absl::StrCat("shape ", spec_text, " has invalid entry ", d));
     } else {
-      if (d != 0 && known > std::numeric_limits<int64_t>::max() / d) {
-        return c.Err(absl::StrCat("shape ", ShapeStr(spec), " has more elements than int64 holds"));
+      if (!ir::IsSymbolic(d) && !ir::IsSymbolic(known) && d != 0 &&
+          known > std::numeric_limits<int64_t>::max() / d) {
+        return c.Err(absl::StrCat("shape ", spec_text, " has more elements than int64 holds"));
       }
-      known *= d;
+      known = dims.Mul(known, d);
     }
     out.push_back(d);
   }
-  const int64_t total = ir::ElementCount(x);
+  // Element counts compare exactly, symbolic ones as canonical expressions.
+  const int64_t total = dims.Product(x);
   if (infer_at >= 0) {
-    if (known == 0 || total % known != 0) {
-      return c.Err(absl::StrCat("cannot reshape ", ShapeStr(x), " to ", ShapeStr(spec)));
+    const int64_t inferred = known == 0 ? 0 : dims.FloorDiv(total, known);
+    if (known == 0 || dims.Mul(inferred, known) != total) {
+      return c.Err(absl::StrCat("cannot reshape ", SymbolicShapeStr(c.graph(), x), " to ",
+                                spec_text));
     }
-    out[infer_at] = total / known;
+    out[infer_at] = inferred;
   } else if (known != total) {
-    return c.Err(absl::StrCat("cannot reshape ", ShapeStr(x), " (", total, " elements) to ",
-                              ShapeStr(spec)));
+    return c.Err(absl::StrCat("cannot reshape ", SymbolicShapeStr(c.graph(), x), " (",
+                              dims.ToString(total), " elements) to ", spec_text));
   }
   return c.Set(0, c.T(0), std::move(out));
 }
@@ -414,7 +422,7 @@ absl::Status Concat(Ctx& c) {
       return c.Err(absl::StrCat("input shapes ", ShapeStr(c.S(0)), " and ", ShapeStr(s),
                                 " differ outside axis ", axis));
     }
-    out[axis] += s[axis];
+    out[axis] = c.dims().Add(out[axis], s[axis]);
   }
   return c.Set(0, c.T(0), std::move(out));
 }
@@ -682,6 +690,7 @@ absl::Status InferNodeShapes(ir::Graph& graph, ir::NodeId id,
   if (!node.domain.empty() && node.domain != "ai.onnx") {
     return c.Err("ops outside the default ONNX domain are not supported");
   }
+  KILN_RETURN_IF_ERROR(CheckSymbolicSupport(graph, node, &known));
   if (node.op_type == "Slice") return Slice(c, graph, known);
   if (absl::Status s; InferMathShapes(graph, node, known, &s)) return s;  // shape_rules_math.cc
   if (absl::Status s; InferMovementShapes(graph, node, known, &s)) return s;  // shape_rules_movement.cc

@@ -62,9 +62,17 @@ class ShapeRuleContext {
 
   absl::Status Set(size_t k, ir::DType dtype, Shape shape) {
     if (!HasOut(k)) return absl::OkStatus();
-    for (int64_t d : shape) {
+    if (!g_.dims.ok()) {
+      g_.dims.ClearError();
+      return Err("symbolic shape arithmetic overflows");
+    }
+    // Symbolic dims (ir/dim_expr.h) are checked at run time; the static
+    // ones must be in range, alone and multiplied together.
+    Shape static_dims;
+    for (int64_t d : shape) static_dims.push_back(ir::IsSymbolic(d) ? 1 : d);
+    for (int64_t d : static_dims) {
       if (d < 0) return Err(absl::StrCat("computed an invalid output shape ", ir::ShapeStr(shape)));
-      if (d > kMaxDim || ir::ElementCount(shape) < 0) {
+      if (d > kMaxDim || ir::ElementCount(static_dims) < 0) {
         return Err(absl::StrCat("computed an output shape ", ir::ShapeStr(shape),
                                 " beyond the limits (dims up to 2^40)"));
       }
@@ -74,6 +82,16 @@ class ShapeRuleContext {
     v.shape = std::move(shape);
     v.has_shape = true;
     return absl::OkStatus();
+  }
+  // Shape arithmetic that may meet symbolic dims (ir/dim_expr.h).
+  ir::DimPool& dims() { return g_.dims; }
+  // An error unless dim k of input `input` is static (for rules whose
+  // arithmetic on that dim is not symbolic yet).
+  absl::Status RequireStatic(int64_t dim, const char* what) const {
+    if (!ir::IsSymbolic(dim)) return absl::OkStatus();
+    return absl::UnimplementedError(absl::StrCat(g_.source, ": node ", n_.Describe(), ": ", what,
+                                                 " is symbolic (", g_.dims.ToString(dim),
+                                                 "); it must be static"));
   }
   // Checks inputs [0, count) exist and have shapes.
   absl::Status Need(size_t count) const {
@@ -89,11 +107,19 @@ class ShapeRuleContext {
     return absl::OkStatus();
   }
   // A compile-time int vector from input k (shape, axes, ...).
-  absl::Status KnownInts(size_t k, const char* what, std::vector<int64_t>* out) const {
+  // Symbolic values (computed from symbolic dims) only where the rule opts
+  // in with allow_symbolic; their elements are encoded dims.
+  absl::Status KnownInts(size_t k, const char* what, std::vector<int64_t>* out,
+                         bool allow_symbolic = false) const {
     const ir::ConstantData* c = C(k);
     if (!c) {
       return Err(absl::StrCat(what, " input '", In(k).name,
                               "' is not known at compile time (dynamic shapes are not supported)"));
+    }
+    if (c->symbolic && !allow_symbolic) {
+      return absl::UnimplementedError(absl::StrCat(
+          g_.source, ": node ", n_.Describe(), ": ", what, " input '", In(k).name,
+          "' is computed from symbolic dimensions, which this op does not support yet"));
     }
     if (c->dtype != ir::DType::I64 && c->dtype != ir::DType::I32) {
       return Err(absl::StrCat(what, " input must be int64 or int32, got ", ir::DTypeName(c->dtype)));

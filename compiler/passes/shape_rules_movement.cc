@@ -75,6 +75,7 @@ absl::Status Split(Ctx& c) {
   const Shape& x = c.S(0);
   int64_t axis = 0;
   KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
+  KILN_RETURN_IF_ERROR(c.RequireStatic(x[axis], "the split axis"));
   const int64_t n = static_cast<int64_t>(c.node().outputs.size());
   Shape split;
   if (c.opset() >= 13 && c.Has(1)) {

@@ -51,9 +51,15 @@ TEST(OnnxImporterTest, NonTopologicalNamesNode) {
               {"'relu_b' (Relu)", "'h'", "topologically"});
 }
 
-TEST(OnnxImporterTest, SymbolicDimension) {
-  ExpectError("symbolic_dim.onnx", absl::StatusCode::kInvalidArgument,
-              {"symbolic dimension 'N' on input 'x' is not supported yet"});
+TEST(OnnxImporterTest, SymbolicDimensionBecomesASymbol) {
+  auto g = ImportOnnx(Model("symbolic_dim.onnx"));
+  ASSERT_TRUE(g.ok()) << g.status();
+  ASSERT_EQ(g->dims.symbols(), std::vector<std::string>{"N"});
+  const ir::Value& x = g->value(g->inputs[0]);
+  ASSERT_EQ(x.shape.size(), 2u);
+  EXPECT_TRUE(ir::IsSymbolic(x.shape[0]));
+  EXPECT_EQ(g->dims.ToString(x.shape[0]), "N");
+  EXPECT_EQ(x.shape[1], 3);
 }
 
 TEST(OnnxImporterTest, OpsetOutOfRange) {

@@ -67,10 +67,11 @@ def main():
     save("huge_dims.onnx", helper.make_graph(
         [helper.make_node("Relu", ["big"], ["out"], name="relu_big")],
         "huge", [vi("big", [1 << 40, 1 << 40])], [vi("out", [1 << 40, 1 << 40])]))
-    # A symbolic batch dimension.
+    # A symbolic batch dimension reaching an op without symbolic support.
     save("symbolic_dim.onnx", helper.make_graph(
-        [helper.make_node("Relu", ["x"], ["y"], name="relu")],
-        "symbolic", [vi("x", ["N", 4])], [vi("y", ["N", 4])]))
+        [helper.make_node("CumSum", ["x", "axis"], ["y"], name="cumsum")],
+        "symbolic", [vi("x", ["N", 4])], [vi("y", ["N", 4])],
+        [numpy_helper.from_array(np.array(1, np.int64), "axis")]))
     # An opset this compiler does not read.
     save("opset_too_new.onnx", helper.make_graph(
         [helper.make_node("Relu", ["x"], ["y"], name="relu")], "new", [x], [y]), opset=19)

@@ -1,0 +1,266 @@
+#include "compiler/ir/dim_expr.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace kiln::ir {
+namespace {
+
+// Coefficients past this are refused: no real shape comes near, and it keeps
+// every product of two of them inside int64.
+constexpr int64_t kMaxCoeff = int64_t{1} << 50;
+
+std::string Key(const DimPool::Poly& p) {
+  std::string key;
+  for (const DimPool::Term& t : p) {
+    absl::StrAppend(&key, t.coeff, ":", absl::StrJoin(t.atoms, ","), ";");
+  }
+  return key;
+}
+
+// Whether `sub` (sorted) is contained in `atoms` (sorted) as a multiset; if
+// so, `rest` gets the difference.
+bool Contains(const std::vector<int32_t>& atoms, const std::vector<int32_t>& sub,
+              std::vector<int32_t>* rest) {
+  rest->clear();
+  size_t j = 0;
+  for (int32_t a : atoms) {
+    if (j < sub.size() && sub[j] == a) {
+      ++j;
+    } else {
+      rest->push_back(a);
+    }
+  }
+  return j == sub.size();
+}
+
+}  // namespace
+
+int64_t DimPool::Symbol(const std::string& name) {
+  int32_t index = -1;
+  for (size_t k = 0; k < symbols_.size(); ++k) {
+    if (symbols_[k] == name) index = static_cast<int32_t>(k);
+  }
+  if (index < 0) {
+    index = static_cast<int32_t>(symbols_.size());
+    symbols_.push_back(name);
+  }
+  Atom atom;
+  atom.kind = AtomKind::kSymbol;
+  atom.symbol = index;
+  return AtomDim(atom);
+}
+
+DimPool::Poly DimPool::ToPoly(int64_t dim) const {
+  if (IsSymbolic(dim)) return polys_[kSymbolicBase - dim];
+  if (dim == 0) return {};
+  return {Term{{}, dim}};
+}
+
+int64_t DimPool::Intern(Poly p) {
+  std::sort(p.begin(), p.end(), [](const Term& x, const Term& y) { return x.atoms < y.atoms; });
+  Poly merged;
+  for (Term& t : p) {
+    if (!merged.empty() && merged.back().atoms == t.atoms) {
+      if (__builtin_add_overflow(merged.back().coeff, t.coeff, &merged.back().coeff)) ok_ = false;
+    } else {
+      merged.push_back(std::move(t));
+    }
+  }
+  merged.erase(std::remove_if(merged.begin(), merged.end(), [](const Term& t) { return t.coeff == 0; }),
+               merged.end());
+  for (const Term& t : merged) {
+    if (t.coeff > kMaxCoeff || t.coeff < -kMaxCoeff) ok_ = false;
+  }
+  if (!ok_) return 0;
+  if (merged.empty()) return 0;
+  if (merged.size() == 1 && merged[0].atoms.empty()) return merged[0].coeff;
+  const std::string key = Key(merged);
+  auto it = poly_ids_.find(key);
+  if (it != poly_ids_.end()) return it->second;
+  const int64_t dim = kSymbolicBase - static_cast<int64_t>(polys_.size());
+  polys_.push_back(std::move(merged));
+  poly_ids_[key] = dim;
+  return dim;
+}
+
+int64_t DimPool::AtomDim(const Atom& atom) {
+  const std::string key = absl::StrCat(static_cast<int>(atom.kind), ":", atom.symbol, ":", atom.a,
+                                       ":", atom.b);
+  auto it = atom_ids_.find(key);
+  int32_t id;
+  if (it != atom_ids_.end()) {
+    id = it->second;
+  } else {
+    id = static_cast<int32_t>(atoms_.size());
+    atoms_.push_back(atom);
+    atom_ids_[key] = id;
+  }
+  return Intern({Term{{id}, 1}});
+}
+
+int64_t DimPool::Add(int64_t a, int64_t b) {
+  if (!IsSymbolic(a) && !IsSymbolic(b)) {
+    int64_t r = 0;
+    if (__builtin_add_overflow(a, b, &r)) ok_ = false;
+    return r;
+  }
+  Poly p = ToPoly(a);
+  Poly q = ToPoly(b);
+  p.insert(p.end(), q.begin(), q.end());
+  return Intern(std::move(p));
+}
+
+int64_t DimPool::Sub(int64_t a, int64_t b) {
+  if (!IsSymbolic(a) && !IsSymbolic(b)) {
+    int64_t r = 0;
+    if (__builtin_sub_overflow(a, b, &r)) ok_ = false;
+    return r;
+  }
+  Poly p = ToPoly(a);
+  for (Term t : ToPoly(b)) {
+    t.coeff = -t.coeff;
+    p.push_back(std::move(t));
+  }
+  return Intern(std::move(p));
+}
+
+int64_t DimPool::Mul(int64_t a, int64_t b) {
+  if (!IsSymbolic(a) && !IsSymbolic(b)) {
+    int64_t r = 0;
+    if (__builtin_mul_overflow(a, b, &r)) ok_ = false;
+    return r;
+  }
+  Poly out;
+  for (const Term& x : ToPoly(a)) {
+    for (const Term& y : ToPoly(b)) {
+      Term t;
+      if (__builtin_mul_overflow(x.coeff, y.coeff, &t.coeff)) ok_ = false;
+      t.atoms = x.atoms;
+      t.atoms.insert(t.atoms.end(), y.atoms.begin(), y.atoms.end());
+      std::sort(t.atoms.begin(), t.atoms.end());
+      out.push_back(std::move(t));
+    }
+  }
+  return Intern(std::move(out));
+}
+
+int64_t DimPool::Product(const std::vector<int64_t>& dims) {
+  int64_t p = 1;
+  for (int64_t d : dims) p = Mul(p, d);
+  return p;
+}
+
+int64_t DimPool::FloorDiv(int64_t a, int64_t b) {
+  if (!IsSymbolic(b) && b <= 0) {
+    ok_ = false;
+    return 0;
+  }
+  if (!IsSymbolic(a) && !IsSymbolic(b)) return a / b - ((a % b != 0 && a < 0) ? 1 : 0);
+  if (b == 1) return a;
+  // Exact division of every term by a constant or by a single term c*m.
+  Poly divisor = ToPoly(b);
+  if (divisor.size() == 1 && divisor[0].coeff > 0) {
+    const Term& d = divisor[0];
+    Poly quotient;
+    bool exact = true;
+    for (const Term& t : ToPoly(a)) {
+      Term q;
+      if (t.coeff % d.coeff != 0 || !Contains(t.atoms, d.atoms, &q.atoms)) {
+        exact = false;
+        break;
+      }
+      q.coeff = t.coeff / d.coeff;
+      quotient.push_back(std::move(q));
+    }
+    if (exact) return Intern(std::move(quotient));
+  }
+  Atom atom;
+  atom.kind = AtomKind::kFloorDiv;
+  atom.a = a;
+  atom.b = b;
+  return AtomDim(atom);
+}
+
+int64_t DimPool::Min(int64_t a, int64_t b) {
+  if (!IsSymbolic(a) && !IsSymbolic(b)) return std::min(a, b);
+  if (a == b) return a;
+  Atom atom;
+  atom.kind = AtomKind::kMin;
+  atom.a = std::min(a, b);  // commutative: one order
+  atom.b = std::max(a, b);
+  return AtomDim(atom);
+}
+
+int64_t DimPool::Max(int64_t a, int64_t b) {
+  if (!IsSymbolic(a) && !IsSymbolic(b)) return std::max(a, b);
+  if (a == b) return a;
+  Atom atom;
+  atom.kind = AtomKind::kMax;
+  atom.a = std::min(a, b);
+  atom.b = std::max(a, b);
+  return AtomDim(atom);
+}
+
+bool DimPool::SplitMonomial(int64_t dim, int64_t* coeff, int64_t* monomial) {
+  if (!IsSymbolic(dim)) return false;
+  const Poly p = PolyOf(dim);  // a copy: Intern may grow polys_
+  if (p.size() != 1 || p[0].atoms.empty() || p[0].coeff <= 0) return false;
+  *coeff = p[0].coeff;
+  *monomial = Intern({Term{p[0].atoms, 1}});
+  return true;
+}
+
+std::string DimPool::AtomString(int32_t id) const {
+  const Atom& atom = atoms_[id];
+  switch (atom.kind) {
+    case AtomKind::kSymbol: return symbols_[atom.symbol];
+    case AtomKind::kFloorDiv: return absl::StrCat("floor((", ToString(atom.a), ") / (", ToString(atom.b), "))");
+    case AtomKind::kMin: return absl::StrCat("min(", ToString(atom.a), ", ", ToString(atom.b), ")");
+    case AtomKind::kMax: return absl::StrCat("max(", ToString(atom.a), ", ", ToString(atom.b), ")");
+  }
+  return "?";
+}
+
+std::string DimPool::ToString(int64_t dim) const {
+  if (!IsSymbolic(dim)) return absl::StrCat(dim);
+  std::vector<std::string> terms;
+  // Highest-degree terms first reads naturally ("3*N + 1").
+  const Poly& p = PolyOf(dim);
+  for (auto it = p.rbegin(); it != p.rend(); ++it) {
+    std::vector<std::string> parts;
+    if (it->coeff != 1 || it->atoms.empty()) parts.push_back(absl::StrCat(it->coeff));
+    for (int32_t a : it->atoms) parts.push_back(AtomString(a));
+    terms.push_back(absl::StrJoin(parts, "*"));
+  }
+  return absl::StrJoin(terms, " + ");
+}
+
+int64_t DimPool::Evaluate(int64_t dim, const std::vector<int64_t>& values) const {
+  if (!IsSymbolic(dim)) return dim;
+  int64_t sum = 0;
+  for (const Term& t : PolyOf(dim)) {
+    int64_t v = t.coeff;
+    for (int32_t id : t.atoms) {
+      const Atom& atom = atoms_[id];
+      int64_t x = 0;
+      switch (atom.kind) {
+        case AtomKind::kSymbol: x = values[atom.symbol]; break;
+        case AtomKind::kFloorDiv: {
+          const int64_t n = Evaluate(atom.a, values), d = Evaluate(atom.b, values);
+          x = d > 0 ? n / d - ((n % d != 0 && n < 0) ? 1 : 0) : 0;
+          break;
+        }
+        case AtomKind::kMin: x = std::min(Evaluate(atom.a, values), Evaluate(atom.b, values)); break;
+        case AtomKind::kMax: x = std::max(Evaluate(atom.a, values), Evaluate(atom.b, values)); break;
+      }
+      v *= x;
+    }
+    sum += v;
+  }
+  return sum;
+}
+
+}  // namespace kiln::ir

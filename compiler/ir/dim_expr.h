@@ -1,0 +1,90 @@
+// Symbolic dimensions: sizes known only at run time (a batch N, a sequence
+// length S), written as expressions of the model's symbols.
+//
+// A dim stays an int64 everywhere in the IR: a value >= 0 is static; a value
+// <= kSymbolicBase encodes an expression of this pool (kSymbolicBase - id).
+// Expressions are interned in a canonical form — a polynomial with integer
+// coefficients over atoms (the symbols, and floor-divisions, minima and
+// maxima the polynomial form cannot express) — so two dims are equal exactly
+// when their ints are equal, and the arithmetic below folds everything it can
+// (N*512/512 is N again). Symbols are positive at run time.
+//
+// Only the shape rules and lowerings that opt in see encoded dims
+// (compiler/passes/symbolic_support.h); everything else refuses them.
+#ifndef KILN_COMPILER_IR_DIM_EXPR_H_
+#define KILN_COMPILER_IR_DIM_EXPR_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kiln::ir {
+
+constexpr int64_t kSymbolicBase = -(int64_t{1} << 62);
+inline bool IsSymbolic(int64_t dim) { return dim <= kSymbolicBase; }
+
+class DimPool {
+ public:
+  // The dim for symbol `name` (created on first use).
+  int64_t Symbol(const std::string& name);
+  const std::vector<std::string>& symbols() const { return symbols_; }
+  bool empty() const { return symbols_.empty(); }
+
+  int64_t Add(int64_t a, int64_t b);
+  int64_t Sub(int64_t a, int64_t b);
+  int64_t Mul(int64_t a, int64_t b);
+  // Floor division by a positive divisor (dims only divide by those).
+  int64_t FloorDiv(int64_t a, int64_t b);
+  int64_t CeilDiv(int64_t a, int64_t b) { return FloorDiv(Add(a, Sub(b, 1)), b); }
+  int64_t Min(int64_t a, int64_t b);
+  int64_t Max(int64_t a, int64_t b);
+  int64_t Product(const std::vector<int64_t>& dims);
+
+  // False once any arithmetic overflowed (coefficients beyond 2^50, or a
+  // static result beyond int64); the caller reports the node.
+  bool ok() const { return ok_; }
+  void ClearError() { ok_ = true; }
+
+  // "N", "3*N + 1", "floor(S / 2)"; static dims print as numbers.
+  std::string ToString(int64_t dim) const;
+  // The value with symbol k = values[k] (for tests and the memory formula check).
+  int64_t Evaluate(int64_t dim, const std::vector<int64_t>& values) const;
+
+  // The canonical form, for the emitter that turns expressions into integer
+  // bytecode. An atom is a symbol or an opaque operation on two dims.
+  enum class AtomKind { kSymbol, kFloorDiv, kMin, kMax };
+  struct Atom {
+    AtomKind kind = AtomKind::kSymbol;
+    int32_t symbol = 0;   // kSymbol
+    int64_t a = 0, b = 0; // operands of the others (encoded dims)
+  };
+  struct Term {
+    std::vector<int32_t> atoms;  // sorted, repeated for powers; empty = constant
+    int64_t coeff = 0;
+  };
+  // Terms sorted by atoms, no zero coefficients; the constant term (if any) first.
+  using Poly = std::vector<Term>;
+  const Poly& PolyOf(int64_t dim) const { return polys_[kSymbolicBase - dim]; }
+  const Atom& AtomAt(int32_t id) const { return atoms_[id]; }
+  // A single term c*m with c > 0 (m not empty): how the memory planner groups
+  // tensors whose sizes scale together. Returns false for anything else.
+  bool SplitMonomial(int64_t dim, int64_t* coeff, int64_t* monomial);
+
+ private:
+  Poly ToPoly(int64_t dim) const;
+  int64_t Intern(Poly p);
+  int64_t AtomDim(const Atom& atom);
+  std::string AtomString(int32_t id) const;
+
+  std::vector<std::string> symbols_;
+  std::vector<Atom> atoms_;
+  std::map<std::string, int32_t> atom_ids_;
+  std::vector<Poly> polys_;
+  std::map<std::string, int64_t> poly_ids_;
+  bool ok_ = true;
+};
+
+}  // namespace kiln::ir
+
+#endif  // KILN_COMPILER_IR_DIM_EXPR_H_

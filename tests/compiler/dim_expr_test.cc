@@ -1,0 +1,85 @@
+// Symbolic dims: canonical forms make equal expressions equal ints, the
+// arithmetic folds what it can, and Evaluate agrees with plain arithmetic on
+// the same symbol values.
+#include "compiler/ir/dim_expr.h"
+
+#include "gtest/gtest.h"
+
+namespace kiln::ir {
+namespace {
+
+TEST(DimPool, StaticArithmeticStaysStatic) {
+  DimPool p;
+  EXPECT_EQ(p.Add(3, 4), 7);
+  EXPECT_EQ(p.Mul(6, 7), 42);
+  EXPECT_EQ(p.FloorDiv(-7, 2), -4);
+  EXPECT_EQ(p.Min(3, 9), 3);
+  EXPECT_TRUE(p.ok());
+  EXPECT_TRUE(p.empty());
+}
+
+TEST(DimPool, CanonicalFormsCompareEqual) {
+  DimPool p;
+  const int64_t n = p.Symbol("N"), s = p.Symbol("S");
+  EXPECT_TRUE(IsSymbolic(n));
+  EXPECT_EQ(p.Symbol("N"), n);
+  EXPECT_EQ(p.Mul(n, 64), p.Mul(64, n));
+  EXPECT_EQ(p.Mul(p.Mul(n, s), 3), p.Mul(s, p.Mul(3, n)));
+  EXPECT_EQ(p.Add(p.Mul(n, 2), p.Mul(n, 3)), p.Mul(n, 5));
+  EXPECT_EQ(p.Sub(p.Add(n, s), s), n);
+  EXPECT_EQ(p.Sub(n, n), 0);  // folds back to a static dim
+  EXPECT_NE(p.Mul(n, 2), p.Mul(s, 2));
+  EXPECT_EQ(p.ToString(p.Add(p.Mul(n, 3), 1)), "3*N + 1");
+}
+
+TEST(DimPool, ExactDivisionCancels) {
+  DimPool p;
+  const int64_t n = p.Symbol("N"), s = p.Symbol("S");
+  const int64_t bytes = p.Mul(p.Mul(n, s), 512);
+  EXPECT_EQ(p.FloorDiv(bytes, 512), p.Mul(n, s));
+  EXPECT_EQ(p.FloorDiv(bytes, p.Mul(s, 128)), p.Mul(n, 4));
+  // Not exact: stays an opaque floor division, evaluated at run time.
+  const int64_t half = p.FloorDiv(p.Add(s, 1), 2);
+  EXPECT_TRUE(IsSymbolic(half));
+  EXPECT_EQ(p.Evaluate(half, {1, 6}), 3);
+  EXPECT_EQ(p.Evaluate(half, {1, 7}), 4);
+}
+
+TEST(DimPool, EvaluateMatchesPlainArithmetic) {
+  DimPool p;
+  const int64_t n = p.Symbol("N"), s = p.Symbol("S");
+  // (N*S + 7) * 3 - max(S, 5) + min(N, 2) + ceil(S / 4)
+  const int64_t e = p.Add(p.Add(p.Sub(p.Mul(p.Add(p.Mul(n, s), 7), 3), p.Max(s, 5)), p.Min(n, 2)),
+                          p.CeilDiv(s, 4));
+  for (int64_t nv : {1, 2, 9}) {
+    for (int64_t sv : {1, 4, 5, 13}) {
+      const int64_t want = (nv * sv + 7) * 3 - std::max<int64_t>(sv, 5) + std::min<int64_t>(nv, 2) +
+                           (sv + 3) / 4;
+      EXPECT_EQ(p.Evaluate(e, {nv, sv}), want) << "N=" << nv << " S=" << sv;
+    }
+  }
+}
+
+TEST(DimPool, SplitsMonomials) {
+  DimPool p;
+  const int64_t n = p.Symbol("N"), s = p.Symbol("S");
+  int64_t coeff = 0, monomial = 0;
+  ASSERT_TRUE(p.SplitMonomial(p.Mul(p.Mul(n, s), 48), &coeff, &monomial));
+  EXPECT_EQ(coeff, 48);
+  EXPECT_EQ(monomial, p.Mul(n, s));
+  EXPECT_FALSE(p.SplitMonomial(p.Add(n, 1), &coeff, &monomial));
+  EXPECT_FALSE(p.SplitMonomial(64, &coeff, &monomial));
+}
+
+TEST(DimPool, OverflowIsReportedNotWrapped) {
+  DimPool p;
+  const int64_t n = p.Symbol("N");
+  p.Mul(n, int64_t{1} << 51);  // coefficient beyond 2^50
+  EXPECT_FALSE(p.ok());
+  p.ClearError();
+  p.Mul(int64_t{1} << 62, 4);
+  EXPECT_FALSE(p.ok());
+}
+
+}  // namespace
+}  // namespace kiln::ir

@@ -41,7 +41,7 @@ seed() {  # seed TARGET: fill the corpus from the test models once
       done ;;
     npy) cp "$ROOT"/tests/models/*.npy "$ROOT"/tests/models/bad/*.npy "$dir"/ ;;
     module|aot)
-      for m in "$ROOT"/tests/models/*.onnx; do
+      for m in "$ROOT"/tests/models/*.onnx "$ROOT"/tests/models/dynamic/*.onnx; do
         "$FUZZ/tools/kiln" compile "$m" -o "$dir/$(basename "$m" .onnx).kiln" 2> /dev/null || true
       done ;;
   esac

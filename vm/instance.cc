@@ -76,6 +76,7 @@ absl::StatusOr<std::unique_ptr<Instance>> Instance::Create(
   uint32_t max_patched = 1;
   for (uint32_t pc = 0; pc < entry.bytecode()->size();) {
     const Instruction inst = DecodeVerified(entry.bytecode()->data(), pc);
+    instance->dynamic_code_ |= inst.opcode >= KILN_OP_ISYM;
     if (inst.opcode == KILN_OP_DISPATCH_DYN) {
       max_patched = std::max(max_patched, instance->executables_[inst.operands[0]].iparam_count);
     }
@@ -122,10 +123,12 @@ absl::Status Instance::GrowArena(uint64_t bytes) {
 absl::Status Instance::CheckBuffer(const fb::TensorDesc& desc, const HostTensor& t,
                                    const char* kind, size_t index,
                                    const std::vector<int32_t>& dim_symbols) const {
-  std::string name = desc.name() ? desc.name()->str() : "";
-  std::string where = absl::StrCat(kind, " ", index, " ('", name, "')");
+  // Messages are built only on failure: a passing check allocates nothing.
+  auto where = [&] {
+    return absl::StrCat(kind, " ", index, " ('", desc.name() ? desc.name()->str() : "", "')");
+  };
   if (t.dtype != desc.dtype()) {
-    return absl::InvalidArgumentError(absl::StrCat(where, " has dtype ", DTypeName(t.dtype),
+    return absl::InvalidArgumentError(absl::StrCat(where(), " has dtype ", DTypeName(t.dtype),
                                                    "; the module expects ",
                                                    DTypeName(desc.dtype())));
   }
@@ -133,17 +136,22 @@ absl::Status Instance::CheckBuffer(const fb::TensorDesc& desc, const HostTensor&
   int64_t want_dims[KILN_MAX_RANK] = {0};
   const size_t rank = desc.shape()->size();
   uint64_t need = DTypeSize(desc.dtype());
+  bool too_big = false;
   for (size_t d = 0; d < rank; ++d) {
     want_dims[d] = dim_symbols[d] >= 0 ? symbols_[dim_symbols[d]] : desc.shape()->Get(d);
-    need *= static_cast<uint64_t>(want_dims[d]);  // symbols <= 2^40, so no overflow in practice
+    too_big |= __builtin_mul_overflow(need, static_cast<uint64_t>(want_dims[d]), &need);
   }
   absl::Span<const int64_t> want(want_dims, rank);
+  if (too_big) {
+    return absl::InvalidArgumentError(absl::StrCat(where(), " would have shape ",
+                                                   ShapeString(want), ", beyond 2^64 bytes"));
+  }
   if (t.shape != want) {
-    return absl::InvalidArgumentError(absl::StrCat(where, " has shape ", ShapeString(t.shape),
+    return absl::InvalidArgumentError(absl::StrCat(where(), " has shape ", ShapeString(t.shape),
                                                    "; the module expects ", ShapeString(want)));
   }
   if ((need > 0 && t.data == nullptr) || t.bytes < need) {
-    return absl::InvalidArgumentError(absl::StrCat(where, " buffer holds ", t.bytes,
+    return absl::InvalidArgumentError(absl::StrCat(where(), " buffer holds ", t.bytes,
                                                    " bytes; the module needs ", need));
   }
   return absl::OkStatus();
@@ -282,6 +290,7 @@ InterpreterFrame Instance::Frame(const void* const* inputs, void* const* outputs
   frame.int_registers = int_registers_.data();
   frame.iparam_scratch = iparam_scratch_.data();
   frame.binding_bytes = binding_bytes_.data();
+  frame.dynamic = dynamic_code_;
   return frame;
 }
 

@@ -102,6 +102,7 @@ class Instance {
   std::vector<int64_t> int_registers_;
   std::vector<int64_t> iparam_scratch_;
   uint64_t workspace_needed_ = 0;
+  bool dynamic_code_ = false;  // the entry function uses the dynamic opcodes
 };
 
 }  // namespace kiln::vm

@@ -9,18 +9,19 @@ namespace kiln::vm {
 
 // One handler per opcode of schemas/kiln/opcodes.def; an opcode added there
 // without a handler here fails to compile. `op` points at the operands.
-#define KILN_EXEC_VIEW_INPUT                                \
-  r[op[0]] = const_cast<void*>(frame.inputs[op[1]]);        \
-  rb[op[0]] = frame.input_view_bytes[op[1]]
-#define KILN_EXEC_VIEW_OUTPUT                               \
-  r[op[0]] = frame.outputs[op[1]];                          \
-  rb[op[0]] = frame.output_view_bytes[op[1]]
-#define KILN_EXEC_VIEW_CONST                                \
-  r[op[0]] = const_cast<void*>(frame.constants[op[1]]);     \
-  rb[op[0]] = frame.constant_bytes[op[1]]
-#define KILN_EXEC_VIEW_ARENA             \
-  r[op[0]] = frame.arena + ReadU64(op + 1); \
-  rb[op[0]] = ReadU64(op + 3)
+// View sizes are recorded only where DISPATCH_DYN may read them (kDynamic).
+#define KILN_EXEC_VIEW_INPUT                                          \
+  r[op[0]] = const_cast<void*>(frame.inputs[op[1]]);                  \
+  if constexpr (kDynamic) rb[op[0]] = frame.input_view_bytes[op[1]]
+#define KILN_EXEC_VIEW_OUTPUT                                         \
+  r[op[0]] = frame.outputs[op[1]];                                    \
+  if constexpr (kDynamic) rb[op[0]] = frame.output_view_bytes[op[1]]
+#define KILN_EXEC_VIEW_CONST                                          \
+  r[op[0]] = const_cast<void*>(frame.constants[op[1]]);               \
+  if constexpr (kDynamic) rb[op[0]] = frame.constant_bytes[op[1]]
+#define KILN_EXEC_VIEW_ARENA                  \
+  r[op[0]] = frame.arena + ReadU64(op + 1);   \
+  if constexpr (kDynamic) rb[op[0]] = ReadU64(op + 3)
 // The integer instructions: a failure (overflow, a bad divisor) ends the run.
 #define KILN_FAIL_IF(expr)      \
   {                             \
@@ -108,16 +109,21 @@ constexpr uint32_t FixedOperandWords(const char* kinds) {
   return words;
 }
 
+// The opcodes of symbolic dimensions (integer registers, dynamic views and
+// dispatches): only the kDynamic loop runs them.
+constexpr bool IsDynamicOpcode(uint32_t opcode) { return opcode >= KILN_OP_ISYM; }
+
 // kObserved selects, once per run, the instrumented loop that reports each
 // dispatch to an observer (tracing, profiling, dumps); the plain loop is
-// compiled without any of it.
-template <bool kObserved>
+// compiled without any of it. kDynamic likewise keeps what modules with
+// symbols need (view sizes, integer registers) out of static modules' loop.
+template <bool kObserved, bool kDynamic>
 int InterpretLoop(const InterpreterFrame& frame, uint32_t* failed_pc,
                   [[maybe_unused]] DispatchObserver* observer) {
   const uint32_t* code = frame.code;
   void** r = frame.registers;
-  uint64_t* rb = frame.register_bytes;
-  int64_t* ir = frame.int_registers;
+  [[maybe_unused]] uint64_t* rb = frame.register_bytes;
+  [[maybe_unused]] int64_t* ir = frame.int_registers;
   uint32_t pc = 0;
   [[maybe_unused]] uint32_t dispatch = 0;  // ordinal of the next DISPATCH (observed loop)
   for (;;) {
@@ -127,7 +133,11 @@ int InterpretLoop(const InterpreterFrame& frame, uint32_t* failed_pc,
 #define KILN_OP(name, code_value, operands, semantics)          \
   case KILN_OP_##name:                                          \
     next = pc + 1 + FixedOperandWords(operands);              \
-    KILN_EXEC_##name;                                           \
+    if constexpr (kDynamic || !IsDynamicOpcode(KILN_OP_##name)) { \
+      KILN_EXEC_##name;                                         \
+    } else {                                                    \
+      return KILN_ERR_INVALID_ARGUMENT; /* not a dynamic frame */ \
+    }                                                           \
     break;
 #include "kiln/opcodes.def"
 #undef KILN_OP
@@ -141,7 +151,8 @@ int InterpretLoop(const InterpreterFrame& frame, uint32_t* failed_pc,
 }  // namespace
 
 int Interpret(const InterpreterFrame& frame, uint32_t* failed_pc) {
-  return InterpretLoop<false>(frame, failed_pc, nullptr);
+  return frame.dynamic ? InterpretLoop<false, true>(frame, failed_pc, nullptr)
+                       : InterpretLoop<false, false>(frame, failed_pc, nullptr);
 }
 
 int EvaluateIntegers(const InterpreterFrame& frame, uint32_t code_words, uint32_t* failed_pc) {
@@ -167,7 +178,8 @@ int EvaluateIntegers(const InterpreterFrame& frame, uint32_t code_words, uint32_
 
 int InterpretObserved(const InterpreterFrame& frame, uint32_t* failed_pc,
                       DispatchObserver& observer) {
-  return InterpretLoop<true>(frame, failed_pc, &observer);
+  return frame.dynamic ? InterpretLoop<true, true>(frame, failed_pc, &observer)
+                       : InterpretLoop<true, false>(frame, failed_pc, &observer);
 }
 
 }  // namespace kiln::vm

@@ -49,6 +49,9 @@ struct InterpreterFrame {
   int64_t* int_registers;
   int64_t* iparam_scratch;   // at least the largest iparam count
   uint64_t* binding_bytes;   // at least the largest binding count
+  // The code uses the dynamic opcodes (>= ISYM); a frame without this flag
+  // runs the static loop, which refuses them.
+  bool dynamic;
 };
 
 // Runs a verified function. Returns KILN_OK, or the first kernel error with

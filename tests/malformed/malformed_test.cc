@@ -6,6 +6,7 @@
 
 #include "compiler/compiler.h"
 #include "gtest/gtest.h"
+#include "tests/vm/zero_input_run.h"
 #include "tests/vm/test_module_builder.h"
 #include "vm/instance.h"
 #include "vm/module_verifier.h"
@@ -108,17 +109,16 @@ TEST(MalformedModule, HugeTensor) {
       << s.message();
 }
 
-// Every single-byte corruption of a real compiled module is either refused
-// with an error or, if it still verifies, runs without any memory error (the
-// ASan preset turns a bad access into a failure).
-TEST(MalformedModule, EveryByteFlipIsRefusedOrSafe) {
-  auto good = compiler::BuildModule(std::string(KILN_SOURCE_DIR) + "/tests/models/tiny_mlp.onnx", {});
-  ASSERT_TRUE(good.ok()) << good.status();
-  int refused = 0, accepted = 0;
-  std::vector<float> in(4096, 1.0f), out(4096, 0.0f);
-  for (size_t i = 0; i < good->size(); i += 3) {
-    std::string bytes = *good;
-    bytes[i] = static_cast<char>(bytes[i] ^ 0x5a);
+// Flips every `step`-th byte of `good` (xor `mask`): each corrupted module is
+// either refused with an error or, if it still verifies, runs on zero inputs
+// at every symbol value without any memory error (the ASan preset turns a bad
+// access into a failure).
+void ExpectEveryFlipRefusedOrSafe(const std::string& good, size_t step, char mask,
+                                  std::initializer_list<int64_t> symbol_values, const char* what) {
+  int refused = 0, accepted = 0, failed_runs = 0;
+  for (size_t i = 0; i < good.size(); i += step) {
+    std::string bytes = good;
+    bytes[i] = static_cast<char>(bytes[i] ^ mask);
     auto image = vm::ModuleImage::LoadBytes(bytes.data(), bytes.size(), "flip.kiln");
     if (!image.ok()) {
       EXPECT_FALSE(image.status().message().empty());
@@ -126,21 +126,29 @@ TEST(MalformedModule, EveryByteFlipIsRefusedOrSafe) {
       continue;
     }
     ++accepted;
-    const fb::Signature& sig = *(*image)->module().signature();
-    if (sig.inputs()->size() != 1 || sig.outputs()->size() != 1 ||
-        vm::TensorDescBytes(*sig.inputs()->Get(0)) > in.size() * 4 ||
-        vm::TensorDescBytes(*sig.outputs()->Get(0)) > out.size() * 4 ||
-        (*image)->module().memory()->arena_size() > (uint64_t{64} << 20)) {
-      continue;
+    for (int64_t n : symbol_values) {
+      if (!testing::RunOnZeroInputs(*image, n, uint64_t{64} << 20).ok()) ++failed_runs;
     }
-    auto instance = vm::Instance::Create(*image);
-    ASSERT_TRUE(instance.ok());
-    const void* inputs[] = {in.data()};
-    void* outputs[] = {out.data()};
-    (void)(*instance)->RunUnchecked(inputs, outputs);
   }
   EXPECT_GT(refused, 0);
-  std::printf("byte flips: %d refused, %d still valid (weights or names)\n", refused, accepted);
+  std::printf("%s byte flips: %d refused, %d still valid (weights or names), %d runs refused\n",
+              what, refused, accepted, failed_runs);
+}
+
+TEST(MalformedModule, EveryByteFlipIsRefusedOrSafe) {
+  auto good = compiler::BuildModule(std::string(KILN_SOURCE_DIR) + "/tests/models/tiny_mlp.onnx", {});
+  ASSERT_TRUE(good.ok()) << good.status();
+  ExpectEveryFlipRefusedOrSafe(*good, 3, 0x5a, {1}, "static");
+}
+
+// A module with a symbolic batch dimension, run at N = 1 and N = 4, so the
+// integer bytecode, the dynamic views and DISPATCH_DYN's run-time checks see
+// every corruption.
+TEST(MalformedModule, EveryByteFlipOfADynamicModuleIsRefusedOrSafe) {
+  auto good = compiler::BuildModule(
+      std::string(KILN_SOURCE_DIR) + "/tests/models/dynamic/cnn_dynbatch.onnx", {});
+  ASSERT_TRUE(good.ok()) << good.status();
+  ExpectEveryFlipRefusedOrSafe(*good, 2, 0x33, {1, 4}, "dynamic");
 }
 
 // Reproducers the fuzzers found (scripts/fuzz.sh), each refused with the

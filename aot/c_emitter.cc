@@ -12,10 +12,12 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "aot/c_text.h"
 #include "aot/embedded_files.h"
 #include "aot/makefile_emitter.h"
 #include "aot/readme_emitter.h"
 #include "aot/symbol_prefix.h"
+#include "aot/symbolic_interface.h"
 #include "aot/weights_emitter.h"
 #include "kiln/dtype.h"
 #include "kiln/opcodes.h"
@@ -60,30 +62,6 @@ const char* CType(fb::DType dtype) {
   }
 }
 
-std::string ShapeText(const fb::TensorDesc& t) {
-  if (t.shape()->size() == 0) return "scalar";
-  return absl::StrJoin(*t.shape(), "x");
-}
-
-// Escapes a string for a C string literal.
-std::string CString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20 || c == '?') {
-      out += absl::StrFormat("\\%03o", static_cast<unsigned char>(c));
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-// Keeps comment text from closing the comment early.
-std::string CommentSafe(const std::string& s) { return absl::StrReplaceAll(s, {{"*/", "* /"}}); }
-
 class Emitter {
  public:
   Emitter(const vm::ModuleImage& image, const AotOptions& options)
@@ -91,7 +69,8 @@ class Emitter {
         image_(image),
         options_(options),
         name_(options.name),
-        upper_(Upper(options.name)) {}
+        upper_(Upper(options.name)),
+        symbolic_(HasSymbols(image.module())) {}
 
   absl::StatusOr<std::vector<BundleFile>> Run() {
     if (options_.emit == EmitKind::kShared && IsCortexM(options_.target)) {
@@ -99,6 +78,7 @@ class Emitter {
           absl::StrCat("--emit=shared needs a host target, not ", TargetName(options_.target)));
     }
     if (absl::Status s = CheckSignatureRanks(); !s.ok()) return s;
+    if (absl::Status s = CheckIntegerProgram(m_); !s.ok()) return s;
     std::vector<BundleFile> files;
     files.push_back({name_ + ".h", Header()});
     absl::StatusOr<std::string> schedule = Schedule();
@@ -121,7 +101,9 @@ class Emitter {
     if (!options_.external_weights) lib_sources.push_back(name_ + "_weights.c");
     lib_sources.insert(lib_sources.end(), runtime_sources_.begin(), runtime_sources_.end());
     absl::StatusOr<std::string> makefile =
-        EmitMakefile({name_, options_.target, std::move(lib_sources)});
+        EmitMakefile({name_, options_.target, std::move(lib_sources),
+                      symbolic_ ? std::vector<std::string>{name_ + "_workspace_size"}
+                                : std::vector<std::string>{}});
     if (!makefile.ok()) return makefile.status();
     files.push_back({"Makefile", *makefile});
     files.push_back({"README.md", Readme()});
@@ -162,8 +144,59 @@ class Emitter {
   std::string Header() const {
     const fb::Signature& sig = *m_.signature();
     std::string guard = upper_ + "_H_";
+    std::string h = symbolic_ ? SymbolicHeaderComment(m_, name_, upper_, image_.origin(),
+                                                      TargetName(options_.target),
+                                                      options_.external_weights)
+                              : StaticHeaderComment();
+    absl::StrAppend(
+        &h, "#ifndef ", guard, "\n#define ", guard, "\n\n#include <stddef.h>\n#include <stdint.h>\n\n",
+        "#include \"kiln/kernel_abi.h\"\n#include \"kiln/model_info.h\"\n",
+        symbolic_ ? "#include \"kiln/dynamic_ops.h\"\n" : "", "\n",
+        "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
+    if (symbolic_) {
+      absl::StrAppend(&h, SymbolMacros(m_, upper_));
+    } else {
+      absl::StrAppend(&h, "#define ", upper_, "_HAS_SYMBOLS 0\n");
+      absl::StrAppend(&h, "#define ", upper_, "_WORKSPACE_SIZE ", m_.memory()->arena_size(), "u\n");
+    }
+    absl::StrAppend(&h, "#define ", upper_, "_WORKSPACE_ALIGNMENT ", WorkspaceAlignment(), "u\n");
+    absl::StrAppend(&h, "#define ", upper_, "_WEIGHTS_SIZE ", WeightsBytes(), "u\n");
+    absl::StrAppend(&h, "#define ", upper_, "_WEIGHTS_ALIGNMENT ", kWeightsAlignment, "u\n");
+    absl::StrAppend(&h, "#define ", upper_, "_WEIGHTS_EXTERNAL ", options_.external_weights ? 1 : 0,
+                    "\n");
+    if (options_.external_weights) {
+      absl::StrAppend(&h, "#define ", upper_, "_WEIGHTS_FILE \"", name_, "_weights.bin\"\n");
+    }
+    absl::StrAppend(&h, "#define ", upper_, "_INPUT_COUNT ", sig.inputs()->size(), "\n");
+    absl::StrAppend(&h, "#define ", upper_, "_OUTPUT_COUNT ", sig.outputs()->size(), "\n\n");
+    AppendTensorMacros(&h, *sig.inputs(), "INPUT");
+    AppendTensorMacros(&h, *sig.outputs(), "OUTPUT");
+    if (symbolic_) {
+      absl::StrAppend(&h, "int ", name_, "_workspace_size(const int64_t* symbols, size_t* bytes);\n");
+    }
+    absl::StrAppend(&h, "int ", name_, "_run(", RunParams(), ");\n");
+    absl::StrAppend(&h, "int ", name_, "_run_with_host(", RunParams(), ",\n",
+                    "    const kiln_host* host);\n");
+    absl::StrAppend(&h, "const kiln_model_info* ", name_, "_metadata(void);\n\n",
+                    "#ifdef __cplusplus\n}\n#endif\n\n#endif /* ", guard, " */\n");
+    return h;
+  }
+
+  // The parameters of NAME_run: a module with symbols also takes their values
+  // and the workspace's size.
+  std::string RunParams() const {
+    return absl::StrCat(symbolic_ ? "const int64_t* symbols, " : "",
+                        "const void* const* inputs, void* const* outputs, void* workspace",
+                        symbolic_ ? ", size_t workspace_bytes" : "", WeightsDecl());
+  }
+  std::string RunArgs() const {
+    return absl::StrCat(symbolic_ ? "symbols, " : "", "inputs, outputs, workspace",
+                        symbolic_ ? ", workspace_bytes" : "", WeightsParam());
+  }
+
+  std::string StaticHeaderComment() const {
     const std::string w = WeightsParam();
-    std::string h = absl::StrCat(
+    return absl::StrCat(
         "/* Generated by kiln aot from ", CommentSafe(image_.origin()), " for target ",
         TargetName(options_.target), ".\n",
         " *\n"
@@ -192,31 +225,7 @@ class Emitter {
         " *\n"
         " * const kiln_model_info* ", name_, "_metadata(void) describes the model as data\n"
         " * (kiln/model_info.h): the macros below, for programs that walk them.\n"
-        " */\n"
-        "#ifndef ", guard, "\n#define ", guard, "\n\n#include <stddef.h>\n#include <stdint.h>\n\n",
-        "#include \"kiln/kernel_abi.h\"\n#include \"kiln/model_info.h\"\n\n",
-        "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
-    absl::StrAppend(&h, "#define ", upper_, "_WORKSPACE_SIZE ", m_.memory()->arena_size(), "u\n");
-    absl::StrAppend(&h, "#define ", upper_, "_WORKSPACE_ALIGNMENT ", WorkspaceAlignment(), "u\n");
-    absl::StrAppend(&h, "#define ", upper_, "_WEIGHTS_SIZE ", WeightsBytes(), "u\n");
-    absl::StrAppend(&h, "#define ", upper_, "_WEIGHTS_ALIGNMENT ", kWeightsAlignment, "u\n");
-    absl::StrAppend(&h, "#define ", upper_, "_WEIGHTS_EXTERNAL ", options_.external_weights ? 1 : 0,
-                    "\n");
-    if (options_.external_weights) {
-      absl::StrAppend(&h, "#define ", upper_, "_WEIGHTS_FILE \"", name_, "_weights.bin\"\n");
-    }
-    absl::StrAppend(&h, "#define ", upper_, "_INPUT_COUNT ", sig.inputs()->size(), "\n");
-    absl::StrAppend(&h, "#define ", upper_, "_OUTPUT_COUNT ", sig.outputs()->size(), "\n\n");
-    AppendTensorMacros(&h, *sig.inputs(), "INPUT");
-    AppendTensorMacros(&h, *sig.outputs(), "OUTPUT");
-    absl::StrAppend(&h, "int ", name_, "_run(const void* const* inputs, void* const* outputs, void* workspace",
-                    WeightsDecl(), ");\n");
-    absl::StrAppend(&h, "int ", name_,
-                    "_run_with_host(const void* const* inputs, void* const* outputs, void* workspace",
-                    WeightsDecl(), ",\n", "    const kiln_host* host);\n");
-    absl::StrAppend(&h, "const kiln_model_info* ", name_, "_metadata(void);\n\n",
-                    "#ifdef __cplusplus\n}\n#endif\n\n#endif /* ", guard, " */\n");
-    return h;
+        " */\n");
   }
 
   void AppendTensorMacros(std::string* h,
@@ -232,25 +241,59 @@ class Emitter {
       absl::StrAppend(h, "#define ", p, "_CTYPE ", CType(t->dtype()), "\n");
       absl::StrAppend(h, "#define ", p, "_RANK ", t->shape()->size(), "\n");
       absl::StrAppend(h, "#define ", p, "_SHAPE {", absl::StrJoin(*t->shape(), ", "), "}\n");
+      if (symbolic_) {
+        AppendSymbolicSizeMacros(h, p, *t);
+        continue;
+      }
       absl::StrAppend(h, "#define ", p, "_SIZE ", elements, "u\n");
       absl::StrAppend(h, "#define ", p, "_BYTES ", vm::TensorDescBytes(*t), "u\n\n");
     }
   }
 
+  // With symbols: every tensor names its dims' symbols; one with symbolic
+  // dims states only its static factor, so code that assumes a fixed size
+  // fails to compile instead of under-allocating.
+  void AppendSymbolicSizeMacros(std::string* h, const std::string& p, const fb::TensorDesc& t) const {
+    const std::vector<int32_t> symbols = DimSymbolOrdinals(m_, t);
+    absl::StrAppend(h, "#define ", p, "_DIM_SYMBOLS {", symbols.empty() ? "0" : absl::StrJoin(symbols, ", "),
+                    "}\n");
+    const bool dynamic = std::any_of(symbols.begin(), symbols.end(), [](int32_t k) { return k >= 0; });
+    const char* suffix = dynamic ? "_STATIC" : "";
+    absl::StrAppend(h, "#define ", p, suffix, "_SIZE ", StaticElements(t), "u\n");
+    absl::StrAppend(h, "#define ", p, suffix, "_BYTES ", StaticElements(t) * DTypeSize(t.dtype()),
+                    "u\n\n");
+  }
+
+  // Elements of `t` with every symbolic dim taken as 1.
+  static uint64_t StaticElements(const fb::TensorDesc& t) {
+    uint64_t elements = 1;
+    for (int64_t d : *t.shape()) elements *= d < 0 ? 1 : static_cast<uint64_t>(d);
+    return elements;
+  }
+
   // One handler per opcode of schemas/kiln/opcodes.def; an opcode without a
   // rendering here fails to compile.
   std::string RenderVIEW_INPUT(const uint32_t* op) const {
-    return absl::StrCat("r[", op[0], "] = (void*)inputs[", op[1], "];");
+    return absl::StrCat("r[", op[0], "] = (void*)inputs[", op[1], "];",
+                        ViewBytes(op[0], vm::TensorDescBytes(*m_.signature()->inputs()->Get(op[1]))));
   }
   std::string RenderVIEW_OUTPUT(const uint32_t* op) const {
-    return absl::StrCat("r[", op[0], "] = outputs[", op[1], "];");
+    return absl::StrCat("r[", op[0], "] = outputs[", op[1], "];",
+                        ViewBytes(op[0], vm::TensorDescBytes(*m_.signature()->outputs()->Get(op[1]))));
   }
   std::string RenderVIEW_CONST(const uint32_t* op) const {
     const fb::Constant* c = m_.constants()->Get(op[1]);
-    return absl::StrCat("r[", op[0], "] = (void*)(constants + ", c->offset(), "u);");
+    return absl::StrCat("r[", op[0], "] = (void*)(constants + ", c->offset(), "u);",
+                        ViewBytes(op[0], c->size()));
   }
   std::string RenderVIEW_ARENA(const uint32_t* op) const {
-    return absl::StrCat("r[", op[0], "] = arena + ", vm::ReadU64(op + 1), "u;");
+    return absl::StrCat("r[", op[0], "] = arena + ", vm::ReadU64(op + 1), "u;",
+                        ViewBytes(op[0], vm::ReadU64(op + 3)));
+  }
+  // In a module with symbols every view records its bytes for DISPATCH_DYN's
+  // run-time checks (as the VM's register_bytes do); static modules need none.
+  std::string ViewBytes(uint32_t reg, uint64_t bytes) const {
+    return symbolic_ ? absl::StrCat(" rb[", reg, "] = ", bytes, "u;") : std::string();
   }
   std::string RenderDISPATCH(const uint32_t* op) const {
     const fb::Executable* e = m_.executables()->Get(op[0]);
@@ -327,7 +370,6 @@ class Emitter {
         ", b, host)) != 0) return rc; }");
   }
 
-
   std::string Render(const uint32_t* code, uint32_t pc) const {
     const uint32_t* op = code + pc + 1;
     switch (code[pc]) {
@@ -346,7 +388,9 @@ class Emitter {
                                  ", one statement per bytecode instruction. */\n",
                                  TimingPrelude(),
                                  "#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n\n",
-                                 "#include \"", name_, ".h\"\n#include \"kiln/kernels.h\"\n\n",
+                                 symbolic_ ? "#include <string.h>\n\n" : "",
+                                 "#include \"", name_, ".h\"\n#include \"kiln/kernels.h\"\n",
+                                 symbolic_ ? "#include \"kiln/dynamic_ops.h\"\n" : "", "\n",
                                  options_.external_weights
                                      ? std::string()
                                      : absl::StrCat("extern const unsigned char ", name_,
@@ -381,47 +425,108 @@ class Emitter {
       }
     }
     absl::StrAppend(&c, Metadata());
-    const std::string w = WeightsParam();
-    absl::StrAppend(&c, "\nKILN_EXPORT int ", name_,
-                    "_run(const void* const* inputs, void* const* outputs, void* workspace",
-                    WeightsDecl(), ") {\n", "  return ", name_,
-                    "_run_with_host(inputs, outputs, workspace", w, ", NULL);\n}\n");
+    if (symbolic_) {
+      absl::StrAppend(&c, ShapesFunction(fn, debug_at), WorkspaceSizeFunction(m_, name_, upper_));
+    }
+    absl::StrAppend(&c, "\nKILN_EXPORT int ", name_, "_run(", RunParams(), ") {\n", "  return ", name_,
+                    "_run_with_host(", RunArgs(), ", NULL);\n}\n");
     absl::StrAppend(
-        &c, "\nint ", name_,
-        "_run_with_host(const void* const* inputs, void* const* outputs, void* workspace",
-        WeightsDecl(), ",\n", "    const kiln_host* host) {\n",
+        &c, "\nint ", name_, "_run_with_host(", RunParams(), ",\n", "    const kiln_host* host) {\n",
         "  unsigned char* const arena = (unsigned char*)workspace;\n",
         options_.external_weights
             ? "  const unsigned char* const constants = (const unsigned char*)weights;\n"
             : absl::StrCat("  const unsigned char* const constants = ", name_, "_weights;\n"),
         "  void* r[", std::max<uint32_t>(fn.register_count(), 1), "];\n",
-        "  int rc;\n  (void)r;\n  (void)arena;\n  (void)constants;\n  (void)inputs;\n  (void)outputs;\n",
+        symbolic_ ? absl::StrCat("  uint64_t rb[", std::max<uint32_t>(fn.register_count(), 1),
+                                 "];\n  int64_t n[", std::max<uint32_t>(fn.int_register_count(), 1),
+                                 "];\n")
+                  : std::string(),
+        "  int rc;\n  (void)r;\n", symbolic_ ? "  (void)rb;\n" : "",
+        "  (void)arena;\n  (void)constants;\n  (void)inputs;\n  (void)outputs;\n",
         "  (void)rc;\n  (void)host;\n",
         // The kernels' vector loads rely on these alignments; a caller that
         // misplaces a buffer gets an error code instead of a fault.
-        "  if ((uintptr_t)workspace % ", upper_, "_WORKSPACE_ALIGNMENT != 0 || (", upper_,
-        "_WORKSPACE_SIZE > 0 && workspace == NULL)) return KILN_ERR_ALIGNMENT;\n",
+        symbolic_ ? EntryChecksWithSymbols()
+                  : absl::StrCat("  if ((uintptr_t)workspace % ", upper_,
+                                 "_WORKSPACE_ALIGNMENT != 0 || (", upper_,
+                                 "_WORKSPACE_SIZE > 0 && workspace == NULL)) return "
+                                 "KILN_ERR_ALIGNMENT;\n"),
         options_.external_weights
             ? absl::StrCat("  if (weights == NULL || (uintptr_t)weights % ", upper_,
                            "_WEIGHTS_ALIGNMENT != 0) return KILN_ERR_ALIGNMENT;\n")
-            : std::string());
+            : std::string(),
+        symbolic_ ? WorkspaceChecks() : std::string());
     const uint32_t* code = fn.bytecode()->data();
     absl::StrAppend(&c, "  KILN_TIMING_START();\n");
     uint32_t dispatch = 0;
     for (uint32_t pc = 0; pc < fn.bytecode()->size();) {
-      std::string note = vm::DisassembleInstruction(code, pc);
-      auto it = debug_at.find(pc);
-      if (it != debug_at.end() && !it->second.empty()) absl::StrAppend(&note, "  # ", it->second);
-      absl::StrAppend(&c, "  /* ", absl::StrFormat("%04u ", pc), CommentSafe(note), " */\n  ");
-      if (code[pc] == KILN_OP_DISPATCH) {
+      const uint32_t length = vm::DecodeVerified(code, pc).length;
+      if (IsIntegerOpcode(code[pc])) {  // already run by NAME_shapes()
+        pc += length;
+        continue;
+      }
+      absl::StrAppend(&c, InstructionComment(code, pc, debug_at), "  ");
+      if (code[pc] == KILN_OP_DISPATCH || code[pc] == KILN_OP_DISPATCH_DYN) {
         absl::StrAppend(&c, "KILN_TIMED(", dispatch, ", ", Render(code, pc), ")\n");
         ++dispatch;
       } else {
         absl::StrAppend(&c, Render(code, pc), "\n");
       }
-      pc += vm::DecodeVerified(code, pc).length;
+      pc += length;
     }
     absl::StrAppend(&c, "}\n");
+    return c;
+  }
+
+  // "  /* 0012 DISPATCH ...  # onnx nodes */\n" above each statement.
+  static std::string InstructionComment(const uint32_t* code, uint32_t pc,
+                                        const std::map<uint32_t, std::string>& debug_at) {
+    std::string note = vm::DisassembleInstruction(code, pc);
+    auto it = debug_at.find(pc);
+    if (it != debug_at.end() && !it->second.empty()) absl::StrAppend(&note, "  # ", it->second);
+    return absl::StrCat("  /* ", absl::StrFormat("%04u ", pc), CommentSafe(note), " */\n");
+  }
+
+  // NAME_shapes(): the symbols' range, then every integer instruction in
+  // bytecode order (each writes its own register: CheckIntegerProgram).
+  std::string ShapesFunction(const fb::Function& fn,
+                             const std::map<uint32_t, std::string>& debug_at) const {
+    std::string c = absl::StrCat(
+        "\n/* The shape arithmetic: every integer register from the symbols' values. */\n",
+        "static int ", name_, "_shapes(const int64_t* symbols, int64_t* n) {\n  int rc;\n  (void)rc;\n",
+        "  for (int k = 0; k < ", upper_, "_SYMBOL_COUNT; ++k) {\n",
+        "    if (symbols[k] < 1 || symbols[k] > KILN_MAX_SYMBOL_VALUE) return KILN_ERR_OUT_OF_RANGE;\n",
+        "  }\n");
+    const uint32_t* code = fn.bytecode()->data();
+    for (uint32_t pc = 0; pc < fn.bytecode()->size(); pc += vm::DecodeVerified(code, pc).length) {
+      if (!IsIntegerOpcode(code[pc])) continue;
+      absl::StrAppend(&c, InstructionComment(code, pc, debug_at), "  ", Render(code, pc), "\n");
+    }
+    return c + "  return 0;\n}\n";
+  }
+
+  std::string EntryChecksWithSymbols() const {
+    return absl::StrCat("  if (symbols == NULL) return KILN_ERR_INVALID_ARGUMENT;\n",
+                        "  if ((uintptr_t)workspace % ", upper_,
+                        "_WORKSPACE_ALIGNMENT != 0 || (workspace_bytes > 0 && workspace == NULL)) "
+                        "return KILN_ERR_ALIGNMENT;\n");
+  }
+
+  // Before any instruction: the symbols in range and the whole workspace
+  // there, so a too-small workspace is an error code and never an overflow
+  // (VIEW_ARENA_DYN checks each view against workspace_bytes again).
+  std::string WorkspaceChecks() const {
+    std::string c;
+    if (m_.memory()->arena_size() > 0) {
+      absl::StrAppend(&c, "  if (workspace_bytes < ", upper_,
+                      "_WORKSPACE_MIN_SIZE) return KILN_ERR_OUT_OF_RANGE;\n");
+    }
+    absl::StrAppend(&c, "  if ((rc = ", name_, "_shapes(symbols, n)) != 0) return rc;\n");
+    const int32_t ws = m_.memory()->workspace_register();
+    if (ws >= 0) {
+      absl::StrAppend(&c, "  if (n[", ws, "] < 0 || (uint64_t)n[", ws,
+                      "] > (uint64_t)workspace_bytes) return KILN_ERR_OUT_OF_RANGE;\n");
+    }
     return c;
   }
 
@@ -434,7 +539,7 @@ class Emitter {
     const fb::Function& fn = *m_.functions()->Get(0);
     const uint32_t* code = fn.bytecode()->data();
     for (uint32_t pc = 0; pc < fn.bytecode()->size(); pc += vm::DecodeVerified(code, pc).length) {
-      if (code[pc] == KILN_OP_DISPATCH) ++dispatches;
+      if (code[pc] == KILN_OP_DISPATCH || code[pc] == KILN_OP_DISPATCH_DYN) ++dispatches;
     }
     const std::string n = absl::StrCat(std::max<uint32_t>(dispatches, 1));
     const std::string p = name_ + "_timing";
@@ -465,21 +570,42 @@ class Emitter {
                       static_cast<int>(d->dtype()), ", \"", DTypeName(d->dtype()), "\", ",
                       d->shape()->size(), ", {",
                       d->shape()->size() ? absl::StrJoin(*d->shape(), ", ") : "0", "}, ",
-                      vm::TensorDescBytes(*d), "u},\n");
+                      symbolic_ ? StaticElements(*d) * DTypeSize(d->dtype()) : vm::TensorDescBytes(*d),
+                      "u, ", DimSymbolsInitializer(DimSymbolOrdinals(m_, *d)), "},\n");
     }
-    if (list.size() == 0) absl::StrAppend(&t, "  {\"\", 0, \"\", 0, {0}, 0u},\n");
+    if (list.size() == 0) {
+      absl::StrAppend(&t, "  {\"\", 0, \"\", 0, {0}, 0u, ", DimSymbolsInitializer({}), "},\n");
+    }
     return t + "};\n";
+  }
+
+  // All KILN_MAX_RANK entries: -1 for static dims and beyond the rank.
+  static std::string DimSymbolsInitializer(std::vector<int32_t> ordinals) {
+    ordinals.resize(KILN_MAX_RANK, -1);
+    return absl::StrCat("{", absl::StrJoin(ordinals, ", "), "}");
   }
 
   std::string Metadata() const {
     const fb::Signature& sig = *m_.signature();
+    std::string symbols;
+    if (symbolic_) {
+      std::vector<std::string> names;
+      for (uint32_t k = 0; k < m_.symbols()->size(); ++k) {
+        names.push_back(absl::StrCat(upper_, "_SYMBOL", k, "_NAME"));
+      }
+      symbols = absl::StrCat("static const char* const ", name_, "_symbol_names[] = {",
+                             absl::StrJoin(names, ", "), "};\n");
+    }
     return absl::StrCat(
-        "\n", TensorInfos(*sig.inputs(), "input"), TensorInfos(*sig.outputs(), "output"),
+        "\n", TensorInfos(*sig.inputs(), "input"), TensorInfos(*sig.outputs(), "output"), symbols,
         "static const kiln_model_info ", name_, "_info = {\n  KILN_MODEL_INFO_VERSION, \"",
-        name_, "\", ", upper_, "_WORKSPACE_SIZE, ", upper_, "_WORKSPACE_ALIGNMENT,\n  ", upper_,
+        name_, "\", ", upper_, symbolic_ ? "_WORKSPACE_MIN_SIZE, " : "_WORKSPACE_SIZE, ", upper_,
+        "_WORKSPACE_ALIGNMENT,\n  ", upper_,
         "_WEIGHTS_SIZE, ", upper_, "_WEIGHTS_ALIGNMENT, ", upper_, "_WEIGHTS_EXTERNAL,\n  ", upper_,
         "_INPUT_COUNT, ", upper_, "_OUTPUT_COUNT, ", name_, "_input_info, ", name_,
-        "_output_info};\n\n", "KILN_EXPORT const kiln_model_info* ", name_,
+        "_output_info,\n  ",
+        symbolic_ ? absl::StrCat(upper_, "_SYMBOL_COUNT, ", name_, "_symbol_names") : "0u, NULL",
+        "};\n\n", "KILN_EXPORT const kiln_model_info* ", name_,
         "_metadata(void) { return &", name_, "_info; }\n");
   }
 
@@ -534,14 +660,18 @@ class Emitter {
     f.origin = image_.origin();
     f.options = options_;
     f.workspace_bytes = m_.memory()->arena_size();
+    if (symbolic_) {
+      for (const auto* s : *m_.symbols()) f.symbols.push_back(s->str());
+      f.workspace_formula = WorkspaceFormula(m_);
+    }
     f.workspace_alignment = WorkspaceAlignment();
     f.weights_bytes = WeightsBytes();
     f.weights_alignment = kWeightsAlignment;
     for (const fb::TensorDesc* t : *m_.signature()->inputs()) {
-      f.inputs.push_back({t->name() ? t->name()->str() : "", DTypeName(t->dtype()), ShapeText(*t)});
+      f.inputs.push_back({t->name() ? t->name()->str() : "", DTypeName(t->dtype()), SymbolicShapeText(*t)});
     }
     for (const fb::TensorDesc* t : *m_.signature()->outputs()) {
-      f.outputs.push_back({t->name() ? t->name()->str() : "", DTypeName(t->dtype()), ShapeText(*t)});
+      f.outputs.push_back({t->name() ? t->name()->str() : "", DTypeName(t->dtype()), SymbolicShapeText(*t)});
     }
     return EmitReadme(f);
   }
@@ -551,6 +681,7 @@ class Emitter {
   const AotOptions options_;
   std::string name_;
   std::string upper_;
+  const bool symbolic_;  // the module has symbolic dimensions
   std::set<std::string> kernels_;
   std::vector<std::string> runtime_sources_;
 };

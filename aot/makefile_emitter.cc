@@ -32,13 +32,15 @@ std::string HostRules() {
 }
 
 // Rules every target shares; the target part defines CC, CFLAGS and SIZE.
-std::string LibraryRules(const std::string& name) {
+std::string LibraryRules(const std::string& name, const std::vector<std::string>& extra) {
+  std::string keep_extra;
+  for (const std::string& symbol : extra) absl::StrAppend(&keep_extra, " -Wl,-u,", symbol);
   return absl::StrCat(
       "# The model as one relocatable object: linked with -r and --gc-sections,\n"
       "# so it holds only what the entry points reach (no kernel checkers).\n"
       "KEEP_SYMBOLS = -Wl,-u,",
       name, "_run -Wl,-u,", name, "_run_with_host -Wl,-u,", name,
-      "_metadata\n"
+      "_metadata", keep_extra, "\n"
       "$(NAME)_model.o: $(LIB_OBJS)\n"
       "\t$(CC) $(CFLAGS) -nostdlib -r -Wl,--gc-sections $(KEEP_SYMBOLS) -o $@ $(LIB_OBJS)\n\n"
       "lib: lib$(NAME).a\n\n"
@@ -68,7 +70,7 @@ absl::StatusOr<std::string> EmitMakefile(const MakefileSpec& spec) {
       return absl::InternalError("the Cortex-M Makefile template is not embedded");
     absl::StrAppend(&mk, absl::StrReplaceAll(part->contents, {{"@NAME@", spec.name}}), "\n");
   }
-  absl::StrAppend(&mk, LibraryRules(spec.name));
+  absl::StrAppend(&mk, LibraryRules(spec.name, spec.extra_entry_points));
   return mk;
 }
 

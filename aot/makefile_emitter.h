@@ -22,6 +22,9 @@ struct MakefileSpec {
   std::string name;
   Target target = Target::kHost;
   std::vector<std::string> lib_sources;  // NAME.c, NAME_weights.c, runtime kernels
+  // Entry points beyond NAME_run, NAME_run_with_host and NAME_metadata that
+  // NAME_model.o keeps (NAME_workspace_size for a module with symbols).
+  std::vector<std::string> extra_entry_points = {};
 };
 
 absl::StatusOr<std::string> EmitMakefile(const MakefileSpec& spec);

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace kiln::aot {
 namespace {
@@ -16,6 +17,34 @@ void AppendTensors(std::string* md, const char* title, const std::vector<ReadmeT
   absl::StrAppend(md, "\n");
 }
 
+// The calling section of a module with symbols: the symbols' values come
+// with every call, and the workspace depends on them.
+std::string SymbolicCalling(const ReadmeFacts& f, const std::string& u) {
+  const std::string& n = f.name;
+  const std::string w = f.options.external_weights ? ", weights" : "";
+  std::vector<std::string> symbols;
+  for (const std::string& s : f.symbols) symbols.push_back(absl::StrCat("`", s, "`"));
+  return absl::StrCat(
+      "## Calling the model\n\n", "```c\n#include \"", n, ".h\"\n\n", "int ", n,
+      "_workspace_size(const int64_t* symbols, size_t* bytes);\n", "int ", n,
+      "_run(symbols, inputs, outputs, workspace, workspace_bytes", w, ");\n", "int ", n,
+      "_run_with_host(symbols, inputs, outputs, workspace, workspace_bytes", w, ", host);\n",
+      "const kiln_model_info* ", n, "_metadata(void);\n```\n\n",
+      "- The model has symbolic dimensions: ", absl::StrJoin(symbols, ", "),
+      ". Every call takes their values as `int64_t symbols[", u,
+      "_SYMBOL_COUNT]`, in that order (`", u,
+      "_SYMBOLk_NAME`), each in 1..2^40. The shapes below name them; an input's symbolic dims "
+      "must equal the values passed, and an output's shape is its shape below with the values "
+      "substituted (`", u, "_INPUTi_DIM_SYMBOLS` / `", u, "_OUTPUTi_DIM_SYMBOLS` give each dim's symbol).\n",
+      "- `inputs[i]` / `outputs[i]` point to dense C-order buffers, in the order below.\n",
+      "- `workspace` is `", f.workspace_formula, "` bytes for given symbol values (",
+      n, "_workspace_size() computes it; at least ", f.workspace_bytes, " bytes, `", u,
+      "_WORKSPACE_MIN_SIZE`), owned by the caller, aligned to ", f.workspace_alignment,
+      " bytes; scratch between calls. `workspace_bytes` says how large it is: a workspace "
+      "too small for the symbols is refused with `KILN_ERR_OUT_OF_RANGE` (2) before anything "
+      "runs, never overrun.\n");
+}
+
 }  // namespace
 
 std::string EmitReadme(const ReadmeFacts& f) {
@@ -24,17 +53,21 @@ std::string EmitReadme(const ReadmeFacts& f) {
   for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   const bool ext = f.options.external_weights;
   const std::string weights_arg = ext ? ", weights" : "";
-  std::string md = absl::StrCat(
-      "# ", n, ": ", f.origin, " compiled by kiln aot\n\n", "Target: `",
-      TargetName(f.options.target), "`.\n\n", "## Calling the model\n\n", "```c\n#include \"", n,
-      ".h\"\n\n", "int ", n, "_run(inputs, outputs, workspace", weights_arg, ");\n", "int ", n,
-      "_run_with_host(inputs, outputs, workspace", weights_arg, ", host);\n",
-      "const kiln_model_info* ", n, "_metadata(void);\n```\n\n");
-  absl::StrAppend(
-      &md, "- `inputs[i]` / `outputs[i]` point to dense C-order buffers, in the order below.\n",
-      "- `workspace` is ", f.workspace_bytes, " bytes (`", u,
-      "_WORKSPACE_SIZE`) that the caller owns, aligned to ", f.workspace_alignment,
-      " bytes; scratch between calls.\n");
+  std::string md = absl::StrCat("# ", n, ": ", f.origin, " compiled by kiln aot\n\n", "Target: `",
+                                TargetName(f.options.target), "`.\n\n");
+  if (!f.symbols.empty()) {
+    absl::StrAppend(&md, SymbolicCalling(f, u));
+  } else {
+    absl::StrAppend(
+        &md, "## Calling the model\n\n", "```c\n#include \"", n, ".h\"\n\n", "int ", n,
+        "_run(inputs, outputs, workspace", weights_arg, ");\n", "int ", n,
+        "_run_with_host(inputs, outputs, workspace", weights_arg, ", host);\n",
+        "const kiln_model_info* ", n, "_metadata(void);\n```\n\n",
+        "- `inputs[i]` / `outputs[i]` point to dense C-order buffers, in the order below.\n",
+        "- `workspace` is ", f.workspace_bytes, " bytes (`", u,
+        "_WORKSPACE_SIZE`) that the caller owns, aligned to ", f.workspace_alignment,
+        " bytes; scratch between calls.\n");
+  }
   if (ext) {
     absl::StrAppend(&md, "- `weights` points to the ", f.weights_bytes, " bytes of `", n,
                     "_weights.bin` (`", u, "_WEIGHTS_SIZE`), unchanged, aligned to ",
@@ -46,7 +79,12 @@ std::string EmitReadme(const ReadmeFacts& f) {
   }
   absl::StrAppend(
       &md, "- Returns 0, `KILN_ERR_ALIGNMENT` (4) for a NULL or under-aligned workspace",
-      ext ? " or weights" : "", ", or the first failing kernel's code (kiln/kernel_abi.h).\n",
+      ext ? " or weights" : "",
+      f.symbols.empty() ? ""
+                        : ", `KILN_ERR_INVALID_ARGUMENT` (1) for NULL symbols, "
+                          "`KILN_ERR_OUT_OF_RANGE` (2) for a symbol out of range or a workspace "
+                          "too small",
+      ", or the first failing kernel's code (kiln/kernel_abi.h).\n",
       "- Nothing is allocated and no state is kept outside the workspace; several models\n"
       "  link into one program because every global symbol starts with `",
       n, "_`.\n\n");

@@ -27,6 +27,11 @@ struct ReadmeFacts {
   uint64_t weights_bytes = 0;
   uint32_t weights_alignment = 0;
   std::vector<ReadmeTensor> inputs, outputs;
+  // Symbolic dimensions (empty for a static module): their names, in the
+  // order NAME_run takes them, and the workspace bytes as a formula of them
+  // ("N*10240 + 4096"); workspace_bytes is then the static part.
+  std::vector<std::string> symbols;
+  std::string workspace_formula;
 };
 
 std::string EmitReadme(const ReadmeFacts& facts);

@@ -22,6 +22,7 @@
 #include "aot/shell.h"
 #include "aot/size_report.h"
 #include "compiler/compiler.h"
+#include "kiln/dtype.h"
 #include "tools/bench_report.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
@@ -45,7 +46,8 @@ constexpr char kHelp[] =
     "signature's shapes when no --input is given), and prints median latency,\n"
     "min-max, the VM/AOT ratio, output agreement, arena and module size and the\n"
     "AOT code and data size. Writes DIR/bench.md and DIR/bench.json (DIR defaults\n"
-    "to ./kiln-bench-NAME).\n"
+    "to ./kiln-bench-NAME). A module with symbolic dimensions needs --input files:\n"
+    "their shapes set the symbols' values for every runner.\n"
     "  --repeat N          timed runs per runner (default 20); --warmup N untimed VM runs (2)\n"
     "  --baseline-cmd CMD  also run CMD --input F... --output F... --repeat N; its\n"
     "                      'latency_ms median=... min=... max=...' line is read, else\n"
@@ -176,8 +178,23 @@ int BenchCommand(const std::vector<std::string>& argv) {
   report.dispatches = static_cast<uint32_t>(dispatches->size());
 
   // Inputs: the user's files, or fixed-seed random ones written for the other runners.
+  // Symbolic dims take their sizes from the inputs, so they need files.
+  if ((*instance)->has_symbols() && !args->Has("--input")) {
+    return ReportError("bench", absl::StrCat("'", module_path,
+                                             "' has symbolic dimensions; give --input FILE.npy "
+                                             "files of the size to time (random inputs need "
+                                             "static shapes)"));
+  }
   auto inputs = args->Has("--input") ? LoadInputs(sig, args->All("--input")) : RandomInputs(sig, 1234);
   if (!inputs.ok()) return ReportError("bench", std::string(inputs.status().message()));
+  if ((*instance)->has_symbols()) {
+    // Binds the symbols and sizes the workspace before the timed runs.
+    std::vector<vm::HostTensor> in = Views(*inputs);
+    if (absl::Status s = (*instance)->Reserve(in); !s.ok()) {
+      return ReportError("bench", std::string(s.message()));
+    }
+    report.arena_bytes = (*instance)->arena_bytes();
+  }
   std::vector<std::string> input_files;
   for (size_t k = 0; k < inputs->size(); ++k) {
     input_files.push_back(absl::StrCat(dir, "/input", k, ".npy"));
@@ -195,6 +212,12 @@ int BenchCommand(const std::vector<std::string>& argv) {
 
   // VM, in process.
   std::vector<vm::NpyArray> vm_out = OutputBuffers(sig);
+  for (size_t k = 0; k < vm_out.size() && (*instance)->has_symbols(); ++k) {
+    vm_out[k].shape = (*instance)->OutputShape(k);  // the symbols substituted
+    uint64_t bytes = DTypeSize(vm_out[k].dtype);
+    for (int64_t d : vm_out[k].shape) bytes *= static_cast<uint64_t>(d);
+    vm_out[k].data.assign(bytes, 0);
+  }
   {
     std::vector<vm::HostTensor> in = Views(*inputs), out = Views(vm_out);
     RunnerResult r;

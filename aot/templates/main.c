@@ -7,6 +7,10 @@
  * (default: @NAME@_weights.bin beside the runner).
  * With --repeat N the model runs N times and the latency is printed as
  *   latency_ms median=... min=... max=... runs=N
+ * For a model with symbolic dimensions (@UPPER@_HAS_SYMBOLS) the symbols take
+ * their values from the input files' shapes, the workspace is sized for them
+ * with @NAME@_workspace_size() and the outputs are written with their real
+ * shapes.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -41,29 +45,36 @@ static int fail(const char* what, const char* detail) {
   return 1;
 }
 
-/* Reads `path` and checks it is a C-order .npy holding exactly `info`. */
-static int read_npy(const char* path, const kiln_tensor_info* info, void* out) {
+/* Opens `path`, checks it is a C-order .npy of info's dtype and reads its
+ * shape into dims (*rank = -1 when the shape cannot be read); returns the
+ * file positioned at the data, or NULL after reporting. */
+static FILE* open_npy(const char* path, const kiln_tensor_info* info, int64_t* dims, int* rank) {
   char msg[512];
   const char* want = numpy_descr(info->dtype);
   FILE* f = fopen(path, "rb");
-  if (!f) return fail("cannot open input", path);
+  if (!f) {
+    fail("cannot open input", path);
+    return NULL;
+  }
   unsigned char pre[12];
   if (fread(pre, 1, 10, f) != 10 || memcmp(pre, "\x93NUMPY", 6) != 0) {
     fclose(f);
-    return fail("not a .npy file", path);
+    fail("not a .npy file", path);
+    return NULL;
   }
   size_t header_len = (size_t)pre[8] | ((size_t)pre[9] << 8);
   if (pre[6] >= 2) {
-    if (fread(pre + 10, 1, 2, f) != 2) { fclose(f); return fail("truncated .npy", path); }
+    if (fread(pre + 10, 1, 2, f) != 2) { fclose(f); fail("truncated .npy", path); return NULL; }
     header_len = (size_t)pre[8] | ((size_t)pre[9] << 8) | ((size_t)pre[10] << 16) |
                  ((size_t)pre[11] << 24);
   }
-  if (header_len > 65536) { fclose(f); return fail("oversized .npy header", path); }
+  if (header_len > 65536) { fclose(f); fail("oversized .npy header", path); return NULL; }
   char* header = (char*)malloc(header_len + 1);
   if (!header || fread(header, 1, header_len, f) != header_len) {
     free(header);
     fclose(f);
-    return fail("truncated .npy header", path);
+    fail("truncated .npy header", path);
+    return NULL;
   }
   header[header_len] = '\0';
   const char* descr = strstr(header, "'descr'");
@@ -86,42 +97,66 @@ static int read_npy(const char* path, const kiln_tensor_info* info, void* out) {
   }
   if (ok) {
     const char* p = strchr(shape, '(');
-    int rank = 0;
-    int64_t dims[8];
-    ok = p != NULL;
-    while (ok && *++p != ')') {
+    *rank = 0;
+    if (p == NULL) *rank = -1;
+    while (*rank >= 0 && *++p != ')') {
       if (*p == ' ' || *p == ',') continue;
       char* end;
       long long v = strtoll(p, &end, 10);
-      if (end == p || rank >= 8) { ok = 0; break; }
-      dims[rank++] = (int64_t)v;
+      if (end == p || *rank >= 8) { *rank = -1; break; }
+      dims[(*rank)++] = (int64_t)v;
       p = end - 1;
     }
-    if (ok) {
-      ok = rank == info->rank;
-      for (int i = 0; ok && i < rank; ++i) ok = dims[i] == info->shape[i];
-    }
-    if (!ok) snprintf(msg, sizeof msg, "%s: shape does not match input '%s'", path, info->name);
   }
   free(header);
-  if (ok) {
-    size_t got = fread(out, 1, info->bytes, f);
-    int extra = fgetc(f);
-    if (got != info->bytes || extra != EOF) {
-      ok = 0;
-      snprintf(msg, sizeof msg, "%s: data size does not match input '%s'", path, info->name);
-    }
+  if (!ok) {
+    fclose(f);
+    fail(msg, NULL);
+    return NULL;
   }
-  fclose(f);
-  return ok ? 0 : fail(msg, NULL);
+  return f;
 }
 
-static int write_npy(const char* path, const kiln_tensor_info* info, const void* data) {
+/* Reads the `bytes` of data that must be all `f` has left, and closes it. */
+static int read_data(FILE* f, const char* path, const kiln_tensor_info* info, uint64_t bytes,
+                     void* out) {
+  char msg[512];
+  size_t got = fread(out, 1, (size_t)bytes, f);
+  int extra = fgetc(f);
+  fclose(f);
+  if (got != bytes || extra != EOF) {
+    snprintf(msg, sizeof msg, "%s: data size does not match input '%s'", path, info->name);
+    return fail(msg, NULL);
+  }
+  return 0;
+}
+
+#if !@UPPER@_HAS_SYMBOLS
+/* Reads `path` and checks it is a C-order .npy holding exactly `info`. */
+static int read_npy(const char* path, const kiln_tensor_info* info, void* out) {
+  char msg[512];
+  int64_t dims[8];
+  int rank = -1;
+  FILE* f = open_npy(path, info, dims, &rank);
+  if (!f) return 1;
+  int ok = rank == info->rank;
+  for (int i = 0; ok && i < rank; ++i) ok = dims[i] == info->shape[i];
+  if (!ok) {
+    fclose(f);
+    snprintf(msg, sizeof msg, "%s: shape does not match input '%s'", path, info->name);
+    return fail(msg, NULL);
+  }
+  return read_data(f, path, info, info->bytes, out);
+}
+#endif
+
+static int write_npy(const char* path, const kiln_tensor_info* info, const int64_t* dims,
+                     uint64_t bytes, const void* data) {
   char header[256];
   char shape[160] = "(";
   for (int i = 0; i < info->rank; ++i) {
     char dim[32];
-    snprintf(dim, sizeof dim, "%lld%s", (long long)info->shape[i],
+    snprintf(dim, sizeof dim, "%lld%s", (long long)dims[i],
              (info->rank == 1 || i + 1 < info->rank) ? "," : "");
     strcat(shape, dim);
   }
@@ -139,9 +174,9 @@ static int write_npy(const char* path, const kiln_tensor_info* info, const void*
   fwrite(header, 1, (size_t)n, f);
   for (int i = 0; i < pad; ++i) fputc(' ', f);
   fputc('\n', f);
-  size_t wrote = fwrite(data, 1, info->bytes, f);
+  size_t wrote = fwrite(data, 1, (size_t)bytes, f);
   int closed = fclose(f);
-  if (wrote != info->bytes || closed != 0) return fail("short write", path);
+  if (wrote != bytes || closed != 0) return fail("short write", path);
   return 0;
 }
 
@@ -186,6 +221,105 @@ static void* alloc_aligned(size_t alignment, size_t bytes) {
   size_t rounded = (bytes + alignment - 1) / alignment * alignment;
   return aligned_alloc(alignment, rounded ? rounded : alignment);
 }
+
+#if @UPPER@_HAS_SYMBOLS
+/* "[N,3,16,16]": a signature shape with its symbols by name. */
+static const char* symbolic_shape(const kiln_model_info* model, const kiln_tensor_info* info,
+                                  char* buf, size_t size) {
+  size_t used = (size_t)snprintf(buf, size, "[");
+  for (int d = 0; d < info->rank && used < size; ++d) {
+    const char* sep = d + 1 < info->rank ? "," : "";
+    if (info->dim_symbols[d] >= 0) {
+      used += (size_t)snprintf(buf + used, size - used, "%s%s",
+                               model->symbol_names[info->dim_symbols[d]], sep);
+    } else {
+      used += (size_t)snprintf(buf + used, size - used, "%lld%s", (long long)info->shape[d], sep);
+    }
+  }
+  if (used < size) snprintf(buf + used, size - used, "]");
+  return buf;
+}
+
+/* The shape and bytes of `info` with the symbols' values substituted
+ * (info->bytes is the size with every symbolic dim 1). 1 on overflow. */
+static int substitute(const kiln_tensor_info* info, const int64_t* symbols, int64_t* dims,
+                      uint64_t* bytes) {
+  uint64_t total = info->bytes;
+  for (int d = 0; d < info->rank; ++d) {
+    dims[d] = info->dim_symbols[d] >= 0 ? symbols[info->dim_symbols[d]] : info->shape[d];
+    if (info->dim_symbols[d] >= 0 && __builtin_mul_overflow(total, (uint64_t)dims[d], &total)) {
+      return 1;
+    }
+  }
+  *bytes = total;
+  return (uint64_t)(size_t)total == total ? 0 : 1;
+}
+
+/* Binds every symbol from the input files' shapes (the first input naming a
+ * symbol gives its value; every other dim naming it must agree; static dims
+ * must match), then reads each input into a buffer of its real size. */
+static int read_inputs_binding_symbols(const kiln_model_info* model, const char* const* paths,
+                                       int64_t* symbols, void** inputs) {
+  char msg[1024], shape[256];
+  int bound_by[@UPPER@_SYMBOL_COUNT + 1];
+  FILE* files[@UPPER@_INPUT_COUNT + 1];
+  int64_t dims[8];
+  for (int k = 0; k < @UPPER@_SYMBOL_COUNT; ++k) bound_by[k] = -1;
+  for (int i = 0; i < @UPPER@_INPUT_COUNT; ++i) {
+    const kiln_tensor_info* info = &model->inputs[i];
+    int rank = -1;
+    files[i] = open_npy(paths[i], info, dims, &rank);
+    if (!files[i]) return 1;
+    symbolic_shape(model, info, shape, sizeof shape);
+    if (rank != info->rank) {
+      fclose(files[i]);
+      snprintf(msg, sizeof msg, "%s: shape does not match input '%s' %s (rank %d, expected %d)",
+               paths[i], info->name, shape, rank, (int)info->rank);
+      return fail(msg, NULL);
+    }
+    for (int d = 0; d < rank; ++d) {
+      const int k = info->dim_symbols[d];
+      const long long v = (long long)dims[d];
+      msg[0] = '\0';
+      if (k < 0 && dims[d] != info->shape[d]) {
+        snprintf(msg, sizeof msg,
+                 "%s: shape does not match input '%s' %s: dim %d is %lld, expected %lld", paths[i],
+                 info->name, shape, d, v, (long long)info->shape[d]);
+      } else if (k >= 0 && (dims[d] < 1 || dims[d] > KILN_MAX_SYMBOL_VALUE)) {
+        snprintf(msg, sizeof msg,
+                 "%s: dim %d of input '%s' %s sets symbol '%s' = %lld, outside 1..2^40", paths[i],
+                 d, info->name, shape, model->symbol_names[k], v);
+      } else if (k >= 0 && bound_by[k] >= 0 && symbols[k] != dims[d]) {
+        snprintf(msg, sizeof msg,
+                 "%s: dim %d of input '%s' %s sets symbol '%s' = %lld, but input '%s' set it to "
+                 "%lld",
+                 paths[i], d, info->name, shape, model->symbol_names[k], v,
+                 model->inputs[bound_by[k]].name, (long long)symbols[k]);
+      } else if (k >= 0) {
+        symbols[k] = dims[d];
+        bound_by[k] = i;
+      }
+      if (msg[0] != '\0') {
+        for (int j = 0; j <= i; ++j) fclose(files[j]);
+        return fail(msg, NULL);
+      }
+    }
+  }
+  for (int k = 0; k < @UPPER@_SYMBOL_COUNT; ++k) {
+    if (bound_by[k] < 0) return fail("no input dim sets symbol", model->symbol_names[k]);
+  }
+  for (int i = 0; i < @UPPER@_INPUT_COUNT; ++i) {
+    uint64_t bytes = 0;
+    if (substitute(&model->inputs[i], symbols, dims, &bytes)) {
+      return fail("the input's size overflows", paths[i]);
+    }
+    inputs[i] = malloc((size_t)bytes + 1);
+    if (!inputs[i]) return fail("out of memory for", paths[i]);
+    if (read_data(files[i], paths[i], &model->inputs[i], bytes, inputs[i])) return 1;
+  }
+  return 0;
+}
+#endif
 
 #if @UPPER@_WEIGHTS_EXTERNAL
 /* The weights file, checked to hold exactly the bytes the model expects. */
@@ -253,18 +387,49 @@ int main(int argc, char** argv) {
 #endif
   void* inputs[@UPPER@_INPUT_COUNT + 1];
   void* outputs[@UPPER@_OUTPUT_COUNT + 1];
+  int64_t out_dims[@UPPER@_OUTPUT_COUNT + 1][8];
+  uint64_t out_bytes[@UPPER@_OUTPUT_COUNT + 1];
   for (int i = 0; i < @UPPER@_INPUT_COUNT; ++i) {
     if (!in_paths[i]) return fail("missing --input for", model->inputs[i].name);
+  }
+#if @UPPER@_HAS_SYMBOLS
+  int64_t symbols[@UPPER@_SYMBOL_COUNT + 1];
+  size_t workspace_bytes = 0;
+  if (read_inputs_binding_symbols(model, in_paths, symbols, inputs)) return 1;
+  for (int i = 0; i < @UPPER@_OUTPUT_COUNT; ++i) {
+    if (substitute(&model->outputs[i], symbols, out_dims[i], &out_bytes[i])) {
+      return fail("an output's size overflows for these symbols", model->outputs[i].name);
+    }
+  }
+  int size_rc = @NAME@_workspace_size(symbols, &workspace_bytes);
+  if (size_rc != 0) {
+    fprintf(stderr, "@NAME@_run: error: no workspace size for these symbols (error code %d)\n",
+            size_rc);
+    return 1;
+  }
+#else
+  for (int i = 0; i < @UPPER@_INPUT_COUNT; ++i) {
     inputs[i] = malloc(model->inputs[i].bytes + 1);
     if (!inputs[i] || read_npy(in_paths[i], &model->inputs[i], inputs[i])) return 1;
   }
-  for (int i = 0; i < @UPPER@_OUTPUT_COUNT; ++i) outputs[i] = malloc(model->outputs[i].bytes + 1);
-  void* workspace = alloc_aligned(@UPPER@_WORKSPACE_ALIGNMENT, @UPPER@_WORKSPACE_SIZE);
+  for (int i = 0; i < @UPPER@_OUTPUT_COUNT; ++i) {
+    memcpy(out_dims[i], model->outputs[i].shape, sizeof out_dims[i]);
+    out_bytes[i] = model->outputs[i].bytes;
+  }
+  const size_t workspace_bytes = @UPPER@_WORKSPACE_SIZE;
+#endif
+  for (int i = 0; i < @UPPER@_OUTPUT_COUNT; ++i) outputs[i] = malloc((size_t)out_bytes[i] + 1);
+  void* workspace = alloc_aligned(@UPPER@_WORKSPACE_ALIGNMENT, workspace_bytes);
   double* times = (double*)malloc(sizeof(double) * (size_t)repeat);
   if (!workspace || !times) return fail("out of memory", NULL);
   for (long k = 0; k < repeat; ++k) {
     double t0 = now_ms();
-#if @UPPER@_WEIGHTS_EXTERNAL
+#if @UPPER@_HAS_SYMBOLS && @UPPER@_WEIGHTS_EXTERNAL
+    int rc = @NAME@_run(symbols, (const void* const*)inputs, outputs, workspace, workspace_bytes,
+                        weights);
+#elif @UPPER@_HAS_SYMBOLS
+    int rc = @NAME@_run(symbols, (const void* const*)inputs, outputs, workspace, workspace_bytes);
+#elif @UPPER@_WEIGHTS_EXTERNAL
     int rc = @NAME@_run((const void* const*)inputs, outputs, workspace, weights);
 #else
     int rc = @NAME@_run((const void* const*)inputs, outputs, workspace);
@@ -281,7 +446,10 @@ int main(int argc, char** argv) {
            times[repeat - 1], repeat);
   }
   for (int i = 0; i < @UPPER@_OUTPUT_COUNT; ++i) {
-    if (out_paths[i] && write_npy(out_paths[i], &model->outputs[i], outputs[i])) return 1;
+    if (out_paths[i] &&
+        write_npy(out_paths[i], &model->outputs[i], out_dims[i], out_bytes[i], outputs[i])) {
+      return 1;
+    }
   }
   for (int i = 0; i < @UPPER@_INPUT_COUNT; ++i) free(inputs[i]);
   for (int i = 0; i < @UPPER@_OUTPUT_COUNT; ++i) free(outputs[i]);

@@ -102,7 +102,8 @@ TEST(CEmitter, MetadataDescribesTheSignature) {
   ASSERT_TRUE(files.ok());
   const std::string& c = Find(*files, "tiny.c")->contents;
   EXPECT_TRUE(absl::StrContains(c, "KILN_EXPORT const kiln_model_info* tiny_metadata(void)"));
-  EXPECT_TRUE(absl::StrContains(c, "static const kiln_tensor_info tiny_input_info[] = {\n  {\"x\", 1, \"float32\", 1, {4}, 16u},"))
+  EXPECT_TRUE(absl::StrContains(c, "static const kiln_tensor_info tiny_input_info[] = {\n  {\"x\", 1, \"float32\", 1, {4}, 16u, "
+                                    "{-1, -1, -1, -1, -1, -1, -1, -1}},"))
       << c;
   EXPECT_TRUE(absl::StrContains(Find(*files, "tiny.h")->contents, "#define TINY_INPUT0_CTYPE float"));
   EXPECT_TRUE(absl::StrContains(Find(*files, "README.md")->contents, kSizeReportMarker));

@@ -12,21 +12,29 @@
 extern "C" {
 #endif
 
-/* Bumped when a field changes meaning or layout. */
-#define KILN_MODEL_INFO_VERSION 1
+/* Bumped when a field changes meaning or layout. 2: symbolic dimensions
+ * (dim_symbols, symbol_count, symbol_names), appended. */
+#define KILN_MODEL_INFO_VERSION 2
 
 typedef struct kiln_tensor_info {
   const char* name;       /* the ONNX graph input/output name */
   int32_t dtype;          /* a kiln_dtype code */
   const char* dtype_name; /* NumPy-style: "float32", "int64", ... */
   int32_t rank;
-  int64_t shape[KILN_MAX_RANK]; /* dims beyond rank are 0 */
-  uint64_t bytes;               /* dense C-order size */
+  int64_t shape[KILN_MAX_RANK]; /* dims beyond rank are 0; -1 for a symbolic dim */
+  /* Dense C-order size. With symbolic dims: the size with each of them 1,
+   * so the real size is bytes times the product of their symbols' values. */
+  uint64_t bytes;
+  /* Per dim, the ordinal of the symbol (kiln_model_info.symbol_names) that
+   * gives its size at run time, or -1 for a static dim (and beyond rank). */
+  int32_t dim_symbols[KILN_MAX_RANK];
 } kiln_tensor_info;
 
 typedef struct kiln_model_info {
   uint32_t version; /* KILN_MODEL_INFO_VERSION */
   const char* name; /* the --name of kiln aot, prefix of every symbol */
+  /* With symbols, the static part only: NAME_workspace_size() gives the
+   * bytes a run with given symbol values needs (at least this). */
   uint64_t workspace_bytes;
   uint32_t workspace_alignment;
   uint64_t weights_bytes;
@@ -36,6 +44,10 @@ typedef struct kiln_model_info {
   uint32_t output_count;
   const kiln_tensor_info* inputs;
   const kiln_tensor_info* outputs;
+  /* Symbolic dimensions (0 and NULL for a model without them): the names,
+   * in the order NAME_run takes their values. */
+  uint32_t symbol_count;
+  const char* const* symbol_names;
 } kiln_model_info;
 
 #ifdef __cplusplus

@@ -1,0 +1,53 @@
+// The C interface of a bundle whose module has symbolic dimensions
+// (Module.symbols): the facts the emitter needs about the symbols and the
+// integer program, and the header text that documents and declares them.
+// Static modules never reach anything here beyond HasSymbols().
+#ifndef KILN_AOT_SYMBOLIC_INTERFACE_H_
+#define KILN_AOT_SYMBOLIC_INTERFACE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "vm/module_image.h"
+
+namespace kiln::aot {
+
+bool HasSymbols(const fb::Module& m);
+
+// True for ISYM, ICONST and IADD..IMAX: the instructions NAME_shapes() runs.
+bool IsIntegerOpcode(uint32_t opcode);
+
+// Per dim of `t`, the ordinal of the symbol it names, or -1 when static.
+std::vector<int32_t> DimSymbolOrdinals(const fb::Module& m, const fb::TensorDesc& t);
+
+// The generated code runs every integer instruction once, before the
+// schedule; that is the bytecode's meaning only when each integer register is
+// written once (the compiler's shape programs are). Also refuses integer or
+// *_DYN instructions in a module without symbols, which has no interface for
+// them.
+absl::Status CheckIntegerProgram(const fb::Module& m);
+
+// The workspace bytes as arithmetic on the symbols ("N*10240 + 4096"), or
+// the static arena size when the module has no dynamic part.
+std::string WorkspaceFormula(const fb::Module& m);
+
+// "Nx3x16x16": a signature shape with symbolic dims by name.
+std::string SymbolicShapeText(const fb::TensorDesc& t);
+
+// The header's comment block for a module with symbols: how to call it.
+std::string SymbolicHeaderComment(const fb::Module& m, const std::string& name,
+                                  const std::string& upper, const std::string& origin,
+                                  const std::string& target, bool external_weights);
+
+// NAME_SYMBOL_COUNT, NAME_SYMBOLk_NAME and NAME_WORKSPACE_MIN_SIZE.
+std::string SymbolMacros(const fb::Module& m, const std::string& upper);
+
+// NAME_workspace_size(): runs NAME_shapes() and reads the workspace register.
+std::string WorkspaceSizeFunction(const fb::Module& m, const std::string& name,
+                                  const std::string& upper);
+
+}  // namespace kiln::aot
+
+#endif  // KILN_AOT_SYMBOLIC_INTERFACE_H_

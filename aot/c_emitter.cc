@@ -320,6 +320,9 @@ class Emitter {
     return absl::StrCat("if ((rc = ", fn, "(n[", op[1], "], n[", op[2], "], &n[", op[0],
                         "])) != 0) return rc;");
   }
+  std::string RenderIASSERT_EQ(const uint32_t* op) const {
+    return absl::StrCat("if (n[", op[0], "] != n[", op[1], "]) return KILN_ERR_INVALID_ARGUMENT;");
+  }
   std::string RenderIADD(const uint32_t* op) const { return IntOp("kiln_iadd", op); }
   std::string RenderISUB(const uint32_t* op) const { return IntOp("kiln_isub", op); }
   std::string RenderIMUL(const uint32_t* op) const { return IntOp("kiln_imul", op); }

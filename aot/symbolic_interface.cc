@@ -23,6 +23,7 @@ bool IsIntegerOpcode(uint32_t opcode) {
     case KILN_OP_IDIV:
     case KILN_OP_IMIN:
     case KILN_OP_IMAX:
+    case KILN_OP_IASSERT_EQ:
       return true;
     default:
       return false;
@@ -58,7 +59,7 @@ absl::Status CheckIntegerProgram(const fb::Module& m) {
           " in a module without symbols; kiln aot gives run-time sizes an interface only "
           "through symbols"));
     }
-    if (IsIntegerOpcode(inst.opcode)) {
+    if (IsIntegerOpcode(inst.opcode) && inst.opcode != KILN_OP_IASSERT_EQ) {  // writes n[A]
       const uint32_t reg = inst.operands[0];
       if (written[reg]) {
         return absl::UnimplementedError(absl::StrCat(

@@ -10,6 +10,7 @@
 #include "kiln/dynamic_ops.h"
 #include "kiln/opcodes.h"
 #include "vm/bytecode.h"
+#include "vm/disassembler.h"
 #include "vm/kernel_registry.h"
 #include "vm/module_verifier.h"
 
@@ -207,13 +208,31 @@ absl::Status Instance::BindInputs(absl::Span<const HostTensor> inputs) {
   uint32_t failed_pc = 0;
   const fb::Function& entry = *module.functions()->Get(0);
   if (int rc = EvaluateIntegers(frame, entry.bytecode()->size(), &failed_pc); rc != KILN_OK) {
+    const uint32_t opcode = entry.bytecode()->Get(failed_pc);
     return absl::InvalidArgumentError(absl::StrCat(
-        "module '", image_->origin(), "' +", failed_pc,
-        ": the shape arithmetic overflows for these input shapes (code ", rc, ")"));
+        "module '", image_->origin(), "' +", failed_pc, ": ",
+        opcode == KILN_OP_IASSERT_EQ ? AssumptionMessage(failed_pc)
+            : absl::StrCat("the shape arithmetic overflows for these input shapes (code ", rc,
+                           ")")));
   }
   const int32_t ws = module.memory()->workspace_register();
   if (ws >= 0) workspace_needed_ = static_cast<uint64_t>(std::max<int64_t>(int_registers_[ws], 0));
   return absl::OkStatus();
+}
+
+std::string Instance::AssumptionMessage(uint32_t pc) const {
+  const fb::Module& module = image_->module();
+  const fb::Function& entry = *module.functions()->Get(0);
+  const uint32_t a = entry.bytecode()->Get(pc + 1), b = entry.bytecode()->Get(pc + 2);
+  const std::vector<std::string> exprs = IntegerExpressions(module, entry);
+  std::vector<std::string> values;
+  for (size_t k = 0; k < symbols_.size(); ++k) {
+    values.push_back(absl::StrCat(module.symbols()->Get(k)->str(), " = ", symbols_[k]));
+  }
+  return absl::StrCat("these input shapes (", absl::StrJoin(values, ", "),
+                      ") break the model's requirement ", exprs[a], " == ", exprs[b], " (",
+                      int_registers_[a], " != ", int_registers_[b],
+                      "): two dims it combines must be equal");
 }
 
 std::vector<int64_t> Instance::OutputShape(size_t k) const {
@@ -339,6 +358,15 @@ absl::Status Instance::DispatchError(uint32_t pc, int code) const {
                                                 ? " (a size is out of range for these inputs)"
                                                 : "",
                                             nodes));
+  }
+  const fb::Executable* e =
+      image_->module().executables()->Get(image_->module().functions()->Get(0)->bytecode()->Get(pc + 1));
+  if (e->kernel()->string_view() == "kiln_shape_check") {
+    // The compiler took a shape from the model's declaration; this run's
+    // shape-like input says otherwise.
+    return absl::InvalidArgumentError(absl::StrCat(
+        "module '", image_->origin(), "' +", pc,
+        ": a run-time shape input does not give the output shape the model declares", nodes));
   }
   return absl::InternalError(absl::StrCat("module '", image_->origin(), "' +", pc,
                                           ": kernel returned error code ", code, nodes));

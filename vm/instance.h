@@ -80,6 +80,8 @@ class Instance {
   absl::Status CheckBuffer(const fb::TensorDesc& desc, const HostTensor& t, const char* kind,
                            size_t index, const std::vector<int32_t>& dim_symbols) const;
   absl::Status GrowArena(uint64_t bytes);
+  // Why an IASSERT_EQ at `pc` failed, with the expressions and values.
+  std::string AssumptionMessage(uint32_t pc) const;
 
   std::shared_ptr<const ModuleImage> image_;
   std::vector<ResolvedExecutable> executables_;

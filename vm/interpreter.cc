@@ -39,6 +39,8 @@ namespace kiln::vm {
 #define KILN_EXEC_IDIV KILN_FAIL_IF(kiln_idiv(ir[op[1]], ir[op[2]], &ir[op[0]]))
 #define KILN_EXEC_IMIN KILN_FAIL_IF(kiln_imin(ir[op[1]], ir[op[2]], &ir[op[0]]))
 #define KILN_EXEC_IMAX KILN_FAIL_IF(kiln_imax(ir[op[1]], ir[op[2]], &ir[op[0]]))
+#define KILN_EXEC_IASSERT_EQ \
+  KILN_FAIL_IF(ir[op[0]] == ir[op[1]] ? KILN_OK : KILN_ERR_INVALID_ARGUMENT)
 #define KILN_EXEC_VIEW_INPUT_DYN                                                     \
   KILN_FAIL_IF(kiln_check_view(0, ir[op[2]], frame.input_capacity[op[1]]));          \
   r[op[0]] = const_cast<void*>(frame.inputs[op[1]]);                                 \
@@ -169,6 +171,7 @@ int EvaluateIntegers(const InterpreterFrame& frame, uint32_t code_words, uint32_
       case KILN_OP_IDIV: KILN_EXEC_IDIV; break;
       case KILN_OP_IMIN: KILN_EXEC_IMIN; break;
       case KILN_OP_IMAX: KILN_EXEC_IMAX; break;
+      case KILN_OP_IASSERT_EQ: KILN_EXEC_IASSERT_EQ; break;
       default: break;
     }
     pc += inst.length;

@@ -57,6 +57,12 @@ void BytecodeBuilder::IntConst(uint32_t ireg, int64_t value) {
   Emit64(static_cast<uint64_t>(value));
 }
 
+void BytecodeBuilder::IntAssertEq(uint32_t a, uint32_t b) {
+  Emit(KILN_OP_IASSERT_EQ);
+  Emit(a);
+  Emit(b);
+}
+
 void BytecodeBuilder::IntBinary(uint32_t opcode, uint32_t ireg, uint32_t a, uint32_t b) {
   Emit(opcode);
   Emit(ireg);

@@ -57,17 +57,18 @@ absl::Status LowerSlice(LoweringContext& ctx, const ir::Node& node) {
   absl::Status s = SliceParams(ctx.graph(), node, {}, x, &starts, &steps, &out);
   if (!s.ok()) return ctx.Invalid(node, std::string(s.message()));
   if (out != y) return ctx.Invalid(node, "slice geometry disagrees with the output shape");
-  const Shape xs = ContiguousStrides(x);
+  ir::DimPool& dims = ctx.dims();  // bounds and dims may be symbolic
+  const Shape xs = ContiguousStrides(x, dims);
   Shape ss(x.size());
   int64_t off = 0;
   for (size_t d = 0; d < x.size(); ++d) {
-    if (y[d] > 0) off += starts[d] * xs[d];
-    ss[d] = steps[d] * xs[d];
+    if (ir::IsSymbolic(y[d]) || y[d] > 0) off = dims.Add(off, dims.Mul(starts[d], xs[d]));
+    ss[d] = dims.Mul(steps[d], xs[d]);
   }
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
   return StridedCopy(ctx, node, bx, by, ElemBytes(ctx, node.inputs[0]), off, 0, y, ss,
-                     ContiguousStrides(y));
+                     ContiguousStrides(y, dims));
 }
 
 absl::Status LowerExpand(LoweringContext& ctx, const ir::Node& node) {

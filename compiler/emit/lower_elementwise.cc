@@ -18,22 +18,10 @@ absl::Status LowerBinary(LoweringContext& ctx, const ir::Node& node) {
   const size_t r = y.size();
   if (r > KILN_MAX_RANK) return ctx.Unimplemented(node, absl::StrCat("rank ", r, " is too high"));
   if (a.size() > r || b.size() > r) return ctx.Invalid(node, "operand rank exceeds output rank");
-  // Operands are right-aligned to the output; size-1 dims broadcast (stride 0).
-  auto strides = [&](const std::vector<int64_t>& s, std::vector<int64_t>* out) -> bool {
-    const std::vector<int64_t> cs = ContiguousStrides(s, ctx.dims());
-    out->assign(r, 0);
-    for (size_t d = 0; d < s.size(); ++d) {
-      const size_t od = r - s.size() + d;
-      if (s[d] == y[od]) {
-        (*out)[od] = s[d] == 1 ? 0 : cs[d];
-      } else if (s[d] != 1) {
-        return false;
-      }
-    }
-    return true;
-  };
   std::vector<int64_t> as, bs;
-  if (!strides(a, &as) || !strides(b, &bs)) return ctx.Invalid(node, "operands do not broadcast");
+  if (!BroadcastStrides(a, y, ctx.dims(), &as) || !BroadcastStrides(b, y, ctx.dims(), &bs)) {
+    return ctx.Invalid(node, "operands do not broadcast");
+  }
   int64_t op = KILN_BINARY_ADD;
   if (node.op_type == "Sub") op = KILN_BINARY_SUB;
   if (node.op_type == "Mul") op = KILN_BINARY_MUL;

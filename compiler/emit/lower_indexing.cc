@@ -49,9 +49,11 @@ absl::Status LowerGather(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding bi, ctx.Bind(node, node.inputs[1]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  ir::DimPool& dims = ctx.dims();  // sizes may be symbolic (indices checked at run time)
   return ctx.Dispatch(node, "gather",
-                      {ElemBytes(ctx, node.inputs[0]), ib, Prod(x, 0, axis), x[axis],
-                       Prod(x, axis + 1, x.size()), ir::ElementCount(idx)},
+                      {ElemBytes(ctx, node.inputs[0]), ib,
+                       dims.Product({x.begin(), x.begin() + axis}), x[axis],
+                       dims.Product({x.begin() + axis + 1, x.end()}), dims.Product(idx)},
                       {}, {bx, bi, by});
 }
 

@@ -99,11 +99,11 @@ absl::Status LowerMatMul(LoweringContext& ctx, const ir::Node& node) {
   if (a.size() == 1) a.insert(a.begin(), 1);
   if (b.size() == 1) b.push_back(1);
   const int64_t m = a[a.size() - 2], k = a.back(), n = b.back();
-  if (b[b.size() - 2] != k) return ctx.Invalid(node, "inner dimensions differ");
+  ir::DimPool& dims_pool = ctx.dims();
+  if (!dims_pool.SameDim(b[b.size() - 2], k)) return ctx.Invalid(node, "inner dimensions differ");
   const std::vector<int64_t> a_batch(a.begin(), a.end() - 2), b_batch(b.begin(), b.end() - 2);
   const size_t r = std::max(a_batch.size(), b_batch.size());
   if (r > KILN_MAX_RANK) return ctx.Unimplemented(node, "too many batch dimensions");
-  ir::DimPool& dims_pool = ctx.dims();
   const std::vector<int64_t> a_str = ContiguousStrides(a_batch, dims_pool);
   const std::vector<int64_t> b_str = ContiguousStrides(b_batch, dims_pool);
   std::vector<int64_t> dims(r), as(r, 0), bs(r, 0);
@@ -112,7 +112,9 @@ absl::Status LowerMatMul(LoweringContext& ctx, const ir::Node& node) {
     const size_t ad = d + a_batch.size(), bd = d + b_batch.size();  // right-aligned
     const int64_t da = ad >= r ? a_batch[ad - r] : 1;
     const int64_t db = bd >= r ? b_batch[bd - r] : 1;
-    if (da != db && da != 1 && db != 1) return ctx.Invalid(node, "batch dimensions do not broadcast");
+    if (!dims_pool.SameDim(da, db) && da != 1 && db != 1) {
+      return ctx.Invalid(node, "batch dimensions do not broadcast");
+    }
     dims[d] = da == 1 ? db : da;  // equal, or one of them broadcasts
     if (da != 1) as[d] = dims_pool.Mul(dims_pool.Mul(a_str[ad - r], m), k);
     if (db != 1) bs[d] = dims_pool.Mul(dims_pool.Mul(b_str[bd - r], k), n);

@@ -30,28 +30,12 @@ absl::Status RequireF32Input(LoweringContext& ctx, const ir::Node& node, size_t 
   return absl::OkStatus();
 }
 
-// Element strides of `in` read as the right-aligned broadcast to `out`
-// (0 along broadcast dims); false if it does not broadcast.
-bool BroadcastStrides(const Shape& in, const Shape& out, Shape* strides) {
-  if (in.size() > out.size()) return false;
-  const Shape cs = ContiguousStrides(in);
-  strides->assign(out.size(), 0);
-  for (size_t d = 0; d < in.size(); ++d) {
-    const size_t od = out.size() - in.size() + d;
-    if (in[d] == out[od]) {
-      (*strides)[od] = in[d] == 1 ? 0 : cs[d];
-    } else if (in[d] != 1) {
-      return false;
-    }
-  }
-  return true;
-}
-
 // A float32 copy of constant `c` broadcast to `shape` (e.g. an int exponent
 // of Pow, or a LayerNormalization scale stored with fewer dims).
-ir::ConstantPtr BroadcastConstantF32(const ir::ConstantData& c, const Shape& shape) {
+ir::ConstantPtr BroadcastConstantF32(const ir::ConstantData& c, const Shape& shape,
+                                     ir::DimPool& dims) {
   Shape strides;
-  if (!BroadcastStrides(c.shape, shape, &strides)) return nullptr;
+  if (!BroadcastStrides(c.shape, shape, dims, &strides)) return nullptr;
   auto out = std::make_shared<ir::ConstantData>();
   out->dtype = ir::DType::F32;
   out->shape = shape;
@@ -81,7 +65,7 @@ absl::Status LowerMathUnary(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, "unary_f32", {kind, ir::ElementCount(x)}, {alpha, beta}, {bx, by});
+  return ctx.Dispatch(node, "unary_f32", {kind, ctx.dims().Product(x)}, {alpha, beta}, {bx, by});
 }
 
 absl::Status LowerMathBinary(LoweringContext& ctx, const ir::Node& node) {
@@ -93,7 +77,7 @@ absl::Status LowerMathBinary(LoweringContext& ctx, const ir::Node& node) {
   const size_t r = y.size();
   if (r > KILN_MAX_RANK) return ctx.Unimplemented(node, absl::StrCat("rank ", r, " is too high"));
   Shape as, bs;
-  if (!BroadcastStrides(a, y, &as) || !BroadcastStrides(b, y, &bs)) {
+  if (!BroadcastStrides(a, y, ctx.dims(), &as) || !BroadcastStrides(b, y, ctx.dims(), &bs)) {
     return ctx.Invalid(node, "operands do not broadcast");
   }
   int64_t op = KILN_BINARY_POW;
@@ -109,7 +93,7 @@ absl::Status LowerMathBinary(LoweringContext& ctx, const ir::Node& node) {
   } else if (op == KILN_BINARY_POW && vb.constant) {
     // Pow allows an exponent of another type; a constant one converts here.
     bb = ctx.BindNewConstant(absl::StrCat(node.name, ".exponent"),
-                             BroadcastConstantF32(*vb.constant, b));
+                             BroadcastConstantF32(*vb.constant, b, ctx.dims()));
   } else {
     return ctx.Unimplemented(node, absl::StrCat("input '", vb.name, "' is ",
                                                 ir::DTypeName(vb.dtype),
@@ -276,7 +260,7 @@ absl::Status LowerLayerNorm(LoweringContext& ctx, const ir::Node& node) {
                                                   "' must have the normalised shape or be a constant"));
     }
     return ctx.BindNewConstant(absl::StrCat(node.name, ".param", k),
-                               BroadcastConstantF32(*v.constant, norm));
+                               BroadcastConstantF32(*v.constant, norm, ctx.dims()));
   };
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding bs, bind_param(1));

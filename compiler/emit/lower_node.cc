@@ -23,6 +23,7 @@ const LoweringTable& Table() {
     RegisterExtraLowerings(*t);
     RegisterConv3dLowerings(*t);  // after Spatial/NNExtra: wraps Conv, ConvTranspose
     RegisterMoreLowerings(*t);    // after Spatial/Extra: wraps MaxPool
+    RegisterShapeCheckLowerings(*t);
     RegisterTypedLowerings(*t);  // last: wraps Add/Sub/Mul/Div/Neg/Abs for non-float32
     return t;
   }();
@@ -55,6 +56,8 @@ bool WritesNothing(const LoweringContext& ctx, const ir::Node& node) {
 
 absl::Status LowerNode(LoweringContext& ctx, const ir::Node& node) {
   KILN_RETURN_IF_ERROR(compiler::CheckSymbolicSupport(ctx.graph(), node));
+  // Before the op (even an alias or an empty one): a run-time shape input.
+  KILN_RETURN_IF_ERROR(LowerShapeInputCheck(ctx, node));
   if (compiler::IsAliasNode(node)) return absl::OkStatus();  // shares its input's bytes
   if (WritesNothing(ctx, node)) return absl::OkStatus();
   const auto it = node.domain.empty() ? Table().find(node.op_type) : Table().end();

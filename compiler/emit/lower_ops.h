@@ -51,6 +51,10 @@ void RegisterExtraLowerings(LoweringTable& table);        // lower_extra.cc
 void RegisterTypedLowerings(LoweringTable& table);       // lower_typed.cc (after the others)
 void RegisterConv3dLowerings(LoweringTable& table);      // lower_conv3d.cc (wraps Conv, ConvTranspose)
 void RegisterMoreLowerings(LoweringTable& table);        // lower_more.cc (wraps MaxPool)
+void RegisterShapeCheckLowerings(LoweringTable& table);  // lower_shape_check.cc (ConstantOfShape)
+// A shape_check dispatch when `node`'s shape-like input is a run-time value
+// (passes/shape_rules_runtime.h); nothing otherwise. lower_shape_check.cc
+absl::Status LowerShapeInputCheck(LoweringContext& ctx, const ir::Node& node);
 
 }  // namespace kiln::compiler::emit
 

@@ -134,7 +134,7 @@ absl::Status LowerCast(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(int64_t dst, Code(ctx, node, node.outputs[0]));
   KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(auto b, BindAll(ctx, node, {0}));
-  return ctx.Dispatch(node, "cast", {src, dst, ir::ElementCount(x)}, {}, b);
+  return ctx.Dispatch(node, "cast", {src, dst, ctx.dims().Product(x)}, {}, b);
 }
 
 absl::Status LowerTypedUnary(LoweringContext& ctx, const ir::Node& node) {

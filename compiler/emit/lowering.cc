@@ -45,6 +45,22 @@ std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& shape, ir::Di
   return strides;
 }
 
+bool BroadcastStrides(const std::vector<int64_t>& in, const std::vector<int64_t>& out,
+                      ir::DimPool& dims, std::vector<int64_t>* strides) {
+  if (in.size() > out.size()) return false;
+  const std::vector<int64_t> cs = ContiguousStrides(in, dims);
+  strides->assign(out.size(), 0);
+  for (size_t d = 0; d < in.size(); ++d) {
+    const size_t od = out.size() - in.size() + d;
+    if (dims.SameDim(in[d], out[od])) {
+      (*strides)[od] = in[d] == 1 ? 0 : cs[d];
+    } else if (in[d] != 1) {
+      return false;
+    }
+  }
+  return true;
+}
+
 absl::Status LoweringContext::Error(absl::StatusCode code, const ir::Node& node,
                                     const std::string& msg) const {
   return absl::Status(code, absl::StrCat(graph_.source, ": node ", node.Describe(), ": ", msg));
@@ -171,7 +187,7 @@ absl::Status LoweringContext::Dispatch(const ir::Node& node, const std::string& 
     }
     // Encoded symbolic parameters become run-time patches of a zero.
     for (size_t k = 0; k < iparams.size(); ++k) {
-      if (!ir::IsSymbolic(iparams[k])) continue;
+      if (!graph_.dims.Known(iparams[k])) continue;  // a number, even in the encoded range
       p.patches.push_back({static_cast<uint32_t>(k), iparams[k]});
       iparams[k] = 0;
     }
@@ -191,7 +207,7 @@ absl::Status LoweringContext::Dispatch(const ir::Node& node, const std::string& 
     // symbolic one is written as the largest value ("the whole view").
     uint64_t bytes = keep ? bindings[k].bytes : static_cast<uint64_t>(bytes_override[k]);
     if ((keep && bindings[k].symbolic_bytes != 0) ||
-        (!keep && ir::IsSymbolic(bytes_override[k]))) {
+        (!keep && graph_.dims.Known(bytes_override[k]))) {
       bytes = UINT64_MAX;
     }
     exe.binding_bytes.push_back(bytes);
@@ -297,6 +313,11 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
   ShapeProgram shapes(graph_.dims, bc);
   if (ir::IsSymbolic(plan_.workspace_expr)) {
     module_.workspace_register = static_cast<int32_t>(shapes.Register(plan_.workspace_expr));
+  }
+  // Dims the compiler assumed equal (broadcasting S against min(S, 64), ...)
+  // are checked before anything runs.
+  for (const auto& [a, b] : graph_.dims.assumptions()) {
+    bc.IntAssertEq(shapes.Register(a), shapes.Register(b));
   }
   std::vector<uint32_t> input_reg, output_reg, const_reg;
   for (size_t k = 0; k < module_.inputs.size(); ++k) {

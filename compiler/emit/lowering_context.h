@@ -108,6 +108,10 @@ absl::Status LowerNode(LoweringContext& ctx, const ir::Node& node);
 std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& shape);
 // The same for a shape that may have symbolic dims.
 std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& shape, ir::DimPool& dims);
+// Element strides of `in` read as its right-aligned numpy broadcast to `out`
+// (0 along broadcast dims); false if it does not broadcast.
+bool BroadcastStrides(const std::vector<int64_t>& in, const std::vector<int64_t>& out,
+                      ir::DimPool& dims, std::vector<int64_t>* strides);
 
 }  // namespace kiln::compiler::emit
 

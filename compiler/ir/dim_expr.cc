@@ -54,7 +54,11 @@ int64_t DimPool::Symbol(const std::string& name) {
 }
 
 DimPool::Poly DimPool::ToPoly(int64_t dim) const {
-  if (IsSymbolic(dim)) return polys_[kSymbolicBase - dim];
+  if (IsSymbolic(dim)) {
+    if (Known(dim)) return polys_[kSymbolicBase - dim];
+    ok_ = false;  // a number in the encoded range, not an expression
+    return {};
+  }
   if (dim == 0) return {};
   return {Term{{}, dim}};
 }
@@ -205,11 +209,45 @@ int64_t DimPool::Max(int64_t a, int64_t b) {
 }
 
 bool DimPool::SplitMonomial(int64_t dim, int64_t* coeff, int64_t* monomial) {
-  if (!IsSymbolic(dim)) return false;
+  if (!Known(dim)) return false;
   const Poly p = PolyOf(dim);  // a copy: Intern may grow polys_
   if (p.size() != 1 || p[0].atoms.empty() || p[0].coeff <= 0) return false;
   *coeff = p[0].coeff;
   *monomial = Intern({Term{p[0].atoms, 1}});
+  return true;
+}
+
+int64_t DimPool::AssumeEqual(int64_t a, int64_t b) {
+  if (a == b) return a;
+  if (!SameDim(a, b)) assumptions_.push_back({a, b});
+  // Prefer a static dim, else the simpler expression (S over min(S, 64)).
+  if (!IsSymbolic(a) || !IsSymbolic(b)) return IsSymbolic(a) ? b : a;
+  return ToString(b).size() < ToString(a).size() ? b : a;
+}
+
+bool DimPool::SameDim(int64_t a, int64_t b) const {
+  if (a == b) return true;
+  for (const auto& [x, y] : assumptions_) {
+    if ((x == a && y == b) || (x == b && y == a)) return true;
+  }
+  return false;
+}
+
+bool DimPool::KnownNonNegative(int64_t dim) const {
+  if (!IsSymbolic(dim)) return dim >= 0;
+  if (!Known(dim)) return false;
+  for (const Term& t : PolyOf(dim)) {
+    if (t.coeff < 0) return false;
+    for (int32_t id : t.atoms) {
+      const Atom& atom = atoms_[id];
+      if (atom.kind == AtomKind::kSymbol) continue;
+      if (atom.kind == AtomKind::kMax) {
+        if (!KnownNonNegative(atom.a) && !KnownNonNegative(atom.b)) return false;
+      } else if (!KnownNonNegative(atom.a) || !KnownNonNegative(atom.b)) {
+        return false;
+      }
+    }
+  }
   return true;
 }
 
@@ -225,7 +263,7 @@ std::string DimPool::AtomString(int32_t id) const {
 }
 
 std::string DimPool::ToString(int64_t dim) const {
-  if (!IsSymbolic(dim)) return absl::StrCat(dim);
+  if (!Known(dim)) return absl::StrCat(dim);
   std::vector<std::string> terms;
   // Highest-degree terms first reads naturally ("3*N + 1").
   const Poly& p = PolyOf(dim);
@@ -239,7 +277,7 @@ std::string DimPool::ToString(int64_t dim) const {
 }
 
 int64_t DimPool::Evaluate(int64_t dim, const std::vector<int64_t>& values) const {
-  if (!IsSymbolic(dim)) return dim;
+  if (!Known(dim)) return dim;
   int64_t sum = 0;
   for (const Term& t : PolyOf(dim)) {
     int64_t v = t.coeff;

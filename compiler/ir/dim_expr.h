@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kiln::ir {
@@ -26,6 +27,13 @@ inline bool IsSymbolic(int64_t dim) { return dim <= kSymbolicBase; }
 
 class DimPool {
  public:
+  // Whether `dim` encodes an expression of this pool. Values from constants
+  // (a Slice bound of INT64_MIN, say) may fall in the encoded range without
+  // being one: code reading such values asks Known, not IsSymbolic.
+  bool Known(int64_t dim) const {
+    return IsSymbolic(dim) && static_cast<uint64_t>(kSymbolicBase - dim) < polys_.size();
+  }
+
   // The dim for symbol `name` (created on first use).
   int64_t Symbol(const std::string& name);
   const std::vector<std::string>& symbols() const { return symbols_; }
@@ -40,6 +48,18 @@ class DimPool {
   int64_t Min(int64_t a, int64_t b);
   int64_t Max(int64_t a, int64_t b);
   int64_t Product(const std::vector<int64_t>& dims);
+
+  // Broadcasting two different dims neither of which is 1 (S against
+  // min(S, 64), N against 8): ONNX requires them equal at run time, so the
+  // result is `a` (or the static one) and the pair is recorded; the emitter
+  // turns each recorded pair into a run-time check (IASSERT_EQ).
+  int64_t AssumeEqual(int64_t a, int64_t b);
+  bool SameDim(int64_t a, int64_t b) const;
+  const std::vector<std::pair<int64_t, int64_t>>& assumptions() const { return assumptions_; }
+
+  // Whether `dim` is >= 0 for every symbol value (symbols are >= 1): a
+  // polynomial with non-negative coefficients over such atoms.
+  bool KnownNonNegative(int64_t dim) const;
 
   // False once any arithmetic overflowed (coefficients beyond 2^50, or a
   // static result beyond int64); the caller reports the node.
@@ -65,6 +85,7 @@ class DimPool {
   };
   // Terms sorted by atoms, no zero coefficients; the constant term (if any) first.
   using Poly = std::vector<Term>;
+  // Requires Known(dim).
   const Poly& PolyOf(int64_t dim) const { return polys_[kSymbolicBase - dim]; }
   const Atom& AtomAt(int32_t id) const { return atoms_[id]; }
   // A single term c*m with c > 0 (m not empty): how the memory planner groups
@@ -82,7 +103,8 @@ class DimPool {
   std::map<std::string, int32_t> atom_ids_;
   std::vector<Poly> polys_;
   std::map<std::string, int64_t> poly_ids_;
-  bool ok_ = true;
+  std::vector<std::pair<int64_t, int64_t>> assumptions_;
+  mutable bool ok_ = true;  // ToPoly of an unknown encoded dim clears it
 };
 
 }  // namespace kiln::ir

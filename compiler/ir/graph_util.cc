@@ -47,7 +47,7 @@ ConstantPtr MakeI64Constant(std::vector<int64_t> shape, const std::vector<int64_
 }
 
 bool BroadcastShapes(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
-                     std::vector<int64_t>* out) {
+                     std::vector<int64_t>* out, DimPool* dims) {
   const size_t rank = std::max(a.size(), b.size());
   std::vector<int64_t> result(rank);
   for (size_t k = 0; k < rank; ++k) {
@@ -57,6 +57,8 @@ bool BroadcastShapes(const std::vector<int64_t>& a, const std::vector<int64_t>& 
       result[k] = da;
     } else if (da == 1) {
       result[k] = db;
+    } else if (dims != nullptr && (IsSymbolic(da) || IsSymbolic(db))) {
+      result[k] = dims->AssumeEqual(da, db);  // checked at run time
     } else {
       return false;
     }

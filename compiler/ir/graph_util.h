@@ -26,8 +26,10 @@ ConstantPtr MakeConstant(DType dtype, std::vector<int64_t> shape, std::vector<ui
 ConstantPtr MakeI64Constant(std::vector<int64_t> shape, const std::vector<int64_t>& values);
 
 // Numpy multidirectional broadcast of two shapes; false if incompatible.
+// With `dims`, two different dims (neither 1) where one is symbolic are
+// assumed equal and checked at run time (DimPool::AssumeEqual).
 bool BroadcastShapes(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
-                     std::vector<int64_t>* out);
+                     std::vector<int64_t>* out, DimPool* dims = nullptr);
 
 // Rebuilds the node list in order: `expand` either appends replacement nodes
 // for a node (and returns true) or leaves it to be kept as it is. Producers

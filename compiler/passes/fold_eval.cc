@@ -459,6 +459,12 @@ absl::StatusOr<std::vector<ConstantPtr>> EvaluateNode(const ir::Graph& graph, co
   // symbolic shape values (or Shape of a symbolic tensor) stays symbolic.
   if (TouchesSymbols(graph, node, &known)) {
     if (!FoldsSymbolicValues(node)) return std::vector<ConstantPtr>{};
+    // A result of symbolic shape is a run-time tensor, not a shape value.
+    for (ir::ValueId out : node.outputs) {
+      if (out != ir::kNoValue && HasSymbolicDims(graph.value(out).shape)) {
+        return std::vector<ConstantPtr>{};
+      }
+    }
     absl::StatusOr<std::vector<ConstantPtr>> folded = EvaluateNodeUnchecked(graph, node, known);
     if (!folded.ok()) return folded;
     for (ConstantPtr& c : *folded) {

@@ -19,6 +19,7 @@
 #include "compiler/passes/shape_rules_typed.h"
 #include "compiler/passes/shape_rules_extra.h"
 #include "compiler/passes/shape_rules_more.h"
+#include "compiler/passes/shape_rules_runtime.h"
 #include "compiler/passes/symbolic_support.h"
 
 namespace kiln::compiler {
@@ -60,7 +61,7 @@ absl::Status Broadcast(Ctx& c, const std::vector<size_t>& ins, Shape* out) {
   Shape acc = c.S(ins[0]);
   for (size_t k = 1; k < ins.size(); ++k) {
     Shape next;
-    if (!ir::BroadcastShapes(acc, c.S(ins[k]), &next)) {
+    if (!ir::BroadcastShapes(acc, c.S(ins[k]), &next, &c.dims())) {
       std::vector<std::string> shapes;
       for (size_t i : ins) shapes.push_back(ShapeStr(c.S(i)));
       return c.Err(absl::StrCat("shapes ", absl::StrJoin(shapes, " and "),
@@ -142,12 +143,13 @@ absl::Status MatMul(Ctx& c) {
   const bool a_vec = a.size() == 1, b_vec = b.size() == 1;
   if (a_vec) a.insert(a.begin(), 1);
   if (b_vec) b.push_back(1);
-  if (a.back() != b[b.size() - 2]) {
-    return c.Err(absl::StrCat("inner dimensions differ: ", ShapeStr(c.S(0)), " x ",
-                              ShapeStr(c.S(1))));
+  if (!c.dims().SameDim(a.back(), b[b.size() - 2])) {
+    return c.Err(absl::StrCat("inner dimensions differ: ", SymbolicShapeStr(c.graph(), c.S(0)),
+                              " x ", SymbolicShapeStr(c.graph(), c.S(1))));
   }
   Shape batch;
-  if (!ir::BroadcastShapes(Shape(a.begin(), a.end() - 2), Shape(b.begin(), b.end() - 2), &batch)) {
+  if (!ir::BroadcastShapes(Shape(a.begin(), a.end() - 2), Shape(b.begin(), b.end() - 2), &batch,
+                           &c.dims())) {
     return c.Err(absl::StrCat("batch dimensions of ", ShapeStr(c.S(0)), " and ",
                               ShapeStr(c.S(1)), " cannot be broadcast"));
   }
@@ -358,10 +360,10 @@ absl::Status Reshape(Ctx& c) {
     if (d == -1) {
       if (infer_at >= 0) return c.Err(absl::StrCat("shape ", spec_text, " has two -1"));
       infer_at = static_cast<int64_t>(i);
-    } else if (d < 0 && !ir::IsSymbolic(d)) {
+    } else if (d < 0 && !dims.Known(d)) {
       return c.Err(absl::StrCat("shape ", spec_text, " has invalid entry ", d));
     } else {
-      if (!ir::IsSymbolic(d) && !ir::IsSymbolic(known) && d != 0 &&
+      if (!dims.Known(d) && !dims.Known(known) && d != 0 &&
           known > std::numeric_limits<int64_t>::max() / d) {
         return c.Err(absl::StrCat("shape ", spec_text, " has more elements than int64 holds"));
       }
@@ -500,7 +502,9 @@ absl::Status Gather(Ctx& c) {
   Shape out(x.begin(), x.begin() + axis);
   out.insert(out.end(), c.S(1).begin(), c.S(1).end());
   out.insert(out.end(), x.begin() + axis + 1, x.end());
-  if (const ConstantData* idx = c.C(1)) {
+  // Constant indices are checked now when the axis is static (the kernel
+  // checks every index at run time anyway).
+  if (const ConstantData* idx = c.C(1); idx && !ir::IsSymbolic(x[axis])) {
     for (int64_t i = 0; i < idx->element_count(); ++i) {
       const int64_t v = idx->IntAt(i);
       if (v < -x[axis] || v >= x[axis]) {
@@ -624,14 +628,52 @@ const std::map<std::string, Rule>& Rules() {
 
 }  // namespace
 
+namespace {
+
+// One axis of a Slice where the dim or a bound is symbolic: a positive step,
+// and bounds that are static or known non-negative (a symbolic bound like S
+// is clamped to the dim with a run-time minimum).
+absl::Status SymbolicSliceAxis(ir::DimPool& dims, int64_t d, int64_t start, int64_t end,
+                               int64_t step, int64_t* start_out, int64_t* len_out) {
+  if (step < 0) {
+    return absl::UnimplementedError("a negative or symbolic step over a symbolic dim is not supported yet");
+  }
+  auto clamp = [&](int64_t v) -> absl::StatusOr<int64_t> {
+    if (dims.Known(v)) {
+      if (!dims.KnownNonNegative(v)) {
+        return absl::UnimplementedError(absl::StrCat("slice bound ", dims.ToString(v),
+                                                     " may be negative"));
+      }
+      return dims.Min(v, d);
+    }
+    if (v >= ShapeRuleContext::kMaxDim) return d;  // "to the end" (INT64_MAX and the like)
+    if (v <= -ShapeRuleContext::kMaxDim) return 0;  // "from the start" (INT64_MIN, ...)
+    if (v < 0) return dims.Min(dims.Max(dims.Add(d, v), 0), d);
+    return dims.Min(v, d);
+  };
+  absl::StatusOr<int64_t> s = clamp(start), e = clamp(end);
+  if (!s.ok()) return s.status();
+  if (!e.ok()) return e.status();
+  const int64_t span = dims.Sub(*e, *s);
+  const int64_t len = dims.CeilDiv(span, step);
+  *start_out = *s;
+  *len_out = dims.KnownNonNegative(span) ? len : dims.Max(len, 0);
+  return dims.ok() ? absl::OkStatus()
+                   : absl::InvalidArgumentError("symbolic slice arithmetic overflows");
+}
+
+}  // namespace
+
 absl::Status SliceParams(const ir::Graph& graph, const ir::Node& node,
                          const std::vector<ir::ConstantPtr>& known, const Shape& x,
                          Shape* starts_out, Shape* steps_out, Shape* out_shape) {
+  bool symbolic_bounds = false;
   auto get = [&](size_t k, Shape* out) -> bool {
     if (k >= node.inputs.size() || node.inputs[k] == ir::kNoValue) return false;
     const ir::ValueId id = node.inputs[k];
     const ConstantData* c = static_cast<size_t>(id) < known.size() && known[id]
                                 ? known[id].get() : graph.value(id).constant.get();
+    if (c != nullptr && c->symbolic && k <= 2) symbolic_bounds = true;
     out->clear();
     for (int64_t i = 0; c && i < c->element_count(); ++i) out->push_back(c->IntAt(i));
     return c != nullptr;
@@ -662,6 +704,15 @@ absl::Status SliceParams(const ir::Graph& graph, const ir::Node& node,
     if (!seen.insert(a).second) return absl::InvalidArgumentError(absl::StrCat("axis ", a, " repeats"));
     const int64_t d = x[a], step = steps[i];
     if (step == 0) return absl::InvalidArgumentError("step is zero");
+    // Bounds count as symbolic only from a symbolic value (a static bound may
+    // be INT64_MIN, inside the encoded range); steps are never symbolic.
+    if (ir::IsSymbolic(d) || (symbolic_bounds && (graph.dims.Known(starts[i]) ||
+                                                  graph.dims.Known(ends[i])))) {
+      KILN_RETURN_IF_ERROR(SymbolicSliceAxis(graph.dims, d, starts[i], ends[i], step,
+                                             &(*starts_out)[a], &(*out_shape)[a]));
+      (*steps_out)[a] = step;
+      continue;
+    }
     int64_t s = starts[i], e = ends[i];
     if (s < 0) s += d;
     if (e < 0) e += d;
@@ -691,6 +742,7 @@ absl::Status InferNodeShapes(ir::Graph& graph, ir::NodeId id,
     return c.Err("ops outside the default ONNX domain are not supported");
   }
   KILN_RETURN_IF_ERROR(CheckSymbolicSupport(graph, node, &known));
+  if (absl::Status s; InferRuntimeShapeInput(graph, node, known, &s)) return s;  // shape_rules_runtime.cc
   if (node.op_type == "Slice") return Slice(c, graph, known);
   if (absl::Status s; InferMathShapes(graph, node, known, &s)) return s;  // shape_rules_math.cc
   if (absl::Status s; InferMovementShapes(graph, node, known, &s)) return s;  // shape_rules_movement.cc

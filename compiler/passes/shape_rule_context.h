@@ -69,7 +69,7 @@ class ShapeRuleContext {
     // Symbolic dims (ir/dim_expr.h) are checked at run time; the static
     // ones must be in range, alone and multiplied together.
     Shape static_dims;
-    for (int64_t d : shape) static_dims.push_back(ir::IsSymbolic(d) ? 1 : d);
+    for (int64_t d : shape) static_dims.push_back(g_.dims.Known(d) ? 1 : d);
     for (int64_t d : static_dims) {
       if (d < 0) return Err(absl::StrCat("computed an invalid output shape ", ir::ShapeStr(shape)));
       if (d > kMaxDim || ir::ElementCount(static_dims) < 0) {

@@ -17,17 +17,22 @@ const std::set<std::string>& SymbolicOps() {
       "BatchNormalization", "Flatten", "Gemm", "Add", "Sub", "Mul", "Div",
       "Relu", "Sigmoid", "Tanh", "Clip", "Identity", "Dropout", "Softmax", "Shape",
       "Transpose", "Split", "MatMul", "ReduceMean", "Pow", "Sqrt", "Reshape", "Unsqueeze",
-      "Squeeze", "LayerNormalization"};
+      "Squeeze", "LayerNormalization", "Gather", "Slice", "Cast", "Erf", "Exp", "Log", "Neg",
+      "Abs", "Reciprocal", "LeakyRelu", "HardSigmoid", "HardSwish", "Elu", "Softplus"};
   return *ops;
 }
 
-// Ops that read symbolic shape values: the element movers constant folding
-// evaluates (FoldsSymbolicValues), and Reshape, whose shape rule reads them.
-const std::set<std::string>& ShapeValueOps() {
-  static const auto* ops = new std::set<std::string>{
-      "Shape", "Gather", "Unsqueeze", "Squeeze", "Concat", "Identity", "Slice", "Reshape",
-      "Flatten", "Cast"};
-  return *ops;
+// Ops that read symbolic shape values, and which inputs may carry them: the
+// element movers constant folding evaluates (FoldsSymbolicValues) take them
+// as data only (a symbolic Slice bound or Gather index would be read as a
+// number), and Reshape's rule reads them as its shape.
+bool TakesSymbolicValueAt(const std::string& op, size_t input) {
+  static const auto* data_only = new std::set<std::string>{
+      "Shape", "Gather", "Unsqueeze", "Squeeze", "Identity", "Slice", "Flatten", "Cast"};
+  if (op == "Concat") return true;
+  if (op == "Reshape") return input <= 1;
+  if (op == "Slice") return input <= 2;  // data, starts, ends (SliceParams clamps them)
+  return data_only->count(op) != 0 && input == 0;
 }
 
 const ir::ConstantData* ConstantOf(const ir::Graph& graph, ir::ValueId v,
@@ -73,17 +78,23 @@ bool TouchesSymbols(const ir::Graph& graph, const ir::Node& node,
 }
 
 bool FoldsSymbolicValues(const ir::Node& node) {
-  return node.domain.empty() && ShapeValueOps().count(node.op_type) != 0 &&
-         node.op_type != "Cast";  // a cast to a narrower type would cut encoded dims
+  // A cast to a narrower type would cut encoded dims.
+  return node.domain.empty() && node.op_type != "Cast" && TakesSymbolicValueAt(node.op_type, 0);
 }
 
 absl::Status CheckSymbolicSupport(const ir::Graph& graph, const ir::Node& node,
                                   const std::vector<ir::ConstantPtr>* known) {
   if (graph.dims.empty()) return absl::OkStatus();
-  if (ReadsSymbolicValue(graph, node, known) && ShapeValueOps().count(node.op_type) == 0) {
+  for (size_t k = 0; k < node.inputs.size(); ++k) {
+    if (node.inputs[k] == ir::kNoValue) continue;
+    const ir::ConstantData* c = ConstantOf(graph, node.inputs[k], known);
+    if (c == nullptr || !c->symbolic || (node.domain.empty() && TakesSymbolicValueAt(node.op_type, k))) {
+      continue;
+    }
     return absl::UnimplementedError(absl::StrCat(
-        graph.source, ": node ", node.Describe(), ": ", node.op_type,
-        " reads a value computed from symbolic dimensions, which it does not support yet"));
+        graph.source, ": node ", node.Describe(), ": input ", k, " ('",
+        graph.value(node.inputs[k]).name, "') is computed from symbolic dimensions, which ",
+        node.op_type, " does not support there yet"));
   }
   if (!HasSymbolicShape(graph, node) || SymbolicOps().count(node.op_type) != 0) {
     return absl::OkStatus();

@@ -43,8 +43,13 @@ if "$PY" -c "import torch" 2> /dev/null; then
     fail "generating ${missing#,} (log: $WORK/generate.log)"
     tail -n 20 "$WORK/generate.log"
   fi
+  if [ ! -f "$GEN/bert_dynseq.onnx" ] &&
+     ! "$PY" "$DYN/generate_bert.py" --out "$GEN" > "$WORK/generate_bert.log" 2>&1; then
+    fail "generating bert_dynseq (log: $WORK/generate_bert.log)"
+    tail -n 20 "$WORK/generate_bert.log"
+  fi
 else
-  echo "SKIP resnet18_dynbatch, transformer_dynseq: torch is not importable by $PY"
+  echo "SKIP resnet18_dynbatch, transformer_dynseq, bert_dynseq: torch is not importable by $PY"
 fi
 
 # run_model NAME DIR SIZES REQUIRED: compile once, then VM and AOT at each size.
@@ -74,9 +79,19 @@ run_model() {
   fi
   local size
   for size in $sizes; do
-    local in="$dir/$model.$size.input.npy" ref="$dir/$model.$size.output.npy"
-    if "$KILN" run "$out/$model.kiln" --input "$in" --output "$out/vm.$size.npy" > "$out/vm.$size.log" 2>&1 &&
-       "$out/aot/dyn_run" --input "$in" --output "$out/aot.$size.npy" > "$out/aot.$size.log" 2>&1 &&
+    local ref="$dir/$model.$size.output.npy" in=()
+    # One input (NAME.S.input.npy) or several (NAME.S.input0.npy, ...).
+    if [ -f "$dir/$model.$size.input.npy" ]; then
+      in=(--input "$dir/$model.$size.input.npy")
+    else
+      local k=0
+      while [ -f "$dir/$model.$size.input$k.npy" ]; do
+        in+=(--input "$dir/$model.$size.input$k.npy")
+        k=$((k + 1))
+      done
+    fi
+    if "$KILN" run "$out/$model.kiln" "${in[@]}" --output "$out/vm.$size.npy" > "$out/vm.$size.log" 2>&1 &&
+       "$out/aot/dyn_run" "${in[@]}" --output "$out/aot.$size.npy" > "$out/aot.$size.log" 2>&1 &&
        "$PY" "$SRC/scripts/compare_npy.py" --label "$model@$size vm:  " "$ref" "$out/vm.$size.npy" &&
        "$PY" "$SRC/scripts/compare_npy.py" --label "$model@$size aot: " "$ref" "$out/aot.$size.npy" &&
        "$PY" "$SRC/scripts/compare_npy.py" --tol 1e-5 --label "$model@$size vm-vs-aot: " \
@@ -97,6 +112,26 @@ fi
 run_model attention_dynseq "$DYN" "1 3 10" yes
 if [ -f "$GEN/transformer_dynseq.onnx" ]; then
   run_model transformer_dynseq "$GEN" "1 7 64 128" yes
+fi
+# A BERT-style encoder exported with a dynamic sequence axis: its Shape/Gather
+# chains fold, the position ids are sliced to S, and broadcasting the word
+# and position embeddings makes S == min(S, 64) a run-time requirement.
+if [ -f "$GEN/bert_dynseq.onnx" ]; then
+  run_model bert_dynseq "$GEN" "7 33 64" yes
+  if [ -x "$WORK/bert_dynseq/aot/dyn_run" ]; then
+    for runner in vm aot; do
+      if [ $runner = vm ]; then cmd=("$KILN" run "$WORK/bert_dynseq/bert_dynseq.kiln");
+      else cmd=("$WORK/bert_dynseq/aot/dyn_run"); fi
+      if "${cmd[@]}" --input "$GEN/bert_dynseq.70.input0.npy" --input "$GEN/bert_dynseq.70.input1.npy" \
+           --output "$WORK/bert70.npy" > "$WORK/bert70.$runner.log" 2>&1; then
+        fail "bert_dynseq at S=70 (> 64 positions): $runner accepted it"
+      else
+        echo "ok   bert_dynseq@70 refused by $runner: $(tail -n 1 "$WORK/bert70.$runner.log")"
+      fi
+    done
+    grep -q "requirement S == min(S, 64)" "$WORK/bert70.vm.log" ||
+      fail "bert_dynseq@70: the VM's message does not state the requirement"
+  fi
 fi
 
 # expect_refused NAME NEEDLE RUNNER ARGS...: non-zero exit, message containing NEEDLE.

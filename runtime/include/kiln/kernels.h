@@ -575,6 +575,35 @@ KILN_DECLARE_KERNEL(signal_window)
  * fparams: none. */
 KILN_DECLARE_KERNEL(mel_weight_matrix)
 
+/* shape_check: checks a shape-like run-time input against the output shape
+ * the compiler fixed from the model's declared shape; KILN_OK when the value,
+ * resolved with the op's ONNX semantics, gives exactly that shape, else
+ * KILN_ERR_INVALID_ARGUMENT. Writes nothing.
+ * bindings: [0] v [count] (int64/int32; any non-bool numeric dtype for
+ *           EXACT, floats truncated toward zero as OneHot's depth)
+ * iparams (6 + IR + OR): mode dtype count flag IR OR  in_dims[IR] out_dims[OR]
+ *   mode (kiln_shape_check_mode):
+ *   RESHAPE   v is Reshape's shape (0 copies in_dims[i] unless flag =
+ *             allowzero is 1; one -1 inferred) and must resolve to out_dims;
+ *   SQUEEZE   v are distinct unit axes of in_dims (negative from the back; an
+ *             empty v drops every unit axis) whose removal gives out_dims;
+ *   UNSQUEEZE v are distinct axes of out_dims where unit dims are inserted;
+ *   EXPAND    in_dims broadcast with v gives out_dims;
+ *   TILE      in_dims[d] * v[d] = out_dims[d], v[d] >= 0;
+ *   EXACT     v = out_dims (Split sizes, ConstantOfShape dims, OneHot depth).
+ *   IR, OR, count <= KILN_SHAPE_CHECK_MAX_LEN.
+ * fparams: none. */
+typedef enum kiln_shape_check_mode {
+  KILN_SHAPE_CHECK_RESHAPE = 0,
+  KILN_SHAPE_CHECK_SQUEEZE = 1,
+  KILN_SHAPE_CHECK_UNSQUEEZE = 2,
+  KILN_SHAPE_CHECK_EXPAND = 3,
+  KILN_SHAPE_CHECK_TILE = 4,
+  KILN_SHAPE_CHECK_EXACT = 5,
+} kiln_shape_check_mode;
+#define KILN_SHAPE_CHECK_MAX_LEN 1024
+KILN_DECLARE_KERNEL(shape_check)
+
 #undef KILN_DECLARE_KERNEL
 
 #ifdef __cplusplus

@@ -1,0 +1,126 @@
+// Run-time shape-like inputs (passes/shape_rules_runtime.h): the shape_check
+// dispatch that verifies the value before the op's own dispatches, and
+// ConstantOfShape filled by a kernel when its dims arrive at run time.
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/emit/lower_ops.h"
+#include "compiler/ir/graph.h"
+#include "compiler/passes/shape_rules_runtime.h"
+#include "kiln/kernels.h"
+
+namespace kiln::compiler::emit {
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+// The kernel mode for `op` and the dims it compares with (in, out).
+absl::Status CheckParams(LoweringContext& ctx, const ir::Node& node, int64_t* mode, Shape* in,
+                         Shape* out) {
+  const std::string& op = node.op_type;
+  in->clear();
+  if (op == "Split") {
+    *mode = KILN_SHAPE_CHECK_EXACT;
+    *out = node.GetInts("kiln.split", {});
+    if (out->size() != node.outputs.size()) return ctx.Invalid(node, "split sizes are missing");
+    return absl::OkStatus();
+  }
+  KILN_ASSIGN_OR_RETURN(*out, ctx.OutputShape(node, 0));
+  if (op == "ConstantOfShape") {
+    *mode = KILN_SHAPE_CHECK_EXACT;
+    return absl::OkStatus();
+  }
+  KILN_ASSIGN_OR_RETURN(*in, ctx.InputShape(node, 0));
+  if (op == "OneHot") {
+    const int64_t r = static_cast<int64_t>(out->size());
+    int64_t axis = node.GetInt("axis", -1);
+    if (axis < 0) axis += r;
+    if (axis < 0 || axis >= r) return ctx.Invalid(node, "axis is out of range");
+    *mode = KILN_SHAPE_CHECK_EXACT;
+    *out = {(*out)[axis]};
+    in->clear();
+  } else if (op == "Reshape") {
+    *mode = KILN_SHAPE_CHECK_RESHAPE;
+  } else if (op == "Squeeze") {
+    *mode = KILN_SHAPE_CHECK_SQUEEZE;
+  } else if (op == "Unsqueeze") {
+    *mode = KILN_SHAPE_CHECK_UNSQUEEZE;
+  } else if (op == "Expand") {
+    *mode = KILN_SHAPE_CHECK_EXPAND;
+  } else if (op == "Tile") {
+    *mode = KILN_SHAPE_CHECK_TILE;
+  } else {
+    return ctx.Unimplemented(node, "no run-time shape check for this op");
+  }
+  return absl::OkStatus();
+}
+
+// Fills the output with the `value` attribute (default float 0) by copying
+// a block of B copies of it, B = ceil(n / 4096), with a stride-0 outer dim:
+// strided_copy allows 4096 passes over what it reads.
+absl::Status LowerConstantOfShape(LoweringContext& ctx, const ir::Node& node) {
+  KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
+  KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, y, "the output shape"));
+  const ir::Value& out = ctx.value(node.outputs[0]);
+  const size_t eb = ir::DTypeSize(out.dtype);
+  if (eb == 0) return ctx.Unimplemented(node, "unsupported output dtype");
+  const int64_t n = ir::ElementCount(y);
+  if (n <= 0) return absl::OkStatus();
+  std::vector<uint8_t> one(eb, 0);
+  auto it = node.attributes.find("value");
+  if (it != node.attributes.end() && it->second.tensor) {
+    const ir::ConstantData& v = *it->second.tensor;
+    if (v.dtype != out.dtype || v.bytes.size() != eb) {
+      return ctx.Invalid(node, "value must hold one element of the output dtype");
+    }
+    one = v.bytes;
+  }
+  const int64_t block = (n + 4095) / 4096, rows = n / block, rest = n % block;
+  auto data = std::make_shared<ir::ConstantData>();
+  data->dtype = out.dtype;
+  data->shape = {block};
+  for (int64_t k = 0; k < block; ++k) data->bytes.insert(data->bytes.end(), one.begin(), one.end());
+  const Binding bc = ctx.BindNewConstant(absl::StrCat(node.name, ".fill"), data);
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  const int64_t e = static_cast<int64_t>(eb);
+  KILN_RETURN_IF_ERROR(ctx.Dispatch(node, "strided_copy", {e, 2, 0, 0, rows, block, 0, 1, block, 1},
+                                    {}, {bc, by}));
+  if (rest == 0) return absl::OkStatus();
+  return ctx.Dispatch(node, "strided_copy", {e, 1, 0, rows * block, rest, 1, 1}, {}, {bc, by});
+}
+
+}  // namespace
+
+absl::Status LowerShapeInputCheck(LoweringContext& ctx, const ir::Node& node) {
+  const int k = compiler::RuntimeShapeInput(ctx.graph(), node);
+  if (k < 0) return absl::OkStatus();
+  const ir::ValueId v = node.inputs[k];
+  KILN_ASSIGN_OR_RETURN(auto vshape, ctx.InputShape(node, static_cast<size_t>(k)));
+  KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, vshape, "the shape-like input's shape"));
+  int64_t mode = 0;
+  Shape in, out;
+  KILN_RETURN_IF_ERROR(CheckParams(ctx, node, &mode, &in, &out));
+  KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, in, "the input shape"));
+  KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, out, "the output shape"));
+  const int64_t count = ir::ElementCount(vshape);
+  if (count > KILN_SHAPE_CHECK_MAX_LEN || in.size() > KILN_SHAPE_CHECK_MAX_LEN ||
+      out.size() > KILN_SHAPE_CHECK_MAX_LEN) {
+    return ctx.Unimplemented(node, "the shape-like input or the rank is too long to check");
+  }
+  std::vector<int64_t> ip = {mode,
+                             static_cast<int64_t>(ctx.value(v).dtype),
+                             count,
+                             node.GetInt("allowzero", 0) != 0 ? 1 : 0,
+                             static_cast<int64_t>(in.size()),
+                             static_cast<int64_t>(out.size())};
+  ip.insert(ip.end(), in.begin(), in.end());
+  ip.insert(ip.end(), out.begin(), out.end());
+  KILN_ASSIGN_OR_RETURN(Binding b, ctx.Bind(node, v));
+  return ctx.Dispatch(node, "shape_check", std::move(ip), {}, {b});
+}
+
+void RegisterShapeCheckLowerings(LoweringTable& table) {
+  table["ConstantOfShape"] = LowerConstantOfShape;
+}
+
+}  // namespace kiln::compiler::emit

@@ -1,0 +1,240 @@
+#include "compiler/passes/shape_rules_runtime.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/ir/graph_util.h"
+#include "compiler/passes/shape_rule_context.h"
+
+namespace kiln::compiler {
+namespace {
+
+using ir::DType;
+using ir::ShapeStr;
+using Shape = std::vector<int64_t>;
+using Ctx = ShapeRuleContext;
+
+#define KILN_RETURN_IF_ERROR_RT(expr)     \
+  do {                                    \
+    absl::Status kiln_rt_s_ = (expr);     \
+    if (!kiln_rt_s_.ok()) return kiln_rt_s_; \
+  } while (0)
+
+// Which input carries the shape-like value, or -1 for other ops. Squeeze,
+// Unsqueeze and Split take it as an input from opset 13 (an attribute before).
+int ShapeLikeIndex(const ir::Graph& graph, const ir::Node& node) {
+  if (!node.domain.empty() && node.domain != "ai.onnx") return -1;
+  const std::string& op = node.op_type;
+  if (op == "ConstantOfShape") return 0;
+  if (op == "Reshape" || op == "Expand" || op == "Tile" || op == "OneHot") return 1;
+  if ((op == "Squeeze" || op == "Unsqueeze" || op == "Split") && graph.opset >= 13) return 1;
+  return -1;
+}
+
+bool StaticShape(const Shape& s) {
+  for (int64_t d : s) {
+    if (d < 0 || ir::IsSymbolic(d)) return false;
+  }
+  return true;
+}
+
+// Output k's declared shape when the model gives a fully static one.
+bool Declared(Ctx& c, size_t k, Shape* out) {
+  if (!c.HasOut(k)) return false;
+  const ir::Value& v = c.graph().value(c.node().outputs[k]);
+  if (!v.has_declared_shape || !StaticShape(v.declared_shape)) return false;
+  *out = v.declared_shape;
+  return true;
+}
+
+// `small` is `big` with some dims removed, every removed dim 1; *removed
+// counts them. Greedy matching finds an embedding whenever one exists.
+bool DropsUnitDims(const Shape& big, const Shape& small, int64_t* removed) {
+  size_t j = 0;
+  *removed = 0;
+  for (int64_t d : big) {
+    if (j < small.size() && small[j] == d) {
+      ++j;
+    } else if (d == 1) {
+      ++*removed;
+    } else {
+      return false;
+    }
+  }
+  return j == small.size();
+}
+
+absl::Status Mismatch(Ctx& c, const Shape& y, const std::string& why) {
+  return c.Err(absl::StrCat("the declared output shape ", ShapeStr(y), " ", why));
+}
+
+absl::Status Reshape(Ctx& c, int64_t count, const Shape& y) {
+  const Shape& x = c.S(0);
+  if (ir::ElementCount(x) != ir::ElementCount(y)) {
+    return Mismatch(c, y, absl::StrCat("does not hold the ", ir::ElementCount(x),
+                                       " elements of input ", ShapeStr(x)));
+  }
+  if (count != static_cast<int64_t>(y.size())) {
+    return Mismatch(c, y, absl::StrCat("has not the ", count, " dims of input 'shape'"));
+  }
+  return c.Set(0, c.T(0), y);
+}
+
+absl::Status Squeeze(Ctx& c, int64_t count, const Shape& y) {
+  const Shape& x = c.S(0);
+  int64_t removed = 0;
+  if (!DropsUnitDims(x, y, &removed) || (count > 0 && removed != count) ||
+      (count == 0 && std::count(y.begin(), y.end(), 1) != 0)) {
+    return Mismatch(c, y, absl::StrCat("is not input ", ShapeStr(x), " without ", count,
+                                       " unit axes"));
+  }
+  return c.Set(0, c.T(0), y);
+}
+
+absl::Status Unsqueeze(Ctx& c, int64_t count, const Shape& y) {
+  const Shape& x = c.S(0);
+  int64_t added = 0;
+  if (!DropsUnitDims(y, x, &added) || added != count ||
+      static_cast<int64_t>(y.size()) != static_cast<int64_t>(x.size()) + count) {
+    return Mismatch(c, y, absl::StrCat("is not input ", ShapeStr(x), " with ", count,
+                                       " unit axes inserted"));
+  }
+  return c.Set(0, c.T(0), y);
+}
+
+absl::Status Expand(Ctx& c, int64_t count, const Shape& y) {
+  const Shape& x = c.S(0);
+  bool ok = y.size() == std::max<size_t>(x.size(), static_cast<size_t>(count));
+  const size_t off = ok ? y.size() - x.size() : 0;
+  for (size_t i = 0; ok && i < x.size(); ++i) ok = x[i] == 1 || x[i] == y[off + i];
+  if (!ok) return Mismatch(c, y, absl::StrCat("is not input ", ShapeStr(x), " expanded"));
+  return c.Set(0, c.T(0), y);
+}
+
+absl::Status Tile(Ctx& c, int64_t count, const Shape& y) {
+  const Shape& x = c.S(0);
+  bool ok = y.size() == x.size() && count == static_cast<int64_t>(x.size());
+  for (size_t d = 0; ok && d < x.size(); ++d) ok = x[d] == 0 ? y[d] == 0 : y[d] % x[d] == 0;
+  if (!ok) return Mismatch(c, y, absl::StrCat("is not input ", ShapeStr(x), " tiled"));
+  return c.Set(0, c.T(0), y);
+}
+
+absl::Status Split(Ctx& c, int64_t count, const std::vector<Shape>& ys) {
+  const Shape& x = c.S(0);
+  int64_t axis = 0;
+  KILN_RETURN_IF_ERROR_RT(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
+  if (count != static_cast<int64_t>(ys.size())) {
+    return c.Err(absl::StrCat("split has ", count, " sizes for ", ys.size(), " outputs"));
+  }
+  Shape split;
+  int64_t total = 0;
+  for (size_t k = 0; k < ys.size(); ++k) {
+    bool ok = ys[k].size() == x.size();
+    for (size_t d = 0; ok && d < x.size(); ++d) ok = static_cast<int64_t>(d) == axis || ys[k][d] == x[d];
+    if (!ok) return Mismatch(c, ys[k], absl::StrCat("is not a part of input ", ShapeStr(x)));
+    split.push_back(ys[k][axis]);
+    total += ys[k][axis];
+  }
+  if (total != x[axis]) {
+    return c.Err(absl::StrCat("the declared output sizes ", ShapeStr(split), " do not add up to ",
+                              x[axis]));
+  }
+  ir::Attribute a;
+  a.kind = ir::Attribute::Kind::kInts;
+  a.ints = split;
+  c.node().attributes["kiln.split"] = std::move(a);
+  for (size_t k = 0; k < ys.size(); ++k) KILN_RETURN_IF_ERROR_RT(c.Set(k, c.T(0), ys[k]));
+  return absl::OkStatus();
+}
+
+absl::Status ConstantOfShape(Ctx& c, int64_t count, const Shape& y) {
+  if (count != static_cast<int64_t>(y.size())) {
+    return Mismatch(c, y, absl::StrCat("has not the ", count, " dims of the shape input"));
+  }
+  DType dtype = DType::F32;
+  auto it = c.node().attributes.find("value");
+  if (it != c.node().attributes.end() && it->second.tensor) {
+    if (it->second.tensor->element_count() != 1) return c.Err("value must hold one element");
+    dtype = it->second.tensor->dtype;
+  }
+  return c.Set(0, dtype, y);
+}
+
+absl::Status OneHot(Ctx& c, int64_t count, const Shape& y) {
+  KILN_RETURN_IF_ERROR_RT(c.Need(3));
+  if (count != 1) return c.Err("depth must hold one value");
+  if (ir::ElementCount(c.S(2)) != 2) return c.Err("values must hold [off, on]");
+  const Shape& x = c.S(0);
+  const int64_t r = c.Rank(0) + 1;
+  int64_t axis = 0;
+  KILN_RETURN_IF_ERROR_RT(c.Axis(c.node().GetInt("axis", -1), r, &axis));
+  Shape rest = y;
+  if (static_cast<int64_t>(y.size()) == r) rest.erase(rest.begin() + axis);
+  if (static_cast<int64_t>(y.size()) != r || rest != x) {
+    return Mismatch(c, y, absl::StrCat("is not indices ", ShapeStr(x), " with a depth axis at ",
+                                       axis));
+  }
+  return c.Set(0, c.T(2), y);
+}
+
+}  // namespace
+
+int RuntimeShapeInput(const ir::Graph& graph, const ir::Node& node) {
+  const int k = ShapeLikeIndex(graph, node);
+  if (k < 0 || static_cast<size_t>(k) >= node.inputs.size() || node.inputs[k] == ir::kNoValue) {
+    return -1;
+  }
+  return graph.value(node.inputs[k]).constant ? -1 : k;
+}
+
+bool InferRuntimeShapeInput(ir::Graph& graph, ir::Node& node,
+                            const std::vector<ir::ConstantPtr>& known, absl::Status* status) {
+  const int k = ShapeLikeIndex(graph, node);
+  Ctx c(graph, node, known);
+  if (k < 0 || !c.Has(k) || c.C(k) != nullptr) return false;
+  // Only static shapes: the data input's, the shape-like input's own (its
+  // length is a kernel parameter) and every output's declaration.
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    if (c.Has(i) && (!c.In(i).has_shape || !StaticShape(c.S(i)))) return false;
+  }
+  std::vector<Shape> ys(node.outputs.size());
+  for (size_t o = 0; o < node.outputs.size(); ++o) {
+    if (!Declared(c, o, &ys[o])) return false;
+  }
+  if (ys.empty()) return false;
+  const std::string& op = node.op_type;
+  const DType t = c.T(k);
+  if (op != "OneHot") {
+    if (t != DType::I64 && t != DType::I32) {
+      *status = c.Err(absl::StrCat("input '", c.In(k).name, "' must be int64, got ",
+                                   ir::DTypeName(t)));
+      return true;
+    }
+    if (c.Rank(k) != 1) {
+      *status = c.Err(absl::StrCat("input '", c.In(k).name, "' must be 1-D, got ",
+                                   ShapeStr(c.S(k))));
+      return true;
+    }
+  } else if (ir::DTypeSize(t) == 0 || t == DType::Bool) {
+    *status = c.Err(absl::StrCat("depth has an unsupported dtype ", ir::DTypeName(t)));
+    return true;
+  }
+  if (op != "ConstantOfShape" && !c.Has(0)) {
+    *status = c.Err("input 0 is required");
+    return true;
+  }
+  const int64_t count = ir::ElementCount(c.S(k));
+  if (op == "Reshape") *status = Reshape(c, count, ys[0]);
+  else if (op == "Squeeze") *status = Squeeze(c, count, ys[0]);
+  else if (op == "Unsqueeze") *status = Unsqueeze(c, count, ys[0]);
+  else if (op == "Expand") *status = Expand(c, count, ys[0]);
+  else if (op == "Tile") *status = Tile(c, count, ys[0]);
+  else if (op == "Split") *status = Split(c, count, ys);
+  else if (op == "ConstantOfShape") *status = ConstantOfShape(c, count, ys[0]);
+  else *status = OneHot(c, count, ys[0]);
+  return true;
+}
+
+}  // namespace kiln::compiler

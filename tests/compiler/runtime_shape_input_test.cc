@@ -1,0 +1,115 @@
+// Shape-like inputs known only at run time (passes/shape_rules_runtime.h):
+// the output shapes come from the model's static declaration when it fits
+// the data input, today's error stands without a declaration, and a
+// declaration that does not fit is refused naming the node.
+#include <string>
+
+#include "compiler/passes/shape_inference.h"
+#include "compiler/passes/shape_rules_runtime.h"
+#include "gtest/gtest.h"
+#include "tests/compiler/backend_graph_builder.h"
+
+namespace kiln::compiler {
+namespace {
+
+using Dims = std::vector<int64_t>;
+
+// x [2,3,4] float and a run-time int64 input of `len` values feeding `op`,
+// whose outputs declare `declared`.
+struct Model {
+  testing::GraphBuilder b;
+  ir::NodeId node = 0;
+  std::vector<ir::ValueId> outs;
+
+  Model(const std::string& op, int64_t len, const std::vector<Dims>& declared, Dims x = {2, 3, 4}) {
+    const ir::ValueId xv = b.Input("x", x);
+    const ir::ValueId s = b.Input("s", {len}, ir::DType::I64);
+    for (size_t k = 0; k < declared.size(); ++k) {
+      const ir::ValueId y = b.g.AddValue("y" + std::to_string(k));
+      if (declared[k] != Dims{-1}) {  // {-1}: the model declares no static shape
+        b.g.value(y).declared_shape = declared[k];
+        b.g.value(y).has_declared_shape = true;
+      }
+      outs.push_back(y);
+      b.Output(y);
+    }
+    node = op == "ConstantOfShape" ? b.Node(op, "n_" + op, {s}, outs)
+                                   : b.Node(op, "n_" + op, {xv, s}, outs);
+  }
+  const ir::Value& Out(size_t k) { return b.g.value(outs[k]); }
+};
+
+TEST(RuntimeShapeInput, ReshapeTakesTheDeclaredShape) {
+  Model m("Reshape", 3, {{4, 3, 2}});
+  ASSERT_TRUE(InferShapes(m.b.g).ok()) << InferShapes(m.b.g);
+  EXPECT_TRUE(m.Out(0).has_shape);
+  EXPECT_EQ(m.Out(0).shape, (Dims{4, 3, 2}));
+  EXPECT_EQ(RuntimeShapeInput(m.b.g, m.b.g.nodes[m.node]), 1);
+}
+
+TEST(RuntimeShapeInput, WithoutADeclarationTodaysErrorStands) {
+  Model m("Reshape", 3, {{-1}});  // output declared without a static shape
+  const absl::Status s = InferShapes(m.b.g);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("not known at compile time"), std::string::npos) << s;
+}
+
+TEST(RuntimeShapeInput, DeclarationsThatDoNotFitAreRefusedNamingTheNode) {
+  struct Case {
+    std::string op;
+    int64_t len;
+    std::vector<Dims> declared;
+  };
+  const std::vector<Case> cases = {
+      {"Reshape", 3, {{4, 3, 3}}},     // 36 elements, not 24
+      {"Reshape", 2, {{4, 3, 2}}},     // rank 3 from a shape of 2 values
+      {"Squeeze", 1, {{3, 4}}},        // drops a dim of size 2
+      {"Unsqueeze", 2, {{2, 1, 3, 4}}},  // one axis added, two given
+      {"Expand", 3, {{2, 5, 4}}},      // 3 does not broadcast to 5
+      {"Tile", 3, {{4, 7, 4}}},        // 7 is no multiple of 3
+      {"Split", 2, {{2, 3, 1}, {2, 3, 3}}},  // axis 0 by default: axis 2 must stay 4
+      {"ConstantOfShape", 2, {{3, 4, 5}}},   // rank 3 from 2 dims
+  };
+  for (const Case& c : cases) {
+    Model m(c.op, c.len, c.declared);
+    const absl::Status s = InferShapes(m.b.g);
+    EXPECT_FALSE(s.ok()) << c.op;
+    EXPECT_NE(s.message().find("n_" + c.op), std::string::npos) << s;
+  }
+}
+
+TEST(RuntimeShapeInput, SplitSizesComeFromTheDeclaredOutputs) {
+  Model m("Split", 2, {{2, 3, 1}, {2, 3, 3}});
+  m.b.g.nodes[m.node].SetInt("axis", -1);
+  ASSERT_TRUE(InferShapes(m.b.g).ok()) << InferShapes(m.b.g);
+  EXPECT_EQ(m.b.g.nodes[m.node].GetInts("kiln.split", {}), (Dims{1, 3}));
+  EXPECT_EQ(m.Out(1).shape, (Dims{2, 3, 3}));
+}
+
+TEST(RuntimeShapeInput, SqueezeUnsqueezeExpandTileConstantOfShape) {
+  {
+    Model m("Squeeze", 1, {{3, 4}}, {1, 3, 4});
+    ASSERT_TRUE(InferShapes(m.b.g).ok()) << InferShapes(m.b.g);
+    EXPECT_EQ(m.Out(0).shape, (Dims{3, 4}));
+  }
+  {
+    Model m("Unsqueeze", 2, {{2, 1, 3, 4, 1}});
+    ASSERT_TRUE(InferShapes(m.b.g).ok()) << InferShapes(m.b.g);
+  }
+  {
+    Model m("Expand", 4, {{5, 2, 3, 4}});
+    ASSERT_TRUE(InferShapes(m.b.g).ok()) << InferShapes(m.b.g);
+  }
+  {
+    Model m("Tile", 3, {{2, 6, 0}});  // repeats 1, 2, 0
+    ASSERT_TRUE(InferShapes(m.b.g).ok()) << InferShapes(m.b.g);
+  }
+  {
+    Model m("ConstantOfShape", 2, {{3, 5}});
+    ASSERT_TRUE(InferShapes(m.b.g).ok()) << InferShapes(m.b.g);
+    EXPECT_EQ(m.Out(0).dtype, ir::DType::F32);  // no value attribute: float 0
+  }
+}
+
+}  // namespace
+}  // namespace kiln::compiler

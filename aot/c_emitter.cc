@@ -464,7 +464,7 @@ class Emitter {
     uint32_t dispatch = 0;
     for (uint32_t pc = 0; pc < fn.bytecode()->size();) {
       const uint32_t length = vm::DecodeVerified(code, pc).length;
-      if (IsIntegerOpcode(code[pc])) {  // already run by NAME_shapes()
+      if (kiln_opcode_is_integer(code[pc])) {  // already run by NAME_shapes()
         pc += length;
         continue;
       }
@@ -502,7 +502,7 @@ class Emitter {
         "  }\n");
     const uint32_t* code = fn.bytecode()->data();
     for (uint32_t pc = 0; pc < fn.bytecode()->size(); pc += vm::DecodeVerified(code, pc).length) {
-      if (!IsIntegerOpcode(code[pc])) continue;
+      if (!kiln_opcode_is_integer(code[pc])) continue;
       absl::StrAppend(&c, InstructionComment(code, pc, debug_at), "  ", Render(code, pc), "\n");
     }
     return c + "  return 0;\n}\n";

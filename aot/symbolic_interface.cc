@@ -13,23 +13,6 @@ namespace kiln::aot {
 
 bool HasSymbols(const fb::Module& m) { return m.symbols() != nullptr && m.symbols()->size() > 0; }
 
-bool IsIntegerOpcode(uint32_t opcode) {
-  switch (opcode) {
-    case KILN_OP_ISYM:
-    case KILN_OP_ICONST:
-    case KILN_OP_IADD:
-    case KILN_OP_ISUB:
-    case KILN_OP_IMUL:
-    case KILN_OP_IDIV:
-    case KILN_OP_IMIN:
-    case KILN_OP_IMAX:
-    case KILN_OP_IASSERT_EQ:
-      return true;
-    default:
-      return false;
-  }
-}
-
 std::vector<int32_t> DimSymbolOrdinals(const fb::Module& m, const fb::TensorDesc& t) {
   std::vector<int32_t> out(t.shape()->size(), -1);
   if (t.dim_symbols() == nullptr || !HasSymbols(m)) return out;
@@ -49,7 +32,7 @@ absl::Status CheckIntegerProgram(const fb::Module& m) {
   std::vector<bool> written(fn.int_register_count(), false);
   for (uint32_t pc = 0; pc < fn.bytecode()->size();) {
     const vm::Instruction inst = vm::DecodeVerified(code, pc);
-    const bool dynamic = IsIntegerOpcode(inst.opcode) || inst.opcode == KILN_OP_VIEW_INPUT_DYN ||
+    const bool dynamic = kiln_opcode_is_integer(inst.opcode) || inst.opcode == KILN_OP_VIEW_INPUT_DYN ||
                          inst.opcode == KILN_OP_VIEW_OUTPUT_DYN ||
                          inst.opcode == KILN_OP_VIEW_ARENA_DYN ||
                          inst.opcode == KILN_OP_DISPATCH_DYN;
@@ -59,7 +42,7 @@ absl::Status CheckIntegerProgram(const fb::Module& m) {
           " in a module without symbols; kiln aot gives run-time sizes an interface only "
           "through symbols"));
     }
-    if (IsIntegerOpcode(inst.opcode) && inst.opcode != KILN_OP_IASSERT_EQ) {  // writes n[A]
+    if (kiln_opcode_writes_integer(inst.opcode)) {
       const uint32_t reg = inst.operands[0];
       if (written[reg]) {
         return absl::UnimplementedError(absl::StrCat(

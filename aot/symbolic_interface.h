@@ -16,9 +16,6 @@ namespace kiln::aot {
 
 bool HasSymbols(const fb::Module& m);
 
-// True for ISYM, ICONST and IADD..IMAX: the instructions NAME_shapes() runs.
-bool IsIntegerOpcode(uint32_t opcode);
-
 // Per dim of `t`, the ordinal of the symbol it names, or -1 when static.
 std::vector<int32_t> DimSymbolOrdinals(const fb::Module& m, const fb::TensorDesc& t);
 

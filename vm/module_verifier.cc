@@ -344,7 +344,7 @@ class Verifier {
             }
             // The first operand of every integer-writing instruction is its
             // destination; every other 'n' operand is read.
-            if ((k != kinds || opcode == KILN_OP_IASSERT_EQ) && !int_set[v]) {
+            if ((k != kinds || !kiln_opcode_writes_integer(opcode)) && !int_set[v]) {
               return at(absl::StrCat("integer register n", v, " is read before it is set"));
             }
             break;
@@ -410,9 +410,8 @@ class Verifier {
         case KILN_OP_IDIV:
         case KILN_OP_IMIN:
         case KILN_OP_IMAX:
-          int_set[ops[0]] = true;
-          break;
         case KILN_OP_IASSERT_EQ:
+          if (kiln_opcode_writes_integer(opcode)) int_set[ops[0]] = true;
           break;
         case KILN_OP_VIEW_INPUT_DYN:
           view_bytes[ops[0]] = -2;

@@ -29,6 +29,22 @@ static inline const char* kiln_opcode_operands(uint32_t opcode) {
   }
 }
 
+/* Integer instructions (shape arithmetic on the symbols): their operands are
+ * only integer registers, symbols and immediates, never buffer views. */
+static inline int kiln_opcode_is_integer(uint32_t opcode) {
+  const char* k = kiln_opcode_operands(opcode);
+  if (k == 0 || *k == '\0') return 0;
+  for (; *k != '\0'; ++k) {
+    if (*k != 'n' && *k != 's' && *k != 'q') return 0;
+  }
+  return 1;
+}
+
+/* Integer instructions that write their first operand (all but IASSERT_EQ). */
+static inline int kiln_opcode_writes_integer(uint32_t opcode) {
+  return kiln_opcode_is_integer(opcode) && opcode != KILN_OP_IASSERT_EQ;
+}
+
 /* Returns the mnemonic for `opcode`, or NULL when it is unknown. */
 static inline const char* kiln_opcode_name(uint32_t opcode) {
   switch (opcode) {

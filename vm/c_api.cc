@@ -30,6 +30,11 @@ struct kiln_vm_instance {
   std::unique_ptr<kiln::vm::Instance> instance;
   std::vector<const void*> inputs;
   std::vector<void*> outputs;
+  // For modules with symbolic dims: the bound buffers' sizes, the input
+  // shapes set by the caller and the output shapes they imply (sized once).
+  std::vector<size_t> input_bytes, output_bytes;
+  std::vector<std::vector<int64_t>> input_shapes, output_shapes;
+  std::vector<kiln::vm::HostTensor> input_views, output_views;
 };
 
 namespace {
@@ -93,7 +98,7 @@ kiln_vm_error* Info(const kiln_vm_module* module, size_t index, bool input,
   out->rank = shapes[index].size();
   out->shape = shapes[index].data();
   size_t elements = 1;
-  for (int64_t d : shapes[index]) elements *= static_cast<size_t>(d);
+  for (int64_t d : shapes[index]) elements *= d < 0 ? 1 : static_cast<size_t>(d);  // -1: symbolic
   out->element_count = elements;
   out->byte_size = kiln::vm::TensorDescBytes(t);
   return nullptr;
@@ -138,8 +143,25 @@ kiln_vm_error* Bind(kiln_vm_instance* instance, size_t index, void* data, size_t
   }
   if (input) {
     instance->inputs[index] = data;
+    instance->input_bytes[index] = bytes;
   } else {
     instance->outputs[index] = data;
+    instance->output_bytes[index] = bytes;
+  }
+  return nullptr;
+}
+
+// The bound inputs as the C++ API sees them (shapes as set), allocating
+// nothing: the views were sized at instance creation.
+kiln_vm_error* InputViews(kiln_vm_instance* instance) {
+  const kiln::fb::Signature& sig = *instance->image->module().signature();
+  for (size_t k = 0; k < instance->inputs.size(); ++k) {
+    if (instance->inputs[k] == nullptr) {
+      return MakeError(KILN_VM_FAILED_PRECONDITION, absl::StrCat("input ", k, " is not bound"));
+    }
+    instance->input_views[k] = {sig.inputs()->Get(static_cast<uint32_t>(k))->dtype(),
+                                instance->input_shapes[k], const_cast<void*>(instance->inputs[k]),
+                                instance->input_bytes[k]};
   }
   return nullptr;
 }
@@ -215,18 +237,18 @@ kiln_vm_error* kiln_vm_instance_create(const kiln_vm_module* module,
   *out_instance = nullptr;
   auto instance = kiln::vm::Instance::Create(module->image);
   if (!instance.ok()) return FromStatus(instance.status());
-  if ((*instance)->has_symbols()) {
-    // The C API binds buffers without shapes; symbolic dims need them.
-    return MakeError(KILN_VM_FAILED_PRECONDITION,
-                     "the module has symbolic dimensions, which the C API cannot bind yet; "
-                     "use the C++ API (kiln::vm::Instance::Run with shapes)");
-  }
   auto* h = new (std::nothrow) kiln_vm_instance();
   if (h == nullptr) return MakeError(KILN_VM_RESOURCE_EXHAUSTED, "out of memory");
   h->image = module->image;
   h->instance = std::move(*instance);
   h->inputs.assign(module->input_names.size(), nullptr);
   h->outputs.assign(module->output_names.size(), nullptr);
+  h->input_bytes.assign(module->input_names.size(), 0);
+  h->output_bytes.assign(module->output_names.size(), 0);
+  h->input_shapes = module->input_shapes;    // symbolic dims stay -1 until set
+  h->output_shapes = module->output_shapes;
+  h->input_views.resize(module->input_names.size());
+  h->output_views.resize(module->output_names.size());
   *out_instance = h;
   return nullptr;
 }
@@ -255,8 +277,69 @@ kiln_vm_error* kiln_vm_instance_run(kiln_vm_instance* instance) {
       return MakeError(KILN_VM_FAILED_PRECONDITION, absl::StrCat("output ", k, " is not bound"));
     }
   }
-  return FromStatus(instance->instance->RunUnchecked(instance->inputs.data(),
-                                                     instance->outputs.data()));
+  if (!instance->instance->has_symbols()) {
+    return FromStatus(instance->instance->RunUnchecked(instance->inputs.data(),
+                                                       instance->outputs.data()));
+  }
+  // Symbolic dims: the inputs' shapes bind them; the workspace must have
+  // been reserved (kiln_vm_instance_reserve) for shapes at least this large.
+  if (kiln_vm_error* e = InputViews(instance)) return e;
+  if (kiln_vm_error* e = FromStatus(instance->instance->BindInputs(instance->input_views))) {
+    return e;
+  }
+  const kiln::fb::Signature& sig = *instance->image->module().signature();
+  for (size_t k = 0; k < instance->outputs.size(); ++k) {
+    instance->instance->OutputShapeInto(k, instance->output_shapes[k].data());
+    instance->output_views[k] = {sig.outputs()->Get(static_cast<uint32_t>(k))->dtype(),
+                                 instance->output_shapes[k], instance->outputs[k],
+                                 instance->output_bytes[k]};
+  }
+  return FromStatus(instance->instance->Run(instance->input_views, instance->output_views));
+}
+
+kiln_vm_error* kiln_vm_instance_set_input_shape(kiln_vm_instance* instance, size_t index,
+                                                const int64_t* shape, size_t rank) {
+  if (instance == nullptr || (shape == nullptr && rank > 0)) {
+    return MakeError(KILN_VM_INVALID_ARGUMENT, "null instance or shape");
+  }
+  if (index >= instance->input_shapes.size()) {
+    return MakeError(KILN_VM_INVALID_ARGUMENT,
+                     absl::StrCat("input index ", index, " is out of range: the module has ",
+                                  instance->input_shapes.size()));
+  }
+  if (rank != instance->input_shapes[index].size()) {
+    return MakeError(KILN_VM_INVALID_ARGUMENT,
+                     absl::StrCat("input ", index, " has rank ", instance->input_shapes[index].size(),
+                                  "; got a shape of rank ", rank));
+  }
+  std::copy(shape, shape + rank, instance->input_shapes[index].begin());
+  return nullptr;
+}
+
+kiln_vm_error* kiln_vm_instance_reserve(kiln_vm_instance* instance) {
+  if (instance == nullptr) return MakeError(KILN_VM_INVALID_ARGUMENT, "null instance");
+  if (!instance->instance->has_symbols()) return nullptr;  // the arena is already there
+  if (kiln_vm_error* e = InputViews(instance)) return e;
+  return FromStatus(instance->instance->Reserve(instance->input_views));
+}
+
+kiln_vm_error* kiln_vm_instance_output_shape(kiln_vm_instance* instance, size_t index,
+                                             int64_t* dims, size_t capacity, size_t* rank) {
+  if (instance == nullptr || rank == nullptr) {
+    return MakeError(KILN_VM_INVALID_ARGUMENT, "null instance or rank pointer");
+  }
+  if (index >= instance->output_shapes.size()) {
+    return MakeError(KILN_VM_INVALID_ARGUMENT,
+                     absl::StrCat("output index ", index, " is out of range: the module has ",
+                                  instance->output_shapes.size()));
+  }
+  *rank = instance->output_shapes[index].size();
+  if (capacity < *rank || (dims == nullptr && *rank > 0)) {
+    return MakeError(KILN_VM_INVALID_ARGUMENT,
+                     absl::StrCat("output ", index, " has rank ", *rank, "; room for ", capacity));
+  }
+  instance->instance->OutputShapeInto(index, dims);
+  return nullptr;
 }
 
 const char* kiln_vm_dtype_name(kiln_vm_dtype dtype) {

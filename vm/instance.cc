@@ -236,12 +236,17 @@ std::string Instance::AssumptionMessage(uint32_t pc) const {
 }
 
 std::vector<int64_t> Instance::OutputShape(size_t k) const {
-  const fb::TensorDesc& desc = *signature().outputs()->Get(k);
-  std::vector<int64_t> shape(desc.shape()->begin(), desc.shape()->end());
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (output_dim_symbols_[k][d] >= 0) shape[d] = symbols_[output_dim_symbols_[k][d]];
-  }
+  std::vector<int64_t> shape(signature().outputs()->Get(k)->shape()->size());
+  OutputShapeInto(k, shape.data());
   return shape;
+}
+
+void Instance::OutputShapeInto(size_t k, int64_t* dims) const {
+  const fb::TensorDesc& desc = *signature().outputs()->Get(k);
+  for (uint32_t d = 0; d < desc.shape()->size(); ++d) {
+    const int32_t symbol = output_dim_symbols_[k][d];
+    dims[d] = symbol >= 0 ? symbols_[symbol] : desc.shape()->Get(d);
+  }
 }
 
 absl::Status Instance::Reserve(absl::Span<const HostTensor> inputs) {

@@ -53,6 +53,8 @@ class Instance {
   absl::Status BindInputs(absl::Span<const HostTensor> inputs);
   // Output k's shape for the inputs last bound (the static shape without symbols).
   std::vector<int64_t> OutputShape(size_t k) const;
+  // The same into `dims` (the output's rank entries), allocating nothing.
+  void OutputShapeInto(size_t k, int64_t* dims) const;
   uint64_t workspace_needed() const { return workspace_needed_; }
   // Symbol ordinal and value for the inputs last bound.
   absl::Span<const int64_t> symbol_values() const { return symbols_; }

@@ -6,6 +6,7 @@
 #include "gtest/gtest.h"
 #include "kiln/vm.h"
 #include "kiln/vm.hpp"
+#include "tests/vm/dynamic_module_builder.h"
 #include "tests/vm/test_module_builder.h"
 
 namespace {
@@ -112,6 +113,67 @@ TEST(CppWrapper, RunsAndThrows) {
     EXPECT_EQ(e.code(), KILN_VM_INVALID_ARGUMENT);
     EXPECT_NE(std::string(e.what()).find("input index 1"), std::string::npos);
   }
+}
+
+// A module with a symbolic batch N ([N,4] in and out): shapes set per run,
+// the workspace reserved, output shapes reported; too little workspace and
+// a wrong static dim are errors.
+TEST(CApi, SymbolicDimensions) {
+  Loaded l;
+  const std::string bytes = kiln::testing::BuildDynamicCopyModule({});
+  ASSERT_EQ(kiln_vm_module_load_memory(bytes.data(), bytes.size(), &l.module), nullptr);
+  ASSERT_EQ(kiln_vm_instance_create(l.module, &l.instance), nullptr);
+  kiln_vm_tensor_info info;
+  ASSERT_EQ(kiln_vm_module_input_info(l.module, 0, &info), nullptr);
+  EXPECT_EQ(info.shape[0], -1);
+  EXPECT_EQ(info.byte_size, 16u);  // the static factor: N counts as 1
+  float in[12], out[12] = {};
+  for (int k = 0; k < 12; ++k) in[k] = static_cast<float>(k) - 2.5f;
+  const int64_t three[] = {3, 4};
+  ASSERT_EQ(kiln_vm_instance_set_input_shape(l.instance, 0, three, 2), nullptr);
+  ASSERT_EQ(kiln_vm_instance_bind_input(l.instance, 0, in, sizeof in), nullptr);
+  ASSERT_EQ(kiln_vm_instance_bind_output(l.instance, 0, out, sizeof out), nullptr);
+  ASSERT_EQ(kiln_vm_instance_reserve(l.instance), nullptr);
+  int64_t dims[4] = {};
+  size_t rank = 0;
+  ASSERT_EQ(kiln_vm_instance_output_shape(l.instance, 0, dims, 4, &rank), nullptr);
+  ASSERT_EQ(rank, 2u);
+  EXPECT_EQ(dims[0], 3);
+  EXPECT_EQ(dims[1], 4);
+  kiln_vm_error* e = kiln_vm_instance_run(l.instance);
+  ASSERT_EQ(e, nullptr) << Message(e);
+  EXPECT_EQ(std::memcmp(in, out, sizeof in), 0);
+
+  // Two rows fit the workspace reserved for three.
+  const int64_t two[] = {2, 4};
+  ASSERT_EQ(kiln_vm_instance_set_input_shape(l.instance, 0, two, 2), nullptr);
+  std::memset(out, 0, sizeof out);
+  e = kiln_vm_instance_run(l.instance);
+  ASSERT_EQ(e, nullptr) << Message(e);
+  EXPECT_EQ(std::memcmp(in, out, 8 * sizeof(float)), 0);
+
+  float big_in[20] = {}, big_out[20] = {};
+  const int64_t five[] = {5, 4};
+  ASSERT_EQ(kiln_vm_instance_set_input_shape(l.instance, 0, five, 2), nullptr);
+  ASSERT_EQ(kiln_vm_instance_bind_input(l.instance, 0, big_in, sizeof big_in), nullptr);
+  ASSERT_EQ(kiln_vm_instance_bind_output(l.instance, 0, big_out, sizeof big_out), nullptr);
+  e = kiln_vm_instance_run(l.instance);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(kiln_vm_error_code(e), KILN_VM_RESOURCE_EXHAUSTED);
+  EXPECT_NE(Message(e).find("80-byte workspace"), std::string::npos);
+  ASSERT_EQ(kiln_vm_instance_reserve(l.instance), nullptr);
+  e = kiln_vm_instance_run(l.instance);
+  ASSERT_EQ(e, nullptr) << Message(e);
+
+  const int64_t bad[] = {5, 3};
+  ASSERT_EQ(kiln_vm_instance_set_input_shape(l.instance, 0, bad, 2), nullptr);
+  e = kiln_vm_instance_run(l.instance);
+  ASSERT_NE(e, nullptr);
+  EXPECT_NE(Message(e).find("has shape [5,3]; the module expects [5,4]"), std::string::npos);
+  const int64_t rank3[] = {1, 2, 3};
+  e = kiln_vm_instance_set_input_shape(l.instance, 0, rank3, 3);
+  ASSERT_NE(e, nullptr);
+  EXPECT_NE(Message(e).find("has rank 2; got a shape of rank 3"), std::string::npos);
 }
 
 }  // namespace

@@ -60,7 +60,7 @@ typedef struct kiln_vm_tensor_info {
   const char* name;
   kiln_vm_dtype dtype;
   size_t rank;
-  const int64_t* shape;   /* rank dimensions */
+  const int64_t* shape;   /* rank dimensions; -1 for a symbolic one */
   size_t element_count;
   size_t byte_size;       /* the bytes a bound buffer must hold */
 } kiln_vm_tensor_info;
@@ -104,6 +104,20 @@ kiln_vm_error* kiln_vm_instance_bind_output(kiln_vm_instance* instance, size_t i
 
 /* Runs the module on the bound buffers. */
 kiln_vm_error* kiln_vm_instance_run(kiln_vm_instance* instance);
+
+/* Symbolic dimensions (a module compiled from a model with a dynamic batch or
+ * sequence axis): the signature's shape holds -1 for such a dim, and
+ * element_count/byte_size count it as 1. Before running, set each input's
+ * actual shape, bind buffers of that size, and reserve the workspace (the
+ * one allocation; repeat it when the shapes grow). The symbols take their
+ * values from the shapes; kiln_vm_instance_run refuses shapes needing more
+ * workspace than was reserved, and output_shape gives each output's shape
+ * for the shapes set (bind output buffers that large). */
+kiln_vm_error* kiln_vm_instance_set_input_shape(kiln_vm_instance* instance, size_t index,
+                                                const int64_t* shape, size_t rank);
+kiln_vm_error* kiln_vm_instance_reserve(kiln_vm_instance* instance);
+kiln_vm_error* kiln_vm_instance_output_shape(kiln_vm_instance* instance, size_t index,
+                                             int64_t* dims, size_t capacity, size_t* rank);
 
 const char* kiln_vm_dtype_name(kiln_vm_dtype dtype);
 

@@ -187,14 +187,11 @@ int BenchCommand(const std::vector<std::string>& argv) {
   }
   auto inputs = args->Has("--input") ? LoadInputs(sig, args->All("--input")) : RandomInputs(sig, 1234);
   if (!inputs.ok()) return ReportError("bench", std::string(inputs.status().message()));
-  if ((*instance)->has_symbols()) {
-    // Binds the symbols and sizes the workspace before the timed runs.
-    std::vector<vm::HostTensor> in = Views(*inputs);
-    if (absl::Status s = (*instance)->Reserve(in); !s.ok()) {
-      return ReportError("bench", std::string(s.message()));
-    }
-    report.arena_bytes = (*instance)->arena_bytes();
+  // Binds the symbols and sizes the workspace before the timed runs.
+  if (absl::Status s = ReserveFor(**instance, *inputs); !s.ok()) {
+    return ReportError("bench", std::string(s.message()));
   }
+  report.arena_bytes = (*instance)->arena_bytes();
   std::vector<std::string> input_files;
   for (size_t k = 0; k < inputs->size(); ++k) {
     input_files.push_back(absl::StrCat(dir, "/input", k, ".npy"));
@@ -211,13 +208,7 @@ int BenchCommand(const std::vector<std::string>& argv) {
   };
 
   // VM, in process.
-  std::vector<vm::NpyArray> vm_out = OutputBuffers(sig);
-  for (size_t k = 0; k < vm_out.size() && (*instance)->has_symbols(); ++k) {
-    vm_out[k].shape = (*instance)->OutputShape(k);  // the symbols substituted
-    uint64_t bytes = DTypeSize(vm_out[k].dtype);
-    for (int64_t d : vm_out[k].shape) bytes *= static_cast<uint64_t>(d);
-    vm_out[k].data.assign(bytes, 0);
-  }
+  std::vector<vm::NpyArray> vm_out = OutputBuffers(**instance);
   {
     std::vector<vm::HostTensor> in = Views(*inputs), out = Views(vm_out);
     RunnerResult r;

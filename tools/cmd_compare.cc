@@ -42,6 +42,11 @@ absl::StatusOr<Recorded> RunAndRecord(const std::string& path,
   if (!instance.ok()) return instance.status();
   const fb::Signature& sig = (*instance)->signature();
   if (inputs->empty()) {
+    if ((*instance)->has_symbols() && input_files.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "'", path, "' has symbolic dimensions; give --input FILE.npy files (random inputs "
+          "need static shapes)"));
+    }
     auto loaded = input_files.empty() ? RandomInputs(sig, 1234) : LoadInputs(sig, input_files);
     if (!loaded.ok()) return loaded.status();
     *inputs = std::move(*loaded);
@@ -51,7 +56,10 @@ absl::StatusOr<Recorded> RunAndRecord(const std::string& path,
   if (!dispatches.ok()) return dispatches.status();
   r.dispatches = std::move(*dispatches);
   r.recorder = std::make_unique<vm::ValueRecorder>(&r.dispatches);
-  std::vector<vm::NpyArray> outputs = OutputBuffers(sig);
+  if (absl::Status s = ReserveFor(**instance, *inputs); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("'", path, "': ", s.message()));
+  }
+  std::vector<vm::NpyArray> outputs = OutputBuffers(**instance);
   std::vector<vm::HostTensor> in = Views(*inputs), out = Views(outputs);
   absl::Status s = (*instance)->Run(in, out, r.recorder.get());
   if (!s.ok()) return absl::Status(s.code(), absl::StrCat("'", path, "': ", s.message()));

@@ -9,6 +9,7 @@
 #include "tools/commands.h"
 #include "tools/run_debug.h"
 #include "kiln/dtype.h"
+#include "tools/module_inputs.h"
 #include "vm/instance.h"
 #include "vm/module_verifier.h"
 #include "vm/npy.h"
@@ -125,18 +126,8 @@ int RunCommand(const std::vector<std::string>& argv) {
     }
     return ReportError("run", message);
   }
-  std::vector<vm::NpyArray> outputs(sig.outputs()->size());
-  std::vector<vm::HostTensor> output_views;
-  for (uint32_t i = 0; i < outputs.size(); ++i) {
-    const fb::TensorDesc* desc = sig.outputs()->Get(i);
-    outputs[i].dtype = desc->dtype();
-    outputs[i].shape = (*instance)->OutputShape(i);
-    uint64_t bytes = DTypeSize(desc->dtype());
-    for (int64_t d : outputs[i].shape) bytes *= static_cast<uint64_t>(d);
-    outputs[i].data.assign(bytes, 0);
-    output_views.push_back({outputs[i].dtype, outputs[i].shape, outputs[i].data.data(),
-                            outputs[i].data.size()});
-  }
+  std::vector<vm::NpyArray> outputs = OutputBuffers(**instance);
+  std::vector<vm::HostTensor> output_views = Views(outputs);
 
   std::vector<double> times_ms;
   times_ms.reserve(static_cast<size_t>(repeat));

@@ -3,6 +3,7 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
+#include "kiln/dtype.h"
 #include "vm/module_verifier.h"
 
 namespace kiln::tools {
@@ -73,6 +74,22 @@ std::vector<vm::NpyArray> OutputBuffers(const fb::Signature& sig) {
     arrays.push_back(std::move(a));
   }
   return arrays;
+}
+
+std::vector<vm::NpyArray> OutputBuffers(const vm::Instance& instance) {
+  std::vector<vm::NpyArray> arrays = OutputBuffers(instance.signature());
+  for (size_t k = 0; k < arrays.size(); ++k) {
+    arrays[k].shape = instance.OutputShape(k);
+    uint64_t bytes = DTypeSize(arrays[k].dtype);
+    for (int64_t d : arrays[k].shape) bytes *= static_cast<uint64_t>(d);
+    arrays[k].data.assign(bytes, 0);
+  }
+  return arrays;
+}
+
+absl::Status ReserveFor(vm::Instance& instance, std::vector<vm::NpyArray>& inputs) {
+  if (!instance.has_symbols()) return absl::OkStatus();
+  return instance.Reserve(Views(inputs));
 }
 
 std::vector<vm::HostTensor> Views(std::vector<vm::NpyArray>& arrays) {

@@ -21,6 +21,13 @@ absl::StatusOr<std::vector<vm::NpyArray>> RandomInputs(const fb::Signature& sig,
 
 // Zeroed buffers for the signature's outputs.
 std::vector<vm::NpyArray> OutputBuffers(const fb::Signature& sig);
+// The same sized for the inputs `instance` last bound (Reserve/BindInputs):
+// symbolic dims take their values.
+std::vector<vm::NpyArray> OutputBuffers(const vm::Instance& instance);
+
+// For a module with symbolic dims: binds them from `inputs` and sizes the
+// workspace (before any timed run). Static modules: nothing to do.
+absl::Status ReserveFor(vm::Instance& instance, std::vector<vm::NpyArray>& inputs);
 
 std::vector<vm::HostTensor> Views(std::vector<vm::NpyArray>& arrays);
 

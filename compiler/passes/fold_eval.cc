@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/graph_util.h"
+#include "compiler/passes/symbolic_fold.h"
 #include "compiler/passes/symbolic_support.h"
 #include "compiler/passes/constant_folding.h"
 #include "compiler/passes/shape_inference.h"
@@ -458,6 +459,11 @@ absl::StatusOr<std::vector<ConstantPtr>> EvaluateNode(const ir::Graph& graph, co
   // Symbolic dims: only element movers fold, and what they produce from
   // symbolic shape values (or Shape of a symbolic tensor) stays symbolic.
   if (TouchesSymbols(graph, node, &known)) {
+    if (IsSymbolicArithmetic(node)) {
+      ConstantPtr folded = FoldSymbolicArithmetic(graph, node, known);
+      if (!folded) return std::vector<ConstantPtr>{};
+      return std::vector<ConstantPtr>{folded};
+    }
     if (!FoldsSymbolicValues(node)) return std::vector<ConstantPtr>{};
     // A result of symbolic shape is a run-time tensor, not a shape value.
     for (ir::ValueId out : node.outputs) {
@@ -471,7 +477,7 @@ absl::StatusOr<std::vector<ConstantPtr>> EvaluateNode(const ir::Graph& graph, co
       if (!c || c->dtype != DType::I64) continue;
       auto marked = std::make_shared<ir::ConstantData>(*c);
       for (int64_t k = 0; k < marked->element_count(); ++k) {
-        marked->symbolic = marked->symbolic || ir::IsSymbolic(marked->data<int64_t>()[k]);
+        marked->symbolic = marked->symbolic || graph.dims.Known(marked->data<int64_t>()[k]);
       }
       c = std::move(marked);
     }

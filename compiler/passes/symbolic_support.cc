@@ -30,6 +30,7 @@ bool TakesSymbolicValueAt(const std::string& op, size_t input) {
   static const auto* data_only = new std::set<std::string>{
       "Shape", "Gather", "Unsqueeze", "Squeeze", "Identity", "Slice", "Flatten", "Cast"};
   if (op == "Concat") return true;
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") return input <= 1;  // symbolic_fold
   if (op == "Reshape") return input <= 1;
   if (op == "Slice") return input <= 2;  // data, starts, ends (SliceParams clamps them)
   return data_only->count(op) != 0 && input == 0;

@@ -49,6 +49,31 @@ TEST(SymbolicShapes, ExportedShapeChainFoldsIntoReshape) {
   EXPECT_EQ(live, 1);
 }
 
+TEST(SymbolicShapes, ArithmeticOnShapeValuesFolds) {
+  // [1, S, 128] -> Reshape to [1, (S*4)/2, 64]: Mul and Div of a Shape element.
+  GraphBuilder b;
+  const int64_t s = b.g.dims.Symbol("S");
+  const ir::ValueId x = b.Input("x", {1, s, 128});
+  std::vector<ir::ValueId> v;
+  for (const char* name : {"shape", "seq", "seq4", "seq2", "seq2u", "spec"}) {
+    v.push_back(b.Tensor(name, {}, ir::DType::I64));
+  }
+  const ir::ValueId y = b.Tensor("y", {});
+  b.Node("Shape", "shape", {x}, {v[0]});
+  b.Node("Gather", "gather", {v[0], b.g.AddConstant("one", ir::MakeI64Constant({}, {1}))}, {v[1]});
+  b.Node("Mul", "mul", {v[1], b.g.AddConstant("four", ir::MakeI64Constant({}, {4}))}, {v[2]});
+  b.Node("Div", "div", {v[2], b.g.AddConstant("two", ir::MakeI64Constant({}, {2}))}, {v[3]});
+  b.Node("Unsqueeze", "unsq", {v[3], IntConst(b, "axes", {0})}, {v[4]});
+  b.Node("Concat", "concat", {IntConst(b, "head", {1}), v[4], IntConst(b, "tail", {64})}, {v[5]});
+  b.g.nodes.back().SetInt("axis", 0);
+  b.Node("Reshape", "reshape", {x, v[5]}, {y});
+  b.Output(y);
+  for (ir::ValueId id : v) b.g.value(id).has_shape = false;
+  b.g.value(y).has_shape = false;
+  ASSERT_TRUE(FoldConstants(b.g).ok());
+  EXPECT_EQ(ShapeOf(b, b.g.outputs[0]), "[1,2*S,64]");
+}
+
 TEST(SymbolicShapes, SliceClampsASymbolicEnd) {
   // pos [1,64] sliced to [:, :S] (S from a Shape chain) -> [1, min(S, 64)]
   GraphBuilder b;

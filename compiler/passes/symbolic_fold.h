@@ -1,0 +1,26 @@
+// Constant folding of integer arithmetic on symbolic shape values
+// (ConstantData::symbolic): Add/Sub/Mul/Div of Shape elements, as exporters
+// write `x.size(-1) // heads`. Elements are encoded dims (ir/dim_expr.h);
+// the arithmetic goes through the graph's DimPool.
+#ifndef KILN_COMPILER_PASSES_SYMBOLIC_FOLD_H_
+#define KILN_COMPILER_PASSES_SYMBOLIC_FOLD_H_
+
+#include <vector>
+
+#include "compiler/ir/graph.h"
+
+namespace kiln::compiler {
+
+// The folded int64 result of `node` (Add, Sub, Mul or Div with numpy
+// broadcasting), or nullptr when it cannot be folded exactly: Div needs a
+// non-negative dividend and a positive divisor (ONNX truncates, which is then
+// the floor the pool computes).
+ir::ConstantPtr FoldSymbolicArithmetic(const ir::Graph& graph, const ir::Node& node,
+                                       const std::vector<ir::ConstantPtr>& known);
+
+// Whether FoldSymbolicArithmetic handles `node`'s op.
+bool IsSymbolicArithmetic(const ir::Node& node);
+
+}  // namespace kiln::compiler
+
+#endif  // KILN_COMPILER_PASSES_SYMBOLIC_FOLD_H_

@@ -171,6 +171,18 @@ std::string DescribeModule(const ModuleImage& image) {
     for (const auto* name : *m.symbols()) names.push_back(name->str());
     absl::StrAppend(&out, "  symbols ", absl::StrJoin(names, ", "),
                     "  (bound from the input shapes at each run)\n");
+    // The equalities the compiler assumed (IASSERT_EQ), checked at each run.
+    const fb::Function& entry = *m.functions()->Get(0);
+    std::vector<std::string> exprs;
+    for (uint32_t pc = 0; pc < entry.bytecode()->size();) {
+      const Instruction inst = DecodeVerified(entry.bytecode()->data(), pc);
+      if (inst.opcode == KILN_OP_IASSERT_EQ) {
+        if (exprs.empty()) exprs = IntegerExpressions(m, entry);
+        absl::StrAppend(&out, "  requires ", exprs[inst.operands[0]], " == ",
+                        exprs[inst.operands[1]], "\n");
+      }
+      pc += inst.length;
+    }
   }
 
   const fb::MemoryPlan& plan = *m.memory();

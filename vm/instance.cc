@@ -366,12 +366,16 @@ absl::Status Instance::DispatchError(uint32_t pc, int code) const {
   }
   const fb::Executable* e =
       image_->module().executables()->Get(image_->module().functions()->Get(0)->bytecode()->Get(pc + 1));
-  if (e->kernel()->string_view() == "kiln_shape_check") {
+  const absl::string_view kernel(e->kernel()->data(), e->kernel()->size());
+  if (code == KILN_ERR_INVALID_ARGUMENT &&
+      (kernel == "kiln_shape_check" || kernel == "kiln_slice_rt" || kernel == "kiln_pad_rt" ||
+       kernel == "kiln_reduce_rt_f32" || kernel == "kiln_range")) {
     // The compiler took a shape from the model's declaration; this run's
-    // shape-like input says otherwise.
+    // shape-like or parameter input says otherwise.
     return absl::InvalidArgumentError(absl::StrCat(
         "module '", image_->origin(), "' +", pc,
-        ": a run-time shape input does not give the output shape the model declares", nodes));
+        ": a run-time shape or parameter input does not give the output shape the model "
+        "declares", nodes));
   }
   return absl::InternalError(absl::StrCat("module '", image_->origin(), "' +", pc,
                                           ": kernel returned error code ", code, nodes));

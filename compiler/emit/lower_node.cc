@@ -25,6 +25,7 @@ const LoweringTable& Table() {
     RegisterMoreLowerings(*t);    // after Spatial/Extra: wraps MaxPool
     RegisterShapeCheckLowerings(*t);
     RegisterTypedLowerings(*t);  // last: wraps Add/Sub/Mul/Div/Neg/Abs for non-float32
+    RegisterRuntimeParamLowerings(*t);  // after all: wraps Slice/Pad/Reduce*, adds Range
     return t;
   }();
   return *table;

@@ -52,6 +52,8 @@ void RegisterTypedLowerings(LoweringTable& table);       // lower_typed.cc (afte
 void RegisterConv3dLowerings(LoweringTable& table);      // lower_conv3d.cc (wraps Conv, ConvTranspose)
 void RegisterMoreLowerings(LoweringTable& table);        // lower_more.cc (wraps MaxPool)
 void RegisterShapeCheckLowerings(LoweringTable& table);  // lower_shape_check.cc (ConstantOfShape)
+// lower_runtime_params.cc: Slice/Pad/Reduce*/Range with run-time parameter values.
+void RegisterRuntimeParamLowerings(LoweringTable& table);
 // A shape_check dispatch when `node`'s shape-like input is a run-time value
 // (passes/shape_rules_runtime.h); nothing otherwise. lower_shape_check.cc
 absl::Status LowerShapeInputCheck(LoweringContext& ctx, const ir::Node& node);

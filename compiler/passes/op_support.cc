@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/passes/shape_rules_runtime.h"
+#include "compiler/passes/shape_rules_runtime_params.h"
 
 namespace kiln::compiler {
 
@@ -80,7 +81,8 @@ absl::Status CheckAllFolded(const ir::Graph& graph) {
   for (const ir::Node& node : graph.nodes) {
     // A run-time ConstantOfShape input is checked and filled by kernels
     // (shape_rules_runtime.h); shape inference accepted its declared shape.
-    if (!node.removed && IsFoldOnlyOp(node.op_type) && RuntimeShapeInput(graph, node) < 0) {
+    if (!node.removed && IsFoldOnlyOp(node.op_type) && RuntimeShapeInput(graph, node) < 0 &&
+        !HasRuntimeParams(graph, node)) {  // Range: shape_rules_runtime_params.h
       bad.push_back(Label(node));
     }
   }

@@ -20,6 +20,7 @@
 #include "compiler/passes/shape_rules_extra.h"
 #include "compiler/passes/shape_rules_more.h"
 #include "compiler/passes/shape_rules_runtime.h"
+#include "compiler/passes/shape_rules_runtime_params.h"
 #include "compiler/passes/symbolic_support.h"
 
 namespace kiln::compiler {
@@ -319,7 +320,8 @@ absl::Status BatchNorm(Ctx& c) {
   for (size_t k = 1; k < 5; ++k) {
     if (c.S(k) != Shape{x[1]}) {
       return c.Err(absl::StrCat("parameter '", c.In(k).name, "' has shape ", ShapeStr(c.S(k)),
-                                ", expected [", x[1], "] for input ", ShapeStr(x)));
+                                ", expected [", c.dims().ToString(x[1]), "] for input ",
+                                SymbolicShapeStr(c.graph(), x)));
     }
   }
   return c.Set(0, c.T(0), x);
@@ -454,7 +456,8 @@ absl::Status Squeeze(Ctx& c) {
     int64_t ax = 0;
     KILN_RETURN_IF_ERROR(c.Axis(a, c.Rank(0), &ax));
     if (x[ax] != 1) {
-      return c.Err(absl::StrCat("cannot squeeze axis ", a, " of size ", x[ax], " in ", ShapeStr(x)));
+      return c.Err(absl::StrCat("cannot squeeze axis ", a, " of size ", c.dims().ToString(x[ax]),
+                                " in ", SymbolicShapeStr(c.graph(), x)));
     }
     drop.insert(ax);
   }
@@ -743,6 +746,7 @@ absl::Status InferNodeShapes(ir::Graph& graph, ir::NodeId id,
   }
   KILN_RETURN_IF_ERROR(CheckSymbolicSupport(graph, node, &known));
   if (absl::Status s; InferRuntimeShapeInput(graph, node, known, &s)) return s;  // shape_rules_runtime.cc
+  if (absl::Status s; InferRuntimeParams(graph, node, known, &s)) return s;  // shape_rules_runtime_params.cc
   if (node.op_type == "Slice") return Slice(c, graph, known);
   if (absl::Status s; InferMathShapes(graph, node, known, &s)) return s;  // shape_rules_math.cc
   if (absl::Status s; InferMovementShapes(graph, node, known, &s)) return s;  // shape_rules_movement.cc

@@ -1,42 +1,11 @@
-/* strided_copy and copy: data movement with no arithmetic. strided_copy moves
- * one innermost row at a time: a single memcpy when both sides are
- * contiguous, otherwise a typed loop per common element size. memcpy with a
- * constant size compiles to a plain load/store and is safe for any alignment. */
+/* strided_copy and copy: data movement with no arithmetic. strided_copy's
+ * loop is in strided_copy_core.h (shared with slice_rt). */
 #include <stdint.h>
 #include <string.h>
 
 #include "check_util.h"
 #include "kiln/kernels.h"
-
-#define DEFINE_COPY_ROW(name, SIZE)                                          \
-  static void name(const unsigned char* src, int64_t ss, unsigned char* dst, \
-                   int64_t ds, int64_t n) {                                  \
-    for (int64_t i = 0; i < n; ++i)                                          \
-      memcpy(dst + i * ds * (SIZE), src + i * ss * (SIZE), (SIZE));          \
-  }
-
-DEFINE_COPY_ROW(copy_row_1, 1)
-DEFINE_COPY_ROW(copy_row_2, 2)
-DEFINE_COPY_ROW(copy_row_4, 4)
-DEFINE_COPY_ROW(copy_row_8, 8)
-
-static void copy_row(const unsigned char* src, int64_t ss, unsigned char* dst,
-                     int64_t ds, int64_t n, int64_t eb) {
-  if (ss == 1 && ds == 1) {
-    memcpy(dst, src, (size_t)(n * eb));
-    return;
-  }
-  switch (eb) {
-    case 1: copy_row_1(src, ss, dst, ds, n); break;
-    case 2: copy_row_2(src, ss, dst, ds, n); break;
-    case 4: copy_row_4(src, ss, dst, ds, n); break;
-    case 8: copy_row_8(src, ss, dst, ds, n); break;
-    default:
-      for (int64_t i = 0; i < n; ++i)
-        memcpy(dst + i * ds * eb, src + i * ss * eb, (size_t)eb);
-      break;
-  }
-}
+#include "strided_copy_core.h"
 
 enum { S_EB, S_R, S_SRC_OFF, S_DST_OFF, S_HEAD };
 
@@ -52,27 +21,7 @@ int kiln_strided_copy(const int64_t* ip, const float* fp, void* const* bindings,
     if (dims[d] == 0) return KILN_OK; /* the view may lie outside empty buffers */
   const unsigned char* src = (const unsigned char*)bindings[0] + ip[S_SRC_OFF] * eb;
   unsigned char* dst = (unsigned char*)bindings[1] + ip[S_DST_OFF] * eb;
-  if (R == 0) {
-    memcpy(dst, src, (size_t)eb);
-    return KILN_OK;
-  }
-
-  const int64_t inner = dims[R - 1];
-  int64_t outer = 1;
-  for (int64_t d = 0; d + 1 < R; ++d) outer *= dims[d];
-  int64_t idx[KILN_MAX_RANK] = {0};
-  for (int64_t o = 0; o < outer; ++o) {
-    int64_t s_off = 0, d_off = 0;
-    for (int64_t d = 0; d + 1 < R; ++d) {
-      s_off += idx[d] * ss[d];
-      d_off += idx[d] * ds[d];
-    }
-    copy_row(src + s_off * eb, ss[R - 1], dst + d_off * eb, ds[R - 1], inner, eb);
-    for (int64_t d = R - 2; d >= 0; --d) {
-      if (++idx[d] < dims[d]) break;
-      idx[d] = 0;
-    }
-  }
+  kiln_strided_copy_run(eb, R, dims, ss, ds, src, dst);
   return KILN_OK;
 }
 

@@ -1,31 +1,15 @@
-/* pad: constant, edge and reflect padding (and cropping, with negative pads)
- * of any element type. Every output coordinate maps to an input coordinate
- * that is either clamped/reflected into [0, in) or, in constant mode, marks
- * the element as fill, so the checker only has to bound the dense shapes. */
+/* pad: constant, edge, reflect and wrap padding (and cropping, with negative
+ * pads) of any element type, with the loop in pad_core.h (shared with
+ * pad_rt). Every output coordinate maps into [0, in) or to the fill, so the
+ * checker only has to bound the dense shapes. */
 #include <stdint.h>
 #include <string.h>
 
 #include "check_util.h"
 #include "kiln/kernels.h"
+#include "pad_core.h"
 
 enum { PD_EB, PD_MODE, PD_R, PD_VALUE, PD_HEAD };
-enum { PAD_CONSTANT = 0, PAD_EDGE = 1, PAD_REFLECT = 2, PAD_WRAP = 3 };
-
-/* Source coordinate for output coordinate o, or -1 for fill. */
-static int64_t pad_source(int64_t o, int64_t begin, int64_t in, int64_t mode) {
-  int64_t c = o - begin;
-  if (c >= 0 && c < in) return c;
-  if (mode == PAD_CONSTANT) return -1;
-  if (mode == PAD_EDGE || in == 1) return c < 0 ? 0 : in - 1;
-  if (mode == PAD_WRAP) {
-    c %= in;
-    return c < 0 ? c + in : c;
-  }
-  const int64_t period = 2 * (in - 1); /* reflect, edge not repeated */
-  c %= period;
-  if (c < 0) c += period;
-  return c < in ? c : period - c;
-}
 
 int kiln_pad(const int64_t* ip, const float* fp, void* const* bindings,
              const kiln_host* host) {
@@ -39,26 +23,7 @@ int kiln_pad(const int64_t* ip, const float* fp, void* const* bindings,
   unsigned char* y = (unsigned char*)bindings[1];
   unsigned char fill[8];
   memcpy(fill, &ip[PD_VALUE], 8);
-  int64_t n = 1, istr[KILN_MAX_RANK + 1], pos[KILN_MAX_RANK] = {0};
-  for (int64_t d = 0; d < R; ++d) n *= out[d];
-  istr[R] = 1;
-  for (int64_t d = R; d > 0; --d) istr[d - 1] = istr[d] * in[d - 1];
-  for (int64_t k = 0; k < n; ++k) {
-    int64_t off = 0, is_fill = 0;
-    for (int64_t d = 0; d < R; ++d) {
-      const int64_t c = pad_source(pos[d], begin[d], in[d], mode);
-      if (c < 0) {
-        is_fill = 1;
-        break;
-      }
-      off += c * istr[d + 1];
-    }
-    memcpy(y + k * eb, is_fill ? fill : x + off * eb, (size_t)eb);
-    for (int64_t d = R - 1; d >= 0; --d) {
-      if (++pos[d] < out[d]) break;
-      pos[d] = 0;
-    }
-  }
+  kiln_pad_run(eb, mode, R, in, begin, out, fill, x, y);
   return KILN_OK;
 }
 
@@ -72,7 +37,7 @@ int kiln_pad_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
   KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(PD_HEAD + 3 * R), fp,
                              fparam_count, 0));
   if (eb < 1 || eb > 8) return KILN_ERR_INVALID_ARGUMENT;
-  KILN_TRY(kiln_check_enum(mode, PAD_CONSTANT, PAD_WRAP));
+  KILN_TRY(kiln_check_enum(mode, KILN_PAD_CONSTANT, KILN_PAD_WRAP));
   const int64_t* in = ip + PD_HEAD;
   const int64_t* begin = in + R;
   const int64_t* out = begin + R;
@@ -85,7 +50,7 @@ int kiln_pad_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
     /* pos - begin must not overflow; non-constant modes need a source. */
     if (begin[d] == INT64_MIN) return KILN_ERR_INVALID_ARGUMENT;
     KILN_TRY(kiln_checked_add(out[d], begin[d] < 0 ? -begin[d] : begin[d], &t));
-    if (mode != PAD_CONSTANT && in[d] == 0 && out_n > 0) return KILN_ERR_INVALID_ARGUMENT;
+    if (mode != KILN_PAD_CONSTANT && in[d] == 0 && out_n > 0) return KILN_ERR_INVALID_ARGUMENT;
   }
   KILN_TRY(kiln_dense_bytes(in_n, eb, &t));
   KILN_TRY(kiln_check_binding(binding_bytes[0], t));

@@ -604,6 +604,56 @@ typedef enum kiln_shape_check_mode {
 #define KILN_SHAPE_CHECK_MAX_LEN 1024
 KILN_DECLARE_KERNEL(shape_check)
 
+/* Run-time operator parameters (the *_rt kernels and range): Slice's
+ * starts/ends/axes/steps, Pad's pads/axes and Reduce*'s axes arrive as
+ * tensors at run time, while the compiler fixed the output shape from the
+ * model's declared one. Each kernel resolves the values with the op's ONNX
+ * semantics and returns KILN_ERR_INVALID_ARGUMENT, writing nothing, unless
+ * they give exactly the compiled out_dims; otherwise it does the op with the
+ * same loop as its compile-time twin. Parameter tensors are int32 or int64
+ * (*_dtype, a kiln_dtype); axes count from the back when negative and may
+ * not repeat; n <= R.
+ *
+ * slice_rt: Slice (any element type). Bounds clamp as ONNX says (to [0, d]
+ * for positive steps; start to [0, d-1], end to [-1, d-1] for negative ones);
+ * a zero step fails; dims not in axes are taken whole.
+ * bindings: [0] X [in]  [1] starts [n]  [2] ends [n]  [3] axes [n]
+ *           [4] steps [n] (the compiler binds constants for absent axes and
+ *           steps)  [5] Y [out]
+ * iparams (7 + 2R): elem_bytes R n starts_dtype ends_dtype axes_dtype
+ *                   steps_dtype  in_dims[R] out_dims[R]
+ * fparams: none. */
+KILN_DECLARE_KERNEL(slice_rt)
+
+/* pad_rt: Pad (constant/edge/reflect/wrap as pad's mode; any element type of
+ * 1..8 bytes). pads holds the n begins then the n ends of the listed axes;
+ * negative pads crop; in + begin + end must give out_dims, other dims stay.
+ * bindings: [0] X [in]  [1] pads [2n]  [2] value (elem_bytes bytes: the
+ *           constant; the compiler binds zeros when absent)  [3] axes [n]
+ *           (a constant 0..R-1 when absent)  [4] Y [out]
+ * iparams (6 + 2R): elem_bytes mode R n pads_dtype axes_dtype  in_dims[R]
+ *                   out_dims[R]
+ * fparams: none. */
+KILN_DECLARE_KERNEL(pad_rt)
+
+/* reduce_rt_f32: Reduce* of kind (kiln_reduce_kind) over the axes read at
+ * run time. An empty axes tensor reduces every axis, or with
+ * noop_with_empty_axes copies X unchanged. out_dims are the kept dims (and,
+ * with keepdims, a 1 for each reduced one), RO of them.
+ * bindings: [0] X [in] float32  [1] axes [n]  [2] Y [out] float32
+ * iparams (7 + R + RO): kind keepdims noop_with_empty_axes axes_dtype n R RO
+ *                       in_dims[R] out_dims[RO]
+ * fparams: none. */
+KILN_DECLARE_KERNEL(reduce_rt_f32)
+
+/* range: Range with run-time scalars; y[i] = start + i * delta for
+ * i < n = max(ceil((limit - start) / delta), 0), which must equal the
+ * compiled n (integers exactly; floats in double).
+ * bindings: [0] start  [1] limit  [2] delta (scalars of dtype)  [3] Y [n]
+ * iparams (2): dtype (float32/float64/int16/int32/int64) n
+ * fparams: none. */
+KILN_DECLARE_KERNEL(range)
+
 #undef KILN_DECLARE_KERNEL
 
 #ifdef __cplusplus

@@ -1,0 +1,197 @@
+// Ops whose parameter values arrive at run time (passes/
+// shape_rules_runtime_params.h): Slice, Pad, Reduce* and Range lowered to
+// kernels that read the parameter tensors, check them against the compiled
+// (declared) output shape and do the op (slice_rt, pad_rt, reduce_rt_f32,
+// range). Wraps the ordinary lowerings, which still take nodes whose
+// parameters are compile-time values.
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/emit/lower_ops.h"
+#include "compiler/ir/graph.h"
+#include "compiler/passes/shape_rules_runtime_params.h"
+#include "kiln/kernels.h"
+
+namespace kiln::compiler::emit {
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+bool Present(const ir::Node& node, size_t k) {
+  return k < node.inputs.size() && node.inputs[k] != ir::kNoValue;
+}
+
+int64_t DtypeOf(const LoweringContext& ctx, const ir::Node& node, size_t k) {
+  return static_cast<int64_t>(ctx.value(node.inputs[k]).dtype);
+}
+
+// A new int64 constant [values] bound in place of an absent input.
+Binding BindInts(LoweringContext& ctx, const ir::Node& node, const char* what,
+                 const Shape& values) {
+  auto data = std::make_shared<ir::ConstantData>();
+  data->dtype = ir::DType::I64;
+  data->shape = {static_cast<int64_t>(values.size())};
+  data->bytes.resize(values.size() * sizeof(int64_t));
+  if (!values.empty()) std::memcpy(data->bytes.data(), values.data(), data->bytes.size());
+  return ctx.BindNewConstant(absl::StrCat(node.name, ".", what), data);
+}
+
+Shape Iota(int64_t n) {
+  Shape v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = i;
+  return v;
+}
+
+absl::Status Shapes(LoweringContext& ctx, const ir::Node& node, Shape* x, Shape* y) {
+  KILN_ASSIGN_OR_RETURN(*x, ctx.InputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(*y, ctx.OutputShape(node, 0));
+  KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, *x, "the input shape"));
+  KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, *y, "the output shape"));
+  if (x->size() > KILN_MAX_RANK) {
+    return ctx.Unimplemented(node, absl::StrCat("rank ", x->size(), " is above ", KILN_MAX_RANK));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LowerSliceRt(LoweringContext& ctx, const ir::Node& node) {
+  Shape x, y;
+  KILN_RETURN_IF_ERROR(Shapes(ctx, node, &x, &y));
+  KILN_ASSIGN_OR_RETURN(auto starts, ctx.InputShape(node, 1));
+  const int64_t n = ir::ElementCount(starts);
+  const int64_t eb = static_cast<int64_t>(ir::DTypeSize(ctx.value(node.inputs[0]).dtype));
+  std::vector<int64_t> ip = {eb, static_cast<int64_t>(x.size()), n, DtypeOf(ctx, node, 1),
+                             DtypeOf(ctx, node, 2),
+                             Present(node, 3) ? DtypeOf(ctx, node, 3) : int64_t{KILN_DTYPE_I64},
+                             Present(node, 4) ? DtypeOf(ctx, node, 4) : int64_t{KILN_DTYPE_I64}};
+  ip.insert(ip.end(), x.begin(), x.end());
+  ip.insert(ip.end(), y.begin(), y.end());
+  std::vector<Binding> b(6);
+  KILN_ASSIGN_OR_RETURN(b[0], ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(b[1], ctx.Bind(node, node.inputs[1]));
+  KILN_ASSIGN_OR_RETURN(b[2], ctx.Bind(node, node.inputs[2]));
+  if (Present(node, 3)) {
+    KILN_ASSIGN_OR_RETURN(b[3], ctx.Bind(node, node.inputs[3]));
+  } else {
+    b[3] = BindInts(ctx, node, "axes", Iota(n));
+  }
+  if (Present(node, 4)) {
+    KILN_ASSIGN_OR_RETURN(b[4], ctx.Bind(node, node.inputs[4]));
+  } else {
+    b[4] = BindInts(ctx, node, "steps", Shape(static_cast<size_t>(n), 1));
+  }
+  KILN_ASSIGN_OR_RETURN(b[5], ctx.Bind(node, node.outputs[0]));
+  return ctx.Dispatch(node, "slice_rt", std::move(ip), {}, b);
+}
+
+absl::Status LowerPadRt(LoweringContext& ctx, const ir::Node& node) {
+  Shape x, y;
+  KILN_RETURN_IF_ERROR(Shapes(ctx, node, &x, &y));
+  const int64_t r = static_cast<int64_t>(x.size());
+  KILN_ASSIGN_OR_RETURN(auto pads, ctx.InputShape(node, 1));
+  const int64_t n = ir::ElementCount(pads) / 2;
+  const ir::DType dtype = ctx.value(node.inputs[0]).dtype;
+  const int64_t eb = static_cast<int64_t>(ir::DTypeSize(dtype));
+  const std::string mode = node.GetString("mode", "constant");
+  // pad's modes (kiln/kernels.h): constant 0, edge 1, reflect 2, wrap 3.
+  const int64_t m = mode == "edge" ? 1 : mode == "reflect" ? 2 : mode == "wrap" ? 3 : 0;
+  std::vector<int64_t> ip = {eb, m, r, n, DtypeOf(ctx, node, 1),
+                             Present(node, 3) ? DtypeOf(ctx, node, 3) : int64_t{KILN_DTYPE_I64}};
+  ip.insert(ip.end(), x.begin(), x.end());
+  ip.insert(ip.end(), y.begin(), y.end());
+  std::vector<Binding> b(5);
+  KILN_ASSIGN_OR_RETURN(b[0], ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(b[1], ctx.Bind(node, node.inputs[1]));
+  if (Present(node, 2)) {
+    KILN_ASSIGN_OR_RETURN(b[2], ctx.Bind(node, node.inputs[2]));
+  } else {  // fill with zeros of the data type
+    auto zero = std::make_shared<ir::ConstantData>();
+    zero->dtype = dtype;
+    zero->shape = {};
+    zero->bytes.assign(static_cast<size_t>(eb), 0);
+    b[2] = ctx.BindNewConstant(absl::StrCat(node.name, ".value"), zero);
+  }
+  if (Present(node, 3)) {
+    KILN_ASSIGN_OR_RETURN(b[3], ctx.Bind(node, node.inputs[3]));
+  } else {
+    b[3] = BindInts(ctx, node, "axes", Iota(r));
+  }
+  KILN_ASSIGN_OR_RETURN(b[4], ctx.Bind(node, node.outputs[0]));
+  return ctx.Dispatch(node, "pad_rt", std::move(ip), {}, b);
+}
+
+int64_t ReduceKind(const std::string& op) {
+  static const std::map<std::string, int64_t> kKinds = {
+      {"ReduceSum", KILN_REDUCE_SUM},       {"ReduceMean", KILN_REDUCE_MEAN},
+      {"ReduceMax", KILN_REDUCE_MAX},       {"ReduceMin", KILN_REDUCE_MIN},
+      {"ReduceProd", KILN_REDUCE_PROD},     {"ReduceL1", KILN_REDUCE_L1},
+      {"ReduceL2", KILN_REDUCE_L2},         {"ReduceLogSum", KILN_REDUCE_LOG_SUM},
+      {"ReduceLogSumExp", KILN_REDUCE_LOG_SUM_EXP}, {"ReduceSumSquare", KILN_REDUCE_SUM_SQUARE}};
+  const auto it = kKinds.find(op);
+  return it == kKinds.end() ? -1 : it->second;
+}
+
+absl::Status LowerReduceRt(LoweringContext& ctx, const ir::Node& node) {
+  Shape x, y;
+  KILN_RETURN_IF_ERROR(Shapes(ctx, node, &x, &y));
+  if (ctx.value(node.inputs[0]).dtype != ir::DType::F32 ||
+      ctx.value(node.outputs[0]).dtype != ir::DType::F32) {
+    return ctx.Unimplemented(node, "run-time axes are supported for float32 data only");
+  }
+  KILN_ASSIGN_OR_RETURN(auto axes, ctx.InputShape(node, 1));
+  const int64_t kind = ReduceKind(node.op_type);
+  if (kind < 0) return ctx.Unimplemented(node, "no run-time axes kernel for this op");
+  std::vector<int64_t> ip = {kind,
+                             node.GetInt("keepdims", 1) != 0 ? 1 : 0,
+                             node.GetInt("noop_with_empty_axes", 0) != 0 ? 1 : 0,
+                             DtypeOf(ctx, node, 1),
+                             ir::ElementCount(axes),
+                             static_cast<int64_t>(x.size()),
+                             static_cast<int64_t>(y.size())};
+  ip.insert(ip.end(), x.begin(), x.end());
+  ip.insert(ip.end(), y.begin(), y.end());
+  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding ba, ctx.Bind(node, node.inputs[1]));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  return ctx.Dispatch(node, "reduce_rt_f32", std::move(ip), {}, {bx, ba, by});
+}
+
+absl::Status LowerRange(LoweringContext& ctx, const ir::Node& node) {
+  KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
+  KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, y, "the output shape"));
+  std::vector<Binding> b(4);
+  for (size_t k = 0; k < 3; ++k) {
+    KILN_ASSIGN_OR_RETURN(b[k], ctx.Bind(node, node.inputs[k]));
+  }
+  KILN_ASSIGN_OR_RETURN(b[3], ctx.Bind(node, node.outputs[0]));
+  return ctx.Dispatch(node, "range", {DtypeOf(ctx, node, 0), ir::ElementCount(y)}, {}, b);
+}
+
+// Routes `op` to `rt` when the node has run-time parameters, else to the
+// lowering registered before (if any).
+void Wrap(LoweringTable& table, const std::string& op, LowerFn rt) {
+  LowerFn before = table.count(op) ? table[op] : LowerFn();
+  table[op] = [before, rt](LoweringContext& ctx, const ir::Node& node) -> absl::Status {
+    if (compiler::HasRuntimeParams(ctx.graph(), node)) return rt(ctx, node);
+    if (!before) return ctx.Unimplemented(node, "no kernel lowers this op");
+    return before(ctx, node);
+  };
+}
+
+}  // namespace
+
+void RegisterRuntimeParamLowerings(LoweringTable& table) {
+  Wrap(table, "Slice", LowerSliceRt);
+  Wrap(table, "Pad", LowerPadRt);
+  Wrap(table, "Range", LowerRange);
+  for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
+                         "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
+                         "ReduceSumSquare"}) {
+    Wrap(table, op, LowerReduceRt);
+  }
+}
+
+}  // namespace kiln::compiler::emit

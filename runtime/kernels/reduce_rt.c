@@ -1,0 +1,83 @@
+/* reduce_rt_f32: ONNX Reduce* (float32) whose axes are a run-time tensor
+ * (ReduceSum from opset 13, the others from 18). The compiler fixed the
+ * output shape from the model's declaration; this kernel reads the axes
+ * (negative from the back; empty = every axis, or with noop_with_empty_axes
+ * the input unchanged), fails with KILN_ERR_INVALID_ARGUMENT unless they
+ * give exactly that shape, and otherwise reduces with the reduce loop. */
+#include <stdint.h>
+#include <string.h>
+
+#include "check_util.h"
+#include "kiln/kernels.h"
+#include "reduce_core.h"
+#include "rt_param.h"
+
+enum { RR_KIND, RR_KEEPDIMS, RR_NOOP, RR_T_AXES, RR_N, RR_R, RR_RO, RR_HEAD };
+
+int kiln_reduce_rt_f32(const int64_t* ip, const float* fp, void* const* bindings,
+                       const kiln_host* host) {
+  (void)fp;
+  (void)host;
+  const int64_t n = ip[RR_N], R = ip[RR_R], ro = ip[RR_RO], keep = ip[RR_KEEPDIMS];
+  const int64_t* in = ip + RR_HEAD;
+  const int64_t* out = in + R;
+  uint32_t seen = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    if (kiln_rt_axis(bindings[1], ip[RR_T_AXES], k, R, &seen) < 0) return KILN_ERR_INVALID_ARGUMENT;
+  }
+  if (n == 0 && ip[RR_NOOP]) { /* the input unchanged */
+    if (ro != R) return KILN_ERR_INVALID_ARGUMENT;
+    for (int64_t d = 0; d < R; ++d) {
+      if (out[d] != in[d]) return KILN_ERR_INVALID_ARGUMENT;
+    }
+    int64_t count = 1;
+    for (int64_t d = 0; d < R; ++d) count *= in[d];
+    if (count > 0) memcpy(bindings[2], bindings[0], (size_t)count * 4);
+    return KILN_OK;
+  }
+  if (n == 0) seen = R == 0 ? 0 : (uint32_t)((1u << R) - 1u); /* every axis */
+  /* The output the axes give, and X viewed as kept dims then reduced dims. */
+  int64_t xs[KILN_MAX_RANK], od[KILN_MAX_RANK], os[KILN_MAX_RANK], rd[KILN_MAX_RANK],
+      rs[KILN_MAX_RANK], nk = 0, nr = 0, o = 0;
+  kiln_rt_strides(R, in, xs);
+  for (int64_t d = 0; d < R; ++d) {
+    const int reduced = (seen >> d) & 1u;
+    if (!reduced || keep) {
+      if (o >= ro || out[o] != (reduced ? 1 : in[d])) return KILN_ERR_INVALID_ARGUMENT;
+      ++o;
+    }
+    if (reduced) {
+      rd[nr] = in[d];
+      rs[nr++] = xs[d];
+    } else {
+      od[nk] = in[d];
+      os[nk++] = xs[d];
+    }
+  }
+  if (o != ro) return KILN_ERR_INVALID_ARGUMENT;
+  kiln_reduce_f32_run(ip[RR_KIND], nk, od, os, nr, rd, rs, (const float*)bindings[0],
+                      (float*)bindings[2]);
+  return KILN_OK;
+}
+
+int kiln_reduce_rt_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                             uint32_t fparam_count, const uint64_t* binding_bytes) {
+  if (ip == NULL || iparam_count < RR_HEAD) return KILN_ERR_INVALID_ARGUMENT;
+  const int64_t R = ip[RR_R], ro = ip[RR_RO], n = ip[RR_N];
+  if (R < 0 || R > KILN_MAX_RANK || ro < 0 || ro > R) return KILN_ERR_INVALID_ARGUMENT;
+  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(RR_HEAD + R + ro), fp, fparam_count,
+                             0));
+  KILN_TRY(kiln_check_nonneg(ip, RR_HEAD + R + ro));
+  KILN_TRY(kiln_check_enum(ip[RR_KIND], KILN_REDUCE_SUM, KILN_REDUCE_SUM_SQUARE));
+  KILN_TRY(kiln_check_enum(ip[RR_KEEPDIMS], 0, 1));
+  KILN_TRY(kiln_check_enum(ip[RR_NOOP], 0, 1));
+  if (n > R) return KILN_ERR_INVALID_ARGUMENT; /* more would repeat an axis */
+  KILN_TRY(kiln_rt_check_ints(ip[RR_T_AXES], n, binding_bytes[1]));
+  int64_t in_n, out_n;
+  KILN_TRY(kiln_checked_product(ip + RR_HEAD, R, &in_n));
+  KILN_TRY(kiln_checked_product(ip + RR_HEAD + R, ro, &out_n));
+  /* X is read densely once (every output element folds its own part); an
+   * empty reduction still walks Y once. Both are bounded by the bindings. */
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[0], in_n));
+  return kiln_check_f32_binding(binding_bytes[2], out_n);
+}

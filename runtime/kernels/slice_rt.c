@@ -1,0 +1,102 @@
+/* slice_rt: ONNX Slice whose starts/ends/axes/steps are run-time tensors.
+ * The compiler fixed the output shape from the model's declaration; this
+ * kernel resolves the parameters with Slice's semantics (negative indices
+ * count from the back, bounds clamp, negative steps walk backwards) and
+ * fails with KILN_ERR_INVALID_ARGUMENT unless they give exactly that shape;
+ * otherwise it copies the view with the strided_copy loop. */
+#include <stdint.h>
+
+#include "check_util.h"
+#include "kiln/kernels.h"
+#include "rt_param.h"
+#include "strided_copy_core.h"
+
+enum { SL_EB, SL_R, SL_N, SL_T_STARTS, SL_T_ENDS, SL_T_AXES, SL_T_STEPS, SL_HEAD };
+
+/* One axis of length d: the first index taken (*first) and the count. */
+static int64_t slice_len(int64_t d, int64_t s, int64_t e, int64_t step, int64_t* first) {
+  *first = 0;
+  if (d == 0) return 0;
+  if (s < 0) s += d; /* cannot overflow: d >= 0 */
+  if (e < 0) e += d;
+  if (step > 0) {
+    s = s < 0 ? 0 : s > d ? d : s;
+    e = e < 0 ? 0 : e > d ? d : e;
+    *first = s;
+    return e > s ? (e - s - 1) / step + 1 : 0;
+  }
+  s = s < 0 ? 0 : s > d - 1 ? d - 1 : s;
+  e = e < -1 ? -1 : e > d - 1 ? d - 1 : e;
+  *first = s;
+  /* |INT64_MIN| does not fit; any step that large takes one element. */
+  const int64_t mag = step == INT64_MIN ? INT64_MAX : -step;
+  return s > e ? (s - e - 1) / mag + 1 : 0;
+}
+
+int kiln_slice_rt(const int64_t* ip, const float* fp, void* const* bindings,
+                  const kiln_host* host) {
+  (void)fp;
+  (void)host;
+  const int64_t eb = ip[SL_EB], R = ip[SL_R], n = ip[SL_N];
+  const int64_t* in = ip + SL_HEAD;
+  const int64_t* out = in + R;
+  int64_t first[KILN_MAX_RANK], step[KILN_MAX_RANK], xs[KILN_MAX_RANK], ss[KILN_MAX_RANK],
+      ds[KILN_MAX_RANK];
+  uint32_t seen = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t a = kiln_rt_axis(bindings[3], ip[SL_T_AXES], k, R, &seen);
+    if (a < 0) return KILN_ERR_INVALID_ARGUMENT;
+    step[a] = kiln_rt_int(bindings[4], ip[SL_T_STEPS], k);
+    if (step[a] == 0) return KILN_ERR_INVALID_ARGUMENT;
+    const int64_t len = slice_len(in[a], kiln_rt_int(bindings[1], ip[SL_T_STARTS], k),
+                                  kiln_rt_int(bindings[2], ip[SL_T_ENDS], k), step[a], &first[a]);
+    if (len != out[a]) return KILN_ERR_INVALID_ARGUMENT;
+  }
+  int64_t off = 0, empty = 0;
+  for (int64_t d = 0; d < R; ++d) {
+    if (!(seen & (1u << d))) {
+      if (out[d] != in[d]) return KILN_ERR_INVALID_ARGUMENT;
+      first[d] = 0;
+      step[d] = 1;
+    }
+    empty |= out[d] == 0;
+  }
+  if (empty) return KILN_OK; /* nothing to copy */
+  kiln_rt_strides(R, in, xs);
+  kiln_rt_strides(R, out, ds);
+  for (int64_t d = 0; d < R; ++d) {
+    /* Taking >= 2 elements bounds |step| by the dim, so the stride fits. */
+    ss[d] = out[d] > 1 ? step[d] * xs[d] : 0;
+    off += first[d] * xs[d];
+  }
+  kiln_strided_copy_run(eb, R, out, ss, ds, (const unsigned char*)bindings[0] + off * eb,
+                        (unsigned char*)bindings[5]);
+  return KILN_OK;
+}
+
+int kiln_slice_rt_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                        uint32_t fparam_count, const uint64_t* binding_bytes) {
+  if (ip == NULL || iparam_count < SL_HEAD) return KILN_ERR_INVALID_ARGUMENT;
+  const int64_t R = ip[SL_R], n = ip[SL_N], eb = ip[SL_EB];
+  if (R < 0 || R > KILN_MAX_RANK) return KILN_ERR_INVALID_ARGUMENT;
+  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(SL_HEAD + 2 * R), fp, fparam_count,
+                             0));
+  KILN_TRY(kiln_check_nonneg(ip, SL_HEAD + 2 * R));
+  /* More entries than axes would repeat one; eb >= 1 lets Y bound the copy. */
+  if (eb < 1 || n > R) return KILN_ERR_INVALID_ARGUMENT;
+  const int64_t* in = ip + SL_HEAD;
+  const int64_t* out = in + R;
+  for (int64_t d = 0; d < R; ++d) {
+    if (out[d] > in[d]) return KILN_ERR_INVALID_ARGUMENT; /* a slice never grows */
+  }
+  int64_t count, bytes;
+  KILN_TRY(kiln_checked_product(in, R, &count));
+  KILN_TRY(kiln_dense_bytes(count, eb, &bytes));
+  KILN_TRY(kiln_check_binding(binding_bytes[0], bytes));
+  for (int64_t k = 0; k < 4; ++k) {
+    KILN_TRY(kiln_rt_check_ints(ip[SL_T_STARTS + k], n, binding_bytes[1 + k]));
+  }
+  KILN_TRY(kiln_checked_product(out, R, &count));
+  KILN_TRY(kiln_dense_bytes(count, eb, &bytes));
+  return kiln_check_binding(binding_bytes[5], bytes);
+}

@@ -1,0 +1,91 @@
+// Operator parameters known only at run time (passes/
+// shape_rules_runtime_params.h): Slice/Pad/ReduceSum/Range outputs come from
+// the model's static declaration when it fits the data input, today's error
+// stands without a declaration, and a declaration that cannot come from any
+// parameter values is refused naming the node.
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "compiler/passes/shape_inference.h"
+#include "compiler/passes/shape_rules_runtime_params.h"
+#include "gtest/gtest.h"
+#include "tests/compiler/backend_graph_builder.h"
+
+namespace kiln::compiler {
+namespace {
+
+using Dims = std::vector<int64_t>;
+
+// x [4,6,5] float (or the scalars of Range) and run-time int64 parameter
+// inputs of `len` values feeding `op`, whose output declares `declared`
+// ({-1}: no static declaration).
+struct Model {
+  testing::GraphBuilder b;
+  ir::NodeId node = 0;
+  ir::ValueId out = 0;
+
+  Model(const std::string& op, int64_t len, const Dims& declared) {
+    std::vector<ir::ValueId> ins;
+    if (op == "Range") {
+      for (const char* n : {"start", "limit", "delta"}) ins.push_back(b.Input(n, {}));
+    } else {
+      ins.push_back(b.Input("x", {4, 6, 5}));
+      const int params = op == "Slice" ? 4 : 1;
+      for (int k = 0; k < params; ++k) {
+        ins.push_back(b.Input("p" + std::to_string(k), {op == "Pad" ? 2 * len : len},
+                              ir::DType::I64));
+      }
+    }
+    out = b.g.AddValue("y");
+    if (declared != Dims{-1}) {
+      b.g.value(out).declared_shape = declared;
+      b.g.value(out).has_declared_shape = true;
+    }
+    b.Output(out);
+    node = b.Node(op, "n_" + op, ins, {out});
+  }
+};
+
+TEST(RuntimeParams, OutputsTakeTheDeclaredShape) {
+  for (const auto& [op, len, y] : std::vector<std::tuple<std::string, int64_t, Dims>>{
+           {"Slice", 2, {2, 6, 1}}, {"Pad", 3, {5, 9, 5}}, {"ReduceSum", 1, {4, 1, 5}},
+           {"Range", 0, {7}}}) {
+    Model m(op, len, y);
+    const absl::Status s = InferShapes(m.b.g);
+    ASSERT_TRUE(s.ok()) << op << ": " << s;
+    EXPECT_EQ(m.b.g.value(m.out).shape, y) << op;
+    EXPECT_TRUE(HasRuntimeParams(m.b.g, m.b.g.nodes[m.node])) << op;
+  }
+}
+
+TEST(RuntimeParams, WithoutADeclarationTodaysErrorStands) {
+  for (const std::string op : {"Slice", "Pad", "ReduceSum", "Range"}) {
+    Model m(op, 1, {-1});
+    const absl::Status s = InferShapes(m.b.g);
+    EXPECT_FALSE(s.ok()) << op;
+    EXPECT_NE(s.message().find("compile time"), std::string::npos) << s;
+  }
+}
+
+TEST(RuntimeParams, DeclarationsThatCannotFitAreRefusedNamingTheNode) {
+  const std::vector<std::tuple<std::string, int64_t, Dims>> cases = {
+      {"Slice", 2, {5, 6, 5}},      // a slice never grows
+      {"Slice", 2, {4, 6}},         // nor changes the rank
+      {"Slice", 4, {4, 6, 5}},      // 4 starts for rank 3
+      {"Pad", 3, {5, 9}},           // rank 2 from rank 3
+      {"Pad", 4, {5, 9, 5}},        // 4 axes of pads for rank 3
+      {"ReduceSum", 1, {4, 2, 5}},  // 2 is neither 6 nor 1
+      {"ReduceSum", 1, {5}},        // keepdims (the default) keeps the rank
+      {"Range", 0, {2, 3}},         // not 1-D
+  };
+  for (const auto& [op, len, y] : cases) {
+    Model m(op, len, y);
+    const absl::Status s = InferShapes(m.b.g);
+    EXPECT_FALSE(s.ok()) << op << " " << ::testing::PrintToString(y);
+    EXPECT_NE(s.message().find("n_" + op), std::string::npos) << s;
+  }
+}
+
+}  // namespace
+}  // namespace kiln::compiler

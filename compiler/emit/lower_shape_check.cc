@@ -26,7 +26,7 @@ absl::Status CheckParams(LoweringContext& ctx, const ir::Node& node, int64_t* mo
     return absl::OkStatus();
   }
   KILN_ASSIGN_OR_RETURN(*out, ctx.OutputShape(node, 0));
-  if (op == "ConstantOfShape") {
+  if (op == "ConstantOfShape" || op == "Resize") {  // the value is the output shape
     *mode = KILN_SHAPE_CHECK_EXACT;
     return absl::OkStatus();
   }

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/graph_util.h"
 #include "compiler/passes/shape_rule_context.h"
+#include "compiler/passes/shape_rules_movement.h"
 
 namespace kiln::compiler {
 namespace {
@@ -30,6 +31,9 @@ int ShapeLikeIndex(const ir::Graph& graph, const ir::Node& node) {
   if (op == "ConstantOfShape") return 0;
   if (op == "Reshape" || op == "Expand" || op == "Tile" || op == "OneHot") return 1;
   if ((op == "Squeeze" || op == "Unsqueeze" || op == "Split") && graph.opset >= 13) return 1;
+  // Resize's sizes (opset 11+: X, roi, scales, sizes); with sizes the scales
+  // are output/input, so the declared output fixes the whole op.
+  if (op == "Resize" && graph.opset >= 11) return 3;
   return -1;
 }
 
@@ -162,6 +166,27 @@ absl::Status ConstantOfShape(Ctx& c, int64_t count, const Shape& y) {
   return c.Set(0, dtype, y);
 }
 
+// Resize by run-time sizes: the declared output, the same rank as X; the
+// op's own rule then runs on those sizes (its attribute checks included).
+absl::Status ResizeBySizes(Ctx& c, int64_t count, const Shape& y,
+                           const std::vector<ir::ConstantPtr>& known) {
+  if (count != c.Rank(0) || static_cast<int64_t>(y.size()) != c.Rank(0)) {
+    return Mismatch(c, y, absl::StrCat("has not the ", c.Rank(0), " dims of the input"));
+  }
+  for (size_t k = 1; k < 3; ++k) {
+    if (c.Has(k) && (c.C(k) == nullptr || c.C(k)->element_count() != 0)) {
+      return c.Err("run-time sizes need empty or absent roi and scales inputs");
+    }
+  }
+  std::vector<ir::ConstantPtr> with_sizes = known;
+  const ir::ValueId sizes = c.node().inputs[3];
+  if (with_sizes.size() <= static_cast<size_t>(sizes)) with_sizes.resize(sizes + 1);
+  with_sizes[sizes] = ir::MakeI64Constant({static_cast<int64_t>(y.size())}, y);
+  absl::Status s;
+  InferMovementShapes(c.graph(), c.node(), with_sizes, &s);  // shape_rules_movement.cc Resize
+  return s;
+}
+
 absl::Status OneHot(Ctx& c, int64_t count, const Shape& y) {
   KILN_RETURN_IF_ERROR_RT(c.Need(3));
   if (count != 1) return c.Err("depth must hold one value");
@@ -221,6 +246,10 @@ bool InferRuntimeShapeInput(ir::Graph& graph, ir::Node& node,
     *status = c.Err(absl::StrCat("depth has an unsupported dtype ", ir::DTypeName(t)));
     return true;
   }
+  if (op == "Resize" && (t != DType::I64 || c.Rank(k) != 1)) {
+    *status = c.Err("sizes must be a 1-D int64 tensor");
+    return true;
+  }
   if (op != "ConstantOfShape" && !c.Has(0)) {
     *status = c.Err("input 0 is required");
     return true;
@@ -233,6 +262,7 @@ bool InferRuntimeShapeInput(ir::Graph& graph, ir::Node& node,
   else if (op == "Tile") *status = Tile(c, count, ys[0]);
   else if (op == "Split") *status = Split(c, count, ys);
   else if (op == "ConstantOfShape") *status = ConstantOfShape(c, count, ys[0]);
+  else if (op == "Resize") *status = ResizeBySizes(c, count, ys[0], known);
   else *status = OneHot(c, count, ys[0]);
   return true;
 }

@@ -1,6 +1,6 @@
 // Shape rules for ops whose shape-like input is only known at run time:
 // Reshape's shape, Squeeze/Unsqueeze axes, Expand's shape, Tile's repeats,
-// Split's sizes, ConstantOfShape's dims and OneHot's depth. When that input
+// Split's sizes, ConstantOfShape's dims, OneHot's depth and Resize's sizes. When that input
 // has no compile-time value and the model declares a fully static shape for
 // every output, the output shapes come from the declaration (checked against
 // the data input here); lowering then adds a shape_check dispatch that

@@ -111,5 +111,25 @@ TEST(RuntimeShapeInput, SqueezeUnsqueezeExpandTileConstantOfShape) {
   }
 }
 
+TEST(RuntimeShapeInput, ResizeBySizesTakesTheDeclaredShapeAndItsScales) {
+  // Resize(x [1,1,2,4], roi = "", scales = "", sizes = run-time) -> [1,1,3,6].
+  testing::GraphBuilder b;
+  const ir::ValueId x = b.Input("x", {1, 1, 2, 4});
+  const ir::ValueId sizes = b.Input("sizes", {4}, ir::DType::I64);
+  const ir::ValueId y = b.g.AddValue("y");
+  b.g.value(y).declared_shape = {1, 1, 3, 6};
+  b.g.value(y).has_declared_shape = true;
+  b.Output(y);
+  const ir::NodeId n = b.Node("Resize", "resize", {x, ir::kNoValue, ir::kNoValue, sizes}, {y});
+  ASSERT_TRUE(InferShapes(b.g).ok()) << InferShapes(b.g);
+  EXPECT_EQ(b.g.value(y).shape, (Dims{1, 1, 3, 6}));
+  // Sampling follows the sizes: scale = output / input per axis.
+  const auto& scales = b.g.nodes[n].attributes.at("kiln.scales").floats;
+  ASSERT_EQ(scales.size(), 4u);
+  EXPECT_FLOAT_EQ(scales[2], 1.5f);
+  EXPECT_FLOAT_EQ(scales[3], 1.5f);
+  EXPECT_EQ(RuntimeShapeInput(b.g, b.g.nodes[n]), 3);
+}
+
 }  // namespace
 }  // namespace kiln::compiler

@@ -377,6 +377,13 @@ class Verifier {
         w += need;
       }
       const uint32_t* ops = code + pc + 1;
+      // Run-time sizes exist only through symbols: without any, the module is
+      // static and neither back end has a shape program to run.
+      if (n_symbols == 0 && (kiln_opcode_is_integer(opcode) || opcode == KILN_OP_VIEW_INPUT_DYN ||
+                             opcode == KILN_OP_VIEW_OUTPUT_DYN || opcode == KILN_OP_VIEW_ARENA_DYN ||
+                             opcode == KILN_OP_DISPATCH_DYN)) {
+        return at(absl::StrCat(kiln_opcode_name(opcode), " in a module without symbols"));
+      }
       switch (opcode) {
         case KILN_OP_VIEW_INPUT:
           view_bytes[ops[0]] = static_cast<int64_t>(TensorDescBytes(*sig.inputs()->Get(ops[1])));
@@ -411,7 +418,16 @@ class Verifier {
         case KILN_OP_IMIN:
         case KILN_OP_IMAX:
         case KILN_OP_IASSERT_EQ:
-          if (kiln_opcode_writes_integer(opcode)) int_set[ops[0]] = true;
+          // Single assignment: both back ends evaluate the shape arithmetic
+          // once, before the dispatches (Instance::BindInputs, AOT NAME_shapes()).
+          if (kiln_opcode_writes_integer(opcode)) {
+            if (int_set[ops[0]]) {
+              return at(absl::StrCat("integer register n", ops[0],
+                                     " is written a second time (integer registers are "
+                                     "single-assignment)"));
+            }
+            int_set[ops[0]] = true;
+          }
           break;
         case KILN_OP_VIEW_INPUT_DYN:
           view_bytes[ops[0]] = -2;

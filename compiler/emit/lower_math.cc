@@ -125,10 +125,11 @@ int64_t ReduceKind(const std::string& op) {
 
 // Appends dim d (stride s) to a dims/strides list, merging it into the last
 // entry when the two step through memory as one; size-1 dims vanish.
-void PushDim(int64_t d, int64_t s, Shape* dims, Shape* strides) {
+// Symbolic dims multiply through the pool (plain * would overflow them).
+void PushDim(int64_t d, int64_t s, ir::DimPool& pool, Shape* dims, Shape* strides) {
   if (d == 1) return;
-  if (!dims->empty() && strides->back() == s * d) {
-    dims->back() *= d;
+  if (!dims->empty() && strides->back() == pool.Mul(s, d)) {
+    dims->back() = pool.Mul(dims->back(), d);
     strides->back() = s;
     return;
   }
@@ -142,11 +143,11 @@ absl::Status LowerReduce(LoweringContext& ctx, const ir::Node& node) {
   if (!node.HasAttr("kiln.axes")) return ctx.Invalid(node, "axes were not resolved");
   const Shape axes = node.GetInts("kiln.axes", {});
   const std::set<int64_t> red(axes.begin(), axes.end());
-  const Shape xs = ContiguousStrides(x);
+  const Shape xs = ContiguousStrides(x, ctx.dims());
   Shape od, os, rd, rs;
   for (size_t d = 0; d < x.size(); ++d) {
-    if (red.count(static_cast<int64_t>(d))) PushDim(x[d], xs[d], &rd, &rs);
-    else PushDim(x[d], xs[d], &od, &os);
+    if (red.count(static_cast<int64_t>(d))) PushDim(x[d], xs[d], ctx.dims(), &rd, &rs);
+    else PushDim(x[d], xs[d], ctx.dims(), &od, &os);
   }
   if (od.size() > KILN_MAX_RANK || rd.size() > KILN_MAX_RANK) {
     return ctx.Unimplemented(node, "input rank is too high");

@@ -72,6 +72,16 @@ def main():
         [helper.make_node("CumSum", ["x", "axis"], ["y"], name="cumsum")],
         "symbolic", [vi("x", ["N", 4])], [vi("y", ["N", 4])],
         [numpy_helper.from_array(np.array(1, np.int64), "axis")]))
+    # Reproducer (onnx fuzzer): ReduceMean over two unnamed dims multiplied
+    # encoded symbolic dims as plain int64 for its strides (signed overflow).
+    xr = vi("x", [1, 1, 5])
+    yr = vi("y", [1, 1, 1])
+    for v in (xr, yr):
+        for d in range(2):
+            v.type.tensor_type.shape.dim[d].Clear()  # neither dim_value nor dim_param
+    save("reduce_symbolic_strides.onnx", helper.make_graph(
+        [helper.make_node("ReduceMean", ["x"], ["y"], name="mean", axes=[2], keepdims=1)],
+        "reduce_symbolic", [xr], [yr]))
     # An opset this compiler does not read.
     save("opset_too_new.onnx", helper.make_graph(
         [helper.make_node("Relu", ["x"], ["y"], name="relu")], "new", [x], [y]), opset=19)

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "compiler/compiler.h"
 #include "gtest/gtest.h"
@@ -171,7 +172,12 @@ TEST(MalformedModule, FuzzerReproducers) {
                         // one element through a zero stride: half a minute under ASan.
                         Case{"reduce_zero_stride_spin.kiln", "kernel rejects"},
                         // gather of nothing whose row size inner * eb overflows int64.
-                        Case{"gather_empty_row_overflow.kiln", "kernel rejects"}}) {
+                        Case{"gather_empty_row_overflow.kiln", "kernel rejects"},
+                        // A dynamic module writing integer register n0 twice: the VM
+                        // ran it, the AOT tool (which runs the shape arithmetic once)
+                        // refused it, so the aot fuzzer trapped on a verified module.
+                        Case{"int_register_written_twice.kiln",
+                             "+14: integer register n0 is written a second time"}}) {
     std::ifstream in(kDir + "modules/" + c.file, std::ios::binary);
     ASSERT_TRUE(in) << c.file;
     std::stringstream bytes;
@@ -233,6 +239,39 @@ TEST(MalformedTensor, NanAndInfFlowThrough) {
   EXPECT_TRUE(std::isinf(y[1]) && y[1] > 0);
   EXPECT_EQ(y[2], 0.0f);
   EXPECT_EQ(y[3], 1.0f);
+}
+
+// ONNX reproducers the fuzzers found that are valid models: they must
+// compile (under the fuzz/asan presets, without undefined behaviour) and
+// compute the right values. reduce_symbolic_strides: ReduceMean over axis 2
+// of [?, ?, 5] once multiplied encoded symbolic dims as plain int64.
+TEST(MalformedOnnxValid, ReduceOverSymbolicDimsMatchesTheMean) {
+  auto module = compiler::BuildModule(kDir + "reduce_symbolic_strides.onnx", {});
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto image = vm::ModuleImage::LoadBytes(module->data(), module->size(), "reduce.kiln");
+  ASSERT_TRUE(image.ok()) << image.status();
+  auto instance = vm::Instance::Create(*image);
+  ASSERT_TRUE(instance.ok());
+  for (int64_t a : {1, 2, 4}) {
+    for (int64_t b : {1, 3}) {
+      std::vector<float> x(static_cast<size_t>(a * b * 5));
+      for (size_t k = 0; k < x.size(); ++k) x[k] = static_cast<float>((k * 7) % 11) - 5.0f;
+      std::vector<float> y(static_cast<size_t>(a * b), -1.0f);
+      const int64_t xs[] = {a, b, 5}, ys[] = {a, b, 1};
+      const vm::HostTensor in{fb::DType::F32, xs, x.data(), x.size() * sizeof(float)};
+      ASSERT_TRUE((*instance)->Reserve({in}).ok());
+      ASSERT_TRUE((*instance)
+                      ->Run({in}, {vm::HostTensor{fb::DType::F32, ys, y.data(),
+                                                  y.size() * sizeof(float)}})
+                      .ok())
+          << a << "x" << b;
+      for (size_t r = 0; r < y.size(); ++r) {
+        float sum = 0;  // small integers: the mean is exact up to one rounding
+        for (size_t k = 0; k < 5; ++k) sum += x[r * 5 + k];
+        EXPECT_NEAR(y[r], sum / 5.0f, 1e-6f) << a << "x" << b << " row " << r;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -78,7 +78,6 @@ class Emitter {
           absl::StrCat("--emit=shared needs a host target, not ", TargetName(options_.target)));
     }
     if (absl::Status s = CheckSignatureRanks(); !s.ok()) return s;
-    if (absl::Status s = CheckIntegerProgram(m_); !s.ok()) return s;
     std::vector<BundleFile> files;
     files.push_back({name_ + ".h", Header()});
     absl::StatusOr<std::string> schedule = Schedule();
@@ -491,7 +490,7 @@ class Emitter {
   }
 
   // NAME_shapes(): the symbols' range, then every integer instruction in
-  // bytecode order (each writes its own register: CheckIntegerProgram).
+  // bytecode order (the verifier holds integer registers to one write each).
   std::string ShapesFunction(const fb::Function& fn,
                              const std::map<uint32_t, std::string>& debug_at) const {
     std::string c = absl::StrCat(

@@ -26,37 +26,6 @@ std::vector<int32_t> DimSymbolOrdinals(const fb::Module& m, const fb::TensorDesc
   return out;
 }
 
-absl::Status CheckIntegerProgram(const fb::Module& m) {
-  const fb::Function& fn = *m.functions()->Get(0);
-  const uint32_t* code = fn.bytecode()->data();
-  std::vector<bool> written(fn.int_register_count(), false);
-  for (uint32_t pc = 0; pc < fn.bytecode()->size();) {
-    const vm::Instruction inst = vm::DecodeVerified(code, pc);
-    const bool dynamic = kiln_opcode_is_integer(inst.opcode) || inst.opcode == KILN_OP_VIEW_INPUT_DYN ||
-                         inst.opcode == KILN_OP_VIEW_OUTPUT_DYN ||
-                         inst.opcode == KILN_OP_VIEW_ARENA_DYN ||
-                         inst.opcode == KILN_OP_DISPATCH_DYN;
-    if (dynamic && !HasSymbols(m)) {
-      return absl::UnimplementedError(absl::StrCat(
-          "bytecode +", pc, ": ", kiln_opcode_name(inst.opcode),
-          " in a module without symbols; kiln aot gives run-time sizes an interface only "
-          "through symbols"));
-    }
-    if (kiln_opcode_writes_integer(inst.opcode)) {
-      const uint32_t reg = inst.operands[0];
-      if (written[reg]) {
-        return absl::UnimplementedError(absl::StrCat(
-            "bytecode +", pc, ": integer register n", reg,
-            " is written a second time; kiln aot runs the shape arithmetic once before the "
-            "schedule and needs every integer register written once"));
-      }
-      written[reg] = true;
-    }
-    pc += inst.length;
-  }
-  return absl::OkStatus();
-}
-
 std::string WorkspaceFormula(const fb::Module& m) {
   const int32_t ws = m.memory()->workspace_register();
   if (ws < 0) return absl::StrCat(m.memory()->arena_size());

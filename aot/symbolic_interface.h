@@ -19,13 +19,6 @@ bool HasSymbols(const fb::Module& m);
 // Per dim of `t`, the ordinal of the symbol it names, or -1 when static.
 std::vector<int32_t> DimSymbolOrdinals(const fb::Module& m, const fb::TensorDesc& t);
 
-// The generated code runs every integer instruction once, before the
-// schedule; that is the bytecode's meaning only when each integer register is
-// written once (the compiler's shape programs are). Also refuses integer or
-// *_DYN instructions in a module without symbols, which has no interface for
-// them.
-absl::Status CheckIntegerProgram(const fb::Module& m);
-
 // The workspace bytes as arithmetic on the symbols ("N*10240 + 4096"), or
 // the static arena size when the module has no dynamic part.
 std::string WorkspaceFormula(const fb::Module& m);

@@ -113,6 +113,8 @@ constexpr uint32_t FixedOperandWords(const char* kinds) {
 
 // The opcodes of symbolic dimensions (integer registers, dynamic views and
 // dispatches): only the kDynamic loop runs them.
+// (kiln_opcode_is_dynamic, as a constant expression for `if constexpr`.)
+static_assert(KILN_OP_ISYM == 0x10, "the dynamic opcodes start at 0x10 (kiln/opcodes.h)");
 constexpr bool IsDynamicOpcode(uint32_t opcode) { return opcode >= KILN_OP_ISYM; }
 
 // kObserved selects, once per run, the instrumented loop that reports each

@@ -379,9 +379,7 @@ class Verifier {
       const uint32_t* ops = code + pc + 1;
       // Run-time sizes exist only through symbols: without any, the module is
       // static and neither back end has a shape program to run.
-      if (n_symbols == 0 && (kiln_opcode_is_integer(opcode) || opcode == KILN_OP_VIEW_INPUT_DYN ||
-                             opcode == KILN_OP_VIEW_OUTPUT_DYN || opcode == KILN_OP_VIEW_ARENA_DYN ||
-                             opcode == KILN_OP_DISPATCH_DYN)) {
+      if (n_symbols == 0 && kiln_opcode_is_dynamic(opcode)) {
         return at(absl::StrCat(kiln_opcode_name(opcode), " in a module without symbols"));
       }
       switch (opcode) {

@@ -29,6 +29,10 @@ static inline const char* kiln_opcode_operands(uint32_t opcode) {
   }
 }
 
+/* The dynamic-shape opcodes (codes 0x10 and up: integer instructions and the
+ * *_DYN views and dispatch), meaningful only in a module with symbols. */
+static inline int kiln_opcode_is_dynamic(uint32_t opcode) { return opcode >= 0x10; }
+
 /* Integer instructions (shape arithmetic on the symbols): their operands are
  * only integer registers, symbols and immediates, never buffer views. */
 static inline int kiln_opcode_is_integer(uint32_t opcode) {

@@ -369,7 +369,8 @@ absl::Status Instance::DispatchError(uint32_t pc, int code) const {
   const absl::string_view kernel(e->kernel()->data(), e->kernel()->size());
   if (code == KILN_ERR_INVALID_ARGUMENT &&
       (kernel == "kiln_shape_check" || kernel == "kiln_slice_rt" || kernel == "kiln_pad_rt" ||
-       kernel == "kiln_reduce_rt_f32" || kernel == "kiln_range")) {
+       kernel == "kiln_reduce_rt_f32" || kernel == "kiln_range" || kernel == "kiln_nonzero" ||
+       kernel == "kiln_compress")) {
     // The compiler took a shape from the model's declaration; this run's
     // shape-like or parameter input says otherwise.
     return absl::InvalidArgumentError(absl::StrCat(

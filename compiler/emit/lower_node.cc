@@ -26,6 +26,7 @@ const LoweringTable& Table() {
     RegisterShapeCheckLowerings(*t);
     RegisterTypedLowerings(*t);  // last: wraps Add/Sub/Mul/Div/Neg/Abs for non-float32
     RegisterRuntimeParamLowerings(*t);  // after all: wraps Slice/Pad/Reduce*, adds Range
+    RegisterDataDependentLowerings(*t);  // NonZero, Compress
     return t;
   }();
   return *table;

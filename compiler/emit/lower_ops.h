@@ -54,6 +54,8 @@ void RegisterMoreLowerings(LoweringTable& table);        // lower_more.cc (wraps
 void RegisterShapeCheckLowerings(LoweringTable& table);  // lower_shape_check.cc (ConstantOfShape)
 // lower_runtime_params.cc: Slice/Pad/Reduce*/Range with run-time parameter values.
 void RegisterRuntimeParamLowerings(LoweringTable& table);
+// lower_data_dependent.cc: NonZero/Compress for a declared output shape.
+void RegisterDataDependentLowerings(LoweringTable& table);
 // A shape_check dispatch when `node`'s shape-like input is a run-time value
 // (passes/shape_rules_runtime.h); nothing otherwise. lower_shape_check.cc
 absl::Status LowerShapeInputCheck(LoweringContext& ctx, const ir::Node& node);

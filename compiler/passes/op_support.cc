@@ -41,7 +41,9 @@ bool IsKernelOp(const std::string& op_type) {
       "MeanVarianceNormalization",
       // ops helper: selection, integer (quantized) linear algebra, signal constants
       "TopK", "MatMulInteger", "ConvInteger", "QLinearMatMul", "QLinearConv", "HannWindow",
-      "HammingWindow", "BlackmanWindow", "MelWeightMatrix"};
+      "HammingWindow", "BlackmanWindow", "MelWeightMatrix",
+      // data-dependent output length, for a declared static shape (shape_rules_data_dependent.h)
+      "NonZero", "Compress"};
   return kOps.count(op_type) != 0;
 }
 

@@ -21,6 +21,7 @@
 #include "compiler/passes/shape_rules_more.h"
 #include "compiler/passes/shape_rules_runtime.h"
 #include "compiler/passes/shape_rules_runtime_params.h"
+#include "compiler/passes/shape_rules_data_dependent.h"
 #include "compiler/passes/symbolic_support.h"
 
 namespace kiln::compiler {
@@ -747,6 +748,7 @@ absl::Status InferNodeShapes(ir::Graph& graph, ir::NodeId id,
   KILN_RETURN_IF_ERROR(CheckSymbolicSupport(graph, node, &known));
   if (absl::Status s; InferRuntimeShapeInput(graph, node, known, &s)) return s;  // shape_rules_runtime.cc
   if (absl::Status s; InferRuntimeParams(graph, node, known, &s)) return s;  // shape_rules_runtime_params.cc
+  if (absl::Status s; InferDataDependent(graph, node, known, &s)) return s;  // shape_rules_data_dependent.cc
   if (node.op_type == "Slice") return Slice(c, graph, known);
   if (absl::Status s; InferMathShapes(graph, node, known, &s)) return s;  // shape_rules_math.cc
   if (absl::Status s; InferMovementShapes(graph, node, known, &s)) return s;  // shape_rules_movement.cc

@@ -263,10 +263,10 @@ def folding_wraps():
 def error_models():
     n = helper.make_node
     # Two different unsupported ops (plus a supported one in between).
-    model = make([n("NonZero", ["x"], ["nz"], name="find_nonzero"),
+    model = make([n("RandomNormalLike", ["x"], ["nz"], name="random_like"),
                   n("Relu", ["x"], ["r"], name="relu0"),
                   n("Unique", ["r"], ["e"], name="uniq")],
-                 [vi("x", [3, 4])], [vi("nz", None, TensorProto.INT64), vi("e", None)])
+                 [vi("x", [3, 4])], [vi("nz", None), vi("e", None)])
     save(model, "unsupported_ops.onnx")
 
     # Initializer whose bytes live in a side file.

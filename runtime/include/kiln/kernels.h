@@ -654,6 +654,28 @@ KILN_DECLARE_KERNEL(reduce_rt_f32)
  * fparams: none. */
 KILN_DECLARE_KERNEL(range)
 
+/* Data-dependent output lengths (NonZero, Compress): the compiler fixed the
+ * output shape from the model's declared one; the kernel computes the result
+ * and returns KILN_ERR_INVALID_ARGUMENT, writing nothing, unless it has
+ * exactly that shape.
+ *
+ * nonzero: NonZero of any element type (floats by value: -0.0 is zero, NaN
+ * is not; other types by their bytes). Y holds the R indices of each of the
+ * count non-zero elements, Y[d][j] = index d of the j-th in row-major order.
+ * bindings: [0] X [in_dims]  [1] Y int64 [R, count]
+ * iparams (3 + R): dtype R (>= 1) count in_dims[R]
+ * fparams: none. */
+KILN_DECLARE_KERNEL(nonzero)
+
+/* compress: Compress of any element type (elem_bytes 1..8); X viewed as
+ * [outer, axis_len, inner] ([1, all elements, 1] without an axis). The bool
+ * condition (one byte each) may be shorter than axis_len; a true entry at or
+ * past axis_len fails. Y = the selected slices in order.
+ * bindings: [0] X  [1] condition [cond_len]  [2] Y [outer, out_count, inner]
+ * iparams (6): elem_bytes outer axis_len inner cond_len out_count
+ * fparams: none. */
+KILN_DECLARE_KERNEL(compress)
+
 #undef KILN_DECLARE_KERNEL
 
 #ifdef __cplusplus

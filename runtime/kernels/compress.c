@@ -1,0 +1,65 @@
+/* compress: ONNX Compress, whose output length depends on the condition.
+ * The input is viewed as [outer, axis_len, inner] (without an axis:
+ * [1, all elements, 1]); the compiler fixed out_count from the model's
+ * declaration. The kernel fails with KILN_ERR_INVALID_ARGUMENT, writing
+ * nothing, unless the condition selects exactly out_count slices (a true
+ * entry past axis_len also fails, as np.compress does); otherwise it copies
+ * the selected slices in order. */
+#include <stdint.h>
+#include <string.h>
+
+#include "check_util.h"
+#include "kiln/kernels.h"
+
+enum { CP_EB, CP_OUTER, CP_AXIS, CP_INNER, CP_COND, CP_OUT, CP_COUNT };
+
+int kiln_compress(const int64_t* ip, const float* fp, void* const* bindings,
+                  const kiln_host* host) {
+  (void)fp;
+  (void)host;
+  const int64_t eb = ip[CP_EB], outer = ip[CP_OUTER], len = ip[CP_AXIS], inner = ip[CP_INNER];
+  const int64_t n = ip[CP_COND], out_count = ip[CP_OUT];
+  const unsigned char* cond = (const unsigned char*)bindings[1];
+  int64_t found = 0;
+  for (int64_t a = 0; a < n; ++a) {
+    if (cond[a] == 0) continue;
+    if (a >= len) return KILN_ERR_INVALID_ARGUMENT;
+    ++found;
+  }
+  if (found != out_count) return KILN_ERR_INVALID_ARGUMENT;
+  const int64_t row = inner * eb; /* bytes of one slice */
+  const unsigned char* x = (const unsigned char*)bindings[0];
+  unsigned char* y = (unsigned char*)bindings[2];
+  if (row == 0 || out_count == 0) return KILN_OK;
+  const int64_t m = n < len ? n : len;
+  for (int64_t o = 0; o < outer; ++o) {
+    const unsigned char* src = x + o * len * row;
+    for (int64_t a = 0; a < m; ++a) {
+      if (cond[a] == 0) continue;
+      memcpy(y, src + a * row, (size_t)row);
+      y += row;
+    }
+  }
+  return KILN_OK;
+}
+
+int kiln_compress_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                        uint32_t fparam_count, const uint64_t* binding_bytes) {
+  KILN_TRY(kiln_check_counts(ip, iparam_count, CP_COUNT, fp, fparam_count, 0));
+  KILN_TRY(kiln_check_nonneg(ip, CP_COUNT));
+  if (ip[CP_EB] < 1 || ip[CP_EB] > 8) return KILN_ERR_INVALID_ARGUMENT;
+  if (ip[CP_OUT] > ip[CP_AXIS] || ip[CP_OUT] > ip[CP_COND]) return KILN_ERR_INVALID_ARGUMENT;
+  /* outer x condition x inner loops even when the tensors are empty. */
+  const int64_t loops[3] = {ip[CP_OUTER], ip[CP_COND], ip[CP_INNER]};
+  KILN_TRY(kiln_check_work(loops, 3));
+  int64_t count, bytes;
+  const int64_t in[3] = {ip[CP_OUTER], ip[CP_AXIS], ip[CP_INNER]};
+  KILN_TRY(kiln_checked_product(in, 3, &count));
+  KILN_TRY(kiln_dense_bytes(count, ip[CP_EB], &bytes));
+  KILN_TRY(kiln_check_binding(binding_bytes[0], bytes));
+  KILN_TRY(kiln_check_binding(binding_bytes[1], ip[CP_COND]));
+  const int64_t out[3] = {ip[CP_OUTER], ip[CP_OUT], ip[CP_INNER]};
+  KILN_TRY(kiln_checked_product(out, 3, &count));
+  KILN_TRY(kiln_dense_bytes(count, ip[CP_EB], &bytes));
+  return kiln_check_binding(binding_bytes[2], bytes);
+}

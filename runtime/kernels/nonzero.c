@@ -1,0 +1,73 @@
+/* nonzero: ONNX NonZero, whose output length depends on the data. The
+ * compiler fixed the output shape [R, count] from the model's declaration;
+ * this kernel counts the non-zero elements and fails with
+ * KILN_ERR_INVALID_ARGUMENT, writing nothing, unless there are exactly
+ * `count`; otherwise it writes their indices in row-major order. */
+#include <stdint.h>
+
+#include "check_util.h"
+#include "kiln/kernels.h"
+#include "typed_util.h"
+
+enum { NZ_DTYPE, NZ_R, NZ_COUNT, NZ_HEAD };
+
+/* Element k is non-zero. Floats by value, so -0.0 is zero and NaN is not;
+ * other types by their bytes. */
+static int nz_is_set(const unsigned char* x, int64_t t, int64_t eb, int64_t k) {
+  if (kiln_dtype_is_float(t)) return kiln_load_f(x, t, k) != 0.0;
+  const unsigned char* p = x + k * eb;
+  for (int64_t b = 0; b < eb; ++b) {
+    if (p[b] != 0) return 1;
+  }
+  return 0;
+}
+
+int kiln_nonzero(const int64_t* ip, const float* fp, void* const* bindings,
+                 const kiln_host* host) {
+  (void)fp;
+  (void)host;
+  const int64_t t = ip[NZ_DTYPE], R = ip[NZ_R], count = ip[NZ_COUNT];
+  const int64_t* dims = ip + NZ_HEAD;
+  const int64_t eb = kiln_dtype_size(t);
+  const unsigned char* x = (const unsigned char*)bindings[0];
+  int64_t total = 1;
+  for (int64_t d = 0; d < R; ++d) total *= dims[d];
+  int64_t found = 0;
+  for (int64_t k = 0; k < total; ++k) found += nz_is_set(x, t, eb, k);
+  if (found != count) return KILN_ERR_INVALID_ARGUMENT;
+  int64_t* y = (int64_t*)bindings[1];
+  int64_t idx[KILN_MAX_RANK] = {0};
+  int64_t j = 0;
+  for (int64_t k = 0; k < total; ++k) {
+    if (nz_is_set(x, t, eb, k)) {
+      for (int64_t d = 0; d < R; ++d) y[d * count + j] = idx[d];
+      ++j;
+    }
+    for (int64_t d = R - 1; d >= 0; --d) { /* row-major odometer */
+      if (++idx[d] < dims[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return KILN_OK;
+}
+
+int kiln_nonzero_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                       uint32_t fparam_count, const uint64_t* binding_bytes) {
+  if (ip == NULL || iparam_count < NZ_HEAD) return KILN_ERR_INVALID_ARGUMENT;
+  const int64_t R = ip[NZ_R], count = ip[NZ_COUNT];
+  if (R < 1 || R > KILN_MAX_RANK) return KILN_ERR_INVALID_ARGUMENT;
+  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(NZ_HEAD + R), fp, fparam_count, 0));
+  KILN_TRY(kiln_check_nonneg(ip + NZ_R, 1 + 1 + R));
+  const int64_t eb = kiln_dtype_size(ip[NZ_DTYPE]);
+  if (eb == 0) return KILN_ERR_INVALID_ARGUMENT;
+  int64_t total, bytes;
+  KILN_TRY(kiln_checked_product(ip + NZ_HEAD, R, &total));
+  /* An empty input's dims are bounded by no buffer: bound the odometer. */
+  KILN_TRY(kiln_check_work(ip + NZ_HEAD, R));
+  if (count > total) return KILN_ERR_INVALID_ARGUMENT;
+  KILN_TRY(kiln_dense_bytes(total, eb, &bytes));
+  KILN_TRY(kiln_check_binding(binding_bytes[0], bytes));
+  KILN_TRY(kiln_checked_mul(R, count, &total));
+  KILN_TRY(kiln_dense_bytes(total, 8, &bytes));
+  return kiln_check_binding(binding_bytes[1], bytes);
+}

@@ -2,6 +2,7 @@
 // (binary_f32), Reduce* (reduce_f32), ArgMax/ArgMin, LayerNormalization,
 // InstanceNormalization, LpNormalization, LRN and Hardmax.
 #include <cstring>
+#include <map>
 #include <memory>
 #include <set>
 
@@ -108,19 +109,6 @@ absl::Status LowerMathBinary(LoweringContext& ctx, const ir::Node& node) {
   ip.insert(ip.end(), bs.begin(), bs.end());
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
   return ctx.Dispatch(node, "binary_f32", std::move(ip), {}, {ba, bb, by});
-}
-
-int64_t ReduceKind(const std::string& op) {
-  if (op == "ReduceMean") return KILN_REDUCE_MEAN;
-  if (op == "ReduceMax") return KILN_REDUCE_MAX;
-  if (op == "ReduceMin") return KILN_REDUCE_MIN;
-  if (op == "ReduceProd") return KILN_REDUCE_PROD;
-  if (op == "ReduceL1") return KILN_REDUCE_L1;
-  if (op == "ReduceL2") return KILN_REDUCE_L2;
-  if (op == "ReduceLogSum") return KILN_REDUCE_LOG_SUM;
-  if (op == "ReduceLogSumExp") return KILN_REDUCE_LOG_SUM_EXP;
-  if (op == "ReduceSumSquare") return KILN_REDUCE_SUM_SQUARE;
-  return KILN_REDUCE_SUM;
 }
 
 // Appends dim d (stride s) to a dims/strides list, merging it into the last
@@ -283,6 +271,17 @@ absl::Status LowerLayerNorm(LoweringContext& ctx, const ir::Node& node) {
 }
 
 }  // namespace
+
+int64_t ReduceKind(const std::string& op) {
+  static const std::map<std::string, int64_t> kKinds = {
+      {"ReduceSum", KILN_REDUCE_SUM},       {"ReduceMean", KILN_REDUCE_MEAN},
+      {"ReduceMax", KILN_REDUCE_MAX},       {"ReduceMin", KILN_REDUCE_MIN},
+      {"ReduceProd", KILN_REDUCE_PROD},     {"ReduceL1", KILN_REDUCE_L1},
+      {"ReduceL2", KILN_REDUCE_L2},         {"ReduceLogSum", KILN_REDUCE_LOG_SUM},
+      {"ReduceLogSumExp", KILN_REDUCE_LOG_SUM_EXP}, {"ReduceSumSquare", KILN_REDUCE_SUM_SQUARE}};
+  const auto it = kKinds.find(op);
+  return it == kKinds.end() ? -1 : it->second;
+}
 
 void RegisterMathLowerings(LoweringTable& table) {
   for (const char* op :

@@ -56,6 +56,9 @@ void RegisterShapeCheckLowerings(LoweringTable& table);  // lower_shape_check.cc
 void RegisterRuntimeParamLowerings(LoweringTable& table);
 // lower_data_dependent.cc: NonZero/Compress for a declared output shape.
 void RegisterDataDependentLowerings(LoweringTable& table);
+// The kiln_reduce_kind of a Reduce* op type (KILN_REDUCE_SUM, ...); -1 for
+// any other op. lower_math.cc
+int64_t ReduceKind(const std::string& op);
 // A shape_check dispatch when `node`'s shape-like input is a run-time value
 // (passes/shape_rules_runtime.h); nothing otherwise. lower_shape_check.cc
 absl::Status LowerShapeInputCheck(LoweringContext& ctx, const ir::Node& node);

@@ -123,17 +123,6 @@ absl::Status LowerPadRt(LoweringContext& ctx, const ir::Node& node) {
   return ctx.Dispatch(node, "pad_rt", std::move(ip), {}, b);
 }
 
-int64_t ReduceKind(const std::string& op) {
-  static const std::map<std::string, int64_t> kKinds = {
-      {"ReduceSum", KILN_REDUCE_SUM},       {"ReduceMean", KILN_REDUCE_MEAN},
-      {"ReduceMax", KILN_REDUCE_MAX},       {"ReduceMin", KILN_REDUCE_MIN},
-      {"ReduceProd", KILN_REDUCE_PROD},     {"ReduceL1", KILN_REDUCE_L1},
-      {"ReduceL2", KILN_REDUCE_L2},         {"ReduceLogSum", KILN_REDUCE_LOG_SUM},
-      {"ReduceLogSumExp", KILN_REDUCE_LOG_SUM_EXP}, {"ReduceSumSquare", KILN_REDUCE_SUM_SQUARE}};
-  const auto it = kKinds.find(op);
-  return it == kKinds.end() ? -1 : it->second;
-}
-
 absl::Status LowerReduceRt(LoweringContext& ctx, const ir::Node& node) {
   Shape x, y;
   KILN_RETURN_IF_ERROR(Shapes(ctx, node, &x, &y));

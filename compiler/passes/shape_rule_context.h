@@ -93,6 +93,30 @@ class ShapeRuleContext {
                                                  " is symbolic (", g_.dims.ToString(dim),
                                                  "); it must be static"));
   }
+  // Run-time inputs whose values the model's declared output shape stands
+  // for (shape_rules_runtime*.cc, shape_rules_data_dependent.cc) need every
+  // shape involved fully static.
+  static bool StaticShape(const Shape& s) {
+    for (int64_t d : s) {
+      if (d < 0 || ir::IsSymbolic(d)) return false;
+    }
+    return true;
+  }
+  // Whether every present input has a static shape.
+  bool StaticInputs() const {
+    for (size_t i = 0; i < n_.inputs.size(); ++i) {
+      if (Has(i) && (!In(i).has_shape || !StaticShape(S(i)))) return false;
+    }
+    return true;
+  }
+  // Output k's declared shape, when the model gives a fully static one.
+  bool DeclaredStatic(size_t k, Shape* out) const {
+    if (!HasOut(k)) return false;
+    const ir::Value& v = g_.value(n_.outputs[k]);
+    if (!v.has_declared_shape || !StaticShape(v.declared_shape)) return false;
+    *out = v.declared_shape;
+    return true;
+  }
   // Checks inputs [0, count) exist and have shapes.
   absl::Status Need(size_t count) const {
     for (size_t k = 0; k < count; ++k) {

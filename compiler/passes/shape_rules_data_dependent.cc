@@ -20,13 +20,6 @@ using Ctx = ShapeRuleContext;
     if (!kiln_dd_s_.ok()) return kiln_dd_s_; \
   } while (0)
 
-bool StaticShape(const Shape& s) {
-  for (int64_t d : s) {
-    if (d < 0 || ir::IsSymbolic(d)) return false;
-  }
-  return true;
-}
-
 absl::Status Mismatch(Ctx& c, const Shape& y, const std::string& why) {
   return c.Err(absl::StrCat("the declared output shape ", ShapeStr(y), " ", why));
 }
@@ -86,18 +79,18 @@ bool InferDataDependent(ir::Graph& graph, ir::Node& node,
   Ctx c(graph, node, known);
   if (absl::Status s = c.Need(1); !s.ok()) return *status = s, true;
   for (size_t i = 0; i < node.inputs.size(); ++i) {
-    if (c.Has(i) && (!c.In(i).has_shape || !StaticShape(c.S(i)))) {
+    if (c.Has(i) && (!c.In(i).has_shape || !Ctx::StaticShape(c.S(i)))) {
       *status = c.Err(absl::StrCat("input '", c.In(i).name, "' must have a static shape"));
       return true;
     }
   }
-  const ir::Value* out = c.HasOut(0) ? &graph.value(node.outputs[0]) : nullptr;
-  if (out == nullptr || !out->has_declared_shape || !StaticShape(out->declared_shape)) {
+  Shape y;
+  if (!c.DeclaredStatic(0, &y)) {
     *status = c.Err(absl::StrCat(op, "'s output shape depends on the data; Kiln needs the model "
                                  "to declare a fully static output shape"));
     return true;
   }
-  *status = op == "NonZero" ? NonZero(c, out->declared_shape) : Compress(c, out->declared_shape);
+  *status = op == "NonZero" ? NonZero(c, y) : Compress(c, y);
   return true;
 }
 

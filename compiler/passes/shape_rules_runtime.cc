@@ -37,22 +37,6 @@ int ShapeLikeIndex(const ir::Graph& graph, const ir::Node& node) {
   return -1;
 }
 
-bool StaticShape(const Shape& s) {
-  for (int64_t d : s) {
-    if (d < 0 || ir::IsSymbolic(d)) return false;
-  }
-  return true;
-}
-
-// Output k's declared shape when the model gives a fully static one.
-bool Declared(Ctx& c, size_t k, Shape* out) {
-  if (!c.HasOut(k)) return false;
-  const ir::Value& v = c.graph().value(c.node().outputs[k]);
-  if (!v.has_declared_shape || !StaticShape(v.declared_shape)) return false;
-  *out = v.declared_shape;
-  return true;
-}
-
 // `small` is `big` with some dims removed, every removed dim 1; *removed
 // counts them. Greedy matching finds an embedding whenever one exists.
 bool DropsUnitDims(const Shape& big, const Shape& small, int64_t* removed) {
@@ -221,12 +205,10 @@ bool InferRuntimeShapeInput(ir::Graph& graph, ir::Node& node,
   if (k < 0 || !c.Has(k) || c.C(k) != nullptr) return false;
   // Only static shapes: the data input's, the shape-like input's own (its
   // length is a kernel parameter) and every output's declaration.
-  for (size_t i = 0; i < node.inputs.size(); ++i) {
-    if (c.Has(i) && (!c.In(i).has_shape || !StaticShape(c.S(i)))) return false;
-  }
+  if (!c.StaticInputs()) return false;
   std::vector<Shape> ys(node.outputs.size());
   for (size_t o = 0; o < node.outputs.size(); ++o) {
-    if (!Declared(c, o, &ys[o])) return false;
+    if (!c.DeclaredStatic(o, &ys[o])) return false;
   }
   if (ys.empty()) return false;
   const std::string& op = node.op_type;

@@ -39,13 +39,6 @@ bool ParamRange(const ir::Graph& graph, const ir::Node& node, size_t* first, siz
   return true;
 }
 
-bool StaticShape(const Shape& s) {
-  for (int64_t d : s) {
-    if (d < 0 || ir::IsSymbolic(d)) return false;
-  }
-  return true;
-}
-
 // A Reduce*'s axes input is present with a known shape of no elements.
 bool EmptyAxes(const ir::Graph& graph, const ir::Node& node) {
   if (node.inputs.size() < 2 || node.inputs[1] == ir::kNoValue) return false;
@@ -181,13 +174,8 @@ bool InferRuntimeParams(ir::Graph& graph, ir::Node& node,
   if (!runtime) return false;
   if (IsReduce(node.op_type) && EmptyAxes(graph, node)) return false;  // as above
   // Only static shapes: every input's and the declared output's.
-  for (size_t i = 0; i < node.inputs.size(); ++i) {
-    if (c.Has(i) && (!c.In(i).has_shape || !StaticShape(c.S(i)))) return false;
-  }
-  if (node.outputs.size() != 1 || !c.HasOut(0)) return false;
-  const ir::Value& out = graph.value(node.outputs[0]);
-  if (!out.has_declared_shape || !StaticShape(out.declared_shape)) return false;
-  const Shape y = out.declared_shape;
+  Shape y;
+  if (!c.StaticInputs() || node.outputs.size() != 1 || !c.DeclaredStatic(0, &y)) return false;
   const std::string& op = node.op_type;
   if (op == "Slice") *status = Slice(c, y);
   else if (op == "Pad") *status = Pad(c, y);

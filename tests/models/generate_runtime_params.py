@@ -14,7 +14,7 @@ its kernels read the values at run time (runtime/kernels/slice_rt.c,
 pad_rt.c, reduce_rt.c, range.c). References come from NumPy below; Kiln's
 code is not involved. tests/models/bad/rtparams_ops.input1.wrong.npy holds
 Slice starts that slice a different length: running with it must fail
-(tests/e2e/runtime_params_test.sh).
+(tests/e2e/runtime_values_test.sh).
 """
 import os
 

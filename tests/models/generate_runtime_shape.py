@@ -11,7 +11,7 @@ shape. Kiln compiles the sizes from the declarations and checks the run-time
 values (runtime/kernels/shape_check.c). References come from NumPy below;
 Kiln's code is not involved. tests/models/bad/rtshape_ops.input1.wrong.npy
 holds a Reshape shape that reshapes to a different shape: running with it
-must fail (tests/e2e/runtime_shape_test.sh).
+must fail (tests/e2e/runtime_values_test.sh).
 """
 import os
 

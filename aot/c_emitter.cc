@@ -20,6 +20,7 @@
 #include "aot/symbolic_interface.h"
 #include "aot/weights_emitter.h"
 #include "kiln/dtype.h"
+#include "kiln/control_ops.h"
 #include "kiln/opcodes.h"
 #include "vm/bytecode.h"
 #include "vm/disassembler.h"
@@ -305,6 +306,29 @@ class Emitter {
                         ", (void* const[]){", absl::StrJoin(regs, ", "), "}, host)) != 0) return rc;");
   }
   std::string RenderRETURN(const uint32_t*) const { return "return 0;"; }
+  // Structured control flow (kiln/control_ops.h, as the VM runs it).
+  std::string RenderIF(const uint32_t* op) const {
+    return absl::StrCat("if ((rc = kiln_condition(r[", op[0], "]) ? ", Call(op[1]), " : ",
+                        Call(op[2]), ") != 0) return rc;");
+  }
+  std::string RenderLOOP(const uint32_t* op) const {
+    const uint64_t expected = vm::ReadU64(op + 5);
+    return absl::StrCat(
+        "{\n    const int64_t trip = ",
+        op[1] == KILN_NO_REGISTER ? std::string("INT64_MAX")
+                                  : absl::StrCat("kiln_trip_count(r[", op[1], "])"),
+        ";\n    int cond = ",
+        op[2] == KILN_NO_REGISTER ? std::string("1") : absl::StrCat("kiln_condition(r[", op[2], "])"),
+        ";\n    for (uint64_t i = 0;; ++i) {\n      int run = 0;\n",
+        "      if ((rc = kiln_loop_next(i, trip, cond, ",
+        expected == KILN_ANY_ITERATION_COUNT ? std::string("KILN_ANY_ITERATION_COUNT")
+                                             : absl::StrCat(expected, "ull"),
+        ", &run)) != 0) return rc;\n      if (!run) break;\n      kiln_write_iteration(r[", op[3],
+        "], i);\n      if ((rc = ", Call(op[0]), ") != 0) return rc;\n",
+        op[4] == KILN_NO_REGISTER ? std::string()
+                                  : absl::StrCat("      cond = kiln_condition(r[", op[4], "]);\n"),
+        "    }\n  }");
+  }
 
   // Dynamic shapes: integer registers are n[k]; every view also records its
   // bytes in rb[k] for the run-time checks of DISPATCH_DYN. The integer
@@ -392,7 +416,9 @@ class Emitter {
                                  "#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n\n",
                                  symbolic_ ? "#include <string.h>\n\n" : "",
                                  "#include \"", name_, ".h\"\n#include \"kiln/kernels.h\"\n",
-                                 symbolic_ ? "#include \"kiln/dynamic_ops.h\"\n" : "", "\n",
+                                 symbolic_ ? "#include \"kiln/dynamic_ops.h\"\n" : "",
+                                 m_.functions()->size() > 1 ? "#include \"kiln/control_ops.h\"\n" : "",
+                                 "\n",
                                  options_.external_weights
                                      ? std::string()
                                      : absl::StrCat("extern const unsigned char ", name_,
@@ -416,17 +442,17 @@ class Emitter {
       kernels_.insert(e->kernel()->str());
     }
     const fb::Function& fn = *m_.functions()->Get(0);
-    std::map<uint32_t, std::string> debug_at;
+    std::map<std::pair<uint32_t, uint32_t>, std::string> debug_at;
     if (m_.debug() && m_.debug()->dispatches()) {
       for (const fb::DispatchDebug* d : *m_.debug()->dispatches()) {
         std::vector<std::string> names;
         if (d->nodes()) {
           for (const auto* n : *d->nodes()) names.push_back(n->str());
         }
-        debug_at[d->bytecode_offset()] = absl::StrJoin(names, " + ");
+        debug_at[{d->function(), d->bytecode_offset()}] = absl::StrJoin(names, " + ");
       }
     }
-    absl::StrAppend(&c, Metadata());
+    absl::StrAppend(&c, Metadata(), CalledFunctions(debug_at));
     if (symbolic_) {
       absl::StrAppend(&c, ShapesFunction(fn, debug_at), WorkspaceSizeFunction(m_, name_, upper_));
     }
@@ -458,16 +484,25 @@ class Emitter {
                            "_WEIGHTS_ALIGNMENT != 0) return KILN_ERR_ALIGNMENT;\n")
             : std::string(),
         symbolic_ ? WorkspaceChecks() : std::string());
+    absl::StrAppend(&c, "  KILN_TIMING_START();\n", Statements(0, debug_at), "}\n");
+    return c;
+  }
+
+  // The statements of function f, one per instruction but the integer ones
+  // (already run by NAME_shapes()), numbering dispatches for KILN_TIMED as
+  // the VM does: function by function, in bytecode order.
+  std::string Statements(uint32_t f, const std::map<std::pair<uint32_t, uint32_t>, std::string>& debug_at) const {
+    std::string c;
+    const fb::Function& fn = *m_.functions()->Get(f);
     const uint32_t* code = fn.bytecode()->data();
-    absl::StrAppend(&c, "  KILN_TIMING_START();\n");
-    uint32_t dispatch = 0;
+    uint32_t dispatch = DispatchBase(f);
     for (uint32_t pc = 0; pc < fn.bytecode()->size();) {
       const uint32_t length = vm::DecodeVerified(code, pc).length;
-      if (kiln_opcode_is_integer(code[pc])) {  // already run by NAME_shapes()
+      if (kiln_opcode_is_integer(code[pc])) {
         pc += length;
         continue;
       }
-      absl::StrAppend(&c, InstructionComment(code, pc, debug_at), "  ");
+      absl::StrAppend(&c, InstructionComment(code, pc, f, debug_at), "  ");
       if (code[pc] == KILN_OP_DISPATCH || code[pc] == KILN_OP_DISPATCH_DYN) {
         absl::StrAppend(&c, "KILN_TIMED(", dispatch, ", ", Render(code, pc), ")\n");
         ++dispatch;
@@ -476,15 +511,56 @@ class Emitter {
       }
       pc += length;
     }
-    absl::StrAppend(&c, "}\n");
     return c;
   }
 
+  // DISPATCHes in the functions before f.
+  uint32_t DispatchBase(uint32_t f) const {
+    uint32_t dispatches = 0;
+    for (uint32_t g = 0; g < f; ++g) {
+      const fb::Function& fn = *m_.functions()->Get(g);
+      const uint32_t* code = fn.bytecode()->data();
+      for (uint32_t pc = 0; pc < fn.bytecode()->size(); pc += vm::DecodeVerified(code, pc).length) {
+        if (code[pc] == KILN_OP_DISPATCH || code[pc] == KILN_OP_DISPATCH_DYN) ++dispatches;
+      }
+    }
+    return dispatches;
+  }
+
+  // Functions called by IF and LOOP (subgraphs of ONNX If, Loop, Scan): each
+  // a static C function with registers of its own, sharing the caller's
+  // buffers. Declared first, so the order of definitions does not matter.
+  std::string CalledFunctions(const std::map<std::pair<uint32_t, uint32_t>, std::string>& debug_at) const {
+    const uint32_t n = m_.functions()->size();
+    if (n <= 1) return "";
+    std::string c = "\n";
+    for (uint32_t f = 1; f < n; ++f) absl::StrAppend(&c, "static int ", CalleeSignature(f), ";\n");
+    for (uint32_t f = 1; f < n; ++f) {
+      const fb::Function& fn = *m_.functions()->Get(f);
+      absl::StrAppend(&c, "\n/* function ", f, " ", CommentSafe(fn.name() ? fn.name()->str() : ""),
+                      " */\nstatic int ", CalleeSignature(f), " {\n  void* r[",
+                      std::max<uint32_t>(fn.register_count(), 1), "];\n  int rc;\n",
+                      "  (void)r;\n  (void)rc;\n  (void)arena;\n  (void)constants;\n",
+                      "  (void)inputs;\n  (void)outputs;\n  (void)host;\n",
+                      Statements(f, debug_at), "}\n");
+    }
+    return c;
+  }
+  std::string CalleeSignature(uint32_t f) const {
+    return absl::StrCat(name_, "_function", f,
+                        "(const void* const* inputs, void* const* outputs, unsigned char* arena, "
+                        "const unsigned char* constants, const kiln_host* host)");
+  }
+  std::string Call(uint32_t f) const {
+    return absl::StrCat(name_, "_function", f, "(inputs, outputs, arena, constants, host)");
+  }
+
   // "  /* 0012 DISPATCH ...  # onnx nodes */\n" above each statement.
-  static std::string InstructionComment(const uint32_t* code, uint32_t pc,
-                                        const std::map<uint32_t, std::string>& debug_at) {
+  static std::string InstructionComment(
+      const uint32_t* code, uint32_t pc, uint32_t function,
+      const std::map<std::pair<uint32_t, uint32_t>, std::string>& debug_at) {
     std::string note = vm::DisassembleInstruction(code, pc);
-    auto it = debug_at.find(pc);
+    auto it = debug_at.find({function, pc});
     if (it != debug_at.end() && !it->second.empty()) absl::StrAppend(&note, "  # ", it->second);
     return absl::StrCat("  /* ", absl::StrFormat("%04u ", pc), CommentSafe(note), " */\n");
   }
@@ -492,7 +568,7 @@ class Emitter {
   // NAME_shapes(): the symbols' range, then every integer instruction in
   // bytecode order (the verifier holds integer registers to one write each).
   std::string ShapesFunction(const fb::Function& fn,
-                             const std::map<uint32_t, std::string>& debug_at) const {
+                             const std::map<std::pair<uint32_t, uint32_t>, std::string>& debug_at) const {
     std::string c = absl::StrCat(
         "\n/* The shape arithmetic: every integer register from the symbols' values. */\n",
         "static int ", name_, "_shapes(const int64_t* symbols, int64_t* n) {\n  int rc;\n  (void)rc;\n",
@@ -502,7 +578,7 @@ class Emitter {
     const uint32_t* code = fn.bytecode()->data();
     for (uint32_t pc = 0; pc < fn.bytecode()->size(); pc += vm::DecodeVerified(code, pc).length) {
       if (!kiln_opcode_is_integer(code[pc])) continue;
-      absl::StrAppend(&c, InstructionComment(code, pc, debug_at), "  ", Render(code, pc), "\n");
+      absl::StrAppend(&c, InstructionComment(code, pc, 0, debug_at), "  ", Render(code, pc), "\n");
     }
     return c + "  return 0;\n}\n";
   }
@@ -537,12 +613,7 @@ class Emitter {
   // exit, writes "dispatch calls total_ns" lines to $KILN_TIMING_OUT.
   // Without it KILN_TIMED(k, statement) is just the statement.
   std::string TimingPrelude() const {
-    uint32_t dispatches = 0;
-    const fb::Function& fn = *m_.functions()->Get(0);
-    const uint32_t* code = fn.bytecode()->data();
-    for (uint32_t pc = 0; pc < fn.bytecode()->size(); pc += vm::DecodeVerified(code, pc).length) {
-      if (code[pc] == KILN_OP_DISPATCH || code[pc] == KILN_OP_DISPATCH_DYN) ++dispatches;
-    }
+    const uint32_t dispatches = DispatchBase(m_.functions()->size());
     const std::string n = absl::StrCat(std::max<uint32_t>(dispatches, 1));
     const std::string p = name_ + "_timing";
     return absl::StrCat(

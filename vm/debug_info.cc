@@ -52,12 +52,16 @@ uint64_t DispatchInfo::TotalBindingBytes() const {
 
 absl::StatusOr<std::vector<DispatchInfo>> DescribeDispatches(const ModuleImage& image) {
   const fb::Module& m = image.module();
-  std::map<uint32_t, const fb::DispatchDebug*> debug_at;
+  // Keyed by (function, word offset).
+  std::map<std::pair<uint32_t, uint32_t>, const fb::DispatchDebug*> debug_at;
   if (m.debug() != nullptr && m.debug()->dispatches() != nullptr) {
-    for (const fb::DispatchDebug* d : *m.debug()->dispatches()) debug_at[d->bytecode_offset()] = d;
+    for (const fb::DispatchDebug* d : *m.debug()->dispatches()) {
+      debug_at[{d->function(), d->bytecode_offset()}] = d;
+    }
   }
   std::vector<DispatchInfo> out;
-  const fb::Function& fn = *m.functions()->Get(0);
+  for (uint32_t f = 0; f < m.functions()->size(); ++f) {
+  const fb::Function& fn = *m.functions()->Get(f);
   const uint32_t* code = fn.bytecode()->data();
   for (uint32_t pc = 0; pc < fn.bytecode()->size();) {
     const Instruction inst = DecodeVerified(code, pc);
@@ -66,6 +70,7 @@ absl::StatusOr<std::vector<DispatchInfo>> DescribeDispatches(const ModuleImage& 
     DispatchInfo info;
     info.index = static_cast<uint32_t>(out.size());
     info.pc = inst.offset;
+    info.function = f;
     info.executable = inst.operands[0];
     const fb::Executable* e = m.executables()->Get(info.executable);
     info.kernel = e->kernel()->str();
@@ -76,7 +81,7 @@ absl::StatusOr<std::vector<DispatchInfo>> DescribeDispatches(const ModuleImage& 
       info.flops = KernelFlops(info.kernel, absl::MakeConstSpan(e->iparams()->data(),
                                                                 e->iparams()->size()));
     }
-    auto it = debug_at.find(inst.offset);
+    auto it = debug_at.find({f, inst.offset});
     if (it != debug_at.end()) {
       const fb::DispatchDebug* d = it->second;
       info.nodes = Strings(d->nodes());
@@ -118,6 +123,7 @@ absl::StatusOr<std::vector<DispatchInfo>> DescribeDispatches(const ModuleImage& 
       }
     }
     out.push_back(std::move(info));
+  }
   }
   return out;
 }

@@ -1,4 +1,5 @@
-// The dispatches of a module's entry function, in bytecode order, joined with
+// The dispatches of a module, function by function in bytecode order (the
+// interpreter's dispatch ordinals), joined with
 // their debug info (ONNX nodes, the values each leaves in its bindings) and
 // checked against the executables, so tools can read intermediate tensors
 // safely. Built once before a run; observers index it by dispatch ordinal.
@@ -24,8 +25,9 @@ struct ValueInfo {
 };
 
 struct DispatchInfo {
-  uint32_t index = 0;       // ordinal among the function's DISPATCHes
-  uint32_t pc = 0;          // word offset of the DISPATCH
+  uint32_t index = 0;       // ordinal among all functions' DISPATCHes
+  uint32_t function = 0;    // the function holding it (0: the entry)
+  uint32_t pc = 0;          // word offset of the DISPATCH in that function
   uint32_t executable = 0;
   std::string kernel;       // runtime symbol, e.g. "kiln_conv2d_f32"
   std::vector<std::string> nodes;     // ONNX nodes fused into it (may be empty)

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "kiln/control_ops.h"
 #include "kiln/dtype.h"
 #include "vm/bytecode.h"
 #include "vm/kernel_params.h"
@@ -124,6 +125,11 @@ std::string DisassembleInstruction(const uint32_t* code, uint32_t offset) {
       case 'e': parts.push_back(absl::StrCat("exec[", *w++, "]")); break;
       case 'n': parts.push_back(absl::StrCat("n", *w++)); break;
       case 's': parts.push_back(absl::StrCat("sym[", *w++, "]")); break;
+      case 'f': parts.push_back(absl::StrCat("function[", *w++, "]")); break;
+      case 'R':
+        parts.push_back(*w == KILN_NO_REGISTER ? std::string("none") : absl::StrCat("r", *w));
+        ++w;
+        break;
       case 'P': {
         uint32_t n = *w++;
         std::vector<std::string> patches;
@@ -242,18 +248,21 @@ std::string DescribeModule(const ModuleImage& image) {
                                           Shape(c->shape()), c->offset(), c->size()));
   }
 
-  std::map<uint32_t, const fb::DispatchDebug*> debug_at;
+  std::map<std::pair<uint32_t, uint32_t>, const fb::DispatchDebug*> debug_at;
   if (m.debug() && m.debug()->dispatches()) {
-    for (const fb::DispatchDebug* d : *m.debug()->dispatches()) debug_at[d->bytecode_offset()] = d;
+    for (const fb::DispatchDebug* d : *m.debug()->dispatches()) {
+      debug_at[{d->function(), d->bytecode_offset()}] = d;
+    }
   }
-  for (const fb::Function* fn : *m.functions()) {
-    absl::StrAppend(&out, "\nfunction ", Str(fn->name()), " (", fn->register_count(),
+  for (uint32_t f = 0; f < m.functions()->size(); ++f) {
+    const fb::Function* fn = m.functions()->Get(f);
+    absl::StrAppend(&out, "\nfunction ", f, " ", Str(fn->name()), " (", fn->register_count(),
                     " registers, ", fn->bytecode()->size(), " words)\n");
     const uint32_t* code = fn->bytecode()->data();
     for (uint32_t pc = 0; pc < fn->bytecode()->size();) {
       absl::StrAppend(&out, absl::StrFormat("  %04u  %s", pc, DisassembleInstruction(code, pc)));
-      auto it = debug_at.find(pc);
-      if (fn == m.functions()->Get(0) && it != debug_at.end() && it->second->nodes()) {
+      auto it = debug_at.find({f, pc});
+      if (it != debug_at.end() && it->second->nodes()) {
         std::vector<std::string> nodes;
         for (uint32_t j = 0; j < it->second->nodes()->size(); ++j) {
           std::string op = it->second->op_types() && j < it->second->op_types()->size()

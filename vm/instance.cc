@@ -36,6 +36,11 @@ std::vector<int32_t> DimSymbols(const fb::Module& module, const fb::TensorDesc& 
   return out;
 }
 
+// "" for the entry function, "function 2 " for the others.
+std::string FunctionPrefix(uint32_t function) {
+  return function == 0 ? std::string() : absl::StrCat("function ", function, " ");
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Instance>> Instance::Create(
@@ -68,8 +73,25 @@ absl::StatusOr<std::unique_ptr<Instance>> Instance::Create(
     }
   }
   const fb::Function& entry = *module.functions()->Get(0);
-  instance->registers_.assign(entry.register_count() + 1, nullptr);
-  instance->register_bytes_.assign(entry.register_count() + 1, 0);
+  // Each function's registers, after the previous function's.
+  size_t register_total = 0;
+  for (const fb::Function* f : *module.functions()) register_total += f->register_count() + 1;
+  instance->registers_.assign(register_total, nullptr);
+  instance->register_bytes_.assign(register_total, 0);
+  uint32_t dispatch_base = 0;
+  size_t register_base = 0;
+  for (const fb::Function* f : *module.functions()) {
+    instance->functions_.push_back({f->bytecode()->data(),
+                                    instance->registers_.data() + register_base,
+                                    instance->register_bytes_.data() + register_base,
+                                    dispatch_base});
+    register_base += f->register_count() + 1;
+    for (uint32_t pc = 0; pc < f->bytecode()->size();) {
+      const Instruction inst = DecodeVerified(f->bytecode()->data(), pc);
+      if (inst.opcode == KILN_OP_DISPATCH || inst.opcode == KILN_OP_DISPATCH_DYN) ++dispatch_base;
+      pc += inst.length;
+    }
+  }
   instance->int_registers_.assign(entry.int_register_count() + 1, 0);
   instance->bindings_.assign(max_bindings, nullptr);
   instance->binding_bytes_.assign(max_bindings, 0);
@@ -315,6 +337,10 @@ InterpreterFrame Instance::Frame(const void* const* inputs, void* const* outputs
   frame.iparam_scratch = iparam_scratch_.data();
   frame.binding_bytes = binding_bytes_.data();
   frame.dynamic = dynamic_code_;
+  frame.functions = functions_.data();
+  frame.function = 0;
+  frame.failed_function = &failed_function_;
+  failed_function_ = kNoFailedFunction;
   return frame;
 }
 
@@ -322,7 +348,7 @@ absl::Status Instance::RunUnchecked(const void* const* inputs, void* const* outp
   const InterpreterFrame frame = Frame(inputs, outputs);
   uint32_t failed_pc = 0;
   int rc = Interpret(frame, &failed_pc);
-  if (rc != KILN_OK) return DispatchError(failed_pc, rc);
+  if (rc != KILN_OK) return DispatchError(FailedFunction(), failed_pc, rc);
   return absl::OkStatus();
 }
 
@@ -334,52 +360,80 @@ absl::Status Instance::RunObserved(const void* const* inputs, void* const* outpu
   int rc = InterpretObserved(frame, &failed_pc, observer);
   observer.EndRun();
   if (rc == kInterpretStopped) {
-    return absl::AbortedError(absl::StrCat("module '", image_->origin(), "' +", failed_pc,
+    return absl::AbortedError(absl::StrCat("module '", image_->origin(), "' ",
+                                           FunctionPrefix(FailedFunction()), "+", failed_pc,
                                            ": run stopped by the observer"));
   }
-  if (rc != KILN_OK) return DispatchError(failed_pc, rc);
+  if (rc != KILN_OK) return DispatchError(FailedFunction(), failed_pc, rc);
   return absl::OkStatus();
 }
 
-absl::Status Instance::DispatchError(uint32_t pc, int code) const {
+absl::Status Instance::DispatchError(uint32_t function, uint32_t pc, int code) const {
   std::string nodes;
-  const fb::DebugInfo* debug = image_->module().debug();
+  const fb::Module& module = image_->module();
+  const fb::DebugInfo* debug = module.debug();
   if (debug != nullptr && debug->dispatches() != nullptr) {
     for (const fb::DispatchDebug* d : *debug->dispatches()) {
-      if (d->bytecode_offset() == pc && d->nodes() != nullptr) {
+      if (d->function() == function && d->bytecode_offset() == pc && d->nodes() != nullptr) {
         std::vector<std::string> names;
         for (const auto* n : *d->nodes()) names.push_back(n->str());
         nodes = absl::StrCat(" (ONNX nodes: ", absl::StrJoin(names, ", "), ")");
       }
     }
   }
-  const uint32_t opcode = image_->module().functions()->Get(0)->bytecode()->Get(pc);
+  const auto* bytecode = module.functions()->Get(function)->bytecode();
+  const std::string where =
+      absl::StrCat("module '", image_->origin(), "' ", FunctionPrefix(function), "+", pc);
+  const uint32_t opcode = bytecode->Get(pc);
+  if (opcode == KILN_OP_LOOP) {
+    // The body is named "<ONNX node>.body".
+    const fb::Function* body = module.functions()->Get(bytecode->Get(pc + 1));
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": LOOP of '", body->name() ? body->name()->str() : "",
+        "': the iteration count differs from the length of the scan outputs the model "
+        "declares (", ReadU64(bytecode->data() + pc + 6), ")"));
+  }
   if (opcode != KILN_OP_DISPATCH) {
     // A dynamic-shape instruction refused this run's sizes (or a kernel
     // called by DISPATCH_DYN failed): name the instruction.
-    return absl::InternalError(absl::StrCat("module '", image_->origin(), "' +", pc, ": ",
-                                            kiln_opcode_name(opcode), " failed with code ", code,
+    return absl::InternalError(absl::StrCat(where, ": ", kiln_opcode_name(opcode),
+                                            " failed with code ", code,
                                             code == KILN_ERR_OUT_OF_RANGE
                                                 ? " (a size is out of range for these inputs)"
                                                 : "",
                                             nodes));
   }
-  const fb::Executable* e =
-      image_->module().executables()->Get(image_->module().functions()->Get(0)->bytecode()->Get(pc + 1));
+  const fb::Executable* e = module.executables()->Get(bytecode->Get(pc + 1));
   const absl::string_view kernel(e->kernel()->data(), e->kernel()->size());
   if (code == KILN_ERR_INVALID_ARGUMENT &&
       (kernel == "kiln_shape_check" || kernel == "kiln_slice_rt" || kernel == "kiln_pad_rt" ||
        kernel == "kiln_reduce_rt_f32" || kernel == "kiln_range" || kernel == "kiln_nonzero" ||
-       kernel == "kiln_compress")) {
+       kernel == "kiln_compress" || kernel == "kiln_resize_rt_f32" || kernel == "kiln_unique" ||
+       kernel == "kiln_non_max_suppression" || kernel == "kiln_topk")) {
     // The compiler took a shape from the model's declaration; this run's
     // shape-like or parameter input says otherwise.
     return absl::InvalidArgumentError(absl::StrCat(
-        "module '", image_->origin(), "' +", pc,
-        ": a run-time shape or parameter input does not give the output shape the model "
+        where, ": a run-time shape or parameter input does not give the output shape the model "
         "declares", nodes));
   }
-  return absl::InternalError(absl::StrCat("module '", image_->origin(), "' +", pc,
-                                          ": kernel returned error code ", code, nodes));
+  if (code == KILN_ERR_INVALID_ARGUMENT &&
+      (kernel == "kiln_max_unpool" || kernel == "kiln_roi_align_f32")) {
+    // Run-time data that addresses a tensor (MaxUnpool's indices, RoiAlign's
+    // batch indices and regions) points outside it.
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": an index or region input is outside the tensor it addresses", nodes));
+  }
+  if (code == KILN_ERR_INVALID_ARGUMENT && kernel == "kiln_dropout") {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": the dropout ratio is outside [0, 1)", nodes));
+  }
+  if (code == KILN_ERR_OUT_OF_RANGE &&
+      (kernel == "kiln_iteration_slice_read" || kernel == "kiln_iteration_slice_write")) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": the loop runs more iterations than the scan output the model declares holds",
+        nodes));
+  }
+  return absl::InternalError(absl::StrCat(where, ": kernel returned error code ", code, nodes));
 }
 
 }  // namespace kiln::vm

@@ -75,7 +75,7 @@ class Instance {
 
  private:
   explicit Instance(std::shared_ptr<const ModuleImage> image) : image_(std::move(image)) {}
-  absl::Status DispatchError(uint32_t pc, int code) const;
+  absl::Status DispatchError(uint32_t function, uint32_t pc, int code) const;
   // The interpreter's view of this instance for one run (plain or observed).
   InterpreterFrame Frame(const void* const* inputs, void* const* outputs);
 
@@ -89,8 +89,13 @@ class Instance {
   std::vector<ResolvedExecutable> executables_;
   std::vector<const void*> constants_;
   std::vector<uint64_t> constant_bytes_;
-  std::vector<void*> registers_;
+  std::vector<void*> registers_;         // every function's, one after another
   std::vector<uint64_t> register_bytes_;
+  std::vector<InterpreterFunction> functions_;
+  uint32_t failed_function_ = kNoFailedFunction;  // set by the interpreter
+  uint32_t FailedFunction() const {
+    return failed_function_ == kNoFailedFunction ? 0 : failed_function_;
+  }
   std::vector<void*> bindings_;
   std::vector<uint64_t> binding_bytes_;
   std::vector<uint64_t> input_view_bytes_, output_view_bytes_;

@@ -1,5 +1,6 @@
 #include "vm/interpreter.h"
 
+#include "kiln/control_ops.h"
 #include "kiln/dynamic_ops.h"
 #include "kiln/opcodes.h"
 #include "vm/bytecode.h"
@@ -59,16 +60,10 @@ namespace kiln::vm {
     const uint32_t count = op[1];                                            \
     for (uint32_t k = 0; k < count; ++k) frame.bindings[k] = r[op[2 + k]];   \
     if constexpr (kObserved) observer->BeforeDispatch(dispatch, frame.bindings); \
-    const int rc = e.fn(e.iparams, e.fparams, frame.bindings, frame.host);   \
-    if (rc != KILN_OK) {                                                     \
-      *failed_pc = pc;                                                       \
-      return rc;                                                             \
-    }                                                                        \
+    KILN_FAIL_IF(e.fn(e.iparams, e.fparams, frame.bindings, frame.host));    \
     if constexpr (kObserved) {                                               \
-      if (!observer->AfterDispatch(dispatch++, frame.bindings)) {            \
-        *failed_pc = pc;                                                     \
-        return kInterpretStopped;                                            \
-      }                                                                      \
+      KILN_FAIL_IF(observer->AfterDispatch(dispatch++, frame.bindings) ? KILN_OK \
+                                                                      : kInterpretStopped); \
     }                                                                        \
     next = pc + 3 + count;                                                   \
   }
@@ -92,14 +87,20 @@ namespace kiln::vm {
     if constexpr (kObserved) observer->BeforeDispatch(dispatch, frame.bindings);   \
     KILN_FAIL_IF(e.fn(ip, e.fparams, frame.bindings, frame.host));                 \
     if constexpr (kObserved) {                                                     \
-      if (!observer->AfterDispatch(dispatch++, frame.bindings)) {                  \
-        *failed_pc = pc;                                                           \
-        return kInterpretStopped;                                                  \
-      }                                                                            \
+      KILN_FAIL_IF(observer->AfterDispatch(dispatch++, frame.bindings)             \
+                       ? KILN_OK : kInterpretStopped);                             \
     }                                                                              \
     next = pc + 4 + count + 2 * patch[0];                                          \
   }
 #define KILN_EXEC_RETURN return KILN_OK
+// Control flow runs out of line (ControlFlow below), keeping the dispatch
+// loop as small as it was; a callee reports its own failures.
+#define KILN_EXEC_IF                                                          \
+  {                                                                           \
+    const int rc_ = ControlFlow<kObserved>(frame, code[pc], op, pc, failed_pc, observer); \
+    if (rc_ != KILN_OK) return rc_;                                           \
+  }
+#define KILN_EXEC_LOOP KILN_EXEC_IF
 
 namespace {
 
@@ -121,15 +122,25 @@ constexpr bool IsDynamicOpcode(uint32_t opcode) { return opcode >= KILN_OP_ISYM;
 // dispatch to an observer (tracing, profiling, dumps); the plain loop is
 // compiled without any of it. kDynamic likewise keeps what modules with
 // symbols need (view sizes, integer registers) out of static modules' loop.
+template <bool kObserved>
+int ControlFlow(const InterpreterFrame& frame, uint32_t opcode, const uint32_t* op, uint32_t pc,
+                uint32_t* failed_pc, DispatchObserver* observer);
+
+// Inlined into Interpret() (the entry's loop) and into CalleeLoop (called
+// functions), so the entry's dispatch loop is compiled as a leaf as before.
 template <bool kObserved, bool kDynamic>
-int InterpretLoop(const InterpreterFrame& frame, uint32_t* failed_pc,
-                  [[maybe_unused]] DispatchObserver* observer) {
+__attribute__((always_inline)) inline int InterpretLoop(const InterpreterFrame& frame,
+                                                        uint32_t* failed_pc,
+                                                        [[maybe_unused]] DispatchObserver* observer) {
   const uint32_t* code = frame.code;
   void** r = frame.registers;
   [[maybe_unused]] uint64_t* rb = frame.register_bytes;
   [[maybe_unused]] int64_t* ir = frame.int_registers;
   uint32_t pc = 0;
-  [[maybe_unused]] uint32_t dispatch = 0;  // ordinal of the next DISPATCH (observed loop)
+  // Ordinal of the next DISPATCH (observed loop): a function's dispatches
+  // run in bytecode order, numbered after those of the functions before it.
+  [[maybe_unused]] uint32_t dispatch = 0;
+  if constexpr (kObserved) dispatch = frame.functions[frame.function].dispatch_base;
   for (;;) {
     const uint32_t* op = code + pc + 1;
     uint32_t next = 0;
@@ -149,6 +160,55 @@ int InterpretLoop(const InterpreterFrame& frame, uint32_t* failed_pc,
         return KILN_ERR_INVALID_ARGUMENT;  // unreachable for verified code
     }
     pc = next;
+  }
+}
+
+template <bool kObserved>
+__attribute__((noinline)) int CalleeLoop(const InterpreterFrame& callee, uint32_t* failed_pc,
+                                         DispatchObserver* observer) {
+  return InterpretLoop<kObserved, false>(callee, failed_pc, observer);
+}
+
+// The callee runs in a frame of its own (its code and registers; the
+// verifier keeps the dynamic opcodes in the entry function).
+template <bool kObserved>
+int Call(const InterpreterFrame& caller, uint32_t function, uint32_t* failed_pc,
+         DispatchObserver* observer) {
+  InterpreterFrame callee = caller;
+  const InterpreterFunction& f = caller.functions[function];
+  callee.code = f.code;
+  callee.registers = f.registers;
+  callee.register_bytes = f.register_bytes;
+  callee.function = function;
+  callee.dynamic = false;
+  const int rc = CalleeLoop<kObserved>(callee, failed_pc, observer);
+  // The innermost failing function names itself; callers leave it.
+  if (rc != KILN_OK && *caller.failed_function == kNoFailedFunction) {
+    *caller.failed_function = function;
+  }
+  return rc;
+}
+
+// IF and LOOP (kiln/control_ops.h holds the semantics both back ends share).
+template <bool kObserved>
+__attribute__((noinline)) int ControlFlow(const InterpreterFrame& frame, uint32_t opcode,
+                                          const uint32_t* op, uint32_t pc, uint32_t* failed_pc,
+                                          DispatchObserver* observer) {
+  void* const* r = frame.registers;
+  if (opcode == KILN_OP_IF) {
+    return Call<kObserved>(frame, kiln_condition(r[op[0]]) ? op[1] : op[2], failed_pc, observer);
+  }
+  const int64_t trip = op[1] == KILN_NO_REGISTER ? INT64_MAX : kiln_trip_count(r[op[1]]);
+  int cond = op[2] == KILN_NO_REGISTER ? 1 : kiln_condition(r[op[2]]);
+  for (uint64_t i = 0;; ++i) {
+    int run = 0;
+    KILN_FAIL_IF(kiln_loop_next(i, trip, cond, ReadU64(op + 5), &run));
+    if (!run) return KILN_OK;
+    kiln_write_iteration(r[op[3]], i);
+    if (const int rc = Call<kObserved>(frame, op[0], failed_pc, observer); rc != KILN_OK) {
+      return rc;
+    }
+    if (op[4] != KILN_NO_REGISTER) cond = kiln_condition(r[op[4]]);
   }
 }
 

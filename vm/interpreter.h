@@ -23,6 +23,15 @@ struct ResolvedExecutable {
   const uint64_t* binding_bytes;  // 0: the kernel leaves binding k untouched
 };
 
+// One function of the module as the interpreter runs it: IF and LOOP call
+// functions[f] with its own registers (no two functions share any).
+struct InterpreterFunction {
+  const uint32_t* code;
+  void** registers;
+  uint64_t* register_bytes;
+  uint32_t dispatch_base;  // ordinal of its first DISPATCH among all functions'
+};
+
 struct InterpreterFrame {
   const uint32_t* code;
   const ResolvedExecutable* executables;
@@ -52,10 +61,20 @@ struct InterpreterFrame {
   // The code uses the dynamic opcodes (>= ISYM); a frame without this flag
   // runs the static loop, which refuses them.
   bool dynamic;
+  // Control flow: the module's functions, the one this frame runs, and where
+  // the function index of a failure in a called function is reported (with
+  // *failed_pc); the caller sets it to kNoFailedFunction before the run and
+  // a failure in the entry function leaves it so.
+  const InterpreterFunction* functions;
+  uint32_t function;
+  uint32_t* failed_function;
 };
 
+constexpr uint32_t kNoFailedFunction = 0xFFFFFFFFu;
+
 // Runs a verified function. Returns KILN_OK, or the first kernel error with
-// the failing DISPATCH's word offset in *failed_pc.
+// the failing instruction's word offset in *failed_pc and, when it failed in
+// a called function, that function in *frame.failed_function.
 int Interpret(const InterpreterFrame& frame, uint32_t* failed_pc);
 
 // Runs only the integer instructions of a verified function (they depend on

@@ -1,9 +1,11 @@
 #include "vm/module_verifier.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "kiln/control_ops.h"
 #include "kiln/dtype.h"
 #include "kiln/kernel_abi.h"
 #include "kiln/opcodes.h"
@@ -263,7 +265,11 @@ class Verifier {
   absl::Status CheckFunctions() {
     const auto* functions = module_->functions();
     if (functions == nullptr || functions->size() == 0) return Error("no entry function");
-    for (uint32_t f = 0; f < functions->size(); ++f) {
+    // Callees before callers (IF and LOOP call only later functions), so a
+    // call knows which outputs its callee writes and how deep it nests.
+    outputs_written_by_.assign(functions->size(), {});
+    call_depth_.assign(functions->size(), 1);
+    for (uint32_t f = functions->size(); f-- > 0;) {
       if (absl::Status s = CheckFunction(*functions->Get(f), f); !s.ok()) return s;
     }
     return absl::OkStatus();
@@ -351,6 +357,18 @@ class Verifier {
           case 's':
             if (v >= n_symbols) return at(absl::StrCat("symbol ", v, " out of range"));
             break;
+          case 'f':
+            if (v <= index || v >= module_->functions()->size()) {
+              return at(absl::StrCat("calls function ", v, "; only functions ", index + 1, "..",
+                                     module_->functions()->size() - 1,
+                                     " may be called from here (calls form no cycle)"));
+            }
+            break;
+          case 'R':
+            if (v != KILN_NO_REGISTER && v >= fn.register_count()) {
+              return at(absl::StrCat("register r", v, " out of range"));
+            }
+            break;
           case 'P':
             if (v > (length - w - 1) / 2) return at("parameter patch list runs past the function end");
             for (uint32_t j = 0; j < v; ++j) {
@@ -381,6 +399,10 @@ class Verifier {
       // static and neither back end has a shape program to run.
       if (n_symbols == 0 && kiln_opcode_is_dynamic(opcode)) {
         return at(absl::StrCat(kiln_opcode_name(opcode), " in a module without symbols"));
+      }
+      // Both back ends evaluate the shape arithmetic once, from the entry.
+      if (index > 0 && kiln_opcode_is_dynamic(opcode)) {
+        return at(absl::StrCat(kiln_opcode_name(opcode), " outside the entry function"));
       }
       switch (opcode) {
         case KILN_OP_VIEW_INPUT:
@@ -499,6 +521,48 @@ class Verifier {
           }
           break;
         }
+        case KILN_OP_IF: {
+          if (absl::Status s = CheckScalarView(view_bytes, ops[0], 1, "condition"); !s.ok()) {
+            return at(std::string(s.message()));
+          }
+          // An output counts as written when both branches write it.
+          const std::vector<bool>& a = outputs_written_by_[ops[1]];
+          const std::vector<bool>& b = outputs_written_by_[ops[2]];
+          for (uint32_t o = 0; o < n_outputs; ++o) {
+            if (a[o] && b[o]) output_written[o] = true;
+          }
+          call_depth_[index] = std::max(call_depth_[index],
+                                        1 + std::max(call_depth_[ops[1]], call_depth_[ops[2]]));
+          break;
+        }
+        case KILN_OP_LOOP: {
+          struct Operand { uint32_t reg; uint64_t bytes; const char* what; };
+          const Operand operands[] = {{ops[1], 8, "trip count"},
+                                      {ops[2], 1, "condition"},
+                                      {ops[3], 8, "iteration number"},
+                                      {ops[4], 1, "condition after an iteration"}};
+          for (const Operand& o : operands) {
+            if (o.reg == KILN_NO_REGISTER) continue;
+            if (absl::Status s = CheckScalarView(view_bytes, o.reg, o.bytes, o.what); !s.ok()) {
+              return at(std::string(s.message()));
+            }
+          }
+          if (ops[1] == KILN_NO_REGISTER && ops[4] == KILN_NO_REGISTER) {
+            return at("the loop has neither a trip count nor a condition the body sets: it never ends");
+          }
+          if (ops[3] == KILN_NO_REGISTER || views[ops[3]].kind != View::kArena) {
+            return at("the iteration number must be written to an arena view");
+          }
+          // A loop that must run at least once writes what its body writes.
+          const uint64_t expected = uint64_t{ops[5]} | (uint64_t{ops[6]} << 32);
+          if (expected != KILN_ANY_ITERATION_COUNT && expected > 0) {
+            for (uint32_t o = 0; o < n_outputs; ++o) {
+              if (outputs_written_by_[ops[0]][o]) output_written[o] = true;
+            }
+          }
+          call_depth_[index] = std::max(call_depth_[index], 1 + call_depth_[ops[0]]);
+          break;
+        }
         case KILN_OP_RETURN:
           returned = true;
           break;
@@ -508,6 +572,11 @@ class Verifier {
       pc = w;
     }
     if (!returned) return Error(absl::StrCat("function '", name, "' does not end in RETURN"));
+    if (call_depth_[index] > kMaxCallDepth) {
+      return Error(absl::StrCat("function '", name, "' nests calls ", call_depth_[index],
+                                " deep; the limit is ", kMaxCallDepth));
+    }
+    outputs_written_by_[index] = output_written;
     if (index == 0) {
       for (uint32_t o = 0; o < n_outputs; ++o) {
         if (!output_written[o] && !HasSymbols(*sig.outputs()->Get(o)) &&
@@ -550,6 +619,23 @@ class Verifier {
     return absl::OkStatus();
   }
 
+  // A register set to a static view of at least `bytes` bytes (a branch
+  // condition, trip count or iteration number).
+  static absl::Status CheckScalarView(const std::vector<int64_t>& view_bytes, uint32_t reg,
+                                      uint64_t bytes, const char* what) {
+    if (view_bytes[reg] == -1) {
+      return absl::InvalidArgumentError(absl::StrCat("register r", reg, " (", what,
+                                                     ") is read before it is set"));
+    }
+    if (view_bytes[reg] < 0 || static_cast<uint64_t>(view_bytes[reg]) < bytes) {
+      return absl::InvalidArgumentError(absl::StrCat("register r", reg, " (", what, ") views ",
+                                                     view_bytes[reg] < 0 ? "a run-time size"
+                                                         : absl::StrCat(view_bytes[reg], " bytes"),
+                                                     "; it needs ", bytes));
+    }
+    return absl::OkStatus();
+  }
+
   static bool Overlaps(const View& a, uint64_t a_bytes, const View& b, uint64_t b_bytes) {
     if (a.kind != b.kind || a.index != b.index) return false;
     return a.offset < b.offset + b_bytes && b.offset < a.offset + a_bytes;
@@ -561,6 +647,11 @@ class Verifier {
   const fb::Module* module_ = nullptr;
   std::vector<bool> symbol_bound_;    // per symbol: some input dim binds it
   std::vector<bool> static_checked_;  // per executable: static check passed
+  // Per function: the outputs it surely writes, and its call nesting depth.
+  std::vector<std::vector<bool>> outputs_written_by_;
+  std::vector<uint32_t> call_depth_;
+  // The interpreter recurses once per nested call.
+  static constexpr uint32_t kMaxCallDepth = 32;
 };
 
 }  // namespace

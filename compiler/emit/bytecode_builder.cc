@@ -27,6 +27,34 @@ void BytecodeBuilder::ViewConst(uint32_t reg, uint32_t constant) {
   Emit(constant);
 }
 
+void BytecodeBuilder::If(uint32_t condition, uint32_t then_function, uint32_t else_function) {
+  Emit(KILN_OP_IF);
+  Emit(condition);
+  Emit(then_function);
+  Emit(else_function);
+}
+
+void BytecodeBuilder::Loop(uint32_t body, uint32_t trip, uint32_t condition, uint32_t iteration,
+                           uint32_t condition_after, uint64_t expected_iterations) {
+  Emit(KILN_OP_LOOP);
+  Emit(body);
+  Emit(trip);
+  Emit(condition);
+  Emit(iteration);
+  Emit(condition_after);
+  Emit64(expected_iterations);
+}
+
+void BytecodeBuilder::Control(uint32_t opcode, const std::vector<uint32_t>& functions,
+                              const std::vector<uint32_t>& registers,
+                              uint64_t expected_iterations) {
+  if (opcode == KILN_OP_IF) {
+    If(registers[0], functions[0], functions[1]);
+  } else {
+    Loop(functions[0], registers[0], registers[1], registers[2], registers[3], expected_iterations);
+  }
+}
+
 void BytecodeBuilder::ViewArena(uint32_t reg, uint64_t offset, uint64_t size) {
   Emit(KILN_OP_VIEW_ARENA);
   Emit(reg);

@@ -21,6 +21,13 @@ class BytecodeBuilder {
   // Returns the word offset of the DISPATCH opcode.
   uint32_t Dispatch(uint32_t executable, const std::vector<uint32_t>& bindings);
   void Return();
+  // Control flow; `none` operands are KILN_NO_REGISTER (kiln/control_ops.h).
+  void If(uint32_t condition, uint32_t then_function, uint32_t else_function);
+  void Loop(uint32_t body, uint32_t trip, uint32_t condition, uint32_t iteration,
+            uint32_t condition_after, uint64_t expected_iterations);
+  // IF or LOOP by opcode, with register operands in opcode order.
+  void Control(uint32_t opcode, const std::vector<uint32_t>& functions,
+               const std::vector<uint32_t>& registers, uint64_t expected_iterations);
 
   // Integer registers and the dynamic-shape instructions.
   uint32_t NewIntRegister() { return int_register_count_++; }

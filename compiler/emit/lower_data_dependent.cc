@@ -1,7 +1,14 @@
-// Ops whose output length depends on the data (passes/
-// shape_rules_data_dependent.h): NonZero and Compress, compiled for the
-// model's declared output shape and lowered to kernels (nonzero, compress)
-// that compute the result and fail the run unless it has that shape.
+// Ops whose results depend on run-time values:
+//  - output LENGTH from the data (passes/shape_rules_data_dependent.h):
+//    NonZero, Compress, Unique, NonMaxSuppression, compiled for the model's
+//    declared output shape and lowered to kernels (nonzero, compress,
+//    unique, non_max_suppression) that compute the result and fail the run
+//    unless it has that shape;
+//  - Dropout whose training_mode is decided at run time
+//    (passes/shape_rules_dropout.h): the dropout kernel.
+// Kernels that need working memory get the scratch output their shape rule
+// appended (ShapeRuleContext::SetScratch); absent optional inputs and
+// outputs are bound to another buffer with 0 bytes and flagged off.
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,12 +23,66 @@ namespace {
 
 using Shape = std::vector<int64_t>;
 
+// The seed of Dropout without a `seed` attribute: fixed, so runs repeat.
+constexpr uint64_t kDefaultDropoutSeed = 0x4B494C4E44524F50ull;  // "KILNDROP"
+
 absl::Status Shapes(LoweringContext& ctx, const ir::Node& node, Shape* x, Shape* y) {
   KILN_ASSIGN_OR_RETURN(*x, ctx.InputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(*y, ctx.OutputShape(node, 0));
   KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, *x, "the input shape"));
   KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, *y, "the output shape"));
   return absl::OkStatus();
+}
+
+int64_t DTypeCode(const LoweringContext& ctx, ir::ValueId v) {
+  return static_cast<int64_t>(ctx.value(v).dtype);
+}
+
+// X viewed as [outer, len, inner] around the node's `axis` attribute (shape
+// inference checked its range); without one, [1, all elements, 1]. *out is
+// the output's extent there.
+void AxisView(const ir::Node& node, const Shape& x, const Shape& y, int64_t* outer, int64_t* len,
+              int64_t* inner, int64_t* out) {
+  *outer = 1, *len = ir::ElementCount(x), *inner = 1, *out = ir::ElementCount(y);
+  if (!node.HasAttr("axis")) return;
+  const int64_t r = static_cast<int64_t>(x.size());
+  int64_t axis = node.GetInt("axis", 0);
+  if (axis < 0) axis += r;
+  for (int64_t d = 0; d < axis; ++d) *outer *= x[static_cast<size_t>(d)];
+  for (int64_t d = axis + 1; d < r; ++d) *inner *= x[static_cast<size_t>(d)];
+  *len = x[static_cast<size_t>(axis)];
+  *out = y[static_cast<size_t>(axis)];
+}
+
+// Appends the binding of value v, or (v absent) `fallback` with 0 bytes;
+// returns whether v is present.
+absl::StatusOr<bool> BindOptional(LoweringContext& ctx, const ir::Node& node, ir::ValueId v,
+                                  const Binding& fallback, std::vector<Binding>* bindings,
+                                  std::vector<int64_t>* bytes) {
+  if (v == ir::kNoValue) {
+    bindings->push_back(fallback);
+    bytes->push_back(0);
+    return false;
+  }
+  KILN_ASSIGN_OR_RETURN(Binding b, ctx.Bind(node, v));
+  bindings->push_back(b);
+  bytes->push_back(-1);
+  return true;
+}
+
+ir::ValueId InputOrNone(const ir::Node& node, size_t k) {
+  return k < node.inputs.size() ? node.inputs[k] : ir::kNoValue;
+}
+ir::ValueId OutputOrNone(const ir::Node& node, size_t k) {
+  return k < node.outputs.size() ? node.outputs[k] : ir::kNoValue;
+}
+
+// The scratch output the shape rule appended after the op's n_out outputs.
+absl::StatusOr<Binding> BindScratch(LoweringContext& ctx, const ir::Node& node, size_t n_out) {
+  if (node.outputs.size() != n_out + 1 || node.GetInt("kiln.scratch", 0) != 1) {
+    return ctx.Invalid(node, "the scratch output is missing");
+  }
+  return ctx.Bind(node, node.outputs[n_out]);
 }
 
 absl::Status LowerNonZero(LoweringContext& ctx, const ir::Node& node) {
@@ -31,8 +92,8 @@ absl::Status LowerNonZero(LoweringContext& ctx, const ir::Node& node) {
     return ctx.Unimplemented(node, absl::StrCat("rank ", x.size(), " is not in 1..",
                                                 KILN_MAX_RANK));
   }
-  std::vector<int64_t> ip = {static_cast<int64_t>(ctx.value(node.inputs[0]).dtype),
-                             static_cast<int64_t>(x.size()), y[1]};
+  std::vector<int64_t> ip = {DTypeCode(ctx, node.inputs[0]), static_cast<int64_t>(x.size()),
+                             y[1]};
   ip.insert(ip.end(), x.begin(), x.end());
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
@@ -44,17 +105,8 @@ absl::Status LowerCompress(LoweringContext& ctx, const ir::Node& node) {
   KILN_RETURN_IF_ERROR(Shapes(ctx, node, &x, &y));
   KILN_ASSIGN_OR_RETURN(Shape cond, ctx.InputShape(node, 1));
   const int64_t eb = static_cast<int64_t>(ir::DTypeSize(ctx.value(node.inputs[0]).dtype));
-  int64_t outer = 1, len = ir::ElementCount(x), inner = 1, out = ir::ElementCount(y);
-  if (node.HasAttr("axis")) {
-    const int64_t r = static_cast<int64_t>(x.size());
-    int64_t axis = node.GetInt("axis", 0);
-    if (axis < 0) axis += r;  // shape inference checked the range
-    outer = 1, inner = 1;
-    for (int64_t d = 0; d < axis; ++d) outer *= x[static_cast<size_t>(d)];
-    for (int64_t d = axis + 1; d < r; ++d) inner *= x[static_cast<size_t>(d)];
-    len = x[static_cast<size_t>(axis)];
-    out = y[static_cast<size_t>(axis)];
-  }
+  int64_t outer, len, inner, out;
+  AxisView(node, x, y, &outer, &len, &inner, &out);
   std::vector<int64_t> ip = {eb, outer, len, inner, ir::ElementCount(cond), out};
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding bc, ctx.Bind(node, node.inputs[1]));
@@ -62,11 +114,90 @@ absl::Status LowerCompress(LoweringContext& ctx, const ir::Node& node) {
   return ctx.Dispatch(node, "compress", std::move(ip), {}, {bx, bc, by});
 }
 
+// Outputs Y, indices, inverse_indices, counts, then the scratch.
+absl::Status LowerUnique(LoweringContext& ctx, const ir::Node& node) {
+  Shape x, y;
+  KILN_RETURN_IF_ERROR(Shapes(ctx, node, &x, &y));
+  int64_t outer, len, inner, count;
+  AxisView(node, x, y, &outer, &len, &inner, &count);
+  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding scratch, BindScratch(ctx, node, 4));
+  std::vector<Binding> b = {bx, by};
+  std::vector<int64_t> bytes = {-1, -1};
+  std::vector<int64_t> ip = {DTypeCode(ctx, node.inputs[0]), outer, len, inner, count,
+                             node.GetInt("sorted", 1)};
+  for (size_t k = 1; k < 4; ++k) {
+    KILN_ASSIGN_OR_RETURN(bool present, BindOptional(ctx, node, node.outputs[k], by, &b, &bytes));
+    ip.push_back(present ? 1 : 0);
+  }
+  b.push_back(scratch);
+  bytes.push_back(-1);
+  return ctx.Dispatch(node, "unique", std::move(ip), {}, b, bytes);
+}
+
+// Inputs boxes, scores and the optional scalars max_output_boxes_per_class,
+// iou_threshold, score_threshold (bound whether constant or not: the kernel
+// reads them at run time); output selected_indices, then the scratch.
+absl::Status LowerNonMaxSuppression(LoweringContext& ctx, const ir::Node& node) {
+  Shape boxes, y;
+  KILN_RETURN_IF_ERROR(Shapes(ctx, node, &boxes, &y));
+  KILN_ASSIGN_OR_RETURN(Shape scores, ctx.InputShape(node, 1));
+  KILN_ASSIGN_OR_RETURN(Binding bb, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding bs, ctx.Bind(node, node.inputs[1]));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding scratch, BindScratch(ctx, node, 1));
+  std::vector<Binding> b = {bb, bs};
+  std::vector<int64_t> bytes = {-1, -1};
+  std::vector<int64_t> ip = {boxes[0], boxes[1], scores[1], node.GetInt("center_point_box", 0),
+                             y[0]};
+  for (size_t k = 2; k < 5; ++k) {
+    const ir::ValueId v = InputOrNone(node, k);
+    KILN_ASSIGN_OR_RETURN(bool present, BindOptional(ctx, node, v, bb, &b, &bytes));
+    ip.push_back(present ? DTypeCode(ctx, v) : 0);
+  }
+  b.insert(b.end(), {by, scratch});
+  bytes.insert(bytes.end(), {-1, -1});
+  return ctx.Dispatch(node, "non_max_suppression", std::move(ip), {}, b, bytes);
+}
+
+// Reached only for a Dropout the shape rule marked "kiln.dropout_kernel"
+// (others are aliases of their input).
+absl::Status LowerDropout(LoweringContext& ctx, const ir::Node& node) {
+  Shape x, y;
+  KILN_RETURN_IF_ERROR(Shapes(ctx, node, &x, &y));
+  const uint64_t seed = node.HasAttr("seed") ? static_cast<uint64_t>(node.GetInt("seed", 0))
+                                             : kDefaultDropoutSeed;
+  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  std::vector<Binding> b = {bx};
+  std::vector<int64_t> bytes = {-1};
+  const ir::ValueId ratio = InputOrNone(node, 1);
+  KILN_ASSIGN_OR_RETURN(bool has_ratio, BindOptional(ctx, node, ratio, bx, &b, &bytes));
+  KILN_ASSIGN_OR_RETURN(bool has_training,
+                        BindOptional(ctx, node, InputOrNone(node, 2), bx, &b, &bytes));
+  b.push_back(by);
+  bytes.push_back(-1);
+  KILN_ASSIGN_OR_RETURN(bool has_mask,
+                        BindOptional(ctx, node, OutputOrNone(node, 1), by, &b, &bytes));
+  std::vector<int64_t> ip = {DTypeCode(ctx, node.inputs[0]),
+                             ir::ElementCount(x),
+                             has_ratio ? DTypeCode(ctx, ratio) : 0,
+                             has_training ? 1 : 0,
+                             has_mask ? 1 : 0,
+                             static_cast<int64_t>(seed >> 32),
+                             static_cast<int64_t>(seed & 0xFFFFFFFFu)};
+  return ctx.Dispatch(node, "dropout", std::move(ip), {}, b, bytes);
+}
+
 }  // namespace
 
 void RegisterDataDependentLowerings(LoweringTable& table) {
   table["NonZero"] = LowerNonZero;
   table["Compress"] = LowerCompress;
+  table["Unique"] = LowerUnique;
+  table["NonMaxSuppression"] = LowerNonMaxSuppression;
+  table["Dropout"] = LowerDropout;
 }
 
 }  // namespace kiln::compiler::emit

@@ -26,7 +26,12 @@ const LoweringTable& Table() {
     RegisterShapeCheckLowerings(*t);
     RegisterTypedLowerings(*t);  // last: wraps Add/Sub/Mul/Div/Neg/Abs for non-float32
     RegisterRuntimeParamLowerings(*t);  // after all: wraps Slice/Pad/Reduce*, adds Range
-    RegisterDataDependentLowerings(*t);  // NonZero, Compress
+    RegisterDataDependentLowerings(*t);  // NonZero, Compress, Unique, NMS, training Dropout
+    RegisterResizeRtLowerings(*t);  // wraps Resize (run-time scales/roi)
+    RegisterGridSampleLowerings(*t);
+    RegisterTrainingLowerings(*t);   // "ai.onnx.preview.training:Adam", ...
+    RegisterUnpoolRoiLowerings(*t);  // MaxUnpool, RoiAlign
+    RegisterControlFlowLowerings(*t);  // If, Loop, Scan
     return t;
   }();
   return *table;
@@ -62,7 +67,8 @@ absl::Status LowerNode(LoweringContext& ctx, const ir::Node& node) {
   KILN_RETURN_IF_ERROR(LowerShapeInputCheck(ctx, node));
   if (compiler::IsAliasNode(node)) return absl::OkStatus();  // shares its input's bytes
   if (WritesNothing(ctx, node)) return absl::OkStatus();
-  const auto it = node.domain.empty() ? Table().find(node.op_type) : Table().end();
+  const auto it = Table().find(node.domain.empty() ? node.op_type
+                                                 : absl::StrCat(node.domain, ":", node.op_type));
   if (it == Table().end()) {
     return ctx.Unimplemented(node, "no kernel lowers this op");
   }

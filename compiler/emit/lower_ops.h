@@ -54,8 +54,17 @@ void RegisterMoreLowerings(LoweringTable& table);        // lower_more.cc (wraps
 void RegisterShapeCheckLowerings(LoweringTable& table);  // lower_shape_check.cc (ConstantOfShape)
 // lower_runtime_params.cc: Slice/Pad/Reduce*/Range with run-time parameter values.
 void RegisterRuntimeParamLowerings(LoweringTable& table);
-// lower_data_dependent.cc: NonZero/Compress for a declared output shape.
+// lower_data_dependent.cc: NonZero/Compress/Unique/NonMaxSuppression for a declared
+// output shape; Dropout with a run-time training_mode.
 void RegisterDataDependentLowerings(LoweringTable& table);
+// lower_resize_rt.cc: Resize with run-time scales or roi (wraps Resize).
+void RegisterResizeRtLowerings(LoweringTable& table);
+void RegisterGridSampleLowerings(LoweringTable& table);  // lower_grid_sample.cc
+// lower_training.cc: ai.onnx.preview.training Adagrad/Adam/Momentum, registered
+// as "ai.onnx.preview.training:<Op>" (lower_node.cc looks non-default domains up so).
+void RegisterTrainingLowerings(LoweringTable& table);
+void RegisterUnpoolRoiLowerings(LoweringTable& table);  // lower_unpool_roi.cc
+void RegisterControlFlowLowerings(LoweringTable& table);  // lower_control_flow.cc (If, Loop, Scan)
 // The kiln_reduce_kind of a Reduce* op type (KILN_REDUCE_SUM, ...); -1 for
 // any other op. lower_math.cc
 int64_t ReduceKind(const std::string& op);

@@ -1,17 +1,59 @@
-// Resize → resize_f32 with per-axis tap tables computed here, following the
-// ONNX reference (onnx/reference/ops/op_resize.py): each output coordinate
-// maps to x_ori by the coordinate transformation mode; the taps are the n
-// nearest input positions (n = 2 for nearest/linear, 4 for cubic, edge
-// clamped) with coefficients from the fractional part.
+// Resize → resize_f32 with per-axis tap tables computed here from the
+// compile-time scales (and roi) by runtime/kernels/resize_core.h, the math
+// resize_rt_f32 uses for run-time scales, so the two paths cannot drift.
 #include <algorithm>
-#include <cmath>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "compiler/emit/lower_ops.h"
+#include "compiler/emit/resize_method.h"
 #include "compiler/ir/graph.h"
 #include "kiln/kernel_abi.h"
 
 namespace kiln::compiler::emit {
+namespace {
+
+// The value `name` takes in `table`; false when it is not there.
+bool Lookup(const std::map<std::string, int64_t>& table, const std::string& name, int64_t* out) {
+  const auto it = table.find(name);
+  if (it == table.end()) return false;
+  *out = it->second;
+  return true;
+}
+
+}  // namespace
+
+absl::Status ResizeMethodOf(const LoweringContext& ctx, const ir::Node& node,
+                            kiln_resize_method* m) {
+  static const auto* kModes = new std::map<std::string, int64_t>{
+      {"nearest", KILN_RESIZE_NEAREST}, {"linear", KILN_RESIZE_LINEAR}, {"cubic", KILN_RESIZE_CUBIC}};
+  static const auto* kNearest = new std::map<std::string, int64_t>{
+      {"round_prefer_floor", KILN_RESIZE_ROUND_PREFER_FLOOR},
+      {"round_prefer_ceil", KILN_RESIZE_ROUND_PREFER_CEIL},
+      {"floor", KILN_RESIZE_FLOOR},
+      {"ceil", KILN_RESIZE_CEIL}};
+  static const auto* kTransforms = new std::map<std::string, int64_t>{
+      {"half_pixel", KILN_RESIZE_HALF_PIXEL},
+      {"align_corners", KILN_RESIZE_ALIGN_CORNERS},
+      {"asymmetric", KILN_RESIZE_ASYMMETRIC},
+      {"tf_crop_and_resize", KILN_RESIZE_TF_CROP_AND_RESIZE},
+      {"pytorch_half_pixel", KILN_RESIZE_PYTORCH_HALF_PIXEL},
+      {"tf_half_pixel_for_nn", KILN_RESIZE_TF_HALF_PIXEL_FOR_NN}};
+  const std::string mode = node.GetString("mode", "nearest");
+  const std::string nearest = node.GetString("nearest_mode", "round_prefer_floor");
+  const std::string ctm = node.GetString("coordinate_transformation_mode", "half_pixel");
+  if (!Lookup(*kModes, mode, &m->mode)) return ctx.Unimplemented(node, absl::StrCat("mode '", mode, "'"));
+  if (!Lookup(*kNearest, nearest, &m->nearest)) {
+    return ctx.Unimplemented(node, absl::StrCat("nearest_mode '", nearest, "'"));
+  }
+  if (!Lookup(*kTransforms, ctm, &m->ctm)) {
+    return ctx.Unimplemented(node, absl::StrCat("coordinate_transformation_mode '", ctm, "'"));
+  }
+  m->exclude_outside = node.GetInt("exclude_outside", 0) != 0 ? 1 : 0;
+  m->cubic_a = node.GetFloat("cubic_coeff_a", -0.75f);
+  return absl::OkStatus();
+}
+
 namespace {
 
 struct Tap {
@@ -19,75 +61,14 @@ struct Tap {
   double weight;
 };
 
-std::vector<double> Coeffs(const std::string& mode, const std::string& nearest, double ratio,
-                           double a) {
-  if (mode == "nearest") {
-    if (ratio == 1.0) return {0, 1};
-    if (nearest == "round_prefer_ceil") return {ratio < 0.5 ? 1.0 : 0.0, ratio >= 0.5 ? 1.0 : 0.0};
-    if (nearest == "floor") return {1, 0};
-    if (nearest == "ceil") return {0, 1};
-    return {ratio <= 0.5 ? 1.0 : 0.0, ratio > 0.5 ? 1.0 : 0.0};  // round_prefer_floor
-  }
-  if (mode == "linear") return {1 - ratio, ratio};
-  const double r = ratio, q = 1 - ratio;
-  return {((a * (r + 1) - 5 * a) * (r + 1) + 8 * a) * (r + 1) - 4 * a,
-          ((a + 2) * r - (a + 3)) * r * r + 1, ((a + 2) * q - (a + 3)) * q * q + 1,
-          ((a * (q + 1) - 5 * a) * (q + 1) + 8 * a) * (q + 1) - 4 * a};
-}
-
 // Taps of output coordinate `o` on one axis; index -1 = outside (extrapolate).
-std::vector<Tap> AxisTaps(const ir::Node& node, int64_t in, int64_t out, double scale, int64_t o,
-                          double roi_start, double roi_end) {
-  const std::string ctm = node.GetString("coordinate_transformation_mode", "half_pixel");
-  const std::string mode = node.GetString("mode", "nearest");
-  const double out_w = scale * static_cast<double>(in);
-  const double x = static_cast<double>(o);
-  double xo;
-  if (ctm == "align_corners") {
-    xo = out_w == 1 ? 0.0 : x * (in - 1) / (out_w - 1);
-  } else if (ctm == "asymmetric") {
-    xo = x / scale;
-  } else if (ctm == "tf_crop_and_resize") {
-    xo = out == 1 ? (roi_end - roi_start) * (in - 1) / 2
-                  : roi_start * (in - 1) + x * (roi_end - roi_start) * (in - 1) / (out - 1);
-  } else if (ctm == "pytorch_half_pixel") {
-    xo = out_w == 1 ? -0.5 : (x + 0.5) / scale - 0.5;
-  } else if (ctm == "tf_half_pixel_for_nn") {
-    xo = (x + 0.5) / scale;
-  } else {  // half_pixel
-    xo = (x + 0.5) / scale - 0.5;
-  }
-  if (ctm == "tf_crop_and_resize" && (xo < 0 || xo > in - 1)) return {{-1, 1.0}};
-  // A crafted roi or scale can make xo NaN or huge; far outside the input
-  // every tap clamps to an edge anyway, and int64 conversions stay defined.
-  if (!(std::fabs(xo) <= 1e12)) xo = std::isnan(xo) ? 0.0 : std::copysign(1e12, xo);
-  const double fl = std::floor(xo);
-  const double ratio = xo == fl ? 1.0 : xo - fl;
-  std::vector<double> c = Coeffs(mode, node.GetString("nearest_mode", "round_prefer_floor"), ratio,
-                                 node.GetFloat("cubic_coeff_a", -0.75f));
-  const int64_t n = static_cast<int64_t>(c.size());
-  // The n positions nearest to xo, ties to the lower one, in order.
-  const int64_t base = xo == fl ? static_cast<int64_t>(fl) - n / 2
-                                : static_cast<int64_t>(fl) - (n / 2 - 1);
-  const bool exclude = node.GetInt("exclude_outside", 0) != 0;
-  double sum = 0;
-  for (int64_t t = 0; t < n; ++t) {
-    const int64_t idx = base + t;
-    if (exclude && (idx < 0 || idx >= in)) c[t] = 0;
-    sum += c[t];
-  }
+std::vector<Tap> AxisTaps(const kiln_resize_method& m, int64_t in, int64_t out, double scale,
+                          int64_t o, double roi_start, double roi_end) {
+  int64_t index[KILN_RESIZE_MAX_TAPS];
+  double weight[KILN_RESIZE_MAX_TAPS];
+  const int n = kiln_resize_axis_taps(&m, in, out, scale, o, roi_start, roi_end, index, weight);
   std::vector<Tap> taps;
-  for (int64_t t = 0; t < n; ++t) {
-    const double w = exclude && sum != 0 ? c[t] / sum : c[t];
-    if (w == 0) continue;
-    const int64_t idx = std::clamp<int64_t>(base + t, 0, in - 1);
-    bool merged = false;
-    for (Tap& tp : taps) {
-      if (tp.index == idx) tp.weight += w, merged = true;
-    }
-    if (!merged) taps.push_back({idx, w});
-  }
-  if (taps.empty()) taps.push_back({0, 0.0});
+  for (int t = 0; t < n; ++t) taps.push_back({index[t], weight[t]});
   return taps;
 }
 
@@ -97,10 +78,8 @@ absl::Status LowerResize(LoweringContext& ctx, const ir::Node& node) {
   }
   KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
-  const std::string mode = node.GetString("mode", "nearest");
-  if (mode != "nearest" && mode != "linear" && mode != "cubic") {
-    return ctx.Unimplemented(node, absl::StrCat("mode '", mode, "'"));
-  }
+  kiln_resize_method method;
+  KILN_RETURN_IF_ERROR(ResizeMethodOf(ctx, node, &method));
   const size_t r = x.size();
   if (r > KILN_MAX_RANK) return ctx.Unimplemented(node, "rank is too high");
   std::vector<float> scales(r, 1.0f);
@@ -133,7 +112,7 @@ absl::Status LowerResize(LoweringContext& ctx, const ir::Node& node) {
     std::vector<std::vector<Tap>> all;
     size_t most = 1;
     for (int64_t o = 0; o < y[d]; ++o) {
-      all.push_back(AxisTaps(node, x[d], y[d], scales[d], o, roi[d], roi[r + d]));
+      all.push_back(AxisTaps(method, x[d], y[d], scales[d], o, roi[d], roi[r + d]));
       most = std::max(most, all.back().size());
     }
     taps_per_axis.push_back(static_cast<int64_t>(most));

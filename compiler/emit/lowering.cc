@@ -1,5 +1,6 @@
 #include "compiler/emit/lowering.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -139,8 +140,8 @@ absl::StatusOr<Binding> LoweringContext::Bind(const ir::Node& node, ir::ValueId 
       auto it = constant_of_value_.find(s.root);
       if (it == constant_of_value_.end()) {
         const ir::Value& c = value(s.root);
-        const uint32_t ordinal = static_cast<uint32_t>(module_.constants.size());
-        module_.constants.push_back({c.name, c.constant});
+        const uint32_t ordinal = static_cast<uint32_t>(shared_->constants.size());
+        shared_->constants.push_back({c.name, c.constant});
         it = constant_of_value_.emplace(s.root, ordinal).first;
       }
       b.kind = Binding::Kind::kConstant;
@@ -157,15 +158,15 @@ Binding LoweringContext::BindNewConstant(const std::string& name, ir::ConstantPt
                                          uint8_t layout) {
   Binding b;
   b.kind = Binding::Kind::kConstant;
-  b.index = module_.constants.size();
+  b.index = shared_->constants.size();
   b.bytes = data->bytes.size();
-  module_.constants.push_back({name, std::move(data), layout});
+  shared_->constants.push_back({name, std::move(data), layout});
   return b;
 }
 
 absl::Status LoweringContext::AddPending(PendingDispatch p, ExecutableDesc exe) {
-  p.executable = static_cast<uint32_t>(module_.executables.size());
-  module_.executables.push_back(std::move(exe));
+  p.executable = static_cast<uint32_t>(shared_->executables.size());
+  shared_->executables.push_back(std::move(exe));
   pending_.push_back(std::move(p));
   return absl::OkStatus();
 }
@@ -263,8 +264,10 @@ absl::Status LoweringContext::OutputCopy(int32_t output_index, ir::ValueId sourc
 }
 
 absl::StatusOr<LoweredModule> LoweringContext::Finish() {
+  std::vector<DispatchDebugDesc> called_dispatches = std::move(module_.dispatches);
+  module_.dispatches.clear();
   module_.source = graph_.source;
-  module_.arena_size = plan_.arena_size;
+  module_.arena_size = std::max(module_.arena_size, plan_.arena_size);  // callees may lie beyond
   module_.arena_alignment = plan_.alignment;
   module_.live_bytes_lower_bound = plan_.lower_bound;
   for (const ArenaTensor& t : plan_.arena) module_.unshared_bytes += t.size;
@@ -352,16 +355,37 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
       bc.ViewArena(r, t.offset, t.size);
     }
   }
+  // Control flow's slots for called functions (none without control flow).
+  std::map<std::pair<uint64_t, uint64_t>, uint32_t> fixed_reg;
   for (const PendingDispatch& p : pending_) {
-    std::vector<uint32_t> regs;
-    for (const Binding& b : p.bindings) {
-      switch (b.kind) {
-        case Binding::Kind::kInput: regs.push_back(input_reg[b.index]); break;
-        case Binding::Kind::kOutput: regs.push_back(output_reg[b.index]); break;
-        case Binding::Kind::kConstant: regs.push_back(const_reg[b.index]); break;
-        case Binding::Kind::kArena: regs.push_back(arena_reg.at(b.index)); break;
-      }
+    std::vector<Binding> fixed = p.bindings;
+    for (const auto& b : p.control_operands) {
+      if (b) fixed.push_back(*b);
     }
+    for (const Binding& b : fixed) {
+      if (b.kind != Binding::Kind::kFixed || fixed_reg.count({b.index, b.bytes})) continue;
+      const uint32_t r = bc.NewRegister();
+      fixed_reg[{b.index, b.bytes}] = r;
+      bc.ViewArena(r, b.index, b.bytes);
+    }
+  }
+  auto reg_of = [&](const Binding& b) -> uint32_t {
+    switch (b.kind) {
+      case Binding::Kind::kInput: return input_reg[b.index];
+      case Binding::Kind::kOutput: return output_reg[b.index];
+      case Binding::Kind::kConstant: return const_reg[b.index];
+      case Binding::Kind::kArena: return arena_reg.at(b.index);
+      case Binding::Kind::kFixed: return fixed_reg.at({b.index, b.bytes});
+    }
+    return 0;
+  };
+  for (const PendingDispatch& p : pending_) {
+    if (p.control_opcode != 0) {
+      bc.Control(p.control_opcode, p.functions, ControlRegisters(p, reg_of), p.expected_iterations);
+      continue;
+    }
+    std::vector<uint32_t> regs;
+    for (const Binding& b : p.bindings) regs.push_back(reg_of(b));
     DispatchDebugDesc d;
     if (p.dynamic) {
       std::vector<std::pair<uint32_t, uint32_t>> patches;
@@ -376,7 +400,11 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
     d.outputs = p.outputs;
     module_.dispatches.push_back(std::move(d));
   }
+  // The called functions' debug info came first; this function's indexes
+  // module_.dispatches from 0.
+  std::vector<DispatchDebugDesc> called = std::move(called_dispatches);
   AttachDebugValues();
+  for (DispatchDebugDesc& d : called) module_.dispatches.push_back(std::move(d));
   bc.Return();
   module_.bytecode = bc.words();
   module_.register_count = bc.register_count();

@@ -44,6 +44,7 @@ struct ValueDebugDesc {
 };
 
 struct DispatchDebugDesc {
+  uint32_t function = 0;  // 0: the entry function
   uint32_t bytecode_offset = 0;
   uint32_t executable = 0;
   std::vector<std::string> nodes;
@@ -61,6 +62,13 @@ struct ArenaTensorDesc {
   uint32_t last_dispatch = 0;
 };
 
+// A function IF and LOOP call (an ONNX subgraph), after the entry.
+struct FunctionDesc {
+  std::string name;
+  std::vector<uint32_t> bytecode;
+  uint32_t register_count = 0;
+};
+
 struct LoweredModule {
   std::string source;
   std::vector<TensorDesc> inputs;
@@ -69,6 +77,7 @@ struct LoweredModule {
   std::vector<ConstantDesc> constants;
   std::vector<uint32_t> bytecode;  // functions[0], the entry point
   uint32_t register_count = 0;
+  std::vector<FunctionDesc> called_functions;  // functions[1...]
   uint32_t int_register_count = 0;
   std::vector<std::string> symbols;  // symbolic dimensions, ISYM order
   int32_t workspace_register = -1;   // integer register with the workspace bytes

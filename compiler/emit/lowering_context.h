@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,18 +12,25 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "compiler/emit/lowering.h"
+#include "kiln/control_ops.h"
 
 namespace kiln::compiler::emit {
 
 // A buffer a kernel binds: which view and how many bytes it spans.
 struct Binding {
-  enum class Kind { kInput, kOutput, kConstant, kArena };
+  // kFixed: arena bytes at a fixed offset (index), outside the graph's own
+  // plan: where control flow passes values between functions.
+  enum class Kind { kInput, kOutput, kConstant, kArena, kFixed };
   Kind kind = Kind::kArena;
-  uint64_t index = 0;  // input/output/constant ordinal, or arena root value id
+  uint64_t index = 0;  // input/output/constant ordinal, arena root value id, or offset
   uint64_t bytes = 0;  // the size of the view
   // An encoded symbolic size (ir/dim_expr.h) when the view's size is only
   // known at run time; 0 otherwise.
   int64_t symbolic_bytes = 0;
+  // Already in terms every function of the module can view (the signature's
+  // buffers, module constants, kFixed): a called function's graph inputs
+  // and outputs are not remapped through its frame.
+  bool absolute = false;
 };
 
 struct PendingDispatch {
@@ -35,12 +43,40 @@ struct PendingDispatch {
   // with them or with a symbolic binding the dispatch is a DISPATCH_DYN.
   std::vector<std::pair<uint32_t, int64_t>> patches;
   bool dynamic = false;
+  // Control flow instead of a dispatch: IF or LOOP (kiln/opcodes.def) with
+  // these function and register operands (nullopt: none) in opcode order.
+  uint32_t control_opcode = 0;
+  std::vector<uint32_t> functions;
+  std::vector<std::optional<Binding>> control_operands;
+  uint64_t expected_iterations = 0;
+};
+
+// The registers of an IF/LOOP's operands (KILN_NO_REGISTER for none).
+template <typename RegisterOf>
+std::vector<uint32_t> ControlRegisters(const PendingDispatch& p, const RegisterOf& register_of) {
+  std::vector<uint32_t> r;
+  for (const auto& b : p.control_operands) r.push_back(b ? register_of(*b) : KILN_NO_REGISTER);
+  return r;
+}
+
+// How a called function (a subgraph of If, Loop, Scan) reaches buffers:
+// where each of its graph inputs and outputs lives, as bindings every
+// function can view (kInput/kOutput of the signature, kConstant, kFixed).
+struct FunctionFrame {
+  std::vector<Binding> inputs;
+  std::vector<Binding> outputs;
+  uint64_t arena_base = 0;  // its own arena tensors start here
 };
 
 class LoweringContext {
  public:
   LoweringContext(const ir::Graph& graph, const compiler::MemoryPlan& plan)
-      : graph_(graph), plan_(plan) {}
+      : graph_(graph), plan_(plan), shared_(&module_) {}
+  // Lowers a subgraph into a function called from `caller`'s module.
+  LoweringContext(const ir::Graph& graph, const compiler::MemoryPlan& plan,
+                  LoweringContext& caller, FunctionFrame frame)
+      : graph_(graph), plan_(plan), shared_(caller.shared_), frame_(std::move(frame)),
+        called_(true) {}
 
   const ir::Graph& graph() const { return graph_; }
   // Shape arithmetic on dims that may be symbolic; a lowering that takes
@@ -85,6 +121,21 @@ class LoweringContext {
 
   absl::StatusOr<LoweredModule> Finish();
 
+  // Control flow (lower_control_flow.cc). Where `v` lives, in terms any
+  // function of the module can view (never kArena).
+  absl::StatusOr<Binding> Locate(const ir::Node& node, ir::ValueId v);
+  Binding Resolve(const Binding& b) const;
+  // The first arena byte past this function's own tensors (64-aligned):
+  // where the functions it calls put theirs.
+  uint64_t ArenaEnd() const;
+  // A function index for a subgraph lowered later (callees get indices
+  // above their caller's, as the verifier demands).
+  uint32_t ReserveFunction(const std::string& name);
+  // Appends IF or LOOP (p.control_opcode) at this point of the function.
+  void Control(const ir::Node& node, PendingDispatch p);
+  // Ends a called function: its bytecode and debug info into slot `index`.
+  absl::Status FinishFunction(uint32_t index);
+
  private:
   absl::Status AddPending(PendingDispatch p, ExecutableDesc exe);
   // Debug info (lowering_debug.cc): which binding holds each output of `node`,
@@ -96,7 +147,12 @@ class LoweringContext {
 
   const ir::Graph& graph_;
   const compiler::MemoryPlan& plan_;
-  LoweredModule module_;
+  LoweredModule module_;   // this function's bytecode and debug info
+  // The module being built (executables, constants, functions): module_
+  // of the entry function's context.
+  LoweredModule* shared_;
+  FunctionFrame frame_;    // of a called function
+  bool called_ = false;
   std::map<ir::ValueId, uint32_t> constant_of_value_;
   std::vector<PendingDispatch> pending_;
 };

@@ -60,24 +60,35 @@ void LoweringContext::AttachDebugValues() {
     values_of[root->second.first].push_back(id);
     binding_of[root->second.first].push_back(root->second.second);
   }
-  for (uint32_t d = 0; d < pending_.size() && d < module_.dispatches.size(); ++d) {
+  // Control flow (IF, LOOP) takes a place in pending_ but is no dispatch.
+  std::vector<int64_t> dispatch_of(pending_.size(), -1);
+  for (uint32_t d = 0, n = 0; d < pending_.size(); ++d) {
+    if (pending_[d].control_opcode == 0) dispatch_of[d] = n++;
+  }
+  for (uint32_t d = 0; d < pending_.size(); ++d) {
+    if (dispatch_of[d] < 0 || static_cast<size_t>(dispatch_of[d]) >= module_.dispatches.size()) {
+      continue;
+    }
     for (size_t j = 0; j < values_of[d].size(); ++j) {
       const ir::Value& val = value(values_of[d][j]);
       if (!val.has_shape || val.name.empty()) continue;
       if (std::any_of(val.shape.begin(), val.shape.end(), [](int64_t x) { return x < 0; })) {
         continue;
       }
-      module_.dispatches[d].values.push_back({val.name, val.dtype, val.shape, binding_of[d][j]});
+      module_.dispatches[dispatch_of[d]].values.push_back(
+          {val.name, val.dtype, val.shape, binding_of[d][j]});
     }
   }
 
   // Arena lifetimes in dispatch indices: the dispatches binding each root.
   std::map<uint64_t, std::pair<uint32_t, uint32_t>> range;
   for (uint32_t d = 0; d < pending_.size(); ++d) {
+    if (dispatch_of[d] < 0) continue;
+    const uint32_t n = static_cast<uint32_t>(dispatch_of[d]);
     for (const Binding& b : pending_[d].bindings) {
       if (b.kind != Binding::Kind::kArena) continue;
-      auto [it, fresh] = range.emplace(b.index, std::make_pair(d, d));
-      if (!fresh) it->second.second = d;
+      auto [it, fresh] = range.emplace(b.index, std::make_pair(n, n));
+      if (!fresh) it->second.second = n;
     }
   }
   for (const compiler::ArenaTensor& t : plan_.arena) {

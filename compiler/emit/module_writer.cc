@@ -72,6 +72,9 @@ absl::StatusOr<std::string> WriteModule(const LoweredModule& m) {
 
   std::vector<Offset<fb::Function>> functions = {
       fb::CreateFunctionDirect(b, "main", m.register_count, &m.bytecode, m.int_register_count)};
+  for (const FunctionDesc& f : m.called_functions) {
+    functions.push_back(fb::CreateFunctionDirect(b, f.name.c_str(), f.register_count, &f.bytecode));
+  }
 
   std::vector<Offset<fb::DispatchDebug>> dispatches;
   for (const DispatchDebugDesc& d : m.dispatches) {
@@ -83,7 +86,7 @@ absl::StatusOr<std::string> WriteModule(const LoweredModule& m) {
       values.push_back(fb::CreateValueDebugDirect(b, v.name.c_str(), v.dtype, &v.shape, v.binding));
     }
     dispatches.push_back(fb::CreateDispatchDebugDirect(b, d.bytecode_offset, d.executable, &nodes,
-                                                       &ops, &outs, &values));
+                                                       &ops, &outs, &values, d.function));
   }
   const auto debug = fb::CreateDebugInfoDirect(b, m.source.c_str(), &dispatches);
   std::vector<Offset<fb::ArenaTensorDebug>> arena_tensors;

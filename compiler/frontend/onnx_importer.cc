@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/frontend/domain_imports.h"
 #include "compiler/frontend/legacy_opset.h"
 #include "compiler/frontend/onnx_tensor.h"
 #include "compiler/ir/graph_util.h"
@@ -61,6 +62,8 @@ absl::StatusOr<int64_t> DefaultOpset(const onnx::ModelProto& model, const std::s
     if (IsDefaultDomain(entry.domain())) opset = entry.version();
   }
   if (opset < 0) {
+    // Optimizers alone (domain_imports.h): no default-domain node may follow.
+    if (ImportsPreviewTraining(model)) return opset;
     return absl::InvalidArgumentError(
         absl::StrCat("'", path, "' imports no opset for the default ONNX domain"));
   }
@@ -191,8 +194,106 @@ absl::StatusOr<ir::ConstantPtr> ConstantNodeValue(const onnx::NodeProto& node,
       where, ": only value, value_float(s) and value_int(s) Constant payloads are supported"));
 }
 
+// Where names resolve while importing a graph: the graph itself, then the
+// graphs enclosing it (ONNX subgraphs read outer values by name). A name
+// found outside becomes a capture: an input of the subgraph, listed in
+// `captures`, that its control-flow node passes in.
+struct Scope {
+  ir::Graph* graph;
+  Scope* parent;                       // null for the model's graph
+  std::vector<std::string>* captures;  // null for the model's graph
+};
+
+ir::ValueId Resolve(Scope& scope, const std::string& name) {
+  const ir::ValueId id = scope.graph->FindValue(name);
+  if (id != ir::kNoValue || scope.parent == nullptr) return id;
+  if (Resolve(*scope.parent, name) == ir::kNoValue) return ir::kNoValue;
+  const ir::ValueId capture = scope.graph->AddValue(name);
+  scope.graph->inputs.push_back(capture);
+  scope.captures->push_back(name);
+  return capture;
+}
+
 absl::Status ImportNode(const onnx::NodeProto& proto, int index, const std::string& path,
-                        int64_t opset, ir::Graph* graph) {
+                        int64_t opset, Scope& scope);
+
+// A subgraph attribute of a node in `outer`; `captures` receives the outer
+// names it reads, in the order its capture inputs follow its ONNX inputs.
+absl::StatusOr<std::shared_ptr<ir::Graph>> ImportSubgraph(const onnx::GraphProto& g,
+                                                          const std::string& where,
+                                                          const std::string& path, int64_t opset,
+                                                          Scope& outer,
+                                                          std::vector<std::string>* captures) {
+  auto sub = std::make_shared<ir::Graph>();
+  sub->source = absl::StrCat(path, " (", where, ")");
+  sub->opset = opset;
+  Scope scope{sub.get(), &outer, captures};
+  for (const auto& init : g.initializer()) {
+    if (sub->FindValue(init.name()) != ir::kNoValue) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": initializer '", init.name(),
+                                                     "' is defined twice"));
+    }
+    auto data = ConstantFromTensorProto(init, where);
+    if (!data.ok()) return data.status();
+    sub->AddConstant(init.name(), *std::move(data));
+  }
+  // Body inputs often carry no type; the node's inputs give them one later.
+  for (const auto& in : g.input()) {
+    if (sub->FindValue(in.name()) != ir::kNoValue) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": input '", in.name(),
+                                                     "' is declared twice"));
+    }
+    const ir::ValueId id = sub->AddValue(in.name());
+    if (in.type().has_tensor_type()) {
+      sub->value(id).dtype = ir::DTypeFromOnnx(in.type().tensor_type().elem_type());
+    }
+    sub->inputs.push_back(id);
+  }
+  for (int k = 0; k < g.node_size(); ++k) {
+    if (absl::Status s = ImportNode(g.node(k), k, path, opset, scope); !s.ok()) return s;
+  }
+  sub->opset = std::max(opset, kLegacyUpgradeTarget);
+  for (const auto& out : g.output()) {
+    const ir::ValueId id = Resolve(scope, out.name());
+    if (id == ir::kNoValue) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": output '", out.name(), "' is never defined"));
+    }
+    sub->outputs.push_back(id);
+  }
+  if (sub->outputs.empty()) return absl::InvalidArgumentError(absl::StrCat(where, " has no outputs"));
+  if (absl::Status s = CheckOpsSupported(*sub); !s.ok()) return s;
+  return sub;
+}
+
+// Gives every subgraph of `node` the same capture inputs, in one order, and
+// passes the captured outer values to the node as extra inputs.
+absl::Status JoinCaptures(ir::Node& node, Scope& scope,
+                          std::vector<std::pair<std::shared_ptr<ir::Graph>,
+                                                std::vector<std::string>>>& subgraphs) {
+  std::vector<std::string> all;
+  for (const auto& [graph, names] : subgraphs) {
+    for (const std::string& n : names) {
+      if (std::find(all.begin(), all.end(), n) == all.end()) all.push_back(n);
+    }
+  }
+  for (const std::string& n : all) node.inputs.push_back(Resolve(scope, n));
+  for (auto& [graph, names] : subgraphs) {
+    const size_t formal = graph->inputs.size() - names.size();
+    graph->inputs.resize(formal);
+    for (const std::string& n : all) {
+      const bool read = std::find(names.begin(), names.end(), n) != names.end();
+      // A capture only another branch reads: an unused input of this one.
+      graph->inputs.push_back(read ? graph->FindValue(n) : graph->AddValue(""));
+    }
+  }
+  if (!all.empty()) node.SetInt(ir::kCaptureCountAttr, static_cast<int64_t>(all.size()));
+  return absl::OkStatus();
+}
+
+absl::Status ImportNode(const onnx::NodeProto& proto, int index, const std::string& path,
+                        int64_t opset, Scope& scope) {
+  ir::Graph* graph = scope.graph;
   ir::Node node;
   node.name = proto.name().empty() ? absl::StrCat(proto.op_type(), "_", index) : proto.name();
   node.op_type = proto.op_type();
@@ -204,7 +305,7 @@ absl::Status ImportNode(const onnx::NodeProto& proto, int index, const std::stri
       node.inputs.push_back(ir::kNoValue);
       continue;
     }
-    const ir::ValueId id = graph->FindValue(in);
+    const ir::ValueId id = Resolve(scope, in);
     if (id == ir::kNoValue) {
       return absl::InvalidArgumentError(absl::StrCat(
           where, " reads '", in,
@@ -232,11 +333,27 @@ absl::Status ImportNode(const onnx::NodeProto& proto, int index, const std::stri
     return absl::OkStatus();
   }
 
+  std::vector<std::pair<std::shared_ptr<ir::Graph>, std::vector<std::string>>> subgraphs;
   for (const auto& a : proto.attribute()) {
+    if (a.type() == onnx::AttributeProto::GRAPH) {
+      std::vector<std::string> captures;
+      auto sub = ImportSubgraph(a.g(), absl::StrCat("subgraph '", a.name(), "' of ", where),
+                                path, opset, scope, &captures);
+      if (!sub.ok()) return sub.status();
+      ir::Attribute attr;
+      attr.kind = ir::Attribute::Kind::kGraph;
+      attr.graph = *sub;
+      node.attributes[a.name()] = std::move(attr);
+      subgraphs.push_back({*sub, std::move(captures)});
+      continue;
+    }
     auto attr = ConvertAttribute(a, where);
     if (!attr.ok()) return attr.status();
     node.attributes[a.name()] = *std::move(attr);
   }
+  if (absl::Status s = JoinCaptures(node, scope, subgraphs); !s.ok()) return s;
+  // Opset-8 Scan has a batch axis and a sequence_lens input (passes/control_flow.h).
+  if (node.domain.empty() && node.op_type == "Scan" && opset < 9) node.SetInt("kiln.batched_scan", 1);
   absl::Status legacy = UpgradeLegacyNode(opset, where, &node, graph);
   if (!legacy.ok()) return legacy;
   for (const std::string& out : proto.output()) {
@@ -255,6 +372,7 @@ absl::StatusOr<ir::Graph> ImportOnnx(const std::string& path) {
   graph.source = path;
   auto opset = DefaultOpset(*model, path);
   if (!opset.ok()) return opset.status();
+  if (absl::Status s = CheckDomainImports(*model, path, *opset >= 0); !s.ok()) return s;
   graph.opset = *opset;
 
   const onnx::GraphProto& g = model->graph();
@@ -282,7 +400,8 @@ absl::StatusOr<ir::Graph> ImportOnnx(const std::string& path) {
     if (!s.ok()) return s;
   }
   for (int k = 0; k < g.node_size(); ++k) {
-    absl::Status s = ImportNode(g.node(k), k, path, *opset, &graph);
+    Scope top{&graph, nullptr, nullptr};
+    absl::Status s = ImportNode(g.node(k), k, path, *opset, top);
     if (!s.ok()) return s;
   }
   // The nodes now have their opset-11 forms (at least).

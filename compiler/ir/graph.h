@@ -49,7 +49,11 @@ struct ConstantData {
 };
 using ConstantPtr = std::shared_ptr<const ConstantData>;
 
+class Graph;
+
 struct Attribute {
+  // kGraph: a subgraph (If branches, Loop and Scan bodies) in `graph`, or
+  // null for attribute kinds Kiln keeps only as a marker.
   enum class Kind { kInt, kFloat, kString, kInts, kFloats, kStrings, kTensor, kGraph };
   Kind kind = Kind::kInt;
   int64_t i = 0;
@@ -59,7 +63,14 @@ struct Attribute {
   std::vector<float> floats;
   std::vector<std::string> strings;
   ConstantPtr tensor;
+  // Its inputs are the ONNX graph's inputs, then the values it reads from
+  // enclosing graphs (captures) in the order of the node's extra inputs.
+  std::shared_ptr<const Graph> graph;
 };
+
+// A control-flow node (If, Loop, Scan) reads the values its subgraphs
+// capture as extra inputs after its ONNX ones; this attribute counts them.
+constexpr const char kCaptureCountAttr[] = "kiln.captures";
 
 using ValueId = int32_t;
 using NodeId = int32_t;

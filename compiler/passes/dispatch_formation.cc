@@ -150,8 +150,10 @@ bool FuseActivation(Graph& g, NodeId act_id) {
 bool IsAliasNode(const ir::Node& node) {
   if (!node.domain.empty()) return false;
   const std::string& op = node.op_type;
-  return op == "Identity" || op == "Dropout" || op == "Flatten" || op == "Reshape" ||
-         op == "Squeeze" || op == "Unsqueeze";
+  // A Dropout that may train runs a kernel (passes/shape_rules_dropout.h).
+  if (op == "Dropout") return node.GetInt("kiln.dropout_kernel", 0) == 0;
+  return op == "Identity" || op == "Flatten" || op == "Reshape" || op == "Squeeze" ||
+         op == "Unsqueeze";
 }
 
 namespace {

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/graph_util.h"
+#include "compiler/passes/shape_rules_dropout.h"
 
 namespace kiln::compiler {
 namespace {
@@ -85,7 +86,8 @@ absl::Status ExpandVariadicOps(ir::Graph& graph) {
                            ((n.op_type == "Max" || n.op_type == "Min") && n.inputs.size() != 2));
     const bool dropout_mask = IsDefault(n) && !n.removed && n.op_type == "Dropout" &&
                               !n.inputs.empty() && n.inputs[0] != ir::kNoValue &&
-                              n.outputs.size() > 1 && n.outputs[1] != ir::kNoValue;
+                              n.outputs.size() > 1 && n.outputs[1] != ir::kNoValue &&
+                              !DropoutMayTrain(g, n);  // else the dropout kernel writes it
     if (variadic && !n.inputs.empty()) {
       ExpandVariadic(g, n, out);
       return true;

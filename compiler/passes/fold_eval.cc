@@ -535,6 +535,10 @@ static absl::StatusOr<std::vector<ConstantPtr>> EvaluateNodeUnchecked(
       op == "Unsqueeze") {
     result = Relabel(e);
   } else if (op == "Dropout") {
+    // Training draws a random mask: left to the dropout kernel.
+    if (const ConstantData* t = e.In(2); t && t->element_count() == 1 && t->IntAt(0) != 0) {
+      return std::vector<ConstantPtr>{};
+    }
     std::vector<ConstantPtr> outs = {Relabel(e)};
     if (node.outputs.size() > 1 && node.outputs[1] != ir::kNoValue) {
       auto mask = New(DType::Bool, out0.shape);

@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "compiler/passes/shape_rules_runtime.h"
 #include "compiler/passes/shape_rules_runtime_params.h"
+#include "compiler/passes/shape_rules_training.h"
 
 namespace kiln::compiler {
 
@@ -43,7 +44,13 @@ bool IsKernelOp(const std::string& op_type) {
       "TopK", "MatMulInteger", "ConvInteger", "QLinearMatMul", "QLinearConv", "HannWindow",
       "HammingWindow", "BlackmanWindow", "MelWeightMatrix",
       // data-dependent output length, for a declared static shape (shape_rules_data_dependent.h)
-      "NonZero", "Compress"};
+      "NonZero", "Compress", "Unique", "NonMaxSuppression",
+      // sampling at run-time coordinates (shape_rules_grid_sample.h)
+      "GridSample",
+      // shape_rules_unpool_roi.h
+      "MaxUnpool", "RoiAlign",
+      // control flow: subgraphs become functions IF and LOOP call (control_flow.h)
+      "If", "Loop", "Scan"};
   return kOps.count(op_type) != 0;
 }
 
@@ -66,7 +73,7 @@ std::string Label(const ir::Node& node) {
 absl::Status CheckOpsSupported(const ir::Graph& graph) {
   std::vector<std::string> bad;
   for (const ir::Node& node : graph.nodes) {
-    if (node.removed) continue;
+    if (node.removed || IsTrainingOp(node)) continue;  // shape_rules_training.h
     const bool default_domain = node.domain.empty() || node.domain == "ai.onnx";
     if (!default_domain || (!IsKernelOp(node.op_type) && !IsFoldOnlyOp(node.op_type))) {
       bad.push_back(Label(node));

@@ -21,8 +21,14 @@
 #include "compiler/passes/shape_rules_more.h"
 #include "compiler/passes/shape_rules_runtime.h"
 #include "compiler/passes/shape_rules_runtime_params.h"
+#include "compiler/passes/shape_rules_resize_rt.h"
+#include "compiler/passes/control_flow.h"
 #include "compiler/passes/shape_rules_data_dependent.h"
+#include "compiler/passes/shape_rules_dropout.h"
+#include "compiler/passes/shape_rules_grid_sample.h"
 #include "compiler/passes/symbolic_support.h"
+#include "compiler/passes/shape_rules_training.h"
+#include "compiler/passes/shape_rules_unpool_roi.h"
 
 namespace kiln::compiler {
 namespace {
@@ -112,19 +118,7 @@ absl::Status Softmax(Ctx& c) {
   return c.Set(0, c.T(0), c.S(0));
 }
 
-absl::Status Dropout(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(1));
-  if (const ConstantData* t = c.C(2); t && t->element_count() == 1 && t->IntAt(0) != 0) {
-    return c.Err("training_mode=true is not supported (inference only)");
-  }
-  // A run-time flag could ask for training's random mask at run time; only
-  // inference (flag absent or constant false) is compiled.
-  if (c.Has(2) && !c.C(2)) {
-    return c.Err("training_mode is a run-time input; only inference (absent or constant false) is supported");
-  }
-  KILN_RETURN_IF_ERROR(c.Set(0, c.T(0), c.S(0)));
-  return c.Set(1, DType::Bool, c.S(0));
-}
+absl::Status Dropout(Ctx& c) { return InferDropout(c); }  // shape_rules_dropout.cc
 
 absl::Status Cast(Ctx& c) {
   KILN_RETURN_IF_ERROR(c.Need(1));
@@ -742,10 +736,13 @@ absl::Status InferNodeShapes(ir::Graph& graph, ir::NodeId id,
                              const std::vector<ir::ConstantPtr>& known) {
   ir::Node& node = graph.nodes[id];
   Ctx c(graph, node, known);
+  if (absl::Status s; InferTrainingShapes(graph, node, known, &s)) return s;  // shape_rules_training.cc
   if (!node.domain.empty() && node.domain != "ai.onnx") {
     return c.Err("ops outside the default ONNX domain are not supported");
   }
+  if (absl::Status s; InferControlFlowShapes(graph, node, known, &s)) return s;  // control_flow.cc
   KILN_RETURN_IF_ERROR(CheckSymbolicSupport(graph, node, &known));
+  if (absl::Status s; InferRuntimeResize(graph, node, known, &s)) return s;  // shape_rules_resize_rt.cc
   if (absl::Status s; InferRuntimeShapeInput(graph, node, known, &s)) return s;  // shape_rules_runtime.cc
   if (absl::Status s; InferRuntimeParams(graph, node, known, &s)) return s;  // shape_rules_runtime_params.cc
   if (absl::Status s; InferDataDependent(graph, node, known, &s)) return s;  // shape_rules_data_dependent.cc
@@ -755,6 +752,8 @@ absl::Status InferNodeShapes(ir::Graph& graph, ir::NodeId id,
   if (absl::Status s; InferTypedShapes(graph, node, &s)) return s;  // shape_rules_typed.cc
   if (absl::Status s; InferExtraShapes(graph, node, &s)) return s;  // shape_rules_extra.cc
   if (absl::Status s; InferMoreShapes(graph, node, known, &s)) return s;  // shape_rules_more.cc
+  if (absl::Status s; InferGridSampleShapes(graph, node, &s)) return s;  // shape_rules_grid_sample.cc
+  if (absl::Status s; InferUnpoolRoiShapes(graph, node, known, &s)) return s;  // shape_rules_unpool_roi.cc
   auto it = Rules().find(node.op_type);
   if (it == Rules().end()) {
     for (ir::ValueId out : node.outputs) {

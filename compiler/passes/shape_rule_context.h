@@ -5,12 +5,21 @@
 #define KILN_COMPILER_PASSES_SHAPE_RULE_CONTEXT_H_
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/graph.h"
 #include "compiler/ir/graph_util.h"
+
+// Returns the status of `expr` from the enclosing rule when it is an error
+// (one macro for the rule files instead of one per file).
+#define KILN_RULE_TRY(expr)                        \
+  do {                                             \
+    absl::Status kiln_rule_s_ = (expr);            \
+    if (!kiln_rule_s_.ok()) return kiln_rule_s_;   \
+  } while (0)
 
 namespace kiln::compiler {
 
@@ -116,6 +125,27 @@ class ShapeRuleContext {
     if (!v.has_declared_shape || !StaticShape(v.declared_shape)) return false;
     *out = v.declared_shape;
     return true;
+  }
+  // Arena memory a kernel needs beyond its outputs (kernels never allocate):
+  // output `n_out`, appended once after the op's n_out outputs (marked by
+  // "kiln.scratch" = 1, since rules may run more than once), then sized.
+  absl::Status SetScratch(size_t n_out, ir::DType dtype, Shape shape) {
+    if (n_.GetInt("kiln.scratch", 0) == 0) {
+      if (n_.outputs.size() > n_out) return Err("has too many outputs");
+      n_.outputs.resize(n_out, ir::kNoValue);
+      const ir::ValueId s = g_.AddValue("");
+      n_.outputs.push_back(s);
+      // AddNode sets producers; this value joins an existing node.
+      for (size_t k = 0; k < g_.nodes.size(); ++k) {
+        if (&g_.nodes[k] == &n_) g_.value(s).producer = static_cast<ir::NodeId>(k);
+      }
+      n_.SetInt("kiln.scratch", 1);
+    }
+    ir::Value& v = g_.value(n_.outputs[n_out]);
+    v.dtype = dtype;
+    v.shape = std::move(shape);
+    v.has_shape = true;
+    return absl::OkStatus();
   }
   // Checks inputs [0, count) exist and have shapes.
   absl::Status Need(size_t count) const {

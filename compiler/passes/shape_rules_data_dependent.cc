@@ -1,5 +1,6 @@
 #include "compiler/passes/shape_rules_data_dependent.h"
 
+#include <algorithm>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -69,13 +70,104 @@ absl::Status Compress(Ctx& c, const Shape& y) {
   return c.Set(0, c.T(0), y);
 }
 
+// Output k, when the model declares it fully static, must be `want`.
+absl::Status CheckDeclared(Ctx& c, size_t k, const Shape& want) {
+  Shape d;
+  if (!c.DeclaredStatic(k, &d) || d == want) return absl::OkStatus();
+  return c.Err(absl::StrCat("output ", k, " is declared ", ShapeStr(d), " but Y's declared shape "
+                            "makes it ", ShapeStr(want)));
+}
+
+// Y holds `count` distinct elements of X ([count]), or distinct slices
+// along the axis (X's shape with count at the axis); indices and counts
+// [count], inverse_indices one per element or slice of X. The kernel's
+// scratch (sort order and group of each slice) is 2 int64 per slice.
+absl::Status Unique(Ctx& c, const Shape& y) {
+  const Shape& x = c.S(0);
+  if (ir::DTypeSize(c.T(0)) < 1 || ir::DTypeSize(c.T(0)) > 8) {
+    return c.Err(absl::StrCat("unsupported dtype ", ir::DTypeName(c.T(0))));
+  }
+  const int64_t sorted = c.node().GetInt("sorted", 1);
+  if (sorted != 0 && sorted != 1) return c.Err(absl::StrCat("sorted must be 0 or 1, got ", sorted));
+  int64_t n = ir::ElementCount(x), count = y.empty() ? -1 : y[0];
+  bool ok = y.size() == 1;
+  if (c.node().HasAttr("axis")) {
+    int64_t axis = 0;
+    KILN_RETURN_IF_ERROR_DD(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
+    const size_t a = static_cast<size_t>(axis);
+    n = x[a];
+    ok = y.size() == x.size();
+    for (size_t d = 0; ok && d < x.size(); ++d) ok = d == a || y[d] == x[d];
+    count = ok ? y[a] : -1;
+  }
+  // Some slice is distinct unless there are none.
+  if (!ok || count > n || (count == 0) != (n == 0)) {
+    return Mismatch(c, y, absl::StrCat("is not a set of distinct ",
+                                       c.node().HasAttr("axis") ? "slices" : "elements", " of ",
+                                       ShapeStr(x)));
+  }
+  KILN_RETURN_IF_ERROR_DD(c.Set(0, c.T(0), y));
+  const Shape per_unique = {count}, per_slice = {n};
+  for (size_t k = 1; k < 4; ++k) {
+    const Shape& s = k == 2 ? per_slice : per_unique;
+    KILN_RETURN_IF_ERROR_DD(CheckDeclared(c, k, s));
+    KILN_RETURN_IF_ERROR_DD(c.Set(k, DType::I64, s));
+  }
+  return c.SetScratch(4, DType::I64, {2 * n});
+}
+
+// selected_indices [count, 3] of int64, count at most one per box and
+// class (at most max_output_boxes_per_class each, when that is constant).
+// Scratch: candidate order, sort buffer and kept boxes, N int64 each.
+absl::Status NonMaxSuppression(Ctx& c, const Shape& y) {
+  if (!c.Has(1)) return c.Err("input 1 (scores) is required");
+  const Shape& boxes = c.S(0);
+  const Shape& scores = c.S(1);
+  if (c.T(0) != DType::F32 || c.T(1) != DType::F32) {
+    return c.Err("boxes and scores must be float32");
+  }
+  if (boxes.size() != 3 || boxes[2] != 4 || scores.size() != 3 || scores[0] != boxes[0] ||
+      scores[2] != boxes[1]) {
+    return c.Err(absl::StrCat("boxes ", ShapeStr(boxes), " and scores ", ShapeStr(scores),
+                              " are not [batch, boxes, 4] and [batch, classes, boxes]"));
+  }
+  static const char* const kNames[] = {"max_output_boxes_per_class", "iou_threshold",
+                                       "score_threshold"};
+  for (size_t k = 2; k < 5; ++k) {
+    if (!c.Has(k)) continue;
+    const bool want_int = k == 2;
+    const bool dtype_ok = want_int ? c.T(k) == DType::I64 : c.T(k) == DType::F32;
+    if (!dtype_ok || ir::ElementCount(c.S(k)) != 1) {
+      return c.Err(absl::StrCat(kNames[k - 2], " must be one ", want_int ? "int64" : "float32",
+                                " value, got ", ir::DTypeName(c.T(k)), " ", ShapeStr(c.S(k))));
+    }
+  }
+  const int64_t center = c.node().GetInt("center_point_box", 0);
+  if (center != 0 && center != 1) {
+    return c.Err(absl::StrCat("center_point_box must be 0 or 1, got ", center));
+  }
+  int64_t per_class = boxes[1];
+  if (const ir::ConstantData* m = c.C(2); m && !m->symbolic) {
+    per_class = std::min(per_class, std::max<int64_t>(m->IntAt(0), 0));
+  }
+  const int64_t most = ir::ElementCount({boxes[0], scores[1], per_class});
+  if (y.size() != 2 || y[1] != 3 || most < 0 || y[0] > most) {
+    return Mismatch(c, y, absl::StrCat("is not [count, 3] with count <= ", most,
+                                       " (batches x classes x boxes kept per class)"));
+  }
+  KILN_RETURN_IF_ERROR_DD(c.Set(0, DType::I64, y));
+  return c.SetScratch(1, DType::I64, {3 * boxes[1]});
+}
+
 }  // namespace
 
 bool InferDataDependent(ir::Graph& graph, ir::Node& node,
                         const std::vector<ir::ConstantPtr>& known, absl::Status* status) {
   if (!node.domain.empty() && node.domain != "ai.onnx") return false;
   const std::string& op = node.op_type;
-  if (op != "NonZero" && op != "Compress") return false;
+  if (op != "NonZero" && op != "Compress" && op != "Unique" && op != "NonMaxSuppression") {
+    return false;
+  }
   Ctx c(graph, node, known);
   if (absl::Status s = c.Need(1); !s.ok()) return *status = s, true;
   for (size_t i = 0; i < node.inputs.size(); ++i) {
@@ -90,7 +182,10 @@ bool InferDataDependent(ir::Graph& graph, ir::Node& node,
                                  "to declare a fully static output shape"));
     return true;
   }
-  *status = op == "NonZero" ? NonZero(c, y) : Compress(c, y);
+  *status = op == "NonZero"   ? NonZero(c, y)
+            : op == "Compress" ? Compress(c, y)
+            : op == "Unique"   ? Unique(c, y)
+                               : NonMaxSuppression(c, y);
   return true;
 }
 

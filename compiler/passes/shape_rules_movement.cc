@@ -545,23 +545,7 @@ absl::Status Recurrent(Ctx& c) {
                                           : Shape{seq, dirs, batch, hidden}));
   for (size_t k = 1; k < n_out; ++k) KILN_RETURN_IF_ERROR(c.Set(k, t, state));
   // The kernel's scratch: states h, c [batch, hidden], gates [G*hidden], tmp [hidden].
-  ir::Node& node = c.node();
-  if (node.GetInt("kiln.scratch", 0) == 0) {
-    if (node.outputs.size() > n_out) return c.Err("has too many outputs");
-    node.outputs.resize(n_out, ir::kNoValue);
-    const ir::ValueId s = c.graph().AddValue("");
-    node.outputs.push_back(s);
-    // AddNode sets producers; this value joins an existing node.
-    for (size_t k = 0; k < c.graph().nodes.size(); ++k) {
-      if (&c.graph().nodes[k] == &node) c.graph().value(s).producer = static_cast<ir::NodeId>(k);
-    }
-    node.SetInt("kiln.scratch", 1);
-  }
-  ir::Value& sv = c.graph().value(node.outputs[n_out]);
-  sv.dtype = DType::F32;
-  sv.shape = {2 * batch * hidden + gates * hidden + hidden};
-  sv.has_shape = true;
-  return absl::OkStatus();
+  return c.SetScratch(n_out, DType::F32, {2 * batch * hidden + gates * hidden + hidden});
 }
 
 using Rule = std::function<absl::Status(Ctx&)>;

@@ -4,11 +4,14 @@
  * index[d][o][t] with weights weight[d][o][t], t < taps[d]. An index of -1
  * marks a position outside the input (tf_crop_and_resize), where the output
  * element takes the extrapolation value. Axes that are not resized use one
- * tap of weight 1, so an element costs the product of the tap counts. */
+ * tap of weight 1, so an element costs the product of the tap counts. The
+ * tables come from resize_core.h's math, as do resize_rt_f32's taps, and
+ * both sum an element with kiln_resize_element. */
 #include <stdint.h>
 
 #include "check_util.h"
 #include "kiln/kernels.h"
+#include "resize_core.h"
 
 enum { RS_R, RS_HEAD };
 
@@ -33,31 +36,14 @@ int kiln_resize_f32(const int64_t* ip, const float* fp, void* const* bindings,
   for (int64_t d = R; d > 0; --d) istr[d - 1] = istr[d] * in[d - 1];
   const float* x = (const float*)bindings[0];
   float* y = (float*)bindings[1];
+  const int64_t* row_idx[KILN_MAX_RANK];
+  const float* row_w[KILN_MAX_RANK];
   for (int64_t k = 0; k < n; ++k) {
-    /* Walk all tap combinations with an odometer over t[d]. */
-    int64_t t[KILN_MAX_RANK] = {0};
-    int outside = 0;
-    double acc = 0.0;
-    for (;;) {
-      int64_t off = 0;
-      double w = 1.0;
-      for (int64_t d = 0; d < R; ++d) {
-        const int64_t e = pos[d] * taps[d] + t[d];
-        const int64_t i = idx_base[d][e];
-        if (i < 0) outside = 1;
-        off += (i < 0 ? 0 : i) * istr[d + 1];
-        w *= w_base[d][e];
-      }
-      if (outside) break;
-      if (w != 0.0) acc += w * x[off];
-      int64_t d = R - 1;
-      for (; d >= 0; --d) {
-        if (++t[d] < taps[d]) break;
-        t[d] = 0;
-      }
-      if (d < 0) break;
+    for (int64_t d = 0; d < R; ++d) {
+      row_idx[d] = idx_base[d] + pos[d] * taps[d];
+      row_w[d] = w_base[d] + pos[d] * taps[d];
     }
-    y[k] = outside ? extrapolation : (float)acc;
+    y[k] = kiln_resize_element(R, row_idx, row_w, taps, istr + 1, x, extrapolation);
     for (int64_t d = R - 1; d >= 0; --d) {
       if (++pos[d] < out[d]) break;
       pos[d] = 0;

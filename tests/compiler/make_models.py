@@ -265,8 +265,8 @@ def error_models():
     # Two different unsupported ops (plus a supported one in between).
     model = make([n("RandomNormalLike", ["x"], ["nz"], name="random_like"),
                   n("Relu", ["x"], ["r"], name="relu0"),
-                  n("Unique", ["r"], ["e"], name="uniq")],
-                 [vi("x", [3, 4])], [vi("nz", None), vi("e", None)])
+                  n("Multinomial", ["r"], ["e"], name="sample")],
+                 [vi("x", [3, 4])], [vi("nz", None), vi("e", None, TensorProto.INT32)])
     save(model, "unsupported_ops.onnx")
 
     # Initializer whose bytes live in a side file.

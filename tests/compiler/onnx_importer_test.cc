@@ -33,7 +33,7 @@ TEST(OnnxImporterTest, GarbageAndTruncatedFiles) {
 
 TEST(OnnxImporterTest, AllUnsupportedOpsInOneError) {
   ExpectError("unsupported_ops.onnx", absl::StatusCode::kInvalidArgument,
-              {"node 'random_like' (RandomNormalLike)", "node 'uniq' (Unique)",
+              {"node 'random_like' (RandomNormalLike)", "node 'sample' (Multinomial)",
                "2 unsupported ops"});
 }
 

@@ -42,9 +42,9 @@ cp "$BAD/random.bin" "$WORK/random.kiln"
 
 expect_error missing_onnx "no/such/model.onnx" "$KILN" compile "$WORK/no/such/model.onnx" -o "$WORK/x.kiln"
 expect_error truncated_onnx "truncated.onnx" "$KILN" compile "$BAD/truncated.onnx" -o "$WORK/x.kiln"
-expect_error unsupported_ops "random_unsupported.*unique_unsupported|unique_unsupported.*random_unsupported" \
+expect_error unsupported_ops "random_unsupported.*sample_unsupported|sample_unsupported.*random_unsupported" \
   "$KILN" compile "$BAD/unsupported_ops.onnx" -o "$WORK/x.kiln"
-expect_error unsupported_ops_types "RandomNormalLike.*Unique|Unique.*RandomNormalLike" \
+expect_error unsupported_ops_types "RandomNormalLike.*Multinomial|Multinomial.*RandomNormalLike" \
   "$KILN" compile "$BAD/unsupported_ops.onnx" -o "$WORK/x.kiln"
 expect_error missing_module "no/such/module.kiln" "$KILN" run "$WORK/no/such/module.kiln" --input x.npy
 expect_error truncated_module "truncated.kiln.*(invalid|truncated|identifier)" \

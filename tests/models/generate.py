@@ -26,6 +26,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 from onnx import TensorProto, helper, numpy_helper
 
+from control_flow_models import control_flow_models, loop_declared_length
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 EXAMPLES = os.path.join(ROOT, "examples", "models")
@@ -795,10 +797,10 @@ def bad_fixtures():
     k = np.array([3], dtype=np.int64)
     nodes = [helper.make_node("Relu", ["x"], ["r"], name="relu_supported"),
              helper.make_node("RandomNormalLike", ["r"], ["coin"], name="random_unsupported"),
-             helper.make_node("Unique", ["r"], ["e"], name="unique_unsupported")]
+             helper.make_node("Multinomial", ["r"], ["e"], name="sample_unsupported")]
     graph = helper.make_graph(
         nodes, "unsupported_ops", [vi("x", (2, 6))],
-        [vi("coin", (2, 6)), helper.make_tensor_value_info("e", F32, ["n"])],
+        [vi("coin", (2, 6)), helper.make_tensor_value_info("e", TensorProto.INT32, [2, 1])],
         initializer=[init("w", w), init("k", k)])
     model = helper.make_model(graph, producer_name="kiln-tests",
                               opset_imports=[helper.make_opsetid("", 13)])
@@ -829,6 +831,8 @@ def main():
     layout_models()
     torch_models()
     example_model()
+    control_flow_models(save)
+    loop_declared_length(os.path.join(HERE, "control", "loop_declared_length.onnx"))
     bad_fixtures()
     MANIFEST.sort(key=lambda e: e["name"])
     with open(os.path.join(HERE, "manifest.json"), "w") as f:

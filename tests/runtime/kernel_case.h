@@ -45,7 +45,8 @@ inline const KernelEntry* FindKernel(const std::string& name) {
   return nullptr;
 }
 
-enum Role : uint32_t { kIn = 0, kOut = 1, kUnused = 2, kInOut = 3 };
+// kScratch: the kernel's working memory (written, never compared).
+enum Role : uint32_t { kIn = 0, kOut = 1, kUnused = 2, kInOut = 3, kScratch = 4 };
 
 struct CaseBinding {
   uint32_t role = kIn;
@@ -168,7 +169,7 @@ inline void ExpectMatchesReference(const std::string& name) {
     const CaseBinding& b = c.bindings[k];
     if (b.role == kIn || b.role == kInOut) buffers[k] = b.initial;
     // Outputs start as all-ones bytes (a NaN as float) so unwritten elements show.
-    if (b.role == kOut) buffers[k].assign(b.nbytes, 0xFF);
+    if (b.role == kOut || b.role == kScratch) buffers[k].assign(b.nbytes, 0xFF);
     if (!buffers[k].empty()) ptrs[k] = buffers[k].data();
   }
   ASSERT_EQ(FindKernel(c.kernel)->fn(c.iparams.data(), c.fp(), ptrs.data(), nullptr), KILN_OK);

@@ -8,7 +8,7 @@ import struct
 import numpy as np
 
 OUT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
-IN, OUT, UNUSED, INOUT = 0, 1, 2, 3
+IN, OUT, UNUSED, INOUT, SCRATCH = 0, 1, 2, 3, 4
 ACT_NONE, ACT_RELU, ACT_CLIP, ACT_SIGMOID, ACT_TANH = range(5)
 
 written = []
@@ -32,6 +32,11 @@ def binding(role, initial=None, expected=None, tight=True):
     exp = b"" if expected is None else np.ascontiguousarray(expected).tobytes()
     nbytes = len(init) if role in (IN, INOUT) else len(exp)
     return (role, 1 if tight else 0, nbytes, init, exp)
+
+
+def scratch(nbytes):
+    """A binding the kernel uses as working memory: sized, never compared."""
+    return (SCRATCH, 1, nbytes, b"", b"")
 
 
 def write_case(case, kernel, iparams, fparams, bindings, compare=0):

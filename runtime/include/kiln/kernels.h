@@ -172,6 +172,18 @@ KILN_DECLARE_KERNEL(strided_copy)
  * fparams: none. */
 KILN_DECLARE_KERNEL(copy)
 
+/* iteration_slice_read / iteration_slice_write: slice i of a tensor viewed
+ * as [outer, count, inner_bytes], where i is the int64 iteration number a
+ * LOOP wrote into binding 0 (slice count-1-i when reverse); i outside
+ * [0, count) fails with KILN_ERR_OUT_OF_RANGE. Scan inputs are read and
+ * Loop/Scan outputs written one iteration at a time with them.
+ * read bindings:  [0] iteration int64  [1] whole  [2] slice (written)
+ * write bindings: [0] iteration int64  [1] slice  [2] whole (written)
+ * iparams (4): outer count inner_bytes reverse
+ * fparams: none. */
+KILN_DECLARE_KERNEL(iteration_slice_read)
+KILN_DECLARE_KERNEL(iteration_slice_write)
+
 /* reduce_f32: Y[o] = reduction over the reduced index space of X, for each
  * output element o (ReduceSum/Mean/Max/Min/Prod/L1/L2/LogSum/LogSumExp/
  * SumSquare with any set of axes).
@@ -675,6 +687,138 @@ KILN_DECLARE_KERNEL(nonzero)
  * iparams (6): elem_bytes outer axis_len inner cond_len out_count
  * fparams: none. */
 KILN_DECLARE_KERNEL(compress)
+
+/* unique: Unique of any element type; X viewed as [outer, len, inner]
+ * ([1, all elements, 1] without an axis), its len slices compared whole,
+ * lexicographically (numbers by value: -0.0 == 0.0, NaN after all numbers
+ * and equal to NaN). Fails unless there are exactly `count` distinct
+ * slices. Y = the distinct slices, ascending when sorted, else by first
+ * occurrence; indices = their first occurrences; inverse = each slice's
+ * position in Y; counts = occurrences. An output whose has_* is 0 is not
+ * touched (bind anything with 0 bytes).
+ * bindings: [0] X  [1] Y [outer, count, inner]  [2] indices int64 [count]
+ *           [3] inverse int64 [len]  [4] counts int64 [count]
+ *           [5] scratch int64 [2 * len]
+ * iparams (9): dtype outer len inner count sorted has_indices has_inverse
+ *              has_counts
+ * fparams: none. */
+KILN_DECLARE_KERNEL(unique)
+
+/* non_max_suppression: NonMaxSuppression over float32 boxes [B, N, 4] and
+ * scores [B, C, N]; max_output_boxes_per_class (int64/int32), iou_threshold
+ * and score_threshold (float32/float64) are one-element bindings read at run
+ * time, their dtype 0 when absent (defaults 0, 0 and no threshold). Fails
+ * unless exactly `count` boxes are selected; Y rows are (batch, class, box)
+ * per batch, per class, best score first (equal scores: lower box first).
+ * bindings: [0] boxes  [1] scores  [2] max_output_boxes_per_class
+ *           [3] iou_threshold  [4] score_threshold  [5] Y int64 [count, 3]
+ *           [6] scratch int64 [3 * N]
+ * iparams (8): B N C center_point_box count max_dtype iou_dtype score_dtype
+ * fparams: none. */
+KILN_DECLARE_KERNEL(non_max_suppression)
+
+/* dropout: Dropout with training_mode (and ratio) read at run time. Not
+ * training, or ratio 0: Y = X, mask all true. Training: keep element k when
+ * u_k >= ratio, u_k in [0, 1) a splitmix64 hash of the seed and k (the same
+ * for any thread count); Y = kept ? X / (1 - ratio) : 0. A ratio outside
+ * [0, 1) fails. X/Y float16/32/64; ratio (dtype 0 when absent: 0.5) a float
+ * scalar; training_mode a bool scalar (absent: false); the 64-bit seed in
+ * two 32-bit halves.
+ * bindings: [0] X  [1] ratio  [2] training_mode  [3] Y  [4] mask bool
+ * iparams (7): dtype count ratio_dtype has_training has_mask seed_hi seed_lo
+ * fparams: none. */
+KILN_DECLARE_KERNEL(dropout)
+
+/* grid_sample_f32: ONNX GridSample (opset 16) as torch's grid_sample: each
+ * output pixel samples every channel of X at grid[n, oh, ow] = (x, y) in
+ * [-1, 1] units (align_corners: -1/1 are the corner pixels' centres, else
+ * their outer edges). Nearest rounds ties to even; bicubic uses A = -0.75
+ * and pads each of its 4x4 taps. zeros reads 0 outside X, border clamps,
+ * reflection folds at those same -1/1 positions until inside. A NaN grid
+ * value samples 0, an infinite one lies infinitely far out (0 under
+ * reflection); any grid value is safe.
+ * bindings: [0] X [N,C,H,W]  [1] grid [N,OH,OW,2]  [2] Y [N,C,OH,OW]
+ * iparams (9): N C H W OH OW mode padding align_corners (H, W <= 2^40)
+ * fparams: none. */
+#define KILN_GRID_SAMPLE_BILINEAR 0
+#define KILN_GRID_SAMPLE_NEAREST 1
+#define KILN_GRID_SAMPLE_BICUBIC 2
+#define KILN_GRID_SAMPLE_ZEROS 0
+#define KILN_GRID_SAMPLE_BORDER 1
+#define KILN_GRID_SAMPLE_REFLECTION 2
+KILN_DECLARE_KERNEL(grid_sample_f32)
+
+/* resize_rt_f32: Resize of float32 data whose scales (or roi) are run-time
+ * tensors; each axis's taps are computed per output coordinate with
+ * runtime/kernels/resize_core.h, the math behind resize_f32's tables.
+ * With check_scales, floor(in_dims[d] * scales[d]) must equal out_dims[d]
+ * on every axis, else the kernel fails with KILN_ERR_INVALID_ARGUMENT and
+ * writes nothing; without it (run-time sizes, checked by shape_check) the
+ * compiler binds scales = out_dims / in_dims.
+ * bindings: [0] X [in_dims] float32  [1] roi [2R] (starts then ends;
+ *           roi_dtype; the compiler binds [0.., 1..] when absent)
+ *           [2] scales [R] float32  [3] Y [out_dims] float32
+ * iparams (7 + 2R): R mode (KILN_RESIZE_NEAREST/LINEAR/CUBIC) nearest_mode
+ *                   coordinate_transformation_mode (resize_core.h's enums)
+ *                   exclude_outside check_scales roi_dtype (float32/float64)
+ *                   in_dims[R] out_dims[R]
+ * fparams (2): cubic_coeff_a extrapolation_value */
+KILN_DECLARE_KERNEL(resize_rt_f32)
+
+/* Optimizers of the ai.onnx.preview.training domain (Adagrad, Adam,
+ * Momentum) for inference: one dispatch updates one optimized float32
+ * tensor X of n elements. R is the float32 learning rate and T the int64
+ * update count, one element each; both may be run-time inputs.
+ *
+ * adagrad_f32: r = R / (1 + T*decay_factor), Gr = norm_coefficient*X + G,
+ * H_new = H + Gr*Gr, X_new = X - r*Gr / (sqrt(H_new) + epsilon).
+ * bindings: [0] R  [1] T  [2] X  [3] G  [4] H  [5] X_new  [6] H_new
+ * iparams (1): n
+ * fparams (3): norm_coefficient epsilon decay_factor */
+KILN_DECLARE_KERNEL(adagrad_f32)
+
+/* adam_f32: Gr = norm_coefficient*X + G, V_new = alpha*V + (1-alpha)*Gr,
+ * H_new = beta*H + (1-beta)*Gr*Gr, r = T > 0 ? R*sqrt(1-beta^T)/(1-alpha^T)
+ * : R, X_new = (1 - norm_coefficient_post) * (X - r*V_new/(sqrt(H_new)+epsilon)).
+ * bindings: [0] R  [1] T  [2] X  [3] G  [4] V  [5] H  [6] X_new  [7] V_new
+ *           [8] H_new
+ * iparams (1): n
+ * fparams (5): norm_coefficient norm_coefficient_post alpha beta epsilon */
+KILN_DECLARE_KERNEL(adam_f32)
+
+/* momentum_f32: Gr = norm_coefficient*X + G, V_new = alpha*V + b*Gr with
+ * b = T > 0 ? beta : 1; X_new = X - R*V_new, or with nesterov
+ * X_new = X - R*(Gr + alpha*V_new).
+ * bindings: [0] R  [1] T  [2] X  [3] G  [4] V  [5] X_new  [6] V_new
+ * iparams (2): n nesterov (0/1)
+ * fparams (3): norm_coefficient alpha beta */
+KILN_DECLARE_KERNEL(momentum_f32)
+
+/* max_unpool: ONNX MaxUnpool of any element type (elem_bytes 1..8). X's n
+ * elements go to the flat positions their int64 indices name in a tensor of
+ * the inferred shape [N, C, spatial...]; that tensor sits at the origin of
+ * Y (out_dims >= inferred_dims in every dim), the rest of Y is zero. An
+ * index outside [0, prod(inferred_dims)) returns KILN_ERR_INVALID_ARGUMENT
+ * with Y untouched.
+ * bindings: [0] X [n]  [1] indices int64 [n]  [2] Y [out_dims]
+ * iparams (3 + 2R): elem_bytes n R inferred_dims[R] out_dims[R] (R 1..8)
+ * fparams: none. */
+KILN_DECLARE_KERNEL(max_unpool)
+
+/* roi_align_f32: ONNX RoiAlign as the ONNX reference computes it: region
+ * (x1, y1, x2, y2) * spatial_scale, minus 0.5 when half_pixel (else regions
+ * under 1x1 are widened to 1x1); output bin (ph, pw) averages (mode 0) or
+ * takes the max (mode 1) of a grid of bilinear samples, the grid being
+ * sampling_ratio per side or, when 0, ceil(region side / bins). Max mode
+ * takes per sample the largest weighted corner value. A batch index outside
+ * [0, N) or an adaptive grid that is NaN or too large returns
+ * KILN_ERR_INVALID_ARGUMENT with Y untouched.
+ * bindings: [0] X [N,C,H,W]  [1] rois [num_rois,4]  [2] batch_indices int64
+ *           [num_rois]  [3] Y [num_rois,C,OH,OW]
+ * iparams (10): N C H W num_rois OH OW sampling_ratio mode half_pixel
+ *               (N, H, W, OH, OW >= 1)
+ * fparams (1): spatial_scale */
+KILN_DECLARE_KERNEL(roi_align_f32)
 
 #undef KILN_DECLARE_KERNEL
 

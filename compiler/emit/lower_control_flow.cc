@@ -1,0 +1,299 @@
+// If, Loop and Scan: each subgraph (compiled by passes/control_flow.cc)
+// becomes a function of the module, which IF or LOOP calls.
+//
+// Memory: a called function's tensors live past its caller's arena
+// (LoweringContext::ArenaEnd); a Loop or Scan first takes slots there for
+// what crosses iterations — the iteration number, each state value as it
+// enters (in) and leaves (out) the body, the body's condition and scan
+// output slices — and its body's own tensors follow. The caller copies the
+// initial states in before LOOP and the final ones out after it; the body
+// copies out -> in at its end and writes scan output slice i with
+// iteration_slice_write (a Scan body first reads its input slices with
+// iteration_slice_read). An If branch writes the node's outputs directly.
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/emit/lower_ops.h"
+#include "compiler/ir/graph_util.h"
+#include "compiler/passes/control_flow.h"
+#include "compiler/passes/memory_planning.h"
+#include "kiln/control_ops.h"
+#include "kiln/opcodes.h"
+
+namespace kiln::compiler::emit {
+namespace {
+
+using compiler::ControlFlow;
+
+// Slots in the region after the caller's arena, 64-byte aligned.
+class Slots {
+ public:
+  explicit Slots(uint64_t base) : next_(base) {}
+  Binding Take(uint64_t bytes) {
+    Binding b;
+    b.kind = Binding::Kind::kFixed;
+    b.index = next_;
+    b.bytes = bytes;
+    b.absolute = true;
+    next_ += (bytes + 63) / 64 * 64;
+    return b;
+  }
+  uint64_t end() const { return next_; }
+
+ private:
+  uint64_t next_;
+};
+
+uint64_t Bytes(ir::DType dtype, const std::vector<int64_t>& shape) {
+  return static_cast<uint64_t>(ir::ElementCount(shape)) * ir::DTypeSize(dtype);
+}
+
+// A dispatch of a called function's own making (copies, slices): attributed
+// to the control-flow node by name but writing none of its values.
+ir::Node Attribution(const ir::Node& node) {
+  ir::Node n;
+  n.name = node.name;
+  n.op_type = node.op_type;
+  return n;
+}
+
+using Extra = std::function<absl::Status(LoweringContext&)>;
+
+// Lowers `body` into a new function. `inputs` and `outputs` give where each
+// of its ONNX graph inputs (before constant substitution) and outputs live.
+absl::StatusOr<uint32_t> LowerFunction(LoweringContext& caller, const ir::Node& node,
+                                       const PreparedSubgraph& body, const char* which,
+                                       const std::vector<Binding>& inputs,
+                                       const std::vector<Binding>& outputs, uint64_t arena_base,
+                                       const Extra& prologue, const Extra& epilogue) {
+  const uint32_t index = caller.ReserveFunction(absl::StrCat(node.name, ".", which));
+  const ir::Graph& graph = *body.graph;
+  absl::StatusOr<compiler::MemoryPlan> plan = compiler::PlanMemory(graph);
+  if (!plan.ok()) return plan.status();
+  FunctionFrame frame;
+  for (size_t k : body.kept) frame.inputs.push_back(inputs[k]);
+  frame.outputs = outputs;
+  frame.arena_base = arena_base;
+  LoweringContext ctx(graph, *plan, caller, std::move(frame));
+  if (prologue) {
+    if (absl::Status s = prologue(ctx); !s.ok()) return s;
+  }
+  for (const ir::Node& n : graph.nodes) {
+    if (n.removed) continue;
+    if (absl::Status s = LowerNode(ctx, n); !s.ok()) return s;
+  }
+  for (const compiler::OutputCopy& c : plan->output_copies) {
+    if (absl::Status s = ctx.OutputCopy(c.output_index, c.source); !s.ok()) return s;
+  }
+  if (epilogue) {
+    if (absl::Status s = epilogue(ctx); !s.ok()) return s;
+  }
+  if (absl::Status s = ctx.FinishFunction(index); !s.ok()) return s;
+  return index;
+}
+
+// Where node output k goes, or a scratch slot when nothing reads it.
+absl::StatusOr<Binding> OutputLocation(LoweringContext& ctx, const ir::Node& node, size_t k,
+                                       const ControlFlow& cf, Slots& slots) {
+  if (node.outputs[k] != ir::kNoValue) {
+    auto b = ctx.Locate(node, node.outputs[k]);
+    if (b.ok()) return b;
+  }
+  return slots.Take(Bytes(cf.output_dtypes[k], cf.output_shapes[k]));
+}
+
+absl::StatusOr<std::vector<Binding>> CaptureLocations(LoweringContext& ctx, const ir::Node& node,
+                                                      size_t formal) {
+  std::vector<Binding> out;
+  for (size_t k = formal; k < node.inputs.size(); ++k) {
+    auto b = ctx.Locate(node, node.inputs[k]);
+    if (!b.ok()) return b.status();
+    out.push_back(*b);
+  }
+  return out;
+}
+
+size_t FormalInputs(const ir::Node& node) {
+  return node.inputs.size() - static_cast<size_t>(node.GetInt(ir::kCaptureCountAttr, 0));
+}
+
+absl::Status Copy(LoweringContext& ctx, const ir::Node& node, const Binding& from,
+                  const Binding& to, uint64_t bytes) {
+  return ctx.Dispatch(node, "copy", {static_cast<int64_t>(bytes)}, {}, {from, to});
+}
+
+// iteration_slice_{read,write} parameters for slices along `axis` of `shape`.
+std::vector<int64_t> SliceParams(const std::vector<int64_t>& shape, ir::DType dtype,
+                                 const compiler::ScanAxis& axis) {
+  int64_t outer = 1, inner = static_cast<int64_t>(ir::DTypeSize(dtype));
+  for (int64_t d = 0; d < axis.axis; ++d) outer *= shape[d];
+  for (size_t d = axis.axis + 1; d < shape.size(); ++d) inner *= shape[d];
+  return {outer, shape[axis.axis], inner, axis.reverse ? 1 : 0};
+}
+
+absl::Status LowerIf(LoweringContext& ctx, const ir::Node& node, const ControlFlow& cf) {
+  Slots slots(ctx.ArenaEnd());
+  std::vector<Binding> outputs;
+  for (size_t k = 0; k < node.outputs.size(); ++k) {
+    auto b = OutputLocation(ctx, node, k, cf, slots);
+    if (!b.ok()) return b.status();
+    outputs.push_back(*b);
+  }
+  auto captures = CaptureLocations(ctx, node, FormalInputs(node));
+  if (!captures.ok()) return captures.status();
+  PendingDispatch p;
+  p.control_opcode = KILN_OP_IF;
+  auto cond = ctx.Bind(node, node.inputs[0]);
+  if (!cond.ok()) return cond.status();
+  p.control_operands = {*cond};
+  const char* names[] = {"then_branch", "else_branch"};
+  for (size_t b = 0; b < 2; ++b) {
+    auto f = LowerFunction(ctx, node, cf.bodies[b], names[b], *captures, outputs, slots.end(),
+                           nullptr, nullptr);
+    if (!f.ok()) return f.status();
+    p.functions.push_back(*f);
+  }
+  ctx.Control(node, std::move(p));
+  return absl::OkStatus();
+}
+
+// Loop and Scan: states cross iterations through in/out slots.
+absl::Status LowerIterations(LoweringContext& ctx, const ir::Node& node, const ControlFlow& cf) {
+  const bool loop = cf.kind == ControlFlow::Kind::kLoop;
+  Slots slots(ctx.ArenaEnd());
+  const Binding iteration = slots.Take(sizeof(int64_t));
+  const Binding condition = slots.Take(1);
+  std::vector<Binding> state_in, state_out, staging, slices;
+  const ir::Graph& body = *cf.bodies[0].graph;
+  const size_t first_output = loop ? 1 : 0;  // the body's condition comes first in a Loop
+  for (size_t k = 0; k < cf.states; ++k) {
+    const ir::Value& v = body.value(body.outputs[first_output + k]);
+    state_in.push_back(slots.Take(Bytes(v.dtype, v.shape)));
+    state_out.push_back(slots.Take(Bytes(v.dtype, v.shape)));
+  }
+  for (size_t j = 0; j < cf.scan_outputs; ++j) {
+    const ir::Value& v = body.value(body.outputs[first_output + cf.states + j]);
+    staging.push_back(slots.Take(Bytes(v.dtype, v.shape)));
+  }
+  std::vector<Binding> scan_in;  // Scan: the node's scan inputs
+  for (size_t j = 0; j < cf.scan_inputs; ++j) {
+    const ir::ValueId v = node.inputs[cf.first_state + cf.states + j];
+    auto whole = ctx.Locate(node, v);
+    if (!whole.ok()) return whole.status();
+    scan_in.push_back(*whole);
+    const ir::Value& value = ctx.value(v);
+    std::vector<int64_t> slice = value.shape;
+    slice.erase(slice.begin() + cf.scan_input_axes[j].axis);
+    slices.push_back(slots.Take(Bytes(value.dtype, slice)));
+  }
+  std::vector<Binding> scan_out;  // the node's scan outputs (a slot if unread)
+  for (size_t j = 0; j < cf.scan_outputs; ++j) {
+    auto b = OutputLocation(ctx, node, cf.states + j, cf, slots);
+    if (!b.ok()) return b.status();
+    scan_out.push_back(*b);
+  }
+  auto captures = CaptureLocations(ctx, node, FormalInputs(node));
+  if (!captures.ok()) return captures.status();
+
+  // The body's ONNX inputs and outputs, in order.
+  std::vector<Binding> inputs, outputs;
+  if (loop) inputs = {iteration, condition};
+  inputs.insert(inputs.end(), state_in.begin(), state_in.end());
+  inputs.insert(inputs.end(), slices.begin(), slices.end());
+  inputs.insert(inputs.end(), captures->begin(), captures->end());
+  if (loop) outputs.push_back(condition);
+  outputs.insert(outputs.end(), state_out.begin(), state_out.end());
+  outputs.insert(outputs.end(), staging.begin(), staging.end());
+
+  const ir::Node self = Attribution(node);
+  auto prologue = [&](LoweringContext& b) -> absl::Status {
+    for (size_t j = 0; j < cf.scan_inputs; ++j) {
+      const ir::Value& v = ctx.value(node.inputs[cf.first_state + cf.states + j]);
+      if (absl::Status s = b.Dispatch(self, "iteration_slice_read",
+                                      SliceParams(v.shape, v.dtype, cf.scan_input_axes[j]), {},
+                                      {iteration, scan_in[j], slices[j]});
+          !s.ok()) {
+        return s;
+      }
+    }
+    return absl::OkStatus();
+  };
+  auto epilogue = [&](LoweringContext& b) -> absl::Status {
+    for (size_t k = 0; k < cf.states; ++k) {
+      if (absl::Status s = Copy(b, self, state_out[k], state_in[k], state_in[k].bytes); !s.ok()) {
+        return s;
+      }
+    }
+    for (size_t j = 0; j < cf.scan_outputs; ++j) {
+      const size_t k = cf.states + j;
+      if (absl::Status s = b.Dispatch(
+              self, "iteration_slice_write",
+              SliceParams(cf.output_shapes[k], cf.output_dtypes[k], cf.scan_output_axes[j]), {},
+              {iteration, staging[j], scan_out[j]});
+          !s.ok()) {
+        return s;
+      }
+    }
+    return absl::OkStatus();
+  };
+  auto function = LowerFunction(ctx, node, cf.bodies[0], "body", inputs, outputs, slots.end(),
+                                prologue, epilogue);
+  if (!function.ok()) return function.status();
+
+  // Before the loop: the initial states in.
+  for (size_t k = 0; k < cf.states; ++k) {
+    auto init = ctx.Bind(node, node.inputs[cf.first_state + k]);
+    if (!init.ok()) return init.status();
+    if (absl::Status s = Copy(ctx, self, *init, state_in[k], state_in[k].bytes); !s.ok()) return s;
+  }
+  PendingDispatch p;
+  p.control_opcode = KILN_OP_LOOP;
+  p.functions = {*function};
+  std::optional<Binding> trip, cond;
+  if (loop) {
+    for (size_t k = 0; k < 2; ++k) {
+      if (node.inputs.size() <= k || node.inputs[k] == ir::kNoValue) continue;
+      auto b = ctx.Bind(node, node.inputs[k]);
+      if (!b.ok()) return b.status();
+      (k == 0 ? trip : cond) = *b;
+    }
+  } else {
+    trip = ctx.BindNewConstant(absl::StrCat(node.name, ".iterations"),
+                               ir::MakeI64Constant({}, {cf.iterations}));
+  }
+  p.control_operands = {trip, cond, iteration, loop ? std::optional<Binding>(condition) : std::nullopt};
+  p.expected_iterations = cf.iterations >= 0 && (cf.scan_outputs > 0 || !loop)
+                              ? static_cast<uint64_t>(cf.iterations)
+                              : KILN_ANY_ITERATION_COUNT;
+  ctx.Control(node, std::move(p));
+  // After it: the final states out.
+  for (size_t k = 0; k < cf.states; ++k) {
+    if (node.outputs[k] == ir::kNoValue) continue;
+    auto out = ctx.Bind(node, node.outputs[k]);
+    if (!out.ok()) continue;  // never read: not materialised
+    if (absl::Status s = Copy(ctx, node, state_in[k], *out, state_in[k].bytes); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LowerControlFlow(LoweringContext& ctx, const ir::Node& node) {
+  ControlFlow cf;
+  absl::Status status;
+  compiler::AnalyzeControlFlow(ctx.graph(), node, nullptr, &cf, &status);
+  if (!status.ok()) return status;
+  if (cf.kind == ControlFlow::Kind::kIf) return LowerIf(ctx, node, cf);
+  return LowerIterations(ctx, node, cf);
+}
+
+}  // namespace
+
+void RegisterControlFlowLowerings(LoweringTable& table) {
+  table["If"] = LowerControlFlow;
+  table["Loop"] = LowerControlFlow;
+  table["Scan"] = LowerControlFlow;
+}
+
+}  // namespace kiln::compiler::emit

@@ -1,0 +1,94 @@
+// Resize with run-time scales or roi (passes/shape_rules_resize_rt.h) →
+// resize_rt_f32, which reads them, checks the scales against the compiled
+// (declared) output shape and resamples with resize_core.h's math. Wraps the
+// compile-time lowering (lower_resize.cc), which still takes every Resize
+// whose scales and roi are constants.
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/emit/lower_ops.h"
+#include "compiler/emit/resize_method.h"
+#include "compiler/ir/graph.h"
+#include "compiler/passes/shape_rules_resize_rt.h"
+#include "kiln/kernels.h"
+
+namespace kiln::compiler::emit {
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+bool Given(const LoweringContext& ctx, const ir::Node& node, size_t k) {
+  return k < node.inputs.size() && node.inputs[k] != ir::kNoValue &&
+         ir::ElementCount(ctx.value(node.inputs[k]).shape) > 0;
+}
+
+// A new float32 constant [values] bound in place of an absent input.
+Binding BindFloats(LoweringContext& ctx, const ir::Node& node, const char* what,
+                   const std::vector<float>& values) {
+  auto data = std::make_shared<ir::ConstantData>();
+  data->dtype = ir::DType::F32;
+  data->shape = {static_cast<int64_t>(values.size())};
+  const auto* bytes = reinterpret_cast<const uint8_t*>(values.data());
+  data->bytes.assign(bytes, bytes + values.size() * sizeof(float));
+  return ctx.BindNewConstant(absl::StrCat(node.name, ".", what), data);
+}
+
+absl::Status LowerResizeRt(LoweringContext& ctx, const ir::Node& node) {
+  KILN_ASSIGN_OR_RETURN(Shape x, ctx.InputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(Shape y, ctx.OutputShape(node, 0));
+  KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, x, "the input shape"));
+  KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, y, "the output shape"));
+  const size_t r = x.size();
+  if (r > KILN_MAX_RANK || y.size() != r) return ctx.Unimplemented(node, "rank is too high");
+  if (ctx.value(node.inputs[0]).dtype != ir::DType::F32) {
+    return ctx.Unimplemented(node, "Resize supports float32 data only");
+  }
+  kiln_resize_method m;
+  KILN_RETURN_IF_ERROR(ResizeMethodOf(ctx, node, &m));
+  std::vector<Binding> b(4);
+  KILN_ASSIGN_OR_RETURN(b[0], ctx.Bind(node, node.inputs[0]));
+  // roi: only tf_crop_and_resize reads it; [0.., 1..] (the whole input) otherwise.
+  int64_t roi_dtype = KILN_DTYPE_F32;
+  if (m.ctm == KILN_RESIZE_TF_CROP_AND_RESIZE && Given(ctx, node, 1)) {
+    roi_dtype = static_cast<int64_t>(ctx.value(node.inputs[1]).dtype);
+    KILN_ASSIGN_OR_RETURN(b[1], ctx.Bind(node, node.inputs[1]));
+  } else {
+    std::vector<float> roi(2 * r, 0.0f);
+    for (size_t d = 0; d < r; ++d) roi[r + d] = 1.0f;
+    b[1] = BindFloats(ctx, node, "roi", roi);
+  }
+  // scales: the input, checked by the kernel; with sizes (checked by
+  // shape_check) out / in, as the compile-time rule derives them.
+  const bool check_scales = Given(ctx, node, 2);
+  if (check_scales) {
+    KILN_ASSIGN_OR_RETURN(b[2], ctx.Bind(node, node.inputs[2]));
+  } else {
+    std::vector<float> scales(r, 1.0f);
+    for (size_t d = 0; d < r; ++d) {
+      if (x[d] != 0) scales[d] = static_cast<float>(y[d]) / static_cast<float>(x[d]);
+    }
+    b[2] = BindFloats(ctx, node, "scales", scales);
+  }
+  KILN_ASSIGN_OR_RETURN(b[3], ctx.Bind(node, node.outputs[0]));
+  std::vector<int64_t> ip = {static_cast<int64_t>(r), m.mode, m.nearest, m.ctm,
+                             m.exclude_outside, check_scales ? 1 : 0, roi_dtype};
+  ip.insert(ip.end(), x.begin(), x.end());
+  ip.insert(ip.end(), y.begin(), y.end());
+  std::vector<float> fp = {static_cast<float>(m.cubic_a),
+                           node.GetFloat("extrapolation_value", 0.0f)};
+  return ctx.Dispatch(node, "resize_rt_f32", std::move(ip), std::move(fp), b);
+}
+
+}  // namespace
+
+void RegisterResizeRtLowerings(LoweringTable& table) {
+  LowerFn before = table.count("Resize") ? table["Resize"] : LowerFn();
+  table["Resize"] = [before](LoweringContext& ctx, const ir::Node& node) -> absl::Status {
+    if (compiler::HasRuntimeResizeParams(ctx.graph(), node)) return LowerResizeRt(ctx, node);
+    if (!before) return ctx.Unimplemented(node, "no kernel lowers this op");
+    return before(ctx, node);
+  };
+}
+
+}  // namespace kiln::compiler::emit

@@ -1,0 +1,20 @@
+// Resize's sampling attributes (mode, nearest_mode,
+// coordinate_transformation_mode, exclude_outside, cubic_coeff_a) as
+// runtime/kernels/resize_core.h's method, the one both Resize lowerings
+// (lower_resize.cc: tables from compile-time scales; lower_resize_rt.cc:
+// resize_rt_f32 for run-time scales/roi) sample with.
+#ifndef KILN_COMPILER_EMIT_RESIZE_METHOD_H_
+#define KILN_COMPILER_EMIT_RESIZE_METHOD_H_
+
+#include "compiler/emit/lowering_context.h"
+#include "runtime/kernels/resize_core.h"
+
+namespace kiln::compiler::emit {
+
+// Unimplemented naming the node for a mode Kiln does not sample.
+absl::Status ResizeMethodOf(const LoweringContext& ctx, const ir::Node& node,
+                            kiln_resize_method* m);  // lower_resize.cc
+
+}  // namespace kiln::compiler::emit
+
+#endif  // KILN_COMPILER_EMIT_RESIZE_METHOD_H_

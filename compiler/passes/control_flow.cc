@@ -1,0 +1,392 @@
+#include "compiler/passes/control_flow.h"
+
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/compiler.h"
+#include "compiler/ir/graph_util.h"
+
+namespace kiln::compiler {
+namespace {
+
+// What a subgraph input receives: a type, and a value when it is known.
+struct InputType {
+  ir::DType dtype = ir::DType::Unknown;
+  std::vector<int64_t> shape;
+  ir::ConstantPtr constant;
+};
+
+class Analysis {
+ public:
+  Analysis(const ir::Graph& graph, const ir::Node& node, const std::vector<ir::ConstantPtr>* known)
+      : graph_(graph), node_(node), known_(known) {}
+
+  absl::Status Run(ControlFlow* out) {
+    if (!graph_.dims.empty()) {
+      return Unimplemented("control flow in a model with symbolic dimensions is not supported yet");
+    }
+    const int64_t captures = node_.GetInt(ir::kCaptureCountAttr, 0);
+    if (captures < 0 || static_cast<size_t>(captures) > node_.inputs.size()) {
+      return Invalid("has an inconsistent capture count");
+    }
+    formal_ = node_.inputs.size() - static_cast<size_t>(captures);
+    for (size_t k = formal_; k < node_.inputs.size(); ++k) {
+      auto t = TypeOf(k);
+      if (!t.ok()) return t.status();
+      capture_types_.push_back(*std::move(t));
+    }
+    if (node_.op_type == "If") return If(out);
+    if (node_.op_type == "Loop") return Loop(out);
+    return Scan(out);
+  }
+
+ private:
+  absl::Status Invalid(const std::string& msg) const {
+    return absl::InvalidArgumentError(
+        absl::StrCat(graph_.source, ": node ", node_.Describe(), ": ", msg));
+  }
+  absl::Status Unimplemented(const std::string& msg) const {
+    return absl::UnimplementedError(
+        absl::StrCat(graph_.source, ": node ", node_.Describe(), ": ", msg));
+  }
+
+  bool Has(size_t k) const { return k < node_.inputs.size() && node_.inputs[k] != ir::kNoValue; }
+
+  const ir::ConstantData* Known(size_t k) const {
+    if (!Has(k)) return nullptr;
+    const ir::ValueId id = node_.inputs[k];
+    if (known_ && static_cast<size_t>(id) < known_->size() && (*known_)[id]) {
+      return (*known_)[id].get();
+    }
+    return graph_.value(id).constant.get();
+  }
+
+  absl::StatusOr<InputType> TypeOf(size_t k) const {
+    const ir::Value& v = graph_.value(node_.inputs[k]);
+    if (!v.has_shape || v.dtype == ir::DType::Unknown) {
+      return Invalid(absl::StrCat("input '", v.name, "' has no known type"));
+    }
+    InputType t{v.dtype, v.shape, nullptr};
+    if (const ir::ConstantData* c = Known(k); c != nullptr && !c->symbolic) {
+      t.constant = known_ && static_cast<size_t>(node_.inputs[k]) < known_->size() &&
+                           (*known_)[node_.inputs[k]]
+                       ? (*known_)[node_.inputs[k]]
+                       : v.constant;
+    }
+    return t;
+  }
+
+  // A scalar-like input (one element) of `dtype`, or an error naming it.
+  absl::Status RequireScalar(size_t k, ir::DType dtype, const char* what) const {
+    const ir::Value& v = graph_.value(node_.inputs[k]);
+    if (v.dtype != dtype || !v.has_shape || ir::ElementCount(v.shape) != 1) {
+      return Invalid(absl::StrCat(what, " '", v.name, "' must be a single ", ir::DTypeName(dtype),
+                                  "; it is ", ir::DTypeName(v.dtype), ir::ShapeStr(v.shape)));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<const ir::Graph*> Body(const char* attr) const {
+    auto it = node_.attributes.find(attr);
+    if (it == node_.attributes.end() || it->second.kind != ir::Attribute::Kind::kGraph ||
+        it->second.graph == nullptr) {
+      return Invalid(absl::StrCat("has no subgraph '", attr, "'"));
+    }
+    return it->second.graph.get();
+  }
+
+  // Compiles a copy of `body` for `inputs` (its ONNX inputs; the captures follow).
+  absl::StatusOr<PreparedSubgraph> Prepare(const char* attr, std::vector<InputType> inputs) const {
+    auto body = Body(attr);
+    if (!body.ok()) return body.status();
+    for (const InputType& c : capture_types_) inputs.push_back(c);
+    if (inputs.size() != (*body)->inputs.size()) {
+      return Invalid(absl::StrCat("subgraph '", attr, "' takes ",
+                                  (*body)->inputs.size() - capture_types_.size(),
+                                  " inputs; the node gives it ",
+                                  inputs.size() - capture_types_.size()));
+    }
+    PreparedSubgraph out;
+    out.graph = std::make_shared<ir::Graph>(**body);
+    ir::Graph& g = *out.graph;
+    std::vector<ir::ValueId> kept;
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      const ir::ValueId id = (*body)->inputs[k];
+      ir::Value& v = g.value(id);
+      if (v.dtype != ir::DType::Unknown && v.dtype != inputs[k].dtype) {
+        return Invalid(absl::StrCat("subgraph '", attr, "' input '", v.name, "' is ",
+                                    ir::DTypeName(v.dtype), "; the node gives it ",
+                                    ir::DTypeName(inputs[k].dtype)));
+      }
+      v.dtype = inputs[k].dtype;
+      v.shape = inputs[k].shape;
+      v.has_shape = true;
+      v.constant = inputs[k].constant;
+      if (v.constant == nullptr) {
+        kept.push_back(id);
+        out.kept.push_back(k);
+      }
+    }
+    g.inputs = std::move(kept);
+    if (absl::Status s = RunGraphPasses(g); !s.ok()) return s;
+    return out;
+  }
+
+  const ir::Value& BodyOutput(const PreparedSubgraph& body, size_t k) const {
+    return body.graph->value(body.graph->outputs[k]);
+  }
+
+  absl::Status If(ControlFlow* out) {
+    out->kind = ControlFlow::Kind::kIf;
+    if (formal_ != 1 || !Has(0)) return Invalid("If takes exactly one condition input");
+    if (absl::Status s = RequireScalar(0, ir::DType::Bool, "the condition"); !s.ok()) return s;
+    for (const char* branch : {"then_branch", "else_branch"}) {
+      auto body = Prepare(branch, {});
+      if (!body.ok()) return body.status();
+      if (body->graph->outputs.size() != node_.outputs.size()) {
+        return Invalid(absl::StrCat("subgraph '", branch, "' has ", body->graph->outputs.size(),
+                                    " outputs; the node has ", node_.outputs.size()));
+      }
+      out->bodies.push_back(*std::move(body));
+    }
+    for (size_t k = 0; k < node_.outputs.size(); ++k) {
+      const ir::Value& a = BodyOutput(out->bodies[0], k);
+      const ir::Value& b = BodyOutput(out->bodies[1], k);
+      if (a.dtype != b.dtype || a.shape != b.shape) {
+        return Unimplemented(absl::StrCat(
+            "the branches give output ", k, " as ", ir::DTypeName(a.dtype), ir::ShapeStr(a.shape),
+            " and ", ir::DTypeName(b.dtype), ir::ShapeStr(b.shape),
+            "; only branches with equal types and shapes are supported"));
+      }
+      out->output_dtypes.push_back(a.dtype);
+      out->output_shapes.push_back(a.shape);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Loop(ControlFlow* out) {
+    out->kind = ControlFlow::Kind::kLoop;
+    if (formal_ < 2) return Invalid("Loop takes a trip count and a condition (either may be empty)");
+    if (Has(0)) {
+      if (absl::Status s = RequireScalar(0, ir::DType::I64, "the trip count"); !s.ok()) return s;
+    }
+    if (Has(1)) {
+      if (absl::Status s = RequireScalar(1, ir::DType::Bool, "the condition"); !s.ok()) return s;
+    }
+    out->first_state = 2;
+    out->states = formal_ - 2;
+    // The body runs only while the condition holds: its condition input is true.
+    std::vector<InputType> inputs = {
+        {ir::DType::I64, {}, nullptr},
+        {ir::DType::Bool, {}, ir::MakeConstant(ir::DType::Bool, {}, {1})}};
+    for (size_t k = 0; k < out->states; ++k) {
+      if (!Has(2 + k)) return Invalid(absl::StrCat("loop-carried input ", k, " is missing"));
+      auto t = TypeOf(2 + k);
+      if (!t.ok()) return t.status();
+      t->constant = nullptr;  // changes from iteration to iteration
+      inputs.push_back(*std::move(t));
+    }
+    auto body = Prepare("body", inputs);
+    if (!body.ok()) return body.status();
+    const ir::Graph& g = *body->graph;
+    if (g.outputs.size() < 1 + out->states ||
+        node_.outputs.size() != g.outputs.size() - 1) {
+      return Invalid(absl::StrCat("the body has ", g.outputs.size(), " outputs; a condition, ",
+                                  out->states, " loop-carried values and one per scan output (",
+                                  node_.outputs.size(), " node outputs) are needed"));
+    }
+    out->scan_outputs = g.outputs.size() - 1 - out->states;
+    const ir::Value& cond_out = g.value(g.outputs[0]);
+    if (cond_out.dtype != ir::DType::Bool || ir::ElementCount(cond_out.shape) != 1) {
+      return Invalid("the body's condition output must be a single bool");
+    }
+    for (size_t k = 0; k < out->states; ++k) {
+      const ir::Value& v = g.value(g.outputs[1 + k]);
+      if (v.dtype != inputs[2 + k].dtype || v.shape != inputs[2 + k].shape) {
+        return Unimplemented(absl::StrCat(
+            "loop-carried value ", k, " enters as ", ir::DTypeName(inputs[2 + k].dtype),
+            ir::ShapeStr(inputs[2 + k].shape), " and leaves the body as ", ir::DTypeName(v.dtype),
+            ir::ShapeStr(v.shape), "; its type and shape must stay the same"));
+      }
+      out->output_dtypes.push_back(v.dtype);
+      out->output_shapes.push_back(v.shape);
+    }
+    if (out->scan_outputs > 0) {
+      auto t = LoopIterations(*body, *out);
+      if (!t.ok()) return t.status();
+      out->iterations = *t;
+    }
+    for (size_t j = 0; j < out->scan_outputs; ++j) {
+      const ir::Value& v = g.value(g.outputs[1 + out->states + j]);
+      std::vector<int64_t> shape = {out->iterations};
+      shape.insert(shape.end(), v.shape.begin(), v.shape.end());
+      out->output_dtypes.push_back(v.dtype);
+      out->output_shapes.push_back(std::move(shape));
+      out->scan_output_axes.push_back({0, false});
+    }
+    out->bodies.push_back(*std::move(body));
+    return absl::OkStatus();
+  }
+
+  // The iterations a Loop with scan outputs runs: its trip count when that
+  // and an always-true condition are known, else the length its (graph
+  // output) scan outputs declare.
+  absl::StatusOr<int64_t> LoopIterations(const PreparedSubgraph& body, const ControlFlow& cf) const {
+    const ir::Value& cond_out = BodyOutput(body, 0);
+    const ir::ConstantData* trip = Known(0);
+    const ir::ConstantData* cond = Known(1);
+    const bool always = cond_out.constant != nullptr && cond_out.constant->IntAt(0) != 0 &&
+                        (!Has(1) || (cond != nullptr && cond->IntAt(0) != 0));
+    if (always && trip != nullptr) return std::max<int64_t>(trip->IntAt(0), 0);
+    int64_t declared = -1;
+    for (size_t j = 0; j < cf.scan_outputs; ++j) {
+      const ir::ValueId id = node_.outputs[cf.states + j];
+      if (id == ir::kNoValue) continue;
+      const ir::Value& v = graph_.value(id);
+      const ir::Value& slice = BodyOutput(body, 1 + cf.states + j);
+      if (!v.has_declared_shape || v.declared_shape.size() != slice.shape.size() + 1) continue;
+      if (declared >= 0 && v.declared_shape[0] != declared) {
+        return Invalid("its scan outputs declare different lengths");
+      }
+      declared = v.declared_shape[0];
+    }
+    if (declared < 0) {
+      return Unimplemented(
+          "the number of iterations (the length of the scan outputs) is known only at run "
+          "time; Kiln needs a constant trip count with a condition that stays true, or the scan "
+          "output's shape declared in the model");
+    }
+    return declared;
+  }
+
+  absl::Status Scan(ControlFlow* out) {
+    out->kind = ControlFlow::Kind::kScan;
+    const bool batched = node_.GetInt("kiln.batched_scan", 0) != 0;  // opset 8
+    const int64_t m = node_.GetInt("num_scan_inputs", -1);
+    out->first_state = batched ? 1 : 0;
+    if (batched && Has(0)) {
+      return Unimplemented("sequence_lens (opset-8 Scan) is not supported; leave it empty");
+    }
+    if (m < 1 || static_cast<size_t>(m) + out->first_state > formal_) {
+      return Invalid(absl::StrCat("num_scan_inputs = ", m, " does not fit its ", formal_, " inputs"));
+    }
+    out->scan_inputs = static_cast<size_t>(m);
+    out->states = formal_ - out->first_state - out->scan_inputs;
+    const std::vector<int64_t> in_axes = node_.GetInts("scan_input_axes", {});
+    const std::vector<int64_t> in_dirs =
+        node_.GetInts(batched ? "directions" : "scan_input_directions", {});
+    std::vector<InputType> inputs;
+    for (size_t k = 0; k < out->states; ++k) {
+      auto t = TypeOf(out->first_state + k);
+      if (!t.ok()) return t.status();
+      t->constant = nullptr;
+      if (batched) {
+        if (t->shape.empty() || t->shape[0] != 1) {
+          return Unimplemented("opset-8 Scan is supported for batch size 1 only");
+        }
+        t->shape.erase(t->shape.begin());
+      }
+      inputs.push_back(*std::move(t));
+    }
+    for (size_t j = 0; j < out->scan_inputs; ++j) {
+      const size_t k = out->first_state + out->states + j;
+      auto t = TypeOf(k);
+      if (!t.ok()) return t.status();
+      const int64_t rank = static_cast<int64_t>(t->shape.size());
+      int64_t axis = batched ? 1 : (j < in_axes.size() ? in_axes[j] : 0);
+      if (axis < 0) axis += rank;
+      if (axis < 0 || axis >= rank || (batched && t->shape[0] != 1)) {
+        return Invalid(absl::StrCat("scan input ", j, " has no axis ", axis,
+                                    batched ? " (or a batch other than 1)" : ""));
+      }
+      const int64_t length = t->shape[axis];
+      if (out->iterations >= 0 && length != out->iterations) {
+        return Invalid(absl::StrCat("scan input ", j, " has ", length, " slices; an earlier one has ",
+                                    out->iterations));
+      }
+      out->iterations = length;
+      out->scan_input_axes.push_back({axis, j < in_dirs.size() && in_dirs[j] != 0});
+      t->shape.erase(t->shape.begin() + axis);
+      if (batched) t->shape.erase(t->shape.begin());
+      t->constant = nullptr;
+      inputs.push_back(*std::move(t));
+    }
+    auto body = Prepare("body", inputs);
+    if (!body.ok()) return body.status();
+    const ir::Graph& g = *body->graph;
+    if (g.outputs.size() < out->states || node_.outputs.size() != g.outputs.size()) {
+      return Invalid(absl::StrCat("the body has ", g.outputs.size(), " outputs; the node has ",
+                                  node_.outputs.size(), " and ", out->states, " states"));
+    }
+    out->scan_outputs = g.outputs.size() - out->states;
+    for (size_t k = 0; k < out->states; ++k) {
+      const ir::Value& v = g.value(g.outputs[k]);
+      if (v.dtype != inputs[k].dtype || v.shape != inputs[k].shape) {
+        return Unimplemented(absl::StrCat("state ", k, " changes type or shape in the body"));
+      }
+      const ir::Value& outer = graph_.value(node_.inputs[out->first_state + k]);
+      out->output_dtypes.push_back(outer.dtype);
+      out->output_shapes.push_back(outer.shape);
+    }
+    const std::vector<int64_t> out_axes = node_.GetInts("scan_output_axes", {});
+    const std::vector<int64_t> out_dirs = node_.GetInts("scan_output_directions", {});
+    for (size_t j = 0; j < out->scan_outputs; ++j) {
+      const ir::Value& v = g.value(g.outputs[out->states + j]);
+      std::vector<int64_t> shape = v.shape;
+      const int64_t rank = static_cast<int64_t>(shape.size()) + 1;
+      int64_t axis = j < out_axes.size() ? out_axes[j] : 0;
+      if (axis < 0) axis += rank;
+      if (axis < 0 || axis >= rank) return Invalid(absl::StrCat("scan output ", j, " has no axis ", axis));
+      shape.insert(shape.begin() + axis, out->iterations);
+      if (batched) {
+        shape.insert(shape.begin(), 1);
+        axis += 1;
+      }
+      out->scan_output_axes.push_back({axis, j < out_dirs.size() && out_dirs[j] != 0});
+      out->output_dtypes.push_back(v.dtype);
+      out->output_shapes.push_back(std::move(shape));
+    }
+    out->bodies.push_back(*std::move(body));
+    return absl::OkStatus();
+  }
+
+  const ir::Graph& graph_;
+  const ir::Node& node_;
+  const std::vector<ir::ConstantPtr>* known_;
+  size_t formal_ = 0;
+  std::vector<InputType> capture_types_;
+};
+
+bool IsControlFlow(const ir::Node& node) {
+  return (node.domain.empty() || node.domain == "ai.onnx") &&
+         (node.op_type == "If" || node.op_type == "Loop" || node.op_type == "Scan");
+}
+
+}  // namespace
+
+bool AnalyzeControlFlow(const ir::Graph& graph, const ir::Node& node,
+                        const std::vector<ir::ConstantPtr>* known, ControlFlow* control,
+                        absl::Status* status) {
+  if (!IsControlFlow(node)) return false;
+  ControlFlow local;
+  *status = Analysis(graph, node, known).Run(control ? control : &local);
+  return true;
+}
+
+bool InferControlFlowShapes(ir::Graph& graph, ir::Node& node,
+                            const std::vector<ir::ConstantPtr>& known, absl::Status* status) {
+  ControlFlow cf;
+  if (!AnalyzeControlFlow(graph, node, &known, &cf, status)) return false;
+  if (!status->ok()) return true;
+  for (size_t k = 0; k < node.outputs.size() && k < cf.output_shapes.size(); ++k) {
+    if (node.outputs[k] == ir::kNoValue) continue;
+    ir::Value& v = graph.value(node.outputs[k]);
+    v.dtype = cf.output_dtypes[k];
+    v.shape = cf.output_shapes[k];
+    v.has_shape = true;
+  }
+  return true;
+}
+
+}  // namespace kiln::compiler

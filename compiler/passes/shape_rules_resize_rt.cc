@@ -1,0 +1,117 @@
+#include "compiler/passes/shape_rules_resize_rt.h"
+
+#include <cmath>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/ir/graph_util.h"
+#include "compiler/passes/shape_rule_context.h"
+
+namespace kiln::compiler {
+namespace {
+
+using ir::DType;
+using ir::ShapeStr;
+using Shape = std::vector<int64_t>;
+using Ctx = ShapeRuleContext;
+
+bool IsResize(const ir::Graph& graph, const ir::Node& node) {
+  return (node.domain.empty() || node.domain == "ai.onnx") && node.op_type == "Resize" &&
+         graph.opset >= 11;
+}
+
+// Input k is present with a static shape of at least one element.
+bool Given(Ctx& c, size_t k) { return c.Has(k) && ir::ElementCount(c.S(k)) > 0; }
+
+// Input k is a 1-D tensor of `n` entries of one of the dtypes a, b.
+absl::Status Vector(Ctx& c, size_t k, const char* what, int64_t n, DType a, DType b,
+                    const char* types) {
+  if ((c.T(k) != a && c.T(k) != b) || c.Rank(k) != 1 || c.S(k)[0] != n) {
+    return c.Err(absl::StrCat(what, " input '", c.In(k).name, "' must be a 1-D ", types,
+                              " tensor of ", n, " entries, got ", ir::DTypeName(c.T(k)), " ",
+                              ShapeStr(c.S(k))));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Mismatch(Ctx& c, const Shape& y, const std::string& why) {
+  return c.Err(absl::StrCat("the declared output shape ", ShapeStr(y), " ", why));
+}
+
+absl::Status Rule(Ctx& c, const Shape& y) {
+  const Shape& x = c.S(0);
+  const int64_t r = c.Rank(0);
+  if (c.T(0) != DType::F32) {
+    return c.Err(absl::StrCat("run-time scales or roi are supported for float32 data, got ",
+                              ir::DTypeName(c.T(0))));
+  }
+  if (c.node().HasAttr("axes")) return c.Err("the axes attribute (opset 18) is not supported");
+  if (c.node().GetString("keep_aspect_ratio_policy", "stretch") != "stretch") {
+    return c.Err("keep_aspect_ratio_policy other than stretch is not supported");
+  }
+  if (static_cast<int64_t>(y.size()) != r) {
+    return Mismatch(c, y, absl::StrCat("has not the ", r, " dims of the input"));
+  }
+  const bool scales = Given(c, 2), sizes = Given(c, 3);
+  if (scales == sizes) return c.Err("needs exactly one of scales and sizes");
+  if (scales) {
+    absl::Status s = Vector(c, 2, "scales", r, DType::F32, DType::F32, "float32");
+    if (!s.ok()) return s;
+    if (const ir::ConstantData* k = c.C(2)) {  // known scales: the shape is known too
+      for (int64_t d = 0; d < r; ++d) {
+        const double v = k->FloatAt(d);
+        if (!(v > 0) || std::floor(static_cast<double>(x[d]) * v) != static_cast<double>(y[d])) {
+          return Mismatch(c, y, absl::StrCat("is not input ", ShapeStr(x), " scaled by scales[",
+                                             d, "] = ", v));
+        }
+      }
+    }
+  } else {
+    absl::Status s = Vector(c, 3, "sizes", r, DType::I64, DType::I64, "int64");
+    if (!s.ok()) return s;
+    if (const ir::ConstantData* k = c.C(3)) {
+      for (int64_t d = 0; d < r; ++d) {
+        if (k->IntAt(d) != y[d]) return Mismatch(c, y, "is not the sizes input");
+      }
+    }
+  }
+  // roi is read only by tf_crop_and_resize; other modes ignore it.
+  if (c.node().GetString("coordinate_transformation_mode", "half_pixel") ==
+          "tf_crop_and_resize" &&
+      Given(c, 1)) {
+    absl::Status s = Vector(c, 1, "roi", 2 * r, DType::F32, DType::F64, "float32 or float64");
+    if (!s.ok()) return s;
+  }
+  if (ir::ElementCount(y) > 0) {
+    for (int64_t d : x) {
+      if (d == 0) return c.Err(absl::StrCat("cannot resize the empty input ", ShapeStr(x)));
+    }
+  }
+  return c.Set(0, DType::F32, y);
+}
+
+}  // namespace
+
+bool HasRuntimeResizeParams(const ir::Graph& graph, const ir::Node& node) {
+  if (!IsResize(graph, node)) return false;
+  for (size_t k = 1; k <= 2 && k < node.inputs.size(); ++k) {
+    if (node.inputs[k] != ir::kNoValue && !graph.value(node.inputs[k]).constant) return true;
+  }
+  return false;
+}
+
+bool InferRuntimeResize(ir::Graph& graph, ir::Node& node,
+                        const std::vector<ir::ConstantPtr>& known, absl::Status* status) {
+  if (!IsResize(graph, node)) return false;
+  Ctx c(graph, node, known);
+  if (!(c.Has(1) && c.C(1) == nullptr) && !(c.Has(2) && c.C(2) == nullptr)) return false;
+  // Only static shapes: every input's and the declared output's.
+  Shape y;
+  if (!c.Has(0) || !c.StaticInputs() || node.outputs.size() != 1 || !c.DeclaredStatic(0, &y)) {
+    return false;
+  }
+  *status = Rule(c, y);
+  return true;
+}
+
+}  // namespace kiln::compiler

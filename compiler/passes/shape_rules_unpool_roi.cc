@@ -1,0 +1,150 @@
+#include "compiler/passes/shape_rules_unpool_roi.h"
+
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/ir/graph_util.h"
+#include "compiler/passes/shape_rule_context.h"
+
+namespace kiln::compiler {
+namespace {
+
+using ir::DType;
+using ir::ShapeStr;
+using Shape = std::vector<int64_t>;
+using Ctx = ShapeRuleContext;
+
+constexpr size_t kMaxRank = 8;  // KILN_MAX_RANK
+
+absl::Status RequireStaticInputs(Ctx& c) {
+  if (c.StaticInputs()) return absl::OkStatus();
+  return absl::UnimplementedError(absl::StrCat(c.graph().source, ": node ", c.node().Describe(),
+                                               ": every input must have a static shape"));
+}
+
+// (X - 1) * stride + kernel - pad_begin - pad_end per spatial dim.
+absl::Status InferredShape(Ctx& c, Shape* out) {
+  const Shape& x = c.S(0);
+  const size_t s = x.size() - 2;
+  const ir::Node& n = c.node();
+  if (!n.HasAttr("kernel_shape")) return c.Err("attribute 'kernel_shape' is required");
+  const Shape kernel = n.GetInts("kernel_shape", {});
+  const Shape strides = n.GetInts("strides", Shape(s, 1));
+  const Shape pads = n.GetInts("pads", Shape(2 * s, 0));
+  if (kernel.size() != s || strides.size() != s || pads.size() != 2 * s) {
+    return c.Err(absl::StrCat("kernel_shape, strides and pads must have ", s, ", ", s, " and ",
+                              2 * s, " entries for input ", ShapeStr(x)));
+  }
+  *out = {x[0], x[1]};
+  for (size_t d = 0; d < s; ++d) {
+    KILN_RULE_TRY(c.Scale(kernel[d], "kernel_shape"));
+    KILN_RULE_TRY(c.Scale(strides[d], "strides"));
+    if (!Ctx::Within(pads[d]) || !Ctx::Within(pads[s + d]) || pads[d] < 0 || pads[s + d] < 0) {
+      return c.Err("pads must be non-negative and at most 2^40");
+    }
+    const __int128 v = (static_cast<__int128>(x[2 + d]) - 1) * strides[d] + kernel[d] - pads[d] -
+                       pads[s + d];
+    int64_t dim = 0;
+    KILN_RULE_TRY(c.Narrow(v, "the unpooled size", &dim));
+    out->push_back(dim);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status MaxUnpool(Ctx& c) {
+  KILN_RULE_TRY(c.Need(2));
+  KILN_RULE_TRY(RequireStaticInputs(c));
+  const Shape& x = c.S(0);
+  const DType t = c.T(0);
+  if (t != DType::F32 && t != DType::F64 && t != DType::F16) {
+    return c.Err(absl::StrCat("X must be float16, float32 or float64, got ", ir::DTypeName(t)));
+  }
+  if (x.size() < 3 || x.size() > kMaxRank) {
+    return c.Err(absl::StrCat("X must have rank 3 to ", kMaxRank, ", got ", ShapeStr(x)));
+  }
+  if (c.T(1) != DType::I64 || c.S(1) != x) {
+    return c.Err(absl::StrCat("I must be int64 of X's shape ", ShapeStr(x), ", got ",
+                              ir::DTypeName(c.T(1)), " ", ShapeStr(c.S(1))));
+  }
+  Shape inferred;
+  KILN_RULE_TRY(InferredShape(c, &inferred));
+  Shape y = inferred;
+  if (c.Has(2)) {
+    if (c.T(2) != DType::I64 || c.Rank(2) != 1 || c.S(2)[0] != c.Rank(0)) {
+      return c.Err(absl::StrCat("output_shape must be a 1-D int64 tensor of ", x.size(),
+                                " entries, got ", ir::DTypeName(c.T(2)), " ", ShapeStr(c.S(2))));
+    }
+    if (c.C(2) != nullptr) {
+      KILN_RULE_TRY(c.KnownInts(2, "output_shape", &y));
+    } else if (!c.DeclaredStatic(0, &y)) {
+      return c.Err("output_shape is a run-time input; Kiln needs the model to declare a fully "
+                   "static output shape");
+    }
+    bool ok = y.size() == x.size() && y[0] == x[0] && y[1] == x[1];
+    for (size_t d = 2; ok && d < y.size(); ++d) ok = y[d] >= inferred[d] && Ctx::Within(y[d]);
+    if (!ok) {
+      return c.Err(absl::StrCat("output shape ", ShapeStr(y), " does not hold the unpooled shape ",
+                                ShapeStr(inferred)));
+    }
+  }
+  ir::Attribute a;
+  a.kind = ir::Attribute::Kind::kInts;
+  a.ints = inferred;
+  c.node().attributes["kiln.unpool_inferred"] = std::move(a);
+  return c.Set(0, t, y);
+}
+
+absl::Status RoiAlign(Ctx& c) {
+  KILN_RULE_TRY(c.Need(3));
+  KILN_RULE_TRY(RequireStaticInputs(c));
+  const Shape& x = c.S(0);
+  if (c.T(0) != DType::F32 || x.size() != 4) {
+    return c.Err(absl::StrCat("X must be a float32 [N, C, H, W] tensor, got ",
+                              ir::DTypeName(c.T(0)), " ", ShapeStr(x)));
+  }
+  if (x[0] < 1 || x[2] < 1 || x[3] < 1) {
+    return c.Err(absl::StrCat("X ", ShapeStr(x), " must have N, H and W of at least 1"));
+  }
+  const Shape& rois = c.S(1);
+  if (c.T(1) != DType::F32 || rois.size() != 2 || rois[1] != 4) {
+    return c.Err(absl::StrCat("rois must be a float32 [num_rois, 4] tensor, got ",
+                              ir::DTypeName(c.T(1)), " ", ShapeStr(rois)));
+  }
+  if (c.T(2) != DType::I64 || c.Rank(2) != 1 || c.S(2)[0] != rois[0]) {
+    return c.Err(absl::StrCat("batch_indices must be an int64 [", rois[0], "] tensor, got ",
+                              ir::DTypeName(c.T(2)), " ", ShapeStr(c.S(2))));
+  }
+  const ir::Node& n = c.node();
+  const int64_t oh = n.GetInt("output_height", 1), ow = n.GetInt("output_width", 1);
+  KILN_RULE_TRY(c.Scale(oh, "output_height"));
+  KILN_RULE_TRY(c.Scale(ow, "output_width"));
+  const int64_t sampling = n.GetInt("sampling_ratio", 0);
+  if (sampling < 0 || sampling > Ctx::kMaxScale) {
+    return c.Err(absl::StrCat("sampling_ratio must be in 0..2^20, got ", sampling));
+  }
+  const std::string mode = n.GetString("mode", "avg");
+  if (mode != "avg" && mode != "max") return c.Err(absl::StrCat("unknown mode '", mode, "'"));
+  // Opset 16 added the attribute with default half_pixel; before, regions
+  // were read as output_half_pixel.
+  const std::string ctm =
+      n.GetString("coordinate_transformation_mode", c.opset() >= 16 ? "half_pixel"
+                                                                     : "output_half_pixel");
+  if (ctm != "half_pixel" && ctm != "output_half_pixel") {
+    return c.Err(absl::StrCat("unknown coordinate_transformation_mode '", ctm, "'"));
+  }
+  return c.Set(0, DType::F32, {rois[0], x[1], oh, ow});
+}
+
+}  // namespace
+
+bool InferUnpoolRoiShapes(ir::Graph& graph, ir::Node& node,
+                          const std::vector<ir::ConstantPtr>& known, absl::Status* status) {
+  if (!node.domain.empty() && node.domain != "ai.onnx") return false;
+  if (node.op_type != "MaxUnpool" && node.op_type != "RoiAlign") return false;
+  Ctx c(graph, node, known);
+  *status = node.op_type == "MaxUnpool" ? MaxUnpool(c) : RoiAlign(c);
+  return true;
+}
+
+}  // namespace kiln::compiler

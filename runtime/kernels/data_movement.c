@@ -73,6 +73,9 @@ int kiln_strided_copy_check(const int64_t* ip, uint32_t iparam_count,
   KILN_TRY(kiln_check_binding(binding_bytes[0], bytes));
   KILN_TRY(kiln_view_bytes(R, dims, dims + 2 * R, ip[S_DST_OFF], eb, &bytes));
   KILN_TRY(kiln_check_binding(binding_bytes[1], bytes));
+  /* A copy writes each destination byte once; zero destination strides
+   * would rewrite a few bytes for as long as the dims allow. */
+  if (count > 0) KILN_TRY(kiln_check_reuse(count * eb, bytes));
   return KILN_OK;
 }
 

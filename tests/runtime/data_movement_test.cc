@@ -63,3 +63,19 @@ TEST(CopyCheck, RejectsShortBindings) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(StridedCopyCheck, RefusesRewritingAFewBytesForLong) {
+  // 2^30 float copies into one destination element (dst stride 0) from a
+  // broadcast source: bounded by no buffer, so refused; the same count into
+  // distinct destinations would need (and check) a 4 GiB binding.
+  const int64_t ip[] = {4, 1, 0, 0, int64_t{1} << 30, 0, 0};
+  const uint64_t bytes[2] = {4, 4};
+  EXPECT_EQ(kiln_strided_copy_check(ip, 7, nullptr, 0, bytes), KILN_ERR_OUT_OF_RANGE);
+  // A modest repeat (a broadcast-style reuse of 16 writes) stays allowed.
+  const int64_t small[] = {4, 1, 0, 0, 16, 0, 0};
+  EXPECT_EQ(kiln_strided_copy_check(small, 7, nullptr, 0, bytes), KILN_OK);
+}
+
+}  // namespace

@@ -137,7 +137,7 @@ absl::Status LowerPoolNd(LoweringContext& ctx, const ir::Node& node) {
   std::vector<int64_t> ip = {is_max ? KILN_POOL_MAX : KILN_POOL_AVG, static_cast<int64_t>(t),
                              static_cast<int64_t>(s),
                              is_max ? 0 : (node.GetInt("count_include_pad", 0) != 0 ? 1 : 0),
-                             x[0] * x[1]};
+                             ctx.dims().Mul(x[0], x[1])};  // N and C may be symbolic
   ip.insert(ip.end(), x.begin() + 2, x.end());
   ip.insert(ip.end(), y.begin() + 2, y.end());
   for (const auto* v : {&kernel, &strides, &dil, &pads}) ip.insert(ip.end(), v->begin(), v->end());

@@ -393,6 +393,19 @@ absl::Status Instance::DispatchError(uint32_t function, uint32_t pc, int code) c
         "': the iteration count differs from the length of the scan outputs the model "
         "declares (", ReadU64(bytecode->data() + pc + 6), ")"));
   }
+  // A kernel's run function refused this run's data (kernel_abi.h): the
+  // code says how, whichever kernel or instruction it was.
+  if (code == KILN_ERR_SHAPE_MISMATCH) {
+    // The compiler took a shape from the model's declaration; this run's
+    // shape-like or parameter input, data-dependent count or iteration
+    // count says otherwise.
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": a run-time shape or parameter input does not give the output shape the model "
+        "declares", nodes));
+  }
+  if (code == KILN_ERR_INDEX_OUT_OF_RANGE || code == KILN_ERR_BAD_VALUE) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": ", kiln_status_message(code), nodes));
+  }
   if (opcode != KILN_OP_DISPATCH) {
     // A dynamic-shape instruction refused this run's sizes (or a kernel
     // called by DISPATCH_DYN failed): name the instruction.
@@ -402,36 +415,6 @@ absl::Status Instance::DispatchError(uint32_t function, uint32_t pc, int code) c
                                                 ? " (a size is out of range for these inputs)"
                                                 : "",
                                             nodes));
-  }
-  const fb::Executable* e = module.executables()->Get(bytecode->Get(pc + 1));
-  const absl::string_view kernel(e->kernel()->data(), e->kernel()->size());
-  if (code == KILN_ERR_INVALID_ARGUMENT &&
-      (kernel == "kiln_shape_check" || kernel == "kiln_slice_rt" || kernel == "kiln_pad_rt" ||
-       kernel == "kiln_reduce_rt_f32" || kernel == "kiln_range" || kernel == "kiln_nonzero" ||
-       kernel == "kiln_compress" || kernel == "kiln_resize_rt_f32" || kernel == "kiln_unique" ||
-       kernel == "kiln_non_max_suppression" || kernel == "kiln_topk")) {
-    // The compiler took a shape from the model's declaration; this run's
-    // shape-like or parameter input says otherwise.
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, ": a run-time shape or parameter input does not give the output shape the model "
-        "declares", nodes));
-  }
-  if (code == KILN_ERR_INVALID_ARGUMENT &&
-      (kernel == "kiln_max_unpool" || kernel == "kiln_roi_align_f32")) {
-    // Run-time data that addresses a tensor (MaxUnpool's indices, RoiAlign's
-    // batch indices and regions) points outside it.
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, ": an index or region input is outside the tensor it addresses", nodes));
-  }
-  if (code == KILN_ERR_INVALID_ARGUMENT && kernel == "kiln_dropout") {
-    return absl::InvalidArgumentError(
-        absl::StrCat(where, ": the dropout ratio is outside [0, 1)", nodes));
-  }
-  if (code == KILN_ERR_OUT_OF_RANGE &&
-      (kernel == "kiln_iteration_slice_read" || kernel == "kiln_iteration_slice_write")) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, ": the loop runs more iterations than the scan output the model declares holds",
-        nodes));
   }
   return absl::InternalError(absl::StrCat(where, ": kernel returned error code ", code, nodes));
 }

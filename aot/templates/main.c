@@ -436,7 +436,8 @@ int main(int argc, char** argv) {
 #endif
     times[k] = now_ms() - t0;
     if (rc != 0) {
-      fprintf(stderr, "@NAME@_run: error: kernel error code %d\n", rc);
+      fprintf(stderr, "@NAME@_run: error: @NAME@_run failed with code %d: %s\n", rc,
+              kiln_status_message(rc));
       return 1;
     }
   }

@@ -1,10 +1,10 @@
 /* compress: ONNX Compress, whose output length depends on the condition.
  * The input is viewed as [outer, axis_len, inner] (without an axis:
  * [1, all elements, 1]); the compiler fixed out_count from the model's
- * declaration. The kernel fails with KILN_ERR_INVALID_ARGUMENT, writing
+ * declaration. The kernel fails with KILN_ERR_SHAPE_MISMATCH, writing
  * nothing, unless the condition selects exactly out_count slices (a true
- * entry past axis_len also fails, as np.compress does); otherwise it copies
- * the selected slices in order. */
+ * entry past axis_len fails with KILN_ERR_INDEX_OUT_OF_RANGE, as np.compress
+ * fails); otherwise it copies the selected slices in order. */
 #include <stdint.h>
 #include <string.h>
 
@@ -23,10 +23,10 @@ int kiln_compress(const int64_t* ip, const float* fp, void* const* bindings,
   int64_t found = 0;
   for (int64_t a = 0; a < n; ++a) {
     if (cond[a] == 0) continue;
-    if (a >= len) return KILN_ERR_INVALID_ARGUMENT;
+    if (a >= len) return KILN_ERR_INDEX_OUT_OF_RANGE;
     ++found;
   }
-  if (found != out_count) return KILN_ERR_INVALID_ARGUMENT;
+  if (found != out_count) return KILN_ERR_SHAPE_MISMATCH;
   const int64_t row = inner * eb; /* bytes of one slice */
   const unsigned char* x = (const unsigned char*)bindings[0];
   unsigned char* y = (unsigned char*)bindings[2];

@@ -5,7 +5,7 @@
  * comes from a counter-based generator (splitmix64 of the seed and k), so
  * a run's result depends on the seed alone: reproducible, and the same for
  * any thread count or schedule. A ratio outside [0, 1) (or NaN) fails the
- * call with KILN_ERR_INVALID_ARGUMENT, writing nothing, as ONNX allows
+ * call with KILN_ERR_BAD_VALUE, writing nothing, as ONNX allows
  * only [0, 1). ratio and training_mode are scalars read at run time
  * (constants or inputs alike); absent, they are 0.5 and false. */
 #include <stdint.h>
@@ -36,7 +36,7 @@ int kiln_dropout(const int64_t* ip, const float* fp, void* const* bindings,
   const int64_t t = ip[DO_DTYPE], n = ip[DO_COUNT];
   const double ratio =
       ip[DO_RATIO_DTYPE] ? kiln_load_f(bindings[DO_RATIO], ip[DO_RATIO_DTYPE], 0) : 0.5;
-  if (!(ratio >= 0.0 && ratio < 1.0)) return KILN_ERR_INVALID_ARGUMENT;
+  if (!(ratio >= 0.0 && ratio < 1.0)) return KILN_ERR_BAD_VALUE;
   const int training =
       ip[DO_HAS_TRAINING] && kiln_load_bits(bindings[DO_TRAINING], KILN_DTYPE_BOOL, 0) != 0;
   const void* x = bindings[DO_X];

@@ -15,7 +15,7 @@ enum { I_OUTER, I_COUNT, I_INNER_BYTES, I_REVERSE, I_PARAMS };
 static int slice_index(const void* counter, const int64_t* ip, int64_t* k) {
   int64_t i;
   memcpy(&i, counter, sizeof i);
-  if (i < 0 || i >= ip[I_COUNT]) return KILN_ERR_OUT_OF_RANGE;
+  if (i < 0 || i >= ip[I_COUNT]) return KILN_ERR_SHAPE_MISMATCH;
   *k = ip[I_REVERSE] ? ip[I_COUNT] - 1 - i : i;
   return KILN_OK;
 }

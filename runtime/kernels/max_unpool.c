@@ -3,7 +3,7 @@
  * kernel, strides and pads, as MaxPool's Indices count positions); that
  * tensor sits at the origin of the output, which may be larger in every dim
  * (output_shape), and everything else is zero. An index outside the inferred
- * tensor fails with KILN_ERR_INVALID_ARGUMENT before anything is written. */
+ * tensor fails with KILN_ERR_INDEX_OUT_OF_RANGE before anything is written. */
 #include <stdint.h>
 #include <string.h>
 
@@ -26,7 +26,7 @@ int kiln_max_unpool(const int64_t* ip, const float* fp, void* const* b, const ki
   }
   const int64_t* idx = (const int64_t*)b[1];
   for (int64_t k = 0; k < n; ++k) {
-    if (idx[k] < 0 || idx[k] >= total) return KILN_ERR_INVALID_ARGUMENT;
+    if (idx[k] < 0 || idx[k] >= total) return KILN_ERR_INDEX_OUT_OF_RANGE;
   }
   const unsigned char* x = (const unsigned char*)b[0];
   unsigned char* y = (unsigned char*)b[2];

@@ -10,7 +10,7 @@
  * of no area overlaps nothing.
  * The compiler fixed the number of kept boxes from the model's declared
  * output; the kernel counts them first and fails with
- * KILN_ERR_INVALID_ARGUMENT, writing no output, unless there are exactly
+ * KILN_ERR_SHAPE_MISMATCH, writing no output, unless there are exactly
  * that many. The per-class candidate order, sort buffer and kept list live
  * in a scratch binding of 3 * N int64 (no heap). */
 #include <stdint.h>
@@ -123,7 +123,7 @@ int kiln_non_max_suppression(const int64_t* ip, const float* fp, void* const* bi
   for (int64_t b = 0; b < a.B; ++b) {
     for (int64_t c = 0; c < a.C; ++c) total += nms_class(&a, b, c, kept);
   }
-  if (total != ip[NMS_COUNT]) return KILN_ERR_INVALID_ARGUMENT;
+  if (total != ip[NMS_COUNT]) return KILN_ERR_SHAPE_MISMATCH;
   int64_t* y = (int64_t*)bindings[NMS_Y];
   for (int64_t b = 0; b < a.B; ++b) {
     for (int64_t c = 0; c < a.C; ++c) {

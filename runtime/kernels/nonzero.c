@@ -1,7 +1,7 @@
 /* nonzero: ONNX NonZero, whose output length depends on the data. The
  * compiler fixed the output shape [R, count] from the model's declaration;
  * this kernel counts the non-zero elements and fails with
- * KILN_ERR_INVALID_ARGUMENT, writing nothing, unless there are exactly
+ * KILN_ERR_SHAPE_MISMATCH, writing nothing, unless there are exactly
  * `count`; otherwise it writes their indices in row-major order. */
 #include <stdint.h>
 
@@ -34,7 +34,7 @@ int kiln_nonzero(const int64_t* ip, const float* fp, void* const* bindings,
   for (int64_t d = 0; d < R; ++d) total *= dims[d];
   int64_t found = 0;
   for (int64_t k = 0; k < total; ++k) found += nz_is_set(x, t, eb, k);
-  if (found != count) return KILN_ERR_INVALID_ARGUMENT;
+  if (found != count) return KILN_ERR_SHAPE_MISMATCH;
   int64_t* y = (int64_t*)bindings[1];
   int64_t idx[KILN_MAX_RANK] = {0};
   int64_t j = 0;

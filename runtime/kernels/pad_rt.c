@@ -2,7 +2,7 @@
  * run-time tensors. The compiler fixed the output shape from the model's
  * declaration; this kernel reads the pads (begins then ends, one pair per
  * listed axis; negative values crop) and fails with
- * KILN_ERR_INVALID_ARGUMENT unless in + begin + end gives exactly that
+ * KILN_ERR_SHAPE_MISMATCH unless in + begin + end gives exactly that
  * shape; otherwise it pads with the pad loop. */
 #include <stdint.h>
 #include <string.h>
@@ -30,15 +30,15 @@ int kiln_pad_rt(const int64_t* ip, const float* fp, void* const* bindings,
   for (int64_t d = 0; d < R; ++d) begin[d] = 0;
   for (int64_t k = 0; k < n; ++k) {
     const int64_t a = kiln_rt_axis(bindings[3], ip[PR_T_AXES], k, R, &seen);
-    if (a < 0) return KILN_ERR_INVALID_ARGUMENT;
+    if (a < 0) return KILN_ERR_SHAPE_MISMATCH;
     const int64_t b = kiln_rt_int(bindings[1], tp, k), e = kiln_rt_int(bindings[1], tp, n + k);
     if (b < -PR_MAX_PAD || b > PR_MAX_PAD || e < -PR_MAX_PAD || e > PR_MAX_PAD ||
         in[a] + b + e != out[a])
-      return KILN_ERR_INVALID_ARGUMENT;
+      return KILN_ERR_SHAPE_MISMATCH;
     begin[a] = b;
   }
   for (int64_t d = 0; d < R; ++d) {
-    if (!(seen & (1u << d)) && in[d] != out[d]) return KILN_ERR_INVALID_ARGUMENT;
+    if (!(seen & (1u << d)) && in[d] != out[d]) return KILN_ERR_SHAPE_MISMATCH;
   }
   unsigned char fill[8];
   memcpy(fill, bindings[2], (size_t)eb);

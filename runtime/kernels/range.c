@@ -1,7 +1,7 @@
 /* range: ONNX Range whose start, limit and delta are run-time scalars. The
  * compiler fixed the element count from the model's declared output shape;
  * this kernel computes max(ceil((limit - start) / delta), 0) with Range's
- * semantics, fails with KILN_ERR_INVALID_ARGUMENT unless it is exactly that
+ * semantics, fails with KILN_ERR_SHAPE_MISMATCH unless it is exactly that
  * count (a zero delta fails too), and writes start + i * delta. */
 #include <math.h>
 #include <stdint.h>
@@ -50,7 +50,7 @@ int kiln_range(const int64_t* ip, const float* fp, void* const* bindings,
   (void)host;
   const int64_t t = ip[RG_DTYPE], n = ip[RG_N];
   const int ok = kiln_dtype_is_float(t) ? range_float(bindings, t, n) : range_int(bindings, t, n);
-  return ok ? KILN_OK : KILN_ERR_INVALID_ARGUMENT;
+  return ok ? KILN_OK : KILN_ERR_SHAPE_MISMATCH;
 }
 
 int kiln_range_check(const int64_t* ip, uint32_t iparam_count, const float* fp,

@@ -2,7 +2,7 @@
  * (ReduceSum from opset 13, the others from 18). The compiler fixed the
  * output shape from the model's declaration; this kernel reads the axes
  * (negative from the back; empty = every axis, or with noop_with_empty_axes
- * the input unchanged), fails with KILN_ERR_INVALID_ARGUMENT unless they
+ * the input unchanged), fails with KILN_ERR_SHAPE_MISMATCH unless they
  * give exactly that shape, and otherwise reduces with the reduce loop. */
 #include <stdint.h>
 #include <string.h>
@@ -23,12 +23,12 @@ int kiln_reduce_rt_f32(const int64_t* ip, const float* fp, void* const* bindings
   const int64_t* out = in + R;
   uint32_t seen = 0;
   for (int64_t k = 0; k < n; ++k) {
-    if (kiln_rt_axis(bindings[1], ip[RR_T_AXES], k, R, &seen) < 0) return KILN_ERR_INVALID_ARGUMENT;
+    if (kiln_rt_axis(bindings[1], ip[RR_T_AXES], k, R, &seen) < 0) return KILN_ERR_SHAPE_MISMATCH;
   }
   if (n == 0 && ip[RR_NOOP]) { /* the input unchanged */
-    if (ro != R) return KILN_ERR_INVALID_ARGUMENT;
+    if (ro != R) return KILN_ERR_SHAPE_MISMATCH;
     for (int64_t d = 0; d < R; ++d) {
-      if (out[d] != in[d]) return KILN_ERR_INVALID_ARGUMENT;
+      if (out[d] != in[d]) return KILN_ERR_SHAPE_MISMATCH;
     }
     int64_t count = 1;
     for (int64_t d = 0; d < R; ++d) count *= in[d];
@@ -43,7 +43,7 @@ int kiln_reduce_rt_f32(const int64_t* ip, const float* fp, void* const* bindings
   for (int64_t d = 0; d < R; ++d) {
     const int reduced = (seen >> d) & 1u;
     if (!reduced || keep) {
-      if (o >= ro || out[o] != (reduced ? 1 : in[d])) return KILN_ERR_INVALID_ARGUMENT;
+      if (o >= ro || out[o] != (reduced ? 1 : in[d])) return KILN_ERR_SHAPE_MISMATCH;
       ++o;
     }
     if (reduced) {
@@ -54,7 +54,7 @@ int kiln_reduce_rt_f32(const int64_t* ip, const float* fp, void* const* bindings
       os[nk++] = xs[d];
     }
   }
-  if (o != ro) return KILN_ERR_INVALID_ARGUMENT;
+  if (o != ro) return KILN_ERR_SHAPE_MISMATCH;
   kiln_reduce_f32_run(ip[RR_KIND], nk, od, os, nr, rd, rs, (const float*)bindings[0],
                       (float*)bindings[2]);
   return KILN_OK;

@@ -5,7 +5,7 @@
  * builds resize_f32's tables) and sums an element the same way. The
  * compiler fixed the output shape from the model's declaration; with
  * check_scales the kernel first verifies floor(in[d] * scales[d]) ==
- * out[d] on every axis and otherwise fails with KILN_ERR_INVALID_ARGUMENT,
+ * out[d] on every axis and otherwise fails with KILN_ERR_SHAPE_MISMATCH,
  * writing nothing. */
 #include <math.h>
 #include <stdint.h>
@@ -49,7 +49,7 @@ int kiln_resize_rt_f32(const int64_t* ip, const float* fp, void* const* bindings
      * reference computes it; NaN and non-positive scales fail too. */
     if (ip[RR_CHECK] &&
         (!(scale[d] > 0) || floor((double)in[d] * scale[d]) != (double)out[d]))
-      return KILN_ERR_INVALID_ARGUMENT;
+      return KILN_ERR_SHAPE_MISMATCH;
     n *= out[d];
   }
   for (int64_t k = 0; k < 2 * R; ++k) {

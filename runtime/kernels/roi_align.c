@@ -6,7 +6,7 @@
  * sum: that is how ONNX defines the op. The regions and their batch indices
  * arrive at run time: a batch index outside [0, N), or an adaptive sampling
  * grid (sampling_ratio 0) that is not finite or too large to compute, fails
- * with KILN_ERR_INVALID_ARGUMENT before anything is written. */
+ * with KILN_ERR_INDEX_OUT_OF_RANGE before anything is written. */
 #include <math.h>
 #include <stdint.h>
 
@@ -31,7 +31,7 @@ static int ra_grid(float extent, int64_t bins, int64_t sampling, int64_t limit, 
     return KILN_OK;
   }
   const double g = ceil((double)extent / (double)bins);
-  if (!(g <= (double)limit) || isinf(g)) return KILN_ERR_INVALID_ARGUMENT;
+  if (!(g <= (double)limit) || isinf(g)) return KILN_ERR_INDEX_OUT_OF_RANGE;
   *out = g > 0.0 ? (int64_t)g : 0;
   return KILN_OK;
 }
@@ -52,7 +52,7 @@ static int ra_region_of(const int64_t* ip, float scale, const float* roi, int64_
   r->bin_w = rw / (float)ip[RA_OW];
   KILN_TRY(ra_grid(rh, ip[RA_OH], ip[RA_SAMPLING], limit, &r->grid_h));
   KILN_TRY(ra_grid(rw, ip[RA_OW], ip[RA_SAMPLING], limit, &r->grid_w));
-  if (r->grid_w > 0 && r->grid_h > limit / r->grid_w) return KILN_ERR_INVALID_ARGUMENT;
+  if (r->grid_w > 0 && r->grid_h > limit / r->grid_w) return KILN_ERR_INDEX_OUT_OF_RANGE;
   return KILN_OK;
 }
 
@@ -114,7 +114,7 @@ int kiln_roi_align_f32(const int64_t* ip, const float* fp, void* const* b,
   const int64_t limit = KILN_MAX_WORK / (rois * C * bins);
   ra_region r;
   for (int64_t n = 0; n < rois; ++n) { /* refuse before writing anything */
-    if (batch[n] < 0 || batch[n] >= N) return KILN_ERR_INVALID_ARGUMENT;
+    if (batch[n] < 0 || batch[n] >= N) return KILN_ERR_INDEX_OUT_OF_RANGE;
     KILN_TRY(ra_region_of(ip, fp[0], roi + 4 * n, limit, &r));
   }
   for (int64_t n = 0; n < rois; ++n) {

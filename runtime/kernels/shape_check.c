@@ -182,7 +182,7 @@ int kiln_shape_check(const int64_t* ip, const float* fp, void* const* bindings,
     case KILN_SHAPE_CHECK_EXACT: ok = sc_exact(v, t, count, out, out_rank); break;
     default: ok = 0; break;
   }
-  return ok ? KILN_OK : KILN_ERR_INVALID_ARGUMENT;
+  return ok ? KILN_OK : KILN_ERR_SHAPE_MISMATCH;
 }
 
 int kiln_shape_check_check(const int64_t* ip, uint32_t iparam_count, const float* fp,

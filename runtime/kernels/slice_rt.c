@@ -2,7 +2,7 @@
  * The compiler fixed the output shape from the model's declaration; this
  * kernel resolves the parameters with Slice's semantics (negative indices
  * count from the back, bounds clamp, negative steps walk backwards) and
- * fails with KILN_ERR_INVALID_ARGUMENT unless they give exactly that shape;
+ * fails with KILN_ERR_SHAPE_MISMATCH unless they give exactly that shape;
  * otherwise it copies the view with the strided_copy loop. */
 #include <stdint.h>
 
@@ -45,17 +45,17 @@ int kiln_slice_rt(const int64_t* ip, const float* fp, void* const* bindings,
   uint32_t seen = 0;
   for (int64_t k = 0; k < n; ++k) {
     const int64_t a = kiln_rt_axis(bindings[3], ip[SL_T_AXES], k, R, &seen);
-    if (a < 0) return KILN_ERR_INVALID_ARGUMENT;
+    if (a < 0) return KILN_ERR_SHAPE_MISMATCH;
     step[a] = kiln_rt_int(bindings[4], ip[SL_T_STEPS], k);
-    if (step[a] == 0) return KILN_ERR_INVALID_ARGUMENT;
+    if (step[a] == 0) return KILN_ERR_SHAPE_MISMATCH;
     const int64_t len = slice_len(in[a], kiln_rt_int(bindings[1], ip[SL_T_STARTS], k),
                                   kiln_rt_int(bindings[2], ip[SL_T_ENDS], k), step[a], &first[a]);
-    if (len != out[a]) return KILN_ERR_INVALID_ARGUMENT;
+    if (len != out[a]) return KILN_ERR_SHAPE_MISMATCH;
   }
   int64_t off = 0, empty = 0;
   for (int64_t d = 0; d < R; ++d) {
     if (!(seen & (1u << d))) {
-      if (out[d] != in[d]) return KILN_ERR_INVALID_ARGUMENT;
+      if (out[d] != in[d]) return KILN_ERR_SHAPE_MISMATCH;
       first[d] = 0;
       step[d] = 1;
     }

@@ -36,7 +36,7 @@ int kiln_topk(const int64_t* ip, const float* fp, void* const* bindings, const k
   const int largest = ip[TK_LARGEST] != 0;
   if (ip[TK_K_DTYPE] != 0) {
     const int64_t k = (int64_t)kiln_load_bits(bindings[1], ip[TK_K_DTYPE], 0);
-    if (k != K) return KILN_ERR_INVALID_ARGUMENT;
+    if (k != K) return KILN_ERR_SHAPE_MISMATCH;
   }
   const unsigned char* x = (const unsigned char*)bindings[0];
   unsigned char* v = (unsigned char*)bindings[2];

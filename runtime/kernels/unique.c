@@ -4,7 +4,7 @@
  * one element a slice). Numbers compare by value: -0.0 equals 0.0 and NaN
  * sorts after every number and equals NaN. The compiler fixed the number
  * of unique slices from the model's declared output; the kernel fails with
- * KILN_ERR_INVALID_ARGUMENT, writing no output, unless there are exactly
+ * KILN_ERR_SHAPE_MISMATCH, writing no output, unless there are exactly
  * that many. Otherwise (numpy.unique's results):
  *   Y       the unique slices, ascending (sorted) or by first occurrence;
  *   indices each one's first occurrence in X;
@@ -90,7 +90,7 @@ int kiln_unique(const int64_t* ip, const float* fp, void* const* bindings,
     if (s == 0 || uq_cmp_slice(&v, perm[s - 1], perm[s]) != 0) perm[groups++] = perm[s];
     group[perm[s]] = groups - 1;
   }
-  if (groups != count) return KILN_ERR_INVALID_ARGUMENT;
+  if (groups != count) return KILN_ERR_SHAPE_MISMATCH;
 
   unsigned char* y = (unsigned char*)bindings[UQ_Y];
   int64_t* indices = ip[UQ_HAS_INDICES] ? (int64_t*)bindings[UQ_INDICES] : NULL;

@@ -30,7 +30,7 @@ sys.exit(0 if a.shape == b.shape and np.abs(a - b).max() <= 1e-6 else 1)" "$1" "
 outs=(--output "$WORK/o0.npy" --output "$WORK/o1.npy")
 
 # check BACKEND RUNNER...: 3 iterations match; 2 and 5 are refused (the VM
-# exits 1 naming the loop; the AOT runner with a kernel error code).
+# exits 1 naming the loop; the AOT runner with KILN_ERR_SHAPE_MISMATCH, 5).
 check() {
   local backend=$1
   shift
@@ -50,6 +50,8 @@ check() {
     elif [ "$backend" = vm ] &&
          ! grep -q "LOOP of 'Loop_0.body': the iteration count differs" "$log"; then
       fail "vm: $trips iterations: the message does not name the loop"; cat "$log"
+    elif [ "$backend" = aot ] && ! grep -q "loop_run failed with code 5: " "$log"; then
+      fail "aot: $trips iterations: not refused as a shape mismatch"; cat "$log"
     else
       ok "$backend: $trips iterations refused: $(head -n 1 "$log")"
     fi

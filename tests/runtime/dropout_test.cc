@@ -109,7 +109,7 @@ TEST(DropoutKernel, RefusesRatiosOutsideZeroToOne) {
   for (float ratio : {1.0f, 1.5f, -0.1f, std::numeric_limits<float>::quiet_NaN()}) {
     for (bool training : {true, false}) {
       const DropoutRun r = Dropout(16, ratio, training);
-      EXPECT_EQ(r.code, KILN_ERR_INVALID_ARGUMENT) << ratio;
+      EXPECT_EQ(r.code, KILN_ERR_BAD_VALUE) << ratio;
       for (float v : r.y) ASSERT_EQ(v, -7.0f) << "wrote y for ratio " << ratio;
       for (unsigned char m : r.mask) ASSERT_EQ(m, 0xAB) << "wrote the mask for ratio " << ratio;
     }

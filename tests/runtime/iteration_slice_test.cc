@@ -66,9 +66,9 @@ TEST(IterationSlice, RefusesAnIterationOutsideTheCount) {
   const int64_t ip[] = {kOuter, kCount, kInner * 4, 0};
   for (int64_t i : {int64_t{-1}, kCount, INT64_MAX}) {
     void* read[] = {&i, whole.data(), slice.data()};
-    EXPECT_EQ(kiln_iteration_slice_read(ip, nullptr, read, nullptr), KILN_ERR_OUT_OF_RANGE);
+    EXPECT_EQ(kiln_iteration_slice_read(ip, nullptr, read, nullptr), KILN_ERR_SHAPE_MISMATCH);
     void* write[] = {&i, slice.data(), whole.data()};
-    EXPECT_EQ(kiln_iteration_slice_write(ip, nullptr, write, nullptr), KILN_ERR_OUT_OF_RANGE);
+    EXPECT_EQ(kiln_iteration_slice_write(ip, nullptr, write, nullptr), KILN_ERR_SHAPE_MISMATCH);
   }
   EXPECT_EQ(slice, before);
   EXPECT_EQ(whole, Whole());

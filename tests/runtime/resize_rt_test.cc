@@ -1,7 +1,7 @@
 // resize_rt_f32 (runtime/kernels/resize_rt.c): results against ONNX's
 // reference Resize (make_reference_resize.py) for every mode, nearest_mode
 // and coordinate transformation, the checker's verdicts on those cases, and
-// the run-time refusal (KILN_ERR_INVALID_ARGUMENT, output untouched) of
+// the run-time refusal (KILN_ERR_SHAPE_MISMATCH, output untouched) of
 // scales that do not give the compiled output shape. The compiled path is
 // covered end to end by tests/models/rtresize_ops (VM and AOT) and the ONNX
 // node tests test_resize_*_scales_*, test_upsample_nearest and
@@ -73,7 +73,7 @@ int RunWithScales(const std::string& name, const std::vector<float>& scales, boo
 
 void ExpectRefused(const std::string& name, const std::vector<float>& scales) {
   bool untouched = false;
-  EXPECT_EQ(RunWithScales(name, scales, &untouched), KILN_ERR_INVALID_ARGUMENT)
+  EXPECT_EQ(RunWithScales(name, scales, &untouched), KILN_ERR_SHAPE_MISMATCH)
       << name << " scales " << ::testing::PrintToString(scales);
   EXPECT_TRUE(untouched) << name << ": the output was written";
 }
@@ -105,7 +105,7 @@ TEST(ResizeRtKernel, EmptyOutputStillChecksItsScales) {
   const std::string n = "resize_rt_f32.downsample_to_empty";  // [2,4] by [1,0.2] -> [2,0]
   bool untouched = false;
   EXPECT_EQ(RunWithScales(n, {1, 0.1f}, &untouched), KILN_OK);
-  EXPECT_EQ(RunWithScales(n, {1, 0.25f}, &untouched), KILN_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(RunWithScales(n, {1, 0.25f}, &untouched), KILN_ERR_SHAPE_MISMATCH);
 }
 
 // With run-time sizes (check_scales 0) shape_check verifies the sizes; the

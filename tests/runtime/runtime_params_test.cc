@@ -1,7 +1,7 @@
 // Kernels that read operator parameters at run time (slice_rt.c, pad_rt.c,
 // reduce_rt.c, range.c): results against the NumPy references written by
 // make_reference_rt_params.py, the checkers' verdicts on those cases, and
-// the run-time refusal (KILN_ERR_INVALID_ARGUMENT, output untouched) of
+// the run-time refusal (KILN_ERR_SHAPE_MISMATCH, output untouched) of
 // parameter values that do not give the compiled output shape. The compiled
 // path is covered end to end by tests/models/runtime_params (VM and AOT).
 #include <gtest/gtest.h>
@@ -70,7 +70,7 @@ template <typename T>
 void ExpectRefused(const std::string& name, size_t k, const std::vector<T>& values,
                    const Ints& iparams = {}) {
   bool untouched = false;
-  EXPECT_EQ(RunWith(name, k, values, &untouched, iparams), KILN_ERR_INVALID_ARGUMENT)
+  EXPECT_EQ(RunWith(name, k, values, &untouched, iparams), KILN_ERR_SHAPE_MISMATCH)
       << name << " binding " << k << " = " << ::testing::PrintToString(values);
   EXPECT_TRUE(untouched) << name << ": the output was written";
 }

@@ -54,28 +54,28 @@ TEST(ShapeCheckKernel, ReshapeResolvesZeroAndMinusOne) {
   // Two -1, a wrong dim, another negative, a 0 copying 4, the wrong length.
   for (const Dims& bad : {Dims{2, -1, -1}, Dims{2, 6, 3}, Dims{2, -2, 2}, Dims{2, 6, 0},
                           Dims{2, 12}, Dims{2, 6, 2, 1}, Dims{3, -1, 2}}) {
-    EXPECT_EQ(Reshape(bad, in, out), KILN_ERR_INVALID_ARGUMENT) << ::testing::PrintToString(bad);
+    EXPECT_EQ(Reshape(bad, in, out), KILN_ERR_SHAPE_MISMATCH) << ::testing::PrintToString(bad);
   }
   // 0 past the input's rank has nothing to copy.
-  EXPECT_EQ(Reshape({2, 3, 4, 0}, in, {2, 3, 4, 1}), KILN_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(Reshape({2, 3, 4, 0}, in, {2, 3, 4, 1}), KILN_ERR_SHAPE_MISMATCH);
   EXPECT_EQ(Reshape({2, 0, 4, 1}, in, {2, 3, 4, 1}), KILN_OK);
   // int32 shapes too.
   EXPECT_EQ(RunCheck(KILN_SHAPE_CHECK_RESHAPE, KILN_DTYPE_I32, std::vector<int32_t>{4, -1}, in, {4, 6}),
             KILN_OK);
   EXPECT_EQ(RunCheck(KILN_SHAPE_CHECK_RESHAPE, KILN_DTYPE_I32, std::vector<int32_t>{6, -1}, in, {4, 6}),
-            KILN_ERR_INVALID_ARGUMENT);
+            KILN_ERR_SHAPE_MISMATCH);
 }
 
 TEST(ShapeCheckKernel, ReshapeAllowZeroKeepsZeroAndRefusesAmbiguousMinusOne) {
   const Dims in = {0, 3, 4};
   EXPECT_EQ(Reshape({3, 4, 0}, in, {3, 4, 0}, 1), KILN_OK);
   // Without allowzero the 0 copies input dim 2 (4).
-  EXPECT_EQ(Reshape({3, 4, 0}, in, {3, 4, 0}, 0), KILN_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(Reshape({3, 4, 0}, in, {3, 4, 0}, 0), KILN_ERR_SHAPE_MISMATCH);
   // Copying a zero dim works either way; with allowzero the 0s stay 0.
   EXPECT_EQ(Reshape({0, 0, 4}, {2, 0, 4}, {2, 0, 4}, 0), KILN_OK);
-  EXPECT_EQ(Reshape({0, 0, 4}, {2, 0, 4}, {2, 0, 4}, 1), KILN_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(Reshape({0, 0, 4}, {2, 0, 4}, {2, 0, 4}, 1), KILN_ERR_SHAPE_MISMATCH);
   // -1 beside a zero dim could be anything: ONNX calls that invalid.
-  EXPECT_EQ(Reshape({0, -1}, in, {0, 12}, 1), KILN_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(Reshape({0, -1}, in, {0, 12}, 1), KILN_ERR_SHAPE_MISMATCH);
 }
 
 TEST(ShapeCheckKernel, SqueezeAxesGiveTheAssumedShape) {
@@ -85,15 +85,15 @@ TEST(ShapeCheckKernel, SqueezeAxesGiveTheAssumedShape) {
   };
   EXPECT_EQ(sq({2}, out), KILN_OK);
   EXPECT_EQ(sq({-2}, out), KILN_OK);
-  EXPECT_EQ(sq({0}, out), KILN_ERR_INVALID_ARGUMENT);  // gives [3, 1, 5]: same count, wrong shape
+  EXPECT_EQ(sq({0}, out), KILN_ERR_SHAPE_MISMATCH);  // gives [3, 1, 5]: same count, wrong shape
   EXPECT_EQ(sq({0}, {3, 1, 5}), KILN_OK);
-  EXPECT_EQ(sq({1}, out), KILN_ERR_INVALID_ARGUMENT);  // size 3 is not a unit axis
-  EXPECT_EQ(sq({4}, out), KILN_ERR_INVALID_ARGUMENT);  // out of range
-  EXPECT_EQ(sq({-5}, out), KILN_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(sq({2, -2}, {1, 3, 5}), KILN_ERR_INVALID_ARGUMENT);  // repeated
+  EXPECT_EQ(sq({1}, out), KILN_ERR_SHAPE_MISMATCH);  // size 3 is not a unit axis
+  EXPECT_EQ(sq({4}, out), KILN_ERR_SHAPE_MISMATCH);  // out of range
+  EXPECT_EQ(sq({-5}, out), KILN_ERR_SHAPE_MISMATCH);
+  EXPECT_EQ(sq({2, -2}, {1, 3, 5}), KILN_ERR_SHAPE_MISMATCH);  // repeated
   EXPECT_EQ(sq({0, 2}, {3, 5}), KILN_OK);
   EXPECT_EQ(sq({}, {3, 5}), KILN_OK);  // empty axes: every unit axis
-  EXPECT_EQ(sq({}, out), KILN_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(sq({}, out), KILN_ERR_SHAPE_MISMATCH);
 }
 
 TEST(ShapeCheckKernel, UnsqueezeAxesAreOutputPositions) {
@@ -104,10 +104,10 @@ TEST(ShapeCheckKernel, UnsqueezeAxesAreOutputPositions) {
   EXPECT_EQ(un({2, 4, 5}), KILN_OK);
   EXPECT_EQ(un({5, 4, 2}), KILN_OK);
   EXPECT_EQ(un({-4, -2, -1}), KILN_OK);
-  EXPECT_EQ(un({2, 3, 5}), KILN_ERR_INVALID_ARGUMENT);  // gives [3, 4, 1, 1, 5, 1]
-  EXPECT_EQ(un({2, 4}), KILN_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(un({2, 4, 4}), KILN_ERR_INVALID_ARGUMENT);  // repeated
-  EXPECT_EQ(un({2, 4, 6}), KILN_ERR_INVALID_ARGUMENT);  // out of range
+  EXPECT_EQ(un({2, 3, 5}), KILN_ERR_SHAPE_MISMATCH);  // gives [3, 4, 1, 1, 5, 1]
+  EXPECT_EQ(un({2, 4}), KILN_ERR_SHAPE_MISMATCH);
+  EXPECT_EQ(un({2, 4, 4}), KILN_ERR_SHAPE_MISMATCH);  // repeated
+  EXPECT_EQ(un({2, 4, 6}), KILN_ERR_SHAPE_MISMATCH);  // out of range
   // Unit dims in the input make several axis sets right; all are accepted.
   EXPECT_EQ(RunCheck(KILN_SHAPE_CHECK_UNSQUEEZE, KILN_DTYPE_I64, Dims{-2}, {1, 3, 1, 5},
                 {1, 3, 1, 1, 5}),
@@ -124,10 +124,10 @@ TEST(ShapeCheckKernel, ExpandBroadcastsLikeNumpy) {
   };
   EXPECT_EQ(ex({2, 1, 6}), KILN_OK);
   EXPECT_EQ(ex({2, 3, 6}), KILN_OK);
-  EXPECT_EQ(ex({2, 3, 5}), KILN_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(ex({2, 2, 6}), KILN_ERR_INVALID_ARGUMENT);  // 3 vs 2 do not broadcast
-  EXPECT_EQ(ex({-1, 1, 6}), KILN_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(ex({1, 6}), KILN_ERR_INVALID_ARGUMENT);  // rank 2 result
+  EXPECT_EQ(ex({2, 3, 5}), KILN_ERR_SHAPE_MISMATCH);
+  EXPECT_EQ(ex({2, 2, 6}), KILN_ERR_SHAPE_MISMATCH);  // 3 vs 2 do not broadcast
+  EXPECT_EQ(ex({-1, 1, 6}), KILN_ERR_SHAPE_MISMATCH);
+  EXPECT_EQ(ex({1, 6}), KILN_ERR_SHAPE_MISMATCH);  // rank 2 result
   // A shorter shape than the input keeps the input's leading dims.
   EXPECT_EQ(RunCheck(KILN_SHAPE_CHECK_EXPAND, KILN_DTYPE_I64, Dims{4}, in, {3, 4}), KILN_OK);
 }
@@ -137,12 +137,12 @@ TEST(ShapeCheckKernel, TileRepeatsMultiplyDims) {
     return RunCheck(KILN_SHAPE_CHECK_TILE, KILN_DTYPE_I64, rep, in, out);
   };
   EXPECT_EQ(tile({2, 2}, {2, 2}, {4, 4}), KILN_OK);
-  EXPECT_EQ(tile({2, 3}, {2, 2}, {4, 4}), KILN_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(tile({-2, 2}, {2, 2}, {4, 4}), KILN_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(tile({2}, {2, 2}, {4, 4}), KILN_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(tile({2, 3}, {2, 2}, {4, 4}), KILN_ERR_SHAPE_MISMATCH);
+  EXPECT_EQ(tile({-2, 2}, {2, 2}, {4, 4}), KILN_ERR_SHAPE_MISMATCH);
+  EXPECT_EQ(tile({2}, {2, 2}, {4, 4}), KILN_ERR_SHAPE_MISMATCH);
   EXPECT_EQ(tile({5, 2}, {0, 2}, {0, 4}), KILN_OK);  // any repeat of an empty dim
   // in * repeat overflowing int64 is a mismatch, not a wrap-around.
-  EXPECT_EQ(tile({int64_t{1} << 62, 1}, {4, 1}, {0, 1}), KILN_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(tile({int64_t{1} << 62, 1}, {4, 1}, {0, 1}), KILN_ERR_SHAPE_MISMATCH);
 }
 
 TEST(ShapeCheckKernel, ExactValuesForSplitConstantOfShapeAndOneHotDepth) {
@@ -150,22 +150,22 @@ TEST(ShapeCheckKernel, ExactValuesForSplitConstantOfShapeAndOneHotDepth) {
     return RunCheck(KILN_SHAPE_CHECK_EXACT, dtype, v, {}, out);
   };
   EXPECT_EQ(exact(Dims{2, 4}, KILN_DTYPE_I64, {2, 4}), KILN_OK);
-  EXPECT_EQ(exact(Dims{4, 2}, KILN_DTYPE_I64, {2, 4}), KILN_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(exact(Dims{2, 4, 0}, KILN_DTYPE_I64, {2, 4}), KILN_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(exact(Dims{4, 2}, KILN_DTYPE_I64, {2, 4}), KILN_ERR_SHAPE_MISMATCH);
+  EXPECT_EQ(exact(Dims{2, 4, 0}, KILN_DTYPE_I64, {2, 4}), KILN_ERR_SHAPE_MISMATCH);
   EXPECT_EQ(exact(Dims{}, KILN_DTYPE_I64, {}), KILN_OK);  // ConstantOfShape of a scalar
   // OneHot depth: float depth is cast to int64 (truncated); negative and NaN
   // depths are never a valid size.
   EXPECT_EQ(exact(std::vector<float>{10.0f}, KILN_DTYPE_F32, {10}), KILN_OK);
   EXPECT_EQ(exact(std::vector<float>{10.7f}, KILN_DTYPE_F32, {10}), KILN_OK);
-  EXPECT_EQ(exact(std::vector<float>{11.0f}, KILN_DTYPE_F32, {10}), KILN_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(exact(std::vector<float>{-10.0f}, KILN_DTYPE_F32, {10}), KILN_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(exact(std::vector<float>{11.0f}, KILN_DTYPE_F32, {10}), KILN_ERR_SHAPE_MISMATCH);
+  EXPECT_EQ(exact(std::vector<float>{-10.0f}, KILN_DTYPE_F32, {10}), KILN_ERR_SHAPE_MISMATCH);
   EXPECT_EQ(exact(std::vector<float>{std::nanf("")}, KILN_DTYPE_F32, {10}),
-            KILN_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(exact(std::vector<double>{1e300}, KILN_DTYPE_F64, {10}), KILN_ERR_INVALID_ARGUMENT);
+            KILN_ERR_SHAPE_MISMATCH);
+  EXPECT_EQ(exact(std::vector<double>{1e300}, KILN_DTYPE_F64, {10}), KILN_ERR_SHAPE_MISMATCH);
   EXPECT_EQ(exact(std::vector<int32_t>{12}, KILN_DTYPE_I32, {12}), KILN_OK);
   EXPECT_EQ(exact(std::vector<uint64_t>{std::numeric_limits<uint64_t>::max()}, KILN_DTYPE_U64,
                   {0}),
-            KILN_ERR_INVALID_ARGUMENT);
+            KILN_ERR_SHAPE_MISMATCH);
   EXPECT_EQ(exact(std::vector<uint8_t>{7}, KILN_DTYPE_U8, {7}), KILN_OK);
 }
 

@@ -1,7 +1,7 @@
 // The optimizer kernels (optimizers.c), max_unpool.c and roi_align.c:
 // results against the NumPy references of make_reference_train_unpool_roi.py,
 // the checkers' verdicts on those cases, and the run-time refusals
-// (KILN_ERR_INVALID_ARGUMENT with the output untouched) of an unpool index
+// (KILN_ERR_INDEX_OUT_OF_RANGE with the output untouched) of an unpool index
 // outside the tensor, a batch index outside the batch and an adaptive grid
 // that cannot be computed. The compiled path is covered by the ONNX node
 // conformance tests (VM and AOT).
@@ -65,7 +65,7 @@ int RunWith(const std::string& name, size_t k, const Bytes& values, bool* untouc
 
 void ExpectRefused(const std::string& name, size_t k, const Bytes& values) {
   bool untouched = false;
-  EXPECT_EQ(RunWith(name, k, values, &untouched), KILN_ERR_INVALID_ARGUMENT) << name;
+  EXPECT_EQ(RunWith(name, k, values, &untouched), KILN_ERR_INDEX_OUT_OF_RANGE) << name;
   EXPECT_TRUE(untouched) << name << ": the output was written";
 }
 

@@ -156,10 +156,13 @@ TEST(ControlFlow, LoopRefusesAnotherCountThanExpected) {
     EXPECT_NE(std::string(s.message()).find("iteration count differs"), std::string::npos)
         << s.message();
   }
-  // Without an expected count, a slice past the output is the kernel's refusal.
+  // Without an expected count, a slice past the output is the kernel's
+  // refusal (KILN_ERR_SHAPE_MISMATCH), reported in the body (function 1).
   absl::Status s = RunModule(LoopModule(KILN_ANY_ITERATION_COUNT), &five, 8, y);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(std::string(s.message()).find("more iterations than the scan output"),
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s.message();
+  EXPECT_NE(std::string(s.message()).find("function 1 +"), std::string::npos) << s.message();
+  EXPECT_NE(std::string(s.message()).find("does not give the output shape the model declares"),
             std::string::npos)
       << s.message();
 }

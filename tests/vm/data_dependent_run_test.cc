@@ -84,7 +84,7 @@ TEST_F(DataDependentRun, ScoresThatKeepAnotherCountAreRefused) {
 TEST_F(DataDependentRun, DropoutRatioOutsideZeroToOneIsRefused) {
   for (float ratio : {1.0f, -0.5f}) {
     Set<float>(6, {ratio});
-    ExpectRefusal(Run(), "rt_dropout", "dropout ratio is outside [0, 1)");
+    ExpectRefusal(Run(), "rt_dropout", kiln_status_message(KILN_ERR_BAD_VALUE));
   }
 }
 

@@ -42,12 +42,12 @@ static inline void kiln_write_iteration(void* p, uint64_t i) {
 /* Whether LOOP runs iteration i (*run = 1) or is over (*run = 0), given the
  * trip count and the current condition. A loop whose iteration count must be
  * `expected` (its scan outputs hold that many slices) fails with
- * KILN_ERR_OUT_OF_RANGE before a slice too many or when it ends short. */
+ * KILN_ERR_SHAPE_MISMATCH before a slice too many or when it ends short. */
 static inline int kiln_loop_next(uint64_t i, int64_t trip, int cond, uint64_t expected,
                                  int* run) {
   const int more = cond && trip > 0 && i < (uint64_t)trip;
-  if (more && expected != KILN_ANY_ITERATION_COUNT && i >= expected) return KILN_ERR_OUT_OF_RANGE;
-  if (!more && expected != KILN_ANY_ITERATION_COUNT && i != expected) return KILN_ERR_OUT_OF_RANGE;
+  const int fixed = expected != KILN_ANY_ITERATION_COUNT;
+  if (fixed && (more ? i >= expected : i != expected)) return KILN_ERR_SHAPE_MISMATCH;
   *run = more;
   return KILN_OK;
 }

@@ -37,7 +37,35 @@ typedef enum kiln_status_code {
   KILN_ERR_OUT_OF_RANGE = 2,     /* a size exceeds a binding or a limit */
   KILN_ERR_UNIMPLEMENTED = 3,    /* a parameter value this kernel does not handle */
   KILN_ERR_ALIGNMENT = 4,        /* a caller buffer is NULL or under-aligned (AOT entry) */
+  /* Run-time data refusals: a kernel's run function found that this run's
+   * data contradicts what the compiler fixed (checkers never return these). */
+  KILN_ERR_SHAPE_MISMATCH = 5,     /* a shape-like or parameter input, a data-dependent
+                                      count or a loop's iteration count does not give
+                                      the shape the module was compiled for */
+  KILN_ERR_INDEX_OUT_OF_RANGE = 6, /* an index, region or batch index in the data lies
+                                      outside the tensor it addresses */
+  KILN_ERR_BAD_VALUE = 7,          /* a run-time scalar parameter has a value the op
+                                      does not accept (a dropout ratio outside [0, 1)) */
 } kiln_status_code;
+
+/* A short English phrase for a status code, for error messages of the VM
+ * and of AOT runners alike. */
+static inline const char* kiln_status_message(int code) {
+  switch (code) {
+    case KILN_OK: return "success";
+    case KILN_ERR_INVALID_ARGUMENT: return "the parameters or bindings are inconsistent";
+    case KILN_ERR_OUT_OF_RANGE: return "a size exceeds a binding or a limit";
+    case KILN_ERR_UNIMPLEMENTED: return "a parameter value the kernel does not handle";
+    case KILN_ERR_ALIGNMENT: return "a caller buffer is NULL or under-aligned";
+    case KILN_ERR_SHAPE_MISMATCH:
+      return "a run-time shape or parameter input does not give the shape the model declares";
+    case KILN_ERR_INDEX_OUT_OF_RANGE:
+      return "an index or region input is outside the tensor it addresses";
+    case KILN_ERR_BAD_VALUE:
+      return "a run-time scalar parameter has a value the operator does not accept";
+    default: return "unknown error code";
+  }
+}
 
 /* Element types, the same numbers as DType in schemas/module.fbs. */
 typedef enum kiln_dtype {

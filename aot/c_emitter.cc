@@ -159,6 +159,7 @@ class Emitter {
       absl::StrAppend(&h, "#define ", upper_, "_HAS_SYMBOLS 0\n");
       absl::StrAppend(&h, "#define ", upper_, "_WORKSPACE_SIZE ", m_.memory()->arena_size(), "u\n");
     }
+    absl::StrAppend(&h, ResultDeclarations());
     absl::StrAppend(&h, "#define ", upper_, "_WORKSPACE_ALIGNMENT ", WorkspaceAlignment(), "u\n");
     absl::StrAppend(&h, "#define ", upper_, "_WEIGHTS_SIZE ", WeightsBytes(), "u\n");
     absl::StrAppend(&h, "#define ", upper_, "_WEIGHTS_ALIGNMENT ", kWeightsAlignment, "u\n");
@@ -414,7 +415,7 @@ class Emitter {
                                  ", one statement per bytecode instruction. */\n",
                                  TimingPrelude(),
                                  "#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n\n",
-                                 symbolic_ ? "#include <string.h>\n\n" : "",
+                                 symbolic_ || ResultCount() > 0 ? "#include <string.h>\n\n" : "",
                                  "#include \"", name_, ".h\"\n#include \"kiln/kernels.h\"\n",
                                  symbolic_ ? "#include \"kiln/dynamic_ops.h\"\n" : "",
                                  m_.functions()->size() > 1 ? "#include \"kiln/control_ops.h\"\n" : "",
@@ -452,7 +453,7 @@ class Emitter {
         debug_at[{d->function(), d->bytecode_offset()}] = absl::StrJoin(names, " + ");
       }
     }
-    absl::StrAppend(&c, Metadata(), CalledFunctions(debug_at));
+    absl::StrAppend(&c, Metadata(), ResultFunction(), CalledFunctions(debug_at));
     if (symbolic_) {
       absl::StrAppend(&c, ShapesFunction(fn, debug_at), WorkspaceSizeFunction(m_, name_, upper_));
     }
@@ -525,6 +526,62 @@ class Emitter {
       }
     }
     return dispatches;
+  }
+
+  // Output lengths known only after a run (result symbols): the kernels
+  // leave them in the workspace; NAME_output_shape() reads them back.
+  uint32_t ResultCount() const {
+    return m_.result_symbols() ? m_.result_symbols()->size() : 0;
+  }
+  std::string ResultDeclarations() const {
+    std::string h = absl::StrCat("#define ", upper_, "_RESULT_COUNT ", ResultCount(), "\n");
+    if (ResultCount() == 0) return h;
+    for (uint32_t r = 0; r < ResultCount(); ++r) {
+      const fb::ResultSymbol* rs = m_.result_symbols()->Get(r);
+      absl::StrAppend(&h, "#define ", upper_, "_RESULT", r, "_NAME ", CString(rs->name()->str()),
+                      "\n#define ", upper_, "_RESULT", r, "_BOUND ", rs->bound(), "\n");
+    }
+    absl::StrAppend(
+        &h, "/* After a successful NAME_run: output k's real shape (its rank entries) and\n",
+        " * bytes, which fill the start of its buffer (sized for the bounds). Returns 0,\n",
+        " * or KILN_ERR_OUT_OF_RANGE / KILN_ERR_INVALID_ARGUMENT. */\n", "int ", name_,
+        "_output_shape(const void* workspace, int k, int64_t* dims, uint64_t* bytes);\n");
+    return h;
+  }
+  std::string ResultFunction() const {
+    if (ResultCount() == 0) return "";
+    std::string c = absl::StrCat(
+        "\nint ", name_, "_output_shape(const void* workspace, int k, int64_t* dims, uint64_t* bytes) {\n",
+        "  const unsigned char* arena = (const unsigned char*)workspace;\n  int64_t r[",
+        ResultCount(), "];\n  if (workspace == NULL || dims == NULL || bytes == NULL) return KILN_ERR_INVALID_ARGUMENT;\n");
+    for (uint32_t j = 0; j < ResultCount(); ++j) {
+      const fb::ResultSymbol* rs = m_.result_symbols()->Get(j);
+      absl::StrAppend(&c, "  memcpy(&r[", j, "], arena + ", rs->arena_offset(), "u, sizeof r[", j,
+                      "]);\n  if (r[", j, "] < 0 || r[", j, "] > ", rs->bound(),
+                      ") return KILN_ERR_OUT_OF_RANGE;\n");
+    }
+    absl::StrAppend(&c, "  switch (k) {\n");
+    const fb::Signature& sig = *m_.signature();
+    for (uint32_t k = 0; k < sig.outputs()->size(); ++k) {
+      const fb::TensorDesc* t = sig.outputs()->Get(k);
+      std::vector<std::string> dims;
+      for (uint32_t d = 0; d < t->shape()->size(); ++d) {
+        std::string dim = absl::StrCat(t->shape()->Get(d));
+        for (uint32_t j = 0; t->dim_symbols() && j < ResultCount(); ++j) {
+          if (t->dim_symbols()->Get(d)->string_view() ==
+              m_.result_symbols()->Get(j)->name()->string_view()) {
+            dim = absl::StrCat("r[", j, "]");
+          }
+        }
+        dims.push_back(dim);
+      }
+      absl::StrAppend(&c, "    case ", k, ": {\n      uint64_t n = ", DTypeSize(t->dtype()), "u;\n");
+      for (uint32_t d = 0; d < dims.size(); ++d) {
+        absl::StrAppend(&c, "      dims[", d, "] = ", dims[d], ";\n      n *= (uint64_t)dims[", d, "];\n");
+      }
+      absl::StrAppend(&c, "      *bytes = n;\n      return 0;\n    }\n");
+    }
+    return c + "  }\n  return KILN_ERR_INVALID_ARGUMENT;\n}\n";
   }
 
   // Functions called by IF and LOOP (subgraphs of ONNX If, Loop, Scan): each

@@ -160,6 +160,7 @@ int RunCommand(const std::vector<std::string>& argv) {
   }
   for (uint32_t i = 0; i < outputs.size(); ++i) {
     if ((*output_files)[i].empty()) continue;
+    ShapeAfterRun(**instance, i, &outputs[i]);
     if (absl::Status s = vm::WriteNpy((*output_files)[i], outputs[i]); !s.ok()) {
       return ReportError("run", std::string(s.message()));
     }

@@ -1,5 +1,6 @@
 #include "tools/module_inputs.h"
 
+#include <algorithm>
 #include <random>
 
 #include "absl/strings/str_cat.h"
@@ -85,6 +86,13 @@ std::vector<vm::NpyArray> OutputBuffers(const vm::Instance& instance) {
     arrays[k].data.assign(bytes, 0);
   }
   return arrays;
+}
+
+void ShapeAfterRun(const vm::Instance& instance, size_t k, vm::NpyArray* output) {
+  output->shape = instance.OutputShape(k);
+  const uint64_t bytes =
+      static_cast<uint64_t>(std::max<int64_t>(output->element_count(), 0)) * DTypeSize(output->dtype);
+  if (bytes < output->data.size()) output->data.resize(bytes);
 }
 
 absl::Status ReserveFor(vm::Instance& instance, std::vector<vm::NpyArray>& inputs) {

@@ -29,6 +29,10 @@ std::vector<vm::NpyArray> OutputBuffers(const vm::Instance& instance);
 // workspace (before any timed run). Static modules: nothing to do.
 absl::Status ReserveFor(vm::Instance& instance, std::vector<vm::NpyArray>& inputs);
 
+// Output k of the last run with its real shape: a length known only after
+// the run (a result symbol) shrinks the bound-sized buffer to what it holds.
+void ShapeAfterRun(const vm::Instance& instance, size_t k, vm::NpyArray* output);
+
 std::vector<vm::HostTensor> Views(std::vector<vm::NpyArray>& arrays);
 
 }  // namespace kiln::tools

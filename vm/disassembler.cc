@@ -70,8 +70,11 @@ void AppendArenaTable(const fb::Module& m, std::string* out) {
 std::string SymbolicShape(const fb::TensorDesc& t) {
   std::vector<std::string> dims;
   for (uint32_t d = 0; d < t.shape()->size(); ++d) {
-    if (t.shape()->Get(d) < 0 && t.dim_symbols() != nullptr) {
+    const bool named = t.dim_symbols() != nullptr && t.dim_symbols()->Get(d)->size() > 0;
+    if (t.shape()->Get(d) < 0 && named) {
       dims.push_back(t.dim_symbols()->Get(d)->str());
+    } else if (named) {  // a result symbol: known after the run, at most the bound
+      dims.push_back(absl::StrCat(t.dim_symbols()->Get(d)->str(), "<=", t.shape()->Get(d)));
     } else {
       dims.push_back(absl::StrCat(t.shape()->Get(d)));
     }
@@ -189,6 +192,16 @@ std::string DescribeModule(const ModuleImage& image) {
       }
       pc += inst.length;
     }
+  }
+
+  if (m.result_symbols() != nullptr && m.result_symbols()->size() > 0) {
+    std::vector<std::string> names;
+    for (const fb::ResultSymbol* r : *m.result_symbols()) {
+      names.push_back(absl::StrCat(Str(r->name()), " (at most ", r->bound(), ", arena +",
+                                   r->arena_offset(), ")"));
+    }
+    absl::StrAppend(&out, "  results ", absl::StrJoin(names, ", "),
+                    "  (output lengths known after each run)\n");
   }
 
   const fb::MemoryPlan& plan = *m.memory();

@@ -36,6 +36,10 @@ std::vector<int32_t> DimSymbols(const fb::Module& module, const fb::TensorDesc& 
   return out;
 }
 
+uint32_t results_size(const fb::Module& m) {
+  return m.result_symbols() ? m.result_symbols()->size() : 0;
+}
+
 // "" for the entry function, "function 2 " for the others.
 std::string FunctionPrefix(uint32_t function) {
   return function == 0 ? std::string() : absl::StrCat("function ", function, " ");
@@ -118,6 +122,24 @@ absl::StatusOr<std::unique_ptr<Instance>> Instance::Create(
   instance->input_capacity_.assign(sig.inputs()->size() + 1, 0);
   instance->output_capacity_.assign(sig.outputs()->size() + 1, 0);
   instance->symbols_.assign(module.symbols() ? module.symbols()->size() : 0, 1);
+  if (module.result_symbols() != nullptr) {
+    for (const fb::ResultSymbol* r : *module.result_symbols()) {
+      instance->results_.push_back({r->arena_offset(), r->bound()});
+      instance->result_values_.push_back(r->bound());
+    }
+  }
+  for (const fb::TensorDesc* d : *sig.outputs()) {
+    std::vector<int32_t> dims(d->shape()->size(), -1);
+    for (uint32_t k = 0; d->dim_symbols() != nullptr && k < dims.size(); ++k) {
+      for (uint32_t r = 0; module.result_symbols() != nullptr && r < results_size(module); ++r) {
+        if (d->dim_symbols()->Get(k)->string_view() ==
+            module.result_symbols()->Get(r)->name()->string_view()) {
+          dims[k] = static_cast<int32_t>(r);
+        }
+      }
+    }
+    instance->output_result_dims_.push_back(std::move(dims));
+  }
   if (absl::Status s = instance->GrowArena(module.memory()->arena_size()); !s.ok()) return s;
   return instance;
 }
@@ -225,6 +247,7 @@ absl::Status Instance::BindInputs(absl::Span<const HostTensor> inputs) {
     }
   }
   workspace_needed_ = module.memory()->arena_size();
+  for (size_t r = 0; r < results_.size(); ++r) result_values_[r] = results_[r].bound;
   if (!has_symbols()) return absl::OkStatus();
   const InterpreterFrame frame = Frame(nullptr, nullptr);
   uint32_t failed_pc = 0;
@@ -267,7 +290,9 @@ void Instance::OutputShapeInto(size_t k, int64_t* dims) const {
   const fb::TensorDesc& desc = *signature().outputs()->Get(k);
   for (uint32_t d = 0; d < desc.shape()->size(); ++d) {
     const int32_t symbol = output_dim_symbols_[k][d];
-    dims[d] = symbol >= 0 ? symbols_[symbol] : desc.shape()->Get(d);
+    const int32_t result = output_result_dims_[k][d];
+    dims[d] = result >= 0 ? result_values_[result]
+                          : symbol >= 0 ? symbols_[symbol] : desc.shape()->Get(d);
   }
 }
 
@@ -349,7 +374,7 @@ absl::Status Instance::RunUnchecked(const void* const* inputs, void* const* outp
   uint32_t failed_pc = 0;
   int rc = Interpret(frame, &failed_pc);
   if (rc != KILN_OK) return DispatchError(FailedFunction(), failed_pc, rc);
-  return absl::OkStatus();
+  return ReadResults();
 }
 
 absl::Status Instance::RunObserved(const void* const* inputs, void* const* outputs,
@@ -365,6 +390,21 @@ absl::Status Instance::RunObserved(const void* const* inputs, void* const* outpu
                                            ": run stopped by the observer"));
   }
   if (rc != KILN_OK) return DispatchError(FailedFunction(), failed_pc, rc);
+  return ReadResults();
+}
+
+absl::Status Instance::ReadResults() {
+  for (size_t r = 0; r < results_.size(); ++r) {
+    int64_t value;
+    std::memcpy(&value, arena_ + results_[r].arena_offset, sizeof value);
+    if (value < 0 || value > results_[r].bound) {
+      return absl::InternalError(absl::StrCat(
+          "module '", image_->origin(), "': result '",
+          image_->module().result_symbols()->Get(static_cast<uint32_t>(r))->name()->str(), "' = ",
+          value, " after the run, outside 0..", results_[r].bound));
+    }
+    result_values_[r] = value;
+  }
   return absl::OkStatus();
 }
 

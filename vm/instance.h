@@ -51,7 +51,10 @@ class Instance {
   // evaluates the shape arithmetic; afterwards OutputShape() and
   // workspace_needed() describe a run on these inputs.
   absl::Status BindInputs(absl::Span<const HostTensor> inputs);
-  // Output k's shape for the inputs last bound (the static shape without symbols).
+  // Output k's shape for the inputs last bound (the static shape without
+  // symbols). A dim known only after a run (a result symbol, e.g. NonZero's
+  // count) is its bound until a run ends, then that run's value; the output
+  // buffer must hold the bound, and the result fills its first bytes.
   std::vector<int64_t> OutputShape(size_t k) const;
   // The same into `dims` (the output's rank entries), allocating nothing.
   void OutputShapeInto(size_t k, int64_t* dims) const;
@@ -109,6 +112,17 @@ class Instance {
   std::vector<int64_t> symbols_;
   std::vector<std::vector<int32_t>> input_dim_symbols_, output_dim_symbols_;
   std::vector<int64_t> int_registers_;
+  // Result symbols: where each run leaves the value, its bound, the value
+  // after the last run; per output dim the result ordinal (-1: none).
+  struct ResultSlot {
+    uint64_t arena_offset;
+    int64_t bound;
+  };
+  std::vector<ResultSlot> results_;
+  std::vector<int64_t> result_values_;
+  std::vector<std::vector<int32_t>> output_result_dims_;
+  // Reads the result symbols a successful run wrote (checked against bounds).
+  absl::Status ReadResults();
   std::vector<int64_t> iparam_scratch_;
   uint64_t workspace_needed_ = 0;
   bool dynamic_code_ = false;  // the entry function uses the dynamic opcodes

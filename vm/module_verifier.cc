@@ -56,6 +56,7 @@ class Verifier {
     }
     if (absl::Status s = CheckSignature(); !s.ok()) return s;
     if (absl::Status s = CheckMemoryPlan(); !s.ok()) return s;
+    if (absl::Status s = CheckResultSymbols(); !s.ok()) return s;
     if (absl::Status s = CheckConstants(); !s.ok()) return s;
     if (absl::Status s = CheckExecutables(); !s.ok()) return s;
     if (absl::Status s = CheckFunctions(); !s.ok()) return s;
@@ -84,7 +85,17 @@ class Verifier {
     uint64_t bytes = DTypeSize(desc->dtype());
     for (uint32_t d = 0; d < desc->shape()->size(); ++d) {
       const int64_t dim = desc->shape()->Get(d);
-      const bool named = names != nullptr && names->Get(d)->size() > 0;
+      bool named = names != nullptr && names->Get(d)->size() > 0;
+      if (named && std::string(kind) == "output" && ResultOrdinal(names->Get(d)->string_view()) >= 0) {
+        // A length known after the run: the shape holds its bound.
+        const fb::ResultSymbol* r = module_->result_symbols()->Get(
+            static_cast<uint32_t>(ResultOrdinal(names->Get(d)->string_view())));
+        if (dim != r->bound()) {
+          return Error(absl::StrCat(where, " dim ", d, " names result '", names->Get(d)->str(),
+                                    "' but is not its bound ", r->bound()));
+        }
+        named = false;  // sized by the bound below
+      }
       if (named) {
         if (dim != -1) return Error(absl::StrCat(where, " dim ", d, " names a symbol but is not -1"));
         const int32_t symbol = SymbolOrdinal(names->Get(d)->string_view());
@@ -98,6 +109,40 @@ class Verifier {
       if (dim < 0) return Error(absl::StrCat(where, " has a negative dimension ", dim));
       if (MulOverflows(bytes, static_cast<uint64_t>(dim), &bytes) || bytes > kMaxTensorBytes) {
         return Error(absl::StrCat(where, " is larger than ", kMaxTensorBytes, " bytes"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  int32_t ResultOrdinal(flatbuffers::string_view name) const {
+    const auto* results = module_->result_symbols();
+    if (results == nullptr) return -1;
+    for (uint32_t k = 0; k < results->size(); ++k) {
+      if (results->Get(k)->name() != nullptr && results->Get(k)->name()->string_view() == name) {
+        return static_cast<int32_t>(k);
+      }
+    }
+    return -1;
+  }
+
+  // Each result symbol: a fresh non-empty name, a bound, and an int64 slot
+  // inside the arena (read by the VM and AOT code after every run).
+  absl::Status CheckResultSymbols() {
+    const auto* results = module_->result_symbols();
+    if (results == nullptr) return absl::OkStatus();
+    const uint64_t arena = module_->memory()->arena_size();
+    for (uint32_t k = 0; k < results->size(); ++k) {
+      const fb::ResultSymbol* r = results->Get(k);
+      const std::string where = absl::StrCat("result symbol ", k);
+      if (r->name() == nullptr || r->name()->size() == 0 ||
+          ResultOrdinal(r->name()->string_view()) != static_cast<int32_t>(k) ||
+          SymbolOrdinal(r->name()->string_view()) >= 0) {
+        return Error(where + " is unnamed or repeats another symbol's name");
+      }
+      if (r->bound() < 0) return Error(absl::StrCat(where, " has a negative bound"));
+      if (r->arena_offset() % 8 != 0 || r->arena_offset() > arena || arena - r->arena_offset() < 8) {
+        return Error(absl::StrCat(where, " is read at arena offset ", r->arena_offset(),
+                                  ", not an aligned int64 inside the ", arena, "-byte arena"));
       }
     }
     return absl::OkStatus();

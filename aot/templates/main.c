@@ -446,6 +446,17 @@ int main(int argc, char** argv) {
     printf("latency_ms median=%.4f min=%.4f max=%.4f runs=%ld\n", times[repeat / 2], times[0],
            times[repeat - 1], repeat);
   }
+#if @UPPER@_RESULT_COUNT > 0
+  /* Lengths known only after the run: each output's real shape and bytes. */
+  for (int i = 0; i < @UPPER@_OUTPUT_COUNT; ++i) {
+    const int rc = @NAME@_output_shape(workspace, i, out_dims[i], &out_bytes[i]);
+    if (rc != 0) {
+      fprintf(stderr, "@NAME@_run: error: @NAME@_output_shape failed with code %d: %s\n", rc,
+              kiln_status_message(rc));
+      return 1;
+    }
+  }
+#endif
   for (int i = 0; i < @UPPER@_OUTPUT_COUNT; ++i) {
     if (out_paths[i] &&
         write_npy(out_paths[i], &model->outputs[i], out_dims[i], out_bytes[i], outputs[i])) {

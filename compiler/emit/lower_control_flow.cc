@@ -71,6 +71,13 @@ absl::StatusOr<uint32_t> LowerFunction(LoweringContext& caller, const ir::Node& 
                                        const Extra& prologue, const Extra& epilogue) {
   const uint32_t index = caller.ReserveFunction(absl::StrCat(node.name, ".", which));
   const ir::Graph& graph = *body.graph;
+  for (ir::ValueId v : graph.outputs) {
+    if (graph.value(v).result_dim >= 0) {
+      return caller.Unimplemented(node, absl::StrCat("subgraph '", which, "' returns '",
+                                                     graph.value(v).name,
+                                                     "', whose length is known only after a run"));
+    }
+  }
   absl::StatusOr<compiler::MemoryPlan> plan = compiler::PlanMemory(graph);
   if (!plan.ok()) return plan.status();
   FunctionFrame frame;

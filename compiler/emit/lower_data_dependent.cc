@@ -97,6 +97,10 @@ absl::Status LowerNonZero(LoweringContext& ctx, const ir::Node& node) {
   ip.insert(ip.end(), x.begin(), x.end());
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  if (node.GetInt("kiln.result_count", 0) != 0) {  // shaped after the run
+    KILN_ASSIGN_OR_RETURN(Binding count, ctx.Bind(node, node.outputs[1]));
+    return ctx.Dispatch(node, "nonzero_bounded", std::move(ip), {}, {bx, by, count});
+  }
   return ctx.Dispatch(node, "nonzero", std::move(ip), {}, {bx, by});
 }
 

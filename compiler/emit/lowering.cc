@@ -308,6 +308,17 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
   for (ir::ValueId v : graph_.outputs) {
     auto d = desc(v);
     if (!d.ok()) return d.status();
+    // A length known after the run: the shape keeps its bound, the dim names
+    // the result symbol whose int64 the kernel leaves in the arena.
+    const ir::Value& val = value(v);
+    if (val.result_dim >= 0 && val.result_count >= 0 &&
+        plan_.storage[val.result_count].kind == StorageKind::kArena) {
+      const std::string name = absl::StrCat(val.name, ".length");
+      if (d->dim_symbols.empty()) d->dim_symbols.assign(val.shape.size(), "");
+      d->dim_symbols[val.result_dim] = name;
+      module_.result_symbols.push_back(
+          {name, val.shape[val.result_dim], plan_.storage[val.result_count].offset});
+    }
     module_.outputs.push_back(*d);
   }
 

@@ -69,6 +69,13 @@ struct FunctionDesc {
   uint32_t register_count = 0;
 };
 
+// An output dimension known only after a run (schemas/module.fbs).
+struct ResultSymbolDesc {
+  std::string name;
+  int64_t bound = 0;
+  uint64_t arena_offset = 0;
+};
+
 struct LoweredModule {
   std::string source;
   std::vector<TensorDesc> inputs;
@@ -80,6 +87,7 @@ struct LoweredModule {
   std::vector<FunctionDesc> called_functions;  // functions[1...]
   uint32_t int_register_count = 0;
   std::vector<std::string> symbols;  // symbolic dimensions, ISYM order
+  std::vector<ResultSymbolDesc> result_symbols;
   int32_t workspace_register = -1;   // integer register with the workspace bytes
   uint64_t arena_size = 0;
   uint32_t arena_alignment = 64;

@@ -103,9 +103,14 @@ absl::StatusOr<std::string> WriteModule(const LoweredModule& m) {
   const auto functions_vec = b.CreateVector(functions);
   auto symbols = Strings(b, m.symbols);
   const auto symbols_vec = m.symbols.empty() ? 0 : b.CreateVector(symbols);
+  std::vector<Offset<fb::ResultSymbol>> results;
+  for (const ResultSymbolDesc& r : m.result_symbols) {
+    results.push_back(fb::CreateResultSymbolDirect(b, r.name.c_str(), r.bound, r.arena_offset));
+  }
+  const auto results_vec = results.empty() ? 0 : b.CreateVector(results);
   const auto module = fb::CreateModule(b, KILN_FORMAT_VERSION, b.CreateString(kProducer),
                                        signature, functions_vec, executables_vec, constants_vec,
-                                       constant_data, memory, debug, symbols_vec);
+                                       constant_data, memory, debug, symbols_vec, results_vec);
   fb::FinishModuleBuffer(b, module);
   return std::string(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
 }

@@ -192,6 +192,9 @@ absl::StatusOr<MemoryPlan> PlanMemory(const ir::Graph& graph) {
   }
 
   // Outputs: kernels write the caller's buffer directly when they can.
+  for (size_t v = 0; v < graph.values.size(); ++v) {
+    if (graph.values[v].live_to_end && st[v].kind != StorageKind::kNone) last[st[v].root] = end_step;
+  }
   std::vector<bool> claimed(graph.values.size(), false);
   for (size_t k = 0; k < graph.outputs.size(); ++k) {
     const ir::ValueId v = graph.outputs[k];

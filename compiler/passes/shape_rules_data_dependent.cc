@@ -159,6 +159,33 @@ absl::Status NonMaxSuppression(Ctx& c, const Shape& y) {
   return c.SetScratch(1, DType::I64, {3 * boxes[1]});
 }
 
+// An output whose length is reported after the run: a graph output of a
+// static model that no node reads (later ops would need its shape).
+bool ResultShapedOutput(const ir::Graph& graph, const ir::Node& node) {
+  const ir::ValueId y = node.outputs.empty() ? ir::kNoValue : node.outputs[0];
+  return y != ir::kNoValue && graph.dims.empty() && graph.IsGraphOutput(y) &&
+         graph.Users(y).empty();
+}
+
+// NonZero with no declared shape: Y [R, bound = elements of X], its count
+// written by the kernel into a scratch int64 kept until the run ends.
+absl::Status NonZeroAfterRun(Ctx& c) {
+  const Shape& x = c.S(0);
+  if (x.empty()) return c.Err("NonZero of a rank-0 input is not supported");
+  if (ir::DTypeSize(c.T(0)) < 1 || ir::DTypeSize(c.T(0)) > 8) {
+    return c.Err(absl::StrCat("unsupported dtype ", ir::DTypeName(c.T(0))));
+  }
+  KILN_RETURN_IF_ERROR_DD(c.SetScratch(1, DType::I64, {1}));
+  ir::Node& n = c.node();
+  ir::Value& count = c.graph().value(n.outputs[1]);
+  count.live_to_end = true;
+  ir::Value& y = c.graph().value(n.outputs[0]);
+  y.result_dim = 1;
+  y.result_count = n.outputs[1];
+  n.SetInt("kiln.result_count", 1);
+  return c.Set(0, DType::I64, {c.Rank(0), ir::ElementCount(x)});
+}
+
 }  // namespace
 
 bool InferDataDependent(ir::Graph& graph, ir::Node& node,
@@ -178,8 +205,15 @@ bool InferDataDependent(ir::Graph& graph, ir::Node& node,
   }
   Shape y;
   if (!c.DeclaredStatic(0, &y)) {
+    if (op == "NonZero" && ResultShapedOutput(graph, node)) {
+      *status = NonZeroAfterRun(c);
+      return true;
+    }
     *status = c.Err(absl::StrCat(op, "'s output shape depends on the data; Kiln needs the model "
-                                 "to declare a fully static output shape"));
+                                 "to declare a fully static output shape",
+                                 op == "NonZero" ? " (or to return it as a graph output nothing "
+                                                   "else reads, shaped after the run)"
+                                                 : ""));
     return true;
   }
   *status = op == "NonZero"   ? NonZero(c, y)

@@ -2,8 +2,11 @@
  * compiler fixed the output shape [R, count] from the model's declaration;
  * this kernel counts the non-zero elements and fails with
  * KILN_ERR_SHAPE_MISMATCH, writing nothing, unless there are exactly
- * `count`; otherwise it writes their indices in row-major order. */
+ * `count`; otherwise it writes their indices in row-major order.
+ * nonzero_bounded: the same for an output shaped after the run: `count` is
+ * the capacity, and the real count is reported. */
 #include <stdint.h>
+#include <string.h>
 
 #include "check_util.h"
 #include "kiln/kernels.h"
@@ -22,20 +25,9 @@ static int nz_is_set(const unsigned char* x, int64_t t, int64_t eb, int64_t k) {
   return 0;
 }
 
-int kiln_nonzero(const int64_t* ip, const float* fp, void* const* bindings,
-                 const kiln_host* host) {
-  (void)fp;
-  (void)host;
-  const int64_t t = ip[NZ_DTYPE], R = ip[NZ_R], count = ip[NZ_COUNT];
-  const int64_t* dims = ip + NZ_HEAD;
-  const int64_t eb = kiln_dtype_size(t);
-  const unsigned char* x = (const unsigned char*)bindings[0];
-  int64_t total = 1;
-  for (int64_t d = 0; d < R; ++d) total *= dims[d];
-  int64_t found = 0;
-  for (int64_t k = 0; k < total; ++k) found += nz_is_set(x, t, eb, k);
-  if (found != count) return KILN_ERR_SHAPE_MISMATCH;
-  int64_t* y = (int64_t*)bindings[1];
+/* Writes the indices of the `count` non-zero elements as [R, count]. */
+static void nz_write(const unsigned char* x, int64_t t, int64_t eb, const int64_t* dims, int64_t R,
+                     int64_t total, int64_t count, int64_t* y) {
   int64_t idx[KILN_MAX_RANK] = {0};
   int64_t j = 0;
   for (int64_t k = 0; k < total; ++k) {
@@ -48,6 +40,46 @@ int kiln_nonzero(const int64_t* ip, const float* fp, void* const* bindings,
       idx[d] = 0;
     }
   }
+}
+
+/* The number of non-zero elements of X. */
+static int64_t nz_count(const unsigned char* x, int64_t t, int64_t eb, int64_t total) {
+  int64_t found = 0;
+  for (int64_t k = 0; k < total; ++k) found += nz_is_set(x, t, eb, k);
+  return found;
+}
+
+int kiln_nonzero(const int64_t* ip, const float* fp, void* const* bindings,
+                 const kiln_host* host) {
+  (void)fp;
+  (void)host;
+  const int64_t t = ip[NZ_DTYPE], R = ip[NZ_R], count = ip[NZ_COUNT];
+  const int64_t* dims = ip + NZ_HEAD;
+  const int64_t eb = kiln_dtype_size(t);
+  const unsigned char* x = (const unsigned char*)bindings[0];
+  int64_t total = 1;
+  for (int64_t d = 0; d < R; ++d) total *= dims[d];
+  if (nz_count(x, t, eb, total) != count) return KILN_ERR_SHAPE_MISMATCH;
+  nz_write(x, t, eb, dims, R, total, count, (int64_t*)bindings[1]);
+  return KILN_OK;
+}
+
+/* nonzero_bounded: the output is shaped after the run; `count` is the
+ * capacity (the bound), the real count goes to binding 2. */
+int kiln_nonzero_bounded(const int64_t* ip, const float* fp, void* const* bindings,
+                         const kiln_host* host) {
+  (void)fp;
+  (void)host;
+  const int64_t t = ip[NZ_DTYPE], R = ip[NZ_R];
+  const int64_t* dims = ip + NZ_HEAD;
+  const int64_t eb = kiln_dtype_size(t);
+  const unsigned char* x = (const unsigned char*)bindings[0];
+  int64_t total = 1;
+  for (int64_t d = 0; d < R; ++d) total *= dims[d];
+  const int64_t found = nz_count(x, t, eb, total); /* <= total <= the capacity checked */
+  if (found > ip[NZ_COUNT]) return KILN_ERR_SHAPE_MISMATCH;
+  nz_write(x, t, eb, dims, R, total, found, (int64_t*)bindings[1]);
+  memcpy(bindings[2], &found, sizeof found);
   return KILN_OK;
 }
 
@@ -70,4 +102,10 @@ int kiln_nonzero_check(const int64_t* ip, uint32_t iparam_count, const float* fp
   KILN_TRY(kiln_checked_mul(R, count, &total));
   KILN_TRY(kiln_dense_bytes(total, 8, &bytes));
   return kiln_check_binding(binding_bytes[1], bytes);
+}
+
+int kiln_nonzero_bounded_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                               uint32_t fparam_count, const uint64_t* binding_bytes) {
+  KILN_TRY(kiln_nonzero_check(ip, iparam_count, fp, fparam_count, binding_bytes));
+  return kiln_check_binding(binding_bytes[2], (int64_t)sizeof(int64_t));
 }

@@ -678,6 +678,12 @@ KILN_DECLARE_KERNEL(range)
  * iparams (3 + R): dtype R (>= 1) count in_dims[R]
  * fparams: none. */
 KILN_DECLARE_KERNEL(nonzero)
+/* nonzero_bounded: NonZero whose output is shaped after the run: iparams as
+ * nonzero with count = the capacity (the output's bound); writes the
+ * indices as [R, n] in the first R*n int64 of Y and n, the real count, as
+ * one int64 to binding 2 (a module's result symbol).
+ * bindings: [0] X  [1] Y [R, capacity] int64  [2] n int64 */
+KILN_DECLARE_KERNEL(nonzero_bounded)
 
 /* compress: Compress of any element type (elem_bytes 1..8); X viewed as
  * [outer, axis_len, inner] ([1, all elements, 1] without an axis). The bool

@@ -115,6 +115,10 @@ absl::Status LowerCompress(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding bc, ctx.Bind(node, node.inputs[1]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  if (node.GetInt("kiln.result_count", 0) != 0) {  // shaped after the run
+    KILN_ASSIGN_OR_RETURN(Binding count, ctx.Bind(node, node.outputs[1]));
+    return ctx.Dispatch(node, "compress_bounded", std::move(ip), {}, {bx, bc, by, count});
+  }
   return ctx.Dispatch(node, "compress", std::move(ip), {}, {bx, bc, by});
 }
 

@@ -167,23 +167,39 @@ bool ResultShapedOutput(const ir::Graph& graph, const ir::Node& node) {
          graph.Users(y).empty();
 }
 
-// NonZero with no declared shape: Y [R, bound = elements of X], its count
-// written by the kernel into a scratch int64 kept until the run ends.
-absl::Status NonZeroAfterRun(Ctx& c) {
+// An output `bound` whose dim `dim` is the length a kernel reports after
+// the run, in a scratch int64 kept until the run ends.
+absl::Status SetAfterRun(Ctx& c, Shape bound, int64_t dim) {
+  KILN_RETURN_IF_ERROR_DD(c.SetScratch(1, DType::I64, {1}));
+  ir::Node& n = c.node();
+  c.graph().value(n.outputs[1]).live_to_end = true;
+  ir::Value& y = c.graph().value(n.outputs[0]);
+  y.result_dim = static_cast<int32_t>(dim);
+  y.result_count = n.outputs[1];
+  n.SetInt("kiln.result_count", 1);
+  return c.Set(0, n.op_type == "NonZero" ? DType::I64 : c.T(0), std::move(bound));
+}
+
+// NonZero with no declared shape: [R, at most the elements of X].
+// Compress: X with the axis (or X flattened) cut to at most the condition's
+// length.
+absl::Status AfterRun(Ctx& c) {
   const Shape& x = c.S(0);
-  if (x.empty()) return c.Err("NonZero of a rank-0 input is not supported");
+  if (x.empty()) return c.Err(c.node().op_type + " of a rank-0 input is not supported");
   if (ir::DTypeSize(c.T(0)) < 1 || ir::DTypeSize(c.T(0)) > 8) {
     return c.Err(absl::StrCat("unsupported dtype ", ir::DTypeName(c.T(0))));
   }
-  KILN_RETURN_IF_ERROR_DD(c.SetScratch(1, DType::I64, {1}));
-  ir::Node& n = c.node();
-  ir::Value& count = c.graph().value(n.outputs[1]);
-  count.live_to_end = true;
-  ir::Value& y = c.graph().value(n.outputs[0]);
-  y.result_dim = 1;
-  y.result_count = n.outputs[1];
-  n.SetInt("kiln.result_count", 1);
-  return c.Set(0, DType::I64, {c.Rank(0), ir::ElementCount(x)});
+  if (c.node().op_type == "NonZero") return SetAfterRun(c, {c.Rank(0), ir::ElementCount(x)}, 1);
+  if (!c.Has(1) || !c.In(1).has_shape || c.T(1) != DType::Bool || c.Rank(1) != 1) {
+    return c.Err("input 1 (condition) must be a 1-D bool tensor");
+  }
+  const int64_t n = c.S(1)[0];
+  if (!c.node().HasAttr("axis")) return SetAfterRun(c, {std::min(ir::ElementCount(x), n)}, 0);
+  int64_t axis = 0;
+  KILN_RETURN_IF_ERROR_DD(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
+  Shape y = x;
+  y[axis] = std::min(x[axis], n);
+  return SetAfterRun(c, std::move(y), axis);
 }
 
 }  // namespace
@@ -205,15 +221,16 @@ bool InferDataDependent(ir::Graph& graph, ir::Node& node,
   }
   Shape y;
   if (!c.DeclaredStatic(0, &y)) {
-    if (op == "NonZero" && ResultShapedOutput(graph, node)) {
-      *status = NonZeroAfterRun(c);
+    if ((op == "NonZero" || op == "Compress") && ResultShapedOutput(graph, node)) {
+      *status = AfterRun(c);
       return true;
     }
     *status = c.Err(absl::StrCat(op, "'s output shape depends on the data; Kiln needs the model "
                                  "to declare a fully static output shape",
-                                 op == "NonZero" ? " (or to return it as a graph output nothing "
-                                                   "else reads, shaped after the run)"
-                                                 : ""));
+                                 op == "NonZero" || op == "Compress"
+                                     ? " (or to return it as a graph output nothing else reads, "
+                                       "shaped after the run)"
+                                     : ""));
     return true;
   }
   *status = op == "NonZero"   ? NonZero(c, y)

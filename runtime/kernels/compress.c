@@ -4,7 +4,9 @@
  * declaration. The kernel fails with KILN_ERR_SHAPE_MISMATCH, writing
  * nothing, unless the condition selects exactly out_count slices (a true
  * entry past axis_len fails with KILN_ERR_INDEX_OUT_OF_RANGE, as np.compress
- * fails); otherwise it copies the selected slices in order. */
+ * fails); otherwise it copies the selected slices in order.
+ * compress_bounded: the same for an output shaped after the run: out_count
+ * is the capacity, and the real count is reported. */
 #include <stdint.h>
 #include <string.h>
 
@@ -13,24 +15,25 @@
 
 enum { CP_EB, CP_OUTER, CP_AXIS, CP_INNER, CP_COND, CP_OUT, CP_COUNT };
 
-int kiln_compress(const int64_t* ip, const float* fp, void* const* bindings,
-                  const kiln_host* host) {
-  (void)fp;
-  (void)host;
-  const int64_t eb = ip[CP_EB], outer = ip[CP_OUTER], len = ip[CP_AXIS], inner = ip[CP_INNER];
-  const int64_t n = ip[CP_COND], out_count = ip[CP_OUT];
-  const unsigned char* cond = (const unsigned char*)bindings[1];
-  int64_t found = 0;
-  for (int64_t a = 0; a < n; ++a) {
+/* Counts the selected slices; a true entry past axis_len is refused. */
+static int cp_count(const int64_t* ip, const unsigned char* cond, int64_t* found) {
+  *found = 0;
+  for (int64_t a = 0; a < ip[CP_COND]; ++a) {
     if (cond[a] == 0) continue;
-    if (a >= len) return KILN_ERR_INDEX_OUT_OF_RANGE;
-    ++found;
+    if (a >= ip[CP_AXIS]) return KILN_ERR_INDEX_OUT_OF_RANGE;
+    ++*found;
   }
-  if (found != out_count) return KILN_ERR_SHAPE_MISMATCH;
+  return KILN_OK;
+}
+
+/* Copies the selected slices, in order: [outer, found, inner] from Y's start. */
+static void cp_copy(const int64_t* ip, const unsigned char* cond, void* const* bindings) {
+  const int64_t eb = ip[CP_EB], outer = ip[CP_OUTER], len = ip[CP_AXIS], inner = ip[CP_INNER];
+  const int64_t n = ip[CP_COND];
   const int64_t row = inner * eb; /* bytes of one slice */
   const unsigned char* x = (const unsigned char*)bindings[0];
   unsigned char* y = (unsigned char*)bindings[2];
-  if (row == 0 || out_count == 0) return KILN_OK;
+  if (row == 0) return;
   const int64_t m = n < len ? n : len;
   for (int64_t o = 0; o < outer; ++o) {
     const unsigned char* src = x + o * len * row;
@@ -40,6 +43,32 @@ int kiln_compress(const int64_t* ip, const float* fp, void* const* bindings,
       y += row;
     }
   }
+}
+
+int kiln_compress(const int64_t* ip, const float* fp, void* const* bindings,
+                  const kiln_host* host) {
+  (void)fp;
+  (void)host;
+  const unsigned char* cond = (const unsigned char*)bindings[1];
+  int64_t found;
+  KILN_TRY(cp_count(ip, cond, &found));
+  if (found != ip[CP_OUT]) return KILN_ERR_SHAPE_MISMATCH;
+  if (found > 0) cp_copy(ip, cond, bindings);
+  return KILN_OK;
+}
+
+/* compress_bounded: out_count is the capacity; the real count goes to
+ * binding 3 (the output is shaped after the run). */
+int kiln_compress_bounded(const int64_t* ip, const float* fp, void* const* bindings,
+                          const kiln_host* host) {
+  (void)fp;
+  (void)host;
+  const unsigned char* cond = (const unsigned char*)bindings[1];
+  int64_t found;
+  KILN_TRY(cp_count(ip, cond, &found));
+  if (found > ip[CP_OUT]) return KILN_ERR_SHAPE_MISMATCH;
+  if (found > 0) cp_copy(ip, cond, bindings);
+  memcpy(bindings[3], &found, sizeof found);
   return KILN_OK;
 }
 
@@ -62,4 +91,10 @@ int kiln_compress_check(const int64_t* ip, uint32_t iparam_count, const float* f
   KILN_TRY(kiln_checked_product(out, 3, &count));
   KILN_TRY(kiln_dense_bytes(count, ip[CP_EB], &bytes));
   return kiln_check_binding(binding_bytes[2], bytes);
+}
+
+int kiln_compress_bounded_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                                uint32_t fparam_count, const uint64_t* binding_bytes) {
+  KILN_TRY(kiln_compress_check(ip, iparam_count, fp, fparam_count, binding_bytes));
+  return kiln_check_binding(binding_bytes[3], (int64_t)sizeof(int64_t));
 }

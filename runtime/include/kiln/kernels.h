@@ -693,6 +693,11 @@ KILN_DECLARE_KERNEL(nonzero_bounded)
  * iparams (6): elem_bytes outer axis_len inner cond_len out_count
  * fparams: none. */
 KILN_DECLARE_KERNEL(compress)
+/* compress_bounded: Compress whose output is shaped after the run: iparams
+ * as compress with out_count = the capacity (the output's bound); writes
+ * [outer, n, inner] at the start of Y and n as one int64 to binding 3.
+ * bindings: [0] X  [1] condition  [2] Y  [3] n int64 */
+KILN_DECLARE_KERNEL(compress_bounded)
 
 /* unique: Unique of any element type; X viewed as [outer, len, inner]
  * ([1, all elements, 1] without an axis), its len slices compared whole,

@@ -1,6 +1,8 @@
-"""A model whose output length is known only after the run: NonZero without a
-declared shape (dim_param "n"), returned as a graph output, beside a Relu.
-References by numpy.nonzero; three inputs give 2, 9 and 0 non-zeros.
+"""Models whose output length is known only after the run, returned as graph
+outputs without a declared shape (dim_param): NonZero (beside a Relu;
+references by numpy.nonzero; three inputs give 2, 9 and 0 non-zeros) and
+Compress along axis 1 with a run-time condition (references by
+numpy.compress; conditions selecting 2, 4 and 0 columns).
 usage: /usr/bin/python3 tests/models/result/generate.py"""
 import os
 
@@ -30,6 +32,22 @@ def main():
         np.save(os.path.join(HERE, f"nonzero_after_run.ref{k}.npy"),
                 np.array(np.nonzero(a), dtype=np.int64))
         print(k, int(np.count_nonzero(a)), "non-zeros")
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 4])
+    cond = helper.make_tensor_value_info("cond", TensorProto.BOOL, [4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, "k"])
+    graph = helper.make_graph([helper.make_node("Compress", ["x", "cond"], ["y"], name="cp", axis=1)],
+                              "compress_after_run", [x, cond], [y])
+    model = helper.make_model(graph, producer_name="kiln-tests",
+                              opset_imports=[helper.make_opsetid("", 13)])
+    onnx.checker.check_model(model, full_check=True)
+    onnx.save(model, os.path.join(HERE, "compress_after_run.onnx"))
+    data = rng.standard_normal((3, 4)).astype(np.float32)
+    for k, c in enumerate([[1, 0, 0, 1], [1, 1, 1, 1], [0, 0, 0, 0]]):
+        c = np.array(c, dtype=bool)
+        np.save(os.path.join(HERE, f"compress_after_run.x{k}.npy"), data)
+        np.save(os.path.join(HERE, f"compress_after_run.cond{k}.npy"), c)
+        np.save(os.path.join(HERE, f"compress_after_run.ref{k}.npy"), np.compress(c, data, axis=1))
 
 
 if __name__ == "__main__":

@@ -36,12 +36,14 @@ seed() {  # seed TARGET: fill the corpus from the test models once
   case $1 in
     onnx)
       for f in "$ROOT"/tests/models/*.onnx "$ROOT"/tests/compiler/models/*.onnx \
-               "$ROOT"/tests/malformed/*.onnx; do
+               "$ROOT"/tests/malformed/*.onnx "$ROOT"/tests/models/control/*.onnx \
+               "$ROOT"/tests/models/result/*.onnx; do
         cp "$f" "$dir/$(basename "$(dirname "$f")")_$(basename "$f")"
       done ;;
     npy) cp "$ROOT"/tests/models/*.npy "$ROOT"/tests/models/bad/*.npy "$dir"/ ;;
     module|aot)
-      for m in "$ROOT"/tests/models/*.onnx "$ROOT"/tests/models/dynamic/*.onnx; do
+      for m in "$ROOT"/tests/models/*.onnx "$ROOT"/tests/models/dynamic/*.onnx \
+               "$ROOT"/tests/models/control/*.onnx "$ROOT"/tests/models/result/*.onnx; do
         "$FUZZ/tools/kiln" compile "$m" -o "$dir/$(basename "$m" .onnx).kiln" 2> /dev/null || true
       done ;;
   esac

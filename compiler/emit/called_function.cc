@@ -81,21 +81,8 @@ absl::Status LoweringContext::FinishFunction(uint32_t index) {
   };
   for (const PendingDispatch& p : pending_) {
     if (p.dynamic) return absl::UnimplementedError("control flow over symbolic sizes");
-    if (p.control_opcode != 0) {
-      bc.Control(p.control_opcode, p.functions, ControlRegisters(p, reg_of), p.expected_iterations);
-      continue;
-    }
-    std::vector<uint32_t> bound;
-    for (const Binding& b : p.bindings) bound.push_back(reg_of(b));
-    DispatchDebugDesc d;
-    d.function = index;
-    d.bytecode_offset = bc.Dispatch(p.executable, bound);
-    d.executable = p.executable;
-    d.nodes = p.nodes;
-    d.op_types = p.op_types;
-    d.outputs = p.outputs;
-    module_.dispatches.push_back(std::move(d));
   }
+  EmitPending(bc, reg_of, nullptr, index);
   AttachDebugValues();
   bc.Return();
   FunctionDesc& f = shared_->called_functions[index - 1];

@@ -8,6 +8,7 @@
 #include "compiler/emit/lowering_context.h"
 #include "compiler/emit/shape_program.h"
 #include "compiler/passes/memory_planning.h"
+#include "kiln/control_ops.h"
 
 namespace kiln::compiler::emit {
 namespace {
@@ -390,27 +391,7 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
     }
     return 0;
   };
-  for (const PendingDispatch& p : pending_) {
-    if (p.control_opcode != 0) {
-      bc.Control(p.control_opcode, p.functions, ControlRegisters(p, reg_of), p.expected_iterations);
-      continue;
-    }
-    std::vector<uint32_t> regs;
-    for (const Binding& b : p.bindings) regs.push_back(reg_of(b));
-    DispatchDebugDesc d;
-    if (p.dynamic) {
-      std::vector<std::pair<uint32_t, uint32_t>> patches;
-      for (const auto& [index, dim] : p.patches) patches.push_back({index, shapes.Register(dim)});
-      d.bytecode_offset = bc.DispatchDyn(p.executable, regs, patches);
-    } else {
-      d.bytecode_offset = bc.Dispatch(p.executable, regs);
-    }
-    d.executable = p.executable;
-    d.nodes = p.nodes;
-    d.op_types = p.op_types;
-    d.outputs = p.outputs;
-    module_.dispatches.push_back(std::move(d));
-  }
+  EmitPending(bc, reg_of, &shapes, 0);
   // The called functions' debug info came first; this function's indexes
   // module_.dispatches from 0.
   std::vector<DispatchDebugDesc> called = std::move(called_dispatches);
@@ -421,6 +402,35 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
   module_.register_count = bc.register_count();
   module_.int_register_count = bc.int_register_count();
   return std::move(module_);
+}
+
+void LoweringContext::EmitPending(BytecodeBuilder& bc,
+                                  const std::function<uint32_t(const Binding&)>& register_of,
+                                  ShapeProgram* shapes, uint32_t function) {
+  for (const PendingDispatch& p : pending_) {
+    if (p.control_opcode != 0) {
+      std::vector<uint32_t> r;
+      for (const auto& b : p.control_operands) r.push_back(b ? register_of(*b) : KILN_NO_REGISTER);
+      bc.Control(p.control_opcode, p.functions, r, p.expected_iterations);
+      continue;
+    }
+    std::vector<uint32_t> regs;
+    for (const Binding& b : p.bindings) regs.push_back(register_of(b));
+    DispatchDebugDesc d;
+    d.function = function;
+    if (p.dynamic) {  // only the entry function has a shape program
+      std::vector<std::pair<uint32_t, uint32_t>> patches;
+      for (const auto& [index, dim] : p.patches) patches.push_back({index, shapes->Register(dim)});
+      d.bytecode_offset = bc.DispatchDyn(p.executable, regs, patches);
+    } else {
+      d.bytecode_offset = bc.Dispatch(p.executable, regs);
+    }
+    d.executable = p.executable;
+    d.nodes = p.nodes;
+    d.op_types = p.op_types;
+    d.outputs = p.outputs;
+    module_.dispatches.push_back(std::move(d));
+  }
 }
 
 absl::StatusOr<LoweredModule> Lower(const ir::Graph& graph, const compiler::MemoryPlan& plan) {

@@ -3,6 +3,7 @@
 #define KILN_COMPILER_EMIT_LOWERING_CONTEXT_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -12,9 +13,11 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "compiler/emit/lowering.h"
-#include "kiln/control_ops.h"
 
 namespace kiln::compiler::emit {
+
+class BytecodeBuilder;
+class ShapeProgram;
 
 // A buffer a kernel binds: which view and how many bytes it spans.
 struct Binding {
@@ -50,14 +53,6 @@ struct PendingDispatch {
   std::vector<std::optional<Binding>> control_operands;
   uint64_t expected_iterations = 0;
 };
-
-// The registers of an IF/LOOP's operands (KILN_NO_REGISTER for none).
-template <typename RegisterOf>
-std::vector<uint32_t> ControlRegisters(const PendingDispatch& p, const RegisterOf& register_of) {
-  std::vector<uint32_t> r;
-  for (const auto& b : p.control_operands) r.push_back(b ? register_of(*b) : KILN_NO_REGISTER);
-  return r;
-}
 
 // How a called function (a subgraph of If, Loop, Scan) reaches buffers:
 // where each of its graph inputs and outputs lives, as bindings every
@@ -138,6 +133,11 @@ class LoweringContext {
 
  private:
   absl::Status AddPending(PendingDispatch p, ExecutableDesc exe);
+  // Emits the pending dispatches and IF/LOOPs in order (registers from
+  // `register_of`; a dynamic dispatch's patches from `shapes`), recording
+  // each dispatch's debug info as in `function`.
+  void EmitPending(BytecodeBuilder& bc, const std::function<uint32_t(const Binding&)>& register_of,
+                   ShapeProgram* shapes, uint32_t function);
   // Debug info (lowering_debug.cc): which binding holds each output of `node`,
   // then per dispatch the values (and aliases) complete after it, and the
   // arena tensors' dispatch lifetimes.

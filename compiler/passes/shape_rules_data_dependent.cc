@@ -15,12 +15,6 @@ using ir::ShapeStr;
 using Shape = std::vector<int64_t>;
 using Ctx = ShapeRuleContext;
 
-#define KILN_RETURN_IF_ERROR_DD(expr)        \
-  do {                                       \
-    absl::Status kiln_dd_s_ = (expr);        \
-    if (!kiln_dd_s_.ok()) return kiln_dd_s_; \
-  } while (0)
-
 absl::Status Mismatch(Ctx& c, const Shape& y, const std::string& why) {
   return c.Err(absl::StrCat("the declared output shape ", ShapeStr(y), " ", why));
 }
@@ -56,7 +50,7 @@ absl::Status Compress(Ctx& c, const Shape& y) {
     ok = y.size() == 1 && y[0] <= ir::ElementCount(x) && y[0] <= n;
   } else {
     int64_t axis = 0;
-    KILN_RETURN_IF_ERROR_DD(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
+    KILN_RULE_TRY(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
     ok = y.size() == x.size();
     for (size_t d = 0; ok && d < x.size(); ++d) {
       const int64_t a = static_cast<int64_t>(d);
@@ -93,7 +87,7 @@ absl::Status Unique(Ctx& c, const Shape& y) {
   bool ok = y.size() == 1;
   if (c.node().HasAttr("axis")) {
     int64_t axis = 0;
-    KILN_RETURN_IF_ERROR_DD(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
+    KILN_RULE_TRY(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
     const size_t a = static_cast<size_t>(axis);
     n = x[a];
     ok = y.size() == x.size();
@@ -106,12 +100,12 @@ absl::Status Unique(Ctx& c, const Shape& y) {
                                        c.node().HasAttr("axis") ? "slices" : "elements", " of ",
                                        ShapeStr(x)));
   }
-  KILN_RETURN_IF_ERROR_DD(c.Set(0, c.T(0), y));
+  KILN_RULE_TRY(c.Set(0, c.T(0), y));
   const Shape per_unique = {count}, per_slice = {n};
   for (size_t k = 1; k < 4; ++k) {
     const Shape& s = k == 2 ? per_slice : per_unique;
-    KILN_RETURN_IF_ERROR_DD(CheckDeclared(c, k, s));
-    KILN_RETURN_IF_ERROR_DD(c.Set(k, DType::I64, s));
+    KILN_RULE_TRY(CheckDeclared(c, k, s));
+    KILN_RULE_TRY(c.Set(k, DType::I64, s));
   }
   return c.SetScratch(4, DType::I64, {2 * n});
 }
@@ -155,7 +149,7 @@ absl::Status NonMaxSuppression(Ctx& c, const Shape& y) {
     return Mismatch(c, y, absl::StrCat("is not [count, 3] with count <= ", most,
                                        " (batches x classes x boxes kept per class)"));
   }
-  KILN_RETURN_IF_ERROR_DD(c.Set(0, DType::I64, y));
+  KILN_RULE_TRY(c.Set(0, DType::I64, y));
   return c.SetScratch(1, DType::I64, {3 * boxes[1]});
 }
 
@@ -170,7 +164,7 @@ bool ResultShapedOutput(const ir::Graph& graph, const ir::Node& node) {
 // An output `bound` whose dim `dim` is the length a kernel reports after
 // the run, in a scratch int64 kept until the run ends.
 absl::Status SetAfterRun(Ctx& c, Shape bound, int64_t dim) {
-  KILN_RETURN_IF_ERROR_DD(c.SetScratch(1, DType::I64, {1}));
+  KILN_RULE_TRY(c.SetScratch(1, DType::I64, {1}));
   ir::Node& n = c.node();
   c.graph().value(n.outputs[1]).live_to_end = true;
   ir::Value& y = c.graph().value(n.outputs[0]);
@@ -196,7 +190,7 @@ absl::Status AfterRun(Ctx& c) {
   const int64_t n = c.S(1)[0];
   if (!c.node().HasAttr("axis")) return SetAfterRun(c, {std::min(ir::ElementCount(x), n)}, 0);
   int64_t axis = 0;
-  KILN_RETURN_IF_ERROR_DD(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
+  KILN_RULE_TRY(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
   Shape y = x;
   y[axis] = std::min(x[axis], n);
   return SetAfterRun(c, std::move(y), axis);

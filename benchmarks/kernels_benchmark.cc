@@ -33,8 +33,12 @@ void BM_Conv2d(benchmark::State& state) {
 }
 BENCHMARK(BM_Conv2d)
     ->ArgNames({"C", "H", "OC", "K", "stride", "groups"})
+    ->Args({3, 224, 64, 7, 2, 1})     // ResNet-18 stem
     ->Args({64, 56, 64, 3, 1, 1})     // ResNet-18 layer1
+    ->Args({64, 56, 128, 3, 2, 1})    // ResNet-18 layer2.0.conv1
+    ->Args({128, 28, 128, 3, 1, 1})   // ResNet-18 layer2
     ->Args({256, 14, 256, 3, 1, 1})   // ResNet-18 layer3
+    ->Args({512, 7, 512, 3, 1, 1})    // ResNet-18 layer4
     ->Args({32, 112, 32, 3, 1, 32})   // MobileNetV2 depthwise
     ->Args({96, 56, 24, 1, 1, 1})     // MobileNetV2 pointwise
     ->Unit(benchmark::kMillisecond);

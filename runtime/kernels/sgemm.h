@@ -417,6 +417,100 @@ static inline void kiln_pack_im2col(const kiln_im2col* g, int64_t k0, int64_t kc
   }
 }
 
+typedef void (*kiln_im2col_pack_fn)(const kiln_im2col* g, int64_t k0, int64_t kc, int64_t n0,
+                                    int64_t nw, float* dst);
+
+#ifdef KILN_HAVE_AVX512
+/* kiln_pack_im2col with masked loads, for column strides 1 and 2 and windows
+ * at most 16 wide: each K row of the panel is, per run of columns sharing an
+ * output row, one merge-masked load of the input row (stride 2: two loads and
+ * a permute picking the even elements). Lanes outside the image or the run
+ * are masked off, so they are never read and stay zero. A load is issued only
+ * when some lane is valid, which keeps its address within 32 floats of the
+ * input row. */
+static inline KILN_TARGET_AVX512 void kiln_pack_im2col_avx512(const kiln_im2col* g, int64_t k0,
+                                                             int64_t kc, int64_t n0, int64_t nw,
+                                                             float* dst) {
+  if ((g->SW != 1 && g->SW != 2) || g->KW > KILN_PANEL) {
+    kiln_pack_im2col(g, k0, kc, n0, nw, dst);
+    return;
+  }
+  const int64_t SW = g->SW;
+  int64_t run_oh[KILN_PANEL], shift[KILN_PANEL];
+  /* Per run and kw: input lanes to load (stride 2: even bits of 32) and the
+   * panel lanes they fill. */
+  uint32_t load_mask[KILN_PANEL][KILN_PANEL], lane_mask[KILN_PANEL][KILN_PANEL];
+  int64_t runs = 0;
+  {
+    int64_t oh = n0 / g->OW, ow = n0 % g->OW, j = 0;
+    while (j < nw) {
+      const int64_t len = g->OW - ow < nw - j ? g->OW - ow : nw - j;
+      /* Panel lane jj of this run reads iw = jj*SW + shift + kw*DW. */
+      run_oh[runs] = oh;
+      shift[runs] = (ow - j) * SW - g->PL;
+      for (int64_t kw = 0; kw < g->KW; ++kw) {
+        const int64_t s = shift[runs] + kw * g->DW;
+        uint32_t lanes = 0;
+        for (int64_t jj = j; jj < j + len; ++jj) {
+          const int64_t iw = jj * SW + s;
+          if (iw >= 0 && iw < g->W) lanes |= 1u << jj;
+        }
+        lane_mask[runs][kw] = lanes;
+        uint32_t in = lanes;
+        if (SW == 2) {
+          in = 0;
+          for (int64_t jj = 0; jj < KILN_PANEL; ++jj)
+            if (lanes >> jj & 1u) in |= 1u << (2 * jj);
+        }
+        load_mask[runs][kw] = in;
+      }
+      j += len, ++runs, ++oh, ow = 0;
+    }
+  }
+  const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+  const int64_t taps = g->KH * g->KW, plane = g->H * g->W;
+  int64_t ic = k0 / taps, kh = k0 % taps / g->KW, kw = k0 % taps % g->KW;
+  int64_t kk = 0;
+  while (kk < kc) {
+    const float* rows[KILN_PANEL];
+    for (int64_t r = 0; r < runs; ++r) {
+      const int64_t ih = run_oh[r] * g->SH - g->PT + kh * g->DH;
+      rows[r] = ih >= 0 && ih < g->H ? g->x + ic * plane + ih * g->W : NULL;
+    }
+    for (; kw < g->KW && kk < kc; ++kw, ++kk) {
+      __m512 v = _mm512_setzero_ps();
+      for (int64_t r = 0; r < runs; ++r) {
+        const uint32_t m = load_mask[r][kw];
+        if (!rows[r] || !m) continue;
+        const float* p = rows[r] + (shift[r] + kw * g->DW);
+        if (SW == 1) {
+          v = _mm512_mask_loadu_ps(v, (__mmask16)m, p);
+        } else {
+          const __m512 lo = _mm512_maskz_loadu_ps((__mmask16)(m & 0xFFFFu), p);
+          const __m512 hi = _mm512_maskz_loadu_ps((__mmask16)(m >> 16), p + KILN_PANEL);
+          v = _mm512_mask_mov_ps(v, (__mmask16)lane_mask[r][kw],
+                                 _mm512_permutex2var_ps(lo, even, hi));
+        }
+      }
+      _mm512_storeu_ps(dst + kk * KILN_PANEL, v);
+    }
+    kw = 0;
+    if (++kh == g->KH) kh = 0, ++ic;
+  }
+}
+#endif
+
+static inline kiln_im2col_pack_fn kiln_im2col_pack_select(void) {
+#if defined(KILN_RUNTIME_DISPATCH) && defined(KILN_HAVE_AVX512)
+  if (__builtin_cpu_supports("avx512f")) return kiln_pack_im2col_avx512;
+  return kiln_pack_im2col;
+#elif defined(KILN_HAVE_AVX512)
+  return kiln_pack_im2col_avx512;
+#else
+  return kiln_pack_im2col;
+#endif
+}
+
 /* Applies the epilogue to the finished mr x nr tile at (m0, n0). */
 static inline void kiln_epilogue_tile(const kiln_epilogue* ep, float* y, int64_t y_rs, int64_t m0,
                                int64_t n0, int64_t mr, int64_t nr) {
@@ -452,6 +546,7 @@ static inline void kiln_epilogue_tile(const kiln_epilogue* ep, float* y, int64_t
 typedef struct kiln_gemm_plan {
   const kiln_gemm_desc* d;
   kiln_gemm_path path;
+  kiln_im2col_pack_fn pack_im2col;
   int64_t nr_chunk; /* columns per task */
   int64_t n_chunks, mb, m_blocks;
 } kiln_gemm_plan;
@@ -460,6 +555,7 @@ static inline void kiln_gemm_plan_init(kiln_gemm_plan* p, const kiln_gemm_desc* 
                                        int threaded) {
   p->d = d;
   p->path = kiln_gemm_select();
+  p->pack_im2col = kiln_im2col_pack_select();
   p->nr_chunk = KILN_PANEL * p->path.np;
   p->n_chunks = (d->N + p->nr_chunk - 1) / p->nr_chunk;
   /* Whole-M tasks pack each B block once. Only with threads, and too few
@@ -504,7 +600,7 @@ static inline void kiln_gemm_run_tasks(const kiln_gemm_plan* p, int64_t begin, i
           const int64_t c0 = n0 + q * KILN_PANEL;
           const int64_t w = nr - q * KILN_PANEL < KILN_PANEL ? nr - q * KILN_PANEL : KILN_PANEL;
           float* dst = buf + q * kc * KILN_PANEL;
-          if (d->im2col) kiln_pack_im2col(d->im2col, k0, kc, c0, w, dst);
+          if (d->im2col) p->pack_im2col(d->im2col, k0, kc, c0, w, dst);
           else kiln_pack_strided(d, k0, kc, c0, w, dst);
         }
         b = buf, b_rs = KILN_PANEL, b_ps = kc * KILN_PANEL;

@@ -143,6 +143,10 @@ INSTANTIATE_TEST_SUITE_P(
                       ConvShape{1, 16, 14, 14, 24, 1, 2, 0, 1, 1},  // 1x1 stride 2
                       ConvShape{1, 40, 5, 5, 300, 3, 1, 1, 1, 1},   // K > 256, many rows
                       ConvShape{1, 3, 20, 20, 40, 7, 2, 3, 1, 1},   // stem-like
+                      ConvShape{1, 5, 13, 6, 9, 3, 2, 1, 2, 1},     // stride 2, dilated, rows < 16
+                      ConvShape{1, 3, 4, 40, 5, 3, 2, 4, 1, 1},     // whole rows in the padding
+                      ConvShape{1, 4, 12, 12, 6, 3, 3, 1, 1, 1},    // stride 3 (scalar packing)
+                      ConvShape{1, 2, 20, 20, 3, 17, 1, 8, 1, 1},   // 17 wide (scalar packing)
                       ConvShape{1, 8, 10, 10, 8, 3, 1, 2, 2, 2},    // grouped, dilated
                       ConvShape{1, 12, 11, 11, 12, 3, 1, 1, 1, 12},  // depthwise, small plane
                       ConvShape{2, 12, 11, 11, 12, 5, 2, 2, 1, 12},  // depthwise 5x5 stride 2

@@ -43,6 +43,26 @@ BENCHMARK(BM_Conv2d)
     ->Args({96, 56, 24, 1, 1, 1})     // MobileNetV2 pointwise
     ->Unit(benchmark::kMillisecond);
 
+// args: C, H(=W), K, stride, pad. Reported in input GB/s read.
+void BM_MaxPool(benchmark::State& state) {
+  const int64_t c = state.range(0), h = state.range(1), k = state.range(2), s = state.range(3),
+                pad = state.range(4);
+  const int64_t oh = (h + 2 * pad - k) / s + 1;
+  std::vector<float> x(c * h * h), y(c * oh * oh);
+  Fill(x);
+  const int64_t ip[18] = {KILN_POOL_MAX, 1, c, h, h, oh, oh, k, k, s, s, pad, pad, pad, pad, 1, 1, 0};
+  void* bindings[2] = {x.data(), y.data()};
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(kiln_pool2d_f32(ip, nullptr, bindings, nullptr));
+  }
+  state.counters["GB/s"] = benchmark::Counter(4.0 * x.size() * 1e-9 * state.iterations(),
+                                              benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_MaxPool)
+    ->ArgNames({"C", "H", "K", "stride", "pad"})
+    ->Args({64, 112, 3, 2, 1})  // ResNet-18 stem pool
+    ->Unit(benchmark::kMicrosecond);
+
 void BM_Gemm(benchmark::State& state) {
   const int64_t n = state.range(0);
   std::vector<float> a(n * n), b(n * n), y(n * n);

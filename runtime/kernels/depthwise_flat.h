@@ -44,12 +44,6 @@ static inline int kiln_dwf_fits(const kiln_dw_geom* g) {
 
 #ifdef KILN_HAVE_AVX512
 
-/* The address of element idx of x, which may lie outside x's plane: formed
- * in integers, and read only through lanes the mask keeps (all inside). */
-static KILN_ALWAYS_INLINE const float* kiln_dwf_at(const float* x, int64_t idx) {
-  return (const float*)((uintptr_t)x + (uintptr_t)idx * sizeof(float));
-}
-
 /* Blocks [b0, b1) of one plane. m holds T masks per block; T is a constant
  * in the specialised calls so the weights stay in registers. */
 static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE void kiln_dwf_tile512(
@@ -65,7 +59,7 @@ static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE void kiln_dwf_tile512(
     const __mmask16* mb = m + (b - b0) * T;
     __m512 acc = bv;
     for (int64_t t = 0; t < T; ++t) {
-      const __m512 v = _mm512_maskz_loadu_ps(mb[t], kiln_dwf_at(xp, q + off[t]));
+      const __m512 v = _mm512_maskz_loadu_ps(mb[t], kiln_simd_at(xp, q + off[t]));
       acc = _mm512_mask3_fmadd_ps(v, wv[t], acc, mb[t]);
     }
     const __mmask16 sm =

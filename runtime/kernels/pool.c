@@ -1,11 +1,14 @@
 /* pool2d_f32 and global_pool_f32. pool2d works a whole output row at a time:
  * each window tap (kh, kw) updates the row's valid columns in one contiguous
- * (or strided) pass; average counts are separable, rows times columns. */
+ * (or strided) pass; average counts are separable, rows times columns. Max
+ * pooling with column stride 1 or 2 has a separable AVX-512 path. Planes
+ * split over the host's threads. */
 #include <math.h>
 #include <stdint.h>
 
 #include "check_util.h"
 #include "kiln/kernels.h"
+#include "simd.h"
 #include "window.h"
 
 enum {
@@ -13,22 +16,87 @@ enum {
   P_PB, P_PR, P_DH, P_DW, P_CIP, P_COUNT
 };
 
-int kiln_pool2d_f32(const int64_t* ip, const float* fp, void* const* bindings,
-                    const kiln_host* host) {
-  (void)fp;
-  (void)host;
+/* Floats of the padded row buffer of the vector max path. */
+#define KILN_POOL_ROW 2048
+
+/* Whether max_plane_avx512 takes this geometry: column stride 1 or 2, and
+ * every column it reads (lane blocks past OW included) inside its buffer. */
+static int max_vector_fits(const int64_t* ip) {
+  const int64_t OW = ip[P_OW], SW = ip[P_SW], KW = ip[P_KW], DW = ip[P_DW];
+  if (ip[P_KIND] != KILN_POOL_MAX || (SW != 1 && SW != 2)) return 0;
+  if (OW > KILN_POOL_ROW || KW > KILN_POOL_ROW || DW > KILN_POOL_ROW) return 0;
+  const int64_t span = (OW + 15) / 16 * 16 * SW + (KW - 1) * DW + 32;
+  return span <= KILN_POOL_ROW && ip[P_PL] + ip[P_W] + 16 <= KILN_POOL_ROW;
+}
+
+#ifdef KILN_HAVE_AVX512
+/* Max pooling of one plane, separably: per output row, the max over the
+ * window's rows goes into a buffer that holds input column iw at PL + iw and
+ * -inf in the padding on both sides; the max over the window's columns then
+ * reads 16 outputs per vector from it with no masks (stride 2: two loads and
+ * a permute keeping the even elements). max_ps(v, m) returns m when either
+ * is NaN, as the scalar loop's `v > m ? v : m`: NaN never wins either way. */
+static KILN_TARGET_AVX512 void max_plane_avx512(const int64_t* ip, const float* xp, float* yp) {
+  const int64_t H = ip[P_H], W = ip[P_W], OH = ip[P_OH], OW = ip[P_OW];
+  const int64_t KH = ip[P_KH], KW = ip[P_KW], SH = ip[P_SH], SW = ip[P_SW];
+  const int64_t PT = ip[P_PT], PL = ip[P_PL], DH = ip[P_DH], DW = ip[P_DW];
+  const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+  const __m512 ninf = _mm512_set1_ps(-INFINITY);
+  float row[KILN_POOL_ROW] KILN_ALIGN64;
+  for (int64_t i = 0; i < KILN_POOL_ROW; i += 16) _mm512_store_ps(row + i, ninf);
+  for (int64_t oh = 0; oh < OH; ++oh) {
+    const int64_t ih0 = oh * SH - PT;
+    int64_t kh0, kh1;
+    kiln_window_range(ih0, DH, KH, 0, H, &kh0, &kh1);
+    for (int64_t c = 0; c < W; c += 16) {
+      const __mmask16 m = W - c >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (W - c)) - 1u);
+      __m512 acc = ninf;
+      for (int64_t kh = kh0; kh < kh1; ++kh)
+        acc = _mm512_max_ps(_mm512_maskz_loadu_ps(m, xp + (ih0 + kh * DH) * W + c), acc);
+      _mm512_mask_storeu_ps(row + PL + c, m, acc);
+    }
+    for (int64_t ow0 = 0; ow0 < OW; ow0 += 16) {
+      __m512 acc = ninf;
+      for (int64_t kw = 0; kw < KW; ++kw) {
+        const float* r = row + ow0 * SW + kw * DW;
+        const __m512 v = SW == 1 ? _mm512_loadu_ps(r)
+                                 : _mm512_permutex2var_ps(_mm512_loadu_ps(r), even,
+                                                          _mm512_loadu_ps(r + 16));
+        acc = _mm512_max_ps(v, acc);
+      }
+      const __mmask16 n = OW - ow0 >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (OW - ow0)) - 1u);
+      _mm512_mask_storeu_ps(yp + oh * OW + ow0, n, acc);
+    }
+  }
+}
+#endif
+
+typedef struct pool_job {
+  const int64_t* ip;
+  const float* x;
+  float* y;
+  int vector_max; /* max_plane_avx512 handles every plane */
+} pool_job;
+
+static void pool_planes(void* ctx, int64_t begin, int64_t end) {
+  const pool_job* j = (const pool_job*)ctx;
+  const int64_t* ip = j->ip;
   const int64_t is_max = ip[P_KIND] == KILN_POOL_MAX;
-  const int64_t NC = ip[P_N] * ip[P_C], H = ip[P_H], W = ip[P_W];
+  const int64_t H = ip[P_H], W = ip[P_W];
   const int64_t OH = ip[P_OH], OW = ip[P_OW], KH = ip[P_KH], KW = ip[P_KW];
   const int64_t SH = ip[P_SH], SW = ip[P_SW], PT = ip[P_PT], PL = ip[P_PL];
   const int64_t PB = ip[P_PB], PR = ip[P_PR], DH = ip[P_DH], DW = ip[P_DW];
   const int64_t cip = ip[P_CIP];
-  const float* x = (const float*)bindings[0];
-  float* y = (float*)bindings[1];
 
-  for (int64_t p = 0; p < NC; ++p) {
-    const float* xp = x + p * H * W;
-    float* yp = y + p * OH * OW;
+  for (int64_t p = begin; p < end; ++p) {
+    const float* xp = j->x + p * H * W;
+    float* yp = j->y + p * OH * OW;
+#ifdef KILN_HAVE_AVX512
+    if (j->vector_max) {
+      max_plane_avx512(ip, xp, yp);
+      continue;
+    }
+#endif
     for (int64_t oh = 0; oh < OH; ++oh) {
       float* yr = yp + oh * OW;
       const int64_t ih0 = oh * SH - PT;
@@ -63,6 +131,24 @@ int kiln_pool2d_f32(const int64_t* ip, const float* fp, void* const* bindings,
         yr[ow] = rows * cols > 0 ? yr[ow] / (float)(rows * cols) : 0.0f;
       }
     }
+  }
+}
+
+int kiln_pool2d_f32(const int64_t* ip, const float* fp, void* const* bindings,
+                    const kiln_host* host) {
+  (void)fp;
+  pool_job j;
+  j.ip = ip;
+  j.x = (const float*)bindings[0];
+  j.y = (float*)bindings[1];
+  j.vector_max = max_vector_fits(ip) && kiln_avx512_usable();
+  const int64_t NC = ip[P_N] * ip[P_C];
+  /* Small layers stay on one thread: the hand-off would cost more. */
+  const double work = (double)NC * ip[P_OH] * ip[P_OW] * ip[P_KH] * ip[P_KW];
+  if (host && host->parallel_for && NC > 1 && work >= (double)(1 << 18)) {
+    host->parallel_for(host->user, NC, pool_planes, &j);
+  } else {
+    pool_planes(&j, 0, NC);
   }
   return KILN_OK;
 }

@@ -13,10 +13,8 @@
  * partition; the paths differ only by FMA rounding, and results do not
  * depend on the thread count.
  *
- * Path selection: in the VM build (KILN_RUNTIME_DISPATCH, set by
- * runtime/CMakeLists.txt) every x86 path is compiled with target attributes
- * and chosen per call from the CPU's features; elsewhere (an AOT bundle) the
- * target's compile flags choose (-mavx512f, -mavx2 -mfma, or portable C).
+ * Path selection: simd.h (the CPU's features in the VM, the compile flags in
+ * an AOT bundle).
  * Internal to runtime/kernels: an AOT bundle copies it beside the kernels. */
 #ifndef KILN_KERNELS_SGEMM_H_
 #define KILN_KERNELS_SGEMM_H_
@@ -25,6 +23,7 @@
 
 #include "activation.h"
 #include "kiln/kernels.h"
+#include "simd.h"
 
 /* Width of a packed-B panel in floats. Fixed for every path: it is the
  * layout of pre-packed constants in a module (kernels.h, gemm_pb_f32). */
@@ -32,33 +31,6 @@
 #define KILN_KC 256
 /* Widest column chunk a path computes (two panels). */
 #define KILN_NR_MAX 32
-
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-#if defined(KILN_RUNTIME_DISPATCH)
-#define KILN_TARGET_AVX512 __attribute__((target("avx512f,avx512vl,avx2,fma")))
-#define KILN_TARGET_AVX2 __attribute__((target("avx2,fma")))
-#define KILN_HAVE_AVX512 1
-#define KILN_HAVE_AVX2 1
-#else
-#if defined(__AVX512F__) && defined(__FMA__)
-#define KILN_TARGET_AVX512
-#define KILN_HAVE_AVX512 1
-#endif
-#if defined(__AVX2__) && defined(__FMA__)
-#define KILN_TARGET_AVX2
-#define KILN_HAVE_AVX2 1
-#endif
-#endif
-#endif
-
-#if defined(__GNUC__) || defined(__clang__)
-#define KILN_ALWAYS_INLINE inline __attribute__((always_inline))
-#define KILN_ALIGN64 __attribute__((aligned(64)))
-#else
-#define KILN_ALWAYS_INLINE inline
-#define KILN_ALIGN64
-#endif
 
 /* Micro-kernel: for i < mr, j < nr:
  *   c[i*c_rs + j] = (load_c ? c[i*c_rs + j] : 0) + sum_k a[i*a_rs + k*a_cs] * B[k][j]
@@ -482,12 +454,13 @@ static inline KILN_TARGET_AVX512 void kiln_pack_im2col_avx512(const kiln_im2col*
       for (int64_t r = 0; r < runs; ++r) {
         const uint32_t m = load_mask[r][kw];
         if (!rows[r] || !m) continue;
-        const float* p = rows[r] + (shift[r] + kw * g->DW);
+        const float* p = kiln_simd_at(rows[r], shift[r] + kw * g->DW);
         if (SW == 1) {
           v = _mm512_mask_loadu_ps(v, (__mmask16)m, p);
         } else {
           const __m512 lo = _mm512_maskz_loadu_ps((__mmask16)(m & 0xFFFFu), p);
-          const __m512 hi = _mm512_maskz_loadu_ps((__mmask16)(m >> 16), p + KILN_PANEL);
+          const __m512 hi =
+              _mm512_maskz_loadu_ps((__mmask16)(m >> 16), kiln_simd_at(p, KILN_PANEL));
           v = _mm512_mask_mov_ps(v, (__mmask16)lane_mask[r][kw],
                                  _mm512_permutex2var_ps(lo, even, hi));
         }
@@ -501,14 +474,10 @@ static inline KILN_TARGET_AVX512 void kiln_pack_im2col_avx512(const kiln_im2col*
 #endif
 
 static inline kiln_im2col_pack_fn kiln_im2col_pack_select(void) {
-#if defined(KILN_RUNTIME_DISPATCH) && defined(KILN_HAVE_AVX512)
-  if (__builtin_cpu_supports("avx512f")) return kiln_pack_im2col_avx512;
-  return kiln_pack_im2col;
-#elif defined(KILN_HAVE_AVX512)
-  return kiln_pack_im2col_avx512;
-#else
-  return kiln_pack_im2col;
+#ifdef KILN_HAVE_AVX512
+  if (kiln_avx512_usable()) return kiln_pack_im2col_avx512;
 #endif
+  return kiln_pack_im2col;
 }
 
 /* Applies the epilogue to the finished mr x nr tile at (m0, n0). */

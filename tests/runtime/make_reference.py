@@ -367,5 +367,14 @@ x = rng.integers(0, 256, size=(37,), dtype=np.uint8)
 write_case("odd_bytes", "copy", [37], [], [binding(IN, x), binding(OUT, expected=x)],
            compare=1)
 
+# Max pooling over rows wider than one 16-lane vector (the AVX-512 path's
+# blocks and edge masks), and a column stride it leaves to the scalar loop.
+pool_case_torch("max_wide_k3_s2_p1", POOL_MAX, (1, 3, 9, 70), 3, 2, 1)
+pool_case_torch("max_wide_k3_s1_p1", POOL_MAX, (1, 2, 5, 40), 3, 1, 1)
+pool_case_torch("max_wide_dilated_ceil", POOL_MAX, (1, 2, 7, 53), 3, 2, 1, dil=2, ceil=True)
+pool_case_asym("max_wide_asym_pads", POOL_MAX, (1, 2, 6, 37), 2, 3, (1, 1), (0, 2, 1, 1))
+pool_case_torch("max_wide_stride3", POOL_MAX, (1, 2, 8, 50), 4, 3, 1)
+
 total = sum(os.path.getsize(p) for p in written)
 print("wrote %d cases, %d bytes, to %s" % (len(written), total, OUT_DIR))
+

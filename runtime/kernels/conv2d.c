@@ -168,7 +168,7 @@ static int conv_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
   KILN_TRY(kiln_checked_product(y_dims, 4, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[y_binding], count));
   /* Column and K-block offsets of the blocked GEMM stay in int64. */
-  KILN_TRY(kiln_checked_add(count, KILN_NR_MAX, &t));
+  KILN_TRY(kiln_checked_add(count, KILN_GROUP_COLS, &t));
   KILN_TRY(kiln_checked_add(w_dims[1] * KH * KW, KILN_KC, &t));
   return KILN_OK;
 }

@@ -71,7 +71,7 @@ static int gemm_check_common(const int64_t* ip, uint32_t iparam_count, const flo
   KILN_TRY(kiln_check_f32_binding(binding_bytes[3], count));
   KILN_TRY(gemm_work(1, M, N, K));
   /* Row and column offsets the blocked loops form stay in int64. */
-  KILN_TRY(kiln_checked_add(N, KILN_NR_MAX, &count));
+  KILN_TRY(kiln_checked_add(N, KILN_GROUP_COLS, &count));
   KILN_TRY(kiln_checked_add(K, KILN_KC, &count));
   return KILN_OK;
 }
@@ -180,7 +180,7 @@ int kiln_matmul_f32_check(const int64_t* ip, uint32_t iparam_count,
   KILN_TRY(kiln_checked_product(dims, R, &batch));
   if (batch > 0) KILN_TRY(gemm_work(batch, M, N, K));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[2], count));
-  KILN_TRY(kiln_checked_add(N, KILN_NR_MAX, &count));
+  KILN_TRY(kiln_checked_add(N, KILN_GROUP_COLS, &count));
   KILN_TRY(kiln_checked_add(K, KILN_KC, &count));
   return KILN_OK;
 }

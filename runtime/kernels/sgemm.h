@@ -1,11 +1,11 @@
 /* The blocked single-precision GEMM shared by gemm_f32, matmul_f32 and
  * conv2d_f32: Y[M,N] = epilogue(A[M,K] * B[K,N]).
  *
- * Blocking: the output is cut into tasks (a block of rows x one column chunk
- * of NR = 16*np columns); a task walks K in blocks of KILN_KC, packs that
- * K-block of its B columns into 16-wide panels on the stack (unless B is
- * already packed: constant weights packed by the compiler, or a dense row
- * read in place), and runs the register-tiled micro-kernel over its rows.
+ * Blocking: the output is cut into tasks (a block of rows x a group of 64
+ * columns); a task walks K in blocks of KILN_KC, packs that K-block of its B
+ * columns into 16-wide panels on the stack (unless B is already packed:
+ * constant weights packed by the compiler), and runs the register-tiled
+ * micro-kernel (16*np columns per call) over its rows.
  * A is read in place through strides (broadcast one element per row).
  *
  * Every output element accumulates its K products in increasing k order, one
@@ -29,8 +29,6 @@
  * layout of pre-packed constants in a module (kernels.h, gemm_pb_f32). */
 #define KILN_PANEL 16
 #define KILN_KC 256
-/* Widest column chunk a path computes (two panels). */
-#define KILN_NR_MAX 32
 
 /* Micro-kernel: for i < mr, j < nr:
  *   c[i*c_rs + j] = (load_c ? c[i*c_rs + j] : 0) + sum_k a[i*a_rs + k*a_cs] * B[k][j]
@@ -508,16 +506,22 @@ static inline void kiln_epilogue_tile(const kiln_epilogue* ep, float* y, int64_t
   }
 }
 
-/* Rows per task when the column chunks alone do not give enough tasks:
+/* Rows per task when the column groups alone do not give enough tasks:
  * a multiple of every path's MR. */
 #define KILN_GEMM_MB 48
+/* Columns per task: the micro-kernel's column chunks of one task share each
+ * row block of A while it is in L1, so A streams from memory once per 64
+ * columns. The task's packing buffer, KILN_KC x 64 floats (64 KiB), is on
+ * the stack. */
+#define KILN_GROUP_COLS 64
 
 typedef struct kiln_gemm_plan {
   const kiln_gemm_desc* d;
   kiln_gemm_path path;
   kiln_im2col_pack_fn pack_im2col;
-  int64_t nr_chunk; /* columns per task */
-  int64_t n_chunks, mb, m_blocks;
+  int64_t nr_chunk; /* columns per micro-kernel call */
+  int64_t group;    /* columns per task */
+  int64_t n_groups, mb, m_blocks;
 } kiln_gemm_plan;
 
 static inline void kiln_gemm_plan_init(kiln_gemm_plan* p, const kiln_gemm_desc* d,
@@ -526,13 +530,14 @@ static inline void kiln_gemm_plan_init(kiln_gemm_plan* p, const kiln_gemm_desc* 
   p->path = kiln_gemm_select();
   p->pack_im2col = kiln_im2col_pack_select();
   p->nr_chunk = KILN_PANEL * p->path.np;
-  p->n_chunks = (d->N + p->nr_chunk - 1) / p->nr_chunk;
+  p->group = KILN_GROUP_COLS;
+  p->n_groups = (d->N + p->group - 1) / p->group;
   /* Whole-M tasks pack each B block once. Only with threads, and too few
-   * column chunks to share, is M split (about 4 tasks; each repacks its B).
+   * column groups to share, is M split (about 4 tasks; each repacks its B).
    * The split never changes any element's arithmetic. */
   p->mb = d->M;
-  if (threaded && p->n_chunks < 4 && d->M > KILN_GEMM_MB) {
-    const int64_t want = (d->M * p->n_chunks + 3) / 4;
+  if (threaded && p->n_groups < 4 && d->M > KILN_GEMM_MB) {
+    const int64_t want = (d->M * p->n_groups + 3) / 4;
     p->mb = (want + KILN_GEMM_MB - 1) / KILN_GEMM_MB * KILN_GEMM_MB;
   }
   if (p->mb < 1) p->mb = 1;
@@ -540,47 +545,51 @@ static inline void kiln_gemm_plan_init(kiln_gemm_plan* p, const kiln_gemm_desc* 
 }
 
 static inline int64_t kiln_gemm_task_count(const kiln_gemm_plan* p) {
-  return p->n_chunks * p->m_blocks;
+  return p->n_groups * p->m_blocks;
 }
 
-/* Runs tasks [begin, end): task t is m-block t / n_chunks, column chunk t % n_chunks. */
+/* Runs tasks [begin, end): task t is m-block t / n_groups, column group t % n_groups. */
 static inline void kiln_gemm_run_tasks(const kiln_gemm_plan* p, int64_t begin, int64_t end) {
   const kiln_gemm_desc* d = p->d;
   const kiln_gemm_path path = p->path;
-  float buf[KILN_KC * KILN_NR_MAX] KILN_ALIGN64;
+  float buf[KILN_KC * KILN_GROUP_COLS] KILN_ALIGN64;
   for (int64_t t = begin; t < end; ++t) {
-    const int64_t m_lo = (t / p->n_chunks) * p->mb;
+    const int64_t m_lo = (t / p->n_groups) * p->mb;
     const int64_t m_hi = m_lo + p->mb < d->M ? m_lo + p->mb : d->M;
-    const int64_t n0 = (t % p->n_chunks) * p->nr_chunk;
-    const int64_t nr = d->N - n0 < p->nr_chunk ? d->N - n0 : p->nr_chunk;
+    const int64_t n0 = (t % p->n_groups) * p->group;
+    const int64_t cols = d->N - n0 < p->group ? d->N - n0 : p->group;
     if (d->K == 0) {
       for (int64_t m = m_lo; m < m_hi; ++m)
-        for (int64_t j = 0; j < nr; ++j) d->y[m * d->y_rs + n0 + j] = 0.0f;
+        for (int64_t j = 0; j < cols; ++j) d->y[m * d->y_rs + n0 + j] = 0.0f;
     }
     for (int64_t k0 = 0; k0 < d->K; k0 += KILN_KC) {
       const int64_t kc = d->K - k0 < KILN_KC ? d->K - k0 : KILN_KC;
       const float* b;
-      int64_t b_rs, b_ps;
+      int64_t b_ps;
       if (d->b_packed) {
         b = d->b_packed + (n0 / KILN_PANEL) * d->K * KILN_PANEL + k0 * KILN_PANEL;
-        b_rs = KILN_PANEL, b_ps = d->K * KILN_PANEL;
+        b_ps = d->K * KILN_PANEL;
       } else {
-        for (int64_t q = 0; q * KILN_PANEL < nr; ++q) {
+        for (int64_t q = 0; q * KILN_PANEL < cols; ++q) {
           const int64_t c0 = n0 + q * KILN_PANEL;
-          const int64_t w = nr - q * KILN_PANEL < KILN_PANEL ? nr - q * KILN_PANEL : KILN_PANEL;
+          const int64_t w = cols - q * KILN_PANEL < KILN_PANEL ? cols - q * KILN_PANEL : KILN_PANEL;
           float* dst = buf + q * kc * KILN_PANEL;
           if (d->im2col) p->pack_im2col(d->im2col, k0, kc, c0, w, dst);
           else kiln_pack_strided(d, k0, kc, c0, w, dst);
         }
-        b = buf, b_rs = KILN_PANEL, b_ps = kc * KILN_PANEL;
+        b = buf, b_ps = kc * KILN_PANEL;
       }
       for (int64_t m = m_lo; m < m_hi; m += path.mr) {
         const int64_t mr = m_hi - m < path.mr ? m_hi - m : path.mr;
-        path.ukr(kc, d->a + m * d->a_rs + k0 * d->a_cs, d->a_rs, d->a_cs, b, b_rs, b_ps,
-                 d->y + m * d->y_rs + n0, d->y_rs, mr, nr, k0 > 0);
+        const float* a = d->a + m * d->a_rs + k0 * d->a_cs;
+        for (int64_t c = 0; c < cols; c += p->nr_chunk) {
+          const int64_t nr = cols - c < p->nr_chunk ? cols - c : p->nr_chunk;
+          path.ukr(kc, a, d->a_rs, d->a_cs, b + (c / KILN_PANEL) * b_ps, KILN_PANEL, b_ps,
+                   d->y + m * d->y_rs + n0 + c, d->y_rs, mr, nr, k0 > 0);
+        }
       }
     }
-    kiln_epilogue_tile(&d->ep, d->y, d->y_rs, m_lo, n0, m_hi - m_lo, nr);
+    kiln_epilogue_tile(&d->ep, d->y, d->y_rs, m_lo, n0, m_hi - m_lo, cols);
   }
 }
 

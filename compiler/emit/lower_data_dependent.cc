@@ -77,9 +77,11 @@ ir::ValueId OutputOrNone(const ir::Node& node, size_t k) {
   return k < node.outputs.size() ? node.outputs[k] : ir::kNoValue;
 }
 
-// The scratch output the shape rule appended after the op's n_out outputs.
+// The scratch output the shape rule appended after the op's n_out outputs
+// (followed by the result count of an output shaped after the run).
 absl::StatusOr<Binding> BindScratch(LoweringContext& ctx, const ir::Node& node, size_t n_out) {
-  if (node.outputs.size() != n_out + 1 || node.GetInt("kiln.scratch", 0) != 1) {
+  const size_t extra = node.GetInt("kiln.result_count", 0) != 0 ? 2 : 1;
+  if (node.outputs.size() != n_out + extra || node.GetInt("kiln.scratch", 0) != 1) {
     return ctx.Invalid(node, "the scratch output is missing");
   }
   return ctx.Bind(node, node.outputs[n_out]);
@@ -141,6 +143,12 @@ absl::Status LowerUnique(LoweringContext& ctx, const ir::Node& node) {
   }
   b.push_back(scratch);
   bytes.push_back(-1);
+  if (node.GetInt("kiln.result_count", 0) != 0) {  // shaped after the run: count = the bound
+    KILN_ASSIGN_OR_RETURN(Binding n, ctx.Bind(node, node.outputs[5]));
+    b.push_back(n);
+    bytes.push_back(-1);
+    return ctx.Dispatch(node, "unique_bounded", std::move(ip), {}, b, bytes);
+  }
   return ctx.Dispatch(node, "unique", std::move(ip), {}, b, bytes);
 }
 
@@ -166,6 +174,12 @@ absl::Status LowerNonMaxSuppression(LoweringContext& ctx, const ir::Node& node) 
   }
   b.insert(b.end(), {by, scratch});
   bytes.insert(bytes.end(), {-1, -1});
+  if (node.GetInt("kiln.result_count", 0) != 0) {  // shaped after the run: count = the bound
+    KILN_ASSIGN_OR_RETURN(Binding n, ctx.Bind(node, node.outputs[2]));
+    b.push_back(n);
+    bytes.push_back(-1);
+    return ctx.Dispatch(node, "non_max_suppression_bounded", std::move(ip), {}, b, bytes);
+  }
   return ctx.Dispatch(node, "non_max_suppression", std::move(ip), {}, b, bytes);
 }
 

@@ -314,11 +314,17 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
     const ir::Value& val = value(v);
     if (val.result_dim >= 0 && val.result_count >= 0 &&
         plan_.storage[val.result_count].kind == StorageKind::kArena) {
-      const std::string name = absl::StrCat(val.name, ".length");
+      // Outputs sharing one count (Unique's Y, indices, counts) share the
+      // symbol, named after the first of them.
+      const uint64_t offset = plan_.storage[val.result_count].offset;
+      std::string name = absl::StrCat(val.name, ".length");
+      bool known = false;
+      for (const ResultSymbolDesc& r : module_.result_symbols) {
+        if (r.arena_offset == offset) name = r.name, known = true;
+      }
       if (d->dim_symbols.empty()) d->dim_symbols.assign(val.shape.size(), "");
       d->dim_symbols[val.result_dim] = name;
-      module_.result_symbols.push_back(
-          {name, val.shape[val.result_dim], plan_.storage[val.result_count].offset});
+      if (!known) module_.result_symbols.push_back({name, val.shape[val.result_dim], offset});
     }
     module_.outputs.push_back(*d);
   }

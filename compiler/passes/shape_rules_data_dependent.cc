@@ -110,10 +110,10 @@ absl::Status Unique(Ctx& c, const Shape& y) {
   return c.SetScratch(4, DType::I64, {2 * n});
 }
 
-// selected_indices [count, 3] of int64, count at most one per box and
-// class (at most max_output_boxes_per_class each, when that is constant).
-// Scratch: candidate order, sort buffer and kept boxes, N int64 each.
-absl::Status NonMaxSuppression(Ctx& c, const Shape& y) {
+// NonMaxSuppression's inputs checked; *most = the most boxes it can keep:
+// one per box and class (at most max_output_boxes_per_class each, when that
+// is constant).
+absl::Status NmsMost(Ctx& c, int64_t* most) {
   if (!c.Has(1)) return c.Err("input 1 (scores) is required");
   const Shape& boxes = c.S(0);
   const Shape& scores = c.S(1);
@@ -144,13 +144,22 @@ absl::Status NonMaxSuppression(Ctx& c, const Shape& y) {
   if (const ir::ConstantData* m = c.C(2); m && !m->symbolic) {
     per_class = std::min(per_class, std::max<int64_t>(m->IntAt(0), 0));
   }
-  const int64_t most = ir::ElementCount({boxes[0], scores[1], per_class});
-  if (y.size() != 2 || y[1] != 3 || most < 0 || y[0] > most) {
+  *most = ir::ElementCount({boxes[0], scores[1], per_class});
+  if (*most < 0) return c.Err("the number of boxes kept is beyond the limits");
+  return absl::OkStatus();
+}
+
+// selected_indices [count, 3] of int64, count at most NmsMost's.
+// Scratch: candidate order, sort buffer and kept boxes, N int64 each.
+absl::Status NonMaxSuppression(Ctx& c, const Shape& y) {
+  int64_t most = 0;
+  KILN_RULE_TRY(NmsMost(c, &most));
+  if (y.size() != 2 || y[1] != 3 || y[0] > most) {
     return Mismatch(c, y, absl::StrCat("is not [count, 3] with count <= ", most,
                                        " (batches x classes x boxes kept per class)"));
   }
   KILN_RULE_TRY(c.Set(0, DType::I64, y));
-  return c.SetScratch(1, DType::I64, {3 * boxes[1]});
+  return c.SetScratch(1, DType::I64, {3 * c.S(0)[1]});
 }
 
 // An output whose length is reported after the run: a graph output of a
@@ -196,6 +205,85 @@ absl::Status AfterRun(Ctx& c) {
   return SetAfterRun(c, std::move(y), axis);
 }
 
+// Unique and NonMaxSuppression report their length in an int64 of their
+// own, output `slot` (appended once after the scratch, as rules may run
+// more than once), kept until the run ends; outputs `shaped` (present
+// ones) take `bound` at dim `dims[k]` as their result dim.
+absl::Status ResultSlot(Ctx& c, size_t slot, const std::vector<size_t>& shaped,
+                        const std::vector<int32_t>& dims) {
+  ir::Node& n = c.node();
+  if (n.GetInt("kiln.result_count", 0) == 0) {
+    if (n.outputs.size() != slot) return c.Err("has an unexpected number of outputs");
+    const ir::ValueId s = c.graph().AddValue("");
+    n.outputs.push_back(s);
+    for (size_t k = 0; k < c.graph().nodes.size(); ++k) {
+      if (&c.graph().nodes[k] == &n) c.graph().value(s).producer = static_cast<ir::NodeId>(k);
+    }
+    n.SetInt("kiln.result_count", static_cast<int64_t>(slot));
+  }
+  if (n.outputs.size() != slot + 1) return c.Err("has an unexpected number of outputs");
+  const ir::ValueId count = n.outputs[slot];
+  ir::Value& v = c.graph().value(count);
+  v.dtype = DType::I64;
+  v.shape = {1};
+  v.has_shape = true;
+  v.live_to_end = true;
+  for (size_t j = 0; j < shaped.size(); ++j) {
+    if (!c.HasOut(shaped[j])) continue;
+    ir::Value& out = c.graph().value(n.outputs[shaped[j]]);
+    out.result_dim = dims[j];
+    out.result_count = count;
+  }
+  return absl::OkStatus();
+}
+
+// Unique with no declared shape: Y, indices and counts share one length,
+// at most the elements of X (without an axis) or X's length along the
+// axis; inverse_indices keeps its static shape, one per element or slice.
+absl::Status UniqueAfterRun(Ctx& c) {
+  const Shape& x = c.S(0);
+  if (ir::DTypeSize(c.T(0)) < 1 || ir::DTypeSize(c.T(0)) > 8) {
+    return c.Err(absl::StrCat("unsupported dtype ", ir::DTypeName(c.T(0))));
+  }
+  const int64_t sorted = c.node().GetInt("sorted", 1);
+  if (sorted != 0 && sorted != 1) return c.Err(absl::StrCat("sorted must be 0 or 1, got ", sorted));
+  int64_t n = ir::ElementCount(x), axis = 0;
+  Shape y = {n};
+  if (c.node().HasAttr("axis")) {
+    KILN_RULE_TRY(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
+    n = x[static_cast<size_t>(axis)];
+    y = x;
+  }
+  KILN_RULE_TRY(CheckDeclared(c, 2, {n}));
+  const DType t = c.T(0);
+  KILN_RULE_TRY(c.Set(0, t, std::move(y)));
+  for (size_t k = 1; k < 4; ++k) KILN_RULE_TRY(c.Set(k, DType::I64, {n}));
+  KILN_RULE_TRY(c.SetScratch(4, DType::I64, {2 * n}));
+  return ResultSlot(c, 5, {0, 1, 3}, {static_cast<int32_t>(axis), 0, 0});
+}
+
+// NonMaxSuppression with no declared shape: [at most NmsMost's, 3].
+absl::Status NmsAfterRun(Ctx& c) {
+  int64_t most = 0;
+  KILN_RULE_TRY(NmsMost(c, &most));
+  KILN_RULE_TRY(c.Set(0, DType::I64, {most, 3}));
+  KILN_RULE_TRY(c.SetScratch(1, DType::I64, {3 * c.S(0)[1]}));
+  return ResultSlot(c, 2, {0}, {0});
+}
+
+// Unique's Y, indices and counts (those present) are read by no node and
+// at least one is a graph output, in a static model.
+bool UniqueResultShaped(const ir::Graph& graph, const ir::Node& node) {
+  if (!graph.dims.empty()) return false;
+  bool returned = false;
+  for (size_t k : {0, 1, 3}) {
+    if (k >= node.outputs.size() || node.outputs[k] == ir::kNoValue) continue;
+    if (!graph.Users(node.outputs[k]).empty()) return false;
+    returned = returned || graph.IsGraphOutput(node.outputs[k]);
+  }
+  return returned;
+}
+
 }  // namespace
 
 bool InferDataDependent(ir::Graph& graph, ir::Node& node,
@@ -219,12 +307,18 @@ bool InferDataDependent(ir::Graph& graph, ir::Node& node,
       *status = AfterRun(c);
       return true;
     }
+    if (op == "Unique" && UniqueResultShaped(graph, node)) {
+      *status = UniqueAfterRun(c);
+      return true;
+    }
+    if (op == "NonMaxSuppression" && ResultShapedOutput(graph, node)) {
+      *status = NmsAfterRun(c);
+      return true;
+    }
     *status = c.Err(absl::StrCat(op, "'s output shape depends on the data; Kiln needs the model "
-                                 "to declare a fully static output shape",
-                                 op == "NonZero" || op == "Compress"
-                                     ? " (or to return it as a graph output nothing else reads, "
-                                       "shaped after the run)"
-                                     : ""));
+                                 "to declare a fully static output shape (or to return it as a "
+                                 "graph output nothing else reads, shaped after the run, in a "
+                                 "model without symbolic dims)"));
     return true;
   }
   *status = op == "NonZero"   ? NonZero(c, y)

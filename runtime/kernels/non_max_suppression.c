@@ -12,8 +12,12 @@
  * output; the kernel counts them first and fails with
  * KILN_ERR_SHAPE_MISMATCH, writing no output, unless there are exactly
  * that many. The per-class candidate order, sort buffer and kept list live
- * in a scratch binding of 3 * N int64 (no heap). */
+ * in a scratch binding of 3 * N int64 (no heap).
+ * non_max_suppression_bounded: the same for an output shaped after the run:
+ * count is the capacity (the output's bound); the rows are written in one
+ * pass and the real count goes as one int64 to binding 7. */
 #include <stdint.h>
+#include <string.h>
 
 #include "check_util.h"
 #include "kiln/kernels.h"
@@ -24,7 +28,7 @@ enum {
   NMS_B, NMS_N, NMS_C, NMS_CENTER, NMS_COUNT, NMS_MAX_DTYPE, NMS_IOU_DTYPE, NMS_SCORE_DTYPE,
   NMS_NPARAMS
 };
-enum { NMS_BOXES, NMS_SCORES, NMS_MAX, NMS_IOU, NMS_SCORE_THR, NMS_Y, NMS_SCRATCH };
+enum { NMS_BOXES, NMS_SCORES, NMS_MAX, NMS_IOU, NMS_SCORE_THR, NMS_Y, NMS_SCRATCH, NMS_RESULT };
 
 typedef struct nms_box {
   float x_min, y_min, x_max, y_max;
@@ -97,10 +101,8 @@ static int64_t nms_class(const nms_args* a, int64_t b, int64_t c, int64_t* kept)
   return n_kept;
 }
 
-int kiln_non_max_suppression(const int64_t* ip, const float* fp, void* const* bindings,
-                             const kiln_host* host) {
-  (void)fp;
-  (void)host;
+/* The run's arguments: static parameters and the run-time scalars. */
+static nms_args nms_args_of(const int64_t* ip, void* const* bindings) {
   nms_args a;
   a.boxes = (const float*)bindings[NMS_BOXES];
   a.scores = (const float*)bindings[NMS_SCORES];
@@ -117,6 +119,14 @@ int kiln_non_max_suppression(const int64_t* ip, const float* fp, void* const* bi
                     ? (float)kiln_load_f(bindings[NMS_SCORE_THR], ip[NMS_SCORE_DTYPE], 0)
                     : 0.0f;
   a.scratch = (int64_t*)bindings[NMS_SCRATCH];
+  return a;
+}
+
+int kiln_non_max_suppression(const int64_t* ip, const float* fp, void* const* bindings,
+                             const kiln_host* host) {
+  (void)fp;
+  (void)host;
+  const nms_args a = nms_args_of(ip, bindings);
   int64_t* kept = a.scratch + 2 * a.N;
   /* First count, so a different number fails before anything is written. */
   int64_t total = 0;
@@ -131,6 +141,28 @@ int kiln_non_max_suppression(const int64_t* ip, const float* fp, void* const* bi
       for (int64_t j = 0; j < n_kept; ++j, y += 3) y[0] = b, y[1] = c, y[2] = kept[j];
     }
   }
+  return KILN_OK;
+}
+
+/* non_max_suppression_bounded: ip[NMS_COUNT] is the capacity, checked
+ * before each class's rows are written; the real count goes to binding 7. */
+int kiln_non_max_suppression_bounded(const int64_t* ip, const float* fp, void* const* bindings,
+                                     const kiln_host* host) {
+  (void)fp;
+  (void)host;
+  const nms_args a = nms_args_of(ip, bindings);
+  int64_t* kept = a.scratch + 2 * a.N;
+  int64_t* y = (int64_t*)bindings[NMS_Y];
+  int64_t total = 0;
+  for (int64_t b = 0; b < a.B; ++b) {
+    for (int64_t c = 0; c < a.C; ++c) {
+      const int64_t n_kept = nms_class(&a, b, c, kept);
+      if (n_kept > ip[NMS_COUNT] - total) return KILN_ERR_SHAPE_MISMATCH;
+      for (int64_t j = 0; j < n_kept; ++j, y += 3) y[0] = b, y[1] = c, y[2] = kept[j];
+      total += n_kept;
+    }
+  }
+  memcpy(bindings[NMS_RESULT], &total, sizeof total);
   return KILN_OK;
 }
 
@@ -167,4 +199,11 @@ int kiln_non_max_suppression_check(const int64_t* ip, uint32_t iparam_count, con
   KILN_TRY(kiln_check_binding(binding_bytes[NMS_Y], bytes));
   KILN_TRY(kiln_dense_bytes(N, 24, &bytes));
   return kiln_check_binding(binding_bytes[NMS_SCRATCH], bytes);
+}
+
+int kiln_non_max_suppression_bounded_check(const int64_t* ip, uint32_t iparam_count,
+                                           const float* fp, uint32_t fparam_count,
+                                           const uint64_t* binding_bytes) {
+  KILN_TRY(kiln_non_max_suppression_check(ip, iparam_count, fp, fparam_count, binding_bytes));
+  return kiln_check_binding(binding_bytes[NMS_RESULT], (int64_t)sizeof(int64_t));
 }

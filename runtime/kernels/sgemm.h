@@ -35,14 +35,34 @@
  * where B[k][j] = b[(j/16)*b_ps + k*b_rs + j%16]. mr <= the path's MR, nr <= 16*np.
  * When nr < 16*np, columns >= nr of B may be read only if b_rs == KILN_PANEL
  * (a packed, zero-padded panel). */
+typedef struct kiln_tile_epilogue kiln_tile_epilogue;
 typedef void (*kiln_ukr_fn)(int64_t kc, const float* a, int64_t a_rs, int64_t a_cs,
                             const float* b, int64_t b_rs, int64_t b_ps, float* c,
-                            int64_t c_rs, int64_t mr, int64_t nr, int load_c);
+                            int64_t c_rs, int64_t mr, int64_t nr, int load_c,
+                            const kiln_tile_epilogue* ep);
+
+/* What a micro-kernel that fuses the epilogue does to its finished tile
+ * before storing it (last K block only): row i gets beta*bias[i*bias_rs]
+ * (row_vector 0) or beta*bias[i*bias_rs + j] (row_vector 1) when bias is
+ * set, then r[i*r_rs + j] when r is set, then ReLU or Clip(lo, hi): the
+ * operations of kiln_epilogue_tile, in its order, so fusing never changes a
+ * result. */
+struct kiln_tile_epilogue {
+  const float* bias;
+  int64_t bias_rs;
+  int row_vector;
+  float beta;
+  const float* r;
+  int64_t r_rs;
+  int64_t act; /* KILN_ACT_NONE, RELU or CLIP */
+  float lo, hi;
+};
 
 typedef struct kiln_gemm_path {
   kiln_ukr_fn ukr;
   int64_t mr; /* rows per micro-tile */
   int64_t np; /* panels per micro-tile (columns = 16 * np) */
+  int fuses_epilogue; /* ukr applies a kiln_tile_epilogue */
 } kiln_gemm_path;
 
 /* ---- portable C: 4 x 16 ---------------------------------------------- */
@@ -83,8 +103,10 @@ static inline void kiln_ukr_portable_full(int64_t kc, const float* a, int64_t a_
  * constant trip counts; B is then a zero-padded packed panel. */
 static inline void kiln_ukr_portable(int64_t kc, const float* a, int64_t a_rs, int64_t a_cs,
                               const float* b, int64_t b_rs, int64_t b_ps, float* c,
-                              int64_t c_rs, int64_t mr, int64_t nr, int load_c) {
+                              int64_t c_rs, int64_t mr, int64_t nr, int load_c,
+                              const kiln_tile_epilogue* ep) {
   (void)b_ps;
+  (void)ep;
   if (nr == KILN_PANEL) {
     kiln_ukr_portable_full(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, mr, load_c);
     return;
@@ -156,8 +178,10 @@ static inline KILN_TARGET_AVX2 void kiln_ukr_avx2_full(int64_t kc, const float* 
 static inline KILN_TARGET_AVX2 void kiln_ukr_avx2(int64_t kc, const float* a, int64_t a_rs,
                                            int64_t a_cs, const float* b, int64_t b_rs,
                                            int64_t b_ps, float* c, int64_t c_rs, int64_t mr,
-                                           int64_t nr, int load_c) {
+                                           int64_t nr, int load_c,
+                                           const kiln_tile_epilogue* ep) {
   (void)b_ps;
+  (void)ep;
   if (nr == KILN_PANEL) {
     kiln_ukr_avx2_full(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, mr, load_c);
     return;
@@ -176,13 +200,33 @@ static inline KILN_TARGET_AVX2 void kiln_ukr_avx2(int64_t kc, const float* a, in
 
 #define KILN_AVX512_MR 8
 
+/* Row i, columns [j0, j0 + 16) of a finished tile through the epilogue
+ * (lanes outside m are never read). max/min return their second operand
+ * when either is NaN, so NaN stays, as in activation.h's loops. */
+static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE __m512 kiln_tile_epilogue_avx512(
+    const kiln_tile_epilogue* ep, int64_t i, int64_t j0, __mmask16 m, __m512 v) {
+  if (ep->bias) {
+    const __m512 beta = _mm512_set1_ps(ep->beta);
+    if (ep->row_vector) {
+      v = _mm512_add_ps(v, _mm512_mul_ps(beta, _mm512_maskz_loadu_ps(m, ep->bias + i * ep->bias_rs + j0)));
+    } else {
+      v = _mm512_add_ps(v, _mm512_set1_ps(ep->beta * ep->bias[i * ep->bias_rs]));
+    }
+  }
+  if (ep->r) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, ep->r + i * ep->r_rs + j0));
+  if (ep->act == KILN_ACT_RELU) v = _mm512_max_ps(_mm512_setzero_ps(), v);
+  if (ep->act == KILN_ACT_CLIP)
+    v = _mm512_min_ps(_mm512_set1_ps(ep->hi), _mm512_max_ps(_mm512_set1_ps(ep->lo), v));
+  return v;
+}
+
 /* Accumulators are named variables (not an array) so they stay in registers;
  * MR and NP are constants after inlining and the row tests fold away. */
 #define KILN_R512(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE void kiln_ukr_avx512_body(
     int64_t kc, const float* a, int64_t a_rs, int64_t a_cs, const float* b, int64_t b_rs,
     int64_t b_ps, float* c, int64_t c_rs, __mmask16 m0, __mmask16 m1, int load_c,
-    const int MR, const int NP) {
+    const kiln_tile_epilogue* ep, const int MR, const int NP) {
 #define KILN_DECL(i)                                                     \
   __m512 c##i##0 = _mm512_setzero_ps(), c##i##1 = _mm512_setzero_ps();  \
   const float* a##i = a + (MR > i ? i : 0) * a_rs;                       \
@@ -208,6 +252,15 @@ static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE void kiln_ukr_avx512_body(
     KILN_R512(KILN_STEP)
 #undef KILN_STEP
   }
+  if (ep) {
+#define KILN_EPI(i)                                                                  \
+  if (MR > i) {                                                                      \
+    c##i##0 = kiln_tile_epilogue_avx512(ep, i, 0, m0, c##i##0);                      \
+    if (NP > 1) c##i##1 = kiln_tile_epilogue_avx512(ep, i, 16, m1, c##i##1);         \
+  }
+    KILN_R512(KILN_EPI)
+#undef KILN_EPI
+  }
 #define KILN_STORE(i)                                                      \
   if (MR > i) {                                                            \
     _mm512_mask_storeu_ps(c + i * c_rs, m0, c##i##0);                      \
@@ -220,20 +273,21 @@ static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE void kiln_ukr_avx512_body(
 
 #define KILN_UKR512_CASES(NP)                                                               \
   switch (mr) {                                                                             \
-    case 8: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, 8, NP); break; \
-    case 7: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, 7, NP); break; \
-    case 6: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, 6, NP); break; \
-    case 5: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, 5, NP); break; \
-    case 4: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, 4, NP); break; \
-    case 3: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, 3, NP); break; \
-    case 2: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, 2, NP); break; \
-    default: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, 1, NP); break; \
+    case 8: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, ep, 8, NP); break; \
+    case 7: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, ep, 7, NP); break; \
+    case 6: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, ep, 6, NP); break; \
+    case 5: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, ep, 5, NP); break; \
+    case 4: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, ep, 4, NP); break; \
+    case 3: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, ep, 3, NP); break; \
+    case 2: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, ep, 2, NP); break; \
+    default: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, ep, 1, NP); break; \
   }
 
 static inline KILN_TARGET_AVX512 void kiln_ukr_avx512(int64_t kc, const float* a, int64_t a_rs,
                                                int64_t a_cs, const float* b, int64_t b_rs,
                                                int64_t b_ps, float* c, int64_t c_rs,
-                                               int64_t mr, int64_t nr, int load_c) {
+                                               int64_t mr, int64_t nr, int load_c,
+                                               const kiln_tile_epilogue* ep) {
   const __mmask16 m0 = nr >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << nr) - 1u);
   if (nr > 16) {
     const __mmask16 m1 = nr >= 32 ? (__mmask16)0xFFFF : (__mmask16)((1u << (nr - 16)) - 1u);
@@ -253,18 +307,18 @@ static inline kiln_gemm_path kiln_gemm_select(void) {
 #if defined(KILN_RUNTIME_DISPATCH) && defined(KILN_HAVE_AVX512)
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
       __builtin_cpu_supports("fma")) {
-    p.ukr = kiln_ukr_avx512, p.mr = KILN_AVX512_MR, p.np = 2;
+    p.ukr = kiln_ukr_avx512, p.mr = KILN_AVX512_MR, p.np = 2, p.fuses_epilogue = 1;
   } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-    p.ukr = kiln_ukr_avx2, p.mr = KILN_AVX2_MR, p.np = 1;
+    p.ukr = kiln_ukr_avx2, p.mr = KILN_AVX2_MR, p.np = 1, p.fuses_epilogue = 0;
   } else {
-    p.ukr = kiln_ukr_portable, p.mr = KILN_PORTABLE_MR, p.np = 1;
+    p.ukr = kiln_ukr_portable, p.mr = KILN_PORTABLE_MR, p.np = 1, p.fuses_epilogue = 0;
   }
 #elif defined(KILN_HAVE_AVX512)
-  p.ukr = kiln_ukr_avx512, p.mr = KILN_AVX512_MR, p.np = 2;
+  p.ukr = kiln_ukr_avx512, p.mr = KILN_AVX512_MR, p.np = 2, p.fuses_epilogue = 1;
 #elif defined(KILN_HAVE_AVX2)
-  p.ukr = kiln_ukr_avx2, p.mr = KILN_AVX2_MR, p.np = 1;
+  p.ukr = kiln_ukr_avx2, p.mr = KILN_AVX2_MR, p.np = 1, p.fuses_epilogue = 0;
 #else
-  p.ukr = kiln_ukr_portable, p.mr = KILN_PORTABLE_MR, p.np = 1;
+  p.ukr = kiln_ukr_portable, p.mr = KILN_PORTABLE_MR, p.np = 1, p.fuses_epilogue = 0;
 #endif
   return p;
 }
@@ -515,9 +569,31 @@ static inline void kiln_epilogue_tile(const kiln_epilogue* ep, float* y, int64_t
  * the stack. */
 #define KILN_GROUP_COLS 64
 
+/* Whether the micro-kernel can apply this epilogue itself. */
+static inline int kiln_epilogue_fusable(const kiln_epilogue* ep) {
+  return ep->alpha == 1.0f && (!ep->c || ep->c_cs == 0 || ep->c_cs == 1) &&
+         (ep->act == KILN_ACT_NONE || ep->act == KILN_ACT_RELU || ep->act == KILN_ACT_CLIP);
+}
+
+/* The fusable epilogue ep for the tile whose top-left output is (m, n). */
+static inline const kiln_tile_epilogue* kiln_tile_epilogue_at(const kiln_epilogue* ep, int64_t m,
+                                                              int64_t n, kiln_tile_epilogue* te) {
+  te->bias = NULL, te->bias_rs = 0, te->row_vector = 0, te->beta = ep->beta;
+  if (ep->c) {
+    te->row_vector = ep->c_cs == 1;
+    te->bias = ep->c + m * ep->c_rs + (te->row_vector ? n : 0);
+    te->bias_rs = ep->c_rs;
+  }
+  te->r = ep->r ? ep->r + m * ep->r_rs + n : NULL;
+  te->r_rs = ep->r_rs;
+  te->act = ep->act, te->lo = ep->act_alpha, te->hi = ep->act_beta;
+  return te;
+}
+
 typedef struct kiln_gemm_plan {
   const kiln_gemm_desc* d;
   kiln_gemm_path path;
+  int fused; /* the micro-kernel applies the epilogue */
   kiln_im2col_pack_fn pack_im2col;
   int64_t nr_chunk; /* columns per micro-kernel call */
   int64_t group;    /* columns per task */
@@ -529,6 +605,7 @@ static inline void kiln_gemm_plan_init(kiln_gemm_plan* p, const kiln_gemm_desc* 
   p->d = d;
   p->path = kiln_gemm_select();
   p->pack_im2col = kiln_im2col_pack_select();
+  p->fused = p->path.fuses_epilogue && kiln_epilogue_fusable(&d->ep);
   p->nr_chunk = KILN_PANEL * p->path.np;
   p->group = KILN_GROUP_COLS;
   p->n_groups = (d->N + p->group - 1) / p->group;
@@ -579,17 +656,21 @@ static inline void kiln_gemm_run_tasks(const kiln_gemm_plan* p, int64_t begin, i
         }
         b = buf, b_ps = kc * KILN_PANEL;
       }
+      const int last = k0 + kc >= d->K;
       for (int64_t m = m_lo; m < m_hi; m += path.mr) {
         const int64_t mr = m_hi - m < path.mr ? m_hi - m : path.mr;
         const float* a = d->a + m * d->a_rs + k0 * d->a_cs;
         for (int64_t c = 0; c < cols; c += p->nr_chunk) {
           const int64_t nr = cols - c < p->nr_chunk ? cols - c : p->nr_chunk;
+          kiln_tile_epilogue te;
+          const kiln_tile_epilogue* ep = NULL;
+          if (last && p->fused) ep = kiln_tile_epilogue_at(&d->ep, m, n0 + c, &te);
           path.ukr(kc, a, d->a_rs, d->a_cs, b + (c / KILN_PANEL) * b_ps, KILN_PANEL, b_ps,
-                   d->y + m * d->y_rs + n0 + c, d->y_rs, mr, nr, k0 > 0);
+                   d->y + m * d->y_rs + n0 + c, d->y_rs, mr, nr, k0 > 0, ep);
         }
       }
     }
-    kiln_epilogue_tile(&d->ep, d->y, d->y_rs, m_lo, n0, m_hi - m_lo, cols);
+    if (!p->fused || d->K == 0) kiln_epilogue_tile(&d->ep, d->y, d->y_rs, m_lo, n0, m_hi - m_lo, cols);
   }
 }
 

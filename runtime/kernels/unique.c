@@ -10,7 +10,11 @@
  *   indices each one's first occurrence in X;
  *   inverse for each slice of X, its position in Y;
  *   counts  how often each one occurs.
- * The sort order lives in a scratch binding of 2 * len int64 (no heap). */
+ * The sort order lives in a scratch binding of 2 * len int64 (no heap).
+ * unique_bounded: the same for outputs shaped after the run: count is the
+ * capacity (the outputs' bound), Y, indices and counts are written
+ * compactly for the n distinct slices found (Y as [outer, n, inner] from
+ * its start) and n goes as one int64 to binding 6. */
 #include <stdint.h>
 #include <string.h>
 
@@ -23,7 +27,7 @@ enum {
   UQ_DTYPE, UQ_OUTER, UQ_LEN, UQ_INNER, UQ_COUNT, UQ_SORTED,
   UQ_HAS_INDICES, UQ_HAS_INVERSE, UQ_HAS_COUNTS, UQ_NPARAMS
 };
-enum { UQ_X, UQ_Y, UQ_INDICES, UQ_INVERSE, UQ_COUNTS, UQ_SCRATCH };
+enum { UQ_X, UQ_Y, UQ_INDICES, UQ_INVERSE, UQ_COUNTS, UQ_SCRATCH, UQ_RESULT };
 
 typedef struct uq_view {
   const unsigned char* x;
@@ -71,27 +75,30 @@ static void uq_copy_slice(const uq_view* v, unsigned char* y, int64_t count, int
   }
 }
 
-int kiln_unique(const int64_t* ip, const float* fp, void* const* bindings,
-                const kiln_host* host) {
-  (void)fp;
-  (void)host;
-  const uq_view v = {(const unsigned char*)bindings[UQ_X], ip[UQ_DTYPE], ip[UQ_OUTER],
-                     ip[UQ_LEN], ip[UQ_INNER]};
-  const int64_t n = v.len, count = ip[UQ_COUNT], eb = kiln_dtype_size(v.t);
-  int64_t* perm = (int64_t*)bindings[UQ_SCRATCH]; /* sorted order, then per group */
-  int64_t* group = perm + n;                      /* group (sorted rank) of each slice */
+/* Sorts X's slices into groups of equal ones: returns how many groups;
+ * group[j] is slice j's group (sorted rank) and perm[g] group g's first
+ * occurrence in X. */
+static int64_t uq_group(const uq_view* v, int64_t* perm, int64_t* group) {
+  const int64_t n = v->len;
   for (int64_t s = 0; s < n; ++s) perm[s] = s;
-  kiln_stable_sort_indices(perm, group, n, uq_before, &v);
+  kiln_stable_sort_indices(perm, group, n, uq_before, v);
   /* Number the groups of equal slices; compact perm to each group's first
    * member, which the stable sort made its first occurrence in X (perm[s]
    * is read before perm[groups - 1 <= s] is written). */
   int64_t groups = 0;
   for (int64_t s = 0; s < n; ++s) {
-    if (s == 0 || uq_cmp_slice(&v, perm[s - 1], perm[s]) != 0) perm[groups++] = perm[s];
+    if (s == 0 || uq_cmp_slice(v, perm[s - 1], perm[s]) != 0) perm[groups++] = perm[s];
     group[perm[s]] = groups - 1;
   }
-  if (groups != count) return KILN_ERR_SHAPE_MISMATCH;
+  return groups;
+}
 
+/* Writes the outputs for `count` groups (uq_group's), Y as
+ * [outer, count, inner]. */
+static void uq_write(const int64_t* ip, const uq_view* vp, void* const* bindings, int64_t* perm,
+                     const int64_t* group, int64_t count) {
+  const uq_view v = *vp;
+  const int64_t n = v.len, eb = kiln_dtype_size(v.t);
   unsigned char* y = (unsigned char*)bindings[UQ_Y];
   int64_t* indices = ip[UQ_HAS_INDICES] ? (int64_t*)bindings[UQ_INDICES] : NULL;
   int64_t* inverse = ip[UQ_HAS_INVERSE] ? (int64_t*)bindings[UQ_INVERSE] : NULL;
@@ -115,6 +122,40 @@ int kiln_unique(const int64_t* ip, const float* fp, void* const* bindings,
     if (inverse) inverse[j] = s;
     if (counts) ++counts[s];
   }
+}
+
+static uq_view uq_view_of(const int64_t* ip, void* const* bindings) {
+  const uq_view v = {(const unsigned char*)bindings[UQ_X], ip[UQ_DTYPE], ip[UQ_OUTER],
+                     ip[UQ_LEN], ip[UQ_INNER]};
+  return v;
+}
+
+int kiln_unique(const int64_t* ip, const float* fp, void* const* bindings,
+                const kiln_host* host) {
+  (void)fp;
+  (void)host;
+  const uq_view v = uq_view_of(ip, bindings);
+  int64_t* perm = (int64_t*)bindings[UQ_SCRATCH]; /* sorted order, then per group */
+  int64_t* group = perm + v.len;                  /* group (sorted rank) of each slice */
+  const int64_t groups = uq_group(&v, perm, group);
+  if (groups != ip[UQ_COUNT]) return KILN_ERR_SHAPE_MISMATCH;
+  uq_write(ip, &v, bindings, perm, group, groups);
+  return KILN_OK;
+}
+
+/* unique_bounded: ip[UQ_COUNT] is the capacity; the real count goes to
+ * binding 6 (the outputs are shaped after the run). */
+int kiln_unique_bounded(const int64_t* ip, const float* fp, void* const* bindings,
+                        const kiln_host* host) {
+  (void)fp;
+  (void)host;
+  const uq_view v = uq_view_of(ip, bindings);
+  int64_t* perm = (int64_t*)bindings[UQ_SCRATCH];
+  int64_t* group = perm + v.len;
+  const int64_t groups = uq_group(&v, perm, group);
+  if (groups > ip[UQ_COUNT]) return KILN_ERR_SHAPE_MISMATCH;
+  uq_write(ip, &v, bindings, perm, group, groups);
+  memcpy(bindings[UQ_RESULT], &groups, sizeof groups);
   return KILN_OK;
 }
 
@@ -146,4 +187,10 @@ int kiln_unique_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
   if (ip[UQ_HAS_INVERSE]) KILN_TRY(kiln_check_binding(binding_bytes[UQ_INVERSE], bytes));
   KILN_TRY(kiln_dense_bytes(len, 16, &bytes));
   return kiln_check_binding(binding_bytes[UQ_SCRATCH], bytes);
+}
+
+int kiln_unique_bounded_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                              uint32_t fparam_count, const uint64_t* binding_bytes) {
+  KILN_TRY(kiln_unique_check(ip, iparam_count, fp, fparam_count, binding_bytes));
+  return kiln_check_binding(binding_bytes[UQ_RESULT], (int64_t)sizeof(int64_t));
 }

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Outputs whose length is known only after the run (tests/models/result):
-# nonzero_after_run.onnx returns NonZero and compress_after_run.onnx returns
-# Compress (a run-time condition) with no declared shape. Each module runs
-# three inputs; `kiln run` and the AOT runner must each write the .npy with
-# the real shape and numpy's values (numpy.nonzero / numpy.compress, exact),
-# and `kiln inspect` must show the bound.
+# NonZero, Compress (a run-time condition), Unique (without an axis: Y,
+# indices and counts share one length beside the static inverse; along axis
+# 1: Y [3, n], indices, inverse) and NonMaxSuppression (constant or run-time
+# max_output_boxes_per_class), none with a declared output shape. Each module
+# runs three data sets giving different lengths; `kiln run` and the AOT
+# runner must each write every checked .npy with the real shape and the
+# reference values (numpy.nonzero / compress / unique, a NumPy NMS; exact),
+# and `kiln inspect` must show the bounds.
 # usage: result_shapes_test.sh KILN SOURCE_DIR WORK_DIR
 set -uo pipefail
 KILN=$1
@@ -19,40 +22,67 @@ failed=0
 ok() { echo "ok   $1"; passed=$((passed + 1)); }
 fail() { echo "FAIL $1"; failed=$((failed + 1)); }
 
-# inputs MODEL K: the --input arguments of data set K.
-inputs() {
-  if [ "$1" = nonzero_after_run ]; then
-    echo --input "$R/$1.in$2.npy"
-  else
-    echo --input "$R/$1.x$2.npy" --input "$R/$1.cond$2.npy"
-  fi
-}
+# Per model: its inputs (files MODEL.NAME<k>.npy), its outputs in order
+# (reference MODEL.NAME<k>.npy; "-" is written but not checked) and what
+# `kiln inspect` shows for its outputs (a regular expression).
+declare -A INPUTS OUTPUTS INSPECT
+INPUTS[nonzero_after_run]="in"
+OUTPUTS[nonzero_after_run]="ref -"
+INSPECT[nonzero_after_run]='output\[0\] y .*int64\[2,y\.length<=12\]'
+INPUTS[compress_after_run]="x cond"
+OUTPUTS[compress_after_run]="ref"
+INSPECT[compress_after_run]='output\[0\] y .*float32\[3,y\.length<=4\]'
+INPUTS[unique_after_run]="x"
+OUTPUTS[unique_after_run]="y indices inverse counts"
+INSPECT[unique_after_run]='output\[3\] counts .*int64\[y\.length<=8\]'
+INPUTS[unique_axis_after_run]="x"
+OUTPUTS[unique_axis_after_run]="y indices inverse"
+INSPECT[unique_axis_after_run]='output\[0\] y .*int64\[3,y\.length<=5\]'
+INPUTS[nms_after_run]="boxes scores score_threshold"
+OUTPUTS[nms_after_run]="selected"
+INSPECT[nms_after_run]='output\[0\] selected .*int64\[selected\.length<=12,3\]'
+INPUTS[nms_max_after_run]="boxes scores max_out"
+OUTPUTS[nms_max_after_run]="selected"
+INSPECT[nms_max_after_run]='output\[0\] selected .*int64\[selected\.length<=18,3\]'
+MODELS="nonzero_after_run compress_after_run unique_after_run unique_axis_after_run nms_after_run
+nms_max_after_run"
 
-# check MODEL BACKEND RUNNER...: every data set's output 0 equals the reference.
+# check MODEL BACKEND RUNNER...: every data set's outputs equal the references.
 check() {
   local model=$1 backend=$2
   shift 2
   for k in 0 1 2; do
-    local out="$WORK/$model.$backend$k.npy" extra=()
-    [ "$model" = nonzero_after_run ] && extra=(--output "$WORK/relu.npy")
-    # shellcheck disable=SC2046
-    if "$@" $(inputs "$model" "$k") --output "$out" "${extra[@]}" > "$WORK/$model.$backend$k.log" 2>&1 &&
-       "$PY" -c "import numpy as np, sys; a, b = np.load(sys.argv[1]), np.load(sys.argv[2]); \
-sys.exit(0 if a.dtype == b.dtype and a.shape == b.shape and (a == b).all() else 1)" "$out" "$R/$model.ref$k.npy"; then
-      ok "$model $backend: data $k gives $("$PY" -c "import numpy as np, sys; print(np.load(sys.argv[1]).shape)" "$out")"
+    local args=() refs=() shapes=() name i=0
+    for name in ${INPUTS[$model]}; do args+=(--input "$R/$model.$name$k.npy"); done
+    for name in ${OUTPUTS[$model]}; do
+      local out="$WORK/$model.$backend$k.out$i.npy"
+      args+=(--output "$out")
+      [ "$name" != - ] && refs+=("$out" "$R/$model.$name$k.npy")
+      i=$((i + 1))
+    done
+    if "$@" "${args[@]}" > "$WORK/$model.$backend$k.log" 2>&1 &&
+       shapes=$("$PY" -c "import numpy as np, sys
+shapes = []
+for out, ref in zip(sys.argv[1::2], sys.argv[2::2]):
+    a, b = np.load(out), np.load(ref)
+    if a.dtype != b.dtype or a.shape != b.shape or not (a == b).all():
+        sys.exit(f'{out}: {a.dtype}{a.shape} {a.tolist()} but {ref}: {b.dtype}{b.shape} {b.tolist()}')
+    shapes.append(str(a.shape))
+print(' '.join(shapes))" "${refs[@]}" 2>> "$WORK/$model.$backend$k.log"); then
+      ok "$model $backend: data $k gives $shapes"
     else
       fail "$model $backend: data $k"; cat "$WORK/$model.$backend$k.log"
     fi
   done
 }
 
-for model in nonzero_after_run compress_after_run; do
+for model in $MODELS; do
   m="$WORK/$model.kiln"
   "$KILN" compile "$R/$model.onnx" -o "$m" || { fail "$model: cannot compile"; continue; }
-  if "$KILN" inspect "$m" | grep -Eq "output\[0\] y .*\[.*y.length<=(12|4)\]"; then
+  if "$KILN" inspect "$m" | grep -Eq "${INSPECT[$model]}"; then
     ok "$model: inspect shows the bound"
   else
-    fail "$model: inspect"; "$KILN" inspect "$m" | head -12
+    fail "$model: inspect"; "$KILN" inspect "$m" | head -16
   fi
   check "$model" vm "$KILN" run "$m"
   if ! "$KILN" aot "$m" -o "$WORK/aot_$model" --name rs --no-size-report > "$WORK/aot.log" 2>&1 ||

@@ -714,6 +714,13 @@ KILN_DECLARE_KERNEL(compress_bounded)
  *              has_counts
  * fparams: none. */
 KILN_DECLARE_KERNEL(unique)
+/* unique_bounded: Unique whose outputs are shaped after the run: iparams as
+ * unique with count = the capacity (the outputs' bound, len); Y
+ * ([outer, n, inner] from its start), indices and counts are written for
+ * the n distinct slices found, inverse in full, and n as one int64 to
+ * binding 6 (a module's result symbol).
+ * bindings: [0..5] as unique  [6] n int64 */
+KILN_DECLARE_KERNEL(unique_bounded)
 
 /* non_max_suppression: NonMaxSuppression over float32 boxes [B, N, 4] and
  * scores [B, C, N]; max_output_boxes_per_class (int64/int32), iou_threshold
@@ -727,6 +734,12 @@ KILN_DECLARE_KERNEL(unique)
  * iparams (8): B N C center_point_box count max_dtype iou_dtype score_dtype
  * fparams: none. */
 KILN_DECLARE_KERNEL(non_max_suppression)
+/* non_max_suppression_bounded: NonMaxSuppression whose output is shaped
+ * after the run: iparams as non_max_suppression with count = the capacity
+ * (the output's bound); writes the n selected rows as [n, 3] from Y's start
+ * and n as one int64 to binding 7 (more than the capacity fails).
+ * bindings: [0..6] as non_max_suppression  [7] n int64 */
+KILN_DECLARE_KERNEL(non_max_suppression_bounded)
 
 /* dropout: Dropout with training_mode (and ratio) read at run time. Not
  * training, or ratio 0: Y = X, mask all true. Training: keep element k when

@@ -219,7 +219,16 @@ int kiln_global_pool_f32(const int64_t* ip, const float* fp, void* const* bindin
       y[r] = m;
     }
   } else {
-    for (int64_t r = 0; r < rows; ++r) {
+    /* Eight rows at a time: eight independent chains of adds instead of one,
+     * each row still summed in index order. */
+    int64_t r = 0;
+    for (; r + 8 <= rows; r += 8) {
+      float s[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+      for (int64_t i = 0; i < spatial; ++i)
+        for (int q = 0; q < 8; ++q) s[q] += x[(r + q) * spatial + i];
+      for (int q = 0; q < 8; ++q) y[r + q] = spatial > 0 ? s[q] / (float)spatial : NAN;
+    }
+    for (; r < rows; ++r) {
       const float* xr = x + r * spatial;
       float s = 0.0f;
       for (int64_t i = 0; i < spatial; ++i) s += xr[i];

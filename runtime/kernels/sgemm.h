@@ -63,6 +63,7 @@ typedef struct kiln_gemm_path {
   int64_t mr; /* rows per micro-tile */
   int64_t np; /* panels per micro-tile (columns = 16 * np) */
   int fuses_epilogue; /* ukr applies a kiln_tile_epilogue */
+  int masks_b;        /* ukr reads no B column at or past nr */
 } kiln_gemm_path;
 
 /* ---- portable C: 4 x 16 ---------------------------------------------- */
@@ -307,18 +308,18 @@ static inline kiln_gemm_path kiln_gemm_select(void) {
 #if defined(KILN_RUNTIME_DISPATCH) && defined(KILN_HAVE_AVX512)
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
       __builtin_cpu_supports("fma")) {
-    p.ukr = kiln_ukr_avx512, p.mr = KILN_AVX512_MR, p.np = 2, p.fuses_epilogue = 1;
+    p.ukr = kiln_ukr_avx512, p.mr = KILN_AVX512_MR, p.np = 2, p.fuses_epilogue = 1, p.masks_b = 1;
   } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-    p.ukr = kiln_ukr_avx2, p.mr = KILN_AVX2_MR, p.np = 1, p.fuses_epilogue = 0;
+    p.ukr = kiln_ukr_avx2, p.mr = KILN_AVX2_MR, p.np = 1, p.fuses_epilogue = 0, p.masks_b = 0;
   } else {
-    p.ukr = kiln_ukr_portable, p.mr = KILN_PORTABLE_MR, p.np = 1, p.fuses_epilogue = 0;
+    p.ukr = kiln_ukr_portable, p.mr = KILN_PORTABLE_MR, p.np = 1, p.fuses_epilogue = 0, p.masks_b = 0;
   }
 #elif defined(KILN_HAVE_AVX512)
-  p.ukr = kiln_ukr_avx512, p.mr = KILN_AVX512_MR, p.np = 2, p.fuses_epilogue = 1;
+  p.ukr = kiln_ukr_avx512, p.mr = KILN_AVX512_MR, p.np = 2, p.fuses_epilogue = 1, p.masks_b = 1;
 #elif defined(KILN_HAVE_AVX2)
-  p.ukr = kiln_ukr_avx2, p.mr = KILN_AVX2_MR, p.np = 1, p.fuses_epilogue = 0;
+  p.ukr = kiln_ukr_avx2, p.mr = KILN_AVX2_MR, p.np = 1, p.fuses_epilogue = 0, p.masks_b = 0;
 #else
-  p.ukr = kiln_ukr_portable, p.mr = KILN_PORTABLE_MR, p.np = 1, p.fuses_epilogue = 0;
+  p.ukr = kiln_ukr_portable, p.mr = KILN_PORTABLE_MR, p.np = 1, p.fuses_epilogue = 0, p.masks_b = 0;
 #endif
   return p;
 }
@@ -568,6 +569,8 @@ static inline void kiln_epilogue_tile(const kiln_epilogue* ep, float* y, int64_t
  * columns. The task's packing buffer, KILN_KC x 64 floats (64 KiB), is on
  * the stack. */
 #define KILN_GROUP_COLS 64
+/* Widest row stride (floats) of a B read in place. */
+#define KILN_IN_PLACE_MAX_RS 1024
 
 /* Whether the micro-kernel can apply this epilogue itself. */
 static inline int kiln_epilogue_fusable(const kiln_epilogue* ep) {
@@ -593,7 +596,8 @@ static inline const kiln_tile_epilogue* kiln_tile_epilogue_at(const kiln_epilogu
 typedef struct kiln_gemm_plan {
   const kiln_gemm_desc* d;
   kiln_gemm_path path;
-  int fused; /* the micro-kernel applies the epilogue */
+  int fused;      /* the micro-kernel applies the epilogue */
+  int b_in_place; /* B rows are read where they are, unpacked */
   kiln_im2col_pack_fn pack_im2col;
   int64_t nr_chunk; /* columns per micro-kernel call */
   int64_t group;    /* columns per task */
@@ -606,6 +610,11 @@ static inline void kiln_gemm_plan_init(kiln_gemm_plan* p, const kiln_gemm_desc* 
   p->path = kiln_gemm_select();
   p->pack_im2col = kiln_im2col_pack_select();
   p->fused = p->path.fuses_epilogue && kiln_epilogue_fusable(&d->ep);
+  /* Dense B rows close together (a small layer's activations) are read in
+   * place by a micro-kernel that masks its column tail; far-apart rows would
+   * map to few L1 sets, so those are packed. */
+  p->b_in_place = !d->b_packed && !d->im2col && d->b_cs == 1 &&
+                  d->b_rs <= KILN_IN_PLACE_MAX_RS && p->path.masks_b;
   p->nr_chunk = KILN_PANEL * p->path.np;
   p->group = KILN_GROUP_COLS;
   p->n_groups = (d->N + p->group - 1) / p->group;
@@ -642,10 +651,12 @@ static inline void kiln_gemm_run_tasks(const kiln_gemm_plan* p, int64_t begin, i
     for (int64_t k0 = 0; k0 < d->K; k0 += KILN_KC) {
       const int64_t kc = d->K - k0 < KILN_KC ? d->K - k0 : KILN_KC;
       const float* b;
-      int64_t b_ps;
+      int64_t b_rs = KILN_PANEL, b_ps;
       if (d->b_packed) {
         b = d->b_packed + (n0 / KILN_PANEL) * d->K * KILN_PANEL + k0 * KILN_PANEL;
         b_ps = d->K * KILN_PANEL;
+      } else if (p->b_in_place) {
+        b = d->b + k0 * d->b_rs + n0, b_rs = d->b_rs, b_ps = KILN_PANEL;
       } else {
         for (int64_t q = 0; q * KILN_PANEL < cols; ++q) {
           const int64_t c0 = n0 + q * KILN_PANEL;
@@ -665,7 +676,7 @@ static inline void kiln_gemm_run_tasks(const kiln_gemm_plan* p, int64_t begin, i
           kiln_tile_epilogue te;
           const kiln_tile_epilogue* ep = NULL;
           if (last && p->fused) ep = kiln_tile_epilogue_at(&d->ep, m, n0 + c, &te);
-          path.ukr(kc, a, d->a_rs, d->a_cs, b + (c / KILN_PANEL) * b_ps, KILN_PANEL, b_ps,
+          path.ukr(kc, a, d->a_rs, d->a_cs, b + (c / KILN_PANEL) * b_ps, b_rs, b_ps,
                    d->y + m * d->y_rs + n0 + c, d->y_rs, mr, nr, k0 > 0, ep);
         }
       }

@@ -375,6 +375,12 @@ pool_case_torch("max_wide_dilated_ceil", POOL_MAX, (1, 2, 7, 53), 3, 2, 1, dil=2
 pool_case_asym("max_wide_asym_pads", POOL_MAX, (1, 2, 6, 37), 2, 3, (1, 1), (0, 2, 1, 1))
 pool_case_torch("max_wide_stride3", POOL_MAX, (1, 2, 8, 50), 4, 3, 1)
 
+# Global average pooling over more rows than its eight-row blocks, with a
+# remainder.
+x = rand(1, 19, 5, 3)
+write_case("avg_rows_19", "global_pool_f32", [POOL_AVG, 19, 15], [],
+           [binding(IN, x), binding(OUT, expected=to_f32(F.adaptive_avg_pool2d(f64(x), 1)))])
+
 total = sum(os.path.getsize(p) for p in written)
 print("wrote %d cases, %d bytes, to %s" % (len(written), total, OUT_DIR))
 

@@ -26,7 +26,8 @@ KILN_REFERENCE_SUITE(Pool2dReference, "pool2d_f32.max_k3_s2_p1", "pool2d_f32.max
                      "pool2d_f32.max_wide_dilated_ceil", "pool2d_f32.max_wide_asym_pads",
                      "pool2d_f32.max_wide_stride3");
 
-KILN_REFERENCE_SUITE(GlobalPoolReference, "global_pool_f32.max", "global_pool_f32.avg");
+KILN_REFERENCE_SUITE(GlobalPoolReference, "global_pool_f32.max", "global_pool_f32.avg",
+                     "global_pool_f32.avg_rows_19");
 
 TEST(Pool2dCheck, RejectsEnumsAndZeroWindowParams) {
   KILN_LOAD_CASE("pool2d_f32.max_k3_s2_p1", c);

@@ -561,9 +561,9 @@ static inline void kiln_epilogue_tile(const kiln_epilogue* ep, float* y, int64_t
   }
 }
 
-/* Rows per task when the column groups alone do not give enough tasks:
- * a multiple of every path's MR. */
-#define KILN_GEMM_MB 48
+/* Row blocks, when the column groups alone do not give enough tasks, are a
+ * multiple of this many rows (the AVX-512 MR) and at least 6 of them. */
+#define KILN_GEMM_MB 8
 /* Columns per task: the micro-kernel's column chunks of one task share each
  * row block of A while it is in L1, so A streams from memory once per 64
  * columns. The task's packing buffer, KILN_KC x 64 floats (64 KiB), is on
@@ -622,7 +622,7 @@ static inline void kiln_gemm_plan_init(kiln_gemm_plan* p, const kiln_gemm_desc* 
    * column groups to share, is M split (about 4 tasks; each repacks its B).
    * The split never changes any element's arithmetic. */
   p->mb = d->M;
-  if (threaded && p->n_groups < 4 && d->M > KILN_GEMM_MB) {
+  if (threaded && p->n_groups < 4 && d->M > 6 * KILN_GEMM_MB) {
     const int64_t want = (d->M * p->n_groups + 3) / 4;
     p->mb = (want + KILN_GEMM_MB - 1) / KILN_GEMM_MB * KILN_GEMM_MB;
   }
@@ -692,8 +692,9 @@ static inline void kiln_gemm_task_body(void* ctx, int64_t begin, int64_t end) {
 /* Runs one GEMM, split over the host's threads when it offers them. */
 static inline void kiln_sgemm(const kiln_gemm_desc* d, const kiln_host* host) {
   if (d->M <= 0 || d->N <= 0) return;
-  /* Below ~2^20 multiply-adds a hand-off to other threads costs more than it saves. */
-  const int big = (double)d->M * (double)d->N * (double)d->K >= (double)(1 << 20);
+  /* Below ~2^19 multiply-adds a hand-off to other threads costs more than it
+   * saves (2^19: a classifier layer streaming 2 MB of weights is worth it). */
+  const int big = (double)d->M * (double)d->N * (double)d->K >= (double)(1 << 19);
   const int threaded = host && host->parallel_for && big;
   kiln_gemm_plan plan;
   kiln_gemm_plan_init(&plan, d, threaded);

@@ -38,9 +38,51 @@ BENCHMARK(BM_Conv2d)
     ->Args({64, 56, 128, 3, 2, 1})    // ResNet-18 layer2.0.conv1
     ->Args({128, 28, 128, 3, 1, 1})   // ResNet-18 layer2
     ->Args({256, 14, 256, 3, 1, 1})   // ResNet-18 layer3
+    ->Args({256, 14, 512, 3, 2, 1})   // ResNet-18 layer4.0.conv1
     ->Args({512, 7, 512, 3, 1, 1})    // ResNet-18 layer4
+    ->Args({960, 7, 160, 1, 1, 1})    // MobileNetV2 7x7 projection
     ->Args({32, 112, 32, 3, 1, 32})   // MobileNetV2 depthwise
     ->Args({96, 56, 24, 1, 1, 1})     // MobileNetV2 pointwise
+    ->Unit(benchmark::kMillisecond);
+
+// conv2d_packed_f32 (output channels in the lanes, weights packed as
+// kernels.h documents) on the layers where conv2d_f32 wastes lanes.
+// args: C, H(=W), OC, K, stride
+void BM_Conv2dPacked(benchmark::State& state) {
+  const int64_t c = state.range(0), h = state.range(1), oc = state.range(2), k = state.range(3),
+                s = state.range(4);
+  const int64_t pad = k / 2, oh = (h + 2 * pad - k) / s + 1, taps = k * k, kk = taps * c;
+  std::vector<float> x(c * h * h), w(oc * c * taps), b(oc), y(oc * oh * oh);
+  Fill(x);
+  Fill(w);
+  Fill(b);
+  std::vector<float> packed((oc + 15) / 16 * 16 * kk, 0.0f);
+  for (int64_t o = 0; o < oc; ++o)
+    for (int64_t ic = 0; ic < c; ++ic)
+      for (int64_t t = 0; t < taps; ++t)
+        packed[(o / 16) * kk * 16 + (t * c + ic) * 16 + o % 16] = w[(o * c + ic) * taps + t];
+  const int64_t ip[18] = {1, c, h, h, oc, oh, oh, k, k, s, s, pad, pad, 1, 1, 1, KILN_ACT_RELU, 1};
+  const float fp[2] = {0, 0};
+  void* bindings[4] = {x.data(), packed.data(), b.data(), y.data()};
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(kiln_conv2d_packed_f32(ip, fp, bindings, nullptr));
+  }
+  const double flops = 2.0 * oc * oh * oh * c * taps;
+  state.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9 * state.iterations(),
+                                                 benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_Conv2dPacked)
+    ->ArgNames({"C", "H", "OC", "K", "stride"})
+    ->Args({3, 224, 64, 7, 2})     // ResNet-18 stem
+    ->Args({64, 56, 64, 3, 1})     // ResNet-18 layer1
+    ->Args({64, 56, 128, 3, 2})    // ResNet-18 layer2.0.conv1
+    ->Args({128, 28, 128, 3, 1})   // ResNet-18 layer2
+    ->Args({256, 14, 256, 3, 1})   // ResNet-18 layer3
+    ->Args({256, 14, 512, 3, 2})   // ResNet-18 layer4.0.conv1
+    ->Args({512, 7, 512, 3, 1})    // ResNet-18 layer4
+    ->Args({960, 7, 160, 1, 1})    // MobileNetV2 7x7 projection
+    ->Args({96, 56, 24, 1, 1})     // MobileNetV2 pointwise
+    ->Args({64, 25, 64, 1, 1})     // DS-CNN-like pointwise (25 x 25 plane)
     ->Unit(benchmark::kMillisecond);
 
 // args: C, H(=W), K, stride, pad. Reported in input GB/s read.

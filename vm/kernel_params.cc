@@ -78,7 +78,7 @@ double KernelFlops(absl::string_view kernel, absl::Span<const int64_t> iparams) 
   std::map<std::string, double> v;
   for (const auto& [name, value] : NameIParams(kernel, iparams)) v[name] = static_cast<double>(value);
   absl::ConsumePrefix(&kernel, "kiln_");
-  if ((kernel == "conv2d_f32" || kernel == "conv2d_res_f32") && v.count("has_bias")) {
+  if (absl::StartsWith(kernel, "conv2d_") && v.count("has_bias")) {
     const double groups = v["groups"] > 0 ? v["groups"] : 1;
     return 2.0 * v["N"] * v["OC"] * v["OH"] * v["OW"] * (v["C"] / groups) * v["KH"] * v["KW"];
   }

@@ -1,37 +1,11 @@
 // Gemm and MatMul.
-#include <cstring>
-#include <memory>
-
 #include "absl/strings/str_cat.h"
 #include "compiler/emit/lower_ops.h"
+#include "compiler/emit/panel_packing.h"
 #include "kiln/kernel_abi.h"
 
 namespace kiln::compiler::emit {
 namespace {
-
-// Floats per panel of a packed B operand (runtime/kernels/sgemm.h KILN_PANEL).
-constexpr int64_t kPanel = 16;
-
-// B [K,N] (or its transpose [N,K]) rearranged into the GEMM micro-kernel's
-// panels: element (n/16)*K*16 + k*16 + n%16, zero past N. Stored with layout
-// PackedPanel16 so no packing of constant weights happens at run time.
-ir::ConstantPtr PackB(const ir::ConstantData& b, int64_t k, int64_t n, bool trans_b) {
-  auto packed = std::make_shared<ir::ConstantData>();
-  const int64_t panels = (n + kPanel - 1) / kPanel;
-  packed->dtype = ir::DType::F32;
-  packed->shape = {panels, k, kPanel};
-  std::vector<float> out(static_cast<size_t>(panels * k * kPanel), 0.0f);
-  const float* src = b.data<float>();
-  for (int64_t kk = 0; kk < k; ++kk) {
-    for (int64_t j = 0; j < n; ++j) {
-      out[(j / kPanel) * k * kPanel + kk * kPanel + j % kPanel] =
-          trans_b ? src[j * k + kk] : src[kk * n + j];
-    }
-  }
-  packed->bytes.resize(out.size() * sizeof(float));
-  if (!out.empty()) std::memcpy(packed->bytes.data(), out.data(), packed->bytes.size());
-  return packed;
-}
 
 absl::Status LowerGemm(LoweringContext& ctx, const ir::Node& node) {
   KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
@@ -72,7 +46,10 @@ absl::Status LowerGemm(LoweringContext& ctx, const ir::Node& node) {
   if (bv.constant && bv.constant->dtype == ir::DType::F32 && (ir::IsSymbolic(m) || m > 0) &&
       n > 0) {
     const Binding bp = ctx.BindNewConstant(absl::StrCat(bv.name, ".packed"),
-                                           PackB(*bv.constant, k, n, trans_b != 0),
+                                           PackPanels16(*bv.constant, k, n,
+                                                        [&](int64_t kk, int64_t j) {
+                                                          return trans_b ? j * k + kk : kk * n + j;
+                                                        }),
                                            /*layout=PackedPanel16*/ 1);
     return ctx.Dispatch(node, "gemm_pb_f32",
                         {m, n, k, trans_a, 0, has_c ? 1 : 0, c_stride_m, c_stride_n, act.kind},

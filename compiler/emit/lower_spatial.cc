@@ -1,10 +1,15 @@
 // Conv, MaxPool/AveragePool and the global pools.
 #include "absl/strings/str_cat.h"
 #include "compiler/emit/lower_ops.h"
+#include "compiler/emit/panel_packing.h"
 #include "kiln/kernels.h"
 
 namespace kiln::compiler::emit {
 namespace {
+
+// Most window taps conv2d_packed_f32 takes (runtime/kernels/conv_check.h
+// KILN_CONVP_MAX_TAPS).
+constexpr int64_t kMaxPackedConvTaps = 64;
 
 // 2-D window geometry; a 1-D op (rank-3 input) is the H = 1 case.
 struct Window {
@@ -74,6 +79,18 @@ absl::Status ResolveWindow(const LoweringContext& ctx, const ir::Node& node,
   return absl::OkStatus();
 }
 
+// conv2d_packed_f32 (output channels in the vector lanes, weights packed
+// here) beats conv2d_f32 on one-group layers with enough channels to stream
+// and a K long enough to pay for its transposed store; on a 3-channel stem or
+// a short pointwise layer conv2d_f32 is faster (benchmarks/kernels_benchmark.cc,
+// BM_Conv2d against BM_Conv2dPacked).
+bool UsePackedConv(const ir::Value& w, const Window& win, int64_t groups, int64_t oc) {
+  const int64_t taps = win.kh * win.kw;
+  return w.constant != nullptr && w.constant->dtype == ir::DType::F32 && groups == 1 &&
+         !ir::IsSymbolic(win.c) && taps <= kMaxPackedConvTaps &&
+         win.c >= 16 && win.c * taps >= 256 && oc >= 32;
+}
+
 absl::Status LowerConv(LoweringContext& ctx, const ir::Node& node) {
   KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
   KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
@@ -90,8 +107,23 @@ absl::Status LowerConv(LoweringContext& ctx, const ir::Node& node) {
     return ctx.Invalid(node, "channel counts do not match the weight and group");
   }
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
-  KILN_ASSIGN_OR_RETURN(Binding bw, ctx.Bind(node, node.inputs[1]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  const bool packed = UsePackedConv(ctx.value(node.inputs[1]), win, groups, oc);
+  Binding bw;
+  if (packed) {
+    // Weights as panels of 16 output channels, K ordered tap-major
+    // (kernels.h conv2d_packed_f32); the plain weights are not bound.
+    const ir::Value& wv = ctx.value(node.inputs[1]);
+    const int64_t c = win.c, taps = win.kh * win.kw;
+    bw = ctx.BindNewConstant(absl::StrCat(wv.name, ".packed_oc"),
+                             PackPanels16(*wv.constant, taps * c, oc,
+                                          [&](int64_t k, int64_t o) {
+                                            return (o * c + k % c) * taps + k / c;
+                                          }),
+                             /*layout=PackedPanel16*/ 1);
+  } else {
+    KILN_ASSIGN_OR_RETURN(bw, ctx.Bind(node, node.inputs[1]));
+  }
   Binding bb = bw;  // unread when there is no bias
   if (has_bias) {
     KILN_ASSIGN_OR_RETURN(bb, ctx.Bind(node, node.inputs[2]));
@@ -106,11 +138,12 @@ absl::Status LowerConv(LoweringContext& ctx, const ir::Node& node) {
                              act.kind,     has_bias ? 1 : 0};
   if (has_residual) {
     KILN_ASSIGN_OR_RETURN(Binding br, ctx.Bind(node, node.inputs[3]));
-    return ctx.Dispatch(node, "conv2d_res_f32", std::move(ip), {act.alpha, act.beta},
-                        {bx, bw, bb, br, by}, {-1, -1, has_bias ? -1 : 0, -1, -1});
+    return ctx.Dispatch(node, packed ? "conv2d_packed_res_f32" : "conv2d_res_f32", std::move(ip),
+                        {act.alpha, act.beta}, {bx, bw, bb, br, by},
+                        {-1, -1, has_bias ? -1 : 0, -1, -1});
   }
-  return ctx.Dispatch(node, "conv2d_f32", std::move(ip), {act.alpha, act.beta},
-                      {bx, bw, bb, by}, {-1, -1, has_bias ? -1 : 0, -1});
+  return ctx.Dispatch(node, packed ? "conv2d_packed_f32" : "conv2d_f32", std::move(ip),
+                      {act.alpha, act.beta}, {bx, bw, bb, by}, {-1, -1, has_bias ? -1 : 0, -1});
 }
 
 absl::Status LowerPool(LoweringContext& ctx, const ir::Node& node) {

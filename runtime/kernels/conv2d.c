@@ -10,16 +10,13 @@
 
 #include "activation.h"
 #include "check_util.h"
+#include "conv_check.h"
 #include "depthwise.h"
 #include "depthwise_flat.h"
 #include "kiln/kernels.h"
 #include "sgemm.h"
 #include "window.h"
 
-enum {
-  P_N, P_C, P_H, P_W, P_OC, P_OH, P_OW, P_KH, P_KW, P_SH, P_SW, P_PT, P_PL,
-  P_DH, P_DW, P_GROUPS, P_ACT, P_HAS_BIAS, P_COUNT
-};
 
 typedef struct dw_job {
   kiln_dw_geom g;
@@ -117,72 +114,16 @@ int kiln_conv2d_res_f32(const int64_t* ip, const float* fp, void* const* binding
   return conv_run(ip, fp, bindings, (const float*)bindings[3], (float*)bindings[4], host);
 }
 
-/* One spatial axis: the bottom/right pad is implied by `out`, so `out` is
- * consistent when it is at least the count an unpadded end gives. Also keeps
- * every index the kernel forms (out*stride + taps*dilation + pads) in int64. */
-static int conv_axis_check(int64_t in, int64_t k, int64_t stride, int64_t pad,
-                           int64_t dil, int64_t out) {
-  int64_t ek, lead, t;
-  KILN_TRY(kiln_checked_mul(k - 1, dil, &ek));
-  KILN_TRY(kiln_checked_add(ek, 1, &ek));
-  KILN_TRY(kiln_checked_add(in, pad, &lead));
-  const int64_t min_out = lead >= ek ? (lead - ek) / stride + 1 : 0;
-  if (out < min_out) return KILN_ERR_INVALID_ARGUMENT;
-  KILN_TRY(kiln_checked_mul(out, stride, &t));
-  KILN_TRY(kiln_checked_add(t, ek, &t));
-  KILN_TRY(kiln_checked_add(t, lead, &t));
-  KILN_TRY(kiln_checked_add(t, stride, &t));
-  KILN_TRY(kiln_checked_add(t, dil, &t));
-  return KILN_OK;
-}
-
-/* Checks iparams and bindings x, w, bias and (at y_binding) y. */
-static int conv_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
-                      uint32_t fparam_count, const uint64_t* binding_bytes, int y_binding) {
-  KILN_TRY(kiln_check_counts(ip, iparam_count, P_COUNT, fp, fparam_count, 2));
-  KILN_TRY(kiln_check_nonneg(ip, P_COUNT));
-  const int64_t N = ip[P_N], C = ip[P_C], H = ip[P_H], W = ip[P_W];
-  const int64_t OC = ip[P_OC], OH = ip[P_OH], OW = ip[P_OW];
-  const int64_t KH = ip[P_KH], KW = ip[P_KW], G = ip[P_GROUPS];
-  if (KH == 0 || KW == 0 || ip[P_SH] == 0 || ip[P_SW] == 0 || ip[P_DH] == 0 ||
-      ip[P_DW] == 0 || G == 0)
-    return KILN_ERR_INVALID_ARGUMENT;
-  if (C % G != 0 || OC % G != 0) return KILN_ERR_INVALID_ARGUMENT;
-  KILN_TRY(kiln_check_enum(ip[P_ACT], KILN_ACT_NONE, KILN_ACT_LAST));
-  KILN_TRY(kiln_check_enum(ip[P_HAS_BIAS], 0, 1));
-  KILN_TRY(conv_axis_check(H, KH, ip[P_SH], ip[P_PT], ip[P_DH], OH));
-  KILN_TRY(conv_axis_check(W, KW, ip[P_SW], ip[P_PL], ip[P_DW], OW));
-
-  /* The group loop runs even when C and OC are 0 (any G divides them). */
-  const int64_t loops[8] = {N, G, OC / G, OH, OW, C / G, KH, KW};
-  KILN_TRY(kiln_check_work(loops, 8));
-  const int64_t x_dims[4] = {N, C, H, W};
-  const int64_t w_dims[4] = {OC, C / G, KH, KW};
-  const int64_t y_dims[4] = {N, OC, OH, OW};
-  int64_t count, t;
-  KILN_TRY(kiln_checked_product(x_dims, 4, &count));
-  KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));
-  KILN_TRY(kiln_checked_product(w_dims, 4, &count));
-  KILN_TRY(kiln_check_f32_binding(binding_bytes[1], count));
-  if (ip[P_HAS_BIAS]) KILN_TRY(kiln_check_f32_binding(binding_bytes[2], OC));
-  KILN_TRY(kiln_checked_product(y_dims, 4, &count));
-  KILN_TRY(kiln_check_f32_binding(binding_bytes[y_binding], count));
-  /* Column and K-block offsets of the blocked GEMM stay in int64. */
-  KILN_TRY(kiln_checked_add(count, KILN_GROUP_COLS, &t));
-  KILN_TRY(kiln_checked_add(w_dims[1] * KH * KW, KILN_KC, &t));
-  return KILN_OK;
-}
-
 int kiln_conv2d_f32_check(const int64_t* ip, uint32_t iparam_count,
                           const float* fp, uint32_t fparam_count,
                           const uint64_t* binding_bytes) {
-  return conv_check(ip, iparam_count, fp, fparam_count, binding_bytes, 3);
+  return kiln_conv_check(ip, iparam_count, fp, fparam_count, binding_bytes, 3, 0);
 }
 
 int kiln_conv2d_res_f32_check(const int64_t* ip, uint32_t iparam_count,
                               const float* fp, uint32_t fparam_count,
                               const uint64_t* binding_bytes) {
-  KILN_TRY(conv_check(ip, iparam_count, fp, fparam_count, binding_bytes, 4));
+  KILN_TRY(kiln_conv_check(ip, iparam_count, fp, fparam_count, binding_bytes, 4, 0));
   /* The residual has y's shape. */
   const int64_t y_dims[4] = {ip[P_N], ip[P_OC], ip[P_OH], ip[P_OW]};
   int64_t count;

@@ -12,12 +12,16 @@
 #include <vector>
 
 #include "kiln/kernels.h"
+#include "conv_reference.h"
 #include "partition_test_util.h"
 
 namespace {
 
 using kiln::testing::kReverseHost;
+using kiln::testing::ConvReference;
+using kiln::testing::ConvShape;
 using kiln::testing::Random;
+using kiln::testing::ReferenceConvRelu;
 
 struct GemmShape {
   int64_t m, n, k;
@@ -86,17 +90,11 @@ TEST(BlockedGemm, PackedCheckerBoundsPanels) {
   EXPECT_EQ(kiln_gemm_pb_f32_check(ip_t, 9, fp, 4, bytes), KILN_ERR_INVALID_ARGUMENT);
 }
 
-struct ConvShape {
-  int64_t n, c, h, w, oc, k, stride, pad, dil, groups;
-};
-
 class BlockedConv : public ::testing::TestWithParam<ConvShape> {};
 
 TEST_P(BlockedConv, ResidualConvMatchesDirectLoop) {
   const ConvShape s = GetParam();
-  const int64_t oh = (s.h + 2 * s.pad - s.dil * (s.k - 1) - 1) / s.stride + 1;
-  const int64_t ow = (s.w + 2 * s.pad - s.dil * (s.k - 1) - 1) / s.stride + 1;
-  const int64_t cpg = s.c / s.groups, ocpg = s.oc / s.groups;
+  const int64_t oh = s.oh(), ow = s.ow(), cpg = s.c / s.groups;
   const std::vector<float> x = Random(s.n * s.c * s.h * s.w, 4);
   const std::vector<float> w = Random(s.oc * cpg * s.k * s.k, 5);
   const std::vector<float> bias = Random(s.oc, 6), r = Random(s.n * s.oc * oh * ow, 7);
@@ -112,28 +110,11 @@ TEST_P(BlockedConv, ResidualConvMatchesDirectLoop) {
   ASSERT_EQ(kiln_conv2d_res_f32(ip, fp, b, nullptr), KILN_OK);
   b[4] = y_thr.data();
   ASSERT_EQ(kiln_conv2d_res_f32(ip, fp, b, &kReverseHost), KILN_OK);
-  for (int64_t n = 0; n < s.n; ++n)
-    for (int64_t o = 0; o < s.oc; ++o)
-      for (int64_t i = 0; i < oh; ++i)
-        for (int64_t j = 0; j < ow; ++j) {
-          const int64_t g = o / ocpg;
-          double acc = bias[o], mag = std::fabs(bias[o]);
-          for (int64_t ic = 0; ic < cpg; ++ic)
-            for (int64_t kh = 0; kh < s.k; ++kh)
-              for (int64_t kw = 0; kw < s.k; ++kw) {
-                const int64_t ih = i * s.stride - s.pad + kh * s.dil;
-                const int64_t iw = j * s.stride - s.pad + kw * s.dil;
-                if (ih < 0 || ih >= s.h || iw < 0 || iw >= s.w) continue;
-                const double p = double(x[((n * s.c + g * cpg + ic) * s.h + ih) * s.w + iw]) *
-                                 w[((o * cpg + ic) * s.k + kh) * s.k + kw];
-                acc += p;
-                mag += std::fabs(p);
-              }
-          const int64_t at = ((n * s.oc + o) * oh + i) * ow + j;
-          const double want = std::max(0.0, acc + r[at]);
-          ASSERT_NEAR(y[at], want, 1e-5 * (1 + mag)) << "at " << at;
-          ASSERT_EQ(y_thr[at], y[at]) << "threaded differs at " << at;
-        }
+  const ConvReference ref = ReferenceConvRelu(s, x, w, bias, r);
+  for (size_t at = 0; at < y.size(); ++at) {
+    ASSERT_NEAR(y[at], ref.y[at], 1e-5 * ref.mag[at]) << "at " << at;
+    ASSERT_EQ(y_thr[at], y[at]) << "threaded differs at " << at;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(

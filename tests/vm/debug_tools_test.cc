@@ -237,6 +237,7 @@ TEST(KernelParams, NamesAndFlops) {
   EXPECT_EQ(named[4].first, "OC");
   EXPECT_EQ(named[17].first, "has_bias");
   EXPECT_DOUBLE_EQ(KernelFlops("kiln_conv2d_f32", conv), 2.0 * 4 * 6 * 6 * 3 * 3 * 3);
+  EXPECT_DOUBLE_EQ(KernelFlops("kiln_conv2d_packed_res_f32", conv), 2.0 * 4 * 6 * 6 * 3 * 3 * 3);
   // conv3d: N C D H W OC OD OH OW KD KH KW, strides, pads, dilations, groups=2, act, bias, residual
   const std::vector<int64_t> c3 = {1, 4, 5, 5, 5, 6, 3, 3, 3, 3, 3, 3, 1, 1, 1, 0, 0, 0,
                                    1, 1, 1, 2, 0, 1, 0};

@@ -258,6 +258,20 @@ KILN_DECLARE_KERNEL(gemm_pb_f32)
  * iparams, fparams: as conv2d_f32. */
 KILN_DECLARE_KERNEL(conv2d_res_f32)
 
+/* conv2d_packed_f32: conv2d_f32 (one group, at most 64 taps KH*KW) with the
+ * weights packed by the compiler into panels of 16 output channels:
+ * w[oc, ic, kh, kw] is element (oc/16)*K*16 + ((kh*KW + kw)*C + ic)*16 + oc%16
+ * with K = KH*KW*C, channels past OC zero; ceil(OC/16)*16*K floats
+ * (ConstantLayout PackedPanel16). Each output sums its products tap by tap,
+ * channels in order within a tap. Chosen for small output planes.
+ * bindings: [0] x  [1] packed w  [2] bias  [3] y;  iparams, fparams: as
+ * conv2d_f32 (groups must be 1). */
+KILN_DECLARE_KERNEL(conv2d_packed_f32)
+
+/* conv2d_packed_res_f32: conv2d_packed_f32 with a residual, as conv2d_res_f32.
+ * bindings: [0] x  [1] packed w  [2] bias  [3] r  [4] y */
+KILN_DECLARE_KERNEL(conv2d_packed_res_f32)
+
 /* ---- data movement, NN and recurrent (h9) ----
  * Index tensors are int32 (ib = 4) or int64 (ib = 8). Kernels that follow
  * run-time indices check each one and return KILN_ERR_OUT_OF_RANGE on a bad

@@ -1,0 +1,251 @@
+/* conv2d_packed_f32 and conv2d_packed_res_f32: a one-group 2-D convolution
+ * whose weights the compiler packed with output channels in the vector lanes
+ * (kernels.h). A tile of outputs, up to 8 consecutive positions (rows) x 32
+ * output channels (two 16-lane panels), accumulates in registers over the
+ * whole K = taps x C: for each tap the rows' input addresses are fixed and
+ * the channels stream through. Nothing is packed at run time and no partial
+ * sum is stored and reloaded; a tile's positions need not share an output
+ * row, so small planes (7 x 7, 14 x 14) waste no lanes, which the
+ * positions-in-lanes layout of conv2d_f32 does. A row whose tap falls in the
+ * padding reads a valid address and zeroes the value with a mask.
+ *
+ * Per output: taps in (kh, kw) order and channels in order within a tap (the
+ * packed K order), then bias, residual and activation in kiln_epilogue_tile's
+ * order. No task partition changes it, so results do not depend on threads. */
+#include <stdint.h>
+
+#include "activation.h"
+#include "conv_check.h"
+#include "kiln/kernels.h"
+#include "simd.h"
+
+#define CONVP_MR 8   /* positions per tile */
+#define CONVP_NR 32  /* output channels per tile */
+
+/* The rows of one tile: per tap, each row's input offset inside a channel
+ * plane (0 when the tap is in the padding) and a bit per row that is set
+ * when the tap is inside the image. */
+typedef struct convp_tile {
+  int64_t off[KILN_CONVP_MAX_TAPS][CONVP_MR];
+  uint32_t inside[KILN_CONVP_MAX_TAPS];
+} convp_tile;
+
+static void convp_tile_setup(const int64_t* ip, int64_t s0, int64_t mr, convp_tile* t) {
+  const int64_t H = ip[P_H], W = ip[P_W], OW = ip[P_OW], KH = ip[P_KH], KW = ip[P_KW];
+  for (int64_t tap = 0; tap < KH * KW; ++tap) t->inside[tap] = 0;
+  for (int64_t i = 0; i < CONVP_MR; ++i) {
+    const int64_t s = s0 + (i < mr ? i : mr - 1);
+    const int64_t oh = s / OW, ow = s % OW;
+    for (int64_t kh = 0; kh < KH; ++kh) {
+      const int64_t ih = oh * ip[P_SH] - ip[P_PT] + kh * ip[P_DH];
+      for (int64_t kw = 0; kw < KW; ++kw) {
+        const int64_t iw = ow * ip[P_SW] - ip[P_PL] + kw * ip[P_DW];
+        const int in = ih >= 0 && ih < H && iw >= 0 && iw < W;
+        t->off[kh * KW + kw][i] = in ? ih * W + iw : 0;
+        if (in && i < mr) t->inside[kh * KW + kw] |= 1u << i;
+      }
+    }
+  }
+}
+
+/* Sums of one tile into T[i*CONVP_NR + j]: x is the image, w the weight
+ * panel of the tile's first channel (panel stride w_ps floats). */
+typedef void (*convp_tile_fn)(const convp_tile* t, const float* x, int64_t plane, int64_t C,
+                              int64_t taps, const float* w, int64_t w_ps, int64_t mr,
+                              int64_t nr, float* T);
+
+static void convp_tile_portable(const convp_tile* t, const float* x, int64_t plane, int64_t C,
+                                int64_t taps, const float* w, int64_t w_ps, int64_t mr,
+                                int64_t nr, float* T) {
+  for (int64_t i = 0; i < CONVP_MR * CONVP_NR; ++i) T[i] = 0.0f;
+  const float* b = w;
+  for (int64_t tap = 0; tap < taps; ++tap) {
+    for (int64_t ic = 0; ic < C; ++ic, b += 16) {
+      for (int64_t i = 0; i < mr; ++i) {
+        const float a = t->inside[tap] >> i & 1u ? x[ic * plane + t->off[tap][i]] : 0.0f;
+        float* row = T + i * CONVP_NR;
+        for (int64_t j = 0; j < nr; ++j) row[j] += a * (j < 16 ? b[j] : b[w_ps + j - 16]);
+      }
+    }
+  }
+}
+
+#ifdef KILN_HAVE_AVX512
+#define CONVP_R8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+
+static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE void convp_tile_avx512_body(
+    const convp_tile* t, const float* x, int64_t plane, int64_t C, int64_t taps,
+    const float* w, int64_t w_ps, __mmask16 m1, float* T, const int MR, const int NP) {
+#define CONVP_DECL(i) __m512 c##i##0 = _mm512_setzero_ps(), c##i##1 = _mm512_setzero_ps();
+  CONVP_R8(CONVP_DECL)
+#undef CONVP_DECL
+  const uint32_t all = (1u << MR) - 1u;
+  const float* b = w;
+  for (int64_t tap = 0; tap < taps; ++tap) {
+    const uint32_t in = t->inside[tap];
+#define CONVP_PTR(i) const float* p##i = x + t->off[tap][MR > i ? i : 0];
+    CONVP_R8(CONVP_PTR)
+#undef CONVP_PTR
+#define CONVP_FMA(i, LOAD)                                   \
+  if (MR > i) {                                              \
+    const __m512 av = LOAD;                                  \
+    c##i##0 = _mm512_fmadd_ps(av, v0, c##i##0);              \
+    if (NP > 1) c##i##1 = _mm512_fmadd_ps(av, v1, c##i##1);  \
+  }
+    if ((in & all) == all) {
+      for (int64_t q = 0; q < C * plane; q += plane, b += 16) {
+        const __m512 v0 = _mm512_loadu_ps(b);
+        const __m512 v1 = NP > 1 ? _mm512_maskz_loadu_ps(m1, b + w_ps) : v0;
+#define CONVP_STEP(i) CONVP_FMA(i, _mm512_set1_ps(p##i[q]))
+        CONVP_R8(CONVP_STEP)
+#undef CONVP_STEP
+      }
+    } else {
+#define CONVP_MASK(i) const __m512i z##i = _mm512_set1_epi32(in >> i & 1u ? -1 : 0);
+      CONVP_R8(CONVP_MASK)
+#undef CONVP_MASK
+      for (int64_t q = 0; q < C * plane; q += plane, b += 16) {
+        const __m512 v0 = _mm512_loadu_ps(b);
+        const __m512 v1 = NP > 1 ? _mm512_maskz_loadu_ps(m1, b + w_ps) : v0;
+#define CONVP_STEP(i) \
+  CONVP_FMA(i, _mm512_castsi512_ps(                                       \
+                   _mm512_and_si512(_mm512_castps_si512(_mm512_set1_ps(p##i[q])), z##i)))
+        CONVP_R8(CONVP_STEP)
+#undef CONVP_STEP
+      }
+    }
+#undef CONVP_FMA
+  }
+#define CONVP_STORE(i)                                                  \
+  if (MR > i) {                                                         \
+    _mm512_storeu_ps(T + i * CONVP_NR, c##i##0);                        \
+    if (NP > 1) _mm512_storeu_ps(T + i * CONVP_NR + 16, c##i##1);       \
+  }
+  CONVP_R8(CONVP_STORE)
+#undef CONVP_STORE
+}
+
+#define CONVP_CASES(NP)                                                                       \
+  switch (mr) {                                                                               \
+    case 8: convp_tile_avx512_body(t, x, plane, C, taps, w, w_ps, m1, T, 8, NP); break;       \
+    case 7: convp_tile_avx512_body(t, x, plane, C, taps, w, w_ps, m1, T, 7, NP); break;       \
+    case 6: convp_tile_avx512_body(t, x, plane, C, taps, w, w_ps, m1, T, 6, NP); break;       \
+    case 5: convp_tile_avx512_body(t, x, plane, C, taps, w, w_ps, m1, T, 5, NP); break;       \
+    case 4: convp_tile_avx512_body(t, x, plane, C, taps, w, w_ps, m1, T, 4, NP); break;       \
+    case 3: convp_tile_avx512_body(t, x, plane, C, taps, w, w_ps, m1, T, 3, NP); break;       \
+    case 2: convp_tile_avx512_body(t, x, plane, C, taps, w, w_ps, m1, T, 2, NP); break;       \
+    default: convp_tile_avx512_body(t, x, plane, C, taps, w, w_ps, m1, T, 1, NP); break;      \
+  }
+
+static KILN_TARGET_AVX512 void convp_tile_avx512(const convp_tile* t, const float* x,
+                                                 int64_t plane, int64_t C, int64_t taps,
+                                                 const float* w, int64_t w_ps, int64_t mr,
+                                                 int64_t nr, float* T) {
+  /* The second panel exists only when the tile has more than 16 channels. */
+  const __mmask16 m1 = nr > 16 ? (__mmask16)0xFFFF : (__mmask16)0;
+  if (nr > 16) {
+    CONVP_CASES(2)
+  } else {
+    CONVP_CASES(1)
+  }
+}
+#undef CONVP_CASES
+#undef CONVP_R8
+#endif /* KILN_HAVE_AVX512 */
+
+typedef struct convp_job {
+  const int64_t* ip;
+  const float *x, *w, *bias, *res;
+  float* y;
+  convp_tile_fn tile_fn;
+  int64_t S, tiles, mr, chunks;
+  float act_alpha, act_beta;
+} convp_job;
+
+/* Task t: image t / (chunks*tiles), then channel chunk, then position tile,
+ * so consecutive tasks share a chunk's weights. */
+static void convp_tasks(void* ctx, int64_t begin, int64_t end) {
+  const convp_job* j = (const convp_job*)ctx;
+  const int64_t* ip = j->ip;
+  const int64_t C = ip[P_C], OC = ip[P_OC], plane = ip[P_H] * ip[P_W];
+  const int64_t taps = ip[P_KH] * ip[P_KW], K = taps * C, S = j->S;
+  float T[CONVP_MR * CONVP_NR] KILN_ALIGN64;
+  convp_tile tile;
+  for (int64_t t = begin; t < end; ++t) {
+    const int64_t n = t / (j->chunks * j->tiles), rem = t % (j->chunks * j->tiles);
+    const int64_t oc0 = rem / j->tiles * CONVP_NR, s0 = rem % j->tiles * j->mr;
+    const int64_t mr = S - s0 < j->mr ? S - s0 : j->mr;
+    const int64_t nr = OC - oc0 < CONVP_NR ? OC - oc0 : CONVP_NR;
+    if (plane > 0 && C > 0) {
+      convp_tile_setup(ip, s0, mr, &tile);
+      j->tile_fn(&tile, j->x + n * C * plane, plane, C, taps, j->w + oc0 * K, 16 * K, mr, nr, T);
+    } else {
+      for (int64_t i = 0; i < CONVP_MR * CONVP_NR; ++i) T[i] = 0.0f; /* nothing to sum */
+    }
+    for (int64_t c = 0; c < nr; ++c) {
+      float* yo = j->y + (n * OC + oc0 + c) * S + s0;
+      const float* ro = j->res ? j->res + (n * OC + oc0 + c) * S + s0 : NULL;
+      for (int64_t i = 0; i < mr; ++i) {
+        float v = T[i * CONVP_NR + c];
+        if (j->bias) v += j->bias[oc0 + c];
+        if (ro) v += ro[i];
+        yo[i] = v;
+      }
+      kiln_activation_apply(yo, yo, mr, ip[P_ACT], j->act_alpha, j->act_beta);
+    }
+  }
+}
+
+static int convp_run(const int64_t* ip, const float* fp, void* const* bindings, const float* res,
+                     float* y, const kiln_host* host) {
+  convp_job j;
+  j.ip = ip;
+  j.x = (const float*)bindings[0];
+  j.w = (const float*)bindings[1];
+  j.bias = ip[P_HAS_BIAS] ? (const float*)bindings[2] : NULL;
+  j.res = res;
+  j.y = y;
+  j.tile_fn = convp_tile_portable;
+#ifdef KILN_HAVE_AVX512
+  if (kiln_avx512_usable()) j.tile_fn = convp_tile_avx512;
+#endif
+  j.S = ip[P_OH] * ip[P_OW];
+  /* Equal tiles of at most 8 positions: 49 positions are 7 tiles of 7. */
+  j.tiles = (j.S + CONVP_MR - 1) / CONVP_MR;
+  j.mr = j.tiles > 0 ? (j.S + j.tiles - 1) / j.tiles : 1;
+  j.chunks = (ip[P_OC] + CONVP_NR - 1) / CONVP_NR;
+  j.act_alpha = fp[0], j.act_beta = fp[1];
+  const int64_t tasks = ip[P_N] * j.chunks * j.tiles;
+  const double work = (double)ip[P_N] * ip[P_OC] * j.S * ip[P_C] * ip[P_KH] * ip[P_KW];
+  if (host && host->parallel_for && tasks > 1 && work >= (double)(1 << 19)) {
+    host->parallel_for(host->user, tasks, convp_tasks, &j);
+  } else {
+    convp_tasks(&j, 0, tasks);
+  }
+  return KILN_OK;
+}
+
+int kiln_conv2d_packed_f32(const int64_t* ip, const float* fp, void* const* bindings,
+                           const kiln_host* host) {
+  return convp_run(ip, fp, bindings, NULL, (float*)bindings[3], host);
+}
+
+int kiln_conv2d_packed_res_f32(const int64_t* ip, const float* fp, void* const* bindings,
+                               const kiln_host* host) {
+  return convp_run(ip, fp, bindings, (const float*)bindings[3], (float*)bindings[4], host);
+}
+
+int kiln_conv2d_packed_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                                 uint32_t fparam_count, const uint64_t* binding_bytes) {
+  return kiln_conv_check(ip, iparam_count, fp, fparam_count, binding_bytes, 3, 1);
+}
+
+int kiln_conv2d_packed_res_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                                     uint32_t fparam_count, const uint64_t* binding_bytes) {
+  KILN_TRY(kiln_conv_check(ip, iparam_count, fp, fparam_count, binding_bytes, 4, 1));
+  /* The residual has y's shape. */
+  const int64_t y_dims[4] = {ip[P_N], ip[P_OC], ip[P_OH], ip[P_OW]};
+  int64_t count;
+  KILN_TRY(kiln_checked_product(y_dims, 4, &count));
+  return kiln_check_f32_binding(binding_bytes[3], count);
+}

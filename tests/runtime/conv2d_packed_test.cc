@@ -1,0 +1,92 @@
+// conv2d_packed_f32 / conv2d_packed_res_f32 (output channels in the vector
+// lanes, weights packed as kernels.h documents) against the direct
+// double-precision loop of conv_reference.h. Tolerance: 1e-5 * (1 + |bias| +
+// sum |products|) per element. Also: results are bitwise identical whatever
+// partition a host's parallel_for uses, and the checker refuses what the
+// kernel cannot take.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "conv_reference.h"
+#include "kiln/kernels.h"
+#include "partition_test_util.h"
+
+namespace {
+
+using kiln::testing::ConvReference;
+using kiln::testing::ConvShape;
+using kiln::testing::kReverseHost;
+using kiln::testing::Random;
+using kiln::testing::ReferenceConvRelu;
+
+// The documented layout: w[oc, ic, kh, kw] at (oc/16)*K*16 + (tap*C + ic)*16
+// + oc%16, K = taps*C, zero past OC.
+std::vector<float> Pack(const ConvShape& s, const std::vector<float>& w) {
+  const int64_t taps = s.k * s.k, K = taps * s.c, panels = (s.oc + 15) / 16;
+  std::vector<float> packed(panels * 16 * K, 0.0f);
+  for (int64_t oc = 0; oc < s.oc; ++oc)
+    for (int64_t ic = 0; ic < s.c; ++ic)
+      for (int64_t tap = 0; tap < taps; ++tap)
+        packed[(oc / 16) * K * 16 + (tap * s.c + ic) * 16 + oc % 16] =
+            w[(oc * s.c + ic) * taps + tap];
+  return packed;
+}
+
+class PackedConv : public ::testing::TestWithParam<ConvShape> {};
+
+TEST_P(PackedConv, ResidualConvMatchesDirectLoop) {
+  const ConvShape s = GetParam();
+  const int64_t oh = s.oh(), ow = s.ow();
+  const std::vector<float> x = Random(s.n * s.c * s.h * s.w, 14);
+  const std::vector<float> w = Random(s.oc * s.c * s.k * s.k, 15);
+  const std::vector<float> bias = Random(s.oc, 16), r = Random(s.n * s.oc * oh * ow, 17);
+  const std::vector<float> packed = Pack(s, w);
+  std::vector<float> y(r.size()), y_thr(r.size());
+  const int64_t ip[18] = {s.n, s.c, s.h, s.w, s.oc, oh, ow, s.k, s.k, s.stride, s.stride,
+                          s.pad, s.pad, s.dil, s.dil, 1, KILN_ACT_RELU, 1};
+  const float fp[2] = {0, 0};
+  const uint64_t bytes[5] = {4 * x.size(), 4 * packed.size(), 4 * bias.size(), 4 * r.size(),
+                             4 * y.size()};
+  ASSERT_EQ(kiln_conv2d_packed_res_f32_check(ip, 18, fp, 2, bytes), KILN_OK);
+  void* b[5] = {const_cast<float*>(x.data()), const_cast<float*>(packed.data()),
+                const_cast<float*>(bias.data()), const_cast<float*>(r.data()), y.data()};
+  ASSERT_EQ(kiln_conv2d_packed_res_f32(ip, fp, b, nullptr), KILN_OK);
+  b[4] = y_thr.data();
+  ASSERT_EQ(kiln_conv2d_packed_res_f32(ip, fp, b, &kReverseHost), KILN_OK);
+  const ConvReference ref = ReferenceConvRelu(s, x, w, bias, r);
+  for (size_t at = 0; at < y.size(); ++at) {
+    ASSERT_NEAR(y[at], ref.y[at], 1e-5 * ref.mag[at]) << "at " << at;
+    ASSERT_EQ(y_thr[at], y[at]) << "threaded differs at " << at;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, PackedConv,
+    ::testing::Values(ConvShape{1, 16, 7, 7, 64, 3, 1, 1, 1, 1},    // ResNet layer4-like
+                      ConvShape{2, 5, 7, 7, 40, 3, 1, 1, 1, 1},     // channels past a tile
+                      ConvShape{1, 3, 9, 11, 17, 3, 2, 1, 1, 1},    // stride 2, odd plane
+                      ConvShape{1, 6, 5, 5, 33, 1, 1, 0, 1, 1},     // pointwise
+                      ConvShape{1, 4, 8, 8, 20, 3, 1, 2, 2, 1},     // dilated
+                      ConvShape{1, 3, 4, 40, 5, 3, 2, 4, 1, 1},     // rows in the padding
+                      ConvShape{1, 8, 1, 1, 16, 3, 1, 1, 1, 1},     // one position
+                      ConvShape{1, 2, 20, 20, 3, 7, 1, 3, 1, 1}));  // 49 taps
+
+TEST(PackedConvCheck, RefusesGroupsTapsAndShortWeights) {
+  int64_t ip[18] = {1, 4, 6, 6, 20, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, KILN_ACT_NONE, 1};
+  const float fp[2] = {0, 0};
+  const uint64_t packed_bytes = 4 * 32 * 9 * 4;  // two panels of 16 channels
+  uint64_t bytes[4] = {4 * 4 * 36, packed_bytes, 4 * 20, 4 * 20 * 36};
+  EXPECT_EQ(kiln_conv2d_packed_f32_check(ip, 18, fp, 2, bytes), KILN_OK);
+  bytes[1] = packed_bytes - 4;  // one float short of the padded panels
+  EXPECT_EQ(kiln_conv2d_packed_f32_check(ip, 18, fp, 2, bytes), KILN_ERR_OUT_OF_RANGE);
+  bytes[1] = packed_bytes;
+  ip[15] = 2;  // groups
+  EXPECT_EQ(kiln_conv2d_packed_f32_check(ip, 18, fp, 2, bytes), KILN_ERR_UNIMPLEMENTED);
+  ip[15] = 1;
+  ip[7] = 9, ip[8] = 9, ip[11] = 4, ip[12] = 4;  // 81 taps
+  EXPECT_EQ(kiln_conv2d_packed_f32_check(ip, 18, fp, 2, bytes), KILN_ERR_UNIMPLEMENTED);
+}
+
+}  // namespace

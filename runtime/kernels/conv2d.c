@@ -3,8 +3,9 @@
  * with the weights read in place as A. A 1x1/stride-1/unpadded group reads
  * X itself as B; any other window packs im2col columns one K-block of 32
  * columns at a time, so the whole matrix never exists. Depthwise groups
- * (one channel in, one out) use depthwise.h, or depthwise_flat.h (AVX-512,
- * stride-1 planes with OW == W) when it applies. Bias, residual and activation
+ * (one channel in, one out) use depthwise_flat.h (AVX-512, stride-1 planes
+ * with OW == W), else depthwise_rows.h (AVX-512, column strides 1 and 2),
+ * else depthwise.h. Bias, residual and activation
  * are applied in the GEMM epilogue. */
 #include <stdint.h>
 
@@ -13,6 +14,7 @@
 #include "conv_check.h"
 #include "depthwise.h"
 #include "depthwise_flat.h"
+#include "depthwise_rows.h"
 #include "kiln/kernels.h"
 #include "sgemm.h"
 #include "window.h"
@@ -22,6 +24,7 @@ typedef struct dw_job {
   kiln_dw_geom g;
   kiln_dw_plane_fn fn;
   kiln_dwf_fn flat; /* whole planes vectorised flat, or NULL */
+  kiln_dwf_fn rows; /* planes vectorised along rows, or NULL */
   const float *x, *w, *bias, *res;
   float* y;
   int64_t C;
@@ -32,6 +35,7 @@ static void dw_planes(void* ctx, int64_t begin, int64_t end) {
   const int64_t in_plane = j->g.H * j->g.W, out_plane = j->g.OH * j->g.OW;
   const int64_t taps = j->g.KH * j->g.KW;
   if (j->flat && j->flat(&j->g, j->x, j->w, j->bias, j->res, j->y, j->C, begin, end)) return;
+  if (j->rows && j->rows(&j->g, j->x, j->w, j->bias, j->res, j->y, j->C, begin, end)) return;
   for (int64_t p = begin; p < end; ++p) {
     const int64_t c = p % j->C;
     j->fn(&j->g, j->x + p * in_plane, j->w + c * taps, j->bias ? j->bias[c] : 0.0f,
@@ -60,6 +64,7 @@ static int conv_run(const int64_t* ip, const float* fp, void* const* bindings,
     j.g.act = ip[P_ACT], j.g.act_alpha = fp[0], j.g.act_beta = fp[1];
     j.fn = kiln_dw_select();
     j.flat = kiln_dwf_select();
+    j.rows = kiln_dwr_select();
     j.x = x, j.w = w, j.bias = bias, j.res = res, j.y = y, j.C = C;
     /* Small layers stay on one thread: the hand-off would cost more. */
     const int big = (double)N * C * out_plane * KH * KW >= (double)(1 << 17);

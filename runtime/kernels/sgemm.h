@@ -442,6 +442,18 @@ static inline void kiln_pack_im2col(const kiln_im2col* g, int64_t k0, int64_t kc
   }
 }
 
+#ifdef KILN_HAVE_AVX512
+/* kiln_pack_strided for dense rows (b_cs == 1): one masked load per K row. */
+static inline KILN_TARGET_AVX512 void kiln_pack_rows_avx512(const kiln_gemm_desc* d, int64_t k0,
+                                                           int64_t kc, int64_t n0, int64_t nw,
+                                                           float* dst) {
+  const __mmask16 m = nw >= KILN_PANEL ? (__mmask16)0xFFFF : (__mmask16)((1u << nw) - 1u);
+  const float* src = d->b + k0 * d->b_rs + n0;
+  for (int64_t kk = 0; kk < kc; ++kk, src += d->b_rs)
+    _mm512_storeu_ps(dst + kk * KILN_PANEL, _mm512_maskz_loadu_ps(m, src));
+}
+#endif
+
 typedef void (*kiln_im2col_pack_fn)(const kiln_im2col* g, int64_t k0, int64_t kc, int64_t n0,
                                     int64_t nw, float* dst);
 
@@ -598,6 +610,7 @@ typedef struct kiln_gemm_plan {
   kiln_gemm_path path;
   int fused;      /* the micro-kernel applies the epilogue */
   int b_in_place; /* B rows are read where they are, unpacked */
+  int rows_avx512; /* dense B rows packed by kiln_pack_rows_avx512 */
   kiln_im2col_pack_fn pack_im2col;
   int64_t nr_chunk; /* columns per micro-kernel call */
   int64_t group;    /* columns per task */
@@ -615,6 +628,7 @@ static inline void kiln_gemm_plan_init(kiln_gemm_plan* p, const kiln_gemm_desc* 
    * map to few L1 sets, so those are packed. */
   p->b_in_place = !d->b_packed && !d->im2col && d->b_cs == 1 &&
                   d->b_rs <= KILN_IN_PLACE_MAX_RS && p->path.masks_b;
+  p->rows_avx512 = !d->b_packed && !d->im2col && d->b_cs == 1 && kiln_avx512_usable();
   p->nr_chunk = KILN_PANEL * p->path.np;
   p->group = KILN_GROUP_COLS;
   p->n_groups = (d->N + p->group - 1) / p->group;
@@ -663,6 +677,9 @@ static inline void kiln_gemm_run_tasks(const kiln_gemm_plan* p, int64_t begin, i
           const int64_t w = cols - q * KILN_PANEL < KILN_PANEL ? cols - q * KILN_PANEL : KILN_PANEL;
           float* dst = buf + q * kc * KILN_PANEL;
           if (d->im2col) p->pack_im2col(d->im2col, k0, kc, c0, w, dst);
+#ifdef KILN_HAVE_AVX512
+          else if (p->rows_avx512) kiln_pack_rows_avx512(d, k0, kc, c0, w, dst);
+#endif
           else kiln_pack_strided(d, k0, kc, c0, w, dst);
         }
         b = buf, b_ps = kc * KILN_PANEL;

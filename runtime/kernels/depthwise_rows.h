@@ -1,0 +1,149 @@
+/* Depthwise convolution with column stride 1 or 2, vectorised along output
+ * rows: 16 outputs of a row per vector start at the bias and take every tap
+ * in (kh, kw) order as one masked load (stride 2: two, and a permute keeping
+ * the even elements) and a masked fused multiply-add, so a tap in the padding
+ * neither reads memory nor changes the sum, as in depthwise.h's row loop;
+ * then the residual and the activation. Four blocks (of one row or of
+ * consecutive rows) go through the taps together: independent chains of
+ * multiply-adds. The masks and row
+ * windows depend only on the geometry, so they are computed once per call
+ * and reused for every plane. Taken for planes depthwise_flat.h does not
+ * handle (strided, or OW != W); results are deterministic, as there.
+ * Internal to runtime/kernels: an AOT bundle copies it beside the kernels. */
+#ifndef KILN_KERNELS_DEPTHWISE_ROWS_H_
+#define KILN_KERNELS_DEPTHWISE_ROWS_H_
+
+#include <stdint.h>
+
+#include "activation.h"
+#include "depthwise.h"
+#include "depthwise_flat.h"
+#include "simd.h"
+#include "window.h"
+
+#define KILN_DWR_BLOCKS 64  /* output blocks of 16 per row (mask tables) */
+#define KILN_DWR_ROWS 1024  /* output rows (row window tables) */
+#define KILN_DWR_MAX_K 16   /* kernel rows and columns */
+#define KILN_DWR_GROUP 4    /* blocks summed together */
+
+#ifdef KILN_HAVE_AVX512
+
+static inline int kiln_dwr_fits(const kiln_dw_geom* g) {
+  return (g->SW == 1 || g->SW == 2) && g->KW <= KILN_DWR_MAX_K && g->KH <= KILN_DWR_MAX_K &&
+         (g->OW + 15) / 16 <= KILN_DWR_BLOCKS && g->OH <= KILN_DWR_ROWS;
+}
+
+/* Planes x[begin..end) (channel p % C) into y; returns 0, having done
+ * nothing, when the geometry is not one this path handles. */
+static KILN_TARGET_AVX512 int kiln_dwr_planes_avx512(const kiln_dw_geom* g, const float* x,
+                                                    const float* w, const float* bias,
+                                                    const float* res, float* y, int64_t C,
+                                                    int64_t begin, int64_t end) {
+  if (!kiln_dwr_fits(g)) return 0;
+  const int64_t W = g->W, OW = g->OW, KH = g->KH, KW = g->KW, SW = g->SW, DW = g->DW;
+  const int64_t blocks = (OW + 15) / 16, in_plane = g->H * W, out_plane = g->OH * OW;
+  const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+  /* Per block and tap column: the lanes whose tap is inside the row and
+   * (stride 2) the input elements they read; per output row: the taps rows
+   * inside the plane. */
+  __mmask16 lanes[KILN_DWR_BLOCKS][KILN_DWR_MAX_K];
+  uint32_t in[KILN_DWR_BLOCKS][KILN_DWR_MAX_K];
+  uint8_t kh_lo[KILN_DWR_ROWS], kh_hi[KILN_DWR_ROWS];
+  for (int64_t kw = 0; kw < KW; ++kw) {
+    int64_t c0, c1;
+    kiln_window_range(kw * DW - g->PL, SW, OW, 0, W, &c0, &c1);
+    for (int64_t b = 0; b < blocks; ++b) {
+      const int64_t ow0 = b * 16, n = OW - ow0 < 16 ? OW - ow0 : 16;
+      const int64_t lo = c0 > ow0 ? c0 - ow0 : 0, hi = c1 - ow0 < n ? c1 - ow0 : n;
+      lanes[b][kw] = (__mmask16)(lo < hi ? ((1u << hi) - 1u) & ~((1u << lo) - 1u) : 0u);
+      in[b][kw] = lo < hi ? (uint32_t)((((uint64_t)1 << (2 * hi)) - 1u) &
+                                       ~(((uint64_t)1 << (2 * lo)) - 1u)) & 0x55555555u
+                          : 0u;
+    }
+  }
+  for (int64_t oh = 0; oh < g->OH; ++oh) {
+    int64_t kh0, kh1;
+    kiln_window_range(oh * g->SH - g->PT, g->DH, KH, 0, g->H, &kh0, &kh1);
+    kh_lo[oh] = (uint8_t)kh0, kh_hi[oh] = (uint8_t)kh1;
+  }
+  const int simple_act = g->act == KILN_ACT_NONE || g->act == KILN_ACT_RELU || g->act == KILN_ACT_CLIP;
+  const __m512 lo_v = _mm512_set1_ps(g->act_alpha), hi_v = _mm512_set1_ps(g->act_beta);
+  for (int64_t p = begin; p < end; ++p) {
+    const int64_t c = p % C;
+    const float* xp = x + p * in_plane;
+    const float* wk = w + c * KH * KW;
+    const float* rp = res ? res + p * out_plane : NULL;
+    float* yp = y + p * out_plane;
+    const float b0v = bias ? bias[c] : 0.0f;
+    /* Items are (output row, block) pairs in row-major order; four go
+     * through the taps together, so small planes (one block per row) get
+     * independent chains too. */
+    const int64_t items = g->OH * blocks;
+    for (int64_t it = 0; it < items; it += KILN_DWR_GROUP) {
+      const int64_t nb = items - it < KILN_DWR_GROUP ? items - it : KILN_DWR_GROUP;
+      int64_t oh[KILN_DWR_GROUP], blk[KILN_DWR_GROUP];
+      for (int64_t q = 0; q < KILN_DWR_GROUP; ++q) {
+        const int64_t i = it + (q < nb ? q : 0);
+        oh[q] = i / blocks, blk[q] = i % blocks;
+      }
+      /* Named accumulators (not an array) so they stay in registers. */
+      __m512 a0 = _mm512_set1_ps(b0v), a1 = a0, a2 = a0, a3 = a0;
+      for (int64_t kh = 0; kh < KH; ++kh) {
+        const float* xr[KILN_DWR_GROUP];
+        for (int64_t q = 0; q < KILN_DWR_GROUP; ++q)
+          xr[q] = q < nb && kh >= kh_lo[oh[q]] && kh < kh_hi[oh[q]]
+                      ? xp + (oh[q] * g->SH - g->PT + kh * g->DH) * W
+                      : NULL;
+        for (int64_t kw = 0; kw < KW; ++kw) {
+          const __m512 wv = _mm512_set1_ps(wk[kh * KW + kw]);
+#define KILN_DWR_TAP(q)                                                                        \
+  if (xr[q] && lanes[blk[q]][kw]) {                                                            \
+    const __mmask16 m = lanes[blk[q]][kw];                                                     \
+    const int64_t base = blk[q] * 16 * SW + kw * DW - g->PL; /* input column of lane 0 */      \
+    __m512 v;                                                                                  \
+    if (SW == 1) {                                                                             \
+      v = _mm512_maskz_loadu_ps(m, kiln_simd_at(xr[q], base));                                 \
+    } else {                                                                                   \
+      const uint32_t e = in[blk[q]][kw];                                                       \
+      const __m512 l = _mm512_maskz_loadu_ps((__mmask16)(e & 0xFFFFu), kiln_simd_at(xr[q], base)); \
+      const __m512 h = _mm512_maskz_loadu_ps((__mmask16)(e >> 16), kiln_simd_at(xr[q], base + 16)); \
+      v = _mm512_permutex2var_ps(l, even, h);                                                  \
+    }                                                                                          \
+    a##q = _mm512_mask3_fmadd_ps(v, wv, a##q, m);                                              \
+  }
+          KILN_DWR_TAP(0) KILN_DWR_TAP(1) KILN_DWR_TAP(2) KILN_DWR_TAP(3)
+#undef KILN_DWR_TAP
+        }
+      }
+      /* max/min return their second operand when either is NaN: NaN stays,
+       * as in activation.h's loops. */
+#define KILN_DWR_STORE(q)                                                                      \
+  if (nb > q) {                                                                                \
+    const int64_t ow0 = blk[q] * 16, n = OW - ow0 < 16 ? OW - ow0 : 16;                        \
+    const __mmask16 out = (__mmask16)((1u << n) - 1u);                                         \
+    float* yq = yp + oh[q] * OW + ow0;                                                         \
+    __m512 v = a##q;                                                                           \
+    if (rp) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(out, rp + oh[q] * OW + ow0));           \
+    if (g->act == KILN_ACT_RELU) v = _mm512_max_ps(_mm512_setzero_ps(), v);                    \
+    if (g->act == KILN_ACT_CLIP) v = _mm512_min_ps(hi_v, _mm512_max_ps(lo_v, v));              \
+    _mm512_mask_storeu_ps(yq, out, v);                                                         \
+  }
+      KILN_DWR_STORE(0) KILN_DWR_STORE(1) KILN_DWR_STORE(2) KILN_DWR_STORE(3)
+#undef KILN_DWR_STORE
+    }
+    if (!simple_act) kiln_activation_inplace(yp, out_plane, g->act, g->act_alpha, g->act_beta);
+  }
+  return 1;
+}
+
+#endif /* KILN_HAVE_AVX512 */
+
+/* The row-vector path for this CPU (VM) or these compile flags (AOT), or NULL. */
+static inline kiln_dwf_fn kiln_dwr_select(void) {
+#ifdef KILN_HAVE_AVX512
+  if (kiln_avx512_usable()) return kiln_dwr_planes_avx512;
+#endif
+  return NULL;
+}
+
+#endif /* KILN_KERNELS_DEPTHWISE_ROWS_H_ */

@@ -33,9 +33,10 @@ typedef struct convp_tile {
 static void convp_tile_setup(const int64_t* ip, int64_t s0, int64_t mr, convp_tile* t) {
   const int64_t H = ip[P_H], W = ip[P_W], OW = ip[P_OW], KH = ip[P_KH], KW = ip[P_KW];
   for (int64_t tap = 0; tap < KH * KW; ++tap) t->inside[tap] = 0;
+  /* Row i is position s0 + i (rows past mr repeat the last position). */
+  int64_t oh = s0 / OW, ow = s0 % OW;
   for (int64_t i = 0; i < CONVP_MR; ++i) {
-    const int64_t s = s0 + (i < mr ? i : mr - 1);
-    const int64_t oh = s / OW, ow = s % OW;
+    if (i > 0 && i < mr && ++ow == OW) ow = 0, ++oh;
     for (int64_t kh = 0; kh < KH; ++kh) {
       const int64_t ih = oh * ip[P_SH] - ip[P_PT] + kh * ip[P_DH];
       for (int64_t kw = 0; kw < KW; ++kw) {
@@ -182,16 +183,24 @@ static void convp_tasks(void* ctx, int64_t begin, int64_t end) {
     } else {
       for (int64_t i = 0; i < CONVP_MR * CONVP_NR; ++i) T[i] = 0.0f; /* nothing to sum */
     }
+    /* Bias (and, with no residual, the activation) along T's rows, where
+     * the tile's channels are contiguous; then T goes out transposed. The
+     * order per output stays sum, bias, residual, activation. */
+    for (int64_t i = 0; i < mr; ++i) {
+      float* row = T + i * CONVP_NR;
+      if (j->bias)
+        for (int64_t c = 0; c < nr; ++c) row[c] += j->bias[oc0 + c];
+      if (!j->res) kiln_activation_apply(row, row, nr, ip[P_ACT], j->act_alpha, j->act_beta);
+    }
     for (int64_t c = 0; c < nr; ++c) {
       float* yo = j->y + (n * OC + oc0 + c) * S + s0;
-      const float* ro = j->res ? j->res + (n * OC + oc0 + c) * S + s0 : NULL;
-      for (int64_t i = 0; i < mr; ++i) {
-        float v = T[i * CONVP_NR + c];
-        if (j->bias) v += j->bias[oc0 + c];
-        if (ro) v += ro[i];
-        yo[i] = v;
+      if (j->res) {
+        const float* ro = j->res + (n * OC + oc0 + c) * S + s0;
+        for (int64_t i = 0; i < mr; ++i) yo[i] = T[i * CONVP_NR + c] + ro[i];
+        kiln_activation_apply(yo, yo, mr, ip[P_ACT], j->act_alpha, j->act_beta);
+      } else {
+        for (int64_t i = 0; i < mr; ++i) yo[i] = T[i * CONVP_NR + c];
       }
-      kiln_activation_apply(yo, yo, mr, ip[P_ACT], j->act_alpha, j->act_beta);
     }
   }
 }

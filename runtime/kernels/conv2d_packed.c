@@ -251,10 +251,5 @@ int kiln_conv2d_packed_f32_check(const int64_t* ip, uint32_t iparam_count, const
 
 int kiln_conv2d_packed_res_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                                      uint32_t fparam_count, const uint64_t* binding_bytes) {
-  KILN_TRY(kiln_conv_check(ip, iparam_count, fp, fparam_count, binding_bytes, 4, 1));
-  /* The residual has y's shape. */
-  const int64_t y_dims[4] = {ip[P_N], ip[P_OC], ip[P_OH], ip[P_OW]};
-  int64_t count;
-  KILN_TRY(kiln_checked_product(y_dims, 4, &count));
-  return kiln_check_f32_binding(binding_bytes[3], count);
+  return kiln_conv_res_check(ip, iparam_count, fp, fparam_count, binding_bytes, 1);
 }

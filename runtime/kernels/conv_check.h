@@ -86,4 +86,15 @@ static inline int kiln_conv_check(const int64_t* ip, uint32_t iparam_count, cons
   return KILN_OK;
 }
 
+/* The residual variants: bindings x, w, bias, r, y, with r of y's shape. */
+static inline int kiln_conv_res_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                                      uint32_t fparam_count, const uint64_t* binding_bytes,
+                                      int packed_weights) {
+  KILN_TRY(kiln_conv_check(ip, iparam_count, fp, fparam_count, binding_bytes, 4, packed_weights));
+  const int64_t y_dims[4] = {ip[P_N], ip[P_OC], ip[P_OH], ip[P_OW]};
+  int64_t count;
+  KILN_TRY(kiln_checked_product(y_dims, 4, &count));
+  return kiln_check_f32_binding(binding_bytes[3], count);
+}
+
 #endif /* KILN_KERNELS_CONV_CHECK_H_ */

@@ -18,10 +18,9 @@
 namespace {
 
 using kiln::testing::kReverseHost;
-using kiln::testing::ConvReference;
 using kiln::testing::ConvShape;
+using kiln::testing::ExpectResidualConvMatches;
 using kiln::testing::Random;
-using kiln::testing::ReferenceConvRelu;
 
 struct GemmShape {
   int64_t m, n, k;
@@ -93,28 +92,8 @@ TEST(BlockedGemm, PackedCheckerBoundsPanels) {
 class BlockedConv : public ::testing::TestWithParam<ConvShape> {};
 
 TEST_P(BlockedConv, ResidualConvMatchesDirectLoop) {
-  const ConvShape s = GetParam();
-  const int64_t oh = s.oh(), ow = s.ow(), cpg = s.c / s.groups;
-  const std::vector<float> x = Random(s.n * s.c * s.h * s.w, 4);
-  const std::vector<float> w = Random(s.oc * cpg * s.k * s.k, 5);
-  const std::vector<float> bias = Random(s.oc, 6), r = Random(s.n * s.oc * oh * ow, 7);
-  std::vector<float> y(r.size()), y_thr(r.size());
-  const int64_t ip[18] = {s.n, s.c, s.h, s.w, s.oc, oh, ow, s.k, s.k, s.stride, s.stride,
-                          s.pad, s.pad, s.dil, s.dil, s.groups, KILN_ACT_RELU, 1};
-  const float fp[2] = {0, 0};
-  const uint64_t bytes[5] = {4 * x.size(), 4 * w.size(), 4 * bias.size(), 4 * r.size(),
-                             4 * y.size()};
-  ASSERT_EQ(kiln_conv2d_res_f32_check(ip, 18, fp, 2, bytes), KILN_OK);
-  void* b[5] = {const_cast<float*>(x.data()), const_cast<float*>(w.data()),
-                const_cast<float*>(bias.data()), const_cast<float*>(r.data()), y.data()};
-  ASSERT_EQ(kiln_conv2d_res_f32(ip, fp, b, nullptr), KILN_OK);
-  b[4] = y_thr.data();
-  ASSERT_EQ(kiln_conv2d_res_f32(ip, fp, b, &kReverseHost), KILN_OK);
-  const ConvReference ref = ReferenceConvRelu(s, x, w, bias, r);
-  for (size_t at = 0; at < y.size(); ++at) {
-    ASSERT_NEAR(y[at], ref.y[at], 1e-5 * ref.mag[at]) << "at " << at;
-    ASSERT_EQ(y_thr[at], y[at]) << "threaded differs at " << at;
-  }
+  ExpectResidualConvMatches(GetParam(), kiln_conv2d_res_f32, kiln_conv2d_res_f32_check,
+                            [](const std::vector<float>& w) { return w; });
 }
 
 INSTANTIATE_TEST_SUITE_P(

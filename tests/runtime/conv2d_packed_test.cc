@@ -11,15 +11,11 @@
 
 #include "conv_reference.h"
 #include "kiln/kernels.h"
-#include "partition_test_util.h"
 
 namespace {
 
-using kiln::testing::ConvReference;
 using kiln::testing::ConvShape;
-using kiln::testing::kReverseHost;
-using kiln::testing::Random;
-using kiln::testing::ReferenceConvRelu;
+using kiln::testing::ExpectResidualConvMatches;
 
 // The documented layout: w[oc, ic, kh, kw] at (oc/16)*K*16 + (tap*C + ic)*16
 // + oc%16, K = taps*C, zero past OC.
@@ -38,28 +34,8 @@ class PackedConv : public ::testing::TestWithParam<ConvShape> {};
 
 TEST_P(PackedConv, ResidualConvMatchesDirectLoop) {
   const ConvShape s = GetParam();
-  const int64_t oh = s.oh(), ow = s.ow();
-  const std::vector<float> x = Random(s.n * s.c * s.h * s.w, 14);
-  const std::vector<float> w = Random(s.oc * s.c * s.k * s.k, 15);
-  const std::vector<float> bias = Random(s.oc, 16), r = Random(s.n * s.oc * oh * ow, 17);
-  const std::vector<float> packed = Pack(s, w);
-  std::vector<float> y(r.size()), y_thr(r.size());
-  const int64_t ip[18] = {s.n, s.c, s.h, s.w, s.oc, oh, ow, s.k, s.k, s.stride, s.stride,
-                          s.pad, s.pad, s.dil, s.dil, 1, KILN_ACT_RELU, 1};
-  const float fp[2] = {0, 0};
-  const uint64_t bytes[5] = {4 * x.size(), 4 * packed.size(), 4 * bias.size(), 4 * r.size(),
-                             4 * y.size()};
-  ASSERT_EQ(kiln_conv2d_packed_res_f32_check(ip, 18, fp, 2, bytes), KILN_OK);
-  void* b[5] = {const_cast<float*>(x.data()), const_cast<float*>(packed.data()),
-                const_cast<float*>(bias.data()), const_cast<float*>(r.data()), y.data()};
-  ASSERT_EQ(kiln_conv2d_packed_res_f32(ip, fp, b, nullptr), KILN_OK);
-  b[4] = y_thr.data();
-  ASSERT_EQ(kiln_conv2d_packed_res_f32(ip, fp, b, &kReverseHost), KILN_OK);
-  const ConvReference ref = ReferenceConvRelu(s, x, w, bias, r);
-  for (size_t at = 0; at < y.size(); ++at) {
-    ASSERT_NEAR(y[at], ref.y[at], 1e-5 * ref.mag[at]) << "at " << at;
-    ASSERT_EQ(y_thr[at], y[at]) << "threaded differs at " << at;
-  }
+  ExpectResidualConvMatches(s, kiln_conv2d_packed_res_f32, kiln_conv2d_packed_res_f32_check,
+                            [&](const std::vector<float>& w) { return Pack(s, w); });
 }
 
 INSTANTIATE_TEST_SUITE_P(

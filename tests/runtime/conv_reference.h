@@ -1,13 +1,20 @@
 // The independent reference for the convolution kernel tests: a direct
 // double-precision loop over the ONNX Conv definition (a different algorithm
-// from the kernels'), with each output's sum of |products| for a tolerance.
+// from the kernels'), with each output's sum of |products| for a tolerance;
+// and the driver that runs a kernel against it.
 #ifndef KILN_TESTS_RUNTIME_CONV_REFERENCE_H_
 #define KILN_TESTS_RUNTIME_CONV_REFERENCE_H_
+
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <vector>
+
+#include "kiln/kernels.h"
+#include "partition_test_util.h"
 
 namespace kiln::testing {
 
@@ -53,6 +60,41 @@ inline ConvReference ReferenceConvRelu(const ConvShape& s, const std::vector<flo
           ref.mag[at] = 1 + mag;
         }
   return ref;
+}
+
+// Runs a residual convolution kernel (conv2d_res_f32's bindings and
+// parameters, ReLU, bias) on random data with its weights given as `kernel_w`
+// (the plain w, or a layout the kernel documents), serially and through
+// kReverseHost, and checks it against ReferenceConvRelu (tolerance 1e-5 *
+// (1 + |bias| + sum |products|)) and the two runs against each other (bitwise).
+using ResidualConvFn = int (*)(const int64_t*, const float*, void* const*, const kiln_host*);
+using ResidualConvCheckFn = int (*)(const int64_t*, uint32_t, const float*, uint32_t,
+                                    const uint64_t*);
+inline void ExpectResidualConvMatches(
+    const ConvShape& s, ResidualConvFn run, ResidualConvCheckFn check,
+    const std::function<std::vector<float>(const std::vector<float>&)>& kernel_w) {
+  const int64_t oh = s.oh(), ow = s.ow(), cpg = s.c / s.groups;
+  const std::vector<float> x = Random(s.n * s.c * s.h * s.w, 4);
+  const std::vector<float> w = Random(s.oc * cpg * s.k * s.k, 5);
+  const std::vector<float> bias = Random(s.oc, 6), r = Random(s.n * s.oc * oh * ow, 7);
+  const std::vector<float> kw = kernel_w(w);
+  std::vector<float> y(r.size()), y_thr(r.size());
+  const int64_t ip[18] = {s.n, s.c, s.h, s.w, s.oc, oh, ow, s.k, s.k, s.stride, s.stride,
+                          s.pad, s.pad, s.dil, s.dil, s.groups, KILN_ACT_RELU, 1};
+  const float fp[2] = {0, 0};
+  const uint64_t bytes[5] = {4 * x.size(), 4 * kw.size(), 4 * bias.size(), 4 * r.size(),
+                             4 * y.size()};
+  ASSERT_EQ(check(ip, 18, fp, 2, bytes), KILN_OK);
+  void* b[5] = {const_cast<float*>(x.data()), const_cast<float*>(kw.data()),
+                const_cast<float*>(bias.data()), const_cast<float*>(r.data()), y.data()};
+  ASSERT_EQ(run(ip, fp, b, nullptr), KILN_OK);
+  b[4] = y_thr.data();
+  ASSERT_EQ(run(ip, fp, b, &kReverseHost), KILN_OK);
+  const ConvReference ref = ReferenceConvRelu(s, x, w, bias, r);
+  for (size_t at = 0; at < y.size(); ++at) {
+    ASSERT_NEAR(y[at], ref.y[at], 1e-5 * ref.mag[at]) << "at " << at;
+    ASSERT_EQ(y_thr[at], y[at]) << "threaded differs at " << at;
+  }
 }
 
 }  // namespace kiln::testing

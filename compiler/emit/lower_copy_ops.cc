@@ -75,14 +75,14 @@ absl::Status LowerExpand(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
   if (x.size() > y.size()) return ctx.Invalid(node, "input rank exceeds output rank");
-  const Shape xs = ContiguousStrides(x);
-  const size_t off = y.size() - x.size();
-  Shape ss(y.size(), 0);
-  for (size_t i = 0; i < x.size(); ++i) ss[off + i] = x[i] == 1 ? 0 : xs[i];
+  // Dims may be symbolic: strides through the pool, x's dims matched to y's
+  // as broadcasting matched them (stride 0 where x has 1).
+  Shape ss;
+  if (!BroadcastStrides(x, y, ctx.dims(), &ss)) return ctx.Invalid(node, "input does not broadcast");
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
   return StridedCopy(ctx, node, bx, by, ElemBytes(ctx, node.inputs[0]), 0, 0, y, ss,
-                     ContiguousStrides(y));
+                     ContiguousStrides(y, ctx.dims()));
 }
 
 // Output viewed as [rep0, x0, rep1, x1, ...]: the repeat dims read stride 0.

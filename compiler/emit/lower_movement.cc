@@ -37,16 +37,19 @@ absl::Status LowerTranspose(LoweringContext& ctx, const ir::Node& node) {
 
 // Each input is a [outer, len_k * inner] block written at column offset
 // (sum of earlier len) * inner of the [outer, len_total * inner] output.
+// Any of these may be symbolic (the offsets then are sums of dims): the pool
+// does the arithmetic and the dispatch patches them at run time.
 absl::Status LowerConcat(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
   const int64_t rank = static_cast<int64_t>(y.size());
   int64_t axis = node.GetInt("axis", 0);
   if (axis < 0) axis += rank;
   if (axis < 0 || axis >= rank) return ctx.Invalid(node, "axis out of range");
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < axis; ++d) outer *= y[d];
-  for (int64_t d = axis + 1; d < rank; ++d) inner *= y[d];
+  ir::DimPool& dims = ctx.dims();
+  const int64_t outer = dims.Product({y.begin(), y.begin() + axis});
+  const int64_t inner = dims.Product({y.begin() + axis + 1, y.end()});
   const int64_t elem = static_cast<int64_t>(ir::DTypeSize(ctx.value(node.outputs[0]).dtype));
+  const int64_t out_row = dims.Mul(y[axis], inner);
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
   int64_t at = 0;
   for (size_t k = 0; k < node.inputs.size(); ++k) {
@@ -55,15 +58,18 @@ absl::Status LowerConcat(LoweringContext& ctx, const ir::Node& node) {
     if (ctx.value(node.inputs[k]).dtype != ctx.value(node.outputs[0]).dtype) {
       return ctx.Invalid(node, "input dtypes differ");
     }
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d != axis && !dims.SameDim(x[d], y[d])) return ctx.Invalid(node, "input shapes differ");
+    }
     const int64_t len = x[axis];
-    if (ir::ElementCount(x) != outer * len * inner) return ctx.Invalid(node, "input shapes differ");
-    if (len > 0 && outer > 0 && inner > 0) {
+    // A static zero: nothing to copy (the kernel copies nothing for a run-time zero).
+    if (len != 0 && outer != 0 && inner != 0) {
       KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[k]));
-      const int64_t row = len * inner;
-      std::vector<int64_t> ip = {elem, 2, 0, at * inner, outer, row, row, 1, y[axis] * inner, 1};
+      const int64_t row = dims.Mul(len, inner);
+      std::vector<int64_t> ip = {elem, 2, 0, dims.Mul(at, inner), outer, row, row, 1, out_row, 1};
       KILN_RETURN_IF_ERROR(ctx.Dispatch(node, "strided_copy", std::move(ip), {}, {bx, by}));
     }
-    at += len;
+    at = dims.Add(at, len);
   }
   if (at != y[axis]) return ctx.Invalid(node, "input lengths do not add up to the output");
   return absl::OkStatus();

@@ -39,15 +39,10 @@ absl::StatusOr<std::vector<int64_t>> BroadcastParams(LoweringContext& ctx, const
   for (size_t k : inputs) {
     KILN_ASSIGN_OR_RETURN(auto s, ctx.InputShape(node, k));
     if (s.size() > r) return ctx.Invalid(node, "operand rank exceeds output rank");
-    const std::vector<int64_t> cs = ContiguousStrides(s);
-    std::vector<int64_t> st(r, 0);
-    for (size_t d = 0; d < s.size(); ++d) {
-      const size_t od = r - s.size() + d;
-      if (s[d] == y[od]) {
-        st[od] = s[d] == 1 ? 0 : cs[d];
-      } else if (s[d] != 1) {
-        return ctx.Invalid(node, "operands do not broadcast");
-      }
+    // Dims and strides may be symbolic (patched at run time, DISPATCH_DYN).
+    std::vector<int64_t> st;
+    if (!BroadcastStrides(s, y, ctx.dims(), &st)) {
+      return ctx.Invalid(node, "operands do not broadcast");
     }
     ip.insert(ip.end(), st.begin(), st.end());
   }
@@ -159,7 +154,7 @@ absl::Status LowerTypedUnary(LoweringContext& ctx, const ir::Node& node) {
   }
   KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(auto b, BindAll(ctx, node, {0}));
-  return ctx.Dispatch(node, "unary_typed", {op, dtype, ir::ElementCount(x), a0, a1}, {}, b);
+  return ctx.Dispatch(node, "unary_typed", {op, dtype, ctx.dims().Product(x), a0, a1}, {}, b);
 }
 
 // Pow with a non-float32 base, or a float32 base and a run-time exponent of
@@ -196,7 +191,7 @@ absl::Status LowerReduceTyped(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
   if (!node.HasAttr("kiln.axes")) return ctx.Invalid(node, "axes were not resolved");
   const std::vector<int64_t> axes = node.GetInts("kiln.axes", {});
-  const std::vector<int64_t> xs = ContiguousStrides(x);
+  const std::vector<int64_t> xs = ContiguousStrides(x, ctx.dims());  // dims may be symbolic
   std::vector<int64_t> od, os, rd, rs;
   for (size_t d = 0; d < x.size(); ++d) {
     const bool red = std::find(axes.begin(), axes.end(), static_cast<int64_t>(d)) != axes.end();

@@ -191,6 +191,8 @@ int64_t DimPool::FloorDiv(int64_t a, int64_t b) {
 int64_t DimPool::Min(int64_t a, int64_t b) {
   if (!IsSymbolic(a) && !IsSymbolic(b)) return std::min(a, b);
   if (a == b) return a;
+  // min(0, d) of a dim never negative is 0 (Slice clamps static bounds so).
+  if ((a == 0 && KnownNonNegative(b)) || (b == 0 && KnownNonNegative(a))) return 0;
   Atom atom;
   atom.kind = AtomKind::kMin;
   atom.a = std::min(a, b);  // commutative: one order
@@ -201,6 +203,8 @@ int64_t DimPool::Min(int64_t a, int64_t b) {
 int64_t DimPool::Max(int64_t a, int64_t b) {
   if (!IsSymbolic(a) && !IsSymbolic(b)) return std::max(a, b);
   if (a == b) return a;
+  if (a == 0 && KnownNonNegative(b)) return b;  // max(0, d) of a dim never negative
+  if (b == 0 && KnownNonNegative(a)) return a;
   Atom atom;
   atom.kind = AtomKind::kMax;
   atom.a = std::min(a, b);

@@ -575,10 +575,18 @@ absl::Status Range(Ctx& c) {
 absl::Status Expand(Ctx& c) {
   KILN_RETURN_IF_ERROR(c.Need(2));
   std::vector<int64_t> shape;
-  KILN_RETURN_IF_ERROR(c.KnownInts(1, "shape", &shape));
+  // The shape may be a symbolic value (Expand(x, Shape(y))): its elements
+  // are dims, broadcast like Add's operands.
+  KILN_RETURN_IF_ERROR(c.KnownInts(1, "shape", &shape, /*allow_symbolic=*/true));
+  for (int64_t d : shape) {
+    if (d < 0 && !(c.C(1)->symbolic && c.dims().Known(d))) {
+      return c.Err(absl::StrCat("shape value ", d, " is negative"));
+    }
+  }
   Shape out;
-  if (!ir::BroadcastShapes(c.S(0), shape, &out)) {
-    return c.Err(absl::StrCat("cannot expand ", ShapeStr(c.S(0)), " to ", ShapeStr(shape)));
+  if (!ir::BroadcastShapes(c.S(0), shape, &out, &c.dims())) {
+    return c.Err(absl::StrCat("cannot expand ", SymbolicShapeStr(c.graph(), c.S(0)), " to ",
+                              SymbolicShapeStr(c.graph(), shape)));
   }
   return c.Set(0, c.T(0), std::move(out));
 }

@@ -47,7 +47,7 @@ absl::Status Broadcasting(MathCtx& c) {
     }
     shapes.push_back(ShapeStr(c.S(k)));
     Shape next;
-    if (!ir::BroadcastShapes(acc, c.S(k), &next)) {
+    if (!ir::BroadcastShapes(acc, c.S(k), &next, &c.dims())) {  // symbolic dims: as Add
       return c.Err(absl::StrCat("shapes ", absl::StrJoin(shapes, " and "),
                                 " cannot be broadcast together"));
     }

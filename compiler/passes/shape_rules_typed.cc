@@ -47,7 +47,7 @@ absl::Status BinaryToBool(ir::Graph& g, ir::Node& n, bool logic) {
   }
   if (logic && a.dtype != DType::Bool) return Err(g, n, "inputs must be bool");
   Shape out;
-  if (!ir::BroadcastShapes(a.shape, b.shape, &out)) {
+  if (!ir::BroadcastShapes(a.shape, b.shape, &out, &g.dims)) {  // symbolic dims: as Add
     return Err(g, n, absl::StrCat("shapes ", ir::ShapeStr(a.shape), " and ",
                                   ir::ShapeStr(b.shape), " cannot be broadcast together"));
   }

@@ -18,7 +18,13 @@ const std::set<std::string>& SymbolicOps() {
       "Relu", "Sigmoid", "Tanh", "Clip", "Identity", "Dropout", "Softmax", "Shape",
       "Transpose", "Split", "MatMul", "ReduceMean", "Pow", "Sqrt", "Reshape", "Unsqueeze",
       "Squeeze", "LayerNormalization", "Gather", "Slice", "Cast", "Erf", "Exp", "Log", "Neg",
-      "Abs", "Reciprocal", "LeakyRelu", "HardSigmoid", "HardSwish", "Elu", "Softplus"};
+      "Abs", "Reciprocal", "LeakyRelu", "HardSigmoid", "HardSwish", "Elu", "Softplus",
+      // symops: byte movers and the typed elementwise kernels, sizes through the pool
+      "Concat", "Expand", "Where", "Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual",
+      "And", "Or", "Xor", "Not", "IsNaN", "IsInf", "CastLike", "Max", "Min", "Mod", "PRelu",
+      "Floor", "Ceil", "Round", "Sign", "Sin", "Cos", "Tan", "Sinh", "Cosh", "Asin", "Acos",
+      "Atan", "Asinh", "Acosh", "Atanh", "Selu", "Celu", "Softsign", "ThresholdedRelu", "Mish",
+      "Shrink"};
   return *ops;
 }
 
@@ -32,6 +38,7 @@ bool TakesSymbolicValueAt(const std::string& op, size_t input) {
   if (op == "Concat") return true;
   if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") return input <= 1;  // symbolic_fold
   if (op == "Reshape") return input <= 1;
+  if (op == "Expand") return input == 1;  // its shape (the rule reads it as dims)
   if (op == "Slice") return input <= 2;  // data, starts, ends (SliceParams clamps them)
   return data_only->count(op) != 0 && input == 0;
 }

@@ -138,6 +138,17 @@ if [ -f "$GEN/bert_dynseq.onnx" ]; then
   fi
 fi
 
+# One op family each on symbolic dims, NumPy references (generate_ops.py):
+# Concat (S + T + 2 rows), Where/comparisons/logic/typed unary and binary,
+# Expand (constant and Shape-computed shapes), Gather (symbolic data and
+# index dims, negative indices), Slice (constant bounds clamped to S; S = 2
+# leaves x[1:-1] empty).
+run_model concat_dynseq "$DYN" "1 3 8" yes
+run_model elementwise_dynseq "$DYN" "1 4 11" yes
+run_model expand_dynseq "$DYN" "1 3 10" yes
+run_model gather_dynseq "$DYN" "1 4 9" yes
+run_model slice_dynseq "$DYN" "2 4 9" yes
+
 # expect_refused NAME NEEDLE RUNNER ARGS...: non-zero exit, message containing NEEDLE.
 expect_refused() {
   local name=$1 needle=$2

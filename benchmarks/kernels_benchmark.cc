@@ -34,6 +34,7 @@ void BM_Conv2d(benchmark::State& state) {
 BENCHMARK(BM_Conv2d)
     ->ArgNames({"C", "H", "OC", "K", "stride", "groups"})
     ->Args({3, 224, 64, 7, 2, 1})     // ResNet-18 stem
+    ->Args({3, 224, 32, 3, 2, 1})     // MobileNetV2 stem
     ->Args({64, 56, 64, 3, 1, 1})     // ResNet-18 layer1
     ->Args({64, 56, 128, 3, 2, 1})    // ResNet-18 layer2.0.conv1
     ->Args({128, 28, 128, 3, 1, 1})   // ResNet-18 layer2
@@ -74,6 +75,7 @@ void BM_Conv2dPacked(benchmark::State& state) {
 BENCHMARK(BM_Conv2dPacked)
     ->ArgNames({"C", "H", "OC", "K", "stride"})
     ->Args({3, 224, 64, 7, 2})     // ResNet-18 stem
+    ->Args({3, 224, 32, 3, 2})     // MobileNetV2 stem
     ->Args({64, 56, 64, 3, 1})     // ResNet-18 layer1
     ->Args({64, 56, 128, 3, 2})    // ResNet-18 layer2.0.conv1
     ->Args({128, 28, 128, 3, 1})   // ResNet-18 layer2

@@ -1,11 +1,33 @@
 #include "vm/thread_pool.h"
 
+#include <chrono>
+
 namespace kiln::vm {
 namespace {
 
 // Spin this many polls before sleeping: dispatches follow each other within
 // microseconds, and a sleep/wake round trip costs more than that.
-constexpr int kSpinPolls = 20000;
+// How long a thread polls for the next job (a worker) or for the others to
+// finish (the caller) before it sleeps on a condition variable. Waking a
+// sleeping thread costs tens to hundreds of microseconds on a virtual
+// machine, more than many kernels take, so threads stay awake for a while
+// between dispatches, as OpenMP runtimes do.
+constexpr auto kSpinTime = std::chrono::milliseconds(2);
+
+// Polls `done` until it returns true or kSpinTime has passed.
+template <typename Done>
+bool SpinUntil(Done done) {
+  const auto deadline = std::chrono::steady_clock::now() + kSpinTime;
+  for (;;) {
+    for (int i = 0; i < 256; ++i) {
+      if (done()) return true;
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+  }
+}
 
 void HostParallelFor(void* user, int64_t n, void (*body)(void*, int64_t, int64_t), void* ctx) {
   static_cast<ThreadPool*>(user)->ParallelFor(n, body, ctx);
@@ -48,9 +70,7 @@ void ThreadPool::ParallelFor(int64_t n, void (*body)(void*, int64_t, int64_t), v
   }
   work_cv_.notify_all();
   RunChunk(0);
-  for (int i = 0; i < kSpinPolls; ++i) {
-    if (pending_.load(std::memory_order_acquire) == 0) return;
-  }
+  if (SpinUntil([this] { return pending_.load(std::memory_order_acquire) == 0; })) return;
   std::unique_lock<std::mutex> lock(mu_);
   done_cv_.wait(lock, [this] { return pending_.load(std::memory_order_acquire) == 0; });
 }
@@ -58,10 +78,8 @@ void ThreadPool::ParallelFor(int64_t n, void (*body)(void*, int64_t, int64_t), v
 void ThreadPool::WorkerLoop(int index) {
   uint64_t seen = 0;
   for (;;) {
-    bool ready = false;
-    for (int i = 0; i < kSpinPolls && !ready; ++i) {
-      ready = generation_.load(std::memory_order_acquire) != seen;
-    }
+    const bool ready =
+        SpinUntil([&] { return generation_.load(std::memory_order_acquire) != seen; });
     if (!ready) {
       std::unique_lock<std::mutex> lock(mu_);
       work_cv_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen; });

@@ -191,6 +191,9 @@ def kernels_markdown(path):
     data = json.load(open(path))
     rate = {}
     for b in data["benchmarks"]:
+        # With --benchmark_repetitions, only the median of the repetitions.
+        if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
+            continue
         m = re.match(r"BM_(\w+)/M:(\d+)/N:(\d+)/K:(\d+)", b["name"])
         if m and "GFLOP/s" in b:
             rate.setdefault(m[2] + "x" + m[3] + "x" + m[4], {})[m[1]] = b["GFLOP/s"] / 1e9 \

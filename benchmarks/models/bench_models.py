@@ -111,17 +111,22 @@ def bench_model(name, args, models_dir, work):
     # Every configuration runs once per round, rounds interleaved, so a
     # burst of load from other processes hits all of them alike; a
     # configuration's median is the median of its round medians.
+    # PyTorch's worker threads keep polling for a while after a parallel
+    # region, and would take a core from the Kiln processes started right
+    # after: a pause lets them go to sleep first.
     rounds = {}
     for _ in range(args.rounds):
+        time.sleep(1.0)
         for t in (1, 2):
-            rounds.setdefault(f"torch_eager_{t}t", []).append(time_torch(model, x, args.repeat, t))
-            rounds.setdefault(f"torch_frozen_{t}t", []).append(time_torch(frozen, x, args.repeat, t))
             out = run([args.kiln, "run", kiln_path, "--input", inp, "--repeat", str(args.repeat),
                        "--threads", str(t)]).stdout
             rounds.setdefault(f"kiln_vm_{t}t", []).append(parse_latency(out))
         out = run([os.path.join(bundle, name + "_run"), "--input", inp, "--repeat",
                    str(args.repeat)]).stdout
         rounds.setdefault("kiln_aot_1t", []).append(parse_latency(out))
+        for t in (1, 2):
+            rounds.setdefault(f"torch_eager_{t}t", []).append(time_torch(model, x, args.repeat, t))
+            rounds.setdefault(f"torch_frozen_{t}t", []).append(time_torch(frozen, x, args.repeat, t))
     for key, results in rounds.items():
         r[key] = {"median": statistics.median(x["median"] for x in results),
                   "min": min(x["min"] for x in results), "max": max(x["max"] for x in results),

@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "compiler/ir/graph.h"
+#include "gtest/gtest.h"
 
 namespace kiln::testing {
 
@@ -79,6 +81,14 @@ class GraphBuilder {
     return out;
   }
 };
+
+// A pass's refusal of a GraphBuilder graph: an error containing `what` that
+// names the file and the node.
+inline void ExpectNodeError(const absl::Status& s, const std::string& what) {
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find(what), std::string::npos) << s;
+  EXPECT_NE(s.message().find("test.onnx: node '"), std::string::npos) << s;
+}
 
 }  // namespace kiln::testing
 

@@ -16,6 +16,8 @@
 namespace kiln::compiler {
 namespace {
 
+using testing::ExpectNodeError;
+
 using Dims = std::vector<int64_t>;
 
 void Declare(testing::GraphBuilder& b, ir::ValueId v, const Dims& shape) {
@@ -27,13 +29,6 @@ void Declare(testing::GraphBuilder& b, ir::ValueId v, const Dims& shape) {
 template <typename Model>
 absl::Status Infer(Model&& m) {
   return InferShapes(m.b.g);
-}
-
-// A refusal with `what`, naming the file and the node.
-void ExpectError(const absl::Status& s, const std::string& what) {
-  EXPECT_FALSE(s.ok());
-  EXPECT_NE(s.message().find(what), std::string::npos) << s;
-  EXPECT_NE(s.message().find("test.onnx: node '"), std::string::npos) << s;
 }
 
 // Unique of x [4,3,2] (along `axis` when given) with all four outputs; Y
@@ -79,15 +74,15 @@ TEST(UniqueRule, OutputsTakeTheDeclaredCount) {
 }
 
 TEST(UniqueRule, RefusesMissingOrImpossibleDeclarations) {
-  ExpectError(Infer(UniqueModel({25}, false)), "is not a set of distinct elements");
-  ExpectError(Infer(UniqueModel({0}, false)), "is not a set of distinct elements");
-  ExpectError(Infer(UniqueModel({5, 1}, false)), "is not a set of distinct");
-  ExpectError(Infer(UniqueModel({4, 4, 2}, true)), "is not a set of distinct slices");
-  ExpectError(Infer(UniqueModel({4, 2, 1}, true)), "is not a set of distinct slices");
-  ExpectError(Infer(UniqueModel({4, 2, 2}, true, 3)), "out of range");
+  ExpectNodeError(Infer(UniqueModel({25}, false)), "is not a set of distinct elements");
+  ExpectNodeError(Infer(UniqueModel({0}, false)), "is not a set of distinct elements");
+  ExpectNodeError(Infer(UniqueModel({5, 1}, false)), "is not a set of distinct");
+  ExpectNodeError(Infer(UniqueModel({4, 4, 2}, true)), "is not a set of distinct slices");
+  ExpectNodeError(Infer(UniqueModel({4, 2, 1}, true)), "is not a set of distinct slices");
+  ExpectNodeError(Infer(UniqueModel({4, 2, 2}, true, 3)), "out of range");
   UniqueModel bad_counts({5}, false);
   Declare(bad_counts.b, bad_counts.outs[3], {6});
-  ExpectError(InferShapes(bad_counts.b.g), "output 3 is declared [6]");
+  ExpectNodeError(InferShapes(bad_counts.b.g), "output 3 is declared [6]");
 }
 
 // NonMaxSuppression of boxes [2,5,4] and scores [2,3,5] with run-time
@@ -120,11 +115,11 @@ TEST(NonMaxSuppressionRule, OutputTakesTheDeclaredCount) {
 }
 
 TEST(NonMaxSuppressionRule, RefusesBadDeclarationsAndInputs) {
-  ExpectError(Infer(NmsModel({31, 3})), "is not [count, 3] with count <= 30");
-  ExpectError(Infer(NmsModel({7, 2})), "is not [count, 3]");
-  ExpectError(Infer(NmsModel({7, 3}, {2, 5, 3})), "are not [batch, boxes, 4]");
-  ExpectError(Infer(NmsModel({7, 3}, {2, 4, 4})), "are not [batch, boxes, 4]");
-  ExpectError(Infer(NmsModel({7, 3}, {2, 5, 4}, ir::DType::F32)),
+  ExpectNodeError(Infer(NmsModel({31, 3})), "is not [count, 3] with count <= 30");
+  ExpectNodeError(Infer(NmsModel({7, 2})), "is not [count, 3]");
+  ExpectNodeError(Infer(NmsModel({7, 3}, {2, 5, 3})), "are not [batch, boxes, 4]");
+  ExpectNodeError(Infer(NmsModel({7, 3}, {2, 4, 4})), "are not [batch, boxes, 4]");
+  ExpectNodeError(Infer(NmsModel({7, 3}, {2, 5, 4}, ir::DType::F32)),
               "max_output_boxes_per_class must be one int64 value");
 }
 
@@ -156,10 +151,10 @@ TEST(DropoutRule, RunTimeTrainingModeRunsTheKernel) {
 }
 
 TEST(DropoutRule, RefusesBadTrainingModeAndRatio) {
-  ExpectError(Infer(DropoutModel(ir::DType::I64)), "training_mode must be one bool");
-  ExpectError(Infer(DropoutModel(ir::DType::Bool, {2})),
+  ExpectNodeError(Infer(DropoutModel(ir::DType::I64)), "training_mode must be one bool");
+  ExpectNodeError(Infer(DropoutModel(ir::DType::Bool, {2})),
               "training_mode must be one bool");
-  ExpectError(Infer(DropoutModel(ir::DType::Bool, {}, 1.0f)),
+  ExpectNodeError(Infer(DropoutModel(ir::DType::Bool, {}, 1.0f)),
               "ratio 1 is outside [0, 1)");
   EXPECT_TRUE(Infer(DropoutModel(ir::DType::Bool, {}, 0.0f)).ok());
 }

@@ -18,13 +18,9 @@
 namespace kiln::compiler {
 namespace {
 
-using Dims = std::vector<int64_t>;
+using testing::ExpectNodeError;
 
-void ExpectError(const absl::Status& s, const std::string& what) {
-  EXPECT_FALSE(s.ok());
-  EXPECT_NE(s.message().find(what), std::string::npos) << s;
-  EXPECT_NE(s.message().find("test.onnx: node '"), std::string::npos) << s;
-}
+using Dims = std::vector<int64_t>;
 
 // Unique of x [4,3,2] with all four outputs returned, none declared; along
 // `axis` when >= 0; output `read` (-1: none) is also read by an Identity.
@@ -95,7 +91,7 @@ TEST(UniqueAfterRun, AStaticOutputMayBeRead) {
 TEST(UniqueAfterRun, AResultShapedOutputSomethingReadsIsRefused) {
   for (int read : {0, 1, 3}) {
     UniqueModel m(-1, read);
-    ExpectError(InferShapes(m.b.g), "declare a fully static output shape");
+    ExpectNodeError(InferShapes(m.b.g), "declare a fully static output shape");
   }
 }
 
@@ -154,7 +150,7 @@ TEST(NmsAfterRun, AConstantMaxBoundsEachClass) {
 
 TEST(NmsAfterRun, AnOutputSomethingReadsIsRefused) {
   NmsModel m(-1, true);
-  ExpectError(InferShapes(m.b.g), "declare a fully static output shape");
+  ExpectNodeError(InferShapes(m.b.g), "declare a fully static output shape");
 }
 
 }  // namespace

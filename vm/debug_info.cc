@@ -77,7 +77,10 @@ absl::StatusOr<std::vector<DispatchInfo>> DescribeDispatches(const ModuleImage& 
     if (e->binding_bytes() != nullptr) {
       info.binding_bytes.assign(e->binding_bytes()->begin(), e->binding_bytes()->end());
     }
-    if (e->iparams() != nullptr) {
+    info.dynamic = inst.opcode == KILN_OP_DISPATCH_DYN;
+    // A dynamic dispatch's stored parameters hold placeholders: its FLOPs
+    // come from the parameters of a run (DispatchTimer::dynamic_params).
+    if (e->iparams() != nullptr && !info.dynamic) {
       info.flops = KernelFlops(info.kernel, absl::MakeConstSpan(e->iparams()->data(),
                                                                 e->iparams()->size()));
     }

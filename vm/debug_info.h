@@ -36,6 +36,7 @@ struct DispatchInfo {
   std::vector<uint64_t> binding_bytes;
   std::vector<ValueInfo> values;      // values complete after it
   double flops = -1;                  // per call; -1 when unknown
+  bool dynamic = false;               // DISPATCH_DYN: sizes patched per run
 
   // "Conv_0+Relu_1", or "dispatch 3" without debug info.
   std::string Label() const;

@@ -10,6 +10,15 @@ DispatchTimer::DispatchTimer(uint32_t dispatch_count, uint32_t max_runs)
   const uint64_t want = uint64_t{std::max(dispatch_count, 1u)} * std::max(max_runs, 1u);
   events_.resize(std::min<uint64_t>(want, uint64_t{10} << 20));
   runs_.resize(std::max(max_runs, 1u));
+  dynamic_params_.resize(dispatch_count);
+  for (std::vector<int64_t>& p : dynamic_params_) p.reserve(kMaxDynamicParams);
+}
+
+void DispatchTimer::DynamicParams(uint32_t dispatch, const int64_t* iparams, uint32_t count) {
+  if (dispatch >= dynamic_params_.size()) return;
+  std::vector<int64_t>& p = dynamic_params_[dispatch];
+  p.clear();
+  if (count <= kMaxDynamicParams) p.assign(iparams, iparams + count);  // within the reserve
 }
 
 void DispatchTimer::BeginRun() {

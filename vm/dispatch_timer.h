@@ -1,6 +1,7 @@
 // Times every dispatch of observed runs into storage allocated up front, so
 // the run path allocates nothing: `kiln run --trace` and `--profile` both
-// read its events.
+// read its events. Also keeps the last patched parameters of each dynamic
+// dispatch, for its FLOP count.
 #ifndef KILN_VM_DISPATCH_TIMER_H_
 #define KILN_VM_DISPATCH_TIMER_H_
 
@@ -31,8 +32,16 @@ class DispatchTimer : public DispatchObserver {
 
   void BeginRun() override;
   void EndRun() override;
+  void DynamicParams(uint32_t dispatch, const int64_t* iparams, uint32_t count) override;
   void BeforeDispatch(uint32_t dispatch, void* const* bindings) override;
   bool AfterDispatch(uint32_t dispatch, void* const* bindings) override;
+
+  // The parameters a DISPATCH_DYN was last called with (empty when it never
+  // ran, or had more than kMaxDynamicParams).
+  const std::vector<int64_t>& dynamic_params(uint32_t dispatch) const {
+    return dynamic_params_[dispatch];
+  }
+  static constexpr uint32_t kMaxDynamicParams = 128;
 
   const Event* events() const { return events_.data(); }
   size_t event_count() const { return event_count_; }
@@ -50,6 +59,7 @@ class DispatchTimer : public DispatchObserver {
   std::chrono::steady_clock::time_point origin_;
   std::vector<Event> events_;
   std::vector<RunSpan> runs_;
+  std::vector<std::vector<int64_t>> dynamic_params_;  // capacity reserved up front
   size_t event_count_ = 0;
   size_t run_count_ = 0;
   uint64_t dropped_ = 0;

@@ -84,7 +84,10 @@ namespace kiln::vm {
     KILN_FAIL_IF(kiln_check_dynamic_dispatch(e.check, ip, e.iparam_count, e.fparams, \
                                              e.fparam_count, frame.bindings,       \
                                              frame.binding_bytes, count, e.writes)); \
-    if constexpr (kObserved) observer->BeforeDispatch(dispatch, frame.bindings);   \
+    if constexpr (kObserved) {                                                     \
+      observer->DynamicParams(dispatch, ip, e.iparam_count);                       \
+      observer->BeforeDispatch(dispatch, frame.bindings);                          \
+    }                                                                              \
     KILN_FAIL_IF(e.fn(ip, e.fparams, frame.bindings, frame.host));                 \
     if constexpr (kObserved) {                                                     \
       KILN_FAIL_IF(observer->AfterDispatch(dispatch++, frame.bindings)             \

@@ -16,6 +16,10 @@ class DispatchObserver {
   // Called by Instance around one whole run.
   virtual void BeginRun() {}
   virtual void EndRun() {}
+  // DISPATCH_DYN only, just before BeforeDispatch: the integer parameters
+  // the kernel is called with once the run's sizes are patched in.
+  virtual void DynamicParams(uint32_t /*dispatch*/, const int64_t* /*iparams*/,
+                             uint32_t /*count*/) {}
   // `bindings` are the buffers the kernel is called with.
   virtual void BeforeDispatch(uint32_t dispatch, void* const* bindings) = 0;
   // Returns false to stop the run after this dispatch.

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
+#include "vm/kernel_params.h"
 
 namespace kiln::vm {
 namespace {
@@ -36,6 +37,19 @@ std::vector<DispatchStats> CollectDispatchStats(size_t dispatch_count, const Dis
   return stats;
 }
 
+namespace {
+
+// FLOPs per call: static from the module, or for a dynamic dispatch from the
+// parameters of the last recorded run (kiln run feeds every run the same
+// inputs, so all its runs have those sizes).
+double FlopsPerCall(const DispatchInfo& d, const DispatchTimer& timer) {
+  if (!d.dynamic) return d.flops;
+  const std::vector<int64_t>& p = timer.dynamic_params(d.index);
+  return p.empty() ? -1 : KernelFlops(d.kernel, p);
+}
+
+}  // namespace
+
 std::string ProfileReport(const std::vector<DispatchInfo>& dispatches, const DispatchTimer& timer) {
   const std::vector<DispatchStats> stats = CollectDispatchStats(dispatches.size(), timer);
   double run_ns = 0;
@@ -65,7 +79,8 @@ std::string ProfileReport(const std::vector<DispatchInfo>& dispatches, const Dis
                               static_cast<unsigned long long>(s.calls), s.total_ns / 1e6,
                               s.calls ? s.total_ns / 1e3 / static_cast<double>(s.calls) : 0.0,
                               share(s.total_ns),
-                              Gflops(d.flops, static_cast<double>(s.calls), s.total_ns)));
+                              Gflops(FlopsPerCall(d, timer), static_cast<double>(s.calls),
+                                     s.total_ns)));
   }
 
   struct OpStats {
@@ -81,10 +96,11 @@ std::string ProfileReport(const std::vector<DispatchInfo>& dispatches, const Dis
     o.calls += s.calls;
     o.total_ns += s.total_ns;
     ++o.dispatches;
-    if (d.flops < 0 || o.flops < 0) {
+    const double flops = FlopsPerCall(d, timer);
+    if (flops < 0 || o.flops < 0) {
       o.flops = -1;
     } else {
-      o.flops += d.flops * static_cast<double>(s.calls);
+      o.flops += flops * static_cast<double>(s.calls);
     }
   }
   std::vector<std::pair<std::string, OpStats>> ops(by_op.begin(), by_op.end());

@@ -202,6 +202,40 @@ TEST(ValueRecorder, LastValueIsTheOutputTheCallerGets) {
   }
 }
 
+// cnn_dynbatch (tests/models/dynamic/generate.py): Conv 3->8 3x3 pad 1 on
+// 16x16, MaxPool 2, Conv 8->16 3x3 stride 2 pad 1 on 8x8, at batch N. Its
+// DISPATCH_DYN FLOPs come from the run's batch: 2*N*8*16*16*3*9 and
+// 2*N*16*4*4*8*9.
+TEST(Timer, DynamicDispatchFlopsUseTheRunsSizes) {
+  auto instance = Load(Compile("dynamic/cnn_dynbatch.onnx"), "cnn_dynbatch.kiln");
+  auto dispatches = DescribeDispatches(instance->image());
+  ASSERT_TRUE(dispatches.ok());
+  const std::string dir = std::string(KILN_SOURCE_DIR) + "/tests/models/dynamic/";
+  auto in = ReadNpy(dir + "cnn_dynbatch.5.input.npy");
+  auto ref = ReadNpy(dir + "cnn_dynbatch.5.output.npy");
+  ASSERT_TRUE(in.ok() && ref.ok());
+  NpyArray out = *ref;
+  ASSERT_TRUE(instance->Reserve({{in->dtype, in->shape, in->data.data(), in->data.size()}}).ok());
+  DispatchTimer timer(static_cast<uint32_t>(dispatches->size()), 2);
+  for (int k = 0; k < 2; ++k) {
+    ASSERT_TRUE(instance->Run({{in->dtype, in->shape, in->data.data(), in->data.size()}},
+                              {{out.dtype, out.shape, out.data.data(), out.data.size()}}, &timer)
+                    .ok());
+  }
+  ASSERT_GE(dispatches->size(), 3u);
+  EXPECT_TRUE((*dispatches)[0].dynamic);
+  EXPECT_LT((*dispatches)[0].flops, 0);  // unknown until a run
+  EXPECT_DOUBLE_EQ(KernelFlops((*dispatches)[0].kernel, timer.dynamic_params(0)),
+                   2.0 * 5 * 8 * 16 * 16 * 3 * 9);
+  EXPECT_DOUBLE_EQ(KernelFlops((*dispatches)[2].kernel, timer.dynamic_params(2)),
+                   2.0 * 5 * 16 * 4 * 4 * 8 * 9);
+  const std::string profile = ProfileReport(*dispatches, timer);
+  const size_t conv = profile.find("\nConv ");
+  ASSERT_NE(conv, std::string::npos) << profile;
+  const std::string line = profile.substr(conv + 1, profile.find('\n', conv + 1) - conv - 1);
+  EXPECT_NE(line.back(), '-') << line;  // a GFLOP/s figure, not "unknown"
+}
+
 TEST(Timer, TraceAndProfileCoverEveryDispatch) {
   CompiledRun r = Prepare("small_cnn_opset13");
   DispatchTimer timer(static_cast<uint32_t>(r.dispatches.size()), 3);

@@ -8,17 +8,8 @@
 # (The float32 control-flow models' numbers are checked by models_test.cc.)
 # usage: control_flow_test.sh KILN SOURCE_DIR WORK_DIR
 set -uo pipefail
-KILN=$1
-SRC=$2
-WORK=$3
-PY=/usr/bin/python3
-rm -rf "$WORK"
-mkdir -p "$WORK"
+source "$(dirname "${BASH_SOURCE[0]}")/check_counter.sh"
 M="$SRC/tests/models/control/loop_declared_length"
-passed=0
-failed=0
-ok() { echo "ok   $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1"; failed=$((failed + 1)); }
 
 # same A B: max|A - B| <= 1e-6 (the reference is exact in float32).
 same() {
@@ -66,5 +57,4 @@ else
   check aot "$WORK/aot/loop_run"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

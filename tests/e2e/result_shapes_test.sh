@@ -10,17 +10,8 @@
 # and `kiln inspect` must show the bounds.
 # usage: result_shapes_test.sh KILN SOURCE_DIR WORK_DIR
 set -uo pipefail
-KILN=$1
-SRC=$2
-WORK=$3
-PY=/usr/bin/python3
-rm -rf "$WORK"
-mkdir -p "$WORK"
+source "$(dirname "${BASH_SOURCE[0]}")/check_counter.sh"
 R="$SRC/tests/models/result"
-passed=0
-failed=0
-ok() { echo "ok   $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1"; failed=$((failed + 1)); }
 
 # Per model: its inputs (files MODEL.NAME<k>.npy), its outputs in order
 # (reference MODEL.NAME<k>.npy; "-" is written but not checked) and what
@@ -104,5 +95,4 @@ for model in $MODELS; do
   fi
 done
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

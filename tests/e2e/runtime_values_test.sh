@@ -7,18 +7,10 @@
 # the VM naming NODE — instead of returning data of the wrong shape.
 # usage: runtime_values_test.sh KILN SOURCE_DIR WORK_DIR MODEL NODE
 set -uo pipefail
-KILN=$1
-SRC=$2
-WORK=$3
+source "$(dirname "${BASH_SOURCE[0]}")/check_counter.sh"
 MODEL=$4
 NODE=$5
-rm -rf "$WORK"
-mkdir -p "$WORK"
 M="$SRC/tests/models"
-passed=0
-failed=0
-ok() { echo "ok   $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1"; failed=$((failed + 1)); }
 
 "$KILN" compile "$M/$MODEL.onnx" -o "$WORK/m.kiln" || { echo "cannot compile $MODEL"; exit 1; }
 inputs=()
@@ -68,5 +60,4 @@ else
   fi
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -86,13 +86,9 @@ absl::Status LowerElements(LoweringContext& ctx, const ir::Node& node) {
                              red ? KindOf(ctx.value(node.inputs[0]).dtype) : 0, red};
   ip.insert(ip.end(), x.begin(), x.end());
   ip.insert(ip.end(), idx.begin(), idx.end());
-  std::vector<Binding> b;
-  for (size_t k = 0; k < (scatter ? 3u : 2u); ++k) {
-    KILN_ASSIGN_OR_RETURN(Binding bk, ctx.Bind(node, node.inputs[k]));
-    b.push_back(bk);
-  }
-  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  b.push_back(by);
+  KILN_ASSIGN_OR_RETURN(std::vector<Binding> b,
+                        BindAll(ctx, node, scatter ? std::vector<size_t>{0, 1, 2}
+                                                   : std::vector<size_t>{0, 1}));
   return ctx.Dispatch(node, scatter ? "scatter_elements" : "gather_elements", std::move(ip), {}, b);
 }
 

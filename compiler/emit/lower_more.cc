@@ -256,13 +256,7 @@ absl::Status LowerSignalWindow(LoweringContext& ctx, const ir::Node& node) {
 
 absl::Status LowerMel(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(Shape y, ctx.OutputShape(node, 0));
-  std::vector<Binding> binds;
-  for (size_t k = 0; k < 5; ++k) {
-    KILN_ASSIGN_OR_RETURN(Binding b, ctx.Bind(node, node.inputs[k]));
-    binds.push_back(b);
-  }
-  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  binds.push_back(by);
+  KILN_ASSIGN_OR_RETURN(std::vector<Binding> binds, BindAll(ctx, node, {0, 1, 2, 3, 4}));
   Shape ip = {y[1], y[0], Code(ctx, node.inputs[0]), Code(ctx, node.inputs[3]),
               static_cast<int64_t>(ctx.value(node.outputs[0]).dtype)};
   return ctx.Dispatch(node, "mel_weight_matrix", std::move(ip), {}, binds);

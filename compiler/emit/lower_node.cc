@@ -47,6 +47,18 @@ Epilogue EpilogueOf(const ir::Node& node) {
   return e;
 }
 
+absl::StatusOr<std::vector<Binding>> BindAll(LoweringContext& ctx, const ir::Node& node,
+                                             const std::vector<size_t>& inputs) {
+  std::vector<Binding> b;
+  for (size_t k : inputs) {
+    KILN_ASSIGN_OR_RETURN(Binding x, ctx.Bind(node, node.inputs[k]));
+    b.push_back(x);
+  }
+  KILN_ASSIGN_OR_RETURN(Binding y, ctx.Bind(node, node.outputs[0]));
+  b.push_back(y);
+  return b;
+}
+
 namespace {
 
 // True when the node writes nothing: every output is absent or has no

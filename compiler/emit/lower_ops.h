@@ -37,6 +37,11 @@ struct Epilogue {
 };
 Epilogue EpilogueOf(const ir::Node& node);
 
+// Bindings of the node's inputs `inputs` (in that order), then of output 0:
+// the binding list of a kernel that reads those inputs and writes one output.
+absl::StatusOr<std::vector<Binding>> BindAll(LoweringContext& ctx, const ir::Node& node,
+                                             const std::vector<size_t>& inputs);
+
 void RegisterSpatialLowerings(LoweringTable& table);     // lower_spatial.cc
 void RegisterLinearLowerings(LoweringTable& table);      // lower_linear.cc
 void RegisterElementwiseLowerings(LoweringTable& table); // lower_elementwise.cc

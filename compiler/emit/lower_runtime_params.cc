@@ -151,11 +151,7 @@ absl::Status LowerReduceRt(LoweringContext& ctx, const ir::Node& node) {
 absl::Status LowerRange(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
   KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, y, "the output shape"));
-  std::vector<Binding> b(4);
-  for (size_t k = 0; k < 3; ++k) {
-    KILN_ASSIGN_OR_RETURN(b[k], ctx.Bind(node, node.inputs[k]));
-  }
-  KILN_ASSIGN_OR_RETURN(b[3], ctx.Bind(node, node.outputs[0]));
+  KILN_ASSIGN_OR_RETURN(std::vector<Binding> b, BindAll(ctx, node, {0, 1, 2}));
   return ctx.Dispatch(node, "range", {DtypeOf(ctx, node, 0), ir::ElementCount(y)}, {}, b);
 }
 

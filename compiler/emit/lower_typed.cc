@@ -49,18 +49,6 @@ absl::StatusOr<std::vector<int64_t>> BroadcastParams(LoweringContext& ctx, const
   return ip;
 }
 
-absl::StatusOr<std::vector<Binding>> BindAll(LoweringContext& ctx, const ir::Node& node,
-                                             const std::vector<size_t>& inputs) {
-  std::vector<Binding> b;
-  for (size_t k : inputs) {
-    KILN_ASSIGN_OR_RETURN(Binding x, ctx.Bind(node, node.inputs[k]));
-    b.push_back(x);
-  }
-  KILN_ASSIGN_OR_RETURN(Binding y, ctx.Bind(node, node.outputs[0]));
-  b.push_back(y);
-  return b;
-}
-
 // Add/Sub/Mul/Div/Max/Min/Mod on non-float32 dtypes, And/Or/Xor on bool,
 // BitShift on unsigned integers.
 absl::Status LowerTypedBinary(LoweringContext& ctx, const ir::Node& node) {

@@ -63,13 +63,7 @@ absl::Status LowerRoiAlign(LoweringContext& ctx, const ir::Node& node) {
                              node.GetString("mode", "avg") == "max" ? 1 : 0,
                              ctm == "half_pixel" ? 1 : 0};
   std::vector<float> fp = {node.GetFloat("spatial_scale", 1.0f)};
-  std::vector<Binding> b;
-  for (size_t k = 0; k < 3; ++k) {
-    KILN_ASSIGN_OR_RETURN(Binding in, ctx.Bind(node, node.inputs[k]));
-    b.push_back(in);
-  }
-  KILN_ASSIGN_OR_RETURN(Binding out, ctx.Bind(node, node.outputs[0]));
-  b.push_back(out);
+  KILN_ASSIGN_OR_RETURN(std::vector<Binding> b, BindAll(ctx, node, {0, 1, 2}));
   return ctx.Dispatch(node, "roi_align_f32", std::move(ip), std::move(fp), b);
 }
 

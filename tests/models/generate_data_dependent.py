@@ -25,15 +25,13 @@ import os
 import sys
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+from model_files import save_model  # noqa: E402  (beside this script)
 sys.path.insert(0, os.path.join(HERE, "..", "runtime"))
 from data_dependent_reference import nms_reference, unique_reference  # noqa: E402
 
-ONNX_TYPE = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.int64): TensorProto.INT64,
-             np.dtype(np.bool_): TensorProto.BOOL}
 MASK64 = (1 << 64) - 1
 DEFAULT_SEED = 0x4B494C4E44524F50  # Kiln's seed for Dropout without one ("KILNDROP")
 
@@ -87,20 +85,8 @@ def main():
                          name="rt_dropout"),
         helper.make_node("Dropout", ["x", "", "always"], ["dy2"], name="const_dropout"),
     ]
-    def info(k, v):
-        return helper.make_tensor_value_info(k, ONNX_TYPE[np.asarray(v).dtype], list(v.shape))
-    graph = helper.make_graph(
-        nodes, "rtdata_ops", [info(k, v) for k, v in ins.items()],
-        [info(k, v) for k, v in outs.items()],
-        initializer=[numpy_helper.from_array(v, k) for k, v in consts.items()])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 7
-    onnx.checker.check_model(model)
-    onnx.save(model, os.path.join(HERE, "rtdata_ops.onnx"))
-    for i, a in enumerate(ins.values()):
-        np.save(os.path.join(HERE, f"rtdata_ops.input{i}.npy"), a)
-    for i, a in enumerate(outs.values()):
-        np.save(os.path.join(HERE, f"rtdata_ops.output{i}.npy"), np.ascontiguousarray(a))
+    save_model(HERE, "rtdata_ops", nodes, ins, {k: np.asarray(v) for k, v in outs.items()},
+               [numpy_helper.from_array(v, k) for k, v in consts.items()])
     # 8 distinct values, not the declared 6.
     np.save(os.path.join(HERE, "bad", "rtdata_ops.input1.wrong.npy"),
             np.array([3, 1, 1, 2.5, -0.0, 3, 0.0, 7, 1, 2.5, -4, 8], np.float32) * 2 + 1)

@@ -19,12 +19,11 @@ Slice starts that slice a different length: running with it must fail
 import os
 
 import numpy as np
-import onnx
 from onnx import TensorProto, helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+from model_files import save_model  # noqa: E402  (beside this script)
 F, I64, I32 = TensorProto.FLOAT, TensorProto.INT64, TensorProto.INT32
-ONNX_TYPE = {np.dtype(np.float32): F, np.dtype(np.int64): I64, np.dtype(np.int32): I32}
 
 
 def main():
@@ -67,20 +66,8 @@ def main():
         helper.make_node("ReduceSum", ["x", "raxes"], ["summed"], keepdims=0, name="rt_sum"),
         helper.make_node("Range", ["start", "limit", "delta"], ["ranged"], name="rt_range"),
     ]
-    graph = helper.make_graph(
-        nodes, "rtparams_ops",
-        [helper.make_tensor_value_info(k, ONNX_TYPE[v.dtype], list(v.shape))
-         for k, v in ins.items()],
-        [helper.make_tensor_value_info(k, F, list(v.shape)) for k, v in outs.items()])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 7
-    onnx.checker.check_model(model)
-    onnx.save(model, os.path.join(HERE, "rtparams_ops.onnx"))
-    for i, a in enumerate(ins.values()):
-        np.save(os.path.join(HERE, f"rtparams_ops.input{i}.npy"), a)
-    for i, a in enumerate(outs.values()):
-        np.save(os.path.join(HERE, f"rtparams_ops.output{i}.npy"),
-                np.ascontiguousarray(a, np.float32))
+    save_model(HERE, "rtparams_ops", nodes, ins,
+               {k: np.asarray(v, np.float32) for k, v in outs.items()})
     # Starts [3, -1] take 1 row of axis 0 (3:4:2), not the declared 2.
     np.save(os.path.join(HERE, "bad", "rtparams_ops.input1.wrong.npy"),
             np.array([3, -1], np.int64))

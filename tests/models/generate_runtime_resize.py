@@ -23,14 +23,13 @@ rows, not the declared 8: running with it must fail
 import os
 
 import numpy as np
-import onnx
 from onnx import TensorProto, helper, numpy_helper
 from onnx.backend.test.case.node.resize import cubic_coeffs, interpolate_nd, linear_coeffs, \
     nearest_coeffs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+from model_files import save_model  # noqa: E402  (beside this script)
 F, I64 = TensorProto.FLOAT, TensorProto.INT64
-ONNX_TYPE = {np.dtype(np.float32): F, np.dtype(np.int64): I64}
 
 
 def main():
@@ -71,21 +70,8 @@ def main():
                          coordinate_transformation_mode="tf_crop_and_resize",
                          extrapolation_value=5.0, name="rt_crop"),
     ]
-    graph = helper.make_graph(
-        nodes, "rtresize_ops",
-        [helper.make_tensor_value_info(k, ONNX_TYPE[v.dtype], list(v.shape))
-         for k, v in ins.items()],
-        [helper.make_tensor_value_info(k, F, list(v.shape)) for k, v in outs.items()],
-        initializer=[const_scales])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 7
-    onnx.checker.check_model(model)
-    onnx.save(model, os.path.join(HERE, "rtresize_ops.onnx"))
-    for i, a in enumerate(ins.values()):
-        np.save(os.path.join(HERE, f"rtresize_ops.input{i}.npy"), a)
-    for i, a in enumerate(outs.values()):
-        np.save(os.path.join(HERE, f"rtresize_ops.output{i}.npy"),
-                np.ascontiguousarray(a, np.float32))
+    save_model(HERE, "rtresize_ops", nodes, ins,
+               {k: np.asarray(v, np.float32) for k, v in outs.items()}, [const_scales])
     # Scales [1,1,2,0.5] give 10 rows, not the declared 8.
     np.save(os.path.join(HERE, "bad", "rtresize_ops.input1.wrong.npy"),
             np.array([1, 1, 2, 0.5], np.float32))

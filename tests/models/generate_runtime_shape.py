@@ -16,10 +16,10 @@ must fail (tests/e2e/runtime_values_test.sh).
 import os
 
 import numpy as np
-import onnx
 from onnx import TensorProto, helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+from model_files import save_model  # noqa: E402  (beside this script)
 F, I64 = TensorProto.FLOAT, TensorProto.INT64
 
 
@@ -63,20 +63,8 @@ def main():
                          name="rt_onehot"),
     ]
     values = helper.make_tensor("values", F, [2], [-1.0, 7.0])
-    graph = helper.make_graph(
-        nodes, "rtshape_ops",
-        [helper.make_tensor_value_info(k, F if v.dtype == np.float32 else I64, list(v.shape))
-         for k, v in ins.items()],
-        [helper.make_tensor_value_info(k, F, list(v.shape)) for k, v in outs.items()],
-        [values])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 7
-    onnx.checker.check_model(model)
-    onnx.save(model, os.path.join(HERE, "rtshape_ops.onnx"))
-    for i, a in enumerate(ins.values()):
-        np.save(os.path.join(HERE, f"rtshape_ops.input{i}.npy"), a)
-    for i, a in enumerate(outs.values()):
-        np.save(os.path.join(HERE, f"rtshape_ops.output{i}.npy"), np.ascontiguousarray(a, np.float32))
+    save_model(HERE, "rtshape_ops", nodes, ins,
+               {k: np.asarray(v, np.float32) for k, v in outs.items()}, [values])
     # [3, -1, 2] has the same element count but reshapes x to [3, 4, 2].
     np.save(os.path.join(HERE, "bad", "rtshape_ops.input1.wrong.npy"),
             np.array([3, -1, 2], np.int64))

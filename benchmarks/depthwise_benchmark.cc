@@ -2,6 +2,8 @@
 // (2 FLOPs per multiply-add, taps that fall in the padding included): the
 // DS-CNN keyword-spotting layers (25 x 5 planes) and MobileNetV2's depthwise
 // layers from 112 x 112 down to 7 x 7. One thread (no host), ReLU fused.
+// BM_ConvRect runs conv2d_f32 (NCHW), BM_DepthwiseNhwc the NHWC kernel.
+#include <cstdint>
 #include <vector>
 
 #include "benchmark/benchmark.h"
@@ -46,6 +48,55 @@ BENCHMARK(BM_ConvRect)
     ->Args({576, 14, 14, 576, 3, 3, 1, 1, 1, 576})
     ->Args({576, 14, 14, 576, 3, 3, 2, 1, 1, 576})
     ->Args({960, 7, 7, 960, 3, 3, 1, 1, 1, 960})
+    ->Args({384, 14, 14, 384, 3, 3, 1, 1, 1, 384})
+    ->Unit(benchmark::kMicrosecond);
+
+// A filled buffer of n floats starting on a 64-byte boundary, as the VM's
+// arena and constants are: channels-last vector loads then never straddle a
+// cache line (a malloc'd vector would time that instead).
+float* Aligned64(std::vector<float>& storage, size_t n) {
+  storage.assign(n + 16, 0.0f);
+  float* p = storage.data();
+  while (reinterpret_cast<uintptr_t>(p) % 64 != 0) ++p;
+  for (size_t i = 0; i < n; ++i) p[i] = static_cast<float>((i * 7919) % 97) / 97.0f - 0.5f;
+  return p;
+}
+
+// conv2d_dw_nhwc_f32 (channels last, channels in the lanes) on BM_ConvRect's
+// depthwise rows, so the two layouts compare shape by shape.
+// args: C, H, W, KH, KW, stride, pad_h, pad_w
+void BM_DepthwiseNhwc(benchmark::State& state) {
+  const int64_t c = state.range(0), h = state.range(1), w = state.range(2);
+  const int64_t kh = state.range(3), kw = state.range(4), s = state.range(5);
+  const int64_t ph = state.range(6), pw = state.range(7);
+  const int64_t oh = (h + 2 * ph - kh) / s + 1, ow = (w + 2 * pw - kw) / s + 1;
+  std::vector<float> xs, ws, bs, ys;
+  float* x = Aligned64(xs, h * w * c);
+  float* wt = Aligned64(ws, kh * kw * c);
+  float* b = Aligned64(bs, c);
+  float* y = Aligned64(ys, oh * ow * c);
+  const int64_t ip[18] = {1, c,  h,  w,  c, oh, ow, kh, kw, s, s, ph, pw, 1, 1, c,
+                          KILN_ACT_RELU, 1};
+  const float fp[2] = {0, 0};
+  void* bindings[4] = {x, wt, b, y};
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(kiln_conv2d_dw_nhwc_f32(ip, fp, bindings, nullptr));
+  }
+  const double flops = 2.0 * c * oh * ow * kh * kw;
+  state.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9 * state.iterations(),
+                                                 benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_DepthwiseNhwc)
+    ->ArgNames({"C", "H", "W", "KH", "KW", "s", "ph", "pw"})
+    ->Args({64, 25, 5, 3, 3, 1, 1, 1})     // DS-CNN depthwise
+    ->Args({32, 112, 112, 3, 3, 1, 1, 1})  // MobileNetV2 depthwise, stride 1
+    ->Args({96, 112, 112, 3, 3, 2, 1, 1})  // MobileNetV2 depthwise, stride 2
+    ->Args({144, 56, 56, 3, 3, 1, 1, 1})
+    ->Args({192, 28, 28, 3, 3, 1, 1, 1})
+    ->Args({576, 14, 14, 3, 3, 1, 1, 1})
+    ->Args({576, 14, 14, 3, 3, 2, 1, 1})
+    ->Args({960, 7, 7, 3, 3, 1, 1, 1})
+    ->Args({384, 14, 14, 3, 3, 1, 1, 1})
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace

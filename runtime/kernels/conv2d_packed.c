@@ -17,45 +17,75 @@
 #include "activation.h"
 #include "conv_check.h"
 #include "kiln/kernels.h"
+#include "sgemm.h"
 #include "simd.h"
 
 #define CONVP_MR 8   /* positions per tile */
 #define CONVP_NR 32  /* output channels per tile */
 
-/* The rows of one tile: per tap, each row's input offset inside a channel
- * plane (0 when the tap is in the padding) and a bit per row that is set
- * when the tap is inside the image. */
+/* The rows of one tile: row i reads tap t's first channel at offset
+ * base[i] + tap_off[t] when bit i of inside[t] is set (the tap is inside the
+ * image for that row) and reads nothing there otherwise. */
 typedef struct convp_tile {
-  int64_t off[KILN_CONVP_MAX_TAPS][CONVP_MR];
+  int64_t base[CONVP_MR];
+  int64_t tap_off[KILN_CONVP_MAX_TAPS];
   uint32_t inside[KILN_CONVP_MAX_TAPS];
 } convp_tile;
 
-static void convp_tile_setup(const int64_t* ip, int64_t s0, int64_t mr, convp_tile* t) {
+/* Row i's offset for a tap: a valid one (0) when the tap is outside. */
+static KILN_ALWAYS_INLINE int64_t convp_row_off(const convp_tile* t, int64_t tap, uint32_t in,
+                                                int i) {
+  return in >> i & 1u ? t->base[i] + t->tap_off[tap] : 0;
+}
+
+static void convp_tile_setup(const int64_t* ip, int64_t pixel_stride, int64_t s0, int64_t mr,
+                             convp_tile* t) {
   const int64_t H = ip[P_H], W = ip[P_W], OW = ip[P_OW], KH = ip[P_KH], KW = ip[P_KW];
-  for (int64_t tap = 0; tap < KH * KW; ++tap) t->inside[tap] = 0;
-  /* Row i is position s0 + i (rows past mr repeat the last position). */
+  const int64_t DH = ip[P_DH], DW = ip[P_DW];
+  /* Row i is position s0 + i; rows past mr are never read. A tap is inside
+   * for a row when both its image row and its image column are, so the
+   * bounds are tested per kh and per kw, not per tap. */
+  int64_t ih0[CONVP_MR], iw0[CONVP_MR];
   int64_t oh = s0 / OW, ow = s0 % OW;
   for (int64_t i = 0; i < CONVP_MR; ++i) {
     if (i > 0 && i < mr && ++ow == OW) ow = 0, ++oh;
-    for (int64_t kh = 0; kh < KH; ++kh) {
-      const int64_t ih = oh * ip[P_SH] - ip[P_PT] + kh * ip[P_DH];
-      for (int64_t kw = 0; kw < KW; ++kw) {
-        const int64_t iw = ow * ip[P_SW] - ip[P_PL] + kw * ip[P_DW];
-        const int in = ih >= 0 && ih < H && iw >= 0 && iw < W;
-        t->off[kh * KW + kw][i] = in ? ih * W + iw : 0;
-        if (in && i < mr) t->inside[kh * KW + kw] |= 1u << i;
-      }
+    ih0[i] = oh * ip[P_SH] - ip[P_PT];
+    iw0[i] = ow * ip[P_SW] - ip[P_PL];
+  }
+  for (int64_t i = 0; i < CONVP_MR; ++i) t->base[i] = (ih0[i] * W + iw0[i]) * pixel_stride;
+  uint32_t row_in[KILN_CONVP_MAX_TAPS], col_in[KILN_CONVP_MAX_TAPS];
+  for (int64_t kh = 0; kh < KH; ++kh) {
+    uint32_t m = 0;
+    for (int64_t i = 0; i < mr; ++i) {
+      const int64_t ih = ih0[i] + kh * DH;
+      m |= (uint32_t)(ih >= 0 && ih < H) << i;
+    }
+    row_in[kh] = m;
+  }
+  for (int64_t kw = 0; kw < KW; ++kw) {
+    uint32_t m = 0;
+    for (int64_t i = 0; i < mr; ++i) {
+      const int64_t iw = iw0[i] + kw * DW;
+      m |= (uint32_t)(iw >= 0 && iw < W) << i;
+    }
+    col_in[kw] = m;
+  }
+  for (int64_t kh = 0; kh < KH; ++kh) {
+    for (int64_t kw = 0; kw < KW; ++kw) {
+      t->inside[kh * KW + kw] = row_in[kh] & col_in[kw];
+      t->tap_off[kh * KW + kw] = (kh * DH * W + kw * DW) * pixel_stride;
     }
   }
 }
 
-/* Sums of one tile into T[i*CONVP_NR + j]: x is the image, w the weight
- * panel of the tile's first channel (panel stride w_ps floats). */
-typedef void (*convp_tile_fn)(const convp_tile* t, const float* x, int64_t plane, int64_t C,
+/* Sums of one tile into T[i*CONVP_NR + j]: x is the image (channel stride
+ * cs: the plane in NCHW, 1 in NHWC), w the weight panel of the tile's first
+ * channel (panel stride w_ps floats). */
+typedef void (*convp_tile_fn)(const convp_tile* t, const float* x, int64_t cs, int64_t C,
                               int64_t taps, const float* w, int64_t w_ps, int64_t mr,
                               int64_t nr, float* T);
 
-static void convp_tile_portable(const convp_tile* t, const float* x, int64_t plane, int64_t C,
+static void convp_tile_portable(const convp_tile* t, const float* x, int64_t cs, int64_t C,
                                 int64_t taps, const float* w, int64_t w_ps, int64_t mr,
                                 int64_t nr, float* T) {
   for (int64_t i = 0; i < CONVP_MR * CONVP_NR; ++i) T[i] = 0.0f;
@@ -63,7 +93,9 @@ static void convp_tile_portable(const convp_tile* t, const float* x, int64_t pla
   for (int64_t tap = 0; tap < taps; ++tap) {
     for (int64_t ic = 0; ic < C; ++ic, b += 16) {
       for (int64_t i = 0; i < mr; ++i) {
-        const float a = t->inside[tap] >> i & 1u ? x[ic * plane + t->off[tap][i]] : 0.0f;
+        const float a =
+            t->inside[tap] >> i & 1u ? x[ic * cs + convp_row_off(t, tap, t->inside[tap], (int)i)]
+                                     : 0.0f;
         float* row = T + i * CONVP_NR;
         for (int64_t j = 0; j < nr; ++j) row[j] += a * (j < 16 ? b[j] : b[w_ps + j - 16]);
       }
@@ -75,7 +107,7 @@ static void convp_tile_portable(const convp_tile* t, const float* x, int64_t pla
 #define CONVP_R8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 
 static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE void convp_tile_avx512_body(
-    const convp_tile* t, const float* x, int64_t plane, int64_t C, int64_t taps,
+    const convp_tile* t, const float* x, int64_t cs, int64_t C, int64_t taps,
     const float* w, int64_t w_ps, __mmask16 m1, float* T, const int MR, const int NP) {
 #define CONVP_DECL(i) __m512 c##i##0 = _mm512_setzero_ps(), c##i##1 = _mm512_setzero_ps();
   CONVP_R8(CONVP_DECL)
@@ -84,7 +116,7 @@ static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE void convp_tile_avx512_body(
   const float* b = w;
   for (int64_t tap = 0; tap < taps; ++tap) {
     const uint32_t in = t->inside[tap];
-#define CONVP_PTR(i) const float* p##i = x + t->off[tap][MR > i ? i : 0];
+#define CONVP_PTR(i) const float* p##i = x + (MR > i ? convp_row_off(t, tap, in, i) : 0);
     CONVP_R8(CONVP_PTR)
 #undef CONVP_PTR
 #define CONVP_FMA(i, LOAD)                                   \
@@ -94,7 +126,7 @@ static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE void convp_tile_avx512_body(
     if (NP > 1) c##i##1 = _mm512_fmadd_ps(av, v1, c##i##1);  \
   }
     if ((in & all) == all) {
-      for (int64_t q = 0; q < C * plane; q += plane, b += 16) {
+      for (int64_t q = 0; q < C * cs; q += cs, b += 16) {
         const __m512 v0 = _mm512_loadu_ps(b);
         const __m512 v1 = NP > 1 ? _mm512_maskz_loadu_ps(m1, b + w_ps) : v0;
 #define CONVP_STEP(i) CONVP_FMA(i, _mm512_set1_ps(p##i[q]))
@@ -105,7 +137,7 @@ static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE void convp_tile_avx512_body(
 #define CONVP_MASK(i) const __m512i z##i = _mm512_set1_epi32(in >> i & 1u ? -1 : 0);
       CONVP_R8(CONVP_MASK)
 #undef CONVP_MASK
-      for (int64_t q = 0; q < C * plane; q += plane, b += 16) {
+      for (int64_t q = 0; q < C * cs; q += cs, b += 16) {
         const __m512 v0 = _mm512_loadu_ps(b);
         const __m512 v1 = NP > 1 ? _mm512_maskz_loadu_ps(m1, b + w_ps) : v0;
 #define CONVP_STEP(i) \
@@ -128,18 +160,18 @@ static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE void convp_tile_avx512_body(
 
 #define CONVP_CASES(NP)                                                                       \
   switch (mr) {                                                                               \
-    case 8: convp_tile_avx512_body(t, x, plane, C, taps, w, w_ps, m1, T, 8, NP); break;       \
-    case 7: convp_tile_avx512_body(t, x, plane, C, taps, w, w_ps, m1, T, 7, NP); break;       \
-    case 6: convp_tile_avx512_body(t, x, plane, C, taps, w, w_ps, m1, T, 6, NP); break;       \
-    case 5: convp_tile_avx512_body(t, x, plane, C, taps, w, w_ps, m1, T, 5, NP); break;       \
-    case 4: convp_tile_avx512_body(t, x, plane, C, taps, w, w_ps, m1, T, 4, NP); break;       \
-    case 3: convp_tile_avx512_body(t, x, plane, C, taps, w, w_ps, m1, T, 3, NP); break;       \
-    case 2: convp_tile_avx512_body(t, x, plane, C, taps, w, w_ps, m1, T, 2, NP); break;       \
-    default: convp_tile_avx512_body(t, x, plane, C, taps, w, w_ps, m1, T, 1, NP); break;      \
+    case 8: convp_tile_avx512_body(t, x, cs, C, taps, w, w_ps, m1, T, 8, NP); break;       \
+    case 7: convp_tile_avx512_body(t, x, cs, C, taps, w, w_ps, m1, T, 7, NP); break;       \
+    case 6: convp_tile_avx512_body(t, x, cs, C, taps, w, w_ps, m1, T, 6, NP); break;       \
+    case 5: convp_tile_avx512_body(t, x, cs, C, taps, w, w_ps, m1, T, 5, NP); break;       \
+    case 4: convp_tile_avx512_body(t, x, cs, C, taps, w, w_ps, m1, T, 4, NP); break;       \
+    case 3: convp_tile_avx512_body(t, x, cs, C, taps, w, w_ps, m1, T, 3, NP); break;       \
+    case 2: convp_tile_avx512_body(t, x, cs, C, taps, w, w_ps, m1, T, 2, NP); break;       \
+    default: convp_tile_avx512_body(t, x, cs, C, taps, w, w_ps, m1, T, 1, NP); break;      \
   }
 
 static KILN_TARGET_AVX512 void convp_tile_avx512(const convp_tile* t, const float* x,
-                                                 int64_t plane, int64_t C, int64_t taps,
+                                                 int64_t cs, int64_t C, int64_t taps,
                                                  const float* w, int64_t w_ps, int64_t mr,
                                                  int64_t nr, float* T) {
   /* The second panel exists only when the tile has more than 16 channels. */
@@ -160,8 +192,50 @@ typedef struct convp_job {
   float* y;
   convp_tile_fn tile_fn;
   int64_t S, tiles, mr, chunks;
+  int x_channels_last, y_channels_last; /* y's layout is also r's */
   float act_alpha, act_beta;
 } convp_job;
+
+/* Writes one tile T (mr positions x nr channels from s0, oc0) to y NCHW:
+ * bias (and, with no residual, the activation) along T's rows, where the
+ * tile's channels are contiguous; then T goes out transposed. The order per
+ * output stays sum, bias, residual, activation. */
+static void convp_store_nchw(const convp_job* j, const float* res, float* y, int64_t oc0,
+                             int64_t mr, int64_t nr, float* T) {
+  const int64_t* ip = j->ip;
+  const int64_t S = j->S;
+  for (int64_t i = 0; i < mr; ++i) {
+    float* row = T + i * CONVP_NR;
+    if (j->bias)
+      for (int64_t c = 0; c < nr; ++c) row[c] += j->bias[oc0 + c];
+    if (!res) kiln_activation_apply(row, row, nr, ip[P_ACT], j->act_alpha, j->act_beta);
+  }
+  for (int64_t c = 0; c < nr; ++c) {
+    float* yo = y + (oc0 + c) * S;
+    if (res) {
+      const float* ro = res + (oc0 + c) * S;
+      for (int64_t i = 0; i < mr; ++i) yo[i] = T[i * CONVP_NR + c] + ro[i];
+      kiln_activation_apply(yo, yo, mr, ip[P_ACT], j->act_alpha, j->act_beta);
+    } else {
+      for (int64_t i = 0; i < mr; ++i) yo[i] = T[i * CONVP_NR + c];
+    }
+  }
+}
+
+/* The same for y NHWC, where T's rows are y's rows: no transpose. */
+static void convp_store_nhwc(const convp_job* j, const float* res, float* y, int64_t oc0,
+                             int64_t mr, int64_t nr, const float* T) {
+  const int64_t* ip = j->ip;
+  const int64_t OC = ip[P_OC];
+  for (int64_t i = 0; i < mr; ++i) {
+    const float* row = T + i * CONVP_NR;
+    float* yo = y + i * OC + oc0;
+    for (int64_t c = 0; c < nr; ++c) yo[c] = row[c] + (j->bias ? j->bias[oc0 + c] : 0.0f);
+    if (res)
+      for (int64_t c = 0; c < nr; ++c) yo[c] += res[i * OC + oc0 + c];
+    kiln_activation_apply(yo, yo, nr, ip[P_ACT], j->act_alpha, j->act_beta);
+  }
+}
 
 /* Task t: image t / (chunks*tiles), then channel chunk, then position tile,
  * so consecutive tasks share a chunk's weights. */
@@ -170,6 +244,8 @@ static void convp_tasks(void* ctx, int64_t begin, int64_t end) {
   const int64_t* ip = j->ip;
   const int64_t C = ip[P_C], OC = ip[P_OC], plane = ip[P_H] * ip[P_W];
   const int64_t taps = ip[P_KH] * ip[P_KW], K = taps * C, S = j->S;
+  const int64_t pixel_stride = j->x_channels_last ? C : 1;
+  const int64_t channel_stride = j->x_channels_last ? 1 : plane;
   float T[CONVP_MR * CONVP_NR] KILN_ALIGN64;
   convp_tile tile;
   for (int64_t t = begin; t < end; ++t) {
@@ -178,35 +254,103 @@ static void convp_tasks(void* ctx, int64_t begin, int64_t end) {
     const int64_t mr = S - s0 < j->mr ? S - s0 : j->mr;
     const int64_t nr = OC - oc0 < CONVP_NR ? OC - oc0 : CONVP_NR;
     if (plane > 0 && C > 0) {
-      convp_tile_setup(ip, s0, mr, &tile);
-      j->tile_fn(&tile, j->x + n * C * plane, plane, C, taps, j->w + oc0 * K, 16 * K, mr, nr, T);
+      convp_tile_setup(ip, pixel_stride, s0, mr, &tile);
+      j->tile_fn(&tile, j->x + n * C * plane, channel_stride, C, taps, j->w + oc0 * K, 16 * K,
+                 mr, nr, T);
     } else {
       for (int64_t i = 0; i < CONVP_MR * CONVP_NR; ++i) T[i] = 0.0f; /* nothing to sum */
     }
-    /* Bias (and, with no residual, the activation) along T's rows, where
-     * the tile's channels are contiguous; then T goes out transposed. The
-     * order per output stays sum, bias, residual, activation. */
-    for (int64_t i = 0; i < mr; ++i) {
-      float* row = T + i * CONVP_NR;
-      if (j->bias)
-        for (int64_t c = 0; c < nr; ++c) row[c] += j->bias[oc0 + c];
-      if (!j->res) kiln_activation_apply(row, row, nr, ip[P_ACT], j->act_alpha, j->act_beta);
-    }
-    for (int64_t c = 0; c < nr; ++c) {
-      float* yo = j->y + (n * OC + oc0 + c) * S + s0;
-      if (j->res) {
-        const float* ro = j->res + (n * OC + oc0 + c) * S + s0;
-        for (int64_t i = 0; i < mr; ++i) yo[i] = T[i * CONVP_NR + c] + ro[i];
-        kiln_activation_apply(yo, yo, mr, ip[P_ACT], j->act_alpha, j->act_beta);
-      } else {
-        for (int64_t i = 0; i < mr; ++i) yo[i] = T[i * CONVP_NR + c];
-      }
+    if (j->y_channels_last) {
+      const int64_t at = (n * S + s0) * OC;
+      convp_store_nhwc(j, j->res ? j->res + at : NULL, j->y + at, oc0, mr, nr, T);
+    } else {
+      const int64_t at = n * OC * S + s0;
+      convp_store_nchw(j, j->res ? j->res + at : NULL, j->y + at, oc0, mr, nr, T);
     }
   }
 }
 
+/* A 1x1, stride-1, unpadded conv into NHWC is one GEMM per image,
+ * Y[pixels, OC] = X[pixels, C] * W[C, OC], with X read in place (NHWC rows,
+ * or NCHW columns) and the packed weights already B's panels (one tap: the
+ * panels of gemm_pb_f32). The sums and the epilogue order are the tiles'. */
+static int convp_is_pointwise_gemm(const int64_t* ip, int y_channels_last) {
+  return y_channels_last && ip[P_KH] == 1 && ip[P_KW] == 1 && ip[P_SH] == 1 && ip[P_SW] == 1 &&
+         ip[P_PT] == 0 && ip[P_PL] == 0 && ip[P_OH] == ip[P_H] && ip[P_OW] == ip[P_W];
+}
+
+static void convp_pointwise_gemm(const int64_t* ip, const float* fp, void* const* bindings,
+                                 const float* res, float* y, int x_channels_last,
+                                 const kiln_host* host) {
+  const int64_t S = ip[P_H] * ip[P_W], C = ip[P_C], OC = ip[P_OC];
+  for (int64_t n = 0; n < ip[P_N]; ++n) {
+    kiln_gemm_desc d = {0};
+    d.M = S;
+    d.N = OC;
+    d.K = C;
+    d.a = (const float*)bindings[0] + n * S * C;
+    d.a_rs = x_channels_last ? C : 1;
+    d.a_cs = x_channels_last ? 1 : S;
+    d.b_packed = (const float*)bindings[1];
+    d.y = y + n * S * OC;
+    d.y_rs = OC;
+    d.ep.alpha = 1.0f;
+    d.ep.beta = 1.0f;
+    d.ep.c = ip[P_HAS_BIAS] ? (const float*)bindings[2] : NULL;
+    d.ep.c_cs = 1;
+    d.ep.r = res ? res + n * S * OC : NULL;
+    d.ep.r_rs = OC;
+    d.ep.act = ip[P_ACT];
+    d.ep.act_alpha = fp[0];
+    d.ep.act_beta = fp[1];
+    kiln_sgemm(&d, host);
+  }
+}
+
+/* A one-channel image (a spectrogram, a grey picture) into NHWC: the tiles
+ * above would run one FMA step per tap between row setups, so instead each
+ * block of output pixels packs its im2col rows (the K order is the packed
+ * one when C is 1) and runs the GEMM micro-kernel on them, per image. */
+static void convp_one_channel_gemm(const int64_t* ip, const float* fp, void* const* bindings,
+                                   const float* res, float* y, const kiln_host* host) {
+  const int64_t S = ip[P_OH] * ip[P_OW], OC = ip[P_OC], plane = ip[P_H] * ip[P_W];
+  kiln_im2col g;
+  g.H = ip[P_H], g.W = ip[P_W], g.OW = ip[P_OW], g.KH = ip[P_KH], g.KW = ip[P_KW];
+  g.SH = ip[P_SH], g.SW = ip[P_SW], g.PT = ip[P_PT], g.PL = ip[P_PL];
+  g.DH = ip[P_DH], g.DW = ip[P_DW];
+  for (int64_t n = 0; n < ip[P_N]; ++n) {
+    g.x = (const float*)bindings[0] + n * plane;
+    kiln_gemm_desc d = {0};
+    d.M = S;
+    d.N = OC;
+    d.K = ip[P_KH] * ip[P_KW];
+    d.a_im2col = &g;
+    d.b_packed = (const float*)bindings[1];
+    d.y = y + n * S * OC;
+    d.y_rs = OC;
+    d.ep.alpha = 1.0f;
+    d.ep.beta = 1.0f;
+    d.ep.c = ip[P_HAS_BIAS] ? (const float*)bindings[2] : NULL;
+    d.ep.c_cs = 1;
+    d.ep.r = res ? res + n * S * OC : NULL;
+    d.ep.r_rs = OC;
+    d.ep.act = ip[P_ACT];
+    d.ep.act_alpha = fp[0];
+    d.ep.act_beta = fp[1];
+    kiln_sgemm(&d, host);
+  }
+}
+
 static int convp_run(const int64_t* ip, const float* fp, void* const* bindings, const float* res,
-                     float* y, const kiln_host* host) {
+                     float* y, int x_channels_last, int y_channels_last, const kiln_host* host) {
+  if (convp_is_pointwise_gemm(ip, y_channels_last)) {
+    convp_pointwise_gemm(ip, fp, bindings, res, y, x_channels_last, host);
+    return KILN_OK;
+  }
+  if (y_channels_last && ip[P_C] == 1) {
+    convp_one_channel_gemm(ip, fp, bindings, res, y, host);
+    return KILN_OK;
+  }
   convp_job j;
   j.ip = ip;
   j.x = (const float*)bindings[0];
@@ -214,6 +358,8 @@ static int convp_run(const int64_t* ip, const float* fp, void* const* bindings, 
   j.bias = ip[P_HAS_BIAS] ? (const float*)bindings[2] : NULL;
   j.res = res;
   j.y = y;
+  j.x_channels_last = x_channels_last;
+  j.y_channels_last = y_channels_last;
   j.tile_fn = convp_tile_portable;
 #ifdef KILN_HAVE_AVX512
   if (kiln_avx512_usable()) j.tile_fn = convp_tile_avx512;
@@ -236,12 +382,24 @@ static int convp_run(const int64_t* ip, const float* fp, void* const* bindings, 
 
 int kiln_conv2d_packed_f32(const int64_t* ip, const float* fp, void* const* bindings,
                            const kiln_host* host) {
-  return convp_run(ip, fp, bindings, NULL, (float*)bindings[3], host);
+  return convp_run(ip, fp, bindings, NULL, (float*)bindings[3], 0, 0, host);
 }
 
 int kiln_conv2d_packed_res_f32(const int64_t* ip, const float* fp, void* const* bindings,
                                const kiln_host* host) {
-  return convp_run(ip, fp, bindings, (const float*)bindings[3], (float*)bindings[4], host);
+  return convp_run(ip, fp, bindings, (const float*)bindings[3], (float*)bindings[4], 0, 0, host);
+}
+
+int kiln_conv2d_packed_cl_f32(const int64_t* ip, const float* fp, void* const* bindings,
+                              const kiln_host* host) {
+  return convp_run(ip, fp, bindings, NULL, (float*)bindings[3], (int)ip[P_X_CL], (int)ip[P_Y_CL],
+                   host);
+}
+
+int kiln_conv2d_packed_cl_res_f32(const int64_t* ip, const float* fp, void* const* bindings,
+                                  const kiln_host* host) {
+  return convp_run(ip, fp, bindings, (const float*)bindings[3], (float*)bindings[4],
+                   (int)ip[P_X_CL], (int)ip[P_Y_CL], host);
 }
 
 int kiln_conv2d_packed_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
@@ -252,4 +410,17 @@ int kiln_conv2d_packed_f32_check(const int64_t* ip, uint32_t iparam_count, const
 int kiln_conv2d_packed_res_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                                      uint32_t fparam_count, const uint64_t* binding_bytes) {
   return kiln_conv_res_check(ip, iparam_count, fp, fparam_count, binding_bytes, 1);
+}
+
+int kiln_conv2d_packed_cl_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                                    uint32_t fparam_count, const uint64_t* binding_bytes) {
+  KILN_TRY(kiln_conv_layout_check(ip, iparam_count));
+  return kiln_conv_check(ip, P_COUNT, fp, fparam_count, binding_bytes, 3, 1);
+}
+
+int kiln_conv2d_packed_cl_res_f32_check(const int64_t* ip, uint32_t iparam_count,
+                                        const float* fp, uint32_t fparam_count,
+                                        const uint64_t* binding_bytes) {
+  KILN_TRY(kiln_conv_layout_check(ip, iparam_count));
+  return kiln_conv_res_check(ip, P_COUNT, fp, fparam_count, binding_bytes, 1);
 }

@@ -16,6 +16,10 @@ enum {
   P_DH, P_DW, P_GROUPS, P_ACT, P_HAS_BIAS, P_COUNT
 };
 
+/* conv2d_packed_cl_f32 appends the layouts of x and of y (and r):
+ * 0 NCHW, 1 NHWC (channels last). */
+enum { P_X_CL = P_COUNT, P_Y_CL, P_CL_COUNT };
+
 /* Most window taps (KH*KW) conv2d_packed_f32 takes: its per-tile tables. */
 #define KILN_CONVP_MAX_TAPS 64
 
@@ -84,6 +88,14 @@ static inline int kiln_conv_check(const int64_t* ip, uint32_t iparam_count, cons
   KILN_TRY(kiln_checked_add(count, KILN_GROUP_COLS, &t));
   KILN_TRY(kiln_checked_add(w_dims[1] * KH * KW, KILN_KC, &t));
   return KILN_OK;
+}
+
+/* The two layout parameters of conv2d_packed_cl_f32 (the rest follow
+ * conv2d_f32's layout: kiln_conv_check over the first P_COUNT). */
+static inline int kiln_conv_layout_check(const int64_t* ip, uint32_t iparam_count) {
+  if (iparam_count != P_CL_COUNT || ip == NULL) return KILN_ERR_INVALID_ARGUMENT;
+  KILN_TRY(kiln_check_enum(ip[P_X_CL], 0, 1));
+  return kiln_check_enum(ip[P_Y_CL], 0, 1);
 }
 
 /* The residual variants: bindings x, w, bias, r, y, with r of y's shape. */

@@ -16,6 +16,7 @@ static void gemm_describe(const int64_t* ip, const float* fp, void* const* bindi
   d->a = (const float*)bindings[0];
   d->a_rs = ip[G_TRANS_A] ? 1 : K;
   d->a_cs = ip[G_TRANS_A] ? M : 1;
+  d->a_im2col = NULL;
   d->b_packed = NULL, d->im2col = NULL, d->b = NULL, d->b_rs = 0, d->b_cs = 0;
   d->y = (float*)bindings[3];
   d->y_rs = d->N;

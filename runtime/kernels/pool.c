@@ -1,8 +1,8 @@
-/* pool2d_f32 and global_pool_f32. pool2d works a whole output row at a time:
- * each window tap (kh, kw) updates the row's valid columns in one contiguous
- * (or strided) pass; average counts are separable, rows times columns. Max
- * pooling with column stride 1 or 2 has a separable AVX-512 path. Planes
- * split over the host's threads. */
+/* pool2d_f32, global_pool_f32 and global_pool_nhwc_f32. pool2d works a
+ * whole output row at a time: each window tap (kh, kw) updates the row's
+ * valid columns in one contiguous (or strided) pass; average counts are
+ * separable, rows times columns. Max pooling with column stride 1 or 2 has a
+ * separable AVX-512 path. Planes split over the host's threads. */
 #include <math.h>
 #include <stdint.h>
 
@@ -250,5 +250,85 @@ int kiln_global_pool_f32_check(const int64_t* ip, uint32_t iparam_count,
   KILN_TRY(kiln_checked_product(ip + 1, 2, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[1], ip[1]));
+  return KILN_OK;
+}
+
+#ifdef KILN_HAVE_AVX512
+/* One image's sums (average pooling) over channels [c0, c0 + 64) in
+ * registers, each channel's chain in pixel order; lanes past C masked. */
+static KILN_TARGET_AVX512 void global_avg_nhwc_avx512(const float* xn, int64_t spatial,
+                                                      int64_t C, int64_t c0, float* yn) {
+  __mmask16 m[4];
+  __m512 acc[4];
+  for (int v = 0; v < 4; ++v) {
+    const int64_t left = C - c0 - 16 * v;
+    m[v] = left >= 16 ? (__mmask16)0xFFFF : left > 0 ? (__mmask16)((1u << left) - 1u) : 0;
+    acc[v] = _mm512_setzero_ps();
+  }
+  for (int64_t i = 0; i < spatial; ++i) {
+    const float* px = xn + i * C + c0;
+    for (int v = 0; v < 4; ++v)
+      acc[v] = _mm512_add_ps(acc[v], _mm512_maskz_loadu_ps(m[v], kiln_simd_at(px, 16 * v)));
+  }
+  const __m512 count = _mm512_set1_ps((float)spatial);
+  for (int v = 0; v < 4; ++v)
+    _mm512_mask_storeu_ps(yn + c0 + 16 * v, m[v], _mm512_div_ps(acc[v], count));
+}
+#endif
+
+int kiln_global_pool_nhwc_f32(const int64_t* ip, const float* fp, void* const* bindings,
+                              const kiln_host* host) {
+  (void)fp;
+  (void)host;
+  const int64_t N = ip[1], spatial = ip[2], C = ip[3];
+  const float* x = (const float*)bindings[0];
+  float* y = (float*)bindings[1];
+  const int is_max = ip[0] == KILN_POOL_MAX;
+  enum { BLOCK = 32 }; /* channels whose chains stay in registers */
+  for (int64_t n = 0; n < N; ++n) {
+    const float* xn = x + n * spatial * C;
+    float* yn = y + n * C;
+    /* Per block of channels, one pass over the pixels: every channel's
+     * chain runs in index order. */
+#ifdef KILN_HAVE_AVX512
+    if (!is_max && spatial > 0 && kiln_avx512_usable()) {
+      for (int64_t c0 = 0; c0 < C; c0 += 64) global_avg_nhwc_avx512(xn, spatial, C, c0, yn);
+      continue;
+    }
+#endif
+    for (int64_t c0 = 0; c0 < C; c0 += BLOCK) {
+      const int64_t w = C - c0 < BLOCK ? C - c0 : BLOCK;
+      float acc[BLOCK];
+      for (int64_t c = 0; c < BLOCK; ++c) acc[c] = is_max ? -INFINITY : 0.0f;
+      for (int64_t i = 0; i < spatial; ++i) {
+        const float* px = xn + i * C + c0;
+        if (w < BLOCK) {
+          for (int64_t c = 0; c < w; ++c) acc[c] = is_max ? (px[c] > acc[c] ? px[c] : acc[c])
+                                                          : acc[c] + px[c];
+        } else if (is_max) {
+          for (int64_t c = 0; c < BLOCK; ++c) acc[c] = px[c] > acc[c] ? px[c] : acc[c];
+        } else {
+          for (int64_t c = 0; c < BLOCK; ++c) acc[c] += px[c];
+        }
+      }
+      for (int64_t c = 0; c < w; ++c)
+        yn[c0 + c] = is_max ? acc[c] : spatial > 0 ? acc[c] / (float)spatial : NAN;
+    }
+  }
+  return KILN_OK;
+}
+
+int kiln_global_pool_nhwc_f32_check(const int64_t* ip, uint32_t iparam_count,
+                                    const float* fp, uint32_t fparam_count,
+                                    const uint64_t* binding_bytes) {
+  KILN_TRY(kiln_check_counts(ip, iparam_count, 4, fp, fparam_count, 0));
+  KILN_TRY(kiln_check_nonneg(ip, 4));
+  KILN_TRY(kiln_check_enum(ip[0], KILN_POOL_MAX, KILN_POOL_AVG));
+  const int64_t x_dims[3] = {ip[1], ip[2], ip[3]}, y_dims[2] = {ip[1], ip[3]};
+  int64_t count;
+  KILN_TRY(kiln_checked_product(x_dims, 3, &count));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));
+  KILN_TRY(kiln_checked_product(y_dims, 2, &count));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[1], count));
   return KILN_OK;
 }

@@ -350,11 +350,15 @@ typedef struct kiln_epilogue {
 
 /* One GEMM. B is given by exactly one of: `b_packed` (16-wide panels over
  * the whole K: B[k,n] = b_packed[(n/16)*K*16 + k*16 + n%16], zero-padded to a
- * multiple of 16 columns), `im2col`, or the strided view b[k*b_rs + n*b_cs]. */
+ * multiple of 16 columns), `im2col`, or the strided view b[k*b_rs + n*b_cs].
+ * A is the strided view a[m*a_rs + k*a_cs], or, when `a_im2col` is set (and
+ * B is b_packed), the transposed im2col matrix A[m, k] = im2col B[k, m]: a
+ * convolution whose outputs come out channels last. */
 typedef struct kiln_gemm_desc {
   int64_t M, N, K;
   const float* a;
   int64_t a_rs, a_cs;
+  const kiln_im2col* a_im2col;
   const float* b_packed;
   const kiln_im2col* im2col;
   const float* b;
@@ -685,15 +689,28 @@ static inline void kiln_gemm_run_tasks(const kiln_gemm_plan* p, int64_t begin, i
         b = buf, b_ps = kc * KILN_PANEL;
       }
       const int last = k0 + kc >= d->K;
+      int64_t a_packed_m0 = 0, a_packed_end = 0; /* rows of A in buf */
       for (int64_t m = m_lo; m < m_hi; m += path.mr) {
         const int64_t mr = m_hi - m < path.mr ? m_hi - m : path.mr;
         const float* a = d->a + m * d->a_rs + k0 * d->a_cs;
+        int64_t a_rs = d->a_rs, a_cs = d->a_cs;
+        if (d->a_im2col) {
+          /* The im2col columns of up to 16 rows, packed as a panel
+           * a[i + k*16] once for the micro-tiles they cover. B is b_packed,
+           * so buf is free. */
+          if (m + mr > a_packed_end) {
+            const int64_t rows = m_hi - m < KILN_PANEL ? m_hi - m : KILN_PANEL;
+            p->pack_im2col(d->a_im2col, k0, kc, m, rows, buf);
+            a_packed_m0 = m, a_packed_end = m + rows;
+          }
+          a = buf + (m - a_packed_m0), a_rs = 1, a_cs = KILN_PANEL;
+        }
         for (int64_t c = 0; c < cols; c += p->nr_chunk) {
           const int64_t nr = cols - c < p->nr_chunk ? cols - c : p->nr_chunk;
           kiln_tile_epilogue te;
           const kiln_tile_epilogue* ep = NULL;
           if (last && p->fused) ep = kiln_tile_epilogue_at(&d->ep, m, n0 + c, &te);
-          path.ukr(kc, a, d->a_rs, d->a_cs, b + (c / KILN_PANEL) * b_ps, b_rs, b_ps,
+          path.ukr(kc, a, a_rs, a_cs, b + (c / KILN_PANEL) * b_ps, b_rs, b_ps,
                    d->y + m * d->y_rs + n0 + c, d->y_rs, mr, nr, k0 > 0, ep);
         }
       }

@@ -17,25 +17,14 @@ namespace {
 using kiln::testing::ConvShape;
 using kiln::testing::ExpectResidualConvMatches;
 
-// The documented layout: w[oc, ic, kh, kw] at (oc/16)*K*16 + (tap*C + ic)*16
-// + oc%16, K = taps*C, zero past OC.
-std::vector<float> Pack(const ConvShape& s, const std::vector<float>& w) {
-  const int64_t taps = s.k * s.k, K = taps * s.c, panels = (s.oc + 15) / 16;
-  std::vector<float> packed(panels * 16 * K, 0.0f);
-  for (int64_t oc = 0; oc < s.oc; ++oc)
-    for (int64_t ic = 0; ic < s.c; ++ic)
-      for (int64_t tap = 0; tap < taps; ++tap)
-        packed[(oc / 16) * K * 16 + (tap * s.c + ic) * 16 + oc % 16] =
-            w[(oc * s.c + ic) * taps + tap];
-  return packed;
-}
+using kiln::testing::PackOcPanels;
 
 class PackedConv : public ::testing::TestWithParam<ConvShape> {};
 
 TEST_P(PackedConv, ResidualConvMatchesDirectLoop) {
   const ConvShape s = GetParam();
   ExpectResidualConvMatches(s, kiln_conv2d_packed_res_f32, kiln_conv2d_packed_res_f32_check,
-                            [&](const std::vector<float>& w) { return Pack(s, w); });
+                            [&](const std::vector<float>& w) { return PackOcPanels(s, w); });
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -1,8 +1,10 @@
-// pool2d_f32 and global_pool_f32 against PyTorch references, and checkers.
+// pool2d_f32, global_pool_f32 and global_pool_nhwc_f32 against PyTorch
+// references, and checkers.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -84,6 +86,53 @@ TEST(GlobalPoolCheck, RejectsKindAndOverflow) {
   EXPECT_EQ(c.Check(With(c.iparams, {{0, 2}}), bytes), KILN_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(c.Check(With(c.iparams, {{1, kBig}, {2, kBig}}), bytes), KILN_ERR_OUT_OF_RANGE);
   EXPECT_EQ(c.Check(With(c.iparams, {{1, 0}, {2, kMax}}), bytes), KILN_OK);
+}
+
+// The PyTorch cases' inputs [rows, spatial] read as one NCHW image of
+// `rows` channels and handed over NHWC: the same reference output (within
+// kernel_case.h's tolerance), and global_pool_f32's bits.
+TEST(GlobalPoolNhwc, MatchesReferenceAndNchwKernelBitwise) {
+  for (const char* name : {"global_pool_f32.max", "global_pool_f32.avg",
+                           "global_pool_f32.avg_rows_19"}) {
+    KILN_LOAD_CASE(name, c);
+    const int64_t rows = c.iparams[1], spatial = c.iparams[2];
+    std::vector<float> x(rows * spatial), want(rows), nhwc(rows * spatial), got(rows),
+        nchw_out(rows);
+    std::memcpy(x.data(), c.bindings[0].initial.data(), x.size() * sizeof(float));
+    std::memcpy(want.data(), c.bindings[1].expected.data(), want.size() * sizeof(float));
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t s = 0; s < spatial; ++s) nhwc[s * rows + r] = x[r * spatial + s];
+    const int64_t ip[4] = {c.iparams[0], 1, spatial, rows};
+    const uint64_t bytes[2] = {4 * nhwc.size(), 4 * got.size()};
+    ASSERT_EQ(kiln_global_pool_nhwc_f32_check(ip, 4, nullptr, 0, bytes), KILN_OK) << name;
+    void* b[2] = {nhwc.data(), got.data()};
+    ASSERT_EQ(kiln_global_pool_nhwc_f32(ip, nullptr, b, nullptr), KILN_OK);
+    void* b_nchw[2] = {x.data(), nchw_out.data()};
+    ASSERT_EQ(kiln_global_pool_f32(c.iparams.data(), nullptr, b_nchw, nullptr), KILN_OK);
+    for (int64_t r = 0; r < rows; ++r) {
+      EXPECT_NEAR(got[r], want[r], kiln_test::kAtol + kiln_test::kRtol * std::fabs(want[r]))
+          << name << " row " << r;
+      EXPECT_EQ(got[r], nchw_out[r]) << name << " row " << r;
+    }
+  }
+}
+
+TEST(GlobalPoolNhwcCheck, RejectsKindCountsAndShortBindings) {
+  int64_t ip[4] = {KILN_POOL_AVG, 2, 6, 3};
+  uint64_t bytes[2] = {4 * 36, 4 * 6};
+  EXPECT_EQ(kiln_global_pool_nhwc_f32_check(ip, 4, nullptr, 0, bytes), KILN_OK);
+  EXPECT_EQ(kiln_global_pool_nhwc_f32_check(ip, 3, nullptr, 0, bytes), KILN_ERR_INVALID_ARGUMENT);
+  bytes[0] -= 4;
+  EXPECT_EQ(kiln_global_pool_nhwc_f32_check(ip, 4, nullptr, 0, bytes), KILN_ERR_OUT_OF_RANGE);
+  bytes[0] += 4;
+  bytes[1] -= 4;
+  EXPECT_EQ(kiln_global_pool_nhwc_f32_check(ip, 4, nullptr, 0, bytes), KILN_ERR_OUT_OF_RANGE);
+  bytes[1] += 4;
+  ip[0] = 2;
+  EXPECT_EQ(kiln_global_pool_nhwc_f32_check(ip, 4, nullptr, 0, bytes), KILN_ERR_INVALID_ARGUMENT);
+  ip[0] = KILN_POOL_AVG;
+  ip[1] = kBig, ip[2] = kBig;
+  EXPECT_EQ(kiln_global_pool_nhwc_f32_check(ip, 4, nullptr, 0, bytes), KILN_ERR_OUT_OF_RANGE);
 }
 
 TEST(Pool2dKernel, MaxOfNegativeValuesIgnoresPadding) {

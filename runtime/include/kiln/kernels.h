@@ -272,6 +272,32 @@ KILN_DECLARE_KERNEL(conv2d_packed_f32)
  * bindings: [0] x  [1] packed w  [2] bias  [3] r  [4] y */
 KILN_DECLARE_KERNEL(conv2d_packed_res_f32)
 
+/* conv2d_packed_cl_f32: conv2d_packed_f32 where x and y may each be
+ * channels last (NHWC: x [N,H,W,C], y [N,OH,OW,OC]), so a layer between
+ * channels-last neighbours needs no transpose. iparams: conv2d_f32's, then
+ * x_channels_last y_channels_last (0: NCHW, 1: NHWC). Per output the same
+ * sums in the same order as conv2d_packed_f32.
+ * bindings: [0] x  [1] packed w  [2] bias  [3] y */
+KILN_DECLARE_KERNEL(conv2d_packed_cl_f32)
+
+/* conv2d_packed_cl_res_f32: conv2d_packed_cl_f32 with a residual r in y's
+ * layout. bindings: [0] x  [1] packed w  [2] bias  [3] r  [4] y */
+KILN_DECLARE_KERNEL(conv2d_packed_cl_res_f32)
+
+/* global_pool_nhwc_f32: global_pool_f32 over channels-last X [N, spatial, C]
+ * into Y [N, C]; each channel reduced in index order, so Y equals
+ * global_pool_f32 of the NCHW tensor bit for bit.
+ * iparams: kind (KILN_POOL_*) N spatial C. */
+KILN_DECLARE_KERNEL(global_pool_nhwc_f32)
+
+/* conv2d_dw_nhwc_f32: depthwise conv2d_f32 (groups == C == OC) on
+ * channels-last tensors, channels in the vector lanes.
+ * bindings: [0] x [N,H,W,C]  [1] w [KH*KW, C] tap-major: w[(kh*KW + kw)*C + c]
+ *           is conv2d_f32's w[c,0,kh,kw]  [2] bias [C]  [3] y [N,OH,OW,C]
+ * iparams, fparams: as conv2d_f32. Per output: the taps inside the image in
+ * (kh, kw) order, then bias, then the activation; thread-independent. */
+KILN_DECLARE_KERNEL(conv2d_dw_nhwc_f32)
+
 /* ---- data movement, NN and recurrent (h9) ----
  * Index tensors are int32 (ib = 4) or int64 (ib = 8). Kernels that follow
  * run-time indices check each one and return KILN_ERR_OUT_OF_RANGE on a bad

@@ -1,0 +1,370 @@
+/* conv2d_dw_nhwc_f32: depthwise 2-D convolution on channels-last tensors
+ * (kernels.h). Channels sit in the vector lanes, so a narrow plane (the 25 x 5
+ * of DS-CNN) wastes no lanes, which the width-in-lanes NCHW depthwise does.
+ *
+ * A task is one output row of one image. Along the row, positions whose
+ * window lies wholly inside the image ("interior") go in blocks of up to 8
+ * positions x up to 4 channel vectors of accumulators held in registers; a
+ * position whose window crosses the border runs alone over only the taps
+ * inside, so no tap needs a bounds check and padding is never read. A short
+ * row with a border (DS-CNN's 5 positions) instead runs as one block whose
+ * border taps are merge-masked FMAs: fewer, fuller blocks.
+ *
+ * Per output: taps in (kh, kw) order, skipping those in the padding, then
+ * bias, then the activation (kiln_activation_apply's semantics). That order
+ * depends on neither the blocking nor the task partition, so results do not
+ * depend on threads. */
+#include <stdint.h>
+
+#include "activation.h"
+#include "conv_check.h"
+#include "kiln/kernels.h"
+#include "simd.h"
+
+typedef struct dwn_job dwn_job;
+typedef void (*dwn_row_fn)(const dwn_job* j, int64_t n, int64_t oh);
+
+struct dwn_job {
+  const int64_t* ip;
+  const float *x, *w, *bias;
+  float* y;
+  dwn_row_fn row_fn;
+  int64_t first, end; /* the interior positions of every output row */
+  /* Rows of 2..8 positions with a border, KW <= 8: row_k[ow][kw] is 0xFFFF
+   * when tap kw of position ow is inside, else 0 (a lane mask); taps
+   * [row_kw_lo, row_kw_hi) are inside for some position. row_off[ow][kw] is
+   * the offset in a row of x of the tap's pixel, or for a tap outside, of
+   * the position's nearest tap inside (read, never added). row_kw_hi is 0
+   * otherwise. */
+  uint16_t row_k[8][8];
+  int64_t row_off[8][8];
+  uint8_t row_all[8]; /* row_all[kw]: tap kw is inside for every position */
+  int64_t row_kw_lo, row_kw_hi;
+  float act_alpha, act_beta;
+};
+
+/* The taps k in [*lo, *hi) of one axis whose input index
+ * base + k*dil lies in [0, in); empty when *lo >= *hi. */
+static void dwn_tap_range(int64_t base, int64_t k, int64_t dil, int64_t in, int64_t* lo,
+                          int64_t* hi) {
+  /* Divisions cost more than a small row's taps: none when dil is 1. */
+  int64_t l = base >= 0 ? 0 : (dil == 1 ? -base : (-base + dil - 1) / dil);
+  int64_t h = in - base <= 0 ? 0 : (dil == 1 ? in - base : (in - base + dil - 1) / dil);
+  if (h > k) h = k;
+  if (l > h) l = h;
+  *lo = l, *hi = h;
+}
+
+#ifdef KILN_HAVE_AVX512
+/* Fills j's row_k, row_off, row_all, row_kw_lo and row_kw_hi (see dwn_job). */
+static void dwn_short_row(const int64_t* ip, dwn_job* j) {
+  const int64_t OW = ip[P_OW], KW = ip[P_KW];
+  j->row_kw_lo = KW, j->row_kw_hi = 0;
+  if (OW < 2 || OW > 8 || KW > 8 || (j->first == 0 && j->end == OW)) {
+    j->row_kw_lo = 0;
+    return;
+  }
+  for (int64_t kw = 0; kw < KW; ++kw) j->row_all[kw] = 1;
+  for (int64_t ow = 0; ow < OW; ++ow) {
+    int64_t lo, hi;
+    dwn_tap_range(ow * ip[P_SW] - ip[P_PL], KW, ip[P_DW], ip[P_W], &lo, &hi);
+    for (int64_t kw = 0; kw < KW; ++kw) {
+      const int64_t in = kw < lo ? lo : (kw >= hi ? hi - 1 : kw);
+      j->row_k[ow][kw] = in == kw ? 0xFFFF : 0;
+      if (in != kw) j->row_all[kw] = 0;
+      j->row_off[ow][kw] = lo < hi ? (ow * ip[P_SW] - ip[P_PL] + in * ip[P_DW]) * ip[P_C] : 0;
+    }
+    if (lo < hi && lo < j->row_kw_lo) j->row_kw_lo = lo;
+    if (lo < hi && hi > j->row_kw_hi) j->row_kw_hi = hi;
+  }
+  if (j->row_kw_hi == 0) j->row_kw_lo = 0; /* every tap in the padding */
+}
+#endif
+
+/* Portable C: y's row doubles as the accumulator, channels innermost so a
+ * compiler can vectorise the channel loop. */
+static void dwn_row_portable(const dwn_job* j, int64_t n, int64_t oh) {
+  const int64_t* ip = j->ip;
+  const int64_t C = ip[P_C], H = ip[P_H], W = ip[P_W], OH = ip[P_OH], OW = ip[P_OW];
+  const int64_t KW = ip[P_KW];
+  int64_t kh_lo, kh_hi;
+  dwn_tap_range(oh * ip[P_SH] - ip[P_PT], ip[P_KH], ip[P_DH], H, &kh_lo, &kh_hi);
+  float* yrow = j->y + (n * OH + oh) * OW * C;
+  for (int64_t ow = 0; ow < OW; ++ow) {
+    const int64_t base_w = ow * ip[P_SW] - ip[P_PL];
+    int64_t kw_lo, kw_hi;
+    dwn_tap_range(base_w, KW, ip[P_DW], W, &kw_lo, &kw_hi);
+    float* yp = yrow + ow * C;
+    for (int64_t c = 0; c < C; ++c) yp[c] = 0.0f;
+    for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
+      const int64_t ih = oh * ip[P_SH] - ip[P_PT] + kh * ip[P_DH];
+      for (int64_t kw = kw_lo; kw < kw_hi; ++kw) {
+        const float* xp = j->x + ((n * H + ih) * W + base_w + kw * ip[P_DW]) * C;
+        const float* wp = j->w + (kh * KW + kw) * C;
+        for (int64_t c = 0; c < C; ++c) yp[c] += xp[c] * wp[c];
+      }
+    }
+    if (j->bias)
+      for (int64_t c = 0; c < C; ++c) yp[c] += j->bias[c];
+  }
+  kiln_activation_inplace(yrow, OW * C, ip[P_ACT], j->act_alpha, j->act_beta);
+}
+
+#ifdef KILN_HAVE_AVX512
+#define DWN_MAX_NV 4 /* channel vectors per block */
+#define DWN_MAX_MB 8 /* positions per block (6 with 4 vectors: 24 accumulators) */
+
+/* The interior positions [*first, *end) of one output row: those whose
+ * whole window (KW taps) lies inside [0, W). The set is contiguous because
+ * both bounds move one way as ow grows. */
+static void dwn_interior(const int64_t* ip, int64_t* first, int64_t* end) {
+  const int64_t OW = ip[P_OW], KW = ip[P_KW];
+  int64_t f = OW, e = OW;
+  for (int64_t ow = 0; ow < OW; ++ow) {
+    int64_t lo, hi;
+    dwn_tap_range(ow * ip[P_SW] - ip[P_PL], KW, ip[P_DW], ip[P_W], &lo, &hi);
+    const int full = lo == 0 && hi == KW;
+    if (full && f == OW) f = ow;
+    if (!full && f != OW) {
+      e = ow;
+      break;
+    }
+  }
+  *first = f, *end = e;
+}
+
+/* What a block needs besides its position: the image row pointers and the
+ * epilogue. x and w already point at the block's first channel. */
+typedef struct dwn_blk {
+  const float* x;  /* image n, channel c0 */
+  const float* w;  /* channel c0 */
+  const float* bias; /* channel c0, or NULL */
+  int64_t C, W, KW, SW, DW, PL, SH, DH, PT, oh, kh_lo, kh_hi;
+  int64_t act;
+  float alpha, beta;
+  __mmask16 tail; /* lanes of the last vector when TAIL */
+  const uint16_t (*k)[8];  /* MASKED: dwn_job's row_k */
+  const int64_t (*off)[8]; /* MASKED: dwn_job's row_off */
+  const uint8_t* all;      /* MASKED: dwn_job's row_all */
+} dwn_blk;
+
+static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE __m512 dwn_load(const float* p, __mmask16 m,
+                                                            const int masked) {
+  return masked ? _mm512_maskz_loadu_ps(m, p) : _mm512_loadu_ps(p);
+}
+
+/* MB positions from ow0 (stride SW apart) x NV vectors of channels, over
+ * the taps kh in [kh_lo, kh_hi) x kw in [kw_lo, kw_hi), which must be inside
+ * the image for every position of the block, unless MASKED (a whole short
+ * row, ow0 = 0): then a position skips each tap whose b->k mask is 0 with a
+ * merge-masked FMA, which leaves the sum exactly as skipping the tap would.
+ * TAIL masks the last vector. */
+static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE void dwn_block_body(
+    const dwn_blk* b, float* y, int64_t ow0, int64_t kw_lo, int64_t kw_hi, const int MB,
+    const int NV, const int TAIL, const int MASKED) {
+  __m512 acc[DWN_MAX_MB][DWN_MAX_NV];
+#pragma GCC unroll 8
+  for (int p = 0; p < MB; ++p)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) acc[p][v] = _mm512_setzero_ps();
+  const int64_t C = b->C, pstep = b->SW * C;
+  for (int64_t kh = b->kh_lo; kh < b->kh_hi; ++kh) {
+    const int64_t ih = b->oh * b->SH - b->PT + kh * b->DH;
+    /* Offsets in integers: only the taps' own addresses are formed. */
+    const int64_t xr = (ih * b->W + ow0 * b->SW - b->PL) * C;
+    const float* wr = b->w + kh * b->KW * C;
+    for (int64_t kw = kw_lo; kw < kw_hi; ++kw) {
+      /* (A masked block's taps inside for all positions run unmasked.) */
+      const float* xk = b->x + (MASKED ? ih * b->W * C + b->off[ow0][kw] : xr + kw * b->DW * C);
+      const float* wk = wr + kw * C;
+      __m512 wv[DWN_MAX_NV];
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) wv[v] = dwn_load(wk + 16 * v, b->tail, TAIL && v == NV - 1);
+      if (MASKED && !b->all[kw]) {
+        /* Every address read is inside x (a skipped tap reads a pixel of
+         * its own position): masked-out loads outside a buffer can take a
+         * slow path on some CPUs. */
+        const float* xrow = b->x + ih * b->W * C;
+#pragma GCC unroll 8
+        for (int p = 0; p < MB; ++p) {
+          const __mmask16 k = (__mmask16)b->k[ow0 + p][kw];
+          const float* xp = xrow + b->off[ow0 + p][kw];
+#pragma GCC unroll 4
+          for (int v = 0; v < NV; ++v)
+            acc[p][v] = _mm512_mask3_fmadd_ps(
+                dwn_load(xp + 16 * v, b->tail, TAIL && v == NV - 1), wv[v], acc[p][v], k);
+        }
+      } else {
+#pragma GCC unroll 8
+        for (int p = 0; p < MB; ++p)
+#pragma GCC unroll 4
+          for (int v = 0; v < NV; ++v)
+            acc[p][v] = _mm512_fmadd_ps(
+                dwn_load(xk + p * pstep + 16 * v, b->tail, TAIL && v == NV - 1), wv[v],
+                acc[p][v]);
+      }
+    }
+  }
+  /* Epilogue per vector: bias, then ReLU / Clip exactly as
+   * kiln_activation_apply's selects (x < lo ? lo : x, then x > hi ? hi : x):
+   * max_ps(lo, a) and min_ps(hi, a) return their second operand a when
+   * either is NaN or both are zeros. Other kinds are applied to the
+   * finished row by the caller. */
+  const __m512 lo = _mm512_set1_ps(b->act == KILN_ACT_RELU ? 0.0f : b->alpha);
+  const __m512 hi = _mm512_set1_ps(b->beta);
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) {
+    const int masked = TAIL && v == NV - 1;
+    const __m512 bv = b->bias ? dwn_load(b->bias + 16 * v, b->tail, masked) : _mm512_setzero_ps();
+#pragma GCC unroll 8
+    for (int p = 0; p < MB; ++p) {
+      __m512 a = acc[p][v];
+      if (b->bias) a = _mm512_add_ps(a, bv);
+      if (b->act == KILN_ACT_RELU || b->act == KILN_ACT_CLIP) a = _mm512_max_ps(lo, a);
+      if (b->act == KILN_ACT_CLIP) a = _mm512_min_ps(hi, a);
+      float* yp = y + p * C + 16 * v;
+      if (masked) {
+        _mm512_mask_storeu_ps(yp, b->tail, a);
+      } else {
+        _mm512_storeu_ps(yp, a);
+      }
+    }
+  }
+}
+
+/* A masked block has at least two positions (one alone takes its exact
+ * taps instead). */
+#define DWN_CASE(MB, NV, TAIL)                                                      \
+  case MB:                                                                          \
+    if (masked) {                                                                   \
+      dwn_block_body(b, y, ow0, kw_lo, kw_hi, MB, NV, TAIL, 1);                     \
+    } else {                                                                        \
+      dwn_block_body(b, y, ow0, kw_lo, kw_hi, MB, NV, TAIL, 0);                     \
+    }                                                                               \
+    break;
+#define DWN_SWITCH_MB(NV, TAIL)                                                      \
+  switch (mb) {                                                                      \
+    DWN_CASE(8, NV, TAIL) DWN_CASE(7, NV, TAIL) DWN_CASE(6, NV, TAIL)                \
+    DWN_CASE(5, NV, TAIL) DWN_CASE(4, NV, TAIL) DWN_CASE(3, NV, TAIL)                \
+    DWN_CASE(2, NV, TAIL)                                                            \
+    default: dwn_block_body(b, y, ow0, kw_lo, kw_hi, 1, NV, TAIL, 0);                \
+  }
+
+/* One block: nv full vectors, or (tail) one partial vector. mb <= 8, and
+ * mb <= 6 when nv == 4 (the caller's limit). */
+static KILN_TARGET_AVX512 void dwn_block_avx512(const dwn_blk* b, float* y, int64_t ow0,
+                                                int64_t kw_lo, int64_t kw_hi, int64_t mb,
+                                                int64_t nv, int tail, int masked) {
+  if (tail) {
+    DWN_SWITCH_MB(1, 1)
+  } else if (nv == 4) {
+    switch (mb) {
+      DWN_CASE(6, 4, 0) DWN_CASE(5, 4, 0) DWN_CASE(4, 4, 0) DWN_CASE(3, 4, 0)
+      DWN_CASE(2, 4, 0) default: dwn_block_body(b, y, ow0, kw_lo, kw_hi, 1, 4, 0, 0);
+    }
+  } else if (nv == 3) {
+    DWN_SWITCH_MB(3, 0)
+  } else if (nv == 2) {
+    DWN_SWITCH_MB(2, 0)
+  } else {
+    DWN_SWITCH_MB(1, 0)
+  }
+}
+#undef DWN_SWITCH_MB
+#undef DWN_CASE
+
+static void dwn_row_avx512(const dwn_job* j, int64_t n, int64_t oh) {
+  const int64_t* ip = j->ip;
+  const int64_t C = ip[P_C], H = ip[P_H], W = ip[P_W], OH = ip[P_OH], OW = ip[P_OW];
+  dwn_blk b;
+  b.C = C, b.W = W, b.KW = ip[P_KW], b.SW = ip[P_SW], b.DW = ip[P_DW], b.PL = ip[P_PL];
+  b.SH = ip[P_SH], b.DH = ip[P_DH], b.PT = ip[P_PT], b.oh = oh;
+  b.act = ip[P_ACT], b.alpha = j->act_alpha, b.beta = j->act_beta;
+  b.tail = (__mmask16)((1u << (C % 16)) - 1u);
+  b.k = j->row_k, b.off = j->row_off, b.all = j->row_all;
+  dwn_tap_range(oh * b.SH - b.PT, ip[P_KH], b.DH, H, &b.kh_lo, &b.kh_hi);
+  const int64_t first = j->first, end = j->end;
+  float* yrow = j->y + (n * OH + oh) * OW * C;
+  /* Groups of up to 4 full vectors, then the partial one alone. */
+  const int64_t full = C / 16, groups = (full + DWN_MAX_NV - 1) / DWN_MAX_NV;
+  for (int64_t g = 0; g < groups + (C % 16 != 0); ++g) {
+    const int tail = g == groups;
+    const int64_t v0 = g * DWN_MAX_NV;
+    const int64_t nv = tail ? 1 : (full - v0 < DWN_MAX_NV ? full - v0 : DWN_MAX_NV);
+    const int64_t c0 = tail ? full * 16 : v0 * 16, max_mb = nv == 4 ? 6 : DWN_MAX_MB;
+    b.x = j->x + n * H * W * C + c0;
+    b.w = j->w + c0;
+    b.bias = j->bias ? j->bias + c0 : NULL;
+    if (j->row_kw_hi > 0 && OW <= max_mb) {
+      /* A short row with border positions, as one masked block: the
+       * taps in the padding cost a masked FMA each, less than blocks of
+       * one position do. */
+      dwn_block_avx512(&b, yrow + c0, 0, j->row_kw_lo, j->row_kw_hi, OW, nv, tail, 1);
+      continue;
+    }
+    for (int64_t ow = 0; ow < OW;) {
+      if (ow >= first && ow < end) {
+        /* Interior run split into equal blocks: 7 is 4 + 3, not 6 + 1. */
+        const int64_t left = end - ow, blocks = (left + max_mb - 1) / max_mb;
+        const int64_t mb = (left + blocks - 1) / blocks;
+        dwn_block_avx512(&b, yrow + ow * C + c0, ow, 0, b.KW, mb, nv, tail, 0);
+        ow += mb;
+      } else {
+        int64_t kw_lo, kw_hi;
+        dwn_tap_range(ow * b.SW - b.PL, b.KW, b.DW, W, &kw_lo, &kw_hi);
+        dwn_block_avx512(&b, yrow + ow * C + c0, ow, kw_lo, kw_hi, 1, nv, tail, 0);
+        ++ow;
+      }
+    }
+  }
+  if (b.act != KILN_ACT_NONE && b.act != KILN_ACT_RELU && b.act != KILN_ACT_CLIP)
+    kiln_activation_inplace(yrow, OW * C, b.act, b.alpha, b.beta);
+}
+#endif /* KILN_HAVE_AVX512 */
+
+/* Task t: image t / OH, output row t % OH. */
+static void dwn_tasks(void* ctx, int64_t begin, int64_t end) {
+  const dwn_job* j = (const dwn_job*)ctx;
+  const int64_t OH = j->ip[P_OH];
+  for (int64_t t = begin; t < end; ++t) j->row_fn(j, t / OH, t % OH);
+}
+
+int kiln_conv2d_dw_nhwc_f32(const int64_t* ip, const float* fp, void* const* bindings,
+                            const kiln_host* host) {
+  dwn_job j;
+  j.ip = ip;
+  j.x = (const float*)bindings[0];
+  j.w = (const float*)bindings[1];
+  j.bias = ip[P_HAS_BIAS] ? (const float*)bindings[2] : NULL;
+  j.y = (float*)bindings[3];
+  j.act_alpha = fp[0], j.act_beta = fp[1];
+  j.row_fn = dwn_row_portable;
+  j.first = j.end = 0;
+#ifdef KILN_HAVE_AVX512
+  if (kiln_avx512_usable()) {
+    j.row_fn = dwn_row_avx512;
+    dwn_interior(ip, &j.first, &j.end);
+    dwn_short_row(ip, &j);
+  }
+#endif
+  const int64_t tasks = ip[P_N] * ip[P_OH];
+  if (tasks == 0 || ip[P_OW] == 0) return KILN_OK;
+  const double work =
+      (double)tasks * ip[P_OW] * ip[P_C] * ip[P_KH] * ip[P_KW];
+  if (host && host->parallel_for && tasks > 1 && work >= (double)(1 << 19)) {
+    host->parallel_for(host->user, tasks, dwn_tasks, &j);
+  } else {
+    dwn_tasks(&j, 0, tasks);
+  }
+  return KILN_OK;
+}
+
+int kiln_conv2d_dw_nhwc_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                                  uint32_t fparam_count, const uint64_t* binding_bytes) {
+  /* With groups == C == OC, conv2d_f32's weight count OC*(C/G)*KH*KW is
+   * this layout's KH*KW*C and its x / y counts are the NHWC ones. */
+  KILN_TRY(kiln_check_counts(ip, iparam_count, P_COUNT, fp, fparam_count, 2));
+  /* Not depthwise is a wrong kernel choice, whatever the bindings say. */
+  if (ip[P_GROUPS] != ip[P_C] || ip[P_OC] != ip[P_C]) return KILN_ERR_INVALID_ARGUMENT;
+  return kiln_conv_check(ip, iparam_count, fp, fparam_count, binding_bytes, 3, 0);
+}

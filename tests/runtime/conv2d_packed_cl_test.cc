@@ -1,0 +1,87 @@
+// conv2d_packed_cl_f32 / _res_f32 (conv2d_packed_f32 with x and y each NCHW
+// or NHWC) against the direct double-precision loop of conv_reference.h, in
+// every layout pair, over the shapes that take its three routes: the tiles,
+// the pointwise GEMM (1x1 NHWC to NHWC) and the one-channel im2col GEMM.
+// Tolerance: 1e-5 * (1 + |bias| + sum |products|) per element.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <tuple>
+#include <vector>
+
+#include "conv_reference.h"
+#include "kiln/kernels.h"
+
+namespace {
+
+using kiln::testing::ConvLayouts;
+using kiln::testing::ConvShape;
+using kiln::testing::ExpectResidualConvMatches;
+using kiln::testing::PackOcPanels;
+using kiln::testing::Random;
+using kiln::testing::Relayout;
+
+ConvLayouts Layouts(int pair) { return {true, (pair & 1) != 0, (pair & 2) != 0}; }
+
+class ChannelsLastConv : public ::testing::TestWithParam<std::tuple<ConvShape, int>> {};
+
+TEST_P(ChannelsLastConv, ResidualConvMatchesDirectLoop) {
+  const auto& [s, pair] = GetParam();
+  ExpectResidualConvMatches(s, kiln_conv2d_packed_cl_res_f32, kiln_conv2d_packed_cl_res_f32_check,
+                            [&](const std::vector<float>& w) { return PackOcPanels(s, w); },
+                            Layouts(pair));
+}
+
+// Without a residual the NHWC store applies bias and activation itself.
+TEST_P(ChannelsLastConv, PlainConvMatchesDirectLoop) {
+  const auto& [s, pair] = GetParam();
+  const ConvLayouts lay = Layouts(pair);
+  const int64_t oh = s.oh(), ow = s.ow();
+  const std::vector<float> x = Random(s.n * s.c * s.h * s.w, 14);
+  const std::vector<float> w = Random(s.oc * s.c * s.k * s.k, 15);
+  const std::vector<float> bias = Random(s.oc, 16), zero(s.n * s.oc * oh * ow, 0.0f);
+  const std::vector<float> packed = PackOcPanels(s, w);
+  const std::vector<float> xk = lay.x_channels_last ? Relayout(x, s.n, s.c, s.h, s.w, true) : x;
+  std::vector<float> y(zero.size());
+  const int64_t ip[20] = {s.n, s.c, s.h, s.w, s.oc, oh, ow, s.k, s.k, s.stride, s.stride,
+                          s.pad, s.pad, s.dil, s.dil, 1, KILN_ACT_RELU, 1,
+                          lay.x_channels_last, lay.y_channels_last};
+  const float fp[2] = {0, 0};
+  const uint64_t bytes[4] = {4 * x.size(), 4 * packed.size(), 4 * bias.size(), 4 * y.size()};
+  ASSERT_EQ(kiln_conv2d_packed_cl_f32_check(ip, 20, fp, 2, bytes), KILN_OK);
+  void* b[4] = {const_cast<float*>(xk.data()), const_cast<float*>(packed.data()),
+                const_cast<float*>(bias.data()), y.data()};
+  ASSERT_EQ(kiln_conv2d_packed_cl_f32(ip, fp, b, nullptr), KILN_OK);
+  if (lay.y_channels_last) y = Relayout(y, s.n, s.oc, oh, ow, false);
+  const kiln::testing::ConvReference ref = kiln::testing::ReferenceConvRelu(s, x, w, bias, zero);
+  for (size_t at = 0; at < y.size(); ++at) {
+    ASSERT_NEAR(y[at], ref.y[at], 1e-5 * ref.mag[at]) << "at " << at;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, ChannelsLastConv,
+    ::testing::Combine(
+        ::testing::Values(ConvShape{1, 64, 25, 5, 64, 1, 1, 0, 1, 1},   // DS-CNN pointwise
+                          ConvShape{2, 24, 7, 7, 40, 1, 1, 0, 1, 1},    // pointwise, 2 images
+                          ConvShape{1, 24, 9, 9, 17, 1, 2, 0, 1, 1},    // pointwise, stride 2
+                          ConvShape{1, 20, 7, 9, 33, 3, 1, 1, 1, 1},    // 3x3 tiles
+                          ConvShape{1, 1, 21, 10, 64, 4, 2, 2, 1, 1},   // one-channel stem
+                          ConvShape{2, 1, 9, 12, 20, 5, 1, 2, 2, 1},    // one channel, dilated
+                          ConvShape{1, 3, 11, 13, 16, 3, 2, 1, 1, 1}),  // three channels
+        ::testing::Values(1, 2, 3)));  // x NHWC; y NHWC; both
+
+TEST(ChannelsLastConvCheck, RefusesBadLayoutsAndCounts) {
+  int64_t ip[20] = {1, 4, 6, 6, 20, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, KILN_ACT_NONE, 1, 1, 1};
+  const float fp[2] = {0, 0};
+  const uint64_t bytes[4] = {4 * 4 * 36, 4 * 32 * 9 * 4, 4 * 20, 4 * 20 * 36};
+  EXPECT_EQ(kiln_conv2d_packed_cl_f32_check(ip, 20, fp, 2, bytes), KILN_OK);
+  EXPECT_EQ(kiln_conv2d_packed_cl_f32_check(ip, 18, fp, 2, bytes), KILN_ERR_INVALID_ARGUMENT);
+  ip[19] = 2;  // not a layout
+  EXPECT_EQ(kiln_conv2d_packed_cl_f32_check(ip, 20, fp, 2, bytes), KILN_ERR_INVALID_ARGUMENT);
+  ip[19] = 1;
+  ip[18] = -1;
+  EXPECT_EQ(kiln_conv2d_packed_cl_f32_check(ip, 20, fp, 2, bytes), KILN_ERR_INVALID_ARGUMENT);
+}
+
+}  // namespace

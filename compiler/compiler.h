@@ -14,6 +14,10 @@ namespace kiln::compiler {
 struct BuildOptions {
   // When set, the graph is printed here after the passes (kiln compile --print-ir).
   std::ostream* print_ir = nullptr;
+  // Let the compiler store tensors channels last where its kernels gain
+  // (passes/layout_selection); false keeps every tensor in the ONNX layout
+  // (kiln compile --layout nchw).
+  bool choose_layouts = true;
 };
 
 // Compiles the ONNX file at `onnx_path` into a verified-format .kiln module

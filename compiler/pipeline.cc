@@ -16,6 +16,7 @@
 #include "compiler/passes/dispatch_formation.h"
 #include "compiler/passes/expand_variadic.h"
 #include "compiler/passes/layer_norm_fusion.h"
+#include "compiler/passes/layout_selection.h"
 #include "compiler/passes/memory_planning.h"
 #include "compiler/passes/op_support.h"
 #include "compiler/passes/shape_inference.h"
@@ -72,6 +73,12 @@ absl::StatusOr<std::string> BuildModule(const std::string& onnx_path,
   if (graph.source.empty()) graph.source = onnx_path;
 
   if (absl::Status s = RunGraphPasses(graph); !s.ok()) return s;
+  // Entry graph only: control-flow bodies keep the ONNX layout.
+  if (options.choose_layouts) {
+    if (absl::Status s = ChooseLayouts(graph); !s.ok()) {
+      return WithContext(s, onnx_path, "choose-layouts");
+    }
+  }
   if (options.print_ir != nullptr) *options.print_ir << graph.ToString();
 
   absl::StatusOr<MemoryPlan> plan = PlanMemory(graph);

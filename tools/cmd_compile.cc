@@ -9,15 +9,18 @@ namespace kiln::tools {
 
 namespace {
 constexpr char kHelp[] =
-    "usage: kiln compile MODEL.onnx -o MODULE.kiln [--print-ir]\n"
+    "usage: kiln compile MODEL.onnx -o MODULE.kiln [--print-ir] [--layout auto|nchw]\n"
     "\n"
     "Compiles an ONNX model (opsets 11-17, float32) into a .kiln module.\n"
     "  -o FILE       where to write the module (written atomically)\n"
-    "  --print-ir    print the graph after the compiler's passes\n";
+    "  --print-ir    print the graph after the compiler's passes\n"
+    "  --layout L    auto (default): the compiler stores chains of narrow\n"
+    "                depthwise convs channels last (NHWC) where that fills the\n"
+    "                vector lanes; nchw: every tensor in the ONNX layout\n";
 }  // namespace
 
 int CompileCommand(const std::vector<std::string>& argv) {
-  absl::StatusOr<CliArgs> args = ParseCli(argv, {{"-o"}, {"--print-ir"}});
+  absl::StatusOr<CliArgs> args = ParseCli(argv, {{"-o", "--layout"}, {"--print-ir"}});
   if (!args.ok()) return ReportError("compile", std::string(args.status().message()));
   if (args->help) {
     std::fputs(kHelp, stdout);
@@ -29,6 +32,11 @@ int CompileCommand(const std::vector<std::string>& argv) {
   }
   compiler::BuildOptions options;
   if (args->flags.count("--print-ir")) options.print_ir = &std::cout;
+  const std::string layout = args->Get("--layout", "auto");
+  if (layout != "auto" && layout != "nchw") {
+    return ReportError("compile", "--layout must be auto or nchw, not '" + layout + "'");
+  }
+  options.choose_layouts = layout == "auto";
   absl::StatusOr<std::string> module = compiler::BuildModule(args->positional[0], options);
   if (!module.ok()) return ReportError("compile", std::string(module.status().message()));
   if (absl::Status s = WriteFileAtomically(args->Get("-o"), *module); !s.ok()) {

@@ -1,5 +1,6 @@
 #include "vm/debug_info.h"
 
+#include <cstring>
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -28,6 +29,27 @@ std::string KernelShort(const std::string& kernel) {
 
 std::string ShapeText(const std::vector<int64_t>& shape) {
   return absl::StrCat("[", absl::StrJoin(shape, ","), "]");
+}
+
+uint64_t ValueIndexOfStored(const ValueInfo& v, uint64_t stored) {
+  if (!v.channels_last || v.shape.size() != 4) return stored;
+  const uint64_t C = static_cast<uint64_t>(v.shape[1]), H = static_cast<uint64_t>(v.shape[2]);
+  const uint64_t W = static_cast<uint64_t>(v.shape[3]);
+  // stored = ((n*H + h)*W + w)*C + c
+  const uint64_t c = stored % C, pixel = stored / C;
+  const uint64_t w = pixel % W, h = pixel / W % H, n = pixel / W / H;
+  return ((n * C + c) * H + h) * W + w;
+}
+
+std::vector<uint8_t> ValueBytes(const ValueInfo& v, const void* binding) {
+  const uint8_t* src = static_cast<const uint8_t*>(binding);
+  if (!v.channels_last) return std::vector<uint8_t>(src, src + v.bytes);
+  std::vector<uint8_t> out(v.bytes);
+  const uint64_t elem = DTypeSize(v.dtype);
+  for (uint64_t i = 0; elem > 0 && i < v.bytes / elem; ++i) {
+    std::memcpy(out.data() + ValueIndexOfStored(v, i) * elem, src + i * elem, elem);
+  }
+  return out;
 }
 
 std::string DispatchInfo::Label() const {
@@ -97,9 +119,14 @@ absl::StatusOr<std::vector<DispatchInfo>> DescribeDispatches(const ModuleImage& 
           value.dtype = v->dtype();
           if (v->shape() != nullptr) value.shape.assign(v->shape()->begin(), v->shape()->end());
           value.binding = v->binding();
+          value.channels_last = v->channels_last();
           // Checked so a reader never touches bytes outside the binding.
           const std::string where = absl::StrCat("module '", image.origin(), "' +", inst.offset,
                                                  ": debug value '", value.name, "'");
+          if (value.channels_last && value.shape.size() != 4) {
+            return absl::InvalidArgumentError(
+                absl::StrCat(where, " is channels last but has rank ", value.shape.size()));
+          }
           if (value.binding >= inst.operands[1] || value.binding >= info.binding_bytes.size()) {
             return absl::InvalidArgumentError(
                 absl::StrCat(where, " names binding ", value.binding, " of ", inst.operands[1]));

@@ -22,7 +22,14 @@ struct ValueInfo {
   std::vector<int64_t> shape;
   uint32_t binding = 0;  // which of the dispatch's bindings holds it
   uint64_t bytes = 0;    // elements * dtype size (<= that binding's bytes)
+  bool channels_last = false;  // bytes are N,H,W,C for the N,C,H,W shape
 };
+
+// The value's bytes in C order of its shape (transposed back when the
+// binding holds it channels last).
+std::vector<uint8_t> ValueBytes(const ValueInfo& v, const void* binding);
+// The C-order index of its shape of the element stored at `stored`.
+uint64_t ValueIndexOfStored(const ValueInfo& v, uint64_t stored);
 
 struct DispatchInfo {
   uint32_t index = 0;       // ordinal among all functions' DISPATCHes

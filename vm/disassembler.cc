@@ -287,7 +287,8 @@ std::string DescribeModule(const ModuleImage& image) {
         if (it->second->values() != nullptr && it->second->values()->size() > 0) {
           std::vector<std::string> values;
           for (const fb::ValueDebug* v : *it->second->values()) {
-            values.push_back(absl::StrCat(Str(v->name()), Shape(v->shape())));
+            values.push_back(absl::StrCat(Str(v->name()), Shape(v->shape()),
+                                          v->channels_last() ? " NHWC" : ""));
           }
           absl::StrAppend(&out, "  -> ", absl::StrJoin(values, ", "));
         }

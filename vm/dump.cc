@@ -61,8 +61,7 @@ bool ValueDumper::AfterDispatch(uint32_t dispatch, void* const* bindings) {
     NpyArray array;
     array.dtype = v.dtype;
     array.shape = v.shape;
-    const uint8_t* src = static_cast<const uint8_t*>(bindings[v.binding]);
-    array.data.assign(src, src + v.bytes);
+    array.data = ValueBytes(v, bindings[v.binding]);
     status_ = WriteNpy(absl::StrCat(dir_, "/", file), array);
     if (!status_.ok()) return false;
     entries_.push_back({file, v.name, dispatch});
@@ -121,7 +120,8 @@ bool NanChecker::AfterDispatch(uint32_t dispatch, void* const* bindings) {
     if (nans + infs > 0) {
       message_ = absl::StrCat(DescribeDispatch(d), ": value '", v.name, "' ", ShapeText(v.shape),
                               " has ", nans, " NaN and ", infs, " Inf of ", n,
-                              " elements, first at ", IndexText(v.shape, first));
+                              " elements, first at ",
+                              IndexText(v.shape, ValueIndexOfStored(v, first)));
       return false;
     }
   }
@@ -131,8 +131,7 @@ bool NanChecker::AfterDispatch(uint32_t dispatch, void* const* bindings) {
 bool ValueRecorder::AfterDispatch(uint32_t dispatch, void* const* bindings) {
   if (dispatch >= dispatches_->size()) return true;
   for (const ValueInfo& v : (*dispatches_)[dispatch].values) {
-    const uint8_t* src = static_cast<const uint8_t*>(bindings[v.binding]);
-    values_.push_back({&v, dispatch, std::vector<uint8_t>(src, src + v.bytes)});
+    values_.push_back({&v, dispatch, ValueBytes(v, bindings[v.binding])});
   }
   return true;
 }

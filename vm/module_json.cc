@@ -111,7 +111,8 @@ absl::StatusOr<std::string> DescribeModuleJson(const ModuleImage& image) {
       values.push_back(absl::StrCat("{\"name\":", JsonString(v.name), ",\"dtype\":",
                                     JsonString(DTypeName(v.dtype)), ",\"shape\":[",
                                     absl::StrJoin(v.shape, ","), "],\"binding\":", v.binding,
-                                    ",\"bytes\":", v.bytes, "}"));
+                                    ",\"bytes\":", v.bytes,
+                                    v.channels_last ? ",\"channels_last\":true" : "", "}"));
     }
     ds.push_back(absl::StrCat("{\"index\":", d.index, ",\"pc\":", d.pc, ",\"executable\":",
                               d.executable, ",\"kernel\":", JsonString(d.kernel),

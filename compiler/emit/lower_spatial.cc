@@ -2,14 +2,11 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/emit/lower_ops.h"
 #include "compiler/emit/panel_packing.h"
+#include "compiler/passes/layout_selection.h"
 #include "kiln/kernels.h"
 
 namespace kiln::compiler::emit {
 namespace {
-
-// Most window taps conv2d_packed_f32 takes (runtime/kernels/conv_check.h
-// KILN_CONVP_MAX_TAPS).
-constexpr int64_t kMaxPackedConvTaps = 64;
 
 // 2-D window geometry; a 1-D op (rank-3 input) is the H = 1 case.
 struct Window {
@@ -108,19 +105,34 @@ absl::Status LowerConv(LoweringContext& ctx, const ir::Node& node) {
   }
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  const bool packed = UsePackedConv(ctx.value(node.inputs[1]), win, groups, oc);
+  // Layouts chosen by passes/layout_selection: only the packed and the
+  // depthwise NHWC kernels take channels-last tensors.
+  const int64_t x_cl = ctx.value(node.inputs[0]).channels_last ? 1 : 0;
+  const int64_t y_cl = ctx.value(node.outputs[0]).channels_last ? 1 : 0;
+  const bool depthwise_cl = groups > 1 && (x_cl || y_cl);
+  if (depthwise_cl && (!x_cl || !y_cl || groups != win.c || groups != oc)) {
+    return ctx.Error(absl::StatusCode::kInternal, node,
+                     "a channels-last grouped conv must be depthwise, NHWC in and out");
+  }
+  const bool packed =
+      !depthwise_cl && (x_cl || y_cl || UsePackedConv(ctx.value(node.inputs[1]), win, groups, oc));
   Binding bw;
+  const ir::Value& wv = ctx.value(node.inputs[1]);
+  const int64_t taps = win.kh * win.kw;
   if (packed) {
     // Weights as panels of 16 output channels, K ordered tap-major
     // (kernels.h conv2d_packed_f32); the plain weights are not bound.
-    const ir::Value& wv = ctx.value(node.inputs[1]);
-    const int64_t c = win.c, taps = win.kh * win.kw;
+    const int64_t c = win.c;
     bw = ctx.BindNewConstant(absl::StrCat(wv.name, ".packed_oc"),
                              PackPanels16(*wv.constant, taps * c, oc,
                                           [&](int64_t k, int64_t o) {
                                             return (o * c + k % c) * taps + k / c;
                                           }),
                              /*layout=PackedPanel16*/ 1);
+  } else if (depthwise_cl) {
+    // [C,1,KH,KW] as [KH*KW, C]: a tap's weights for every channel together.
+    bw = ctx.BindNewConstant(absl::StrCat(wv.name, ".taps_c"),
+                             TransposeF32(*wv.constant, oc, taps));
   } else {
     KILN_ASSIGN_OR_RETURN(bw, ctx.Bind(node, node.inputs[1]));
   }
@@ -136,14 +148,29 @@ absl::Status LowerConv(LoweringContext& ctx, const ir::Node& node) {
                              win.kw,       win.stride_h, win.stride_w, win.pad_top,
                              win.pad_left, win.dil_h,    win.dil_w,   groups,
                              act.kind,     has_bias ? 1 : 0};
+  const bool any_cl = x_cl || y_cl;
+  if (packed && any_cl) {
+    ip.push_back(x_cl);
+    ip.push_back(y_cl);
+  }
   if (has_residual) {
+    if (depthwise_cl) {
+      return ctx.Error(absl::StatusCode::kInternal, node,
+                       "a channels-last depthwise conv has a residual");
+    }
     KILN_ASSIGN_OR_RETURN(Binding br, ctx.Bind(node, node.inputs[3]));
-    return ctx.Dispatch(node, packed ? "conv2d_packed_res_f32" : "conv2d_res_f32", std::move(ip),
-                        {act.alpha, act.beta}, {bx, bw, bb, br, by},
+    const char* kernel_name = !packed ? "conv2d_res_f32"
+                         : any_cl ? "conv2d_packed_cl_res_f32"
+                                  : "conv2d_packed_res_f32";
+    return ctx.Dispatch(node, kernel_name, std::move(ip), {act.alpha, act.beta}, {bx, bw, bb, br, by},
                         {-1, -1, has_bias ? -1 : 0, -1, -1});
   }
-  return ctx.Dispatch(node, packed ? "conv2d_packed_f32" : "conv2d_f32", std::move(ip),
-                      {act.alpha, act.beta}, {bx, bw, bb, by}, {-1, -1, has_bias ? -1 : 0, -1});
+  const char* kernel_name = depthwise_cl ? "conv2d_dw_nhwc_f32"
+                       : !packed    ? "conv2d_f32"
+                       : any_cl     ? "conv2d_packed_cl_f32"
+                                    : "conv2d_packed_f32";
+  return ctx.Dispatch(node, kernel_name, std::move(ip), {act.alpha, act.beta}, {bx, bw, bb, by},
+                      {-1, -1, has_bias ? -1 : 0, -1});
 }
 
 absl::Status LowerPool(LoweringContext& ctx, const ir::Node& node) {
@@ -177,6 +204,10 @@ absl::Status LowerGlobalPool(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
   const int64_t kind = node.op_type == "GlobalMaxPool" ? KILN_POOL_MAX : KILN_POOL_AVG;
+  if (ctx.value(node.inputs[0]).channels_last) {
+    // [N,C,1,1] is the same bytes in either layout.
+    return ctx.Dispatch(node, "global_pool_nhwc_f32", {kind, x[0], spatial, x[1]}, {}, {bx, by});
+  }
   return ctx.Dispatch(node, "global_pool_f32", {kind, ctx.dims().Mul(x[0], x[1]), spatial}, {},
                       {bx, by});
 }

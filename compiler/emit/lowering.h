@@ -41,6 +41,7 @@ struct ValueDebugDesc {
   ir::DType dtype = ir::DType::Unknown;
   std::vector<int64_t> shape;
   uint32_t binding = 0;
+  bool channels_last = false;  // stored N,H,W,C (ir::Value::channels_last)
 };
 
 struct DispatchDebugDesc {

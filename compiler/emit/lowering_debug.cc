@@ -76,7 +76,7 @@ void LoweringContext::AttachDebugValues() {
         continue;
       }
       module_.dispatches[dispatch_of[d]].values.push_back(
-          {val.name, val.dtype, val.shape, binding_of[d][j]});
+          {val.name, val.dtype, val.shape, binding_of[d][j], val.channels_last});
     }
   }
 

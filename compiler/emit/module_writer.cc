@@ -83,7 +83,8 @@ absl::StatusOr<std::string> WriteModule(const LoweredModule& m) {
     auto outs = Strings(b, d.outputs);
     std::vector<Offset<fb::ValueDebug>> values;
     for (const ValueDebugDesc& v : d.values) {
-      values.push_back(fb::CreateValueDebugDirect(b, v.name.c_str(), v.dtype, &v.shape, v.binding));
+      values.push_back(fb::CreateValueDebugDirect(b, v.name.c_str(), v.dtype, &v.shape, v.binding,
+                                                    v.channels_last));
     }
     dispatches.push_back(fb::CreateDispatchDebugDirect(b, d.bytecode_offset, d.executable, &nodes,
                                                        &ops, &outs, &values, d.function));

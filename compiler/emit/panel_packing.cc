@@ -22,4 +22,17 @@ ir::ConstantPtr PackPanels16(const ir::ConstantData& src, int64_t k, int64_t n,
   return packed;
 }
 
+ir::ConstantPtr TransposeF32(const ir::ConstantData& src, int64_t rows, int64_t cols) {
+  auto out = std::make_shared<ir::ConstantData>();
+  out->dtype = ir::DType::F32;
+  out->shape = {cols, rows};
+  out->bytes.resize(static_cast<size_t>(rows * cols) * sizeof(float));
+  const float* a = src.data<float>();
+  float* t = reinterpret_cast<float*>(out->bytes.data());
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) t[c * rows + r] = a[r * cols + c];
+  }
+  return out;
+}
+
 }  // namespace kiln::compiler::emit

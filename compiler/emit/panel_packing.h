@@ -20,6 +20,9 @@ inline constexpr int64_t kPanel = 16;
 ir::ConstantPtr PackPanels16(const ir::ConstantData& src, int64_t k, int64_t n,
                              const std::function<int64_t(int64_t, int64_t)>& at);
 
+// The float32 matrix src [rows, cols] transposed: shape [cols, rows].
+ir::ConstantPtr TransposeF32(const ir::ConstantData& src, int64_t rows, int64_t cols);
+
 }  // namespace kiln::compiler::emit
 
 #endif  // KILN_COMPILER_EMIT_PANEL_PACKING_H_

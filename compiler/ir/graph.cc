@@ -279,7 +279,7 @@ std::string ShapeString(const std::vector<int64_t>& shape) {
 
 std::string TypeString(const Value& v) {
   if (!v.has_shape) return absl::StrCat(DTypeName(v.dtype), "[?]");
-  return absl::StrCat(DTypeName(v.dtype), ShapeString(v.shape));
+  return absl::StrCat(DTypeName(v.dtype), ShapeString(v.shape), v.channels_last ? " NHWC" : "");
 }
 
 // Small constants are printed in full; large ones by size only.

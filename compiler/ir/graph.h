@@ -96,6 +96,9 @@ struct Value {
   // Kept alive (not overwritten) until the run ends, for the VM and AOT
   // code to read afterwards.
   bool live_to_end = false;
+  // A rank-4 float tensor stored N,H,W,C while `shape` stays N,C,H,W
+  // (passes/layout_selection). Only kernels that take NHWC touch it.
+  bool channels_last = false;
 };
 
 // Attribute keys that compiler passes add to nodes use this prefix, so they

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The benchmark models (MLP, ResNet-18, MobileNetV2, a BERT-style encoder at
+# The benchmark models (MLP, ResNet-18, MobileNetV2, a DS-CNN, a BERT-style encoder at
 # opsets 13 and 17, a GRU and an LSTM) exported by
 # benchmarks/models/export.py, compiled, run in the VM and as an AOT bundle,
 # and compared with PyTorch: max|diff| <= 1e-4 * max(1, max|ref|) for both,
@@ -12,7 +12,7 @@ WORK=$3
 PY=/usr/bin/python3
 mkdir -p "$WORK"
 
-MODELS="mlp resnet18 mobilenet_v2 bert bert_op17 gru lstm"
+MODELS="mlp resnet18 mobilenet_v2 ds_cnn bert bert_op17 gru lstm"
 # Exporting is deterministic; reuse files from an earlier run of this build
 # and export only the models that are missing.
 missing=""

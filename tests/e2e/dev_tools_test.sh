@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The developer tools on real models:
 #  - `kiln run --trace` on ResNet-18: valid JSON, one complete event per dispatch;
-#  - `kiln run --dump` on MobileNetV2: inner values match PyTorch (dump_reference_check.py);
+#  - `kiln run --dump` on MobileNetV2: inner values match PyTorch (dump_reference_check.py),
+#    one of them stored channels last (NHWC) and written back in ONNX order;
+#  - `kiln compile --layout`: a DS-CNN with NHWC regions gives the outputs and
+#    the dumped values of its all-NCHW build;
 #  - `kiln run --profile`, `--check-nan`, `kiln inspect --json`;
 #  - `kiln compare`: equal modules agree, a perturbed weight is found at its conv;
 #  - `kiln bench` on ResNet-18 (table, Markdown, JSON, SVG parsed as XML) and
@@ -60,6 +63,34 @@ PYEOF
 rm -rf mb.dump
 "$KILN" run mobilenet_v2.kiln --input "$MODELS/mobilenet_v2.input.npy" --output mb.npy --dump mb.dump
 "$PY" "$SRC/tests/e2e/dump_reference_check.py" "$SRC" mb.dump "$MODELS/mobilenet_v2.input.npy"
+# The 14x14 depthwise output the check reads is stored NHWC.
+"$KILN" inspect mobilenet_v2.kiln | grep -q "features.10/conv/conv.1/conv.1.2/Clip_output_0\[1,384,14,14\] NHWC" ||
+  fail "features.10 depthwise output is not channels last"
+
+# --- layouts: NHWC regions against the all-NCHW build ---------------------------
+DS=$SRC/tests/models/layout_ds_cnn
+"$KILN" compile "$DS.onnx" -o ds_auto.kiln
+"$KILN" compile "$DS.onnx" -o ds_nchw.kiln --layout nchw
+[ "$("$KILN" inspect ds_auto.kiln | grep -c "DISPATCH.* NHWC$")" -ge 5 ] || fail "no NHWC region"
+! "$KILN" inspect ds_nchw.kiln | grep -q NHWC || fail "--layout nchw stored NHWC"
+rm -rf ds_auto.dump ds_nchw.dump
+"$KILN" run ds_auto.kiln --input "$DS.input0.npy" --output ds_auto.npy --dump ds_auto.dump
+"$KILN" run ds_nchw.kiln --input "$DS.input0.npy" --output ds_nchw.npy --dump ds_nchw.dump
+"$PY" - <<'PYEOF'
+import json
+import numpy as np
+auto = {e["value"]: e for e in json.load(open("ds_auto.dump/values.json"))}
+nchw = {e["value"]: e for e in json.load(open("ds_nchw.dump/values.json"))}
+assert auto.keys() == nchw.keys(), (auto.keys(), nchw.keys())
+for name, e in auto.items():
+    a, b = np.load("ds_auto.dump/" + e["file"]), np.load("ds_nchw.dump/" + nchw[name]["file"])
+    assert a.shape == b.shape and list(a.shape) == e["shape"], (name, a.shape, b.shape)
+    # Different kernels sum in different orders: float32 rounding only.
+    tol = 1e-5 * max(1.0, float(np.abs(b).max()))
+    assert np.abs(a - b).max() <= tol, (name, float(np.abs(a - b).max()))
+print(f"layouts: {len(auto)} dumped values of the NHWC build match the NCHW build")
+PYEOF
+"$PY" "$SRC/scripts/compare_npy.py" --tol 1e-5 --label "ds_cnn auto vs nchw: " ds_nchw.npy ds_auto.npy
 
 # --- profile and check-nan ---------------------------------------------------
 "$KILN" run mobilenet_v2.kiln --input "$MODELS/mobilenet_v2.input.npy" --output mb.npy \
@@ -137,4 +168,5 @@ expect_error "cannot create directory" "$KILN" run tiny_a.kiln --input "$TINY.in
 expect_error "needs a value" "$KILN" run tiny_a.kiln --input "$TINY.input.npy" --trace
 echo "garbage" > bad.kiln
 expect_error "bad.kiln" "$KILN" inspect bad.kiln --json
+expect_error "--layout must be auto or nchw" "$KILN" compile "$DS.onnx" -o bad_layout.kiln --layout nhwc
 echo "dev tools: all ok"

@@ -104,10 +104,12 @@ TEST(DebugInfo, CompiledModuleNamesValuesAndAliases) {
   EXPECT_EQ(plan.tensors()->Get(0)->last_dispatch(), 1u);
 }
 
-TEST(DebugInfo, RefusesValuesOutsideTheirBinding) {
-  // A hand-built module whose debug info claims 8 floats in a 4-float binding.
+// Describes the dispatches of a hand-built one-copy module (4 floats in, 4
+// out) whose debug info puts a value of `value_shape` in the output binding.
+absl::StatusOr<std::vector<DispatchInfo>> DescribeWithDebugValue(
+    std::vector<int64_t> value_shape, bool channels_last) {
   flatbuffers::FlatBufferBuilder b;
-  std::vector<int64_t> shape = {4}, big = {8};
+  std::vector<int64_t> shape = {4};
   auto in = fb::CreateTensorDesc(b, b.CreateString("x"), fb::DType::F32, b.CreateVector(shape));
   auto out = fb::CreateTensorDesc(b, b.CreateString("y"), fb::DType::F32, b.CreateVector(shape));
   auto sig = fb::CreateSignature(b, b.CreateVector(std::vector{in}), b.CreateVector(std::vector{out}));
@@ -118,8 +120,8 @@ TEST(DebugInfo, RefusesValuesOutsideTheirBinding) {
   auto fn = fb::CreateFunction(b, b.CreateString("main"), 3,
                                b.CreateVector(kiln::testing::DefaultCopyBytecode(0, 16)));
   auto plan = fb::CreateMemoryPlan(b, 64, 64);
-  auto value = fb::CreateValueDebug(b, b.CreateString("too_big"), fb::DType::F32,
-                                    b.CreateVector(big), 1);
+  auto value = fb::CreateValueDebug(b, b.CreateString("v"), fb::DType::F32,
+                                    b.CreateVector(value_shape), 1, channels_last);
   auto dbg = fb::CreateDispatchDebug(b, 12, 0, 0, 0, 0, b.CreateVector(std::vector{value}));
   auto debug = fb::CreateDebugInfo(b, b.CreateString("hand-built"), b.CreateVector(std::vector{dbg}));
   auto module = fb::CreateModule(b, KILN_FORMAT_VERSION, b.CreateString("test"), sig,
@@ -127,12 +129,52 @@ TEST(DebugInfo, RefusesValuesOutsideTheirBinding) {
                                  0, 0, plan, debug);
   fb::FinishModuleBuffer(b, module);
   auto image = ModuleImage::LoadBytes(b.GetBufferPointer(), b.GetSize(), "bad_debug.kiln");
-  ASSERT_TRUE(image.ok()) << image.status();
-  auto dispatches = DescribeDispatches(**image);
+  if (!image.ok()) return image.status();
+  return DescribeDispatches(**image);
+}
+
+TEST(DebugInfo, RefusesValuesOutsideTheirBinding) {
+  // 8 floats claimed in a 4-float binding.
+  auto dispatches = DescribeWithDebugValue({8}, false);
   ASSERT_FALSE(dispatches.ok());
-  EXPECT_NE(std::string(dispatches.status().message()).find("'too_big' needs 32 bytes"),
+  EXPECT_NE(std::string(dispatches.status().message()).find("'v' needs 32 bytes"),
             std::string::npos)
       << dispatches.status();
+}
+
+TEST(DebugInfo, RefusesChannelsLastValuesNotOfRankFour) {
+  ASSERT_TRUE(DescribeWithDebugValue({1, 1, 2, 2}, true).ok());
+  auto dispatches = DescribeWithDebugValue({4}, true);
+  ASSERT_FALSE(dispatches.ok());
+  EXPECT_NE(std::string(dispatches.status().message()).find("'v' is channels last but has rank 1"),
+            std::string::npos)
+      << dispatches.status();
+}
+
+TEST(DebugInfo, ChannelsLastBytesComeBackInOnnxOrder) {
+  // x[n,c,h,w] = 1000n + 100c + 10h + w, shape [2,3,2,4], stored N,H,W,C.
+  ValueInfo v;
+  v.dtype = fb::DType::F32;
+  v.shape = {2, 3, 2, 4};
+  v.bytes = 2 * 3 * 2 * 4 * sizeof(float);
+  v.channels_last = true;
+  std::vector<float> stored;
+  for (int n = 0; n < 2; ++n)
+    for (int h = 0; h < 2; ++h)
+      for (int w = 0; w < 4; ++w)
+        for (int c = 0; c < 3; ++c) stored.push_back(1000.0f * n + 100.0f * c + 10.0f * h + w);
+  const std::vector<uint8_t> bytes = ValueBytes(v, stored.data());
+  ASSERT_EQ(bytes.size(), v.bytes);
+  std::vector<float> onnx_order(stored.size());
+  std::memcpy(onnx_order.data(), bytes.data(), bytes.size());
+  size_t at = 0;
+  for (int n = 0; n < 2; ++n)
+    for (int c = 0; c < 3; ++c)
+      for (int h = 0; h < 2; ++h)
+        for (int w = 0; w < 4; ++w, ++at) {
+          EXPECT_EQ(onnx_order[at], 1000.0f * n + 100.0f * c + 10.0f * h + w) << at;
+          EXPECT_EQ(ValueIndexOfStored(v, ((n * 2 + h) * 4 + w) * 3 + c), at);
+        }
 }
 
 struct CompiledRun {

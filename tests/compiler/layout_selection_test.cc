@@ -1,0 +1,116 @@
+// ChooseLayouts: which values go channels last (NHWC) around narrow
+// depthwise convs, and every reason a value must stay NCHW.
+#include "compiler/passes/layout_selection.h"
+
+#include "gtest/gtest.h"
+#include "tests/compiler/backend_graph_builder.h"
+
+namespace kiln::compiler {
+namespace {
+
+using testing::GraphBuilder;
+
+// x → pointwise conv → a → depthwise 3x3 → b → pointwise conv → c → pool → p,
+// planes of height 6 and width `w`.
+struct DepthwiseSeparable {
+  GraphBuilder b;
+  ir::ValueId x, a, d, c, p;
+  ir::NodeId expand, dw, project, pool;
+  explicit DepthwiseSeparable(int64_t w) {
+    x = b.Input("x", {1, 16, 6, w});
+    a = b.Tensor("a", {1, 32, 6, w});
+    d = b.Tensor("b", {1, 32, 6, w});
+    c = b.Tensor("c", {1, 16, 6, w});
+    p = b.Tensor("p", {1, 16, 1, 1});
+    expand = b.Node("Conv", "expand", {x, b.RandomConst("w1", {32, 16, 1, 1}, -1, 1, 1)}, {a});
+    dw = b.Node("Conv", "dw", {a, b.RandomConst("w2", {32, 1, 3, 3}, -1, 1, 2)}, {d});
+    b.g.nodes[dw].SetInt("group", 32);
+    project = b.Node("Conv", "project", {d, b.RandomConst("w3", {16, 32, 1, 1}, -1, 1, 3)}, {c});
+    pool = b.Node("GlobalAveragePool", "pool", {c}, {p});
+    b.Output(p);
+  }
+  bool Nhwc(ir::ValueId v) const { return b.g.value(v).channels_last; }
+};
+
+TEST(LayoutSelection, NarrowDepthwiseChainGoesChannelsLastUpToThePool) {
+  DepthwiseSeparable m(5);
+  ASSERT_TRUE(ChooseLayouts(m.b.g).ok());
+  EXPECT_FALSE(m.Nhwc(m.x));  // the caller's input stays as the signature says
+  EXPECT_TRUE(m.Nhwc(m.a));
+  EXPECT_TRUE(m.Nhwc(m.d));
+  EXPECT_TRUE(m.Nhwc(m.c));   // carried on: the pool reads NHWC
+  EXPECT_FALSE(m.Nhwc(m.p));  // the graph output
+}
+
+TEST(LayoutSelection, RowsAsWideAsAVectorStayNchw) {
+  DepthwiseSeparable m(16);
+  ASSERT_TRUE(ChooseLayouts(m.b.g).ok());
+  for (ir::ValueId v : {m.a, m.d, m.c}) EXPECT_FALSE(m.Nhwc(v));
+}
+
+TEST(LayoutSelection, AReaderWithoutAnNhwcKernelKeepsTheChainNchw) {
+  DepthwiseSeparable m(5);
+  const ir::ValueId s = m.b.Tensor("s", {1, 32, 6, 5});
+  m.b.Node("Sigmoid", "gate", {m.d}, {s});
+  m.b.Output(s);
+  ASSERT_TRUE(ChooseLayouts(m.b.g).ok());
+  for (ir::ValueId v : {m.a, m.d, m.c}) EXPECT_FALSE(m.Nhwc(v));
+}
+
+TEST(LayoutSelection, GraphOutputsStayNchw) {
+  DepthwiseSeparable m(5);
+  m.b.Output(m.a);
+  ASSERT_TRUE(ChooseLayouts(m.b.g).ok());
+  EXPECT_FALSE(m.Nhwc(m.a));
+  EXPECT_FALSE(m.Nhwc(m.d));  // its conv needs NHWC on both sides
+}
+
+TEST(LayoutSelection, AProducerWithAResidualKeepsItsOutputNchw) {
+  DepthwiseSeparable m(5);
+  const ir::ValueId r = m.b.Input("r", {1, 32, 6, 5});
+  m.b.g.nodes[m.expand].inputs.push_back(ir::kNoValue);  // no bias
+  m.b.g.nodes[m.expand].inputs.push_back(r);             // fused residual
+  ASSERT_TRUE(ChooseLayouts(m.b.g).ok());
+  EXPECT_FALSE(m.Nhwc(m.a));
+  EXPECT_FALSE(m.Nhwc(m.d));
+}
+
+TEST(LayoutSelection, AResidualReadStaysNchw) {
+  DepthwiseSeparable m(5);
+  // project's output is also added to b's value through a fused residual.
+  m.b.g.nodes[m.project].inputs.push_back(ir::kNoValue);
+  m.b.g.nodes[m.project].inputs.push_back(m.a);
+  ASSERT_TRUE(ChooseLayouts(m.b.g).ok());
+  EXPECT_FALSE(m.Nhwc(m.a));
+}
+
+TEST(LayoutSelection, DroppingOneDepthwiseConvDropsItsNeighbour) {
+  // x → expand → a → dw → b → dw2 → e → Relu (no NHWC kernel) → out
+  DepthwiseSeparable m(5);
+  const ir::ValueId e = m.b.Tensor("e", {1, 32, 6, 5});
+  const ir::ValueId out = m.b.Tensor("out", {1, 32, 6, 5});
+  const ir::NodeId dw2 =
+      m.b.Node("Conv", "dw2", {m.d, m.b.RandomConst("w4", {32, 1, 3, 3}, -1, 1, 4)}, {e});
+  m.b.g.nodes[dw2].SetInt("group", 32);
+  m.b.Node("Relu", "relu", {e}, {out});
+  m.b.Output(out);
+  ASSERT_TRUE(ChooseLayouts(m.b.g).ok());
+  // dw2 cannot write NHWC, so b has a reader without NHWC and dw goes too.
+  for (ir::ValueId v : {m.a, m.d, e, m.c}) EXPECT_FALSE(m.Nhwc(v));
+}
+
+TEST(LayoutSelection, ADepthwiseConvOnTheGraphInputStaysNchw) {
+  GraphBuilder b;
+  const ir::ValueId x = b.Input("x", {1, 32, 6, 5});
+  const ir::ValueId y = b.Tensor("y", {1, 32, 6, 5});
+  const ir::ValueId p = b.Tensor("p", {1, 32, 1, 1});
+  const ir::NodeId dw = b.Node("Conv", "dw", {x, b.RandomConst("w", {32, 1, 3, 3}, -1, 1, 5)}, {y});
+  b.g.nodes[dw].SetInt("group", 32);
+  b.Node("GlobalMaxPool", "pool", {y}, {p});
+  b.Output(p);
+  ASSERT_TRUE(ChooseLayouts(b.g).ok());
+  EXPECT_FALSE(b.g.value(y).channels_last);
+}
+
+}  // namespace
+}  // namespace kiln::compiler

@@ -62,6 +62,7 @@ absl::StatusOr<Recorded> RunAndRecord(const std::string& path,
   std::vector<vm::NpyArray> outputs = OutputBuffers(**instance);
   std::vector<vm::HostTensor> in = Views(*inputs), out = Views(outputs);
   absl::Status s = (*instance)->Run(in, out, r.recorder.get());
+  if (!r.recorder->status().ok()) s = r.recorder->status();
   if (!s.ok()) return absl::Status(s.code(), absl::StrCat("'", path, "': ", s.message()));
   return r;
 }
@@ -113,7 +114,7 @@ int CompareCommand(const std::vector<std::string>& argv) {
     }
     const vm::RecordedValue& vb = *it->second;
     const bool floating = va.info->dtype == fb::DType::F32 || va.info->dtype == fb::DType::F64;
-    if (va.info->dtype != vb.info->dtype || va.info->shape != vb.info->shape || !floating) {
+    if (va.info->dtype != vb.info->dtype || va.shape != vb.shape || !floating) {
       if (va.bytes != vb.bytes && !floating) ++differing;
       ++skipped;
       continue;
@@ -142,7 +143,7 @@ int CompareCommand(const std::vector<std::string>& argv) {
         first = absl::StrFormat(
             "first difference: value '%s' %s\n  max_abs_diff=%.6g, %llu of %llu elements outside "
             "atol=%g rtol=%g (worst at flat index %llu: A=%.9g B=%.9g)\n  A: %s\n  B: %s\n",
-            va.info->name, vm::ShapeText(va.info->shape), worst,
+            va.info->name, vm::ShapeText(va.shape), worst,
             static_cast<unsigned long long>(bad), static_cast<unsigned long long>(n), atol, rtol,
             static_cast<unsigned long long>(worst_at), Element(va, worst_at),
             Element(vb, worst_at), vm::DescribeDispatch(a->dispatches[va.dispatch]),

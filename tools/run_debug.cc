@@ -50,6 +50,7 @@ absl::Status RunDebugSession::DebugRun(vm::Instance& instance,
   if (check_nan_) {
     vm::NanChecker checker(&dispatches_);
     absl::Status s = instance.Run(inputs, outputs, &checker);
+    if (!checker.status().ok()) return checker.status();
     if (checker.found()) {
       return absl::FailedPreconditionError(absl::StrCat("--check-nan: ", checker.message()));
     }

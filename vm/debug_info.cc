@@ -8,6 +8,7 @@
 #include "absl/strings/strip.h"
 #include "kiln/dtype.h"
 #include "vm/bytecode.h"
+#include "vm/disassembler.h"
 #include "vm/kernel_params.h"
 
 namespace kiln::vm {
@@ -25,7 +26,85 @@ std::string KernelShort(const std::string& kernel) {
   return std::string(absl::StripPrefix(kernel, "kiln_"));
 }
 
+// Reads and checks a debug value's dim_registers into `value`: one per dim,
+// each -1 (a static dim) or an integer register below `int_count` (where
+// `shape` says -1).
+absl::Status DimRegisters(const fb::ValueDebug& v, uint32_t int_count,
+                          const std::vector<std::string>& int_exprs, const std::string& where,
+                          ValueInfo* value) {
+  const auto& regs = *v.dim_registers();
+  if (regs.size() != value->shape.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(where, " has ", regs.size(),
+                                                   " dim registers for a shape of rank ",
+                                                   value->shape.size()));
+  }
+  bool any = false;
+  for (uint32_t k = 0; k < regs.size(); ++k) {
+    const int32_t reg = regs.Get(k);
+    if (reg == -1) {
+      value->dim_exprs.push_back(absl::StrCat(value->shape[k]));
+      continue;
+    }
+    if (reg < 0 || static_cast<uint32_t>(reg) >= int_count) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, " reads dim ", k, " from integer register n", reg, "; its function has ",
+          int_count, " integer registers"));
+    }
+    if (value->shape[k] != -1) {
+      return absl::InvalidArgumentError(absl::StrCat(where, " gives dim ", k, " as ",
+                                                     value->shape[k], " and as register n", reg));
+    }
+    value->dim_exprs.push_back(static_cast<size_t>(reg) < int_exprs.size()
+                                   ? int_exprs[reg] : absl::StrCat("n", reg));
+    any = true;
+  }
+  if (any) {
+    value->dim_registers.assign(regs.begin(), regs.end());
+  } else {
+    value->dim_exprs.clear();
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+absl::StatusOr<ValueInfo> ValueInRun(const ValueInfo& v, const int64_t* int_registers,
+                                     uint32_t count, uint64_t binding_bytes) {
+  ValueInfo out = v;
+  out.dim_registers.clear();
+  out.dim_exprs.clear();
+  const std::string where = absl::StrCat("debug value '", v.name, "' ", ValueShapeText(v));
+  uint64_t bytes = DTypeSize(v.dtype);
+  for (size_t k = 0; k < out.shape.size(); ++k) {
+    const int32_t reg = k < v.dim_registers.size() ? v.dim_registers[k] : -1;
+    if (reg >= 0) {
+      if (int_registers == nullptr || static_cast<uint32_t>(reg) >= count) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            where, ": integer register n", reg, " is not among the run's ", count));
+      }
+      out.shape[k] = int_registers[reg];
+    }
+  }
+  for (const int64_t dim : out.shape) {
+    if (dim < 0 || (dim > 0 && bytes > (uint64_t{1} << 62) / static_cast<uint64_t>(dim))) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, " has the bad shape ", ShapeText(out.shape), " in this run"));
+    }
+    bytes *= static_cast<uint64_t>(dim);
+  }
+  if (bytes > binding_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(where, " is ", ShapeText(out.shape),
+                                                   " in this run: ", bytes, " bytes; binding ",
+                                                   v.binding, " holds ", binding_bytes));
+  }
+  out.bytes = bytes;
+  return out;
+}
+
+std::string ValueShapeText(const ValueInfo& v) {
+  if (!v.symbolic()) return ShapeText(v.shape);
+  return absl::StrCat("[", absl::StrJoin(v.dim_exprs, ","), "]");
+}
 
 std::string ShapeText(const std::vector<int64_t>& shape) {
   return absl::StrCat("[", absl::StrJoin(shape, ","), "]");
@@ -81,6 +160,11 @@ absl::StatusOr<std::vector<DispatchInfo>> DescribeDispatches(const ModuleImage& 
       debug_at[{d->function(), d->bytecode_offset()}] = d;
     }
   }
+  // Symbolic dims of debug values live in the entry function's integer
+  // registers (spelled out for display).
+  const fb::Function& entry = *m.functions()->Get(0);
+  const uint32_t int_count = entry.int_register_count();
+  const std::vector<std::string> int_exprs = IntegerExpressions(m, entry);
   std::vector<DispatchInfo> out;
   for (uint32_t f = 0; f < m.functions()->size(); ++f) {
   const fb::Function& fn = *m.functions()->Get(f);
@@ -135,7 +219,15 @@ absl::StatusOr<std::vector<DispatchInfo>> DescribeDispatches(const ModuleImage& 
           if (bytes == 0) {
             return absl::InvalidArgumentError(absl::StrCat(where, " has an unknown dtype"));
           }
-          for (int64_t dim : value.shape) {
+          if (v->dim_registers() != nullptr) {
+            if (absl::Status s = DimRegisters(*v, f == 0 ? int_count : 0, int_exprs, where, &value);
+                !s.ok()) {
+              return s;
+            }
+          }
+          for (size_t k = 0; k < value.shape.size(); ++k) {
+            const int64_t dim = value.shape[k];
+            if (value.symbolic() && value.dim_registers[k] >= 0) continue;  // sized per run
             if (dim < 0 || (dim > 0 && bytes > (uint64_t{1} << 62) / static_cast<uint64_t>(dim))) {
               return absl::InvalidArgumentError(absl::StrCat(where, " has a bad shape ",
                                                              ShapeText(value.shape)));
@@ -147,7 +239,7 @@ absl::StatusOr<std::vector<DispatchInfo>> DescribeDispatches(const ModuleImage& 
                 absl::StrCat(where, " needs ", bytes, " bytes; binding ", value.binding,
                              " holds ", info.binding_bytes[value.binding]));
           }
-          value.bytes = bytes;
+          value.bytes = value.symbolic() ? 0 : bytes;
           info.values.push_back(std::move(value));
         }
       }

@@ -23,7 +23,24 @@ struct ValueInfo {
   uint32_t binding = 0;  // which of the dispatch's bindings holds it
   uint64_t bytes = 0;    // elements * dtype size (<= that binding's bytes)
   bool channels_last = false;  // bytes are N,H,W,C for the N,C,H,W shape
+  // Symbolic dims: per dim, the entry function's integer register holding
+  // it in a run (its `shape` entry is -1), or -1 for a static dim; empty
+  // when the shape is static. `bytes` is then 0: a run gives the real shape
+  // (ValueInRun). `dim_exprs` spells each dim ("N", "S + T", "8").
+  std::vector<int32_t> dim_registers;
+  std::vector<std::string> dim_exprs;
+  bool symbolic() const { return !dim_registers.empty(); }
 };
+
+// `v` as one run has it: each symbolic dim read from that run's integer
+// registers (`count` of them), bytes recomputed and checked against
+// `binding_bytes`, the bytes its binding views in that run. Fails (naming
+// the value) on a register out of range, a negative or overflowing dim, or
+// more bytes than the binding holds; never reads outside `int_registers`.
+absl::StatusOr<ValueInfo> ValueInRun(const ValueInfo& v, const int64_t* int_registers,
+                                     uint32_t count, uint64_t binding_bytes);
+// "[N,8,16,16]" for a symbolic value, else ShapeText(shape).
+std::string ValueShapeText(const ValueInfo& v);
 
 // The value's bytes in C order of its shape (transposed back when the
 // binding holds it channels last).

@@ -49,11 +49,15 @@ std::string DescribeDispatch(const DispatchInfo& d) {
 }
 
 ValueDumper::ValueDumper(const std::vector<DispatchInfo>* dispatches, std::string dir)
-    : dispatches_(dispatches), dir_(std::move(dir)) {}
+    : ValueObserver(dispatches), dir_(std::move(dir)) {}
 
 bool ValueDumper::AfterDispatch(uint32_t dispatch, void* const* bindings) {
   if (dispatch >= dispatches_->size() || !status_.ok()) return status_.ok();
-  for (const ValueInfo& v : (*dispatches_)[dispatch].values) {
+  const DispatchInfo& d = (*dispatches_)[dispatch];
+  for (const ValueInfo& value : d.values) {
+    const ValueInfo* in_run = InRun(d, value);
+    if (in_run == nullptr) return false;
+    const ValueInfo& v = *in_run;
     std::string file = SanitizeFileName(v.name);
     int& uses = used_files_[file];
     if (uses++ > 0) file = absl::StrCat(file, "__", uses);
@@ -64,7 +68,7 @@ bool ValueDumper::AfterDispatch(uint32_t dispatch, void* const* bindings) {
     array.data = ValueBytes(v, bindings[v.binding]);
     status_ = WriteNpy(absl::StrCat(dir_, "/", file), array);
     if (!status_.ok()) return false;
-    entries_.push_back({file, v.name, dispatch});
+    entries_.push_back({file, v.name, dispatch, v.dtype, v.shape});
   }
   return true;
 }
@@ -74,18 +78,13 @@ absl::Status ValueDumper::Finish() {
   std::vector<std::string> rows;
   for (const Entry& e : entries_) {
     const DispatchInfo& d = (*dispatches_)[e.dispatch];
-    const ValueInfo* info = nullptr;
-    for (const ValueInfo& v : d.values) {
-      if (v.name == e.value) info = &v;
-    }
     std::vector<std::string> nodes;
     for (const std::string& n : d.nodes) nodes.push_back(JsonString(n));
     rows.push_back(absl::StrCat(
         "  {\"value\":", JsonString(e.value), ",\"file\":", JsonString(e.file),
         ",\"dispatch\":", e.dispatch, ",\"kernel\":", JsonString(d.kernel), ",\"nodes\":[",
         absl::StrJoin(nodes, ","), "],\"dtype\":",
-        JsonString(info ? DTypeName(info->dtype) : "unknown"), ",\"shape\":[",
-        info ? absl::StrJoin(info->shape, ",") : "", "]}"));
+        JsonString(DTypeName(e.dtype)), ",\"shape\":[", absl::StrJoin(e.shape, ","), "]}"));
   }
   const std::string path = absl::StrCat(dir_, "/values.json");
   std::ofstream out(path, std::ios::trunc);
@@ -98,8 +97,11 @@ absl::Status ValueDumper::Finish() {
 bool NanChecker::AfterDispatch(uint32_t dispatch, void* const* bindings) {
   if (dispatch >= dispatches_->size()) return true;
   const DispatchInfo& d = (*dispatches_)[dispatch];
-  for (const ValueInfo& v : d.values) {
-    if (v.dtype != fb::DType::F32 && v.dtype != fb::DType::F64) continue;
+  for (const ValueInfo& value : d.values) {
+    if (value.dtype != fb::DType::F32 && value.dtype != fb::DType::F64) continue;
+    const ValueInfo* in_run = InRun(d, value);
+    if (in_run == nullptr) return false;
+    const ValueInfo& v = *in_run;
     ++checked_;
     const uint64_t n = v.bytes / DTypeSize(v.dtype);
     uint64_t nans = 0, infs = 0, first = 0;
@@ -130,8 +132,12 @@ bool NanChecker::AfterDispatch(uint32_t dispatch, void* const* bindings) {
 
 bool ValueRecorder::AfterDispatch(uint32_t dispatch, void* const* bindings) {
   if (dispatch >= dispatches_->size()) return true;
-  for (const ValueInfo& v : (*dispatches_)[dispatch].values) {
-    values_.push_back({&v, dispatch, ValueBytes(v, bindings[v.binding])});
+  const DispatchInfo& d = (*dispatches_)[dispatch];
+  for (const ValueInfo& value : d.values) {
+    const ValueInfo* in_run = InRun(d, value);
+    if (in_run == nullptr) return false;
+    const ValueInfo& v = *in_run;
+    values_.push_back({&value, dispatch, ValueBytes(v, bindings[v.binding]), v.shape});
   }
   return true;
 }

@@ -4,7 +4,9 @@
 //  - NanChecker stops the run at the first dispatch producing NaN/Inf (--check-nan);
 //  - ValueRecorder keeps copies in memory, in dispatch order (kiln compare).
 // They allocate and write files while the run is paused between dispatches:
-// debugging modes, not the timed path.
+// debugging modes, not the timed path. Values with symbolic dims are read
+// with the run's shapes (vm/value_observer.h); a value they cannot read
+// stops the run with status() saying why.
 #ifndef KILN_VM_DUMP_H_
 #define KILN_VM_DUMP_H_
 
@@ -17,38 +19,37 @@
 #include "vm/debug_info.h"
 #include "vm/npy.h"
 #include "vm/observer.h"
+#include "vm/value_observer.h"
 
 namespace kiln::vm {
 
 // A file name made of [A-Za-z0-9._-] from an ONNX value name.
 std::string SanitizeFileName(const std::string& name);
 
-class ValueDumper : public DispatchObserver {
+class ValueDumper : public ValueObserver {
  public:
   ValueDumper(const std::vector<DispatchInfo>* dispatches, std::string dir);
-  void BeforeDispatch(uint32_t, void* const*) override {}
   bool AfterDispatch(uint32_t dispatch, void* const* bindings) override;
-  // Writes DIR/values.json (value -> file, dispatch, nodes, dtype, shape).
+  // Writes DIR/values.json (value -> file, dispatch, nodes, dtype, shape;
+  // the shape the run gave it).
   absl::Status Finish();
-  const absl::Status& status() const { return status_; }
   size_t written() const { return entries_.size(); }
 
  private:
   struct Entry {
     std::string file, value;
     uint32_t dispatch;
+    fb::DType dtype;
+    std::vector<int64_t> shape;
   };
-  const std::vector<DispatchInfo>* dispatches_;
   std::string dir_;
   std::map<std::string, int> used_files_;
   std::vector<Entry> entries_;
-  absl::Status status_;
 };
 
-class NanChecker : public DispatchObserver {
+class NanChecker : public ValueObserver {
  public:
-  explicit NanChecker(const std::vector<DispatchInfo>* dispatches) : dispatches_(dispatches) {}
-  void BeforeDispatch(uint32_t, void* const*) override {}
+  explicit NanChecker(const std::vector<DispatchInfo>* dispatches) : ValueObserver(dispatches) {}
   bool AfterDispatch(uint32_t dispatch, void* const* bindings) override;
   bool found() const { return !message_.empty(); }
   // "dispatch 12 (+340, kernel kiln_conv2d_f32, ONNX nodes Conv_3:Conv + ...):
@@ -57,7 +58,6 @@ class NanChecker : public DispatchObserver {
   uint32_t checked_values() const { return checked_; }
 
  private:
-  const std::vector<DispatchInfo>* dispatches_;
   std::string message_;
   uint32_t checked_ = 0;
 };
@@ -66,17 +66,16 @@ struct RecordedValue {
   const ValueInfo* info;
   uint32_t dispatch;
   std::vector<uint8_t> bytes;
+  std::vector<int64_t> shape;  // as the run had it (info->shape may be symbolic)
 };
 
-class ValueRecorder : public DispatchObserver {
+class ValueRecorder : public ValueObserver {
  public:
-  explicit ValueRecorder(const std::vector<DispatchInfo>* dispatches) : dispatches_(dispatches) {}
-  void BeforeDispatch(uint32_t, void* const*) override {}
+  explicit ValueRecorder(const std::vector<DispatchInfo>* dispatches) : ValueObserver(dispatches) {}
   bool AfterDispatch(uint32_t dispatch, void* const* bindings) override;
   const std::vector<RecordedValue>& values() const { return values_; }
 
  private:
-  const std::vector<DispatchInfo>* dispatches_;
   std::vector<RecordedValue> values_;
 };
 

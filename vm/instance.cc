@@ -381,6 +381,9 @@ absl::Status Instance::RunObserved(const void* const* inputs, void* const* outpu
                                    DispatchObserver& observer) {
   const InterpreterFrame frame = Frame(inputs, outputs);
   uint32_t failed_pc = 0;
+  // The integer registers were evaluated by BindInputs (symbols) and hold
+  // every size the run uses; the last slot is spare.
+  observer.IntRegisters(int_registers_.data(), static_cast<uint32_t>(int_registers_.size() - 1));
   observer.BeginRun();
   int rc = InterpretObserved(frame, &failed_pc, observer);
   observer.EndRun();

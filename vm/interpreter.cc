@@ -86,6 +86,7 @@ namespace kiln::vm {
                                              frame.binding_bytes, count, e.writes)); \
     if constexpr (kObserved) {                                                     \
       observer->DynamicParams(dispatch, ip, e.iparam_count);                       \
+      observer->DynamicBindingBytes(dispatch, frame.binding_bytes, count);         \
       observer->BeforeDispatch(dispatch, frame.bindings);                          \
     }                                                                              \
     KILN_FAIL_IF(e.fn(ip, e.fparams, frame.bindings, frame.host));                 \

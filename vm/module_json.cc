@@ -112,7 +112,13 @@ absl::StatusOr<std::string> DescribeModuleJson(const ModuleImage& image) {
                                     JsonString(DTypeName(v.dtype)), ",\"shape\":[",
                                     absl::StrJoin(v.shape, ","), "],\"binding\":", v.binding,
                                     ",\"bytes\":", v.bytes,
-                                    v.channels_last ? ",\"channels_last\":true" : "", "}"));
+                                    v.channels_last ? ",\"channels_last\":true" : "",
+                                    v.symbolic() ? absl::StrCat(",\"dim_registers\":[",
+                                                                absl::StrJoin(v.dim_registers, ","),
+                                                                "],\"dims\":",
+                                                                Strings(v.dim_exprs))
+                                                 : "",
+                                    "}"));
     }
     ds.push_back(absl::StrCat("{\"index\":", d.index, ",\"pc\":", d.pc, ",\"executable\":",
                               d.executable, ",\"kernel\":", JsonString(d.kernel),

@@ -20,6 +20,14 @@ class DispatchObserver {
   // the kernel is called with once the run's sizes are patched in.
   virtual void DynamicParams(uint32_t /*dispatch*/, const int64_t* /*iparams*/,
                              uint32_t /*count*/) {}
+  // DISPATCH_DYN only, with DynamicParams: the bytes each binding views in
+  // this run (0 for a binding the kernel leaves untouched).
+  virtual void DynamicBindingBytes(uint32_t /*dispatch*/, const uint64_t* /*bytes*/,
+                                   uint32_t /*count*/) {}
+  // Called by Instance just before BeginRun: the entry function's integer
+  // registers, i.e. this run's sizes (all computed before the first
+  // dispatch), readable until EndRun.
+  virtual void IntRegisters(const int64_t* /*registers*/, uint32_t /*count*/) {}
   // `bindings` are the buffers the kernel is called with.
   virtual void BeforeDispatch(uint32_t dispatch, void* const* bindings) = 0;
   // Returns false to stop the run after this dispatch.

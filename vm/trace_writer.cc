@@ -23,7 +23,7 @@ std::string DispatchArgs(const DispatchInfo& d) {
   for (const ValueInfo& v : d.values) {
     values.push_back(absl::StrCat("{\"name\":", JsonString(v.name), ",\"dtype\":",
                                   JsonString(DTypeName(v.dtype)), ",\"shape\":",
-                                  JsonString(ShapeText(v.shape)), ",\"bytes\":", v.bytes, "}"));
+                                  JsonString(ValueShapeText(v)), ",\"bytes\":", v.bytes, "}"));
   }
   std::string args = absl::StrCat(
       "{\"dispatch\":", d.index, ",\"pc\":", d.pc, ",\"kernel\":", JsonString(d.kernel),

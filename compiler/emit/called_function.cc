@@ -83,7 +83,7 @@ absl::Status LoweringContext::FinishFunction(uint32_t index) {
     if (p.dynamic) return absl::UnimplementedError("control flow over symbolic sizes");
   }
   EmitPending(bc, reg_of, nullptr, index);
-  AttachDebugValues();
+  AttachDebugValues(nullptr);
   bc.Return();
   FunctionDesc& f = shared_->called_functions[index - 1];
   f.bytecode = bc.words();

@@ -401,7 +401,7 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
   // The called functions' debug info came first; this function's indexes
   // module_.dispatches from 0.
   std::vector<DispatchDebugDesc> called = std::move(called_dispatches);
-  AttachDebugValues();
+  AttachDebugValues(&shapes);
   for (DispatchDebugDesc& d : called) module_.dispatches.push_back(std::move(d));
   bc.Return();
   module_.bytecode = bc.words();

@@ -42,6 +42,9 @@ struct ValueDebugDesc {
   std::vector<int64_t> shape;
   uint32_t binding = 0;
   bool channels_last = false;  // stored N,H,W,C (ir::Value::channels_last)
+  // Per dim: the entry function's integer register holding a symbolic dim
+  // (shape -1 there), -1 for a static one; empty when the shape is static.
+  std::vector<int32_t> dim_registers;
 };
 
 struct DispatchDebugDesc {

@@ -140,10 +140,11 @@ class LoweringContext {
                    ShapeProgram* shapes, uint32_t function);
   // Debug info (lowering_debug.cc): which binding holds each output of `node`,
   // then per dispatch the values (and aliases) complete after it, and the
-  // arena tensors' dispatch lifetimes.
+  // arena tensors' dispatch lifetimes. Values with symbolic dims name the
+  // integer registers of `shapes` holding them (null: such values are left out).
   void RecordWrites(const ir::Node& node, const std::vector<Binding>& bindings,
                     PendingDispatch* p) const;
-  void AttachDebugValues();
+  void AttachDebugValues(ShapeProgram* shapes);
 
   const ir::Graph& graph_;
   const compiler::MemoryPlan& plan_;

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "compiler/emit/lowering_context.h"
+#include "compiler/emit/shape_program.h"
 
 namespace kiln::compiler::emit {
 
@@ -34,7 +35,7 @@ void LoweringContext::RecordWrites(const ir::Node& node, const std::vector<Bindi
   }
 }
 
-void LoweringContext::AttachDebugValues() {
+void LoweringContext::AttachDebugValues(ShapeProgram* shapes) {
   // The last dispatch writing a value is where it is complete (Concat writes
   // its output in parts, one dispatch each).
   std::map<ir::ValueId, std::pair<uint32_t, uint32_t>> written_at;  // -> (dispatch, binding)
@@ -72,11 +73,23 @@ void LoweringContext::AttachDebugValues() {
     for (size_t j = 0; j < values_of[d].size(); ++j) {
       const ir::Value& val = value(values_of[d][j]);
       if (!val.has_shape || val.name.empty()) continue;
+      ValueDebugDesc desc{val.name, val.dtype, val.shape, binding_of[d][j], val.channels_last, {}};
       if (std::any_of(val.shape.begin(), val.shape.end(), [](int64_t x) { return x < 0; })) {
-        continue;
+        // Symbolic dims: where the run keeps their values. Only the entry
+        // function has integer registers; these instructions land after
+        // its dispatches, and the VM evaluates them all before a run.
+        const bool known = std::all_of(val.shape.begin(), val.shape.end(), [&](int64_t x) {
+          return x >= 0 || graph_.dims.Known(x);
+        });
+        if (shapes == nullptr || !known) continue;
+        desc.dim_registers.assign(val.shape.size(), -1);
+        for (size_t k = 0; k < val.shape.size(); ++k) {
+          if (val.shape[k] >= 0) continue;
+          desc.dim_registers[k] = static_cast<int32_t>(shapes->Register(val.shape[k]));
+          desc.shape[k] = -1;
+        }
       }
-      module_.dispatches[dispatch_of[d]].values.push_back(
-          {val.name, val.dtype, val.shape, binding_of[d][j], val.channels_last});
+      module_.dispatches[dispatch_of[d]].values.push_back(std::move(desc));
     }
   }
 

@@ -84,7 +84,9 @@ absl::StatusOr<std::string> WriteModule(const LoweredModule& m) {
     std::vector<Offset<fb::ValueDebug>> values;
     for (const ValueDebugDesc& v : d.values) {
       values.push_back(fb::CreateValueDebugDirect(b, v.name.c_str(), v.dtype, &v.shape, v.binding,
-                                                    v.channels_last));
+                                                    v.channels_last,
+                                                    v.dim_registers.empty() ? nullptr
+                                                                            : &v.dim_registers));
     }
     dispatches.push_back(fb::CreateDispatchDebugDirect(b, d.bytecode_offset, d.executable, &nodes,
                                                        &ops, &outs, &values, d.function));

@@ -107,7 +107,8 @@ TEST(DebugInfo, CompiledModuleNamesValuesAndAliases) {
 // Describes the dispatches of a hand-built one-copy module (4 floats in, 4
 // out) whose debug info puts a value of `value_shape` in the output binding.
 absl::StatusOr<std::vector<DispatchInfo>> DescribeWithDebugValue(
-    std::vector<int64_t> value_shape, bool channels_last) {
+    std::vector<int64_t> value_shape, bool channels_last,
+    std::vector<int32_t> dim_registers = {}) {
   flatbuffers::FlatBufferBuilder b;
   std::vector<int64_t> shape = {4};
   auto in = fb::CreateTensorDesc(b, b.CreateString("x"), fb::DType::F32, b.CreateVector(shape));
@@ -121,7 +122,8 @@ absl::StatusOr<std::vector<DispatchInfo>> DescribeWithDebugValue(
                                b.CreateVector(kiln::testing::DefaultCopyBytecode(0, 16)));
   auto plan = fb::CreateMemoryPlan(b, 64, 64);
   auto value = fb::CreateValueDebug(b, b.CreateString("v"), fb::DType::F32,
-                                    b.CreateVector(value_shape), 1, channels_last);
+                                    b.CreateVector(value_shape), 1, channels_last,
+                                    dim_registers.empty() ? 0 : b.CreateVector(dim_registers));
   auto dbg = fb::CreateDispatchDebug(b, 12, 0, 0, 0, 0, b.CreateVector(std::vector{value}));
   auto debug = fb::CreateDebugInfo(b, b.CreateString("hand-built"), b.CreateVector(std::vector{dbg}));
   auto module = fb::CreateModule(b, KILN_FORMAT_VERSION, b.CreateString("test"), sig,
@@ -149,6 +151,67 @@ TEST(DebugInfo, RefusesChannelsLastValuesNotOfRankFour) {
   EXPECT_NE(std::string(dispatches.status().message()).find("'v' is channels last but has rank 1"),
             std::string::npos)
       << dispatches.status();
+}
+
+// Symbolic dims (dim_registers): the hand-built module's function has no
+// integer registers, so any register a debug value names is out of range.
+TEST(DebugInfo, RefusesSymbolicDimsInMissingIntegerRegisters) {
+  auto dispatches = DescribeWithDebugValue({-1}, false, {0});
+  ASSERT_FALSE(dispatches.ok());
+  EXPECT_NE(std::string(dispatches.status().message())
+                .find("debug value 'v' reads dim 0 from integer register n0; its function has 0 "
+                      "integer registers"),
+            std::string::npos)
+      << dispatches.status();
+  auto negative = DescribeWithDebugValue({-1}, false, {-7});
+  ASSERT_FALSE(negative.ok());
+  EXPECT_NE(std::string(negative.status().message()).find("'v' reads dim 0 from integer register n-7"),
+            std::string::npos)
+      << negative.status();
+  // One register per dim, or none.
+  auto short_list = DescribeWithDebugValue({2, 2}, false, {-1});
+  ASSERT_FALSE(short_list.ok());
+  EXPECT_NE(std::string(short_list.status().message())
+                .find("'v' has 1 dim registers for a shape of rank 2"),
+            std::string::npos)
+      << short_list.status();
+  // All -1: a static value after all, checked as one.
+  auto all_static = DescribeWithDebugValue({2, 2}, false, {-1, -1});
+  ASSERT_TRUE(all_static.ok()) << all_static.status();
+  EXPECT_FALSE((*all_static)[0].values[0].symbolic());
+  EXPECT_EQ((*all_static)[0].values[0].bytes, 16u);
+}
+
+TEST(DebugInfo, ValueInRunReadsTheRunsSizesAndChecksTheBinding) {
+  ValueInfo v;
+  v.name = "h";
+  v.dtype = fb::DType::F32;
+  v.shape = {-1, 8, -1};
+  v.dim_registers = {2, -1, 0};
+  v.dim_exprs = {"N", "8", "S + T"};
+  EXPECT_EQ(ValueShapeText(v), "[N,8,S + T]");
+  const int64_t regs[3] = {5, 99, 3};  // S + T = 5, N = 3
+  auto r = ValueInRun(v, regs, 3, 3 * 8 * 5 * 4);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->shape, (std::vector<int64_t>{3, 8, 5}));
+  EXPECT_EQ(r->bytes, 3u * 8 * 5 * 4);
+  EXPECT_FALSE(r->symbolic());
+  // One byte short of the run's binding.
+  auto small = ValueInRun(v, regs, 3, 3 * 8 * 5 * 4 - 1);
+  ASSERT_FALSE(small.ok());
+  EXPECT_NE(std::string(small.status().message())
+                .find("debug value 'h' [N,8,S + T] is [3,8,5] in this run: 480 bytes; binding 0 "
+                      "holds 479"),
+            std::string::npos)
+      << small.status();
+  // A register the run does not have, a negative size.
+  EXPECT_FALSE(ValueInRun(v, regs, 2, 1 << 20).ok());
+  EXPECT_FALSE(ValueInRun(v, nullptr, 0, 1 << 20).ok());
+  const int64_t negative[3] = {5, 0, -1};
+  auto bad = ValueInRun(v, negative, 3, 1 << 20);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(std::string(bad.status().message()).find("bad shape [-1,8,5]"), std::string::npos)
+      << bad.status();
 }
 
 TEST(DebugInfo, ChannelsLastBytesComeBackInOnnxOrder) {
@@ -276,6 +339,83 @@ TEST(Timer, DynamicDispatchFlopsUseTheRunsSizes) {
   ASSERT_NE(conv, std::string::npos) << profile;
   const std::string line = profile.substr(conv + 1, profile.find('\n', conv + 1) - conv - 1);
   EXPECT_NE(line.back(), '-') << line;  // a GFLOP/s figure, not "unknown"
+}
+
+// The same module at two batch sizes: every debug value has a symbolic
+// batch, read from the run (cnn_dynbatch: Conv+Relu [N,8,16,16], MaxPool
+// [N,8,8,8], Conv+Relu [N,16,4,4], GlobalAveragePool [N,16,1,1] and its
+// Flatten [N,16], Gemm [N,10]).
+TEST(ValueRecorder, SymbolicValuesHaveTheRunsShapes) {
+  auto instance = Load(Compile("dynamic/cnn_dynbatch.onnx"), "cnn_dynbatch.kiln");
+  auto dispatches = DescribeDispatches(instance->image());
+  ASSERT_TRUE(dispatches.ok()) << dispatches.status();
+  ASSERT_FALSE((*dispatches)[0].values.empty());
+  const ValueInfo& relu = (*dispatches)[0].values[0];
+  EXPECT_TRUE(relu.symbolic());
+  EXPECT_EQ(ValueShapeText(relu), "[N,8,16,16]");
+  EXPECT_EQ(relu.bytes, 0u);  // known per run
+  const std::string dir = std::string(KILN_SOURCE_DIR) + "/tests/models/dynamic/";
+  auto in5 = ReadNpy(dir + "cnn_dynbatch.5.input.npy");
+  ASSERT_TRUE(in5.ok());
+  ASSERT_TRUE(instance->Reserve({{in5->dtype, in5->shape, in5->data.data(), in5->data.size()}}).ok());
+  for (int n : {2, 5}) {
+    auto in = ReadNpy(dir + "cnn_dynbatch." + std::to_string(n) + ".input.npy");
+    auto ref = ReadNpy(dir + "cnn_dynbatch." + std::to_string(n) + ".output.npy");
+    ASSERT_TRUE(in.ok() && ref.ok());
+    NpyArray out = *ref;
+    ValueRecorder recorder(&*dispatches);
+    ASSERT_TRUE(instance->Run({{in->dtype, in->shape, in->data.data(), in->data.size()}},
+                              {{out.dtype, out.shape, out.data.data(), out.data.size()}}, &recorder)
+                    .ok());
+    ASSERT_TRUE(recorder.status().ok()) << recorder.status();
+    ASSERT_EQ(recorder.values().size(), 6u);
+    const std::vector<std::vector<int64_t>> shapes = {
+        {n, 8, 16, 16}, {n, 8, 8, 8}, {n, 16, 4, 4}, {n, 16, 1, 1}, {n, 16}, {n, 10}};
+    for (size_t k = 0; k < shapes.size(); ++k) {
+      const RecordedValue& v = recorder.values()[k];
+      EXPECT_EQ(v.shape, shapes[k]) << v.info->name;
+      int64_t elements = 1;
+      for (int64_t d : shapes[k]) elements *= d;
+      EXPECT_EQ(v.bytes.size(), static_cast<size_t>(elements) * 4) << v.info->name;
+    }
+    // The last value is the output the caller got; it matches PyTorch.
+    EXPECT_EQ(recorder.values().back().bytes, out.data);
+    for (int64_t i = 0; i < ref->element_count(); ++i) {
+      EXPECT_NEAR(out.floats()[i], ref->floats()[i], 1e-4);
+    }
+    NanChecker checker(&*dispatches);
+    ASSERT_TRUE(instance->Run({{in->dtype, in->shape, in->data.data(), in->data.size()}},
+                              {{out.dtype, out.shape, out.data.data(), out.data.size()}}, &checker)
+                    .ok());
+    EXPECT_FALSE(checker.found());
+    EXPECT_EQ(checker.checked_values(), 6u);
+  }
+}
+
+// Debug info claiming more than a DISPATCH_DYN binding holds in this run is
+// refused when the value is read, not read past the binding.
+TEST(ValueRecorder, RefusesSymbolicValuesLargerThanTheRunsBinding) {
+  auto instance = Load(Compile("dynamic/cnn_dynbatch.onnx"), "cnn_dynbatch.kiln");
+  auto dispatches = DescribeDispatches(instance->image());
+  ASSERT_TRUE(dispatches.ok()) << dispatches.status();
+  (*dispatches)[0].values[0].shape[1] = 9;  // [N,9,16,16] in a [N,8,16,16] binding
+  const std::string dir = std::string(KILN_SOURCE_DIR) + "/tests/models/dynamic/";
+  auto in = ReadNpy(dir + "cnn_dynbatch.2.input.npy");
+  auto ref = ReadNpy(dir + "cnn_dynbatch.2.output.npy");
+  ASSERT_TRUE(in.ok() && ref.ok());
+  NpyArray out = *ref;
+  ASSERT_TRUE(instance->Reserve({{in->dtype, in->shape, in->data.data(), in->data.size()}}).ok());
+  ValueRecorder recorder(&*dispatches);
+  absl::Status s = instance->Run({{in->dtype, in->shape, in->data.data(), in->data.size()}},
+                                 {{out.dtype, out.shape, out.data.data(), out.data.size()}},
+                                 &recorder);
+  EXPECT_EQ(s.code(), absl::StatusCode::kAborted) << s;
+  ASSERT_FALSE(recorder.status().ok());
+  EXPECT_NE(std::string(recorder.status().message())
+                .find("is [2,9,16,16] in this run: 18432 bytes; binding 3 holds 16384"),
+            std::string::npos)
+      << recorder.status();
+  EXPECT_TRUE(recorder.values().empty());
 }
 
 TEST(Timer, TraceAndProfileCoverEveryDispatch) {

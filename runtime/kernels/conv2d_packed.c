@@ -279,30 +279,40 @@ static int convp_is_pointwise_gemm(const int64_t* ip, int y_channels_last) {
          ip[P_PT] == 0 && ip[P_PL] == 0 && ip[P_OH] == ip[P_H] && ip[P_OW] == ip[P_W];
 }
 
+/* The GEMM of image n into NHWC y: B the packed weights, C the bias along
+ * the channels, the residual in y's layout, the conv's activation; A and K
+ * are the caller's. */
+static kiln_gemm_desc convp_nhwc_gemm(const int64_t* ip, const float* fp, void* const* bindings,
+                                      const float* res, float* y, int64_t n) {
+  const int64_t S = ip[P_OH] * ip[P_OW], OC = ip[P_OC];
+  kiln_gemm_desc d = {0};
+  d.M = S;
+  d.N = OC;
+  d.b_packed = (const float*)bindings[1];
+  d.y = y + n * S * OC;
+  d.y_rs = OC;
+  d.ep.alpha = 1.0f;
+  d.ep.beta = 1.0f;
+  d.ep.c = ip[P_HAS_BIAS] ? (const float*)bindings[2] : NULL;
+  d.ep.c_cs = 1;
+  d.ep.r = res ? res + n * S * OC : NULL;
+  d.ep.r_rs = OC;
+  d.ep.act = ip[P_ACT];
+  d.ep.act_alpha = fp[0];
+  d.ep.act_beta = fp[1];
+  return d;
+}
+
 static void convp_pointwise_gemm(const int64_t* ip, const float* fp, void* const* bindings,
                                  const float* res, float* y, int x_channels_last,
                                  const kiln_host* host) {
-  const int64_t S = ip[P_H] * ip[P_W], C = ip[P_C], OC = ip[P_OC];
+  const int64_t S = ip[P_H] * ip[P_W], C = ip[P_C];
   for (int64_t n = 0; n < ip[P_N]; ++n) {
-    kiln_gemm_desc d = {0};
-    d.M = S;
-    d.N = OC;
+    kiln_gemm_desc d = convp_nhwc_gemm(ip, fp, bindings, res, y, n);
     d.K = C;
     d.a = (const float*)bindings[0] + n * S * C;
     d.a_rs = x_channels_last ? C : 1;
     d.a_cs = x_channels_last ? 1 : S;
-    d.b_packed = (const float*)bindings[1];
-    d.y = y + n * S * OC;
-    d.y_rs = OC;
-    d.ep.alpha = 1.0f;
-    d.ep.beta = 1.0f;
-    d.ep.c = ip[P_HAS_BIAS] ? (const float*)bindings[2] : NULL;
-    d.ep.c_cs = 1;
-    d.ep.r = res ? res + n * S * OC : NULL;
-    d.ep.r_rs = OC;
-    d.ep.act = ip[P_ACT];
-    d.ep.act_alpha = fp[0];
-    d.ep.act_beta = fp[1];
     kiln_sgemm(&d, host);
   }
 }
@@ -313,30 +323,16 @@ static void convp_pointwise_gemm(const int64_t* ip, const float* fp, void* const
  * one when C is 1) and runs the GEMM micro-kernel on them, per image. */
 static void convp_one_channel_gemm(const int64_t* ip, const float* fp, void* const* bindings,
                                    const float* res, float* y, const kiln_host* host) {
-  const int64_t S = ip[P_OH] * ip[P_OW], OC = ip[P_OC], plane = ip[P_H] * ip[P_W];
+  const int64_t plane = ip[P_H] * ip[P_W];
   kiln_im2col g;
   g.H = ip[P_H], g.W = ip[P_W], g.OW = ip[P_OW], g.KH = ip[P_KH], g.KW = ip[P_KW];
   g.SH = ip[P_SH], g.SW = ip[P_SW], g.PT = ip[P_PT], g.PL = ip[P_PL];
   g.DH = ip[P_DH], g.DW = ip[P_DW];
   for (int64_t n = 0; n < ip[P_N]; ++n) {
     g.x = (const float*)bindings[0] + n * plane;
-    kiln_gemm_desc d = {0};
-    d.M = S;
-    d.N = OC;
+    kiln_gemm_desc d = convp_nhwc_gemm(ip, fp, bindings, res, y, n);
     d.K = ip[P_KH] * ip[P_KW];
     d.a_im2col = &g;
-    d.b_packed = (const float*)bindings[1];
-    d.y = y + n * S * OC;
-    d.y_rs = OC;
-    d.ep.alpha = 1.0f;
-    d.ep.beta = 1.0f;
-    d.ep.c = ip[P_HAS_BIAS] ? (const float*)bindings[2] : NULL;
-    d.ep.c_cs = 1;
-    d.ep.r = res ? res + n * S * OC : NULL;
-    d.ep.r_rs = OC;
-    d.ep.act = ip[P_ACT];
-    d.ep.act_alpha = fp[0];
-    d.ep.act_beta = fp[1];
     kiln_sgemm(&d, host);
   }
 }

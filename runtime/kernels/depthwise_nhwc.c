@@ -41,6 +41,7 @@ struct dwn_job {
   uint8_t row_all[8]; /* row_all[kw]: tap kw is inside for every position */
   int64_t row_kw_lo, row_kw_hi;
   float act_alpha, act_beta;
+  int64_t reused; /* channels [0, reused) go through dwn_reuse_rows */
 };
 
 /* The taps k in [*lo, *hi) of one axis whose input index
@@ -273,6 +274,121 @@ static KILN_TARGET_AVX512 void dwn_block_avx512(const dwn_blk* b, float* y, int6
 #undef DWN_SWITCH_MB
 #undef DWN_CASE
 
+/* Stride-1 rows with 3 or 5 taps across, over whole groups of 32
+ * channels, in segments of up to 8 outputs (a DS-CNN row of 5 is one): the
+ * segment's outputs stay in registers and each input pixel is loaded once
+ * per kernel row to feed every output it reaches (up to KW FMAs per load,
+ * where the blocks above load once per FMA, and loads bound them). Per
+ * output the taps still run in (kh, kw) order, skipping the padding, with
+ * the blocks' epilogue; channels past the last whole group take the blocks. */
+#define DWN_SEG 8
+
+typedef struct dwn_seg {
+  const float* x;  /* image n, channel c0 */
+  const float* w;  /* channel c0 */
+  const float* bias; /* channel c0, or NULL */
+  float* y;        /* output row, channel c0 */
+  int64_t C, W, ih0, kh_lo, kh_hi, DH, PL, act;
+  __m512 lo, hi;
+} dwn_seg;
+
+/* Outputs [o0, o0 + SEG) of one row for 32 channels. */
+static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE void dwn_seg_body(const dwn_seg* g, int64_t o0,
+                                                               const int SEG, const int KW) {
+  const int64_t C = g->C, W = g->W;
+  __m512 acc[DWN_SEG][2];
+#pragma GCC unroll 8
+  for (int p = 0; p < SEG; ++p) acc[p][0] = acc[p][1] = _mm512_setzero_ps();
+  for (int64_t kh = g->kh_lo; kh < g->kh_hi; ++kh) {
+    const float* xr = g->x + (g->ih0 + kh * g->DH) * W * C;
+    const float* wr = g->w + kh * KW * C;
+    __m512 wv[5][2];
+#pragma GCC unroll 5
+    for (int k = 0; k < KW; ++k) {
+      wv[k][0] = _mm512_loadu_ps(wr + k * C);
+      wv[k][1] = _mm512_loadu_ps(wr + k * C + 16);
+    }
+    /* Input column iw = o0 + jj - PL feeds output o0 + jj - k by tap k. */
+    int64_t iw = o0 - g->PL;
+#pragma GCC unroll 12
+    for (int jj = 0; jj < SEG + KW - 1; ++jj, ++iw) {
+      if ((uint64_t)iw >= (uint64_t)W) continue;
+      const __m512 a0 = _mm512_loadu_ps(xr + iw * C);
+      const __m512 a1 = _mm512_loadu_ps(xr + iw * C + 16);
+#pragma GCC unroll 5
+      for (int k = 0; k < KW; ++k) {
+        const int p = jj - k;
+        if (p < 0 || p >= SEG) continue;
+        acc[p][0] = _mm512_fmadd_ps(a0, wv[k][0], acc[p][0]);
+        acc[p][1] = _mm512_fmadd_ps(a1, wv[k][1], acc[p][1]);
+      }
+    }
+  }
+  const __m512 b0 = g->bias ? _mm512_loadu_ps(g->bias) : _mm512_setzero_ps();
+  const __m512 b1 = g->bias ? _mm512_loadu_ps(g->bias + 16) : _mm512_setzero_ps();
+#pragma GCC unroll 8
+  for (int p = 0; p < SEG; ++p) {
+    __m512 a[2] = {acc[p][0], acc[p][1]};
+    for (int v = 0; v < 2; ++v) {
+      if (g->bias) a[v] = _mm512_add_ps(a[v], v ? b1 : b0);
+      if (g->act == KILN_ACT_RELU || g->act == KILN_ACT_CLIP) a[v] = _mm512_max_ps(g->lo, a[v]);
+      if (g->act == KILN_ACT_CLIP) a[v] = _mm512_min_ps(g->hi, a[v]);
+    }
+    _mm512_storeu_ps(g->y + (o0 + p) * C, a[0]);
+    _mm512_storeu_ps(g->y + (o0 + p) * C + 16, a[1]);
+  }
+}
+
+#define DWN_SEG_CASE(SEG)                                                       \
+  case SEG:                                                                     \
+    if (KW == 3) {                                                              \
+      dwn_seg_body(g, o0, SEG, 3);                                              \
+    } else {                                                                    \
+      dwn_seg_body(g, o0, SEG, 5);                                              \
+    }                                                                           \
+    break;
+
+static KILN_TARGET_AVX512 void dwn_segment(const dwn_seg* g, int64_t o0, int64_t seg,
+                                           int64_t KW) {
+  switch (seg) {
+    DWN_SEG_CASE(1) DWN_SEG_CASE(2) DWN_SEG_CASE(3) DWN_SEG_CASE(4)
+    DWN_SEG_CASE(5) DWN_SEG_CASE(6) DWN_SEG_CASE(7)
+    default: DWN_SEG_CASE(8)
+  }
+}
+#undef DWN_SEG_CASE
+
+/* The channels dwn_reuse_rows takes (whole groups of 32), 0 when the
+ * geometry is not its. */
+static int64_t dwn_reuse_channels(const int64_t* ip) {
+  const int fits = ip[P_SW] == 1 && ip[P_DW] == 1 && (ip[P_KW] == 3 || ip[P_KW] == 5);
+  return fits ? ip[P_C] / 32 * 32 : 0;
+}
+
+/* Tasks (rows) [t0, t1), channels [0, j->reused). */
+static KILN_TARGET_AVX512 void dwn_reuse_rows(const dwn_job* j, int64_t t0, int64_t t1) {
+  const int64_t* ip = j->ip;
+  const int64_t C = ip[P_C], H = ip[P_H], W = ip[P_W], OH = ip[P_OH], OW = ip[P_OW];
+  dwn_seg g;
+  g.C = C, g.W = W, g.DH = ip[P_DH], g.PL = ip[P_PL], g.act = ip[P_ACT];
+  g.lo = _mm512_set1_ps(g.act == KILN_ACT_RELU ? 0.0f : j->act_alpha);
+  g.hi = _mm512_set1_ps(j->act_beta);
+  for (int64_t t = t0; t < t1; ++t) {
+    const int64_t n = t / OH, oh = t % OH;
+    g.ih0 = oh * ip[P_SH] - ip[P_PT];
+    dwn_tap_range(g.ih0, ip[P_KH], g.DH, H, &g.kh_lo, &g.kh_hi);
+    for (int64_t c0 = 0; c0 < j->reused; c0 += 32) {
+      g.x = j->x + n * H * W * C + c0;
+      g.w = j->w + c0;
+      g.bias = j->bias ? j->bias + c0 : NULL;
+      g.y = j->y + (n * OH + oh) * OW * C + c0;
+      for (int64_t o0 = 0; o0 < OW; o0 += DWN_SEG) {
+        dwn_segment(&g, o0, OW - o0 < DWN_SEG ? OW - o0 : DWN_SEG, ip[P_KW]);
+      }
+    }
+  }
+}
+
 static void dwn_row_avx512(const dwn_job* j, int64_t n, int64_t oh) {
   const int64_t* ip = j->ip;
   const int64_t C = ip[P_C], H = ip[P_H], W = ip[P_W], OH = ip[P_OH], OW = ip[P_OW];
@@ -285,11 +401,14 @@ static void dwn_row_avx512(const dwn_job* j, int64_t n, int64_t oh) {
   dwn_tap_range(oh * b.SH - b.PT, ip[P_KH], b.DH, H, &b.kh_lo, &b.kh_hi);
   const int64_t first = j->first, end = j->end;
   float* yrow = j->y + (n * OH + oh) * OW * C;
-  /* Groups of up to 4 full vectors, then the partial one alone. */
-  const int64_t full = C / 16, groups = (full + DWN_MAX_NV - 1) / DWN_MAX_NV;
+  const int64_t reused = j->reused;
+  /* Groups of up to 4 full vectors, then the partial one alone, from the
+   * first vector the reuse path left. */
+  const int64_t full = C / 16, first_v = reused / 16;
+  const int64_t groups = (full - first_v + DWN_MAX_NV - 1) / DWN_MAX_NV;
   for (int64_t g = 0; g < groups + (C % 16 != 0); ++g) {
     const int tail = g == groups;
-    const int64_t v0 = g * DWN_MAX_NV;
+    const int64_t v0 = first_v + g * DWN_MAX_NV;
     const int64_t nv = tail ? 1 : (full - v0 < DWN_MAX_NV ? full - v0 : DWN_MAX_NV);
     const int64_t c0 = tail ? full * 16 : v0 * 16, max_mb = nv == 4 ? 6 : DWN_MAX_MB;
     b.x = j->x + n * H * W * C + c0;
@@ -325,8 +444,15 @@ static void dwn_row_avx512(const dwn_job* j, int64_t n, int64_t oh) {
 /* Task t: image t / OH, output row t % OH. */
 static void dwn_tasks(void* ctx, int64_t begin, int64_t end) {
   const dwn_job* j = (const dwn_job*)ctx;
-  const int64_t OH = j->ip[P_OH];
-  for (int64_t t = begin; t < end; ++t) j->row_fn(j, t / OH, t % OH);
+  const int64_t OH = j->ip[P_OH], act = j->ip[P_ACT];
+#ifdef KILN_HAVE_AVX512
+  if (j->reused > 0) dwn_reuse_rows(j, begin, end);
+#endif
+  /* The rows' other channels, and activations the reuse path leaves. */
+  if (j->reused < j->ip[P_C] ||
+      (act != KILN_ACT_NONE && act != KILN_ACT_RELU && act != KILN_ACT_CLIP)) {
+    for (int64_t t = begin; t < end; ++t) j->row_fn(j, t / OH, t % OH);
+  }
 }
 
 int kiln_conv2d_dw_nhwc_f32(const int64_t* ip, const float* fp, void* const* bindings,
@@ -340,11 +466,13 @@ int kiln_conv2d_dw_nhwc_f32(const int64_t* ip, const float* fp, void* const* bin
   j.act_alpha = fp[0], j.act_beta = fp[1];
   j.row_fn = dwn_row_portable;
   j.first = j.end = 0;
+  j.reused = 0;
 #ifdef KILN_HAVE_AVX512
   if (kiln_avx512_usable()) {
     j.row_fn = dwn_row_avx512;
     dwn_interior(ip, &j.first, &j.end);
     dwn_short_row(ip, &j);
+    j.reused = dwn_reuse_channels(ip);
   }
 #endif
   const int64_t tasks = ip[P_N] * ip[P_OH];

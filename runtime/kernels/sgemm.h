@@ -353,7 +353,8 @@ typedef struct kiln_epilogue {
  * multiple of 16 columns), `im2col`, or the strided view b[k*b_rs + n*b_cs].
  * A is the strided view a[m*a_rs + k*a_cs], or, when `a_im2col` is set (and
  * B is b_packed), the transposed im2col matrix A[m, k] = im2col B[k, m]: a
- * convolution whose outputs come out channels last. */
+ * convolution whose outputs come out channels last (its rows are packed as
+ * the tiles need them, kiln_pack_im2col_rows). */
 typedef struct kiln_gemm_desc {
   int64_t M, N, K;
   const float* a;
@@ -542,6 +543,90 @@ static inline KILN_TARGET_AVX512 void kiln_pack_im2col_avx512(const kiln_im2col*
 }
 #endif
 
+/* Rows m0 .. m0 + rows of the transposed im2col matrix, K columns k0 ..
+ * k0 + kc: dst[i*kc + kk] = B[k0 + kk, m0 + i], zero outside the image. Per
+ * output and kernel row, the KW taps are one (strided) run of an input row. */
+static inline void kiln_pack_im2col_rows(const kiln_im2col* g, int64_t k0, int64_t kc,
+                                         int64_t m0, int64_t rows, float* dst) {
+  const int64_t taps = g->KH * g->KW, plane = g->H * g->W;
+  const int64_t ic0 = k0 / taps, kh0 = k0 % taps / g->KW, kw00 = k0 % g->KW;
+  int64_t oh = m0 / g->OW, ow = m0 % g->OW;
+  for (int64_t i = 0; i < rows; ++i) {
+    float* out = dst + i * kc;
+    const int64_t ih0 = oh * g->SH - g->PT, iw0 = ow * g->SW - g->PL;
+    int64_t ic = ic0, kh = kh0, kw0 = kw00;
+    for (int64_t kk = 0; kk < kc;) {
+      const int64_t n = g->KW - kw0 < kc - kk ? g->KW - kw0 : kc - kk;
+      const int64_t ih = ih0 + kh * g->DH;
+      float* o = out + kk;
+      if (ih < 0 || ih >= g->H) {
+        for (int64_t j = 0; j < n; ++j) o[j] = 0.0f;
+      } else {
+        const float* xr = g->x + ic * plane + ih * g->W;
+        for (int64_t j = 0; j < n; ++j) {
+          const int64_t iw = iw0 + (kw0 + j) * g->DW;
+          o[j] = iw >= 0 && iw < g->W ? xr[iw] : 0.0f;
+        }
+      }
+      kk += n, kw0 = 0;
+      if (++kh == g->KH) kh = 0, ++ic;
+    }
+    if (++ow == g->OW) ow = 0, ++oh;
+  }
+}
+
+#ifdef KILN_HAVE_AVX512
+/* kiln_pack_im2col_rows with one masked load and one store per run (unit
+ * dilation across, runs of at most 16): lanes outside the image are never
+ * read and store zero. Writes up to 16 floats past rows*kc (masked stores
+ * are slow on some CPUs). */
+static inline KILN_TARGET_AVX512 void kiln_pack_im2col_rows_avx512(const kiln_im2col* g,
+                                                                  int64_t k0, int64_t kc,
+                                                                  int64_t m0, int64_t rows,
+                                                                  float* dst) {
+  if (g->DW != 1 || g->KW > KILN_PANEL) {
+    kiln_pack_im2col_rows(g, k0, kc, m0, rows, dst);
+    return;
+  }
+  const int64_t taps = g->KH * g->KW, plane = g->H * g->W;
+  const int64_t ic0 = k0 / taps, kh0 = k0 % taps / g->KW, kw00 = k0 % g->KW;
+  int64_t oh = m0 / g->OW, ow = m0 % g->OW;
+  for (int64_t i = 0; i < rows; ++i) {
+    float* out = dst + i * kc;
+    const int64_t ih0 = oh * g->SH - g->PT, iw0 = ow * g->SW - g->PL;
+    /* Bit j: input column iw0 + j is inside the image (j < 32). */
+    const int64_t lo = iw0 < 0 ? -iw0 : 0, hi = g->W - iw0;
+    uint32_t cols = 0;
+    if (hi > lo && lo < 32) cols = (hi < 32 ? (1u << hi) - 1u : ~0u) & ~((1u << lo) - 1u);
+    int64_t ic = ic0, kh = kh0, kw0 = kw00;
+    for (int64_t kk = 0; kk < kc;) {
+      const int64_t n = g->KW - kw0 < kc - kk ? g->KW - kw0 : kc - kk;
+      const int64_t ih = ih0 + kh * g->DH;
+      __m512 v = _mm512_setzero_ps();
+      if (ih >= 0 && ih < g->H) {
+        const __mmask16 m = (__mmask16)((cols >> kw0) & ((1u << n) - 1u));
+        if (m) {
+          v = _mm512_maskz_loadu_ps(m, kiln_simd_at(g->x + ic * plane + ih * g->W, iw0 + kw0));
+        }
+      }
+      /* A whole vector: the lanes past the run are zero and the next run
+       * (or row) overwrites them; dst has 16 floats to spare. */
+      _mm512_storeu_ps(out + kk, v);
+      kk += n, kw0 = 0;
+      if (++kh == g->KH) kh = 0, ++ic;
+    }
+    if (++ow == g->OW) ow = 0, ++oh;
+  }
+}
+#endif
+
+static inline kiln_im2col_pack_fn kiln_im2col_pack_rows_select(void) {
+#ifdef KILN_HAVE_AVX512
+  if (kiln_avx512_usable()) return kiln_pack_im2col_rows_avx512;
+#endif
+  return kiln_pack_im2col_rows;
+}
+
 static inline kiln_im2col_pack_fn kiln_im2col_pack_select(void) {
 #ifdef KILN_HAVE_AVX512
   if (kiln_avx512_usable()) return kiln_pack_im2col_avx512;
@@ -616,6 +701,7 @@ typedef struct kiln_gemm_plan {
   int b_in_place; /* B rows are read where they are, unpacked */
   int rows_avx512; /* dense B rows packed by kiln_pack_rows_avx512 */
   kiln_im2col_pack_fn pack_im2col;
+  kiln_im2col_pack_fn pack_im2col_rows; /* for a_im2col */
   int64_t nr_chunk; /* columns per micro-kernel call */
   int64_t group;    /* columns per task */
   int64_t n_groups, mb, m_blocks;
@@ -626,6 +712,7 @@ static inline void kiln_gemm_plan_init(kiln_gemm_plan* p, const kiln_gemm_desc* 
   p->d = d;
   p->path = kiln_gemm_select();
   p->pack_im2col = kiln_im2col_pack_select();
+  p->pack_im2col_rows = kiln_im2col_pack_rows_select();
   p->fused = p->path.fuses_epilogue && kiln_epilogue_fusable(&d->ep);
   /* Dense B rows close together (a small layer's activations) are read in
    * place by a micro-kernel that masks its column tail; far-apart rows would
@@ -695,15 +782,15 @@ static inline void kiln_gemm_run_tasks(const kiln_gemm_plan* p, int64_t begin, i
         const float* a = d->a + m * d->a_rs + k0 * d->a_cs;
         int64_t a_rs = d->a_rs, a_cs = d->a_cs;
         if (d->a_im2col) {
-          /* The im2col columns of up to 16 rows, packed as a panel
-           * a[i + k*16] once for the micro-tiles they cover. B is b_packed,
-           * so buf is free. */
+          /* The im2col rows of up to 16 outputs, packed once for the
+           * micro-tiles they cover. B is b_packed, so buf is free (and
+           * holds the 16 floats the packer may write past them). */
           if (m + mr > a_packed_end) {
             const int64_t rows = m_hi - m < KILN_PANEL ? m_hi - m : KILN_PANEL;
-            p->pack_im2col(d->a_im2col, k0, kc, m, rows, buf);
+            p->pack_im2col_rows(d->a_im2col, k0, kc, m, rows, buf);
             a_packed_m0 = m, a_packed_end = m + rows;
           }
-          a = buf + (m - a_packed_m0), a_rs = 1, a_cs = KILN_PANEL;
+          a = buf + (m - a_packed_m0) * kc, a_rs = kc, a_cs = 1;
         }
         for (int64_t c = 0; c < cols; c += p->nr_chunk) {
           const int64_t nr = cols - c < p->nr_chunk ? cols - c : p->nr_chunk;

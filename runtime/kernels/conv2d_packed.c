@@ -337,8 +337,144 @@ static void convp_one_channel_gemm(const int64_t* ip, const float* fp, void* con
   }
 }
 
+/* Floats of the zero-padded one-channel image convp_rows keeps on the stack
+ * (16 KiB), and the widest output row it holds in registers. */
+#define CONVP_ROWS_PAD_MAX 4096
+#define CONVP_ROWS_MAX_OW 8
+
+#ifdef KILN_HAVE_AVX512
+/* The padded extent of one axis: every input index a window reaches. */
+static int64_t convp_reach(int64_t out, int64_t stride, int64_t k, int64_t dil) {
+  return (out - 1) * stride + (k - 1) * dil + 1;
+}
+
+/* Whether convp_rows takes the layer: one input channel into NHWC, output
+ * rows of at most 8, whole 16-channel panels, a padded image that fits. */
+static int convp_rows_fit(const int64_t* ip, int y_channels_last) {
+  if (!y_channels_last || ip[P_C] != 1 || ip[P_OW] < 1 || ip[P_OW] > CONVP_ROWS_MAX_OW ||
+      ip[P_OH] < 1 || ip[P_OC] % 16 != 0)
+    return 0;
+  const int64_t hp = convp_reach(ip[P_OH], ip[P_SH], ip[P_KH], ip[P_DH]);
+  const int64_t wp = convp_reach(ip[P_OW], ip[P_SW], ip[P_KW], ip[P_DW]);
+  return hp <= CONVP_ROWS_PAD_MAX && wp <= CONVP_ROWS_PAD_MAX && hp * wp <= CONVP_ROWS_PAD_MAX;
+}
+
+/* One output row (OW positions) x NV panels of 16 channels from oc0, held in
+ * registers over all taps of the padded image xp (row stride wp): per tap,
+ * NV weight loads and OW broadcasts feed OW x NV FMAs. Per output: taps in
+ * (kh, kw) order, padding included as zeros (as the tiles' masked taps),
+ * then bias, residual and activation in the tiles' order. */
+static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE void convp_row_body(
+    const int64_t* ip, const float* fp, const float* xp, int64_t wp, const float* w,
+    const float* bias, const float* res, float* y, int64_t oh, int64_t oc0, const int OW,
+    const int NV) {
+  const int64_t KH = ip[P_KH], KW = ip[P_KW], SW = ip[P_SW], DW = ip[P_DW], OC = ip[P_OC];
+  const int64_t K = KH * KW, act = ip[P_ACT];
+  __m512 acc[CONVP_ROWS_MAX_OW][4];
+#pragma GCC unroll 8
+  for (int p = 0; p < OW; ++p)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) acc[p][v] = _mm512_setzero_ps();
+  const float* wk = w + oc0 * K;  /* panel oc0/16, tap 0 */
+  for (int64_t kh = 0; kh < KH; ++kh) {
+    const float* xr = xp + (oh * ip[P_SH] + kh * ip[P_DH]) * wp;
+    for (int64_t kw = 0; kw < KW; ++kw, wk += 16) {
+      __m512 wv[4];
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) wv[v] = _mm512_loadu_ps(wk + v * K * 16);
+      const float* xk = xr + kw * DW;
+#pragma GCC unroll 8
+      for (int p = 0; p < OW; ++p) {
+        const __m512 a = _mm512_set1_ps(xk[p * SW]);
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) acc[p][v] = _mm512_fmadd_ps(a, wv[v], acc[p][v]);
+      }
+    }
+  }
+  const __m512 lo = _mm512_set1_ps(act == KILN_ACT_RELU ? 0.0f : fp[0]);
+  const __m512 hi = _mm512_set1_ps(fp[1]);
+#pragma GCC unroll 8
+  for (int p = 0; p < OW; ++p) {
+    float* yo = y + (oh * ip[P_OW] + p) * OC + oc0;
+    const float* ro = res ? res + (oh * ip[P_OW] + p) * OC + oc0 : NULL;
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      __m512 a = acc[p][v];
+      if (bias) a = _mm512_add_ps(a, _mm512_loadu_ps(bias + oc0 + 16 * v));
+      if (ro) a = _mm512_add_ps(a, _mm512_loadu_ps(ro + 16 * v));
+      if (act == KILN_ACT_RELU || act == KILN_ACT_CLIP) a = _mm512_max_ps(lo, a);
+      if (act == KILN_ACT_CLIP) a = _mm512_min_ps(hi, a);
+      _mm512_storeu_ps(yo + 16 * v, a);
+    }
+    if (act != KILN_ACT_NONE && act != KILN_ACT_RELU && act != KILN_ACT_CLIP)
+      kiln_activation_apply(yo, yo, 16 * NV, act, fp[0], fp[1]);
+  }
+}
+
+#define CONVP_ROW_NV(OW)                                                                   \
+  switch (nv) {                                                                            \
+    case 4: convp_row_body(ip, fp, xp, wp, w, bias, res, y, oh, oc0, OW, 4); break;        \
+    case 3: convp_row_body(ip, fp, xp, wp, w, bias, res, y, oh, oc0, OW, 3); break;        \
+    case 2: convp_row_body(ip, fp, xp, wp, w, bias, res, y, oh, oc0, OW, 2); break;        \
+    default: convp_row_body(ip, fp, xp, wp, w, bias, res, y, oh, oc0, OW, 1); break;       \
+  }
+
+static KILN_TARGET_AVX512 void convp_row(const int64_t* ip, const float* fp, const float* xp,
+                                         int64_t wp, const float* w, const float* bias,
+                                         const float* res, float* y, int64_t oh, int64_t oc0,
+                                         int64_t nv) {
+  switch (ip[P_OW]) {
+    case 1: CONVP_ROW_NV(1) break;
+    case 2: CONVP_ROW_NV(2) break;
+    case 3: CONVP_ROW_NV(3) break;
+    case 4: CONVP_ROW_NV(4) break;
+    case 5: CONVP_ROW_NV(5) break;
+    case 6: CONVP_ROW_NV(6) break;
+    case 7: CONVP_ROW_NV(7) break;
+    default: CONVP_ROW_NV(8) break;
+  }
+}
+#undef CONVP_ROW_NV
+
+/* A one-channel image with short output rows into NHWC (a keyword
+ * spotter's stem over a spectrogram): per image, a zero-padded copy on the
+ * stack, then each output row's channels in registers (convp_row_body), so
+ * no im2col rows are packed. Serial: such a layer is small. */
+static void convp_rows(const int64_t* ip, const float* fp, void* const* bindings,
+                       const float* res, float* y) {
+  const int64_t H = ip[P_H], W = ip[P_W], OH = ip[P_OH], OW = ip[P_OW], OC = ip[P_OC];
+  const int64_t hp = convp_reach(OH, ip[P_SH], ip[P_KH], ip[P_DH]);
+  const int64_t wp = convp_reach(OW, ip[P_SW], ip[P_KW], ip[P_DW]);
+  const float* bias = ip[P_HAS_BIAS] ? (const float*)bindings[2] : NULL;
+  float xp[CONVP_ROWS_PAD_MAX];
+  for (int64_t n = 0; n < ip[P_N]; ++n) {
+    const float* x = (const float*)bindings[0] + n * H * W;
+    for (int64_t r = 0; r < hp; ++r) {
+      const int64_t ih = r - ip[P_PT];
+      for (int64_t q = 0; q < wp; ++q) {
+        const int64_t iw = q - ip[P_PL];
+        xp[r * wp + q] = ih >= 0 && ih < H && iw >= 0 && iw < W ? x[ih * W + iw] : 0.0f;
+      }
+    }
+    float* yn = y + n * OH * OW * OC;
+    const float* rn = res ? res + n * OH * OW * OC : NULL;
+    for (int64_t oh = 0; oh < OH; ++oh)
+      for (int64_t oc0 = 0; oc0 < OC; oc0 += 64) {
+        const int64_t nv = (OC - oc0 < 64 ? OC - oc0 : 64) / 16;
+        convp_row(ip, fp, xp, wp, (const float*)bindings[1], bias, rn, yn, oh, oc0, nv);
+      }
+  }
+}
+#endif /* KILN_HAVE_AVX512 */
+
 static int convp_run(const int64_t* ip, const float* fp, void* const* bindings, const float* res,
                      float* y, int x_channels_last, int y_channels_last, const kiln_host* host) {
+#ifdef KILN_HAVE_AVX512
+  if (convp_rows_fit(ip, y_channels_last) && kiln_avx512_usable()) {
+    convp_rows(ip, fp, bindings, res, y);
+    return KILN_OK;
+  }
+#endif
   if (convp_is_pointwise_gemm(ip, y_channels_last)) {
     convp_pointwise_gemm(ip, fp, bindings, res, y, x_channels_last, host);
     return KILN_OK;

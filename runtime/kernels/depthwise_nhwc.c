@@ -365,8 +365,13 @@ static int64_t dwn_reuse_channels(const int64_t* ip) {
   return fits ? ip[P_C] / 32 * 32 : 0;
 }
 
-/* Tasks (rows) [t0, t1), channels [0, j->reused). */
-static KILN_TARGET_AVX512 void dwn_reuse_rows(const dwn_job* j, int64_t t0, int64_t t1) {
+/* Tasks (rows) [t0, t1), channels [0, j->reused): a row of ONE_SEG outputs
+ * (1..8) is one inlined segment, so a short row pays no call per segment;
+ * ONE_SEG 0 walks longer rows segment by segment. */
+static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE void dwn_reuse_rows_body(const dwn_job* j,
+                                                                      int64_t t0, int64_t t1,
+                                                                      const int ONE_SEG,
+                                                                      const int KW) {
   const int64_t* ip = j->ip;
   const int64_t C = ip[P_C], H = ip[P_H], W = ip[P_W], OH = ip[P_OH], OW = ip[P_OW];
   dwn_seg g;
@@ -382,12 +387,35 @@ static KILN_TARGET_AVX512 void dwn_reuse_rows(const dwn_job* j, int64_t t0, int6
       g.w = j->w + c0;
       g.bias = j->bias ? j->bias + c0 : NULL;
       g.y = j->y + (n * OH + oh) * OW * C + c0;
-      for (int64_t o0 = 0; o0 < OW; o0 += DWN_SEG) {
-        dwn_segment(&g, o0, OW - o0 < DWN_SEG ? OW - o0 : DWN_SEG, ip[P_KW]);
+      if (ONE_SEG > 0) {
+        dwn_seg_body(&g, 0, ONE_SEG, KW);
+      } else {
+        for (int64_t o0 = 0; o0 < OW; o0 += DWN_SEG) {
+          dwn_segment(&g, o0, OW - o0 < DWN_SEG ? OW - o0 : DWN_SEG, KW);
+        }
       }
     }
   }
 }
+
+#define DWN_ROWS_CASE(SEG)                                                      \
+  case SEG:                                                                     \
+    if (KW == 3) {                                                              \
+      dwn_reuse_rows_body(j, t0, t1, SEG, 3);                                   \
+    } else {                                                                    \
+      dwn_reuse_rows_body(j, t0, t1, SEG, 5);                                   \
+    }                                                                           \
+    break;
+
+static KILN_TARGET_AVX512 void dwn_reuse_rows(const dwn_job* j, int64_t t0, int64_t t1) {
+  const int64_t OW = j->ip[P_OW], KW = j->ip[P_KW];
+  switch (OW <= DWN_SEG ? OW : 0) {
+    DWN_ROWS_CASE(1) DWN_ROWS_CASE(2) DWN_ROWS_CASE(3) DWN_ROWS_CASE(4)
+    DWN_ROWS_CASE(5) DWN_ROWS_CASE(6) DWN_ROWS_CASE(7) DWN_ROWS_CASE(8)
+    default: DWN_ROWS_CASE(0)
+  }
+}
+#undef DWN_ROWS_CASE
 
 static void dwn_row_avx512(const dwn_job* j, int64_t n, int64_t oh) {
   const int64_t* ip = j->ip;

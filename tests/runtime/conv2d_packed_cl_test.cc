@@ -1,7 +1,8 @@
 // conv2d_packed_cl_f32 / _res_f32 (conv2d_packed_f32 with x and y each NCHW
 // or NHWC) against the direct double-precision loop of conv_reference.h, in
-// every layout pair, over the shapes that take its three routes: the tiles,
-// the pointwise GEMM (1x1 NHWC to NHWC) and the one-channel im2col GEMM.
+// every layout pair, over the shapes that take its four routes: the tiles,
+// the pointwise GEMM (1x1 into NHWC), and for one input channel into NHWC
+// the rows in registers (rows of at most 8, whole panels) or the im2col GEMM.
 // Tolerance: 1e-5 * (1 + |bias| + sum |products|) per element.
 #include <gtest/gtest.h>
 
@@ -68,6 +69,7 @@ INSTANTIATE_TEST_SUITE_P(
                           ConvShape{1, 20, 7, 9, 33, 3, 1, 1, 1, 1},    // 3x3 tiles
                           ConvShape{1, 1, 21, 10, 64, 4, 2, 2, 1, 1},   // one-channel stem
                           ConvShape{2, 1, 9, 12, 20, 5, 1, 2, 2, 1},    // one channel, dilated
+                          ConvShape{2, 1, 9, 6, 32, 3, 1, 2, 2, 1},     // short rows, dilated
                           ConvShape{1, 3, 11, 13, 16, 3, 2, 1, 1, 1}),  // three channels
         ::testing::Values(1, 2, 3)));  // x NHWC; y NHWC; both
 

@@ -14,8 +14,8 @@ constexpr char kHelp[] =
     "Compiles an ONNX model (opsets 11-17, float32) into a .kiln module.\n"
     "  -o FILE       where to write the module (written atomically)\n"
     "  --print-ir    print the graph after the compiler's passes\n"
-    "  --layout L    auto (default): the compiler stores chains of narrow\n"
-    "                depthwise convs channels last (NHWC) where that fills the\n"
+    "  --layout L    auto (default): the compiler stores the tensors around\n"
+    "                depthwise convs channels last (NHWC), which fills the\n"
     "                vector lanes; nchw: every tensor in the ONNX layout\n";
 }  // namespace
 

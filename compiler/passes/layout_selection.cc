@@ -6,8 +6,9 @@
 namespace kiln::compiler {
 namespace {
 
-// Lanes of the widest vector the kernels use (16 floats).
-constexpr int64_t kLanes = 16;
+// Input channels from which the packed conv's tiles stream well in NHWC:
+// with fewer, each tap costs more in row setup than in FMAs.
+constexpr int64_t kTileMinChannels = 16;
 
 bool StaticRank4F32(const ir::Value& v) {
   if (v.dtype != ir::DType::F32 || !v.has_shape || v.shape.size() != 4) return false;
@@ -34,21 +35,24 @@ bool PlainConv2d(const ir::Graph& g, const ir::Node& n, int64_t* groups) {
 
 bool HasResidual(const ir::Node& n) { return n.inputs.size() > 3 && n.inputs[3] != ir::kNoValue; }
 
-// One group and a window conv2d_packed_cl_f32 takes.
+// One group, a window conv2d_packed_cl_f32 takes, and a route of it that is
+// fast in NHWC: a 1x1 (one GEMM), one input channel, or enough channels.
 bool PackedConv(const ir::Graph& g, const ir::Node& n) {
   int64_t groups = 0;
   if (!PlainConv2d(g, n, &groups) || groups != 1) return false;
   const std::vector<int64_t>& w = g.value(n.inputs[1]).shape;
-  return w.size() == 4 && w[2] * w[3] <= kMaxPackedConvTaps;
+  const bool pointwise = w[2] == 1 && w[3] == 1;
+  return w[2] * w[3] <= kMaxPackedConvTaps &&
+         (pointwise || w[1] == 1 || w[1] >= kTileMinChannels);
 }
 
-// One group per channel, no fused residual, rows narrower than a vector.
-bool NarrowDepthwise(const ir::Graph& g, const ir::Node& n) {
+// One group per channel and no fused residual.
+bool Depthwise(const ir::Graph& g, const ir::Node& n) {
   int64_t groups = 0;
   if (!PlainConv2d(g, n, &groups) || HasResidual(n)) return false;
   const ir::Value& x = g.value(n.inputs[0]);
   const ir::Value& y = g.value(n.outputs[0]);
-  return groups > 1 && groups == x.shape[1] && groups == y.shape[1] && y.shape[3] < kLanes;
+  return groups > 1 && groups == x.shape[1] && groups == y.shape[1];
 }
 
 bool IsGlobalPool(const ir::Node& n) {
@@ -85,7 +89,7 @@ bool CanBeChannelsLast(const ir::Graph& g, ir::ValueId v, const std::set<ir::Nod
 absl::Status ChooseLayouts(ir::Graph& graph) {
   std::set<ir::NodeId> chosen;
   for (ir::NodeId n = 0; n < static_cast<ir::NodeId>(graph.nodes.size()); ++n) {
-    if (!graph.nodes[n].removed && NarrowDepthwise(graph, graph.nodes[n])) chosen.insert(n);
+    if (!graph.nodes[n].removed && Depthwise(graph, graph.nodes[n])) chosen.insert(n);
   }
   // Dropping one conv can leave a neighbour's input or output without an
   // NHWC reader or writer, so repeat until nothing changes.

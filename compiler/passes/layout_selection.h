@@ -12,17 +12,22 @@ namespace kiln::compiler {
 // (runtime/kernels/conv_check.h KILN_CONVP_MAX_TAPS).
 inline constexpr int64_t kMaxPackedConvTaps = 64;
 
-// A depthwise Conv on narrow rows (output width under one 16-lane vector)
-// wastes most lanes in NCHW, where its kernel puts a row's pixels in the
-// lanes; in NHWC the channels fill them. Such a conv goes channels last when
-// both its input and its output can: each is produced by a one-group Conv or
-// another such depthwise conv and read only by these or by a global pool, and
+// A depthwise Conv in NCHW puts a row's pixels in the vector lanes, which
+// wastes most lanes on narrow planes (DS-CNN's 25 x 5, 7 x 7) and makes a
+// strided row a gather; in NHWC the channels fill the lanes and each input
+// pixel feeds every output it reaches from registers (conv2d_dw_nhwc_f32:
+// 1.3-10x on MobileNetV2's layers, BM_DepthwiseNhwc against BM_ConvRect).
+// So a depthwise conv goes channels last when both its input and its output
+// can: each is produced by a one-group Conv with a fast NHWC route or
+// another such depthwise conv, read only by these or by a global pool, and
 // is neither a graph input nor output. The one-group convs at the edges read
 // or write NHWC through conv2d_packed_cl_f32, so the layout changes without a
-// transpose. A one-group conv reading NHWC also writes it when all its
-// readers take it, so the layout carries on to the next conv or pool. Marks
-// the values (ir::Value::channels_last); their shapes stay NCHW. Runs after
-// dispatch formation, which fixes what each node reads.
+// transpose; one with few input channels (a 3-channel stem, 3 x 3) has no
+// fast NHWC route and keeps its neighbours NCHW. A one-group conv reading
+// NHWC also writes it when all its readers take it, so the layout carries on
+// to the next conv or pool. Marks the values (ir::Value::channels_last);
+// their shapes stay NCHW. Runs after dispatch formation, which fixes what
+// each node reads.
 absl::Status ChooseLayouts(ir::Graph& graph);
 
 }  // namespace kiln::compiler

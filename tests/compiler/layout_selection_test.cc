@@ -1,5 +1,5 @@
-// ChooseLayouts: which values go channels last (NHWC) around narrow
-// depthwise convs, and every reason a value must stay NCHW.
+// ChooseLayouts: which values go channels last (NHWC) around depthwise
+// convs, and every reason a value must stay NCHW.
 #include "compiler/passes/layout_selection.h"
 
 #include "gtest/gtest.h"
@@ -42,10 +42,28 @@ TEST(LayoutSelection, NarrowDepthwiseChainGoesChannelsLastUpToThePool) {
   EXPECT_FALSE(m.Nhwc(m.p));  // the graph output
 }
 
-TEST(LayoutSelection, RowsAsWideAsAVectorStayNchw) {
-  DepthwiseSeparable m(16);
+TEST(LayoutSelection, WideRowsGoChannelsLastToo) {
+  DepthwiseSeparable m(56);
   ASSERT_TRUE(ChooseLayouts(m.b.g).ok());
-  for (ir::ValueId v : {m.a, m.d, m.c}) EXPECT_FALSE(m.Nhwc(v));
+  for (ir::ValueId v : {m.a, m.d, m.c}) EXPECT_TRUE(m.Nhwc(v));
+}
+
+TEST(LayoutSelection, AFewChannelStemKeepsItsOutputNchw) {
+  // A 3x3 over 3 channels writing the depthwise conv's input: the packed
+  // tiles have no fast NHWC route for it.
+  GraphBuilder b;
+  const ir::ValueId x = b.Input("x", {1, 3, 12, 12});
+  const ir::ValueId s = b.Tensor("s", {1, 32, 12, 12});
+  const ir::ValueId d = b.Tensor("d", {1, 32, 12, 12});
+  const ir::ValueId p = b.Tensor("p", {1, 32, 1, 1});
+  b.Node("Conv", "stem", {x, b.RandomConst("w1", {32, 3, 3, 3}, -1, 1, 6)}, {s});
+  const ir::NodeId dw = b.Node("Conv", "dw", {s, b.RandomConst("w2", {32, 1, 3, 3}, -1, 1, 7)}, {d});
+  b.g.nodes[dw].SetInt("group", 32);
+  b.Node("GlobalAveragePool", "pool", {d}, {p});
+  b.Output(p);
+  ASSERT_TRUE(ChooseLayouts(b.g).ok());
+  EXPECT_FALSE(b.g.value(s).channels_last);
+  EXPECT_FALSE(b.g.value(d).channels_last);
 }
 
 TEST(LayoutSelection, AReaderWithoutAnNhwcKernelKeepsTheChainNchw) {

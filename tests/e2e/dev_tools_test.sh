@@ -63,16 +63,21 @@ PYEOF
 rm -rf mb.dump
 "$KILN" run mobilenet_v2.kiln --input "$MODELS/mobilenet_v2.input.npy" --output mb.npy --dump mb.dump
 "$PY" "$SRC/tests/e2e/dump_reference_check.py" "$SRC" mb.dump "$MODELS/mobilenet_v2.input.npy"
-# The 14x14 depthwise output the check reads is stored NHWC.
-"$KILN" inspect mobilenet_v2.kiln | grep -q "features.10/conv/conv.1/conv.1.2/Clip_output_0\[1,384,14,14\] NHWC" ||
+# The 14x14 depthwise output the check reads is stored NHWC. (Listings go
+# to files first: grep -q stops reading early, and under pipefail the
+# writer's SIGPIPE would fail the pipe.)
+"$KILN" inspect mobilenet_v2.kiln > mb.inspect
+grep -q "features.10/conv/conv.1/conv.1.2/Clip_output_0\[1,384,14,14\] NHWC" mb.inspect ||
   fail "features.10 depthwise output is not channels last"
 
 # --- layouts: NHWC regions against the all-NCHW build ---------------------------
 DS=$SRC/tests/models/layout_ds_cnn
 "$KILN" compile "$DS.onnx" -o ds_auto.kiln
 "$KILN" compile "$DS.onnx" -o ds_nchw.kiln --layout nchw
-[ "$("$KILN" inspect ds_auto.kiln | grep -c "DISPATCH.* NHWC$")" -ge 5 ] || fail "no NHWC region"
-! "$KILN" inspect ds_nchw.kiln | grep -q NHWC || fail "--layout nchw stored NHWC"
+"$KILN" inspect ds_auto.kiln > ds_auto.inspect
+"$KILN" inspect ds_nchw.kiln > ds_nchw.inspect
+[ "$(grep -c "DISPATCH.* NHWC$" ds_auto.inspect)" -ge 5 ] || fail "no NHWC region"
+! grep -q NHWC ds_nchw.inspect || fail "--layout nchw stored NHWC"
 rm -rf ds_auto.dump ds_nchw.dump
 "$KILN" run ds_auto.kiln --input "$DS.input0.npy" --output ds_auto.npy --dump ds_auto.dump
 "$KILN" run ds_nchw.kiln --input "$DS.input0.npy" --output ds_nchw.npy --dump ds_nchw.dump

@@ -38,6 +38,20 @@ static KILN_ALWAYS_INLINE int64_t convp_row_off(const convp_tile* t, int64_t tap
   return in >> i & 1u ? t->base[i] + t->tap_off[tap] : 0;
 }
 
+/* Per tap k of one axis: bit i set when row i's index start[i] + k*dil
+ * lies in [0, in). */
+static void convp_axis_inside(const int64_t* start, int64_t mr, int64_t taps, int64_t dil,
+                              int64_t in, uint32_t* inside) {
+  for (int64_t k = 0; k < taps; ++k) {
+    uint32_t m = 0;
+    for (int64_t i = 0; i < mr; ++i) {
+      const int64_t at = start[i] + k * dil;
+      m |= (uint32_t)(at >= 0 && at < in) << i;
+    }
+    inside[k] = m;
+  }
+}
+
 static void convp_tile_setup(const int64_t* ip, int64_t pixel_stride, int64_t s0, int64_t mr,
                              convp_tile* t) {
   const int64_t H = ip[P_H], W = ip[P_W], OW = ip[P_OW], KH = ip[P_KH], KW = ip[P_KW];
@@ -54,22 +68,8 @@ static void convp_tile_setup(const int64_t* ip, int64_t pixel_stride, int64_t s0
   }
   for (int64_t i = 0; i < CONVP_MR; ++i) t->base[i] = (ih0[i] * W + iw0[i]) * pixel_stride;
   uint32_t row_in[KILN_CONVP_MAX_TAPS], col_in[KILN_CONVP_MAX_TAPS];
-  for (int64_t kh = 0; kh < KH; ++kh) {
-    uint32_t m = 0;
-    for (int64_t i = 0; i < mr; ++i) {
-      const int64_t ih = ih0[i] + kh * DH;
-      m |= (uint32_t)(ih >= 0 && ih < H) << i;
-    }
-    row_in[kh] = m;
-  }
-  for (int64_t kw = 0; kw < KW; ++kw) {
-    uint32_t m = 0;
-    for (int64_t i = 0; i < mr; ++i) {
-      const int64_t iw = iw0[i] + kw * DW;
-      m |= (uint32_t)(iw >= 0 && iw < W) << i;
-    }
-    col_in[kw] = m;
-  }
+  convp_axis_inside(ih0, mr, KH, DH, H, row_in);
+  convp_axis_inside(iw0, mr, KW, DW, W, col_in);
   for (int64_t kh = 0; kh < KH; ++kh) {
     for (int64_t kw = 0; kw < KW; ++kw) {
       t->inside[kh * KW + kw] = row_in[kh] & col_in[kw];
@@ -391,20 +391,17 @@ static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE void convp_row_body(
       }
     }
   }
-  const __m512 lo = _mm512_set1_ps(act == KILN_ACT_RELU ? 0.0f : fp[0]);
-  const __m512 hi = _mm512_set1_ps(fp[1]);
+  /* The GEMM tiles' epilogue: bias along the channels, then residual and
+   * ReLU/Clip (other activations below). */
+  kiln_tile_epilogue te = {bias ? bias + oc0 : NULL, 0, 1, 1.0f, NULL, 0, act, fp[0], fp[1]};
 #pragma GCC unroll 8
   for (int p = 0; p < OW; ++p) {
     float* yo = y + (oh * ip[P_OW] + p) * OC + oc0;
-    const float* ro = res ? res + (oh * ip[P_OW] + p) * OC + oc0 : NULL;
+    te.r = res ? res + (oh * ip[P_OW] + p) * OC + oc0 : NULL;
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) {
-      __m512 a = acc[p][v];
-      if (bias) a = _mm512_add_ps(a, _mm512_loadu_ps(bias + oc0 + 16 * v));
-      if (ro) a = _mm512_add_ps(a, _mm512_loadu_ps(ro + 16 * v));
-      if (act == KILN_ACT_RELU || act == KILN_ACT_CLIP) a = _mm512_max_ps(lo, a);
-      if (act == KILN_ACT_CLIP) a = _mm512_min_ps(hi, a);
-      _mm512_storeu_ps(yo + 16 * v, a);
+      _mm512_storeu_ps(yo + 16 * v,
+                       kiln_tile_epilogue_avx512(&te, 0, 16 * v, (__mmask16)0xFFFF, acc[p][v]));
     }
     if (act != KILN_ACT_NONE && act != KILN_ACT_RELU && act != KILN_ACT_CLIP)
       kiln_activation_apply(yo, yo, 16 * NV, act, fp[0], fp[1]);

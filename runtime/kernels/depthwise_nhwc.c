@@ -289,7 +289,7 @@ typedef struct dwn_seg {
   const float* bias; /* channel c0, or NULL */
   float* y;        /* output row, channel c0 */
   int64_t C, W, ih0, kh_lo, kh_hi, DH, PL, act;
-  __m512 lo, hi;
+  float alpha, beta; /* Clip bounds */
 } dwn_seg;
 
 /* Outputs [o0, o0 + SEG) of one row for 32 channels. */
@@ -324,18 +324,14 @@ static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE void dwn_seg_body(const dwn_seg* g,
       }
     }
   }
-  const __m512 b0 = g->bias ? _mm512_loadu_ps(g->bias) : _mm512_setzero_ps();
-  const __m512 b1 = g->bias ? _mm512_loadu_ps(g->bias + 16) : _mm512_setzero_ps();
+  /* The GEMM tiles' epilogue (sgemm.h): bias, then ReLU/Clip. */
+  const kiln_tile_epilogue te = {g->bias, 0, 1, 1.0f, NULL, 0, g->act, g->alpha, g->beta};
 #pragma GCC unroll 8
   for (int p = 0; p < SEG; ++p) {
-    __m512 a[2] = {acc[p][0], acc[p][1]};
-    for (int v = 0; v < 2; ++v) {
-      if (g->bias) a[v] = _mm512_add_ps(a[v], v ? b1 : b0);
-      if (g->act == KILN_ACT_RELU || g->act == KILN_ACT_CLIP) a[v] = _mm512_max_ps(g->lo, a[v]);
-      if (g->act == KILN_ACT_CLIP) a[v] = _mm512_min_ps(g->hi, a[v]);
-    }
-    _mm512_storeu_ps(g->y + (o0 + p) * C, a[0]);
-    _mm512_storeu_ps(g->y + (o0 + p) * C + 16, a[1]);
+    _mm512_storeu_ps(g->y + (o0 + p) * C,
+                     kiln_tile_epilogue_avx512(&te, 0, 0, (__mmask16)0xFFFF, acc[p][0]));
+    _mm512_storeu_ps(g->y + (o0 + p) * C + 16,
+                     kiln_tile_epilogue_avx512(&te, 0, 16, (__mmask16)0xFFFF, acc[p][1]));
   }
 }
 
@@ -376,8 +372,7 @@ static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE void dwn_reuse_rows_body(const dwn_
   const int64_t C = ip[P_C], H = ip[P_H], W = ip[P_W], OH = ip[P_OH], OW = ip[P_OW];
   dwn_seg g;
   g.C = C, g.W = W, g.DH = ip[P_DH], g.PL = ip[P_PL], g.act = ip[P_ACT];
-  g.lo = _mm512_set1_ps(g.act == KILN_ACT_RELU ? 0.0f : j->act_alpha);
-  g.hi = _mm512_set1_ps(j->act_beta);
+  g.alpha = j->act_alpha, g.beta = j->act_beta;
   for (int64_t t = t0; t < t1; ++t) {
     const int64_t n = t / OH, oh = t % OH;
     g.ih0 = oh * ip[P_SH] - ip[P_PT];

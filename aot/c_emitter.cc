@@ -63,6 +63,16 @@ const char* CType(fb::DType dtype) {
   }
 }
 
+// Offset of the entry function's first ILOAD, or its length.
+uint32_t FirstLoad(const fb::Module& m) {
+  const fb::Function& fn = *m.functions()->Get(0);
+  const uint32_t* code = fn.bytecode()->data();
+  for (uint32_t pc = 0; pc < fn.bytecode()->size(); pc += vm::DecodeVerified(code, pc).length) {
+    if (code[pc] == KILN_OP_ILOAD) return pc;
+  }
+  return fn.bytecode()->size();
+}
+
 class Emitter {
  public:
   Emitter(const vm::ModuleImage& image, const AotOptions& options)
@@ -71,7 +81,9 @@ class Emitter {
         options_(options),
         name_(options.name),
         upper_(Upper(options.name)),
-        symbolic_(HasSymbols(image.module())) {}
+        symbolic_(HasSymbols(image.module())),
+        dynamic_(symbolic_ || image.module().functions()->Get(0)->int_register_count() > 0),
+        first_load_(FirstLoad(image.module())) {}
 
   absl::StatusOr<std::vector<BundleFile>> Run() {
     if (options_.emit == EmitKind::kShared && IsCortexM(options_.target)) {
@@ -294,7 +306,7 @@ class Emitter {
   // In a module with symbols every view records its bytes for DISPATCH_DYN's
   // run-time checks (as the VM's register_bytes do); static modules need none.
   std::string ViewBytes(uint32_t reg, uint64_t bytes) const {
-    return symbolic_ ? absl::StrCat(" rb[", reg, "] = ", bytes, "u;") : std::string();
+    return dynamic_ ? absl::StrCat(" rb[", reg, "] = ", bytes, "u;") : std::string();
   }
   std::string RenderDISPATCH(const uint32_t* op) const {
     const fb::Executable* e = m_.executables()->Get(op[0]);
@@ -339,6 +351,12 @@ class Emitter {
   }
   std::string RenderICONST(const uint32_t* op) const {
     return absl::StrCat("n[", op[0], "] = ", IntLiteral(static_cast<int64_t>(vm::ReadU64(op + 1))), ";");
+  }
+  // A length a kernel reported (kiln/dynamic_ops.h kiln_iload).
+  std::string RenderILOAD(const uint32_t* op) const {
+    const fb::ResultSymbol* r = m_.result_symbols()->Get(op[1]);
+    return absl::StrCat("if ((rc = kiln_iload(arena, ", r->arena_offset(), "u, ",
+                        IntLiteral(r->bound()), ", &n[", op[0], "])) != 0) return rc;");
   }
   static std::string IntOp(const char* fn, const uint32_t* op) {
     return absl::StrCat("if ((rc = ", fn, "(n[", op[1], "], n[", op[2], "], &n[", op[0],
@@ -415,9 +433,9 @@ class Emitter {
                                  ", one statement per bytecode instruction. */\n",
                                  TimingPrelude(),
                                  "#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n\n",
-                                 symbolic_ || ResultCount() > 0 ? "#include <string.h>\n\n" : "",
+                                 dynamic_ || ResultCount() > 0 ? "#include <string.h>\n\n" : "",
                                  "#include \"", name_, ".h\"\n#include \"kiln/kernels.h\"\n",
-                                 symbolic_ ? "#include \"kiln/dynamic_ops.h\"\n" : "",
+                                 dynamic_ ? "#include \"kiln/dynamic_ops.h\"\n" : "",
                                  m_.functions()->size() > 1 ? "#include \"kiln/control_ops.h\"\n" : "",
                                  "\n",
                                  options_.external_weights
@@ -466,11 +484,11 @@ class Emitter {
             ? "  const unsigned char* const constants = (const unsigned char*)weights;\n"
             : absl::StrCat("  const unsigned char* const constants = ", name_, "_weights;\n"),
         "  void* r[", std::max<uint32_t>(fn.register_count(), 1), "];\n",
-        symbolic_ ? absl::StrCat("  uint64_t rb[", std::max<uint32_t>(fn.register_count(), 1),
+        dynamic_ ? absl::StrCat("  uint64_t rb[", std::max<uint32_t>(fn.register_count(), 1),
                                  "];\n  int64_t n[", std::max<uint32_t>(fn.int_register_count(), 1),
                                  "];\n")
                   : std::string(),
-        "  int rc;\n  (void)r;\n", symbolic_ ? "  (void)rb;\n" : "",
+        "  int rc;\n  (void)r;\n", dynamic_ ? "  (void)rb;\n  (void)n;\n" : "",
         "  (void)arena;\n  (void)constants;\n  (void)inputs;\n  (void)outputs;\n",
         "  (void)rc;\n  (void)host;\n",
         // The kernels' vector loads rely on these alignments; a caller that
@@ -499,8 +517,8 @@ class Emitter {
     uint32_t dispatch = DispatchBase(f);
     for (uint32_t pc = 0; pc < fn.bytecode()->size();) {
       const uint32_t length = vm::DecodeVerified(code, pc).length;
-      if (kiln_opcode_is_integer(code[pc])) {
-        pc += length;
+      if (kiln_opcode_is_integer(code[pc]) && symbolic_ && f == 0 && pc < first_load_) {
+        pc += length;  // run by NAME_shapes()
         continue;
       }
       absl::StrAppend(&c, InstructionComment(code, pc, f, debug_at), "  ");
@@ -544,7 +562,11 @@ class Emitter {
     absl::StrAppend(
         &h, "/* After a successful NAME_run: output k's real shape (its rank entries) and\n",
         " * bytes, which fill the start of its buffer (sized for the bounds). Returns 0,\n",
-        " * or KILN_ERR_OUT_OF_RANGE / KILN_ERR_INVALID_ARGUMENT. */\n", "int ", name_,
+        " * or KILN_ERR_OUT_OF_RANGE / KILN_ERR_INVALID_ARGUMENT.",
+        symbolic_ ? "\n * Dims set by the model's symbols must hold their values on entry (the\n"
+                    " * shape the caller sized the buffer for); the function leaves them. */\n"
+                  : " */\n",
+        "int ", name_,
         "_output_shape(const void* workspace, int k, int64_t* dims, uint64_t* bytes);\n");
     return h;
   }
@@ -564,9 +586,9 @@ class Emitter {
     const fb::Signature& sig = *m_.signature();
     for (uint32_t k = 0; k < sig.outputs()->size(); ++k) {
       const fb::TensorDesc* t = sig.outputs()->Get(k);
-      std::vector<std::string> dims;
+      std::vector<std::string> dims;  // empty: a symbol's value, left as the caller gave it
       for (uint32_t d = 0; d < t->shape()->size(); ++d) {
-        std::string dim = absl::StrCat(t->shape()->Get(d));
+        std::string dim = t->shape()->Get(d) < 0 ? "" : absl::StrCat(t->shape()->Get(d));
         for (uint32_t j = 0; t->dim_symbols() && j < ResultCount(); ++j) {
           if (t->dim_symbols()->Get(d)->string_view() ==
               m_.result_symbols()->Get(j)->name()->string_view()) {
@@ -577,7 +599,12 @@ class Emitter {
       }
       absl::StrAppend(&c, "    case ", k, ": {\n      uint64_t n = ", DTypeSize(t->dtype()), "u;\n");
       for (uint32_t d = 0; d < dims.size(); ++d) {
-        absl::StrAppend(&c, "      dims[", d, "] = ", dims[d], ";\n      n *= (uint64_t)dims[", d, "];\n");
+        if (dims[d].empty()) {
+          absl::StrAppend(&c, "      if (dims[", d, "] < 0) return KILN_ERR_INVALID_ARGUMENT;\n");
+        } else {
+          absl::StrAppend(&c, "      dims[", d, "] = ", dims[d], ";\n");
+        }
+        absl::StrAppend(&c, "      n *= (uint64_t)dims[", d, "];\n");
       }
       absl::StrAppend(&c, "      *bytes = n;\n      return 0;\n    }\n");
     }
@@ -633,7 +660,7 @@ class Emitter {
         "    if (symbols[k] < 1 || symbols[k] > KILN_MAX_SYMBOL_VALUE) return KILN_ERR_OUT_OF_RANGE;\n",
         "  }\n");
     const uint32_t* code = fn.bytecode()->data();
-    for (uint32_t pc = 0; pc < fn.bytecode()->size(); pc += vm::DecodeVerified(code, pc).length) {
+    for (uint32_t pc = 0; pc < first_load_; pc += vm::DecodeVerified(code, pc).length) {
       if (!kiln_opcode_is_integer(code[pc])) continue;
       absl::StrAppend(&c, InstructionComment(code, pc, 0, debug_at), "  ", Render(code, pc), "\n");
     }
@@ -812,6 +839,11 @@ class Emitter {
   std::string name_;
   std::string upper_;
   const bool symbolic_;  // the module has symbolic dimensions
+  // It has integer registers: symbols, or lengths kernels report (ILOAD).
+  const bool dynamic_;
+  // The entry's first ILOAD (its end when none): integer instructions before
+  // it run in NAME_shapes(), the others where they stand.
+  const uint32_t first_load_;
   std::set<std::string> kernels_;
   std::vector<std::string> runtime_sources_;
 };

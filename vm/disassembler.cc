@@ -93,6 +93,7 @@ std::vector<std::string> IntegerExpressions(const fb::Module& m, const fb::Funct
     switch (inst.opcode) {
       case KILN_OP_ISYM: expr[op[0]] = m.symbols()->Get(op[1])->str(); continue;
       case KILN_OP_ICONST: expr[op[0]] = absl::StrCat(static_cast<int64_t>(ReadU64(op + 1))); continue;
+      case KILN_OP_ILOAD: expr[op[0]] = m.result_symbols()->Get(op[1])->name()->str(); continue;
       case KILN_OP_IADD: infix = " + "; break;
       case KILN_OP_ISUB: infix = " - "; break;
       case KILN_OP_IMUL: infix = "*"; break;
@@ -128,6 +129,7 @@ std::string DisassembleInstruction(const uint32_t* code, uint32_t offset) {
       case 'e': parts.push_back(absl::StrCat("exec[", *w++, "]")); break;
       case 'n': parts.push_back(absl::StrCat("n", *w++)); break;
       case 's': parts.push_back(absl::StrCat("sym[", *w++, "]")); break;
+      case 'd': parts.push_back(absl::StrCat("result[", *w++, "]")); break;
       case 'f': parts.push_back(absl::StrCat("function[", *w++, "]")); break;
       case 'R':
         parts.push_back(*w == KILN_NO_REGISTER ? std::string("none") : absl::StrCat("r", *w));

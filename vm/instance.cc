@@ -97,6 +97,7 @@ absl::StatusOr<std::unique_ptr<Instance>> Instance::Create(
     }
   }
   instance->int_registers_.assign(entry.int_register_count() + 1, 0);
+  instance->int_unknown_.assign(entry.int_register_count() + 1, 0);
   instance->bindings_.assign(max_bindings, nullptr);
   instance->binding_bytes_.assign(max_bindings, 0);
   // Scratch for the largest parameter list a DISPATCH_DYN patches.
@@ -361,6 +362,8 @@ InterpreterFrame Instance::Frame(const void* const* inputs, void* const* outputs
   frame.int_registers = int_registers_.data();
   frame.iparam_scratch = iparam_scratch_.data();
   frame.binding_bytes = binding_bytes_.data();
+  frame.results = results_.data();
+  frame.int_unknown = int_unknown_.data();
   frame.dynamic = dynamic_code_;
   frame.functions = functions_.data();
   frame.function = 0;
@@ -448,6 +451,11 @@ absl::Status Instance::DispatchError(uint32_t function, uint32_t pc, int code) c
   }
   if (code == KILN_ERR_INDEX_OUT_OF_RANGE || code == KILN_ERR_BAD_VALUE) {
     return absl::InvalidArgumentError(absl::StrCat(where, ": ", kiln_status_message(code), nodes));
+  }
+  if (opcode == KILN_OP_ILOAD) {
+    const fb::ResultSymbol* r = module.result_symbols()->Get(bytecode->Get(pc + 2));
+    return absl::InternalError(absl::StrCat(where, ": the length '", r->name()->str(),
+                                            "' a kernel reported is outside 0..", r->bound()));
   }
   if (opcode != KILN_OP_DISPATCH) {
     // A dynamic-shape instruction refused this run's sizes (or a kernel

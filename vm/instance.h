@@ -112,12 +112,9 @@ class Instance {
   std::vector<int64_t> symbols_;
   std::vector<std::vector<int32_t>> input_dim_symbols_, output_dim_symbols_;
   std::vector<int64_t> int_registers_;
+  std::vector<uint8_t> int_unknown_;  // EvaluateIntegers' scratch
   // Result symbols: where each run leaves the value, its bound, the value
   // after the last run; per output dim the result ordinal (-1: none).
-  struct ResultSlot {
-    uint64_t arena_offset;
-    int64_t bound;
-  };
   std::vector<ResultSlot> results_;
   std::vector<int64_t> result_values_;
   std::vector<std::vector<int32_t>> output_result_dims_;

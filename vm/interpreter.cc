@@ -42,6 +42,9 @@ namespace kiln::vm {
 #define KILN_EXEC_IMAX KILN_FAIL_IF(kiln_imax(ir[op[1]], ir[op[2]], &ir[op[0]]))
 #define KILN_EXEC_IASSERT_EQ \
   KILN_FAIL_IF(ir[op[0]] == ir[op[1]] ? KILN_OK : KILN_ERR_INVALID_ARGUMENT)
+#define KILN_EXEC_ILOAD                                                              \
+  KILN_FAIL_IF(kiln_iload(frame.arena, frame.results[op[1]].arena_offset,            \
+                          frame.results[op[1]].bound, &ir[op[0]]))
 #define KILN_EXEC_VIEW_INPUT_DYN                                                     \
   KILN_FAIL_IF(kiln_check_view(0, ir[op[2]], frame.input_capacity[op[1]]));          \
   r[op[0]] = const_cast<void*>(frame.inputs[op[1]]);                                 \
@@ -54,6 +57,9 @@ namespace kiln::vm {
   KILN_FAIL_IF(kiln_check_view(ir[op[1]], ir[op[2]], frame.arena_capacity));         \
   r[op[0]] = frame.arena + ir[op[1]];                                                \
   rb[op[0]] = static_cast<uint64_t>(ir[op[2]])
+// The observer hears of a dispatch after the integer instructions that
+// follow it (the ILOAD of a length it computed, and the sizes derived from
+// it), so it sees its values with their run-time shapes.
 #define KILN_EXEC_DISPATCH                                                   \
   {                                                                          \
     const ResolvedExecutable& e = frame.executables[op[0]];                  \
@@ -61,10 +67,7 @@ namespace kiln::vm {
     for (uint32_t k = 0; k < count; ++k) frame.bindings[k] = r[op[2 + k]];   \
     if constexpr (kObserved) observer->BeforeDispatch(dispatch, frame.bindings); \
     KILN_FAIL_IF(e.fn(e.iparams, e.fparams, frame.bindings, frame.host));    \
-    if constexpr (kObserved) {                                               \
-      KILN_FAIL_IF(observer->AfterDispatch(dispatch++, frame.bindings) ? KILN_OK \
-                                                                      : kInterpretStopped); \
-    }                                                                        \
+    if constexpr (kObserved) after = {true, dispatch++, pc};                 \
     next = pc + 3 + count;                                                   \
   }
 // Patches the executable's parameters from integer registers into scratch,
@@ -90,10 +93,7 @@ namespace kiln::vm {
       observer->BeforeDispatch(dispatch, frame.bindings);                          \
     }                                                                              \
     KILN_FAIL_IF(e.fn(ip, e.fparams, frame.bindings, frame.host));                 \
-    if constexpr (kObserved) {                                                     \
-      KILN_FAIL_IF(observer->AfterDispatch(dispatch++, frame.bindings)             \
-                       ? KILN_OK : kInterpretStopped);                             \
-    }                                                                              \
+    if constexpr (kObserved) after = {true, dispatch++, pc};                       \
     next = pc + 4 + count + 2 * patch[0];                                          \
   }
 #define KILN_EXEC_RETURN return KILN_OK
@@ -145,9 +145,24 @@ __attribute__((always_inline)) inline int InterpretLoop(const InterpreterFrame& 
   // run in bytecode order, numbered after those of the functions before it.
   [[maybe_unused]] uint32_t dispatch = 0;
   if constexpr (kObserved) dispatch = frame.functions[frame.function].dispatch_base;
+  // The dispatch the observer has yet to hear of (KILN_EXEC_DISPATCH).
+  struct PendingAfter {
+    bool pending;
+    uint32_t dispatch, pc;
+  } after = {false, 0, 0};
+  (void)after;
   for (;;) {
     const uint32_t* op = code + pc + 1;
     uint32_t next = 0;
+    if constexpr (kObserved) {
+      if (after.pending && !kiln_opcode_is_integer(code[pc])) {
+        after.pending = false;
+        if (!observer->AfterDispatch(after.dispatch, frame.bindings)) {
+          *failed_pc = after.pc;
+          return kInterpretStopped;
+        }
+      }
+    }
     switch (code[pc]) {
 #define KILN_OP(name, code_value, operands, semantics)          \
   case KILN_OP_##name:                                          \
@@ -225,20 +240,33 @@ int Interpret(const InterpreterFrame& frame, uint32_t* failed_pc) {
 
 int EvaluateIntegers(const InterpreterFrame& frame, uint32_t code_words, uint32_t* failed_pc) {
   int64_t* ir = frame.int_registers;
+  uint8_t* unknown = frame.int_unknown;
   for (uint32_t pc = 0; pc < code_words;) {
     const Instruction inst = DecodeVerified(frame.code, pc);
     const uint32_t* op = inst.operands;
-    switch (inst.opcode) {
-      case KILN_OP_ISYM: KILN_EXEC_ISYM; break;
-      case KILN_OP_ICONST: KILN_EXEC_ICONST; break;
-      case KILN_OP_IADD: KILN_EXEC_IADD; break;
-      case KILN_OP_ISUB: KILN_EXEC_ISUB; break;
-      case KILN_OP_IMUL: KILN_EXEC_IMUL; break;
-      case KILN_OP_IDIV: KILN_EXEC_IDIV; break;
-      case KILN_OP_IMIN: KILN_EXEC_IMIN; break;
-      case KILN_OP_IMAX: KILN_EXEC_IMAX; break;
-      case KILN_OP_IASSERT_EQ: KILN_EXEC_IASSERT_EQ; break;
-      default: break;
+    // A length ILOAD brings in, and all arithmetic on it, waits for the run.
+    bool waits = inst.opcode == KILN_OP_ILOAD;
+    const bool writes = kiln_opcode_writes_integer(inst.opcode) != 0;
+    if (kiln_opcode_is_integer(inst.opcode)) {
+      const char* kinds = kiln_opcode_operands(inst.opcode);
+      for (uint32_t k = writes ? 1 : 0; kinds[k] != '\0'; ++k) {
+        waits = waits || (kinds[k] == 'n' && unknown[op[k]] != 0);
+      }
+      if (writes) unknown[op[0]] = waits ? 1 : 0;
+    }
+    if (!waits) {
+      switch (inst.opcode) {
+        case KILN_OP_ISYM: KILN_EXEC_ISYM; break;
+        case KILN_OP_ICONST: KILN_EXEC_ICONST; break;
+        case KILN_OP_IADD: KILN_EXEC_IADD; break;
+        case KILN_OP_ISUB: KILN_EXEC_ISUB; break;
+        case KILN_OP_IMUL: KILN_EXEC_IMUL; break;
+        case KILN_OP_IDIV: KILN_EXEC_IDIV; break;
+        case KILN_OP_IMIN: KILN_EXEC_IMIN; break;
+        case KILN_OP_IMAX: KILN_EXEC_IMAX; break;
+        case KILN_OP_IASSERT_EQ: KILN_EXEC_IASSERT_EQ; break;
+        default: break;
+      }
     }
     pc += inst.length;
   }

@@ -23,6 +23,12 @@ struct ResolvedExecutable {
   const uint64_t* binding_bytes;  // 0: the kernel leaves binding k untouched
 };
 
+// A result symbol: where a kernel leaves a length in the arena, at most bound.
+struct ResultSlot {
+  uint64_t arena_offset;
+  int64_t bound;
+};
+
 // One function of the module as the interpreter runs it: IF and LOOP call
 // functions[f] with its own registers (no two functions share any).
 struct InterpreterFunction {
@@ -58,6 +64,10 @@ struct InterpreterFrame {
   int64_t* int_registers;
   int64_t* iparam_scratch;   // at least the largest iparam count
   uint64_t* binding_bytes;   // at least the largest binding count
+  // The result symbols ILOAD reads, and scratch for EvaluateIntegers (one
+  // flag per integer register).
+  const ResultSlot* results;
+  uint8_t* int_unknown;
   // The code uses the dynamic opcodes (>= ISYM); a frame without this flag
   // runs the static loop, which refuses them.
   bool dynamic;
@@ -77,9 +87,10 @@ constexpr uint32_t kNoFailedFunction = 0xFFFFFFFFu;
 // a called function, that function in *frame.failed_function.
 int Interpret(const InterpreterFrame& frame, uint32_t* failed_pc);
 
-// Runs only the integer instructions of a verified function (they depend on
-// nothing but the symbols), leaving their results in frame.int_registers:
-// how the workspace size and output shapes are known before a run.
+// Runs only the integer instructions of a verified function that depend on
+// nothing but the symbols (not those after an ILOAD that read its result),
+// leaving their results in frame.int_registers: how the workspace size and
+// output shapes are known before a run.
 int EvaluateIntegers(const InterpreterFrame& frame, uint32_t code_words, uint32_t* failed_pc);
 
 // The same, reporting every DISPATCH to `observer` (vm/observer.h). Returns

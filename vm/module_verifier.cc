@@ -338,6 +338,7 @@ class Verifier {
     const uint32_t n_executables = module_->executables() ? module_->executables()->size() : 0;
     const uint64_t arena_size = module_->memory()->arena_size();
     const uint32_t n_symbols = module_->symbols() ? module_->symbols()->size() : 0;
+    const uint32_t n_results = module_->result_symbols() ? module_->result_symbols()->size() : 0;
     if (fn.int_register_count() > kMaxRegisters) {
       return Error(absl::StrCat("function '", name, "' uses ", fn.int_register_count(),
                                 " integer registers; the limit is ", kMaxRegisters));
@@ -402,6 +403,9 @@ class Verifier {
           case 's':
             if (v >= n_symbols) return at(absl::StrCat("symbol ", v, " out of range"));
             break;
+          case 'd':
+            if (v >= n_results) return at(absl::StrCat("result symbol ", v, " out of range"));
+            break;
           case 'f':
             if (v <= index || v >= module_->functions()->size()) {
               return at(absl::StrCat("calls function ", v, "; only functions ", index + 1, "..",
@@ -440,9 +444,9 @@ class Verifier {
         w += need;
       }
       const uint32_t* ops = code + pc + 1;
-      // Run-time sizes exist only through symbols: without any, the module is
-      // static and neither back end has a shape program to run.
-      if (n_symbols == 0 && kiln_opcode_is_dynamic(opcode)) {
+      // Run-time sizes exist only through symbols or result symbols (lengths
+      // kernels compute): without any, the module is static.
+      if (n_symbols == 0 && n_results == 0 && kiln_opcode_is_dynamic(opcode)) {
         return at(absl::StrCat(kiln_opcode_name(opcode), " in a module without symbols"));
       }
       // Both back ends evaluate the shape arithmetic once, from the entry.
@@ -483,8 +487,10 @@ class Verifier {
         case KILN_OP_IMIN:
         case KILN_OP_IMAX:
         case KILN_OP_IASSERT_EQ:
+        case KILN_OP_ILOAD:
           // Single assignment: both back ends evaluate the shape arithmetic
-          // once, before the dispatches (Instance::BindInputs, AOT NAME_shapes()).
+          // once (Instance::BindInputs, AOT NAME_shapes(); what an ILOAD
+          // feeds, where it stands in the run).
           if (kiln_opcode_writes_integer(opcode)) {
             if (int_set[ops[0]]) {
               return at(absl::StrCat("integer register n", ops[0],

@@ -85,6 +85,12 @@ void BytecodeBuilder::IntConst(uint32_t ireg, int64_t value) {
   Emit64(static_cast<uint64_t>(value));
 }
 
+void BytecodeBuilder::IntLoad(uint32_t ireg, uint32_t result_symbol) {
+  Emit(KILN_OP_ILOAD);
+  Emit(ireg);
+  Emit(result_symbol);
+}
+
 void BytecodeBuilder::IntAssertEq(uint32_t a, uint32_t b) {
   Emit(KILN_OP_IASSERT_EQ);
   Emit(a);

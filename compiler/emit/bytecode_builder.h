@@ -35,6 +35,7 @@ class BytecodeBuilder {
   void IntSymbol(uint32_t ireg, uint32_t symbol);
   void IntConst(uint32_t ireg, int64_t value);
   void IntAssertEq(uint32_t a, uint32_t b);
+  void IntLoad(uint32_t ireg, uint32_t result_symbol);
   // `opcode` is one of IADD, ISUB, IMUL, IDIV, IMIN, IMAX.
   void IntBinary(uint32_t opcode, uint32_t ireg, uint32_t a, uint32_t b);
   void ViewInputDyn(uint32_t reg, uint32_t input, uint32_t size_ireg);

@@ -71,12 +71,11 @@ absl::StatusOr<uint32_t> LowerFunction(LoweringContext& caller, const ir::Node& 
                                        const Extra& prologue, const Extra& epilogue) {
   const uint32_t index = caller.ReserveFunction(absl::StrCat(node.name, ".", which));
   const ir::Graph& graph = *body.graph;
-  for (ir::ValueId v : graph.outputs) {
-    if (graph.value(v).result_dim >= 0) {
-      return caller.Unimplemented(node, absl::StrCat("subgraph '", which, "' returns '",
-                                                     graph.value(v).name,
-                                                     "', whose length is known only after a run"));
-    }
+  // Only the entry function has integer registers to hold run-time lengths.
+  if (!graph.dims.data_symbols().empty()) {
+    return caller.Unimplemented(node, absl::StrCat("subgraph '", which, "' computes '",
+                                                   graph.dims.data_symbols()[0].name,
+                                                   "', a length known only during the run"));
   }
   absl::StatusOr<compiler::MemoryPlan> plan = compiler::PlanMemory(graph);
   if (!plan.ok()) return plan.status();

@@ -3,7 +3,8 @@
 //    NonZero, Compress, Unique, NonMaxSuppression, compiled for the model's
 //    declared output shape and lowered to kernels (nonzero, compress,
 //    unique, non_max_suppression) that compute the result and fail the run
-//    unless it has that shape;
+//    unless it has that shape; without a declaration, to their *_bounded
+//    twins, which report the length (a data symbol) for later dispatches;
 //  - Dropout whose training_mode is decided at run time
 //    (passes/shape_rules_dropout.h): the dropout kernel.
 // Kernels that need working memory get the scratch output their shape rule
@@ -26,9 +27,12 @@ using Shape = std::vector<int64_t>;
 // The seed of Dropout without a `seed` attribute: fixed, so runs repeat.
 constexpr uint64_t kDefaultDropoutSeed = 0x4B494C4E44524F50ull;  // "KILNDROP"
 
+// X and Y's shapes; a length known only after the run is its bound here,
+// the capacity of the *_bounded kernel that computes it.
 absl::Status Shapes(LoweringContext& ctx, const ir::Node& node, Shape* x, Shape* y) {
   KILN_ASSIGN_OR_RETURN(*x, ctx.InputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(*y, ctx.OutputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(*y, ctx.BoundShape(node, *y));
   KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, *x, "the input shape"));
   KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, *y, "the output shape"));
   return absl::OkStatus();

@@ -111,6 +111,17 @@ absl::Status LoweringContext::RequireStatic(const ir::Node& node, const std::vec
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::vector<int64_t>> LoweringContext::BoundShape(const ir::Node& node,
+                                                                 std::vector<int64_t> shape) const {
+  for (int64_t& d : shape) {
+    if (!graph_.dims.HasData(d)) continue;
+    if (!graph_.dims.UpperBound(d, &d)) {
+      return Unimplemented(node, "has a run-time length without a static bound");
+    }
+  }
+  return shape;
+}
+
 absl::StatusOr<Binding> LoweringContext::Bind(const ir::Node& node, ir::ValueId v) {
   if (v == ir::kNoValue || static_cast<size_t>(v) >= plan_.storage.size()) {
     return Invalid(node, "binds a missing value");
@@ -226,6 +237,12 @@ absl::Status LoweringContext::Dispatch(const ir::Node& node, const std::string& 
     if (out != ir::kNoValue) p.outputs.push_back(value(out).name);
   }
   RecordWrites(node, bindings, &p);
+  const auto& data = graph_.dims.data_symbols();
+  for (size_t k = 0; k < data.size(); ++k) {
+    for (ir::ValueId out : node.outputs) {
+      if (out != ir::kNoValue && out == data[k].count_value) p.loads.push_back(static_cast<int32_t>(k));
+    }
+  }
   return AddPending(std::move(p), std::move(exe));
 }
 
@@ -239,14 +256,14 @@ absl::Status LoweringContext::OutputCopy(int32_t output_index, ir::ValueId sourc
   dst.kind = Binding::Kind::kOutput;
   dst.index = static_cast<uint64_t>(output_index);
   const int64_t bytes = compiler::ValueBytesExpr(graph_, value(source));
+  const int64_t planned = compiler::PlannedBytesExpr(graph_, value(source));
   PendingDispatch p;
   if (ir::IsSymbolic(bytes)) {
     dst.symbolic_bytes = bytes;
     p.patches.push_back({0, bytes});
     p.dynamic = true;
-  } else {
-    dst.bytes = static_cast<uint64_t>(bytes);
   }
+  if (!ir::IsSymbolic(planned)) dst.bytes = static_cast<uint64_t>(planned);
   ExecutableDesc exe;
   exe.kernel = "kiln_copy";
   exe.iparams = {p.dynamic ? 0 : bytes};
@@ -273,6 +290,16 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
   module_.live_bytes_lower_bound = plan_.lower_bound;
   for (const ArenaTensor& t : plan_.arena) module_.unshared_bytes += t.size;
   module_.symbols = graph_.dims.symbols();
+  // Every data symbol is a result symbol: ILOAD reads it during the run,
+  // the VM and AOT code after it for the outputs' shapes.
+  for (const ir::DimPool::DataSymbol& d : graph_.dims.data_symbols()) {
+    if (d.count_value < 0 || static_cast<size_t>(d.count_value) >= plan_.storage.size() ||
+        plan_.storage[d.count_value].kind != StorageKind::kArena) {
+      return absl::InternalError(absl::StrCat(graph_.source, ": the count of '", d.name,
+                                              "' has no arena slot"));
+    }
+    module_.result_symbols.push_back({d.name, d.bound, plan_.storage[d.count_value].offset});
+  }
   auto desc = [&](ir::ValueId v) -> absl::StatusOr<TensorDesc> {
     const ir::Value& val = value(v);
     TensorDesc d{val.name, val.dtype, val.shape, {}};
@@ -286,9 +313,11 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
         continue;
       }
       // The signature names bare symbols; an expression (2*N) would need
-      // the caller to solve for N.
+      // the caller to solve for N. A length known after the run keeps its
+      // bound as the dim (the buffer the caller provides).
       const std::string name = graph_.dims.ToString(dim);
-      bool bare = false;
+      const int32_t data = graph_.dims.BareData(dim);
+      bool bare = data >= 0;
       for (const std::string& s : module_.symbols) bare = bare || s == name;
       if (!bare) {
         return absl::UnimplementedError(absl::StrCat(
@@ -297,7 +326,7 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
       }
       if (d.dim_symbols.empty()) d.dim_symbols.assign(val.shape.size(), "");
       d.dim_symbols[k] = name;
-      d.shape[k] = -1;
+      d.shape[k] = data >= 0 ? graph_.dims.data_symbols()[data].bound : -1;
     }
     return d;
   };
@@ -309,23 +338,6 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
   for (ir::ValueId v : graph_.outputs) {
     auto d = desc(v);
     if (!d.ok()) return d.status();
-    // A length known after the run: the shape keeps its bound, the dim names
-    // the result symbol whose int64 the kernel leaves in the arena.
-    const ir::Value& val = value(v);
-    if (val.result_dim >= 0 && val.result_count >= 0 &&
-        plan_.storage[val.result_count].kind == StorageKind::kArena) {
-      // Outputs sharing one count (Unique's Y, indices, counts) share the
-      // symbol, named after the first of them.
-      const uint64_t offset = plan_.storage[val.result_count].offset;
-      std::string name = absl::StrCat(val.name, ".length");
-      bool known = false;
-      for (const ResultSymbolDesc& r : module_.result_symbols) {
-        if (r.arena_offset == offset) name = r.name, known = true;
-      }
-      if (d->dim_symbols.empty()) d->dim_symbols.assign(val.shape.size(), "");
-      d->dim_symbols[val.result_dim] = name;
-      if (!known) module_.result_symbols.push_back({name, val.shape[val.result_dim], offset});
-    }
     module_.outputs.push_back(*d);
   }
 
@@ -336,9 +348,21 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
     module_.workspace_register = static_cast<int32_t>(shapes.Register(plan_.workspace_expr));
   }
   // Dims the compiler assumed equal (broadcasting S against min(S, 64), ...)
-  // are checked before anything runs.
+  // are checked before anything runs, or once the lengths they involve are
+  // known.
   for (const auto& [a, b] : graph_.dims.assumptions()) {
-    bc.IntAssertEq(shapes.Register(a), shapes.Register(b));
+    if (shapes.Ready(a) && shapes.Ready(b)) {
+      bc.IntAssertEq(shapes.Register(a), shapes.Register(b));
+    } else {
+      waiting_assumptions_.push_back({a, b});
+    }
+  }
+  // Debug dims of run-time lengths must be computed before the observers
+  // read them, right after the loads (the others are evaluated before a run).
+  for (const ir::Value& v : graph_.values) {
+    for (int64_t d : v.shape) {
+      if (graph_.dims.HasData(d)) waiting_dims_.push_back(d);
+    }
   }
   std::vector<uint32_t> input_reg, output_reg, const_reg;
   for (size_t k = 0; k < module_.inputs.size(); ++k) {
@@ -352,7 +376,7 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
   }
   for (size_t k = 0; k < module_.outputs.size(); ++k) {
     output_reg.push_back(bc.NewRegister());
-    const int64_t bytes = compiler::ValueBytesExpr(graph_, value(graph_.outputs[k]));
+    const int64_t bytes = compiler::PlannedBytesExpr(graph_, value(graph_.outputs[k]));
     if (ir::IsSymbolic(bytes)) {
       bc.ViewOutputDyn(output_reg.back(), static_cast<uint32_t>(k), shapes.Register(bytes));
     } else {
@@ -403,6 +427,10 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
   std::vector<DispatchDebugDesc> called = std::move(called_dispatches);
   AttachDebugValues(&shapes);
   for (DispatchDebugDesc& d : called) module_.dispatches.push_back(std::move(d));
+  if (!shapes.ok()) {
+    return absl::InternalError(absl::StrCat(graph_.source, ": a size uses a run-time length "
+                                            "before the kernel computing it ran"));
+  }
   bc.Return();
   module_.bytecode = bc.words();
   module_.register_count = bc.register_count();
@@ -431,12 +459,38 @@ void LoweringContext::EmitPending(BytecodeBuilder& bc,
     } else {
       d.bytecode_offset = bc.Dispatch(p.executable, regs);
     }
+    for (int32_t data : p.loads) {
+      // Result symbols are the data symbols, in the same order.
+      shapes->Load(data, static_cast<uint32_t>(data));
+      EmitReady(bc, shapes);
+    }
     d.executable = p.executable;
     d.nodes = p.nodes;
     d.op_types = p.op_types;
     d.outputs = p.outputs;
     module_.dispatches.push_back(std::move(d));
   }
+}
+
+void LoweringContext::EmitReady(BytecodeBuilder& bc, ShapeProgram* shapes) {
+  std::vector<std::pair<int64_t, int64_t>> still;
+  for (const auto& [a, b] : waiting_assumptions_) {
+    if (shapes->Ready(a) && shapes->Ready(b)) {
+      bc.IntAssertEq(shapes->Register(a), shapes->Register(b));
+    } else {
+      still.push_back({a, b});
+    }
+  }
+  waiting_assumptions_ = std::move(still);
+  std::vector<int64_t> dims;
+  for (int64_t d : waiting_dims_) {
+    if (shapes->Ready(d)) {
+      shapes->Register(d);
+    } else {
+      dims.push_back(d);
+    }
+  }
+  waiting_dims_ = std::move(dims);
 }
 
 absl::StatusOr<LoweredModule> Lower(const ir::Graph& graph, const compiler::MemoryPlan& plan) {

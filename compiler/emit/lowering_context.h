@@ -46,6 +46,9 @@ struct PendingDispatch {
   // with them or with a symbolic binding the dispatch is a DISPATCH_DYN.
   std::vector<std::pair<uint32_t, int64_t>> patches;
   bool dynamic = false;
+  // Data symbols whose count this dispatch's kernel writes: each is loaded
+  // into an integer register (ILOAD) right after it.
+  std::vector<int32_t> loads;
   // Control flow instead of a dispatch: IF or LOOP (kiln/opcodes.def) with
   // these function and register operands (nullopt: none) in opcode order.
   uint32_t control_opcode = 0;
@@ -113,6 +116,10 @@ class LoweringContext {
   // arithmetic is not symbolic yet, e.g. sizes baked into constant tables).
   absl::Status RequireStatic(const ir::Node& node, const std::vector<int64_t>& dims,
                              const char* what) const;
+  // `shape` with each length known only during the run replaced by its
+  // bound: the capacity the kernel computing that length writes into.
+  absl::StatusOr<std::vector<int64_t>> BoundShape(const ir::Node& node,
+                                                  std::vector<int64_t> shape) const;
 
   absl::StatusOr<LoweredModule> Finish();
 
@@ -138,6 +145,9 @@ class LoweringContext {
   // each dispatch's debug info as in `function`.
   void EmitPending(BytecodeBuilder& bc, const std::function<uint32_t(const Binding&)>& register_of,
                    ShapeProgram* shapes, uint32_t function);
+  // After a data symbol's ILOAD: the run-time checks and the debug dims that
+  // waited for it.
+  void EmitReady(BytecodeBuilder& bc, ShapeProgram* shapes);
   // Debug info (lowering_debug.cc): which binding holds each output of `node`,
   // then per dispatch the values (and aliases) complete after it, and the
   // arena tensors' dispatch lifetimes. Values with symbolic dims name the
@@ -156,6 +166,10 @@ class LoweringContext {
   bool called_ = false;
   std::map<ir::ValueId, uint32_t> constant_of_value_;
   std::vector<PendingDispatch> pending_;
+  // Entry function only: assumed-equal pairs and debug dims involving data
+  // symbols, emitted as soon as those are loaded.
+  std::vector<std::pair<int64_t, int64_t>> waiting_assumptions_;
+  std::vector<int64_t> waiting_dims_;
 };
 
 // Per-op lowering; each emits one or more dispatches for `node`.

@@ -9,6 +9,10 @@ uint32_t ShapeProgram::AtomRegister(int32_t atom) {
   if (it != atom_regs_.end()) return it->second;
   const ir::DimPool::Atom& a = dims_.AtomAt(atom);
   uint32_t reg;
+  if (a.kind == ir::DimPool::AtomKind::kData) {
+    ok_ = false;  // Load() sets these
+    return bc_.NewIntRegister();
+  }
   if (a.kind == ir::DimPool::AtomKind::kSymbol) {
     reg = bc_.NewIntRegister();
     bc_.IntSymbol(reg, static_cast<uint32_t>(a.symbol));
@@ -22,6 +26,27 @@ uint32_t ShapeProgram::AtomRegister(int32_t atom) {
   }
   atom_regs_[atom] = reg;
   return reg;
+}
+
+void ShapeProgram::Load(int32_t data, uint32_t result) {
+  const uint32_t reg = bc_.NewIntRegister();
+  bc_.IntLoad(reg, result);
+  atom_regs_[dims_.data_symbols()[static_cast<size_t>(data)].atom] = reg;
+}
+
+bool ShapeProgram::Ready(int64_t dim) const {
+  if (!dims_.Known(dim)) return true;
+  for (const ir::DimPool::Term& t : dims_.PolyOf(dim)) {
+    for (int32_t id : t.atoms) {
+      const ir::DimPool::Atom& a = dims_.AtomAt(id);
+      if (a.kind == ir::DimPool::AtomKind::kData && !atom_regs_.count(id)) return false;
+      if (a.kind != ir::DimPool::AtomKind::kData && a.kind != ir::DimPool::AtomKind::kSymbol &&
+          (!Ready(a.a) || !Ready(a.b))) {
+        return false;
+      }
+    }
+  }
+  return true;
 }
 
 uint32_t ShapeProgram::Register(int64_t dim) {

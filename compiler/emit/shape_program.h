@@ -1,6 +1,7 @@
 // Turns symbolic dims (ir/dim_expr.h) into integer bytecode: each distinct
-// expression is computed once, into its own integer register, at the start
-// of the entry function (every expression depends only on the symbols).
+// expression is computed once, into its own integer register, where it is
+// first needed. Expressions of the symbols only go at the start of the entry
+// function; those of data symbols after the ILOAD of each (Load).
 #ifndef KILN_COMPILER_EMIT_SHAPE_PROGRAM_H_
 #define KILN_COMPILER_EMIT_SHAPE_PROGRAM_H_
 
@@ -20,6 +21,15 @@ class ShapeProgram {
   // instructions that compute it on first use.
   uint32_t Register(int64_t dim);
 
+  // Emits ILOAD of data symbol `data` (DimPool::data_symbols()), whose
+  // count the module keeps as result symbol `result`.
+  void Load(int32_t data, uint32_t result);
+  // Whether every data symbol `dim` involves has been loaded.
+  bool Ready(int64_t dim) const;
+  // False once Register met a data symbol not loaded yet (a lowering bug:
+  // the register would be read before it is set).
+  bool ok() const { return ok_; }
+
  private:
   uint32_t AtomRegister(int32_t atom);
 
@@ -27,6 +37,7 @@ class ShapeProgram {
   BytecodeBuilder& bc_;
   std::map<int64_t, uint32_t> dim_regs_;
   std::map<int32_t, uint32_t> atom_regs_;
+  bool ok_ = true;
 };
 
 }  // namespace kiln::compiler::emit

@@ -53,6 +53,147 @@ int64_t DimPool::Symbol(const std::string& name) {
   return AtomDim(atom);
 }
 
+int64_t DimPool::Data(const std::string& name, int64_t bound, int32_t count_value) {
+  size_t index = 0;
+  while (index < data_.size() && data_[index].name != name) ++index;
+  if (index == data_.size()) data_.push_back({name, bound, count_value, -1});
+  data_[index].bound = bound;
+  data_[index].count_value = count_value;
+  Atom atom;
+  atom.kind = AtomKind::kData;
+  atom.symbol = static_cast<int32_t>(index);
+  const int64_t dim = AtomDim(atom);
+  if (Known(dim)) data_[index].atom = PolyOf(dim)[0].atoms[0];
+  return dim;
+}
+
+bool DimPool::HasData(int64_t dim) const {
+  if (!Known(dim)) return false;
+  for (const Term& t : PolyOf(dim)) {
+    for (int32_t id : t.atoms) {
+      const Atom& atom = atoms_[id];
+      if (atom.kind == AtomKind::kData) return true;
+      if (atom.kind != AtomKind::kSymbol && (HasData(atom.a) || HasData(atom.b))) return true;
+    }
+  }
+  return false;
+}
+
+int32_t DimPool::BareData(int64_t dim) const {
+  if (!Known(dim)) return -1;
+  const Poly& p = PolyOf(dim);
+  if (p.size() != 1 || p[0].coeff != 1 || p[0].atoms.size() != 1) return -1;
+  const Atom& atom = atoms_[p[0].atoms[0]];
+  return atom.kind == AtomKind::kData ? atom.symbol : -1;
+}
+
+namespace {
+
+// Interval arithmetic for UpperBound; false on overflow.
+bool MulInterval(int64_t alo, int64_t ahi, int64_t blo, int64_t bhi, int64_t* lo, int64_t* hi) {
+  const int64_t x[2] = {alo, ahi}, y[2] = {blo, bhi};
+  bool first = true;
+  for (int64_t a : x) {
+    for (int64_t b : y) {
+      int64_t p = 0;
+      if (__builtin_mul_overflow(a, b, &p)) return false;
+      *lo = first ? p : std::min(*lo, p);
+      *hi = first ? p : std::max(*hi, p);
+      first = false;
+    }
+  }
+  return true;
+}
+
+int64_t FloorDivide(int64_t n, int64_t d) { return n / d - ((n % d != 0 && n < 0) ? 1 : 0); }
+
+}  // namespace
+
+bool DimPool::AtomInterval(int32_t id, Interval* out) const {
+  const Atom& atom = atoms_[id];
+  if (atom.kind == AtomKind::kSymbol) return false;  // any size the caller gives
+  if (atom.kind == AtomKind::kData) {
+    *out = {0, data_[atom.symbol].bound};
+    return true;
+  }
+  Interval a, b;
+  if (!IntervalOf(atom.a, &a) || !IntervalOf(atom.b, &b)) return false;
+  switch (atom.kind) {
+    case AtomKind::kFloorDiv: {
+      // Divisors are positive at run time (IDIV fails the run otherwise);
+      // floor(n / d) is monotonic in n, and in d for n of one sign.
+      const int64_t dlo = std::max<int64_t>(b.lo, 1), dhi = std::max<int64_t>(b.hi, 1);
+      const int64_t c[4] = {FloorDivide(a.lo, dlo), FloorDivide(a.lo, dhi), FloorDivide(a.hi, dlo),
+                            FloorDivide(a.hi, dhi)};
+      *out = {*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
+      return true;
+    }
+    case AtomKind::kMin: *out = {std::min(a.lo, b.lo), std::min(a.hi, b.hi)}; return true;
+    case AtomKind::kMax: *out = {std::max(a.lo, b.lo), std::max(a.hi, b.hi)}; return true;
+    default: return false;
+  }
+}
+
+bool DimPool::IntervalOf(int64_t dim, Interval* out) const {
+  if (!IsSymbolic(dim)) {
+    *out = {dim, dim};
+    return true;
+  }
+  if (!Known(dim)) return false;
+  Interval sum{0, 0};
+  for (const Term& t : PolyOf(dim)) {
+    int64_t lo = t.coeff, hi = t.coeff;
+    for (int32_t id : t.atoms) {
+      Interval a;
+      if (!AtomInterval(id, &a) || !MulInterval(lo, hi, a.lo, a.hi, &lo, &hi)) return false;
+    }
+    if (__builtin_add_overflow(sum.lo, lo, &sum.lo) || __builtin_add_overflow(sum.hi, hi, &sum.hi)) {
+      return false;
+    }
+  }
+  *out = sum;
+  return true;
+}
+
+bool DimPool::UpperBound(int64_t dim, int64_t* bound) const {
+  Interval i;
+  if (!IntervalOf(dim, &i)) return false;
+  *bound = i.hi;
+  return true;
+}
+
+bool DimPool::DataAtBound(int64_t dim, int64_t* bound) {
+  if (!HasData(dim)) {
+    *bound = dim;
+    return true;
+  }
+  Poly out;
+  for (const Term& t : PolyOf(dim)) {
+    bool data = false, plain = true;  // plain: only symbols besides
+    for (int32_t id : t.atoms) {
+      data = data || atoms_[id].kind == AtomKind::kData;
+      plain = plain && (atoms_[id].kind == AtomKind::kData || atoms_[id].kind == AtomKind::kSymbol);
+    }
+    if (!data) {
+      out.push_back(t);
+      continue;
+    }
+    if (!plain || t.coeff <= 0) return false;
+    Term b{{}, t.coeff};
+    for (int32_t id : t.atoms) {
+      const Atom& atom = atoms_[id];
+      if (atom.kind == AtomKind::kSymbol) {
+        b.atoms.push_back(id);
+      } else if (__builtin_mul_overflow(b.coeff, data_[atom.symbol].bound, &b.coeff)) {
+        return false;
+      }
+    }
+    out.push_back(std::move(b));
+  }
+  *bound = Intern(std::move(out));
+  return ok_;
+}
+
 DimPool::Poly DimPool::ToPoly(int64_t dim) const {
   if (IsSymbolic(dim)) {
     if (Known(dim)) return polys_[kSymbolicBase - dim];
@@ -244,7 +385,7 @@ bool DimPool::KnownNonNegative(int64_t dim) const {
     if (t.coeff < 0) return false;
     for (int32_t id : t.atoms) {
       const Atom& atom = atoms_[id];
-      if (atom.kind == AtomKind::kSymbol) continue;
+      if (atom.kind == AtomKind::kSymbol || atom.kind == AtomKind::kData) continue;
       if (atom.kind == AtomKind::kMax) {
         if (!KnownNonNegative(atom.a) && !KnownNonNegative(atom.b)) return false;
       } else if (!KnownNonNegative(atom.a) || !KnownNonNegative(atom.b)) {
@@ -259,6 +400,7 @@ std::string DimPool::AtomString(int32_t id) const {
   const Atom& atom = atoms_[id];
   switch (atom.kind) {
     case AtomKind::kSymbol: return symbols_[atom.symbol];
+    case AtomKind::kData: return data_[atom.symbol].name;
     case AtomKind::kFloorDiv: return absl::StrCat("floor((", ToString(atom.a), ") / (", ToString(atom.b), "))");
     case AtomKind::kMin: return absl::StrCat("min(", ToString(atom.a), ", ", ToString(atom.b), ")");
     case AtomKind::kMax: return absl::StrCat("max(", ToString(atom.a), ", ", ToString(atom.b), ")");
@@ -290,6 +432,11 @@ int64_t DimPool::Evaluate(int64_t dim, const std::vector<int64_t>& values) const
       int64_t x = 0;
       switch (atom.kind) {
         case AtomKind::kSymbol: x = values[atom.symbol]; break;
+        case AtomKind::kData: {
+          const size_t k = symbols_.size() + static_cast<size_t>(atom.symbol);
+          x = k < values.size() ? values[k] : 0;
+          break;
+        }
         case AtomKind::kFloorDiv: {
           const int64_t n = Evaluate(atom.a, values), d = Evaluate(atom.b, values);
           x = d > 0 ? n / d - ((n % d != 0 && n < 0) ? 1 : 0) : 0;

@@ -9,6 +9,10 @@
 // when their ints are equal, and the arithmetic below folds everything it can
 // (N*512/512 is N again). Symbols are positive at run time.
 //
+// Data symbols are lengths a kernel computes during the run (the count of a
+// NonZero, of Unique's distinct values): in 0..a static bound, known only
+// after their producer ran. Tensors sized by them are planned at that bound.
+//
 // Only the shape rules and lowerings that opt in see encoded dims
 // (compiler/passes/symbolic_support.h); everything else refuses them.
 #ifndef KILN_COMPILER_IR_DIM_EXPR_H_
@@ -37,7 +41,32 @@ class DimPool {
   // The dim for symbol `name` (created on first use).
   int64_t Symbol(const std::string& name);
   const std::vector<std::string>& symbols() const { return symbols_; }
-  bool empty() const { return symbols_.empty(); }
+  // No symbols of either kind: every dim is a number.
+  bool empty() const { return symbols_.empty() && data_.empty(); }
+
+  // The dim for data symbol `name` (created on first use, bound and count
+  // value updated on later ones): a length in 0..bound that the kernel
+  // writing value `count_value` (an int64) reports during the run.
+  struct DataSymbol {
+    std::string name;
+    int64_t bound = 0;
+    int32_t count_value = -1;
+    int32_t atom = -1;
+  };
+  int64_t Data(const std::string& name, int64_t bound, int32_t count_value);
+  const std::vector<DataSymbol>& data_symbols() const { return data_; }
+  // Whether `dim` involves a data symbol (directly or inside an atom).
+  bool HasData(int64_t dim) const;
+  // The data symbol that `dim` is, bare, or -1.
+  int32_t BareData(int64_t dim) const;
+  // The largest value `dim` takes with every data symbol in 0..its bound;
+  // false when that is unbounded (it involves the model's symbols) or
+  // overflows.
+  bool UpperBound(int64_t dim, int64_t* bound) const;
+  // `dim` with each data symbol at its bound, which bounds it from above
+  // when every term holding a data symbol has a positive coefficient and
+  // only symbols besides (e.g. N*n*4 with n <= 5 gives 20*N); false else.
+  bool DataAtBound(int64_t dim, int64_t* bound);
 
   int64_t Add(int64_t a, int64_t b);
   int64_t Sub(int64_t a, int64_t b);
@@ -68,15 +97,17 @@ class DimPool {
 
   // "N", "3*N + 1", "floor(S / 2)"; static dims print as numbers.
   std::string ToString(int64_t dim) const;
-  // The value with symbol k = values[k] (for tests and the memory formula check).
+  // The value with symbol k = values[k] and data symbol k =
+  // values[symbols().size() + k] (0 when absent), for tests and the memory
+  // formula check.
   int64_t Evaluate(int64_t dim, const std::vector<int64_t>& values) const;
 
   // The canonical form, for the emitter that turns expressions into integer
   // bytecode. An atom is a symbol or an opaque operation on two dims.
-  enum class AtomKind { kSymbol, kFloorDiv, kMin, kMax };
+  enum class AtomKind { kSymbol, kFloorDiv, kMin, kMax, kData };
   struct Atom {
     AtomKind kind = AtomKind::kSymbol;
-    int32_t symbol = 0;   // kSymbol
+    int32_t symbol = 0;   // kSymbol; kData: the data symbol's index
     int64_t a = 0, b = 0; // operands of the others (encoded dims)
   };
   struct Term {
@@ -98,7 +129,14 @@ class DimPool {
   int64_t AtomDim(const Atom& atom);
   std::string AtomString(int32_t id) const;
 
+  struct Interval {
+    int64_t lo = 0, hi = 0;
+  };
+  bool IntervalOf(int64_t dim, Interval* out) const;
+  bool AtomInterval(int32_t id, Interval* out) const;
+
   std::vector<std::string> symbols_;
+  std::vector<DataSymbol> data_;
   std::vector<Atom> atoms_;
   std::map<std::string, int32_t> atom_ids_;
   std::vector<Poly> polys_;

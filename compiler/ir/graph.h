@@ -88,11 +88,6 @@ struct Value {
   // model leaves it open): pins sizes that come from run-time inputs.
   std::vector<int64_t> declared_shape;
   bool has_declared_shape = false;
-  // A graph output whose dim `result_dim` is known only after a run (e.g.
-  // NonZero's count without a declared shape): `shape` holds its bound, and
-  // the int64 value `result_count` receives the real length during the run.
-  int32_t result_dim = -1;
-  ValueId result_count = -1;
   // Kept alive (not overwritten) until the run ends, for the VM and AOT
   // code to read afterwards.
   bool live_to_end = false;

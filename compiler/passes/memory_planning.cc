@@ -109,6 +109,17 @@ int64_t ValueBytesExpr(const ir::Graph& graph, const ir::Value& value) {
   return graph.dims.ok() ? bytes : -1;
 }
 
+int64_t PlannedBytesExpr(const ir::Graph& graph, const ir::Value& value) {
+  const int64_t bytes = ValueBytesExpr(graph, value);
+  if (!graph.dims.HasData(bytes)) return bytes;
+  int64_t bound = -1;
+  if (graph.dims.UpperBound(bytes, &bound)) return bound >= 0 ? bound : -1;
+  // Beside the model's symbols: a formula of them (20*N for [N, n <= 5] floats).
+  if (graph.dims.DataAtBound(bytes, &bound) && graph.dims.KnownNonNegative(bound)) return bound;
+  graph.dims.ClearError();
+  return -1;
+}
+
 int64_t ValueBytes(const ir::Value& value) {
   if (!value.has_shape) return -1;
   const int64_t n = ir::ElementCount(value.shape);
@@ -124,13 +135,15 @@ absl::StatusOr<MemoryPlan> PlanMemory(const ir::Graph& graph) {
   const int32_t end_step = static_cast<int32_t>(graph.nodes.size());
 
   // Bytes as an encoded dim; the static size field is 0 for symbolic ones.
+  // Lengths known only during the run take their bound's bytes.
   auto size_of = [&](ir::ValueId v, ValueStorage* out) -> absl::Status {
-    const int64_t bytes = ValueBytesExpr(graph, graph.value(v));
+    const int64_t bytes = PlannedBytesExpr(graph, graph.value(v));
     if (bytes == -1) {
       graph.dims.ClearError();
       return absl::InvalidArgumentError(absl::StrCat(
           graph.source, ": value '", graph.value(v).name,
-          "' has no static shape or known dtype; cannot plan its memory"));
+          "' has no static shape or known dtype, or no bound for its run-time length; "
+          "cannot plan its memory"));
     }
     out->size_expr = bytes;
     out->size = ir::IsSymbolic(bytes) ? 0 : static_cast<uint64_t>(bytes);

@@ -85,6 +85,10 @@ int64_t ValueBytes(const ir::Value& value);
 // The same for a shape that may be symbolic: an encoded dim, -1 when the
 // shape or dtype is unknown.
 int64_t ValueBytesExpr(const ir::Graph& graph, const ir::Value& value);
+// The bytes a buffer for the value needs: ValueBytesExpr, or its bound when
+// it depends on lengths known only during the run (data symbols). -1 when
+// unknown or unbounded.
+int64_t PlannedBytesExpr(const ir::Graph& graph, const ir::Value& value);
 
 }  // namespace kiln::compiler
 

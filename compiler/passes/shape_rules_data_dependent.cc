@@ -162,24 +162,23 @@ absl::Status NonMaxSuppression(Ctx& c, const Shape& y) {
   return c.SetScratch(1, DType::I64, {3 * c.S(0)[1]});
 }
 
-// An output whose length is reported after the run: a graph output of a
-// static model that no node reads (later ops would need its shape).
-bool ResultShapedOutput(const ir::Graph& graph, const ir::Node& node) {
-  const ir::ValueId y = node.outputs.empty() ? ir::kNoValue : node.outputs[0];
-  return y != ir::kNoValue && graph.dims.empty() && graph.IsGraphOutput(y) &&
-         graph.Users(y).empty();
+// A data symbol for the length output `k`'s dim `dim` turns out to have
+// during the run, at most its `bound`: the kernel writes it as the int64
+// value `count`, kept until the run ends (the VM and AOT code read it for
+// the output's shape; later dispatches load it for their sizes).
+int64_t DataLength(Ctx& c, size_t k, int64_t bound, ir::ValueId count) {
+  c.graph().value(count).live_to_end = true;
+  return c.graph().dims.Data(c.graph().value(c.node().outputs[k]).name + ".length", bound,
+                             static_cast<int32_t>(count));
 }
 
 // An output `bound` whose dim `dim` is the length a kernel reports after
-// the run, in a scratch int64 kept until the run ends.
+// the run, in a scratch int64.
 absl::Status SetAfterRun(Ctx& c, Shape bound, int64_t dim) {
   KILN_RULE_TRY(c.SetScratch(1, DType::I64, {1}));
   ir::Node& n = c.node();
-  c.graph().value(n.outputs[1]).live_to_end = true;
-  ir::Value& y = c.graph().value(n.outputs[0]);
-  y.result_dim = static_cast<int32_t>(dim);
-  y.result_count = n.outputs[1];
   n.SetInt("kiln.result_count", 1);
+  bound[dim] = DataLength(c, 0, bound[dim], n.outputs[1]);
   return c.Set(0, n.op_type == "NonZero" ? DType::I64 : c.T(0), std::move(bound));
 }
 
@@ -207,8 +206,8 @@ absl::Status AfterRun(Ctx& c) {
 
 // Unique and NonMaxSuppression report their length in an int64 of their
 // own, output `slot` (appended once after the scratch, as rules may run
-// more than once), kept until the run ends; outputs `shaped` (present
-// ones) take `bound` at dim `dims[k]` as their result dim.
+// more than once); outputs `shaped` (present ones) have it at dim
+// `dims[k]`, where their shape holds its bound.
 absl::Status ResultSlot(Ctx& c, size_t slot, const std::vector<size_t>& shaped,
                         const std::vector<int32_t>& dims) {
   ir::Node& n = c.node();
@@ -227,12 +226,12 @@ absl::Status ResultSlot(Ctx& c, size_t slot, const std::vector<size_t>& shaped,
   v.dtype = DType::I64;
   v.shape = {1};
   v.has_shape = true;
-  v.live_to_end = true;
+  int64_t length = -1;  // one symbol, named after the first present output
   for (size_t j = 0; j < shaped.size(); ++j) {
     if (!c.HasOut(shaped[j])) continue;
     ir::Value& out = c.graph().value(n.outputs[shaped[j]]);
-    out.result_dim = dims[j];
-    out.result_count = count;
+    if (length == -1) length = DataLength(c, shaped[j], out.shape[dims[j]], count);
+    out.shape[dims[j]] = length;
   }
   return absl::OkStatus();
 }
@@ -271,19 +270,6 @@ absl::Status NmsAfterRun(Ctx& c) {
   return ResultSlot(c, 2, {0}, {0});
 }
 
-// Unique's Y, indices and counts (those present) are read by no node and
-// at least one is a graph output, in a static model.
-bool UniqueResultShaped(const ir::Graph& graph, const ir::Node& node) {
-  if (!graph.dims.empty()) return false;
-  bool returned = false;
-  for (size_t k : {0, 1, 3}) {
-    if (k >= node.outputs.size() || node.outputs[k] == ir::kNoValue) continue;
-    if (!graph.Users(node.outputs[k]).empty()) return false;
-    returned = returned || graph.IsGraphOutput(node.outputs[k]);
-  }
-  return returned;
-}
-
 }  // namespace
 
 bool InferDataDependent(ir::Graph& graph, ir::Node& node,
@@ -303,22 +289,10 @@ bool InferDataDependent(ir::Graph& graph, ir::Node& node,
   }
   Shape y;
   if (!c.DeclaredStatic(0, &y)) {
-    if ((op == "NonZero" || op == "Compress") && ResultShapedOutput(graph, node)) {
-      *status = AfterRun(c);
-      return true;
-    }
-    if (op == "Unique" && UniqueResultShaped(graph, node)) {
-      *status = UniqueAfterRun(c);
-      return true;
-    }
-    if (op == "NonMaxSuppression" && ResultShapedOutput(graph, node)) {
-      *status = NmsAfterRun(c);
-      return true;
-    }
-    *status = c.Err(absl::StrCat(op, "'s output shape depends on the data; Kiln needs the model "
-                                 "to declare a fully static output shape (or to return it as a "
-                                 "graph output nothing else reads, shaped after the run, in a "
-                                 "model without symbolic dims)"));
+    // The length becomes a data symbol: known after the node ran.
+    *status = op == "NonZero" || op == "Compress" ? AfterRun(c)
+              : op == "Unique"                   ? UniqueAfterRun(c)
+                                                 : NmsAfterRun(c);
     return true;
   }
   *status = op == "NonZero"   ? NonZero(c, y)

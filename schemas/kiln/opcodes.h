@@ -39,7 +39,7 @@ static inline int kiln_opcode_is_integer(uint32_t opcode) {
   const char* k = kiln_opcode_operands(opcode);
   if (k == 0 || *k == '\0') return 0;
   for (; *k != '\0'; ++k) {
-    if (*k != 'n' && *k != 's' && *k != 'q') return 0;
+    if (*k != 'n' && *k != 's' && *k != 'd' && *k != 'q') return 0;
   }
   return 1;
 }

@@ -1,11 +1,11 @@
 // Unique and NonMaxSuppression without a declared output shape (passes/
-// shape_rules_data_dependent.cc): outputs nothing reads are shaped after
-// the run. Unique's Y, indices and counts get their bound (the elements of
-// X, or X's length along the axis) and one shared result count, appended
-// once after the scratch and kept to the end of the run; inverse_indices
-// stays static. NonMaxSuppression's bound is batches x classes x boxes kept
-// per class (min(max_output, boxes) when max_output is constant). An output
-// another node reads is refused naming the node.
+// shape_rules_data_dependent.cc): their length is a data symbol, known
+// during the run. Unique's Y, indices and counts share one, bounded by the
+// elements of X (or X's length along the axis), with one result count
+// appended once after the scratch and kept to the end of the run;
+// inverse_indices stays static. NonMaxSuppression's bound is batches x
+// classes x boxes kept per class (min(max_output, boxes) when max_output is
+// constant). Other nodes may read such outputs: the length carries on.
 #include <cstring>
 #include <memory>
 #include <string>
@@ -18,7 +18,6 @@
 namespace kiln::compiler {
 namespace {
 
-using testing::ExpectNodeError;
 
 using Dims = std::vector<int64_t>;
 
@@ -49,6 +48,19 @@ struct UniqueModel {
   const ir::Value& V(ir::ValueId v) const { return b.g.value(v); }
 };
 
+// `dim` is data symbol 0 of g, bounded by `bound`, written as `count`.
+void ExpectLength(const ir::Graph& g, int64_t dim, int64_t bound, ir::ValueId count,
+                  const std::string& name) {
+  ASSERT_EQ(g.dims.data_symbols().size(), 1u);
+  EXPECT_EQ(g.dims.BareData(dim), 0);
+  EXPECT_EQ(g.dims.data_symbols()[0].bound, bound);
+  EXPECT_EQ(g.dims.data_symbols()[0].count_value, count);
+  EXPECT_EQ(g.dims.data_symbols()[0].name, name);
+  int64_t upper = -1;
+  EXPECT_TRUE(g.dims.UpperBound(dim, &upper));
+  EXPECT_EQ(upper, bound);
+}
+
 TEST(UniqueAfterRun, SharesOneCountAmongYIndicesAndCounts) {
   UniqueModel m;
   ASSERT_TRUE(InferShapes(m.b.g).ok());
@@ -61,25 +73,27 @@ TEST(UniqueAfterRun, SharesOneCountAmongYIndicesAndCounts) {
   EXPECT_EQ(m.V(count).dtype, ir::DType::I64);
   EXPECT_TRUE(m.V(count).live_to_end);
   EXPECT_EQ(m.V(n.outputs[4]).shape, Dims{48});  // scratch: 2 int64 per element
+  // One length, bounded by every element being distinct.
+  ExpectLength(m.b.g, m.V(m.outs[0]).shape[0], 24, count, "y.length");
   for (size_t k : {0u, 1u, 3u}) {
-    EXPECT_EQ(m.V(m.outs[k]).shape, Dims{24}) << k;  // bound: every element distinct
-    EXPECT_EQ(m.V(m.outs[k]).result_dim, 0) << k;
-    EXPECT_EQ(m.V(m.outs[k]).result_count, count) << k;
+    ASSERT_EQ(m.V(m.outs[k]).shape.size(), 1u) << k;
+    EXPECT_EQ(m.V(m.outs[k]).shape[0], m.V(m.outs[0]).shape[0]) << k;
   }
   EXPECT_EQ(m.V(m.outs[0]).dtype, ir::DType::F32);
   EXPECT_EQ(m.V(m.outs[2]).shape, Dims{24});  // inverse: static, one per element
-  EXPECT_EQ(m.V(m.outs[2]).result_dim, -1);
 }
 
 TEST(UniqueAfterRun, AlongAnAxisTheBoundIsTheAxisLength) {
   UniqueModel m(1);
   ASSERT_TRUE(InferShapes(m.b.g).ok());
-  EXPECT_EQ(m.V(m.outs[0]).shape, (Dims{4, 3, 2}));
-  EXPECT_EQ(m.V(m.outs[0]).result_dim, 1);
-  EXPECT_EQ(m.V(m.outs[1]).shape, Dims{3});
-  EXPECT_EQ(m.V(m.outs[3]).shape, Dims{3});
+  const Dims y = m.V(m.outs[0]).shape;
+  ASSERT_EQ(y.size(), 3u);
+  EXPECT_EQ(y[0], 4);
+  EXPECT_EQ(y[2], 2);
+  ExpectLength(m.b.g, y[1], 3, m.b.g.nodes[m.node].outputs[5], "y.length");
+  EXPECT_EQ(m.V(m.outs[1]).shape, Dims{y[1]});
+  EXPECT_EQ(m.V(m.outs[3]).shape, Dims{y[1]});
   EXPECT_EQ(m.V(m.outs[2]).shape, Dims{3});
-  EXPECT_EQ(m.V(m.outs[2]).result_dim, -1);
   EXPECT_EQ(m.V(m.b.g.nodes[m.node].outputs[4]).shape, Dims{6});
 }
 
@@ -88,10 +102,13 @@ TEST(UniqueAfterRun, AStaticOutputMayBeRead) {
   EXPECT_TRUE(InferShapes(m.b.g).ok());
 }
 
-TEST(UniqueAfterRun, AResultShapedOutputSomethingReadsIsRefused) {
+TEST(UniqueAfterRun, ALengthCarriesOnIntoItsReaders) {
   for (int read : {0, 1, 3}) {
     UniqueModel m(-1, read);
-    ExpectNodeError(InferShapes(m.b.g), "declare a fully static output shape");
+    ASSERT_TRUE(InferShapes(m.b.g).ok()) << read;
+    const ir::Value& r = m.b.g.value(m.b.g.outputs.back());
+    EXPECT_EQ(r.shape, m.V(m.outs[static_cast<size_t>(read)]).shape) << read;
+    EXPECT_EQ(m.b.g.dims.BareData(r.shape[0]), 0) << read;
   }
 }
 
@@ -132,9 +149,10 @@ TEST(NmsAfterRun, BoundIsEveryBoxOfEveryClassForARunTimeMax) {
   ASSERT_TRUE(InferShapes(m.b.g).ok());
   const ir::Node& n = m.b.g.nodes[m.node];
   ASSERT_EQ(n.outputs.size(), 3u);  // output, scratch, count
-  EXPECT_EQ(m.b.g.value(m.out).shape, (Dims{30, 3}));
-  EXPECT_EQ(m.b.g.value(m.out).result_dim, 0);
-  EXPECT_EQ(m.b.g.value(m.out).result_count, n.outputs[2]);
+  const Dims y = m.b.g.value(m.out).shape;
+  ASSERT_EQ(y.size(), 2u);
+  EXPECT_EQ(y[1], 3);
+  ExpectLength(m.b.g, y[0], 30, n.outputs[2], "selected.length");
   EXPECT_TRUE(m.b.g.value(n.outputs[2]).live_to_end);
   EXPECT_EQ(m.b.g.value(n.outputs[1]).shape, Dims{15});
 }
@@ -142,15 +160,17 @@ TEST(NmsAfterRun, BoundIsEveryBoxOfEveryClassForARunTimeMax) {
 TEST(NmsAfterRun, AConstantMaxBoundsEachClass) {
   NmsModel two(2);
   ASSERT_TRUE(InferShapes(two.b.g).ok());
-  EXPECT_EQ(two.b.g.value(two.out).shape, (Dims{12, 3}));  // 2 batches x 3 classes x 2
+  // 2 batches x 3 classes x 2
+  EXPECT_EQ(two.b.g.dims.data_symbols().at(0).bound, 12);
   NmsModel many(9);
   ASSERT_TRUE(InferShapes(many.b.g).ok());
-  EXPECT_EQ(many.b.g.value(many.out).shape, (Dims{30, 3}));  // at most the 5 boxes
+  EXPECT_EQ(many.b.g.dims.data_symbols().at(0).bound, 30);  // at most the 5 boxes
 }
 
-TEST(NmsAfterRun, AnOutputSomethingReadsIsRefused) {
+TEST(NmsAfterRun, ALengthCarriesOnIntoItsReaders) {
   NmsModel m(-1, true);
-  ExpectNodeError(InferShapes(m.b.g), "declare a fully static output shape");
+  ASSERT_TRUE(InferShapes(m.b.g).ok());
+  EXPECT_EQ(m.b.g.value(m.b.g.outputs.back()).shape, m.b.g.value(m.out).shape);
 }
 
 }  // namespace

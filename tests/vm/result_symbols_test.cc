@@ -22,6 +22,8 @@ struct Spec {
   uint64_t arena_offset = 0;     // the slot
   int64_t output_dim = 2;        // the output's dim (must be the bound)
   std::string name = "y.length";
+  // ILOAD of this result symbol into n0 right after the first copy (-1: none).
+  int64_t load = -1;
 };
 
 // Output y: int64 [2] whose dim 0 is result `name` (bound 2). The run copies
@@ -53,7 +55,13 @@ std::string Build(const Spec& spec) {
                                 KILN_OP_DISPATCH, 0, 2, 0, 1,
                                 KILN_OP_VIEW_CONST, 2, 1, KILN_OP_VIEW_OUTPUT, 3, 0,
                                 KILN_OP_DISPATCH, 1, 2, 2, 3, KILN_OP_RETURN};
-  auto fn = fb::CreateFunction(b, b.CreateString("main"), 4, b.CreateVector(code));
+  if (spec.load >= 0) {
+    const uint32_t after_copy = 14;
+    code.insert(code.begin() + after_copy,
+                {KILN_OP_ILOAD, 0, static_cast<uint32_t>(spec.load)});
+  }
+  auto fn = fb::CreateFunction(b, b.CreateString("main"), 4, b.CreateVector(code),
+                               spec.load >= 0 ? 1 : 0);
   auto plan = fb::CreateMemoryPlan(b, 64, 64);
   std::vector<flatbuffers::Offset<fb::ResultSymbol>> results = {
       fb::CreateResultSymbol(b, b.CreateString(spec.name), 2, spec.arena_offset)};
@@ -103,6 +111,36 @@ TEST(ResultSymbols, AValueBeyondTheBoundFailsTheRun) {
       << s.message();
 }
 
+// ILOAD brings the length into integer arithmetic during the run: a value
+// beyond the bound stops the run there, naming the length.
+TEST(ResultSymbols, LoadingALengthBeyondTheBoundFailsAtTheLoad) {
+  Spec within;
+  within.load = 0;
+  auto ok = Load(within);
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  auto fine = Instance::Create(*ok);
+  ASSERT_TRUE(fine.ok());
+  ASSERT_TRUE(RunOnce(**fine).ok());
+  EXPECT_EQ((*fine)->OutputShape(0), std::vector<int64_t>{1});
+
+  Spec beyond = within;
+  beyond.length = 3;
+  auto image = Load(beyond);
+  ASSERT_TRUE(image.ok()) << image.status();
+  auto instance = Instance::Create(*image);
+  ASSERT_TRUE(instance.ok());
+  absl::Status s = RunOnce(**instance);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(std::string(s.message()).find("+14: the length 'y.length' a kernel reported is "
+                                          "outside 0..2"),
+            std::string::npos)
+      << s.message();
+  beyond.length = -1;
+  auto negative = Instance::Create(*Load(beyond));
+  ASSERT_TRUE(negative.ok());
+  EXPECT_FALSE(RunOnce(**negative).ok());
+}
+
 void ExpectRefused(const Spec& spec, const std::string& fragment) {
   auto image = Load(spec);
   ASSERT_FALSE(image.ok()) << "expected: " << fragment;
@@ -123,6 +161,9 @@ TEST(ResultSymbols, VerifierRefusesAMisplacedSlotOrAnotherDim) {
   Spec unnamed;
   unnamed.name = "";
   ExpectRefused(unnamed, "result symbol 0 is unnamed");
+  Spec no_such_result;
+  no_such_result.load = 1;
+  ExpectRefused(no_such_result, "+14: result symbol 1 out of range");
 }
 
 }  // namespace

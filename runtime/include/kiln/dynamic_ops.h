@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "kiln/kernel_abi.h"
 
@@ -51,6 +52,16 @@ static inline int kiln_imax(int64_t a, int64_t b, int64_t* out) {
   return KILN_OK;
 }
 
+/* ILOAD: the length a kernel left as an int64 at byte `offset` of the arena
+ * (a result symbol), refused outside 0..bound, the capacity it was given. */
+static inline int kiln_iload(const unsigned char* arena, uint64_t offset, int64_t bound,
+                             int64_t* out) {
+  int64_t v;
+  memcpy(&v, arena + offset, sizeof v);
+  if (v < 0 || v > bound) return KILN_ERR_OUT_OF_RANGE;
+  *out = v;
+  return KILN_OK;
+}
 /* A view of `bytes` bytes at byte `offset` of a buffer of `capacity` bytes:
  * non-negative, inside, and 16-byte aligned as the static verifier demands. */
 static inline int kiln_check_view(int64_t offset, int64_t bytes, uint64_t capacity) {

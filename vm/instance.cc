@@ -275,8 +275,24 @@ std::string Instance::AssumptionMessage(uint32_t pc) const {
   for (size_t k = 0; k < symbols_.size(); ++k) {
     values.push_back(absl::StrCat(module.symbols()->Get(k)->str(), " = ", symbols_[k]));
   }
-  return absl::StrCat("these input shapes (", absl::StrJoin(values, ", "),
-                      ") break the model's requirement ", exprs[a], " == ", exprs[b], " (",
+  // Lengths kernels found earlier in this run (the ILOADs before pc).
+  std::vector<std::string> lengths;
+  for (uint32_t at = 0; at < pc;) {
+    const Instruction inst = DecodeVerified(entry.bytecode()->data(), at);
+    if (inst.opcode == KILN_OP_ILOAD) {
+      lengths.push_back(absl::StrCat(module.result_symbols()->Get(inst.operands[1])->name()->str(),
+                                     " = ", int_registers_[inst.operands[0]]));
+    }
+    at += inst.length;
+  }
+  std::string found = values.empty() ? "this run" : absl::StrCat("these input shapes (",
+                                                                  absl::StrJoin(values, ", "), ")");
+  if (!lengths.empty()) {
+    absl::StrAppend(&found, values.empty() ? " (" : " and the lengths (",
+                    absl::StrJoin(lengths, ", "), values.empty() ? ")" : ") it found");
+  }
+  return absl::StrCat(found, " break", values.empty() ? "s" : "",
+                      " the model's requirement ", exprs[a], " == ", exprs[b], " (",
                       int_registers_[a], " != ", int_registers_[b],
                       "): two dims it combines must be equal");
 }
@@ -451,6 +467,9 @@ absl::Status Instance::DispatchError(uint32_t function, uint32_t pc, int code) c
   }
   if (code == KILN_ERR_INDEX_OUT_OF_RANGE || code == KILN_ERR_BAD_VALUE) {
     return absl::InvalidArgumentError(absl::StrCat(where, ": ", kiln_status_message(code), nodes));
+  }
+  if (opcode == KILN_OP_IASSERT_EQ) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": ", AssumptionMessage(pc)));
   }
   if (opcode == KILN_OP_ILOAD) {
     const fb::ResultSymbol* r = module.result_symbols()->Get(bytecode->Get(pc + 2));

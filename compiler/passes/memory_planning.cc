@@ -49,6 +49,14 @@ uint64_t Place(std::vector<ArenaTensor>& tensors, uint64_t alignment) {
 
 constexpr uint64_t kGroupAlignment = 16;
 
+// A symbolic size as coeff * monomial bytes: c*m itself, or for a sum or a
+// min/max (S + T rows, ...) 16 * ceil(size / 16), within 15 bytes of it.
+void SplitSize(ir::DimPool& dims, int64_t size, int64_t* coeff, int64_t* monomial) {
+  if (dims.SplitMonomial(size, coeff, monomial)) return;
+  *coeff = static_cast<int64_t>(kGroupAlignment);
+  *monomial = dims.CeilDiv(size, *coeff);
+}
+
 // Places the static tensors as one arena, then each group of symbolic
 // tensors scaling with the same product of symbols (see the header).
 void PlaceGroups(ir::DimPool& dims, MemoryPlan& plan) {
@@ -59,7 +67,7 @@ void PlaceGroups(ir::DimPool& dims, MemoryPlan& plan) {
     const ArenaTensor& t = plan.arena[k];
     if (!ir::IsSymbolic(t.size_expr)) continue;
     int64_t coeff = 1, monomial = t.size_expr;
-    if (!dims.SplitMonomial(t.size_expr, &coeff, &monomial)) monomial = t.size_expr;
+    SplitSize(dims, t.size_expr, &coeff, &monomial);
     if (!members.count(monomial)) keys.push_back(monomial);
     members[monomial].push_back(k);
   }
@@ -80,7 +88,8 @@ void PlaceGroups(ir::DimPool& dims, MemoryPlan& plan) {
     for (size_t k : members[monomial]) {
       ArenaTensor t = plan.arena[k];
       int64_t coeff = 1, m = 0;
-      t.size = dims.SplitMonomial(t.size_expr, &coeff, &m) ? static_cast<uint64_t>(coeff) : 1;
+      SplitSize(dims, t.size_expr, &coeff, &m);
+      t.size = static_cast<uint64_t>(coeff);
       group.push_back(t);
     }
     // Offsets are monomial * (a multiple of 16): 16-byte aligned for every

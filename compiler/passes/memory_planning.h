@@ -25,7 +25,9 @@
 //    after the static arena and the groups before it, so its tensors sit at
 //    base_m + m*offset. The workspace is the static arena plus, per group,
 //    m times its planned bytes: a formula of the symbols (workspace_expr).
-//    A size that is not such a product forms a group of its own.
+//    A size that is not such a product (a sum like S + T rows, a min) is
+//    planned as 16 * ceil(size / 16), grouped by ceil(size / 16).
+//  - Lengths found during the run (data symbols) are planned at their bound.
 #ifndef KILN_COMPILER_PASSES_MEMORY_PLANNING_H_
 #define KILN_COMPILER_PASSES_MEMORY_PLANNING_H_
 

@@ -99,16 +99,23 @@ absl::Status LowerND(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(int64_t ib, IndexBytes(ctx, node, 1));
   const size_t b = scatter ? 0 : static_cast<size_t>(node.GetInt("batch_dims", 0));
   if (idx.empty()) return ctx.Invalid(node, "indices must have rank >= 1");
+  if (idx.size() <= b) return ctx.Invalid(node, "indices must have rank > batch_dims");
   const size_t k = static_cast<size_t>(idx.back());
   if (b + k > x.size() || k > KILN_MAX_RANK) return ctx.Invalid(node, "index depth out of range");
   int64_t red = 0;
   if (scatter) {
     KILN_ASSIGN_OR_RETURN(red, Reduction(ctx, node));
   }
+  // Batch, tuple count, slice and the indexed dims may be symbolic: they go
+  // through the pool and are patched at run time, where the kernel checks
+  // every index against the patched dims.
+  ir::DimPool& dims = ctx.dims();
   std::vector<int64_t> ip = {ElemBytes(ctx, node.inputs[0]), ib,
                              red ? KindOf(ctx.value(node.inputs[0]).dtype) : 0, red,
-                             Prod(x, 0, b), Prod(idx, b, idx.size() - 1),
-                             static_cast<int64_t>(k), Prod(x, b + k, x.size())};
+                             dims.Product({x.begin(), x.begin() + b}),
+                             dims.Product({idx.begin() + b, idx.end() - 1}),
+                             static_cast<int64_t>(k),
+                             dims.Product({x.begin() + b + k, x.end()})};
   ip.insert(ip.end(), x.begin() + b, x.begin() + b + k);
   std::vector<Binding> bs;
   for (size_t i = 0; i < (scatter ? 3u : 2u); ++i) {

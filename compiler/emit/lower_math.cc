@@ -155,7 +155,11 @@ absl::Status LowerArgReduce(LoweringContext& ctx, const ir::Node& node) {
   int64_t axis = node.GetInt("axis", 0);
   if (axis < 0) axis += r;
   if (axis < 0 || axis >= r) return ctx.Invalid(node, "axis out of range");
-  const int64_t outer = Product(x, 0, axis), inner = Product(x, axis + 1, x.size());
+  // Symbolic dims (the axis too) multiply through the pool; the kernel's
+  // checker refuses an axis that is empty at run time.
+  ir::DimPool& dims = ctx.dims();
+  const int64_t outer = dims.Product(Shape(x.begin(), x.begin() + axis));
+  const int64_t inner = dims.Product(Shape(x.begin() + axis + 1, x.end()));
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
   return ctx.Dispatch(node, "arg_reduce_f32",

@@ -23,12 +23,6 @@ int64_t Code(const LoweringContext& ctx, ir::ValueId v) {
   return static_cast<int64_t>(ctx.value(v).dtype);
 }
 
-int64_t Prod(const Shape& s, size_t from, size_t to) {
-  int64_t p = 1;
-  for (size_t i = from; i < to; ++i) p *= s[i];
-  return p;
-}
-
 absl::Status LowerTopK(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(Shape x, ctx.InputShape(node, 0));
   if (!node.HasAttr("kiln.k")) return ctx.Invalid(node, "k was not resolved");
@@ -50,7 +44,11 @@ absl::Status LowerTopK(LoweringContext& ctx, const ir::Node& node) {
   if (runtime_k) {
     KILN_ASSIGN_OR_RETURN(bk, ctx.Bind(node, node.inputs[1]));
   }
-  Shape ip = {t, Prod(x, 0, axis), x[axis], Prod(x, axis + 1, x.size()), k,
+  // Symbolic dims multiply through the pool; the kernel's checker refuses
+  // k beyond a symbolic axis's run-time length.
+  ir::DimPool& dims = ctx.dims();
+  Shape ip = {t, dims.Product(Shape(x.begin(), x.begin() + axis)), x[axis],
+              dims.Product(Shape(x.begin() + axis + 1, x.end())), k,
               node.GetInt("largest", 1) != 0 ? 1 : 0,
               runtime_k ? Code(ctx, node.inputs[1]) : 0};
   return ctx.Dispatch(node, "topk", std::move(ip), {}, {bx, bk, bv, bi},

@@ -156,15 +156,22 @@ absl::Status GatherND(Ctx& c) {
   const int64_t b = c.node().GetInt("batch_dims", 0);
   if (idx.empty()) return c.Err("indices must have rank >= 1");
   const int64_t k = idx.back();
+  // The index depth picks the data dims each tuple addresses: it must be
+  // static (the tuple count and the data dims may be symbolic).
+  KILN_RETURN_IF_ERROR(c.RequireStatic(k, "the index depth (the last dim of indices)"));
   const int64_t q = static_cast<int64_t>(idx.size()), r = static_cast<int64_t>(x.size());
   if (b < 0 || b >= q || b >= r || k < 1 || b + k > r) {
     return c.Err(absl::StrCat("indices ", ShapeStr(idx), " do not fit data ", ShapeStr(x),
                               " with batch_dims ", b));
   }
-  for (int64_t d = 0; d < b; ++d) {
-    if (x[d] != idx[d]) return c.Err("batch dimensions of data and indices differ");
-  }
   Shape out(idx.begin(), idx.end() - 1);
+  for (int64_t d = 0; d < b; ++d) {
+    if (x[d] == idx[d]) continue;
+    if (!ir::IsSymbolic(x[d]) && !ir::IsSymbolic(idx[d])) {
+      return c.Err("batch dimensions of data and indices differ");
+    }
+    out[d] = c.dims().AssumeEqual(x[d], idx[d]);  // S against T: checked when a run starts
+  }
   out.insert(out.end(), x.begin() + b + k, x.end());
   return c.Set(0, c.T(0), std::move(out));
 }

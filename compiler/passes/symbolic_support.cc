@@ -26,7 +26,12 @@ const std::set<std::string>& SymbolicOps() {
       "Atan", "Asinh", "Acosh", "Atanh", "Selu", "Celu", "Softsign", "ThresholdedRelu", "Mish",
       "Shrink",
       // lengths known during the run: static inputs, outputs of a data symbol's length
-      "NonZero", "Compress", "Unique", "NonMaxSuppression"};
+      "NonZero", "Compress", "Unique", "NonMaxSuppression",
+      // symops2: sizes as patched kernel parameters (the kernels check indices,
+      // k and empty axes against them at run time)
+      "GatherND", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceSumSquare",
+      "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ArgMax", "ArgMin", "CumSum",
+      "TopK"};
   return *ops;
 }
 

@@ -148,6 +148,16 @@ run_model elementwise_dynseq "$DYN" "1 4 11" yes
 run_model expand_dynseq "$DYN" "1 3 10" yes
 run_model gather_dynseq "$DYN" "1 4 9" yes
 run_model slice_dynseq "$DYN" "2 4 9" yes
+# GatherND (symbolic tuple count and data dims; batch_dims 1 over S),
+# Reduce* over a symbolic axis (empty at S <= 2 for x[1:-1]) and beside it,
+# ArgMax/ArgMin with ties and select_last_index, CumSum, TopK with constant k.
+run_model gathernd_dynseq "$DYN" "1 4 9" yes
+run_model gathernd_batch_dynseq "$DYN" "1 3 8" yes
+run_model reduce_dynseq "$DYN" "1 2 3 8" yes
+run_model reduce_keep_dynseq "$DYN" "1 4 10" yes
+run_model argmax_dynseq "$DYN" "1 5 9" yes
+run_model cumsum_dynseq "$DYN" "1 4 11" yes
+run_model topk_dynseq "$DYN" "1 5 12" yes
 
 # expect_refused NAME NEEDLE RUNNER ARGS...: non-zero exit, message containing NEEDLE.
 expect_refused() {
@@ -162,6 +172,36 @@ expect_refused() {
     echo "ok   $name: $(cat "$WORK/$name.log")"
   fi
 }
+
+# GatherND indices are checked against the run's dims (S = 4: row 4 and -5
+# are out of range, -4 is not; column 5 of 5 is out of range too): both
+# back ends fail the run with KILN_ERR_OUT_OF_RANGE (code 2).
+GND="$WORK/gathernd_dynseq"
+if [ -x "$GND/aot/dyn_run" ]; then
+  "$PY" -c "
+import numpy as np
+np.save('gnd_x.npy', np.zeros((4, 5, 3), np.float32))
+np.save('gnd_ok.npy', np.array([[-4, 4]], np.int64))
+np.save('gnd_row4.npy', np.array([[4, 0]], np.int64))
+np.save('gnd_rowm5.npy', np.array([[-5, 0]], np.int64))
+np.save('gnd_col5.npy', np.array([[0, 5]], np.int64))
+np.save('gnd_one.npy', np.array([[0]], np.int64))
+"
+  for runner in vm aot; do
+    if [ $runner = vm ]; then cmd=("$KILN" run "$GND/gathernd_dynseq.kiln");
+    else cmd=("$GND/aot/dyn_run"); fi
+    if ! "${cmd[@]}" --input gnd_x.npy --input gnd_ok.npy --input gnd_one.npy --output x.npy \
+         > "gnd_ok.$runner.log" 2>&1; then
+      fail "gathernd_dynseq: $runner refused in-range indices (log: $WORK/gnd_ok.$runner.log)"
+    fi
+    for bad in row4 rowm5 col5; do
+      expect_refused "gathernd_${bad}_$runner" "failed with code 2" "${cmd[@]}" --input gnd_x.npy \
+        --input "gnd_$bad.npy" --input gnd_one.npy --output x.npy
+    done
+  done
+else
+  fail "negative cases: no gathernd_dynseq runner"
+fi
 
 CNN="$WORK/cnn_dynbatch/aot"
 if [ -x "$CNN/dyn_run" ]; then

@@ -44,7 +44,7 @@ INSTANTIATE_TEST_SUITE_P(
         OnnxCase{"conv_channels.onnx", "'bad_conv' (Conv): input [1,3,8,8] has 3 channels"},
         OnnxCase{"huge_dims.onnx", "exceeds the limits"},
         OnnxCase{"symbolic_dim.onnx",
-                 "input 'x' has symbolic shape [N,4]; CumSum does not support symbolic"},
+                 "input 'x' has symbolic shape [N,4]; Hardmax does not support symbolic"},
         OnnxCase{"opset_too_new.onnx", "opset 19"},
         OnnxCase{"external_data.onnx", "tensor 'w_ext'"},
         OnnxCase{"undefined_output.onnx", "graph output 'y' is never defined"},

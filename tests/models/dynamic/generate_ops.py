@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Small ONNX models exercising single ops on symbolic dims, with NumPy
 references at several sizes (issue 8: Concat, Where and the typed
-elementwise ops, Expand, Gather, Slice).
+elementwise ops, Expand, Gather, Slice; GatherND, Reduce*, ArgMax/ArgMin,
+CumSum, TopK).
 
 Writes into --out, per model NAME and size label K:
   NAME.onnx                       opset 13, symbolic dims as dim_param
@@ -229,9 +230,282 @@ def slice_model(out):
         save_case(out, "slice_dynseq", str(s), [x, r], (cat + r).astype(np.float32))
 
 
+# ---- GatherND: symbolic tuple count and data dims, run-time index checks ----
+
+def gathernd_model(out):
+    # x [S,5,3]; idx [T,2], idx1 [T,1] int64 (negative entries wrap as in ONNX)
+    # pairs = GatherND(x, idx) [T,3]; rows = GatherND(x, idx1) [T,5,3]
+    # y = rows + Unsqueeze(pairs, 1) [T,5,3]
+    nodes = [
+        const("ax1", np.array([1], np.int64)),
+        helper.make_node("GatherND", ["x", "idx"], ["pairs"], name="gathernd_pairs"),
+        helper.make_node("GatherND", ["x", "idx1"], ["rows"], name="gathernd_rows"),
+        helper.make_node("Unsqueeze", ["pairs", "ax1"], ["pairs1"], name="unsqueeze"),
+        helper.make_node("Add", ["rows", "pairs1"], ["y"], name="add"),
+    ]
+    save_model(out, "gathernd_dynseq", nodes,
+               [value("x", TensorProto.FLOAT, ["S", 5, 3]),
+                value("idx", TensorProto.INT64, ["T", 2]),
+                value("idx1", TensorProto.INT64, ["T", 1])],
+               value("y", TensorProto.FLOAT, ["T", 5, 3]))
+    rng = np.random.default_rng(16)
+    for label, (s, t) in {"1": (1, 1), "4": (4, 7), "9": (9, 3)}.items():
+        x = rng.standard_normal((s, 5, 3)).astype(np.float32)
+        idx = np.stack([rng.integers(-s, s, (t,)), rng.integers(-5, 5, (t,))], 1).astype(np.int64)
+        idx1 = rng.integers(-s, s, (t, 1)).astype(np.int64)
+        y = x[idx1[:, 0]] + x[idx[:, 0], idx[:, 1]][:, None, :]
+        save_case(out, "gathernd_dynseq", label, [x, idx, idx1], y.astype(np.float32))
+
+
+def gathernd_batch_model(out):
+    # batch_dims 1 over a symbolic batch: x [S,4,3], idx [S,2,1] -> y [S,2,3],
+    # y[b, i] = x[b, idx[b, i, 0]]
+    nodes = [helper.make_node("GatherND", ["x", "idx"], ["y"], name="gathernd_batch",
+                              batch_dims=1)]
+    save_model(out, "gathernd_batch_dynseq", nodes,
+               [value("x", TensorProto.FLOAT, ["S", 4, 3]),
+                value("idx", TensorProto.INT64, ["S", 2, 1])],
+               value("y", TensorProto.FLOAT, ["S", 2, 3]))
+    rng = np.random.default_rng(17)
+    for s in (1, 3, 8):
+        x = rng.standard_normal((s, 4, 3)).astype(np.float32)
+        idx = rng.integers(-4, 4, (s, 2, 1)).astype(np.int64)
+        y = x[np.arange(s)[:, None], idx[:, :, 0]]
+        save_case(out, "gathernd_batch_dynseq", str(s), [x, idx], y.astype(np.float32))
+
+
+# ---- Reduce*: over a symbolic axis, also one that is empty at run time -----
+
+REDUCE_OPS = ["ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceSumSquare",
+              "ReduceL1", "ReduceL2", "ReduceLogSumExp", "ReduceLogSum"]
+
+
+def reduce_node(op, src, dst, axes, keepdims=1):
+    # Opset 13: ReduceSum takes its axes as an input, the others as an attribute.
+    if op == "ReduceSum":
+        return helper.make_node(op, [src, axes[0]], [dst], name=dst, keepdims=keepdims)
+    return helper.make_node(op, [src], [dst], name=dst, axes=axes[1], keepdims=keepdims)
+
+
+def np_reduce(op, x, axis, keepdims=True):
+    # The empty-set values follow the ONNX spec (opset 18 text): sum-like 0,
+    # prod 1, max -inf, min +inf, log-sums log(0) = -inf.
+    with np.errstate(divide="ignore"):
+        x = x.astype(np.float64)
+        if op == "ReduceSum":
+            r = np.sum(x, axis=axis, keepdims=keepdims)
+        elif op == "ReduceMax":
+            r = np.max(x, axis=axis, keepdims=keepdims, initial=-np.inf)
+        elif op == "ReduceMin":
+            r = np.min(x, axis=axis, keepdims=keepdims, initial=np.inf)
+        elif op == "ReduceProd":
+            r = np.prod(x, axis=axis, keepdims=keepdims)
+        elif op == "ReduceSumSquare":
+            r = np.sum(x * x, axis=axis, keepdims=keepdims)
+        elif op == "ReduceL1":
+            r = np.sum(np.abs(x), axis=axis, keepdims=keepdims)
+        elif op == "ReduceL2":
+            r = np.sqrt(np.sum(x * x, axis=axis, keepdims=keepdims))
+        elif op == "ReduceLogSumExp":
+            r = np.log(np.sum(np.exp(x), axis=axis, keepdims=keepdims))
+        else:  # ReduceLogSum
+            r = np.log(np.sum(x, axis=axis, keepdims=keepdims))
+    return r
+
+
+def reduce_model(out):
+    # x [S,4]; inner = x[1:-1] has max(S-2,0) rows (none at S = 1, 2).
+    # Every op reduces x and inner over axis 0 (keepdims 1 -> [1,4]); LogSum
+    # reads |x|. Infinite results of the empty reductions pass through Exp
+    # (max, LogSumExp, LogSum: exp(-inf) = 0) or Exp(Neg) (min) so the output
+    # stays finite. Plus ReduceSum keepdims 0 ([4]) broadcast onto a row.
+    # y = Concat0(rows) [2*9+1, 4]
+    nodes = [const("axes0", np.array([0], np.int64)),
+             const("s1", np.array([1], np.int64)), const("e1", np.array([-1], np.int64)),
+             helper.make_node("Slice", ["x", "s1", "e1", "axes0"], ["inner"], name="inner"),
+             helper.make_node("Abs", ["x"], ["absx"], name="absx"),
+             helper.make_node("Abs", ["inner"], ["absinner"], name="absinner")]
+    rows = []
+    for src in ("x", "inner"):
+        for op in REDUCE_OPS:
+            dst = f"{op}_{src}"
+            data = ("abs" + src) if op == "ReduceLogSum" else src
+            nodes.append(reduce_node(op, data, dst, ("axes0", [0])))
+            if src == "inner" and op in ("ReduceMax", "ReduceLogSumExp", "ReduceLogSum"):
+                nodes.append(helper.make_node("Exp", [dst], [dst + "_exp"], name=dst + "_exp"))
+                dst += "_exp"
+            elif src == "inner" and op == "ReduceMin":
+                nodes.append(helper.make_node("Neg", [dst], [dst + "_neg"], name=dst + "_neg"))
+                nodes.append(helper.make_node("Exp", [dst + "_neg"], [dst + "_exp"],
+                                              name=dst + "_exp"))
+                dst += "_exp"
+            rows.append(dst)
+    nodes.append(reduce_node("ReduceSum", "x", "sum_flat", ("axes0", [0]), keepdims=0))
+    nodes.append(helper.make_node("Add", ["sum_flat", "ReduceMax_x"], ["sum_plus_max"],
+                                  name="sum_plus_max"))
+    rows.append("sum_plus_max")
+    nodes.append(helper.make_node("Concat", rows, ["y"], name="rows", axis=0))
+    save_model(out, "reduce_dynseq", nodes, [value("x", TensorProto.FLOAT, ["S", 4])],
+               value("y", TensorProto.FLOAT, [len(rows), 4]))
+    rng = np.random.default_rng(18)
+    for s in (1, 2, 3, 8):
+        x = rng.standard_normal((s, 4)).astype(np.float32)
+        ref = []
+        for name, src in (("x", x), ("inner", x[1:-1])):
+            for op in REDUCE_OPS:
+                r = np_reduce(op, np.abs(src) if op == "ReduceLogSum" else src, 0)
+                if name == "inner" and op in ("ReduceMax", "ReduceLogSumExp", "ReduceLogSum"):
+                    r = np.exp(r)
+                elif name == "inner" and op == "ReduceMin":
+                    r = np.exp(-r)
+                ref.append(r)
+        ref.append(np_reduce("ReduceSum", x, 0, False) + np_reduce("ReduceMax", x, 0))
+        y = np.concatenate(ref, 0).astype(np.float32)
+        assert np.all(np.isfinite(y))
+        save_case(out, "reduce_dynseq", str(s), [x], y)
+
+
+def reduce_keep_model(out):
+    # x [2,S,3]: reductions keeping S (axes 0/2, keepdims 0 and 1), over S
+    # (axis 1) and over every axis; all broadcast back onto x:
+    # y = x + Unsqueeze(max02, [0,2]) + l2_2 + sum_1 + min_all + lse_1
+    #       + sumsq_0 + l1_2 + prod_1        [2,S,3]
+    nodes = [
+        const("axes1", np.array([1], np.int64)), const("axes02", np.array([0, 2], np.int64)),
+        helper.make_node("ReduceMax", ["x"], ["max02"], name="max02", axes=[0, 2], keepdims=0),
+        helper.make_node("Unsqueeze", ["max02", "axes02"], ["max02u"], name="max02u"),
+        helper.make_node("ReduceL2", ["x"], ["l2_2"], name="l2_2", axes=[2]),
+        helper.make_node("ReduceSum", ["x", "axes1"], ["sum_1"], name="sum_1"),
+        helper.make_node("ReduceMin", ["x"], ["min_all"], name="min_all"),
+        helper.make_node("ReduceLogSumExp", ["x"], ["lse_1"], name="lse_1", axes=[-2]),
+        helper.make_node("ReduceSumSquare", ["x"], ["sumsq_0"], name="sumsq_0", axes=[0]),
+        helper.make_node("ReduceL1", ["x"], ["l1_2"], name="l1_2", axes=[2], keepdims=1),
+        helper.make_node("ReduceProd", ["x"], ["prod_1"], name="prod_1", axes=[1]),
+    ]
+    terms = ["max02u", "l2_2", "sum_1", "min_all", "lse_1", "sumsq_0", "l1_2", "prod_1"]
+    acc = "x"
+    for k, t in enumerate(terms):
+        nodes.append(helper.make_node("Add", [acc, t], [f"acc{k}"], name=f"acc{k}"))
+        acc = f"acc{k}"
+    nodes.append(helper.make_node("Identity", [acc], ["y"], name="y"))
+    save_model(out, "reduce_keep_dynseq", nodes, [value("x", TensorProto.FLOAT, [2, "S", 3])],
+               value("y", TensorProto.FLOAT, [2, "S", 3]))
+    rng = np.random.default_rng(19)
+    for s in (1, 4, 10):
+        x = rng.uniform(-1.5, 1.5, (2, s, 3)).astype(np.float32)
+        y = (x.astype(np.float64) + np_reduce("ReduceMax", x, (0, 2))
+             + np_reduce("ReduceL2", x, 2) + np_reduce("ReduceSum", x, 1)
+             + np_reduce("ReduceMin", x, None) + np_reduce("ReduceLogSumExp", x, 1)
+             + np_reduce("ReduceSumSquare", x, 0) + np_reduce("ReduceL1", x, 2)
+             + np_reduce("ReduceProd", x, 1))
+        save_case(out, "reduce_keep_dynseq", str(s), [x], y.astype(np.float32))
+
+
+# ---- ArgMax/ArgMin over and beside a symbolic axis, with ties -------------
+
+def argmax_model(out):
+    # x [S,4] of small integers (many ties). Index results are cast to float;
+    # [1,4] ones broadcast to [S,4] by adding zs = 0 * an1 [S,1].
+    # y = Concat1(an1, an1_last, am0 + zs, am0_last + zs, an0 + zs) [S,14]
+    def arg(op, dst, axis, keepdims, last=0):
+        return [helper.make_node(op, ["x"], [dst], name=dst, axis=axis, keepdims=keepdims,
+                                 select_last_index=last),
+                helper.make_node("Cast", [dst], [dst + "_f"], name=dst + "_f",
+                                 to=TensorProto.FLOAT)]
+    nodes = [const("zero", np.array(0.0, np.float32)), const("ax0", np.array([0], np.int64))]
+    nodes += arg("ArgMin", "an1", 1, 1)
+    nodes += arg("ArgMin", "an1_last", -1, 1, 1)
+    nodes += arg("ArgMax", "am0", 0, 0)
+    nodes += arg("ArgMax", "am0_last", 0, 0, 1)
+    nodes += arg("ArgMin", "an0", 0, 1)
+    nodes += [
+        helper.make_node("Mul", ["an1_f", "zero"], ["zs"], name="zs"),
+        helper.make_node("Unsqueeze", ["am0_f", "ax0"], ["am0_u"], name="am0_u"),
+        helper.make_node("Unsqueeze", ["am0_last_f", "ax0"], ["am0_last_u"], name="am0_last_u"),
+        helper.make_node("Add", ["am0_u", "zs"], ["c0"], name="c0"),
+        helper.make_node("Add", ["am0_last_u", "zs"], ["c1"], name="c1"),
+        helper.make_node("Add", ["an0_f", "zs"], ["c2"], name="c2"),
+        helper.make_node("Concat", ["an1_f", "an1_last_f", "c0", "c1", "c2"], ["y"], name="y",
+                         axis=1),
+    ]
+    save_model(out, "argmax_dynseq", nodes, [value("x", TensorProto.FLOAT, ["S", 4])],
+               value("y", TensorProto.FLOAT, ["S", 14]))
+    rng = np.random.default_rng(20)
+
+    def last(a, axis, fn):  # select_last_index: the first index of the reversed axis
+        n = a.shape[axis]
+        return n - 1 - fn(np.flip(a, axis), axis=axis)
+    for s in (1, 5, 9):
+        x = rng.integers(-2, 3, (s, 4)).astype(np.float32)
+        cols = [np.argmin(x, 1)[:, None], last(x, 1, np.argmin)[:, None]]
+        rows = [np.argmax(x, 0), last(x, 0, np.argmax), np.argmin(x, 0)]
+        y = np.concatenate(cols + [np.broadcast_to(r, (s, 4)) for r in rows], 1)
+        save_case(out, "argmax_dynseq", str(s), [x], y.astype(np.float32))
+
+
+# ---- CumSum along a symbolic axis and beside it ----------------------------
+
+def cumsum_model(out):
+    # x [S,3]: y = Concat1(CumSum0(x), CumSum0(x, exclusive, reverse), CumSum1(x)) [S,9]
+    nodes = [
+        const("a0", np.array(0, np.int64)), const("a1", np.array(-1, np.int32)),
+        helper.make_node("CumSum", ["x", "a0"], ["c0"], name="cumsum0"),
+        helper.make_node("CumSum", ["x", "a0"], ["c0er"], name="cumsum0_excl_rev",
+                         exclusive=1, reverse=1),
+        helper.make_node("CumSum", ["x", "a1"], ["c1"], name="cumsum1"),
+        helper.make_node("Concat", ["c0", "c0er", "c1"], ["y"], name="y", axis=1),
+    ]
+    save_model(out, "cumsum_dynseq", nodes, [value("x", TensorProto.FLOAT, ["S", 3])],
+               value("y", TensorProto.FLOAT, ["S", 9]))
+    rng = np.random.default_rng(21)
+    for s in (1, 4, 11):
+        x = rng.standard_normal((s, 3)).astype(np.float32)
+        xd = x.astype(np.float64)
+        rev = np.flip(np.cumsum(np.flip(xd, 0), 0), 0) - xd  # exclusive, reversed
+        y = np.concatenate([np.cumsum(xd, 0), rev, np.cumsum(xd, 1)], 1)
+        save_case(out, "cumsum_dynseq", str(s), [x], y.astype(np.float32))
+
+
+# ---- TopK with a constant k beside a symbolic dim (and along one) ----------
+
+def topk_model(out):
+    # x [S,6] (distinct values): t1 = TopK(x, 3, axis 1), t2 = TopK(x, 2,
+    # axis -1, smallest), t0 = TopK(x, 1, axis 0) along S ([1,6]).
+    # y = Concat1(t1v, t1i, t2v, t2i, x - t0v, t0i + 0*x) [S,22]
+    def topk(dst, k, axis, largest=1):
+        return [const(dst + "_k", np.array([k], np.int64)),
+                helper.make_node("TopK", ["x", dst + "_k"], [dst + "v", dst + "i"], name=dst,
+                                 axis=axis, largest=largest),
+                helper.make_node("Cast", [dst + "i"], [dst + "f"], name=dst + "f",
+                                 to=TensorProto.FLOAT)]
+    nodes = [const("zero", np.array(0.0, np.float32))]
+    nodes += topk("t1", 3, 1) + topk("t2", 2, -1, 0) + topk("t0", 1, 0)
+    nodes += [
+        helper.make_node("Sub", ["x", "t0v"], ["xm"], name="xm"),
+        helper.make_node("Mul", ["x", "zero"], ["zx"], name="zx"),
+        helper.make_node("Add", ["t0f", "zx"], ["t0b"], name="t0b"),
+        helper.make_node("Concat", ["t1v", "t1f", "t2v", "t2f", "xm", "t0b"], ["y"], name="y",
+                         axis=1),
+    ]
+    save_model(out, "topk_dynseq", nodes, [value("x", TensorProto.FLOAT, ["S", 6])],
+               value("y", TensorProto.FLOAT, ["S", 22]))
+    rng = np.random.default_rng(22)
+    for s in (1, 5, 12):
+        x = rng.permutation(s * 6).reshape(s, 6).astype(np.float32) / 4 - 3  # distinct
+        i1 = np.argsort(-x, 1, kind="stable")[:, :3]
+        i2 = np.argsort(x, 1, kind="stable")[:, :2]
+        i0 = np.argmax(x, 0)[None, :]
+        y = np.concatenate([np.take_along_axis(x, i1, 1), i1, np.take_along_axis(x, i2, 1), i2,
+                            x - x.max(0, keepdims=True), np.broadcast_to(i0, (s, 6))], 1)
+        save_case(out, "topk_dynseq", str(s), [x], y.astype(np.float32))
+
+
 MODELS = {"concat_dynseq": concat_model, "elementwise_dynseq": elementwise_model,
           "expand_dynseq": expand_model, "gather_dynseq": gather_model,
-          "slice_dynseq": slice_model}
+          "slice_dynseq": slice_model, "gathernd_dynseq": gathernd_model,
+          "gathernd_batch_dynseq": gathernd_batch_model, "reduce_dynseq": reduce_model,
+          "reduce_keep_dynseq": reduce_keep_model, "argmax_dynseq": argmax_model,
+          "cumsum_dynseq": cumsum_model, "topk_dynseq": topk_model}
 
 
 def main():

@@ -185,7 +185,9 @@ class Emitter {
     AppendTensorMacros(&h, *sig.inputs(), "INPUT");
     AppendTensorMacros(&h, *sig.outputs(), "OUTPUT");
     if (symbolic_) {
-      absl::StrAppend(&h, "int ", name_, "_workspace_size(const int64_t* symbols, size_t* bytes);\n");
+      absl::StrAppend(&h, "int ", name_, "_workspace_size(const int64_t* symbols, size_t* bytes);\n",
+                      "int ", name_,
+                      "_output_dims(const int64_t* symbols, int k, int64_t* dims, uint64_t* bytes);\n");
     }
     absl::StrAppend(&h, "int ", name_, "_run(", RunParams(), ");\n");
     absl::StrAppend(&h, "int ", name_, "_run_with_host(", RunParams(), ",\n",
@@ -270,7 +272,8 @@ class Emitter {
     const std::vector<int32_t> symbols = DimSymbolOrdinals(m_, t);
     absl::StrAppend(h, "#define ", p, "_DIM_SYMBOLS {", symbols.empty() ? "0" : absl::StrJoin(symbols, ", "),
                     "}\n");
-    const bool dynamic = std::any_of(symbols.begin(), symbols.end(), [](int32_t k) { return k >= 0; });
+    const bool dynamic = std::any_of(symbols.begin(), symbols.end(),
+                                     [](int32_t k) { return k >= 0 || k == kExpressionDim; });
     const char* suffix = dynamic ? "_STATIC" : "";
     absl::StrAppend(h, "#define ", p, suffix, "_SIZE ", StaticElements(t), "u\n");
     absl::StrAppend(h, "#define ", p, suffix, "_BYTES ", StaticElements(t) * DTypeSize(t.dtype()),
@@ -473,7 +476,8 @@ class Emitter {
     }
     absl::StrAppend(&c, Metadata(), ResultFunction(), CalledFunctions(debug_at));
     if (symbolic_) {
-      absl::StrAppend(&c, ShapesFunction(fn, debug_at), WorkspaceSizeFunction(m_, name_, upper_));
+      absl::StrAppend(&c, ShapesFunction(fn, debug_at), WorkspaceSizeFunction(m_, name_, upper_),
+                      OutputDimsFunction(m_, name_));
     }
     absl::StrAppend(&c, "\nKILN_EXPORT int ", name_, "_run(", RunParams(), ") {\n", "  return ", name_,
                     "_run_with_host(", RunArgs(), ", NULL);\n}\n");

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "aot/c_text.h"
+#include "kiln/dtype.h"
 #include "kiln/opcodes.h"
 #include "vm/bytecode.h"
 #include "vm/disassembler.h"
@@ -19,6 +20,11 @@ std::vector<int32_t> DimSymbolOrdinals(const fb::Module& m, const fb::TensorDesc
   for (uint32_t d = 0; d < out.size() && d < t.dim_symbols()->size(); ++d) {
     const auto* name = t.dim_symbols()->Get(d);
     if (name->size() == 0) continue;
+    if (t.dim_registers() != nullptr && d < t.dim_registers()->size() &&
+        t.dim_registers()->Get(d) >= 0) {
+      out[d] = kExpressionDim;
+      continue;
+    }
     for (uint32_t k = 0; k < m.symbols()->size(); ++k) {
       if (m.symbols()->Get(k)->string_view() == name->string_view()) out[d] = static_cast<int32_t>(k);
     }
@@ -104,10 +110,16 @@ std::string SymbolicHeaderComment(const fb::Module& m, const std::string& name,
       " * host) is the same with the caller's threads (kiln/kernel_abi.h); NULL runs\n"
       " * serially, as ", name, "_run does.\n"
       " *\n"
+      " * int ", name, "_output_dims(symbols, k, dims, &bytes) stores output k's shape\n"
+      " * (its rank entries) and bytes for these symbol values (an output dim may be\n"
+      " * an expression of them, S + T; a length known only after the run is its\n"
+      " * bound). Returns 0, or an error code as ", name, "_workspace_size.\n"
+      " *\n"
       " * Tensor macros: _SHAPE holds -1 for a symbolic dim and _DIM_SYMBOLS, per dim,\n"
-      " * the ordinal of its symbol (-1 for a static dim). A tensor with symbolic dims\n"
-      " * has no _SIZE or _BYTES; its _STATIC_SIZE and _STATIC_BYTES are the elements\n"
-      " * and bytes with every symbolic dim 1: multiply by the symbols' values.\n"
+      " * the ordinal of its symbol (-1 for a static dim, -2 for an output dim that is\n"
+      " * an expression of the symbols). A tensor with symbolic dims has no _SIZE or\n"
+      " * _BYTES; its _STATIC_SIZE and _STATIC_BYTES are the elements and bytes with\n"
+      " * every symbolic dim 1: multiply by the symbols' values.\n"
       " *\n"
       " * const kiln_model_info* ", name, "_metadata(void) describes the model as data\n"
       " * (kiln/model_info.h, with dim_symbols and symbol_names).\n"
@@ -148,6 +160,37 @@ std::string WorkspaceSizeFunction(const fb::Module& m, const std::string& name,
                     "_WORKSPACE_MIN_SIZE;\n");
   }
   absl::StrAppend(&c, "  return 0;\n}\n");
+  return c;
+}
+
+std::string OutputDimsFunction(const fb::Module& m, const std::string& name) {
+  const fb::Function& fn = *m.functions()->Get(0);
+  std::string c = absl::StrCat(
+      "\nKILN_EXPORT int ", name,
+      "_output_dims(const int64_t* symbols, int k, int64_t* dims, uint64_t* bytes) {\n",
+      "  int64_t n[", std::max<uint32_t>(fn.int_register_count(), 1), "];\n  uint64_t b = 0;\n  int rc;\n",
+      "  if (symbols == NULL || dims == NULL || bytes == NULL) return KILN_ERR_INVALID_ARGUMENT;\n",
+      "  if ((rc = ", name, "_shapes(symbols, n)) != 0) return rc;\n  switch (k) {\n");
+  const auto& outputs = *m.signature()->outputs();
+  for (uint32_t k = 0; k < outputs.size(); ++k) {
+    const fb::TensorDesc& t = *outputs.Get(k);
+    const std::vector<int32_t> symbols = DimSymbolOrdinals(m, t);
+    absl::StrAppend(&c, "    case ", k, ":\n      b = ", DTypeSize(t.dtype()), "u;\n");
+    for (uint32_t d = 0; d < t.shape()->size(); ++d) {
+      std::string dim = absl::StrCat(t.shape()->Get(d));
+      if (symbols[d] == kExpressionDim) {
+        dim = absl::StrCat("n[", t.dim_registers()->Get(d), "]");
+      } else if (symbols[d] >= 0) {
+        dim = absl::StrCat("symbols[", symbols[d], "]");
+      }
+      absl::StrAppend(&c, "      dims[", d, "] = ", dim, ";\n      if (dims[", d,
+                      "] < 0 || __builtin_mul_overflow(b, (uint64_t)dims[", d,
+                      "], &b)) return KILN_ERR_OUT_OF_RANGE;\n");
+    }
+    absl::StrAppend(&c, "      break;\n");
+  }
+  absl::StrAppend(&c, "    default:\n      return KILN_ERR_INVALID_ARGUMENT;\n  }\n",
+                  "  *bytes = b;\n  return 0;\n}\n");
   return c;
 }
 

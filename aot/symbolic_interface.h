@@ -16,7 +16,9 @@ namespace kiln::aot {
 
 bool HasSymbols(const fb::Module& m);
 
-// Per dim of `t`, the ordinal of the symbol it names, or -1 when static.
+// Per dim of `t`, the ordinal of the symbol it names, -1 when static, or
+// kExpressionDim for an output dim that is an expression of the symbols.
+constexpr int32_t kExpressionDim = -2;
 std::vector<int32_t> DimSymbolOrdinals(const fb::Module& m, const fb::TensorDesc& t);
 
 // The workspace bytes as arithmetic on the symbols ("N*10240 + 4096"), or
@@ -37,6 +39,10 @@ std::string SymbolMacros(const fb::Module& m, const std::string& upper);
 // NAME_workspace_size(): runs NAME_shapes() and reads the workspace register.
 std::string WorkspaceSizeFunction(const fb::Module& m, const std::string& name,
                                   const std::string& upper);
+
+// NAME_output_dims(): runs NAME_shapes() and gives an output's shape and
+// bytes for the symbols (expression dims from their registers).
+std::string OutputDimsFunction(const fb::Module& m, const std::string& name);
 
 }  // namespace kiln::aot
 

@@ -119,6 +119,11 @@ absl::StatusOr<std::unique_ptr<Instance>> Instance::Create(
   for (const fb::TensorDesc* d : *sig.outputs()) {
     instance->output_view_bytes_.push_back(TensorDescBytes(*d));
     instance->output_dim_symbols_.push_back(DimSymbols(module, *d));
+    std::vector<int32_t> registers(d->shape()->size(), -1);
+    for (uint32_t k = 0; d->dim_registers() != nullptr && k < registers.size(); ++k) {
+      registers[k] = d->dim_registers()->Get(k);
+    }
+    instance->output_dim_registers_.push_back(std::move(registers));
   }
   instance->input_capacity_.assign(sig.inputs()->size() + 1, 0);
   instance->output_capacity_.assign(sig.outputs()->size() + 1, 0);
@@ -168,7 +173,8 @@ absl::Status Instance::GrowArena(uint64_t bytes) {
 
 absl::Status Instance::CheckBuffer(const fb::TensorDesc& desc, const HostTensor& t,
                                    const char* kind, size_t index,
-                                   const std::vector<int32_t>& dim_symbols) const {
+                                   const std::vector<int32_t>& dim_symbols,
+                                   const std::vector<int32_t>* dim_registers) const {
   // Messages are built only on failure: a passing check allocates nothing.
   auto where = [&] {
     return absl::StrCat(kind, " ", index, " ('", desc.name() ? desc.name()->str() : "", "')");
@@ -184,7 +190,10 @@ absl::Status Instance::CheckBuffer(const fb::TensorDesc& desc, const HostTensor&
   uint64_t need = DTypeSize(desc.dtype());
   bool too_big = false;
   for (size_t d = 0; d < rank; ++d) {
-    want_dims[d] = dim_symbols[d] >= 0 ? symbols_[dim_symbols[d]] : desc.shape()->Get(d);
+    const int32_t reg = dim_registers != nullptr ? (*dim_registers)[d] : -1;
+    want_dims[d] = reg >= 0                ? int_registers_[reg]
+                   : dim_symbols[d] >= 0 ? symbols_[dim_symbols[d]]
+                                         : desc.shape()->Get(d);
     too_big |= __builtin_mul_overflow(need, static_cast<uint64_t>(want_dims[d]), &need);
   }
   absl::Span<const int64_t> want(want_dims, rank);
@@ -261,6 +270,17 @@ absl::Status Instance::BindInputs(absl::Span<const HostTensor> inputs) {
             : absl::StrCat("the shape arithmetic overflows for these input shapes (code ", rc,
                            ")")));
   }
+  // Output dims that are expressions of the symbols must be known now.
+  for (size_t k = 0; k < output_dim_registers_.size(); ++k) {
+    for (size_t d = 0; d < output_dim_registers_[k].size(); ++d) {
+      const int32_t reg = output_dim_registers_[k][d];
+      if (reg >= 0 && (int_unknown_[reg] != 0 || int_registers_[reg] < 0)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "module '", image_->origin(), "': output ", k, " dim ", d,
+            " is not a size these input shapes determine"));
+      }
+    }
+  }
   const int32_t ws = module.memory()->workspace_register();
   if (ws >= 0) workspace_needed_ = static_cast<uint64_t>(std::max<int64_t>(int_registers_[ws], 0));
   return absl::OkStatus();
@@ -308,8 +328,10 @@ void Instance::OutputShapeInto(size_t k, int64_t* dims) const {
   for (uint32_t d = 0; d < desc.shape()->size(); ++d) {
     const int32_t symbol = output_dim_symbols_[k][d];
     const int32_t result = output_result_dims_[k][d];
+    const int32_t reg = output_dim_registers_[k][d];
     dims[d] = result >= 0 ? result_values_[result]
-                          : symbol >= 0 ? symbols_[symbol] : desc.shape()->Get(d);
+              : reg >= 0  ? int_registers_[reg]
+              : symbol >= 0 ? symbols_[symbol] : desc.shape()->Get(d);
   }
 }
 
@@ -345,7 +367,7 @@ absl::Status Instance::Run(absl::Span<const HostTensor> inputs,
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (absl::Status s = CheckBuffer(*sig.outputs()->Get(i), outputs[i], "output", i,
-                                     output_dim_symbols_[i]);
+                                     output_dim_symbols_[i], &output_dim_registers_[i]);
         !s.ok()) {
       return s;
     }

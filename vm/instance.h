@@ -83,7 +83,8 @@ class Instance {
   InterpreterFrame Frame(const void* const* inputs, void* const* outputs);
 
   absl::Status CheckBuffer(const fb::TensorDesc& desc, const HostTensor& t, const char* kind,
-                           size_t index, const std::vector<int32_t>& dim_symbols) const;
+                           size_t index, const std::vector<int32_t>& dim_symbols,
+                           const std::vector<int32_t>* dim_registers = nullptr) const;
   absl::Status GrowArena(uint64_t bytes);
   // Why an IASSERT_EQ at `pc` failed, with the expressions and values.
   std::string AssumptionMessage(uint32_t pc) const;
@@ -111,6 +112,8 @@ class Instance {
   // (-1: static), resolved by name once at load.
   std::vector<int64_t> symbols_;
   std::vector<std::vector<int32_t>> input_dim_symbols_, output_dim_symbols_;
+  // Per output dim the integer register holding an expression dim (-1: none).
+  std::vector<std::vector<int32_t>> output_dim_registers_;
   std::vector<int64_t> int_registers_;
   std::vector<uint8_t> int_unknown_;  // EvaluateIntegers' scratch
   // Result symbols: where each run leaves the value, its bound, the value

@@ -82,6 +82,29 @@ class Verifier {
     if (names != nullptr && names->size() != desc->shape()->size()) {
       return Error(where + " names symbols for a different number of dims than its rank");
     }
+    // Output dims that are expressions of the symbols: an integer register
+    // of the entry function holds each (read once the symbols are bound).
+    const auto* registers = desc->dim_registers();
+    if (registers != nullptr) {
+      const uint32_t n_int = module_->functions() && module_->functions()->size() > 0
+                                 ? module_->functions()->Get(0)->int_register_count()
+                                 : 0;
+      if (std::string(kind) != "output" || names == nullptr ||
+          registers->size() != desc->shape()->size() || module_->symbols() == nullptr ||
+          module_->symbols()->size() == 0) {
+        return Error(where + " has dim registers but is no output with symbolic dims");
+      }
+      for (uint32_t d = 0; d < registers->size(); ++d) {
+        const int32_t reg = registers->Get(d);
+        if (reg < 0) continue;
+        if (static_cast<uint32_t>(reg) >= n_int || desc->shape()->Get(d) != -1 ||
+            names->Get(d)->size() == 0) {
+          return Error(absl::StrCat(where, " dim ", d, " names integer register ", reg,
+                                    ", which is out of range or not for a -1 dim with an "
+                                    "expression"));
+        }
+      }
+    }
     uint64_t bytes = DTypeSize(desc->dtype());
     for (uint32_t d = 0; d < desc->shape()->size(); ++d) {
       const int64_t dim = desc->shape()->Get(d);
@@ -96,6 +119,7 @@ class Verifier {
         }
         named = false;  // sized by the bound below
       }
+      if (named && registers != nullptr && registers->Get(d) >= 0) continue;  // checked above
       if (named) {
         if (dim != -1) return Error(absl::StrCat(where, " dim ", d, " names a symbol but is not -1"));
         const int32_t symbol = SymbolOrdinal(names->Get(d)->string_view());

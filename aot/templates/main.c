@@ -397,7 +397,7 @@ int main(int argc, char** argv) {
   size_t workspace_bytes = 0;
   if (read_inputs_binding_symbols(model, in_paths, symbols, inputs)) return 1;
   for (int i = 0; i < @UPPER@_OUTPUT_COUNT; ++i) {
-    if (substitute(&model->outputs[i], symbols, out_dims[i], &out_bytes[i])) {
+    if (@NAME@_output_dims(symbols, i, out_dims[i], &out_bytes[i]) != 0) {
       return fail("an output's size overflows for these symbols", model->outputs[i].name);
     }
   }

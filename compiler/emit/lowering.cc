@@ -300,9 +300,16 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
     }
     module_.result_symbols.push_back({d.name, d.bound, plan_.storage[d.count_value].offset});
   }
+  // Output dims that are expressions of the symbols (S + T rows): their
+  // registers are filled in once the shape program exists.
+  struct ExprDim {
+    size_t output, dim;
+    int64_t expr;
+  };
+  std::vector<ExprDim> expr_dims;
   auto desc = [&](ir::ValueId v) -> absl::StatusOr<TensorDesc> {
     const ir::Value& val = value(v);
-    TensorDesc d{val.name, val.dtype, val.shape, {}};
+    TensorDesc d{val.name, val.dtype, val.shape, {}, {}};
     for (size_t k = 0; k < val.shape.size(); ++k) {
       const int64_t dim = val.shape[k];
       if (!ir::IsSymbolic(dim)) {
@@ -319,6 +326,17 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
       const int32_t data = graph_.dims.BareData(dim);
       bool bare = data >= 0;
       for (const std::string& s : module_.symbols) bare = bare || s == name;
+      // An output may have an expression: the caller learns its value from
+      // the module (OutputShape, NAME_output_dims) once the symbols are bound.
+      const bool output = std::find(graph_.outputs.begin(), graph_.outputs.end(), v) !=
+                          graph_.outputs.end();
+      if (!bare && output && !graph_.dims.HasData(dim)) {
+        if (d.dim_symbols.empty()) d.dim_symbols.assign(val.shape.size(), "");
+        d.dim_symbols[k] = name;
+        d.shape[k] = -1;
+        expr_dims.push_back({static_cast<size_t>(module_.outputs.size()), k, dim});
+        continue;
+      }
       if (!bare) {
         return absl::UnimplementedError(absl::StrCat(
             graph_.source, ": signature tensor '", val.name, "' dim ", k, " is ", name,
@@ -344,6 +362,11 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
   BytecodeBuilder bc;
   // Shape arithmetic first: every size the views and dispatches need.
   ShapeProgram shapes(graph_.dims, bc);
+  for (const ExprDim& e : expr_dims) {
+    TensorDesc& out = module_.outputs[e.output];
+    if (out.dim_registers.empty()) out.dim_registers.assign(out.shape.size(), -1);
+    out.dim_registers[e.dim] = static_cast<int32_t>(shapes.Register(e.expr));
+  }
   if (ir::IsSymbolic(plan_.workspace_expr)) {
     module_.workspace_register = static_cast<int32_t>(shapes.Register(plan_.workspace_expr));
   }

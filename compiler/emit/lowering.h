@@ -19,6 +19,9 @@ struct TensorDesc {
   ir::DType dtype = ir::DType::Unknown;
   std::vector<int64_t> shape;              // -1 where dim_symbols names a symbol
   std::vector<std::string> dim_symbols;    // empty when every dim is static
+  // Outputs: the integer register of each dim that is an expression of the
+  // symbols (-1 elsewhere); empty when there is none.
+  std::vector<int32_t> dim_registers;
 };
 
 struct ExecutableDesc {

@@ -27,7 +27,8 @@ Offset<fb::TensorDesc> WriteTensor(FlatBufferBuilder& b, const TensorDesc& t) {
   // Static tensors carry no dim_symbols at all (the field stays absent).
   auto symbols = Strings(b, t.dim_symbols);
   return fb::CreateTensorDescDirect(b, t.name.c_str(), t.dtype, &t.shape,
-                                    t.dim_symbols.empty() ? nullptr : &symbols);
+                                    t.dim_symbols.empty() ? nullptr : &symbols,
+                                    t.dim_registers.empty() ? nullptr : &t.dim_registers);
 }
 
 }  // namespace

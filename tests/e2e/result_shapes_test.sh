@@ -3,11 +3,16 @@
 # NonZero, Compress (a run-time condition), Unique (without an axis: Y,
 # indices and counts share one length beside the static inverse; along axis
 # 1: Y [3, n], indices, inverse) and NonMaxSuppression (constant or run-time
-# max_output_boxes_per_class), none with a declared output shape. Each module
-# runs three data sets giving different lengths; `kiln run` and the AOT
-# runner must each write every checked .npy with the real shape and the
-# reference values (numpy.nonzero / compress / unique, a NumPy NMS; exact),
-# and `kiln inspect` must show the bounds.
+# max_output_boxes_per_class), none with a declared output shape; then
+# models where such a length carries on into the ops reading the result
+# (generate_carried.py: a PyTorch-exported x[x > 0] * 2, boxes picked by
+# NMS, Unique's values times counts, Compress then MatMul and Softmax, and a
+# NonZero's columns of an input with a symbolic batch N). Each module runs
+# three data sets giving different lengths; `kiln run` and the AOT runner
+# must each write every checked .npy with the real shape and the reference
+# values (numpy.nonzero / compress / unique / boolean indexing, a NumPy NMS;
+# integers exact, floats within rtol 1e-5, atol 1e-6), and `kiln inspect`
+# must show the bounds.
 # usage: result_shapes_test.sh KILN SOURCE_DIR WORK_DIR
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/check_counter.sh"
@@ -42,8 +47,28 @@ INSPECT[nms_after_run]='output\[0\] selected .*int64\[selected\.length<=12,3\]'
 INPUTS[nms_max_after_run]="boxes scores max_out"
 OUTPUTS[nms_max_after_run]="selected"
 INSPECT[nms_max_after_run]='output\[0\] selected .*int64\[selected\.length<=18,3\]'
+INPUTS[mask_select]="x"
+OUTPUTS[mask_select]="y"
+INSPECT[mask_select]='output\[0\] y .*float32\[/NonZero_output_0\.length<=12\]'
+INPUTS[nms_boxes]="boxes scores score_threshold"
+OUTPUTS[nms_boxes]="selected picked"
+INSPECT[nms_boxes]='output\[0\] selected .*int64\[selected\.length<=6,3\]
+output\[1\] picked .*float32\[selected\.length<=6,4\]'
+INPUTS[unique_scaled]="x"
+OUTPUTS[unique_scaled]="z"
+INSPECT[unique_scaled]='output\[0\] z .*float32\[y\.length<=8\]'
+INPUTS[compress_rows]="x cond"
+OUTPUTS[compress_rows]="p"
+INSPECT[compress_rows]='output\[0\] p .*float32\[rows\.length<=5,3\]'
+INPUTS[nonzero_batch]="x m"
+OUTPUTS[nonzero_batch]="y"
+INSPECT[nonzero_batch]='output\[0\] y .*float32\[N,where\.length<=5\]'
+INPUTS[nonzero_requirement]="m"
+OUTPUTS[nonzero_requirement]="y"
+INSPECT[nonzero_requirement]='output\[0\] y .*float32\[3\]
+results where\.length \(at most 5'
 MODELS="nonzero_after_run compress_after_run unique_after_run unique_axis_after_run nms_after_run
-nms_max_after_run"
+nms_max_after_run mask_select nms_boxes unique_scaled compress_rows nonzero_batch nonzero_requirement"
 
 # check MODEL BACKEND RUNNER...: every data set's outputs equal the references.
 check() {
@@ -63,7 +88,8 @@ check() {
 shapes = []
 for out, ref in zip(sys.argv[1::2], sys.argv[2::2]):
     a, b = np.load(out), np.load(ref)
-    if a.dtype != b.dtype or a.shape != b.shape or not (a == b).all():
+    same = np.allclose(a, b, rtol=1e-5, atol=1e-6) if a.dtype.kind == 'f' else (a == b).all()
+    if a.dtype != b.dtype or a.shape != b.shape or not same:
         sys.exit(f'{out}: {a.dtype}{a.shape} {a.tolist()} but {ref}: {b.dtype}{b.shape} {b.tolist()}')
     shapes.append(str(a.shape))
 print(' '.join(shapes))" "${refs[@]}" 2>> "$WORK/$model.$backend$k.log"); then
@@ -94,5 +120,22 @@ for model in $MODELS; do
     check "$model" aot "$WORK/aot_$model/rs_run"
   fi
 done
+
+# A length the model requires to equal a static dim (broadcast against 3
+# values): 2 non-zeros stop the run in both back ends, the VM naming it.
+m="$WORK/nonzero_requirement.kiln"
+if msg=$("$KILN" run "$m" --input "$R/nonzero_requirement.bad.npy" --output "$WORK/bad.npy" 2>&1); then
+  fail "nonzero_requirement vm: 2 non-zeros were accepted"
+elif grep -q "this run (where.length = 2) breaks the model's requirement where.length == 3" <<< "$msg"; then
+  ok "nonzero_requirement vm refuses 2 non-zeros: $msg"
+else
+  fail "nonzero_requirement vm: unexpected message: $msg"
+fi
+if "$WORK/aot_nonzero_requirement/rs_run" --input "$R/nonzero_requirement.bad.npy" \
+     --output "$WORK/bad_aot.npy" > "$WORK/bad_aot.log" 2>&1; then
+  fail "nonzero_requirement aot: 2 non-zeros were accepted"
+else
+  ok "nonzero_requirement aot refuses 2 non-zeros: $(tail -n 1 "$WORK/bad_aot.log")"
+fi
 
 finish

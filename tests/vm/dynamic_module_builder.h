@@ -20,6 +20,10 @@ struct DynamicCopySpec {
   uint32_t int_register_count = 4;
   int64_t row_bytes = 16;               // ICONST feeding n1
   std::vector<uint32_t> bytecode;       // default: the program below
+  // The output's dim 0 as an expression held by an integer register
+  // (TensorDesc.dim_registers), and registers put on the input instead.
+  std::string output_dim_name = "N";
+  std::vector<int32_t> output_dim_registers, input_dim_registers;
 };
 
 // n0 = N; n1 = 16; n2 = N*16; n3 = 0; input -> arena -> output.
@@ -41,11 +45,15 @@ inline std::string BuildDynamicCopyModule(const DynamicCopySpec& spec) {
   flatbuffers::FlatBufferBuilder b;
   std::vector<int64_t> shape = {-1, 4};
   std::vector<std::string> dims = {spec.input_symbol, ""};
-  std::vector<std::string> out_dims = {"N", ""};
+  std::vector<std::string> out_dims = {spec.output_dim_name, ""};
+  auto registers = [&](const std::vector<int32_t>& r) {
+    return r.empty() ? 0 : b.CreateVector(r);
+  };
   auto in = fb::CreateTensorDesc(b, b.CreateString("x"), fb::DType::F32, b.CreateVector(shape),
-                                 b.CreateVectorOfStrings(dims));
+                                 b.CreateVectorOfStrings(dims), registers(spec.input_dim_registers));
   auto out = fb::CreateTensorDesc(b, b.CreateString("y"), fb::DType::F32, b.CreateVector(shape),
-                                  b.CreateVectorOfStrings(out_dims));
+                                  b.CreateVectorOfStrings(out_dims),
+                                  registers(spec.output_dim_registers));
   auto sig = fb::CreateSignature(b, b.CreateVector(std::vector{in}), b.CreateVector(std::vector{out}));
   std::vector<int64_t> iparams = {0};  // patched with N*16 at run time
   std::vector<uint64_t> binding_bytes = {UINT64_MAX, UINT64_MAX};

@@ -111,6 +111,37 @@ TEST(DynamicShapes, ArenaViewOutsideTheWorkspaceFailsTheRun) {
   EXPECT_NE(std::string(s.message()).find("VIEW_ARENA_DYN failed"), std::string::npos) << s;
 }
 
+// An output dim that is an expression of the symbols (S + T rows) comes
+// from the integer register the module names for it.
+TEST(DynamicShapes, AnOutputDimMayBeAnExpressionInARegister) {
+  DynamicCopySpec spec;
+  spec.output_dim_name = "N*1";   // held by n0 (= N); the name is only shown
+  spec.output_dim_registers = {0, -1};
+  auto instance = MakeInstance(spec);
+  std::vector<float> in(12, 1.5f), out(12, 0.0f);
+  const int64_t shape[] = {3, 4};
+  HostTensor x{fb::DType::F32, shape, in.data(), 48};
+  HostTensor y{fb::DType::F32, shape, out.data(), 48};
+  ASSERT_TRUE(instance->Reserve({x}).ok());
+  EXPECT_EQ(instance->OutputShape(0), (std::vector<int64_t>{3, 4}));
+  ASSERT_TRUE(instance->Run({x}, {y}).ok());
+  EXPECT_EQ(out, in);
+  const int64_t wrong[] = {2, 4};
+  HostTensor small{fb::DType::F32, wrong, out.data(), 32};
+  absl::Status s = instance->Run({x}, {small});
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(std::string(s.message()).find("output 0 ('y') has shape [2,4]; the module expects [3,4]"),
+            std::string::npos)
+      << s.message();
+
+  DynamicCopySpec beyond = spec;
+  beyond.output_dim_registers = {9, -1};
+  ExpectRejected(beyond, "signature output 0 dim 0 names integer register 9");
+  DynamicCopySpec on_input = spec;
+  on_input.input_dim_registers = {0, -1};
+  ExpectRejected(on_input, "signature input 0 has dim registers but is no output");
+}
+
 TEST(DynamicShapes, VerifierChecksTheDynamicOpcodes) {
   DynamicCopySpec unknown_symbol;
   unknown_symbol.input_symbol = "M";

@@ -26,7 +26,9 @@ typedef struct kiln_tensor_info {
    * so the real size is bytes times the product of their symbols' values. */
   uint64_t bytes;
   /* Per dim, the ordinal of the symbol (kiln_model_info.symbol_names) that
-   * gives its size at run time, or -1 for a static dim (and beyond rank). */
+   * gives its size at run time, or -1 for a static dim (and beyond rank), or
+   * -2 for an output dim that is an expression of the symbols (S + T; the
+   * bundle's NAME_output_dims computes it). */
   int32_t dim_symbols[KILN_MAX_RANK];
 } kiln_tensor_info;
 

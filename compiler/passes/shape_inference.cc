@@ -641,8 +641,33 @@ namespace {
 // is clamped to the dim with a run-time minimum).
 absl::Status SymbolicSliceAxis(ir::DimPool& dims, int64_t d, int64_t start, int64_t end,
                                int64_t step, int64_t* start_out, int64_t* len_out) {
+  if (step == INT64_MIN) {
+    return absl::UnimplementedError("a step of INT64_MIN over a symbolic dim is not supported");
+  }
   if (step < 0) {
-    return absl::UnimplementedError("a negative or symbolic step over a symbolic dim is not supported yet");
+    // Backwards (x[::-1]): start clamps to [0, d - 1], end to [-1, d - 1],
+    // as ONNX defines it; the length is ceil((start - end) / -step), or 0.
+    const int64_t last = dims.Sub(d, 1);
+    auto clamp_back = [&](int64_t v, int64_t lowest) -> absl::StatusOr<int64_t> {
+      if (dims.Known(v)) {
+        if (!dims.KnownNonNegative(v)) {
+          return absl::UnimplementedError(absl::StrCat("slice bound ", dims.ToString(v),
+                                                       " may be negative"));
+        }
+        return dims.Min(v, last);
+      }
+      if (v >= ShapeRuleContext::kMaxDim) return last;
+      if (v <= -ShapeRuleContext::kMaxDim) return lowest;
+      if (v < 0) return dims.Min(dims.Max(dims.Add(d, v), lowest), last);
+      return dims.Min(v, last);
+    };
+    absl::StatusOr<int64_t> s = clamp_back(start, 0), e = clamp_back(end, -1);
+    if (!s.ok()) return s.status();
+    if (!e.ok()) return e.status();
+    *start_out = *s;
+    *len_out = dims.Max(dims.CeilDiv(dims.Sub(*s, *e), -step), 0);
+    return dims.ok() ? absl::OkStatus()
+                     : absl::InvalidArgumentError("symbolic slice arithmetic overflows");
   }
   auto clamp = [&](int64_t v) -> absl::StatusOr<int64_t> {
     if (dims.Known(v)) {

@@ -4,6 +4,7 @@
 // Gather (symbolic data and index dims) and Slice with constant bounds on a
 // symbolic axis (clamped with min/max). The e2e counterpart, running each at
 // several sizes, is tests/models/dynamic/generate_ops.py.
+#include "absl/strings/str_cat.h"
 #include "compiler/ir/graph_util.h"
 #include "compiler/passes/constant_folding.h"
 #include "compiler/passes/shape_inference.h"
@@ -181,6 +182,38 @@ TEST(SymbolicOps, SliceClampsConstantBoundsToASymbolicAxis) {
     EXPECT_EQ(dims.Evaluate(in_len, {v}), std::max<int64_t>(v - 2, 0)) << "S=" << v;
     EXPECT_EQ(dims.Evaluate(head_len, {v}), std::min<int64_t>(v, 3)) << "S=" << v;
     EXPECT_EQ(dims.Evaluate(even_len, {v}), (v + 1) / 2) << "S=" << v;
+  }
+}
+
+// Backwards slices over a symbolic axis against the static rule of the same
+// slice at each size (the static rule is what the ONNX conformance tests
+// check): length and first row agree for every S.
+TEST(SymbolicOps, BackwardSlicesMatchTheStaticRuleAtEverySize) {
+  struct Case {
+    int64_t start, end, step;
+  };
+  const Case cases[] = {{-1, INT64_MIN, -1}, {5, 0, -2}, {-1, INT64_MIN, -3}, {2, -4, -1},
+                        {INT64_MAX, -2, -2}, {0, -1, -1},  {-3, INT64_MIN, -1}};
+  for (const Case& c : cases) {
+    GraphBuilder b;
+    const int64_t sym = b.g.dims.Symbol("S");
+    const ir::ValueId x = b.Input("x", {sym, 2});
+    const ir::NodeId n = b.Node("Slice", "back",
+                                {x, Ints(b, "s", {c.start}), Ints(b, "e", {c.end}),
+                                 Ints(b, "a", {0}), Ints(b, "t", {c.step})},
+                                {b.Tensor("y", {})});
+    std::vector<int64_t> starts, steps, shape;
+    ASSERT_TRUE(SliceParams(b.g, b.g.nodes[n], {}, {sym, 2}, &starts, &steps, &shape).ok());
+    for (int64_t v = 1; v <= 9; ++v) {
+      std::vector<int64_t> s_starts, s_steps, s_shape;
+      ASSERT_TRUE(SliceParams(b.g, b.g.nodes[n], {}, {v, 2}, &s_starts, &s_steps, &s_shape).ok());
+      const std::string where = absl::StrCat("x[", c.start, ":", c.end, ":", c.step, "] at S=", v);
+      EXPECT_EQ(b.g.dims.Evaluate(shape[0], {v}), s_shape[0]) << where;
+      if (s_shape[0] > 0) {
+        EXPECT_EQ(b.g.dims.Evaluate(starts[0], {v}), s_starts[0]) << where;
+      }
+      EXPECT_EQ(steps[0], c.step);
+    }
   }
 }
 

@@ -148,6 +148,9 @@ run_model elementwise_dynseq "$DYN" "1 4 11" yes
 run_model expand_dynseq "$DYN" "1 3 10" yes
 run_model gather_dynseq "$DYN" "1 4 9" yes
 run_model slice_dynseq "$DYN" "2 4 9" yes
+# Slices read backwards over S (x[::-1], x[5:0:-2], x[-1::-3]) into an
+# output of an expression of S rows.
+run_model slice_back_dynseq "$DYN" "1 2 3 8" yes
 # GatherND (symbolic tuple count and data dims; batch_dims 1 over S),
 # Reduce* over a symbolic axis (empty at S <= 2 for x[1:-1]) and beside it,
 # ArgMax/ArgMin with ties and select_last_index, CumSum, TopK with constant k.

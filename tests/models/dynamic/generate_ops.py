@@ -230,6 +230,31 @@ def slice_model(out):
         save_case(out, "slice_dynseq", str(s), [x, r], (cat + r).astype(np.float32))
 
 
+def slice_back_model(out):
+    # x [S,4] read backwards: flip = x[::-1] [S,4]; odd = x[5:0:-2] (start
+    # clamped to S - 1, stops before row 0); tail = x[-1::-3]; y =
+    # Concat0(flip, odd, tail), whose rows are an expression of S.
+    def ints(name, v):
+        return const(name, np.array(v, np.int64))
+    i64_min = np.iinfo(np.int64).min
+    nodes = [
+        ints("fs", [-1]), ints("fe", [i64_min]), ints("ax", [0]), ints("m1", [-1]),
+        ints("os", [5]), ints("oe", [0]), ints("m2", [-2]),
+        ints("ts", [-1]), ints("m3", [-3]),
+        helper.make_node("Slice", ["x", "fs", "fe", "ax", "m1"], ["flip"], name="slice_flip"),
+        helper.make_node("Slice", ["x", "os", "oe", "ax", "m2"], ["odd"], name="slice_odd"),
+        helper.make_node("Slice", ["x", "ts", "fe", "ax", "m3"], ["tail"], name="slice_tail"),
+        helper.make_node("Concat", ["flip", "odd", "tail"], ["y"], name="cat", axis=0),
+    ]
+    save_model(out, "slice_back_dynseq", nodes, [value("x", TensorProto.FLOAT, ["S", 4])],
+               value("y", TensorProto.FLOAT, ["L", 4]))
+    rng = np.random.default_rng(23)
+    for s in (1, 2, 3, 8):
+        x = rng.standard_normal((s, 4)).astype(np.float32)
+        y = np.concatenate([x[::-1], x[5:0:-2], x[-1::-3]], 0)
+        save_case(out, "slice_back_dynseq", str(s), [x], np.ascontiguousarray(y, np.float32))
+
+
 # ---- GatherND: symbolic tuple count and data dims, run-time index checks ----
 
 def gathernd_model(out):
@@ -505,7 +530,8 @@ MODELS = {"concat_dynseq": concat_model, "elementwise_dynseq": elementwise_model
           "slice_dynseq": slice_model, "gathernd_dynseq": gathernd_model,
           "gathernd_batch_dynseq": gathernd_batch_model, "reduce_dynseq": reduce_model,
           "reduce_keep_dynseq": reduce_keep_model, "argmax_dynseq": argmax_model,
-          "cumsum_dynseq": cumsum_model, "topk_dynseq": topk_model}
+          "cumsum_dynseq": cumsum_model, "topk_dynseq": topk_model,
+          "slice_back_dynseq": slice_back_model}
 
 
 def main():

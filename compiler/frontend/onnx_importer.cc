@@ -17,6 +17,7 @@
 #include "compiler/frontend/onnx_tensor.h"
 #include "compiler/ir/graph_util.h"
 #include "compiler/passes/op_support.h"
+#include "compiler/passes/sequence_resolution.h"
 #include "onnx/onnx_pb.h"
 
 namespace kiln::compiler {
@@ -433,6 +434,8 @@ absl::StatusOr<ir::Graph> ImportOnnx(const std::string& path) {
   if (graph.outputs.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("'", path, "': the graph has no outputs"));
   }
+  // Sequences of compile-time structure become the tensors they hold.
+  if (absl::Status s = ResolveSequences(graph); !s.ok()) return s;
   absl::Status supported = CheckOpsSupported(graph);
   if (!supported.ok()) return supported;
   return graph;

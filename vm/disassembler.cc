@@ -182,20 +182,7 @@ std::string DescribeModule(const ModuleImage& image) {
     for (const auto* name : *m.symbols()) names.push_back(name->str());
     absl::StrAppend(&out, "  symbols ", absl::StrJoin(names, ", "),
                     "  (bound from the input shapes at each run)\n");
-    // The equalities the compiler assumed (IASSERT_EQ), checked at each run.
-    const fb::Function& entry = *m.functions()->Get(0);
-    std::vector<std::string> exprs;
-    for (uint32_t pc = 0; pc < entry.bytecode()->size();) {
-      const Instruction inst = DecodeVerified(entry.bytecode()->data(), pc);
-      if (inst.opcode == KILN_OP_IASSERT_EQ) {
-        if (exprs.empty()) exprs = IntegerExpressions(m, entry);
-        absl::StrAppend(&out, "  requires ", exprs[inst.operands[0]], " == ",
-                        exprs[inst.operands[1]], "\n");
-      }
-      pc += inst.length;
-    }
   }
-
   if (m.result_symbols() != nullptr && m.result_symbols()->size() > 0) {
     std::vector<std::string> names;
     for (const fb::ResultSymbol* r : *m.result_symbols()) {
@@ -203,7 +190,18 @@ std::string DescribeModule(const ModuleImage& image) {
                                    r->arena_offset(), ")"));
     }
     absl::StrAppend(&out, "  results ", absl::StrJoin(names, ", "),
-                    "  (output lengths known after each run)\n");
+                    "  (lengths kernels find during each run; output lengths known after it)\n");
+  }
+  // The equalities the compiler assumed (IASSERT_EQ), checked at each run.
+  const fb::Function& entry = *m.functions()->Get(0);
+  const std::vector<std::string> int_exprs = IntegerExpressions(m, entry);
+  for (uint32_t pc = 0; pc < entry.bytecode()->size();) {
+    const Instruction inst = DecodeVerified(entry.bytecode()->data(), pc);
+    if (inst.opcode == KILN_OP_IASSERT_EQ) {
+      absl::StrAppend(&out, "  requires ", int_exprs[inst.operands[0]], " == ",
+                      int_exprs[inst.operands[1]], "\n");
+    }
+    pc += inst.length;
   }
 
   const fb::MemoryPlan& plan = *m.memory();
@@ -289,7 +287,17 @@ std::string DescribeModule(const ModuleImage& image) {
         if (it->second->values() != nullptr && it->second->values()->size() > 0) {
           std::vector<std::string> values;
           for (const fb::ValueDebug* v : *it->second->values()) {
-            values.push_back(absl::StrCat(Str(v->name()), Shape(v->shape()),
+            // Symbolic dims spelled from the entry's integer registers.
+            std::vector<std::string> dims;
+            for (uint32_t d = 0; v->shape() != nullptr && d < v->shape()->size(); ++d) {
+              const int32_t reg = v->dim_registers() != nullptr && d < v->dim_registers()->size()
+                                      ? v->dim_registers()->Get(d)
+                                      : -1;
+              dims.push_back(reg >= 0 && static_cast<size_t>(reg) < int_exprs.size()
+                                 ? int_exprs[static_cast<size_t>(reg)]
+                                 : absl::StrCat(v->shape()->Get(d)));
+            }
+            values.push_back(absl::StrCat(Str(v->name()), "[", absl::StrJoin(dims, ","), "]",
                                           v->channels_last() ? " NHWC" : ""));
           }
           absl::StrAppend(&out, "  -> ", absl::StrJoin(values, ", "));

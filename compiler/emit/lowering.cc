@@ -372,21 +372,15 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
   }
   // Dims the compiler assumed equal (broadcasting S against min(S, 64), ...)
   // are checked before anything runs, or once the lengths they involve are
-  // known.
-  for (const auto& [a, b] : graph_.dims.assumptions()) {
-    if (shapes.Ready(a) && shapes.Ready(b)) {
-      bc.IntAssertEq(shapes.Register(a), shapes.Register(b));
-    } else {
-      waiting_assumptions_.push_back({a, b});
-    }
-  }
-  // Debug dims of run-time lengths must be computed before the observers
+  // known. Debug dims of such lengths must be computed before the observers
   // read them, right after the loads (the others are evaluated before a run).
+  waiting_assumptions_ = graph_.dims.assumptions();
   for (const ir::Value& v : graph_.values) {
     for (int64_t d : v.shape) {
       if (graph_.dims.HasData(d)) waiting_dims_.push_back(d);
     }
   }
+  EmitReady(bc, &shapes);
   std::vector<uint32_t> input_reg, output_reg, const_reg;
   for (size_t k = 0; k < module_.inputs.size(); ++k) {
     input_reg.push_back(bc.NewRegister());

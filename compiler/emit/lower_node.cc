@@ -32,6 +32,8 @@ const LoweringTable& Table() {
     RegisterTrainingLowerings(*t);   // "ai.onnx.preview.training:Adam", ...
     RegisterUnpoolRoiLowerings(*t);  // MaxUnpool, RoiAlign
     RegisterControlFlowLowerings(*t);  // If, Loop, Scan
+    RegisterTfIdfLowerings(*t);  // TfIdfVectorizer
+    RegisterSpectralLowerings(*t);  // DFT, STFT
     return t;
   }();
   return *table;

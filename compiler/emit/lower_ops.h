@@ -70,6 +70,8 @@ void RegisterGridSampleLowerings(LoweringTable& table);  // lower_grid_sample.cc
 void RegisterTrainingLowerings(LoweringTable& table);
 void RegisterUnpoolRoiLowerings(LoweringTable& table);  // lower_unpool_roi.cc
 void RegisterControlFlowLowerings(LoweringTable& table);  // lower_control_flow.cc (If, Loop, Scan)
+void RegisterTfIdfLowerings(LoweringTable& table);  // lower_tfidf.cc (TfIdfVectorizer)
+void RegisterSpectralLowerings(LoweringTable& table);  // lower_spectral.cc (DFT, STFT)
 // The kiln_reduce_kind of a Reduce* op type (KILN_REDUCE_SUM, ...); -1 for
 // any other op. lower_math.cc
 int64_t ReduceKind(const std::string& op);

@@ -47,10 +47,14 @@ bool IsKernelOp(const std::string& op_type) {
       "NonZero", "Compress", "Unique", "NonMaxSuppression",
       // sampling at run-time coordinates (shape_rules_grid_sample.h)
       "GridSample",
+      // n-gram counting on integer tokens (shape_rules_tfidf.h)
+      "TfIdfVectorizer",
       // shape_rules_unpool_roi.h
       "MaxUnpool", "RoiAlign",
       // control flow: subgraphs become functions IF and LOOP call (control_flow.h)
-      "If", "Loop", "Scan"};
+      "If", "Loop", "Scan",
+      // spectral transforms (shape_rules_spectral.h)
+      "DFT", "STFT"};
   return kOps.count(op_type) != 0;
 }
 

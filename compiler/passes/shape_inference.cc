@@ -29,6 +29,8 @@
 #include "compiler/passes/symbolic_support.h"
 #include "compiler/passes/shape_rules_training.h"
 #include "compiler/passes/shape_rules_unpool_roi.h"
+#include "compiler/passes/shape_rules_spectral.h"
+#include "compiler/passes/shape_rules_tfidf.h"
 
 namespace kiln::compiler {
 namespace {
@@ -787,6 +789,8 @@ absl::Status InferNodeShapes(ir::Graph& graph, ir::NodeId id,
   if (absl::Status s; InferMoreShapes(graph, node, known, &s)) return s;  // shape_rules_more.cc
   if (absl::Status s; InferGridSampleShapes(graph, node, &s)) return s;  // shape_rules_grid_sample.cc
   if (absl::Status s; InferUnpoolRoiShapes(graph, node, known, &s)) return s;  // shape_rules_unpool_roi.cc
+  if (absl::Status s; InferSpectralShapes(graph, node, known, &s)) return s;  // shape_rules_spectral.cc
+  if (absl::Status s; InferTfIdfShapes(graph, node, &s)) return s;  // shape_rules_tfidf.cc
   auto it = Rules().find(node.op_type);
   if (it == Rules().end()) {
     for (ir::ValueId out : node.outputs) {

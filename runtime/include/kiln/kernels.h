@@ -884,6 +884,52 @@ KILN_DECLARE_KERNEL(max_unpool)
  * fparams (1): spatial_scale */
 KILN_DECLARE_KERNEL(roi_align_f32)
 
+/* tfidf: ONNX TfIdfVectorizer on integer tokens. Per row r of X and pool
+ * entry e (an n-gram of length n = len at pool[off..off+n)), count is the
+ * number of (start i, skip s) with x[r, i + k*(s+1)] == pool[off+k] for all
+ * k < n, s in 0..skips (a 1-gram is counted once per position); then
+ * Y[r, index] += TF: count, IDF: count > 0 ? weight[e] : 0,
+ * TFIDF: count * weight[e]. Y rows start at zero.
+ * bindings: [0] X int32/int64 [rows, cols]  [1] pool int64 [pool_len] (constant)
+ *           [2] Y float32 [rows, out_len]
+ * iparams (8 + 3E): dtype rows cols skips E pool_len out_len mode
+ *   then per entry: len off index (1 <= len, off + len <= pool_len,
+ *   0 <= index < out_len)
+ * fparams (E): weight per entry */
+typedef enum kiln_tfidf_mode {
+  KILN_TFIDF_TF = 0,
+  KILN_TFIDF_IDF = 1,
+  KILN_TFIDF_TFIDF = 2,
+} kiln_tfidf_mode;
+KILN_DECLARE_KERNEL(tfidf)
+
+/* dft_f32: ONNX DFT along one axis of x [O, N_in, I, C] (C = 1 real, 2
+ * complex): y[o, k, i] = scale * sum_{j < min(N_in, n)} x[o, j, i] *
+ * exp(sign 2 pi i j k / n) for k in [0, K) (K = n, or n/2 + 1 onesided);
+ * sign -1, scale 1 forward; sign +1, scale 1/n inverse. Double accumulation.
+ * bindings: [0] x  [1] table float64 [n, 2]: cos, sin of 2 pi m / n
+ *           [2] y [O, K, I, 2]
+ * iparams (7): O N_in I C n K inverse
+ * fparams: none. */
+KILN_DECLARE_KERNEL(dft_f32)
+
+/* stft_f32: ONNX STFT of signal [B, L, C] (C = 1 or 2): frame f of batch b
+ * is signal[b, f * step + j] * window[j], j < fl; y[b, f, k] its forward DFT
+ * bin k < K (K = fl/2 + 1 when onesided, else fl). step (and fl, when
+ * has_frame_length) are read at run time and must give exactly F frames and
+ * K bins (F = (L - fl) / step + 1, fl <= L), fl equal to window_len when
+ * that is non-zero and to table_n when that is non-zero, else
+ * KILN_ERR_INVALID_ARGUMENT with y untouched.
+ * bindings: [0] signal  [1] frame_step (int32/int64 scalar)
+ *           [2] window float32 [window_len] (unread when 0)
+ *           [3] frame_length (int scalar; unread unless has_frame_length)
+ *           [4] table float64 [table_n, 2] as dft_f32's (unread when 0)
+ *           [5] y [B, F, K, 2]
+ * iparams (11): B L C F K onesided window_len has_frame_length table_n
+ *               step_dtype frame_length_dtype
+ * fparams: none. */
+KILN_DECLARE_KERNEL(stft_f32)
+
 #undef KILN_DECLARE_KERNEL
 
 #ifdef __cplusplus

@@ -37,7 +37,7 @@ seed() {  # seed TARGET: fill the corpus from the test models once
     onnx)
       for f in "$ROOT"/tests/models/*.onnx "$ROOT"/tests/compiler/models/*.onnx \
                "$ROOT"/tests/malformed/*.onnx "$ROOT"/tests/models/control/*.onnx \
-               "$ROOT"/tests/models/result/*.onnx; do
+               "$ROOT"/tests/models/result/*.onnx "$ROOT"/tests/models/dynamic/*.onnx; do
         cp "$f" "$dir/$(basename "$(dirname "$f")")_$(basename "$f")"
       done ;;
     npy) cp "$ROOT"/tests/models/*.npy "$ROOT"/tests/models/bad/*.npy "$dir"/ ;;

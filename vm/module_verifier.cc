@@ -196,6 +196,10 @@ class Verifier {
         return Error(absl::StrCat("symbol ", k, " is empty or repeats an earlier name"));
       }
     }
+    const uint32_t n_results = module_->result_symbols() ? module_->result_symbols()->size() : 0;
+    if (n_results > kMaxResultSymbols) {
+      return Error(absl::StrCat(n_results, " result symbols; the limit is ", kMaxResultSymbols));
+    }
     symbol_bound_.assign(n_symbols, false);
     for (uint32_t i = 0; i < sig->inputs()->size(); ++i) {
       if (absl::Status s = CheckTensorDesc(sig->inputs()->Get(i), "input", i); !s.ok()) return s;
@@ -373,8 +377,11 @@ class Verifier {
         return Error(absl::StrCat("workspace register ", ws, " is out of range"));
       }
     }
-    // Integer registers written so far (straight-line code: set before read).
+    // Integer registers written so far (straight-line code: set before read),
+    // and those written before the first ILOAD (what the symbols alone give).
     std::vector<bool> int_set(fn.int_register_count(), false);
+    std::vector<bool> set_before_load;
+    bool loaded = false;
 
     // Bytes viewed by each register; -1 until an instruction sets it, -2 for
     // a view whose size is only known at run time (a *_DYN view).
@@ -483,6 +490,13 @@ class Verifier {
           views[ops[0]] = {View::kInput, ops[1], 0, static_cast<uint64_t>(view_bytes[ops[0]])};
           break;
         case KILN_OP_VIEW_OUTPUT:
+          // A static view takes every -1 dim as at least 1; an expression
+          // dim may be 0, leaving the caller's buffer smaller than that.
+          if (HasDimRegisters(*sig.outputs()->Get(ops[1]))) {
+            return at(absl::StrCat("VIEW_OUTPUT of output ", ops[1],
+                                   ", whose dims include an expression of the symbols (which may "
+                                   "be 0); only VIEW_OUTPUT_DYN may view it"));
+          }
           view_bytes[ops[0]] = static_cast<int64_t>(TensorDescBytes(*sig.outputs()->Get(ops[1])));
           views[ops[0]] = {View::kOutput, ops[1], 0, static_cast<uint64_t>(view_bytes[ops[0]])};
           break;
@@ -515,6 +529,10 @@ class Verifier {
           // Single assignment: both back ends evaluate the shape arithmetic
           // once (Instance::BindInputs, AOT NAME_shapes(); what an ILOAD
           // feeds, where it stands in the run).
+          if (opcode == KILN_OP_ILOAD && !loaded) {
+            set_before_load = int_set;
+            loaded = true;
+          }
           if (kiln_opcode_writes_integer(opcode)) {
             if (int_set[ops[0]]) {
               return at(absl::StrCat("integer register n", ops[0],
@@ -653,6 +671,9 @@ class Verifier {
     }
     outputs_written_by_[index] = output_written;
     if (index == 0) {
+      if (absl::Status s = CheckShapeRegisters(loaded ? set_before_load : int_set); !s.ok()) {
+        return s;
+      }
       for (uint32_t o = 0; o < n_outputs; ++o) {
         if (!output_written[o] && !HasSymbols(*sig.outputs()->Get(o)) &&
             TensorDescBytes(*sig.outputs()->Get(o)) > 0) {
@@ -661,6 +682,40 @@ class Verifier {
       }
     }
     return absl::OkStatus();
+  }
+
+  // The workspace size and the output dims that are expressions are read
+  // before a run (VM BindInputs, AOT NAME_shapes(), which runs the integer
+  // instructions before the entry's first ILOAD): each must be a register
+  // the entry writes before that ILOAD, from the symbols alone.
+  absl::Status CheckShapeRegisters(const std::vector<bool>& known) const {
+    const int32_t ws = module_->memory()->workspace_register();
+    if (ws >= 0 && !known[static_cast<uint32_t>(ws)]) {
+      return Error(absl::StrCat("workspace register n", ws,
+                                " is not written by the entry function before any ILOAD (the "
+                                "workspace size must follow from the symbols alone)"));
+    }
+    const auto& outputs = *module_->signature()->outputs();
+    for (uint32_t k = 0; k < outputs.size(); ++k) {
+      const auto* registers = outputs.Get(k)->dim_registers();
+      for (uint32_t d = 0; registers != nullptr && d < registers->size(); ++d) {
+        const int32_t reg = registers->Get(d);
+        if (reg >= 0 && !known[static_cast<uint32_t>(reg)]) {
+          return Error(absl::StrCat("signature output ", k, " dim ", d, " names integer register n",
+                                    reg, ", which the entry function does not write before any "
+                                    "ILOAD (an output dim must follow from the symbols alone)"));
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  static bool HasDimRegisters(const fb::TensorDesc& desc) {
+    if (desc.dim_registers() == nullptr) return false;
+    for (int32_t reg : *desc.dim_registers()) {
+      if (reg >= 0) return true;
+    }
+    return false;
   }
 
   // Kernels assume their outputs are writable and never alias another
@@ -727,6 +782,9 @@ class Verifier {
   std::vector<uint32_t> call_depth_;
   // The interpreter recurses once per nested call.
   static constexpr uint32_t kMaxCallDepth = 32;
+  // Result symbols are matched by name (quadratic checks); compiled modules
+  // have one per data-dependent length.
+  static constexpr uint32_t kMaxResultSymbols = 1024;
 };
 
 }  // namespace

@@ -35,7 +35,7 @@ typedef struct convp_tile {
 /* Row i's offset for a tap: a valid one (0) when the tap is outside. */
 static KILN_ALWAYS_INLINE int64_t convp_row_off(const convp_tile* t, int64_t tap, uint32_t in,
                                                 int i) {
-  return in >> i & 1u ? t->base[i] + t->tap_off[tap] : 0;
+  return in >> i & 1u ? (int64_t)((uint64_t)t->base[i] + (uint64_t)t->tap_off[tap]) : 0;
 }
 
 /* Per tap k of one axis: bit i set when row i's index start[i] + k*dil
@@ -66,14 +66,22 @@ static void convp_tile_setup(const int64_t* ip, int64_t pixel_stride, int64_t s0
     ih0[i] = oh * ip[P_SH] - ip[P_PT];
     iw0[i] = ow * ip[P_SW] - ip[P_PL];
   }
-  for (int64_t i = 0; i < CONVP_MR; ++i) t->base[i] = (ih0[i] * W + iw0[i]) * pixel_stride;
+  /* Offsets wrap modulo 2^64 (unsigned): a row or tap far outside the
+   * image (a huge stride, pad or dilation) may not fit, but it is never
+   * read, and an inside tap's sum is exact. */
+  for (int64_t i = 0; i < CONVP_MR; ++i) {
+    t->base[i] = (int64_t)(((uint64_t)ih0[i] * (uint64_t)W + (uint64_t)iw0[i]) *
+                           (uint64_t)pixel_stride);
+  }
   uint32_t row_in[KILN_CONVP_MAX_TAPS], col_in[KILN_CONVP_MAX_TAPS];
   convp_axis_inside(ih0, mr, KH, DH, H, row_in);
   convp_axis_inside(iw0, mr, KW, DW, W, col_in);
   for (int64_t kh = 0; kh < KH; ++kh) {
     for (int64_t kw = 0; kw < KW; ++kw) {
       t->inside[kh * KW + kw] = row_in[kh] & col_in[kw];
-      t->tap_off[kh * KW + kw] = (kh * DH * W + kw * DW) * pixel_stride;
+      t->tap_off[kh * KW + kw] =
+          (int64_t)(((uint64_t)kh * (uint64_t)DH * (uint64_t)W + (uint64_t)kw * (uint64_t)DW) *
+                    (uint64_t)pixel_stride);
     }
   }
 }

@@ -779,7 +779,9 @@ static inline void kiln_gemm_run_tasks(const kiln_gemm_plan* p, int64_t begin, i
       int64_t a_packed_m0 = 0, a_packed_end = 0; /* rows of A in buf */
       for (int64_t m = m_lo; m < m_hi; m += path.mr) {
         const int64_t mr = m_hi - m < path.mr ? m_hi - m : path.mr;
-        const float* a = d->a + m * d->a_rs + k0 * d->a_cs;
+        /* With a_im2col, d->a is NULL (no pointer arithmetic on it): A is
+         * packed into buf below. */
+        const float* a = d->a_im2col ? NULL : d->a + m * d->a_rs + k0 * d->a_cs;
         int64_t a_rs = d->a_rs, a_cs = d->a_cs;
         if (d->a_im2col) {
           /* The im2col rows of up to 16 outputs, packed once for the

@@ -39,7 +39,8 @@ static inline void kiln_stable_sort_indices(int64_t* idx, int64_t* buf, int64_t 
  * for the checkers' work limits. */
 static inline int64_t kiln_sort_passes(int64_t n) {
   int64_t passes = 1;
-  for (int64_t w = 1; w < n; w *= 2) ++passes;
+  /* w stops doubling at n (no overflow for n near INT64_MAX). */
+  for (int64_t w = 1; w < n; w = w > n / 2 ? n : w * 2) ++passes;
   return passes;
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "kiln/dtype.h"
@@ -42,18 +43,25 @@ inline absl::Status RunOnZeroInputs(const std::shared_ptr<const vm::ModuleImage>
   buffers.reserve(sig.inputs()->size() + sig.outputs()->size());
   uint64_t total = 0;
   std::vector<vm::HostTensor> ins, outs;
-  for (const auto* list : {sig.inputs(), sig.outputs()}) {
-    for (const fb::TensorDesc* t : *list) {
-      shapes.push_back(shape_of(*t));
-      const uint64_t bytes = bytes_of(*t, shapes.back());
-      total += bytes;
-      if (bytes > max_bytes || total > max_bytes) return absl::OkStatus();
-      buffers.emplace_back(bytes + 1, 0);
-      vm::HostTensor h{t->dtype(), shapes.back(), buffers.back().data(), bytes};
-      (list == sig.inputs() ? ins : outs).push_back(h);
-    }
+  // Inputs first; the outputs take the shapes the bound symbols give (an
+  // output dim may be an expression of them, e.g. S + T).
+  auto add = [&](const fb::TensorDesc& t, std::vector<int64_t> shape,
+                 std::vector<vm::HostTensor>* to) {
+    shapes.push_back(std::move(shape));
+    const uint64_t bytes = bytes_of(t, shapes.back());
+    total += bytes;
+    if (bytes > max_bytes || total > max_bytes) return false;
+    buffers.emplace_back(bytes + 1, 0);
+    to->push_back(vm::HostTensor{t.dtype(), shapes.back(), buffers.back().data(), bytes});
+    return true;
+  };
+  for (const fb::TensorDesc* t : *sig.inputs()) {
+    if (!add(*t, shape_of(*t), &ins)) return absl::OkStatus();
   }
   if (absl::Status s = (*instance)->BindInputs(ins); !s.ok()) return s;
+  for (uint32_t k = 0; k < sig.outputs()->size(); ++k) {
+    if (!add(*sig.outputs()->Get(k), (*instance)->OutputShape(k), &outs)) return absl::OkStatus();
+  }
   if ((*instance)->workspace_needed() > max_bytes) return absl::OkStatus();
   if (absl::Status s = (*instance)->Reserve(ins); !s.ok()) return s;
   return (*instance)->Run(ins, outs);

@@ -779,20 +779,21 @@ static inline void kiln_gemm_run_tasks(const kiln_gemm_plan* p, int64_t begin, i
       int64_t a_packed_m0 = 0, a_packed_end = 0; /* rows of A in buf */
       for (int64_t m = m_lo; m < m_hi; m += path.mr) {
         const int64_t mr = m_hi - m < path.mr ? m_hi - m : path.mr;
-        /* With a_im2col, d->a is NULL (no pointer arithmetic on it): A is
-         * packed into buf below. */
-        const float* a = d->a_im2col ? NULL : d->a + m * d->a_rs + k0 * d->a_cs;
-        int64_t a_rs = d->a_rs, a_cs = d->a_cs;
+        const float* a;
+        int64_t a_rs, a_cs;
         if (d->a_im2col) {
           /* The im2col rows of up to 16 outputs, packed once for the
            * micro-tiles they cover. B is b_packed, so buf is free (and
-           * holds the 16 floats the packer may write past them). */
+           * holds the 16 floats the packer may write past them). d->a is
+           * NULL here: no pointer arithmetic on it. */
           if (m + mr > a_packed_end) {
             const int64_t rows = m_hi - m < KILN_PANEL ? m_hi - m : KILN_PANEL;
             p->pack_im2col_rows(d->a_im2col, k0, kc, m, rows, buf);
             a_packed_m0 = m, a_packed_end = m + rows;
           }
           a = buf + (m - a_packed_m0) * kc, a_rs = kc, a_cs = 1;
+        } else {
+          a = d->a + m * d->a_rs + k0 * d->a_cs, a_rs = d->a_rs, a_cs = d->a_cs;
         }
         for (int64_t c = 0; c < cols; c += p->nr_chunk) {
           const int64_t nr = cols - c < p->nr_chunk ? cols - c : p->nr_chunk;

@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "kiln/kernels.h"
 #include "tests/compiler/backend_graph_builder.h"
+#include "tests/compiler/lower_graph.h"
 
 namespace kiln::compiler {
 namespace {
@@ -43,12 +44,7 @@ struct Model {
     a.i = v;
     b.g.nodes[node].attributes[key] = a;
   }
-  absl::StatusOr<emit::LoweredModule> Lower() {
-    if (absl::Status s = InferShapes(b.g); !s.ok()) return s;
-    auto plan = PlanMemory(b.g);
-    if (!plan.ok()) return plan.status();
-    return emit::Lower(b.g, *plan);
-  }
+  absl::StatusOr<emit::LoweredModule> Lower() { return testing::InferPlanLower(b.g); }
 };
 
 void ExpectRefused(Model& m, absl::StatusCode code, const std::string& phrase) {

@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "kiln/kernels.h"
 #include "tests/compiler/backend_graph_builder.h"
+#include "tests/compiler/lower_graph.h"
 
 namespace kiln::compiler {
 namespace {
@@ -53,12 +54,7 @@ struct Model {
     Attr(key).kind = ir::Attribute::Kind::kInts;
     Attr(key).ints = v;
   }
-  absl::StatusOr<emit::LoweredModule> Lower() {
-    if (absl::Status s = InferShapes(b.g); !s.ok()) return s;
-    auto plan = PlanMemory(b.g);
-    if (!plan.ok()) return plan.status();
-    return emit::Lower(b.g, *plan);
-  }
+  absl::StatusOr<emit::LoweredModule> Lower() { return testing::InferPlanLower(b.g); }
 };
 
 void ExpectRefused(Model& m, absl::StatusCode code, const std::string& phrase) {

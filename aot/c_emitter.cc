@@ -329,16 +329,25 @@ class Emitter {
   }
   std::string RenderLOOP(const uint32_t* op) const {
     const uint64_t expected = vm::ReadU64(op + 5);
+    return Loop(op,
+                op[1] == KILN_NO_REGISTER ? std::string("INT64_MAX")
+                                          : absl::StrCat("kiln_trip_count(r[", op[1], "])"),
+                expected == KILN_ANY_ITERATION_COUNT ? std::string("KILN_ANY_ITERATION_COUNT")
+                                                     : absl::StrCat(expected, "ull"));
+  }
+  // LOOP_DYN: the trip and expected counts from integer registers.
+  std::string RenderLOOP_DYN(const uint32_t* op) const {
+    return Loop(op, absl::StrCat("n[", op[1], "]"),
+                absl::StrCat("kiln_loop_expected(n[", op[5], "])"));
+  }
+  // LOOP and LOOP_DYN share their operands but for how the counts are read.
+  std::string Loop(const uint32_t* op, const std::string& trip, const std::string& expected) const {
     return absl::StrCat(
-        "{\n    const int64_t trip = ",
-        op[1] == KILN_NO_REGISTER ? std::string("INT64_MAX")
-                                  : absl::StrCat("kiln_trip_count(r[", op[1], "])"),
+        "{\n    const int64_t trip = ", trip,
         ";\n    int cond = ",
         op[2] == KILN_NO_REGISTER ? std::string("1") : absl::StrCat("kiln_condition(r[", op[2], "])"),
         ";\n    for (uint64_t i = 0;; ++i) {\n      int run = 0;\n",
-        "      if ((rc = kiln_loop_next(i, trip, cond, ",
-        expected == KILN_ANY_ITERATION_COUNT ? std::string("KILN_ANY_ITERATION_COUNT")
-                                             : absl::StrCat(expected, "ull"),
+        "      if ((rc = kiln_loop_next(i, trip, cond, ", expected,
         ", &run)) != 0) return rc;\n      if (!run) break;\n      kiln_write_iteration(r[", op[3],
         "], i);\n      if ((rc = ", Call(op[0]), ") != 0) return rc;\n",
         op[4] == KILN_NO_REGISTER ? std::string()
@@ -347,8 +356,9 @@ class Emitter {
   }
 
   // Dynamic shapes: integer registers are n[k]; every view also records its
-  // bytes in rb[k] for the run-time checks of DISPATCH_DYN. The integer
-  // instructions run in NAME_shapes(), before the schedule.
+  // bytes in rb[k] for the run-time checks of DISPATCH_DYN. The entry's
+  // integer instructions run in NAME_shapes(), before the schedule; a called
+  // function's run where they stand, on each call.
   std::string RenderISYM(const uint32_t* op) const {
     return absl::StrCat("n[", op[0], "] = symbols[", op[1], "];");
   }
@@ -511,8 +521,9 @@ class Emitter {
     return c;
   }
 
-  // The statements of function f, one per instruction but the integer ones
-  // (already run by NAME_shapes()), numbering dispatches for KILN_TIMED as
+  // The statements of function f, one per instruction but the entry's
+  // integer ones before its first ILOAD (already run by NAME_shapes(); a
+  // called function runs its own where they stand), numbering dispatches for KILN_TIMED as
   // the VM does: function by function, in bytecode order.
   std::string Statements(uint32_t f, const std::map<std::pair<uint32_t, uint32_t>, std::string>& debug_at) const {
     std::string c;
@@ -627,20 +638,34 @@ class Emitter {
       const fb::Function& fn = *m_.functions()->Get(f);
       absl::StrAppend(&c, "\n/* function ", f, " ", CommentSafe(fn.name() ? fn.name()->str() : ""),
                       " */\nstatic int ", CalleeSignature(f), " {\n  void* r[",
-                      std::max<uint32_t>(fn.register_count(), 1), "];\n  int rc;\n",
+                      std::max<uint32_t>(fn.register_count(), 1), "];\n",
+                      // Its own view sizes and integer registers, computed
+                      // anew by its integer instructions on every call.
+                      dynamic_ ? absl::StrCat("  uint64_t rb[", std::max<uint32_t>(fn.register_count(), 1),
+                                              "];\n  int64_t n[",
+                                              std::max<uint32_t>(fn.int_register_count(), 1), "];\n")
+                               : std::string(),
+                      "  int rc;\n",
                       "  (void)r;\n  (void)rc;\n  (void)arena;\n  (void)constants;\n",
                       "  (void)inputs;\n  (void)outputs;\n  (void)host;\n",
+                      dynamic_ ? "  (void)rb;\n  (void)n;\n" : "",
+                      symbolic_ ? "  (void)symbols;\n  (void)workspace_bytes;\n" : "",
                       Statements(f, debug_at), "}\n");
     }
     return c;
   }
+  // In a module with symbols a called function also takes what its dynamic
+  // instructions read: the symbols' values (ISYM) and the workspace's size
+  // (VIEW_ARENA_DYN), the same names as NAME_run_with_host's parameters.
   std::string CalleeSignature(uint32_t f) const {
     return absl::StrCat(name_, "_function", f,
                         "(const void* const* inputs, void* const* outputs, unsigned char* arena, "
-                        "const unsigned char* constants, const kiln_host* host)");
+                        "const unsigned char* constants, const kiln_host* host",
+                        symbolic_ ? ", const int64_t* symbols, size_t workspace_bytes" : "", ")");
   }
   std::string Call(uint32_t f) const {
-    return absl::StrCat(name_, "_function", f, "(inputs, outputs, arena, constants, host)");
+    return absl::StrCat(name_, "_function", f, "(inputs, outputs, arena, constants, host",
+                        symbolic_ ? ", symbols, workspace_bytes" : "", ")");
   }
 
   // "  /* 0012 DISPATCH ...  # onnx nodes */\n" above each statement.

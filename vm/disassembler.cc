@@ -192,16 +192,22 @@ std::string DescribeModule(const ModuleImage& image) {
     absl::StrAppend(&out, "  results ", absl::StrJoin(names, ", "),
                     "  (lengths kernels find during each run; output lengths known after it)\n");
   }
-  // The equalities the compiler assumed (IASSERT_EQ), checked at each run.
-  const fb::Function& entry = *m.functions()->Get(0);
-  const std::vector<std::string> int_exprs = IntegerExpressions(m, entry);
-  for (uint32_t pc = 0; pc < entry.bytecode()->size();) {
-    const Instruction inst = DecodeVerified(entry.bytecode()->data(), pc);
-    if (inst.opcode == KILN_OP_IASSERT_EQ) {
-      absl::StrAppend(&out, "  requires ", int_exprs[inst.operands[0]], " == ",
-                      int_exprs[inst.operands[1]], "\n");
+  // The equalities the compiler assumed (IASSERT_EQ), checked at each run
+  // (in a called function, at each call), spelled from each function's own
+  // integer registers.
+  std::vector<std::vector<std::string>> int_exprs;
+  for (uint32_t f = 0; f < m.functions()->size(); ++f) {
+    const fb::Function& fn = *m.functions()->Get(f);
+    int_exprs.push_back(IntegerExpressions(m, fn));
+    for (uint32_t pc = 0; pc < fn.bytecode()->size();) {
+      const Instruction inst = DecodeVerified(fn.bytecode()->data(), pc);
+      if (inst.opcode == KILN_OP_IASSERT_EQ) {
+        absl::StrAppend(&out, "  requires ", int_exprs[f][inst.operands[0]], " == ",
+                        int_exprs[f][inst.operands[1]],
+                        f == 0 ? std::string() : absl::StrCat("  (function ", f, ")"), "\n");
+      }
+      pc += inst.length;
     }
-    pc += inst.length;
   }
 
   const fb::MemoryPlan& plan = *m.memory();
@@ -270,7 +276,11 @@ std::string DescribeModule(const ModuleImage& image) {
   for (uint32_t f = 0; f < m.functions()->size(); ++f) {
     const fb::Function* fn = m.functions()->Get(f);
     absl::StrAppend(&out, "\nfunction ", f, " ", Str(fn->name()), " (", fn->register_count(),
-                    " registers, ", fn->bytecode()->size(), " words)\n");
+                    " registers, ",
+                    f > 0 && fn->int_register_count() > 0
+                        ? absl::StrCat(fn->int_register_count(), " integer registers, ")
+                        : std::string(),
+                    fn->bytecode()->size(), " words)\n");
     const uint32_t* code = fn->bytecode()->data();
     for (uint32_t pc = 0; pc < fn->bytecode()->size();) {
       absl::StrAppend(&out, absl::StrFormat("  %04u  %s", pc, DisassembleInstruction(code, pc)));
@@ -287,14 +297,14 @@ std::string DescribeModule(const ModuleImage& image) {
         if (it->second->values() != nullptr && it->second->values()->size() > 0) {
           std::vector<std::string> values;
           for (const fb::ValueDebug* v : *it->second->values()) {
-            // Symbolic dims spelled from the entry's integer registers.
+            // Symbolic dims spelled from the function's integer registers.
             std::vector<std::string> dims;
             for (uint32_t d = 0; v->shape() != nullptr && d < v->shape()->size(); ++d) {
               const int32_t reg = v->dim_registers() != nullptr && d < v->dim_registers()->size()
                                       ? v->dim_registers()->Get(d)
                                       : -1;
-              dims.push_back(reg >= 0 && static_cast<size_t>(reg) < int_exprs.size()
-                                 ? int_exprs[static_cast<size_t>(reg)]
+              dims.push_back(reg >= 0 && static_cast<size_t>(reg) < int_exprs[f].size()
+                                 ? int_exprs[f][static_cast<size_t>(reg)]
                                  : absl::StrCat(v->shape()->Get(d)));
             }
             values.push_back(absl::StrCat(Str(v->name()), "[", absl::StrJoin(dims, ","), "]",

@@ -82,34 +82,39 @@ absl::StatusOr<std::unique_ptr<Instance>> Instance::Create(
   for (const fb::Function* f : *module.functions()) register_total += f->register_count() + 1;
   instance->registers_.assign(register_total, nullptr);
   instance->register_bytes_.assign(register_total, 0);
+  // Integer registers likewise, the entry's first (at offset 0, where
+  // EvaluateIntegers and the observers read them), one spare slot at the end.
+  size_t int_register_total = 1;
+  for (const fb::Function* f : *module.functions()) int_register_total += f->int_register_count();
+  instance->int_registers_.assign(int_register_total, 0);
+  instance->int_unknown_.assign(entry.int_register_count() + 1, 0);
   uint32_t dispatch_base = 0;
-  size_t register_base = 0;
+  size_t register_base = 0, int_register_base = 0;
+  // Scratch for the largest parameter list a DISPATCH_DYN patches.
+  uint32_t max_patched = 1;
   for (const fb::Function* f : *module.functions()) {
-    instance->functions_.push_back({f->bytecode()->data(),
+    InterpreterFunction function = {f->bytecode()->data(),
                                     instance->registers_.data() + register_base,
                                     instance->register_bytes_.data() + register_base,
-                                    dispatch_base});
+                                    dispatch_base,
+                                    instance->int_registers_.data() + int_register_base,
+                                    false};
     register_base += f->register_count() + 1;
+    int_register_base += f->int_register_count();
     for (uint32_t pc = 0; pc < f->bytecode()->size();) {
       const Instruction inst = DecodeVerified(f->bytecode()->data(), pc);
       if (inst.opcode == KILN_OP_DISPATCH || inst.opcode == KILN_OP_DISPATCH_DYN) ++dispatch_base;
+      function.dynamic |= inst.opcode >= KILN_OP_ISYM;
+      if (inst.opcode == KILN_OP_DISPATCH_DYN) {
+        max_patched = std::max(max_patched, instance->executables_[inst.operands[0]].iparam_count);
+      }
       pc += inst.length;
     }
+    instance->functions_.push_back(function);
   }
-  instance->int_registers_.assign(entry.int_register_count() + 1, 0);
-  instance->int_unknown_.assign(entry.int_register_count() + 1, 0);
+  instance->dynamic_code_ = instance->functions_[0].dynamic;
   instance->bindings_.assign(max_bindings, nullptr);
   instance->binding_bytes_.assign(max_bindings, 0);
-  // Scratch for the largest parameter list a DISPATCH_DYN patches.
-  uint32_t max_patched = 1;
-  for (uint32_t pc = 0; pc < entry.bytecode()->size();) {
-    const Instruction inst = DecodeVerified(entry.bytecode()->data(), pc);
-    instance->dynamic_code_ |= inst.opcode >= KILN_OP_ISYM;
-    if (inst.opcode == KILN_OP_DISPATCH_DYN) {
-      max_patched = std::max(max_patched, instance->executables_[inst.operands[0]].iparam_count);
-    }
-    pc += inst.length;
-  }
   instance->iparam_scratch_.assign(max_patched, 0);
   const fb::Signature& sig = *module.signature();
   for (const fb::TensorDesc* d : *sig.inputs()) {
@@ -266,7 +271,7 @@ absl::Status Instance::BindInputs(absl::Span<const HostTensor> inputs) {
     const uint32_t opcode = entry.bytecode()->Get(failed_pc);
     return absl::InvalidArgumentError(absl::StrCat(
         "module '", image_->origin(), "' +", failed_pc, ": ",
-        opcode == KILN_OP_IASSERT_EQ ? AssumptionMessage(failed_pc)
+        opcode == KILN_OP_IASSERT_EQ ? AssumptionMessage(0, failed_pc)
             : absl::StrCat("the shape arithmetic overflows for these input shapes (code ", rc,
                            ")")));
   }
@@ -286,11 +291,14 @@ absl::Status Instance::BindInputs(absl::Span<const HostTensor> inputs) {
   return absl::OkStatus();
 }
 
-std::string Instance::AssumptionMessage(uint32_t pc) const {
+std::string Instance::AssumptionMessage(uint32_t function, uint32_t pc) const {
   const fb::Module& module = image_->module();
-  const fb::Function& entry = *module.functions()->Get(0);
+  const fb::Function& entry = *module.functions()->Get(function);
   const uint32_t a = entry.bytecode()->Get(pc + 1), b = entry.bytecode()->Get(pc + 2);
   const std::vector<std::string> exprs = IntegerExpressions(module, entry);
+  // The function's own integer registers (a called function has a block of
+  // its own, holding what its last call computed).
+  const int64_t* registers = functions_[function].int_registers;
   std::vector<std::string> values;
   for (size_t k = 0; k < symbols_.size(); ++k) {
     values.push_back(absl::StrCat(module.symbols()->Get(k)->str(), " = ", symbols_[k]));
@@ -301,7 +309,7 @@ std::string Instance::AssumptionMessage(uint32_t pc) const {
     const Instruction inst = DecodeVerified(entry.bytecode()->data(), at);
     if (inst.opcode == KILN_OP_ILOAD) {
       lengths.push_back(absl::StrCat(module.result_symbols()->Get(inst.operands[1])->name()->str(),
-                                     " = ", int_registers_[inst.operands[0]]));
+                                     " = ", registers[inst.operands[0]]));
     }
     at += inst.length;
   }
@@ -313,7 +321,7 @@ std::string Instance::AssumptionMessage(uint32_t pc) const {
   }
   return absl::StrCat(found, " break", values.empty() ? "s" : "",
                       " the model's requirement ", exprs[a], " == ", exprs[b], " (",
-                      int_registers_[a], " != ", int_registers_[b],
+                      registers[a], " != ", registers[b],
                       "): two dims it combines must be equal");
 }
 
@@ -422,9 +430,10 @@ absl::Status Instance::RunObserved(const void* const* inputs, void* const* outpu
                                    DispatchObserver& observer) {
   const InterpreterFrame frame = Frame(inputs, outputs);
   uint32_t failed_pc = 0;
-  // The integer registers were evaluated by BindInputs (symbols) and hold
-  // every size the run uses; the last slot is spare.
-  observer.IntRegisters(int_registers_.data(), static_cast<uint32_t>(int_registers_.size() - 1));
+  // The entry's integer registers were evaluated by BindInputs (symbols)
+  // and hold every size its dispatches use (called functions' follow them).
+  observer.IntRegisters(int_registers_.data(),
+                        image_->module().functions()->Get(0)->int_register_count());
   observer.BeginRun();
   int rc = InterpretObserved(frame, &failed_pc, observer);
   observer.EndRun();
@@ -477,6 +486,15 @@ absl::Status Instance::DispatchError(uint32_t function, uint32_t pc, int code) c
         "': the iteration count differs from the length of the scan outputs the model "
         "declares (", ReadU64(bytecode->data() + pc + 6), ")"));
   }
+  if (opcode == KILN_OP_LOOP_DYN) {
+    // The expected count is an integer register of this function, as this
+    // run computed it (trip counts over a symbol, scan outputs S long).
+    const fb::Function* body = module.functions()->Get(bytecode->Get(pc + 1));
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": LOOP_DYN of '", body->name() ? body->name()->str() : "",
+        "': the iteration count differs from the length of the scan outputs for these input "
+        "shapes (", functions_[function].int_registers[bytecode->Get(pc + 6)], ")"));
+  }
   // A kernel's run function refused this run's data (kernel_abi.h): the
   // code says how, whichever kernel or instruction it was.
   if (code == KILN_ERR_SHAPE_MISMATCH) {
@@ -491,7 +509,7 @@ absl::Status Instance::DispatchError(uint32_t function, uint32_t pc, int code) c
     return absl::InvalidArgumentError(absl::StrCat(where, ": ", kiln_status_message(code), nodes));
   }
   if (opcode == KILN_OP_IASSERT_EQ) {
-    return absl::InvalidArgumentError(absl::StrCat(where, ": ", AssumptionMessage(pc)));
+    return absl::InvalidArgumentError(absl::StrCat(where, ": ", AssumptionMessage(function, pc)));
   }
   if (opcode == KILN_OP_ILOAD) {
     const fb::ResultSymbol* r = module.result_symbols()->Get(bytecode->Get(pc + 2));

@@ -86,8 +86,9 @@ class Instance {
                            size_t index, const std::vector<int32_t>& dim_symbols,
                            const std::vector<int32_t>* dim_registers = nullptr) const;
   absl::Status GrowArena(uint64_t bytes);
-  // Why an IASSERT_EQ at `pc` failed, with the expressions and values.
-  std::string AssumptionMessage(uint32_t pc) const;
+  // Why an IASSERT_EQ at `pc` of `function` failed, with the expressions
+  // and values.
+  std::string AssumptionMessage(uint32_t function, uint32_t pc) const;
 
   std::shared_ptr<const ModuleImage> image_;
   std::vector<ResolvedExecutable> executables_;
@@ -114,7 +115,7 @@ class Instance {
   std::vector<std::vector<int32_t>> input_dim_symbols_, output_dim_symbols_;
   // Per output dim the integer register holding an expression dim (-1: none).
   std::vector<std::vector<int32_t>> output_dim_registers_;
-  std::vector<int64_t> int_registers_;
+  std::vector<int64_t> int_registers_;  // every function's, the entry's first
   std::vector<uint8_t> int_unknown_;  // EvaluateIntegers' scratch
   // Result symbols: where each run leaves the value, its bound, the value
   // after the last run; per output dim the result ordinal (-1: none).

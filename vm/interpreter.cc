@@ -105,6 +105,7 @@ namespace kiln::vm {
     if (rc_ != KILN_OK) return rc_;                                           \
   }
 #define KILN_EXEC_LOOP KILN_EXEC_IF
+#define KILN_EXEC_LOOP_DYN KILN_EXEC_IF
 
 namespace {
 
@@ -182,14 +183,16 @@ __attribute__((always_inline)) inline int InterpretLoop(const InterpreterFrame& 
   }
 }
 
-template <bool kObserved>
+template <bool kObserved, bool kDynamic>
 __attribute__((noinline)) int CalleeLoop(const InterpreterFrame& callee, uint32_t* failed_pc,
                                          DispatchObserver* observer) {
-  return InterpretLoop<kObserved, false>(callee, failed_pc, observer);
+  return InterpretLoop<kObserved, kDynamic>(callee, failed_pc, observer);
 }
 
-// The callee runs in a frame of its own (its code and registers; the
-// verifier keeps the dynamic opcodes in the entry function).
+// The callee runs in a frame of its own (its code, registers and integer
+// registers; the symbols, buffers and workspace are the caller's). Only a
+// callee using the dynamic opcodes runs the kDynamic loop, so static
+// modules' callees stay as fast as before.
 template <bool kObserved>
 int Call(const InterpreterFrame& caller, uint32_t function, uint32_t* failed_pc,
          DispatchObserver* observer) {
@@ -198,9 +201,11 @@ int Call(const InterpreterFrame& caller, uint32_t function, uint32_t* failed_pc,
   callee.code = f.code;
   callee.registers = f.registers;
   callee.register_bytes = f.register_bytes;
+  callee.int_registers = f.int_registers;
   callee.function = function;
-  callee.dynamic = false;
-  const int rc = CalleeLoop<kObserved>(callee, failed_pc, observer);
+  callee.dynamic = f.dynamic;
+  const int rc = f.dynamic ? CalleeLoop<kObserved, true>(callee, failed_pc, observer)
+                           : CalleeLoop<kObserved, false>(callee, failed_pc, observer);
   // The innermost failing function names itself; callers leave it.
   if (rc != KILN_OK && *caller.failed_function == kNoFailedFunction) {
     *caller.failed_function = function;
@@ -208,7 +213,9 @@ int Call(const InterpreterFrame& caller, uint32_t function, uint32_t* failed_pc,
   return rc;
 }
 
-// IF and LOOP (kiln/control_ops.h holds the semantics both back ends share).
+// IF, LOOP and LOOP_DYN (kiln/control_ops.h holds the semantics both back
+// ends share). LOOP_DYN differs from LOOP only in where its trip count and
+// expected count come from: integer registers (only dynamic frames run it).
 template <bool kObserved>
 __attribute__((noinline)) int ControlFlow(const InterpreterFrame& frame, uint32_t opcode,
                                           const uint32_t* op, uint32_t pc, uint32_t* failed_pc,
@@ -217,11 +224,16 @@ __attribute__((noinline)) int ControlFlow(const InterpreterFrame& frame, uint32_
   if (opcode == KILN_OP_IF) {
     return Call<kObserved>(frame, kiln_condition(r[op[0]]) ? op[1] : op[2], failed_pc, observer);
   }
-  const int64_t trip = op[1] == KILN_NO_REGISTER ? INT64_MAX : kiln_trip_count(r[op[1]]);
+  const bool dyn = opcode == KILN_OP_LOOP_DYN;
+  const int64_t trip = dyn                         ? frame.int_registers[op[1]]
+                       : op[1] == KILN_NO_REGISTER ? INT64_MAX
+                                                   : kiln_trip_count(r[op[1]]);
+  const uint64_t expected =
+      dyn ? kiln_loop_expected(frame.int_registers[op[5]]) : ReadU64(op + 5);
   int cond = op[2] == KILN_NO_REGISTER ? 1 : kiln_condition(r[op[2]]);
   for (uint64_t i = 0;; ++i) {
     int run = 0;
-    KILN_FAIL_IF(kiln_loop_next(i, trip, cond, ReadU64(op + 5), &run));
+    KILN_FAIL_IF(kiln_loop_next(i, trip, cond, expected, &run));
     if (!run) return KILN_OK;
     kiln_write_iteration(r[op[3]], i);
     if (const int rc = Call<kObserved>(frame, op[0], failed_pc, observer); rc != KILN_OK) {

@@ -29,13 +29,17 @@ struct ResultSlot {
   int64_t bound;
 };
 
-// One function of the module as the interpreter runs it: IF and LOOP call
-// functions[f] with its own registers (no two functions share any).
+// One function of the module as the interpreter runs it: IF, LOOP and
+// LOOP_DYN call functions[f] with its own registers and integer registers
+// (no two functions share any; calls never recurse, so one block each is
+// enough).
 struct InterpreterFunction {
   const uint32_t* code;
   void** registers;
   uint64_t* register_bytes;
   uint32_t dispatch_base;  // ordinal of its first DISPATCH among all functions'
+  int64_t* int_registers;
+  bool dynamic;  // the code uses the dynamic opcodes: runs the kDynamic loop
 };
 
 struct InterpreterFrame {

@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "kiln/control_ops.h"
 #include "kiln/dtype.h"
+#include "kiln/dynamic_ops.h"
 #include "kiln/kernel_abi.h"
 #include "kiln/opcodes.h"
 #include "vm/kernel_registry.h"
@@ -382,6 +383,20 @@ class Verifier {
     std::vector<bool> int_set(fn.int_register_count(), false);
     std::vector<bool> set_before_load;
     bool loaded = false;
+    // Integer registers surely >= 1 in any run that reaches past them (the
+    // symbols, positive constants, and sums, products, min and max of such;
+    // overflow fails the run): a LOOP_DYN expecting that many iterations
+    // runs its body at least once.
+    std::vector<bool> int_positive(fn.int_register_count(), false);
+    // Integer registers holding a value known here (constants, and
+    // arithmetic on them), and per register the bytes a *_DYN view surely
+    // has (its size register is such a constant; the run-time view check
+    // holds it to that size), -1 when unknown: a scalar the compiler placed
+    // after a symbolic arena (a loop's iteration slot in a called function)
+    // is a dynamic view of a constant size.
+    std::vector<bool> int_known(fn.int_register_count(), false);
+    std::vector<int64_t> int_value(fn.int_register_count(), 0);
+    std::vector<int64_t> dyn_bytes(fn.register_count(), -1);
 
     // Bytes viewed by each register; -1 until an instruction sets it, -2 for
     // a view whose size is only known at run time (a *_DYN view).
@@ -480,9 +495,15 @@ class Verifier {
       if (n_symbols == 0 && n_results == 0 && kiln_opcode_is_dynamic(opcode)) {
         return at(absl::StrCat(kiln_opcode_name(opcode), " in a module without symbols"));
       }
-      // Both back ends evaluate the shape arithmetic once, from the entry.
-      if (index > 0 && kiln_opcode_is_dynamic(opcode)) {
-        return at(absl::StrCat(kiln_opcode_name(opcode), " outside the entry function"));
+      // A length a kernel reported is loaded where the entry reads it (the
+      // run's outputs and EvaluateIntegers rely on that); called functions
+      // compute their sizes from the symbols alone, anew on each call.
+      if (index > 0 && opcode == KILN_OP_ILOAD) {
+        return at("ILOAD outside the entry function");
+      }
+      if (index > 0 && n_symbols == 0 && kiln_opcode_is_dynamic(opcode)) {
+        return at(absl::StrCat(kiln_opcode_name(opcode),
+                               " in a called function of a module without symbols"));
       }
       switch (opcode) {
         case KILN_OP_VIEW_INPUT:
@@ -540,19 +561,24 @@ class Verifier {
                                      "single-assignment)"));
             }
             int_set[ops[0]] = true;
+            int_positive[ops[0]] = IsPositive(opcode, ops, int_positive);
+            int_known[ops[0]] = KnownValue(opcode, ops, int_known, int_value, &int_value[ops[0]]);
           }
           break;
         case KILN_OP_VIEW_INPUT_DYN:
           view_bytes[ops[0]] = -2;
           views[ops[0]] = {View::kInput, ops[1], 0, 0};
+          dyn_bytes[ops[0]] = int_known[ops[2]] ? int_value[ops[2]] : -1;
           break;
         case KILN_OP_VIEW_OUTPUT_DYN:
           view_bytes[ops[0]] = -2;
           views[ops[0]] = {View::kOutput, ops[1], 0, 0};
+          dyn_bytes[ops[0]] = int_known[ops[2]] ? int_value[ops[2]] : -1;
           break;
         case KILN_OP_VIEW_ARENA_DYN:
           view_bytes[ops[0]] = -2;
           views[ops[0]] = {View::kArena, 0, 0, 0};
+          dyn_bytes[ops[0]] = int_known[ops[2]] ? int_value[ops[2]] : -1;
           break;
         case KILN_OP_DISPATCH_DYN: {
           // Sizes are checked at run time (kiln_check_dynamic_dispatch); what
@@ -615,7 +641,7 @@ class Verifier {
           break;
         }
         case KILN_OP_IF: {
-          if (absl::Status s = CheckScalarView(view_bytes, ops[0], 1, "condition"); !s.ok()) {
+          if (absl::Status s = CheckScalarView(view_bytes, dyn_bytes, ops[0], 1, "condition"); !s.ok()) {
             return at(std::string(s.message()));
           }
           // An output counts as written when both branches write it.
@@ -628,19 +654,23 @@ class Verifier {
                                         1 + std::max(call_depth_[ops[1]], call_depth_[ops[2]]));
           break;
         }
-        case KILN_OP_LOOP: {
+        case KILN_OP_LOOP:
+        case KILN_OP_LOOP_DYN: {
+          // LOOP_DYN's trip and expected counts are integer registers, which
+          // the operand pass checked (in range, set before read).
+          const bool dyn = opcode == KILN_OP_LOOP_DYN;
           struct Operand { uint32_t reg; uint64_t bytes; const char* what; };
-          const Operand operands[] = {{ops[1], 8, "trip count"},
+          const Operand operands[] = {{dyn ? KILN_NO_REGISTER : ops[1], 8, "trip count"},
                                       {ops[2], 1, "condition"},
                                       {ops[3], 8, "iteration number"},
                                       {ops[4], 1, "condition after an iteration"}};
           for (const Operand& o : operands) {
             if (o.reg == KILN_NO_REGISTER) continue;
-            if (absl::Status s = CheckScalarView(view_bytes, o.reg, o.bytes, o.what); !s.ok()) {
+            if (absl::Status s = CheckScalarView(view_bytes, dyn_bytes, o.reg, o.bytes, o.what); !s.ok()) {
               return at(std::string(s.message()));
             }
           }
-          if (ops[1] == KILN_NO_REGISTER && ops[4] == KILN_NO_REGISTER) {
+          if (!dyn && ops[1] == KILN_NO_REGISTER && ops[4] == KILN_NO_REGISTER) {
             return at("the loop has neither a trip count nor a condition the body sets: it never ends");
           }
           if (ops[3] == KILN_NO_REGISTER || views[ops[3]].kind != View::kArena) {
@@ -648,7 +678,8 @@ class Verifier {
           }
           // A loop that must run at least once writes what its body writes.
           const uint64_t expected = uint64_t{ops[5]} | (uint64_t{ops[6]} << 32);
-          if (expected != KILN_ANY_ITERATION_COUNT && expected > 0) {
+          if (dyn ? static_cast<bool>(int_positive[ops[5]])
+                  : expected != KILN_ANY_ITERATION_COUNT && expected > 0) {
             for (uint32_t o = 0; o < n_outputs; ++o) {
               if (outputs_written_by_[ops[0]][o]) output_written[o] = true;
             }
@@ -710,6 +741,48 @@ class Verifier {
     return absl::OkStatus();
   }
 
+  // Whether the integer instruction `opcode` surely writes a value >= 1,
+  // given which of its operands surely are (int_positive above).
+  static bool IsPositive(uint32_t opcode, const uint32_t* ops, const std::vector<bool>& positive) {
+    switch (opcode) {
+      case KILN_OP_ISYM:
+        return true;  // bound from the input shapes, 1..2^40 (kiln/dynamic_ops.h)
+      case KILN_OP_ICONST:
+        return static_cast<int64_t>(uint64_t{ops[1]} | (uint64_t{ops[2]} << 32)) > 0;
+      case KILN_OP_IADD:
+      case KILN_OP_IMUL:
+      case KILN_OP_IMIN:
+        return positive[ops[1]] && positive[ops[2]];
+      case KILN_OP_IMAX:
+        return positive[ops[1]] || positive[ops[2]];
+      default:
+        return false;  // ISUB, IDIV and ILOAD may give 0 or less
+    }
+  }
+
+  // Whether the integer instruction `opcode` writes a value known without
+  // running (into *value): a constant, or arithmetic on known values that
+  // does not fail (the helpers the back ends run, kiln/dynamic_ops.h).
+  static bool KnownValue(uint32_t opcode, const uint32_t* ops, const std::vector<bool>& known,
+                         const std::vector<int64_t>& values, int64_t* value) {
+    if (opcode == KILN_OP_ICONST) {
+      *value = static_cast<int64_t>(uint64_t{ops[1]} | (uint64_t{ops[2]} << 32));
+      return true;
+    }
+    const char* kinds = kiln_opcode_operands(opcode);
+    if (std::string(kinds) != "nnn" || !known[ops[1]] || !known[ops[2]]) return false;
+    const int64_t a = values[ops[1]], b = values[ops[2]];
+    switch (opcode) {
+      case KILN_OP_IADD: return kiln_iadd(a, b, value) == KILN_OK;
+      case KILN_OP_ISUB: return kiln_isub(a, b, value) == KILN_OK;
+      case KILN_OP_IMUL: return kiln_imul(a, b, value) == KILN_OK;
+      case KILN_OP_IDIV: return kiln_idiv(a, b, value) == KILN_OK;
+      case KILN_OP_IMIN: return kiln_imin(a, b, value) == KILN_OK;
+      case KILN_OP_IMAX: return kiln_imax(a, b, value) == KILN_OK;
+      default: return false;
+    }
+  }
+
   static bool HasDimRegisters(const fb::TensorDesc& desc) {
     if (desc.dim_registers() == nullptr) return false;
     for (int32_t reg : *desc.dim_registers()) {
@@ -749,13 +822,19 @@ class Verifier {
     return absl::OkStatus();
   }
 
-  // A register set to a static view of at least `bytes` bytes (a branch
-  // condition, trip count or iteration number).
-  static absl::Status CheckScalarView(const std::vector<int64_t>& view_bytes, uint32_t reg,
+  // A register set to a view of at least `bytes` bytes (a branch condition,
+  // trip count or iteration number): a static view, or a dynamic one whose
+  // size is a constant (dyn_bytes).
+  static absl::Status CheckScalarView(const std::vector<int64_t>& view_bytes,
+                                      const std::vector<int64_t>& dyn_bytes, uint32_t reg,
                                       uint64_t bytes, const char* what) {
     if (view_bytes[reg] == -1) {
       return absl::InvalidArgumentError(absl::StrCat("register r", reg, " (", what,
                                                      ") is read before it is set"));
+    }
+    if (view_bytes[reg] == -2 && dyn_bytes[reg] >= 0 &&
+        static_cast<uint64_t>(dyn_bytes[reg]) >= bytes) {
+      return absl::OkStatus();
     }
     if (view_bytes[reg] < 0 || static_cast<uint64_t>(view_bytes[reg]) < bytes) {
       return absl::InvalidArgumentError(absl::StrCat("register r", reg, " (", what, ") views ",

@@ -1,8 +1,9 @@
 /* The structured control flow of the bytecode (schemas/kiln/opcodes.def: IF,
- * LOOP), shared by the VM's interpreter and the AOT tool's generated C so a
- * module branches and counts iterations the same way in either back end.
- * None of these allocates; values are read with memcpy because a condition
- * or trip count may sit in a caller's buffer of any alignment. */
+ * LOOP, LOOP_DYN), shared by the VM's interpreter and the AOT tool's
+ * generated C so a module branches and counts iterations the same way in
+ * either back end. None of these allocates; values are read with memcpy
+ * because a condition or trip count may sit in a caller's buffer of any
+ * alignment. */
 #ifndef KILN_CONTROL_OPS_H_
 #define KILN_CONTROL_OPS_H_
 
@@ -50,6 +51,13 @@ static inline int kiln_loop_next(uint64_t i, int64_t trip, int cond, uint64_t ex
   if (fixed && (more ? i >= expected : i != expected)) return KILN_ERR_SHAPE_MISMATCH;
   *run = more;
   return KILN_OK;
+}
+
+/* LOOP_DYN's expected iteration count, held in an integer register: a
+ * negative value allows any count (KILN_ANY_ITERATION_COUNT for
+ * kiln_loop_next), any other value is the count the loop must run. */
+static inline uint64_t kiln_loop_expected(int64_t expected) {
+  return expected < 0 ? KILN_ANY_ITERATION_COUNT : (uint64_t)expected;
 }
 
 #ifdef __cplusplus

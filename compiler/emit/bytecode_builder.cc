@@ -45,6 +45,17 @@ void BytecodeBuilder::Loop(uint32_t body, uint32_t trip, uint32_t condition, uin
   Emit64(expected_iterations);
 }
 
+void BytecodeBuilder::LoopDyn(uint32_t body, uint32_t trip_ireg, uint32_t condition,
+                              uint32_t iteration, uint32_t condition_after, uint32_t expected_ireg) {
+  Emit(KILN_OP_LOOP_DYN);
+  Emit(body);
+  Emit(trip_ireg);
+  Emit(condition);
+  Emit(iteration);
+  Emit(condition_after);
+  Emit(expected_ireg);
+}
+
 void BytecodeBuilder::Control(uint32_t opcode, const std::vector<uint32_t>& functions,
                               const std::vector<uint32_t>& registers,
                               uint64_t expected_iterations) {

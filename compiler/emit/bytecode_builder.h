@@ -25,6 +25,9 @@ class BytecodeBuilder {
   void If(uint32_t condition, uint32_t then_function, uint32_t else_function);
   void Loop(uint32_t body, uint32_t trip, uint32_t condition, uint32_t iteration,
             uint32_t condition_after, uint64_t expected_iterations);
+  // LOOP with the trip count and expected iterations in integer registers.
+  void LoopDyn(uint32_t body, uint32_t trip_ireg, uint32_t condition, uint32_t iteration,
+               uint32_t condition_after, uint32_t expected_ireg);
   // IF or LOOP by opcode, with register operands in opcode order.
   void Control(uint32_t opcode, const std::vector<uint32_t>& functions,
                const std::vector<uint32_t>& registers, uint64_t expected_iterations);

@@ -28,27 +28,25 @@ namespace {
 
 using compiler::ControlFlow;
 
-// Slots in the region after the caller's arena, 64-byte aligned.
+// Slots in the region after the caller's arena, 64-byte aligned; offsets
+// and sizes are dims (symbolic when they depend on the symbols).
 class Slots {
  public:
-  explicit Slots(uint64_t base) : next_(base) {}
-  Binding Take(uint64_t bytes) {
-    Binding b;
-    b.kind = Binding::Kind::kFixed;
-    b.index = next_;
-    b.bytes = bytes;
-    b.absolute = true;
-    next_ += (bytes + 63) / 64 * 64;
+  Slots(ir::DimPool& dims, int64_t base) : dims_(dims), next_(base) {}
+  Binding Take(int64_t bytes) {
+    const Binding b = FixedSlot(next_, bytes);
+    next_ = dims_.Add(next_, AlignSlot(dims_, bytes));
     return b;
   }
-  uint64_t end() const { return next_; }
+  int64_t end() const { return next_; }
 
  private:
-  uint64_t next_;
+  ir::DimPool& dims_;
+  int64_t next_;
 };
 
-uint64_t Bytes(ir::DType dtype, const std::vector<int64_t>& shape) {
-  return static_cast<uint64_t>(ir::ElementCount(shape)) * ir::DTypeSize(dtype);
+int64_t Bytes(ir::DimPool& dims, ir::DType dtype, const std::vector<int64_t>& shape) {
+  return dims.Mul(dims.Product(shape), static_cast<int64_t>(ir::DTypeSize(dtype)));
 }
 
 // A dispatch of a called function's own making (copies, slices): attributed
@@ -67,18 +65,16 @@ using Extra = std::function<absl::Status(LoweringContext&)>;
 absl::StatusOr<uint32_t> LowerFunction(LoweringContext& caller, const ir::Node& node,
                                        const PreparedSubgraph& body, const char* which,
                                        const std::vector<Binding>& inputs,
-                                       const std::vector<Binding>& outputs, uint64_t arena_base,
+                                       const std::vector<Binding>& outputs, int64_t arena_base,
                                        const Extra& prologue, const Extra& epilogue) {
   const uint32_t index = caller.ReserveFunction(absl::StrCat(node.name, ".", which));
   const ir::Graph& graph = *body.graph;
-  // Only the entry function has integer registers to hold run-time lengths.
-  if (!graph.dims.data_symbols().empty()) {
-    return caller.Unimplemented(node, absl::StrCat("subgraph '", which, "' computes '",
-                                                   graph.dims.data_symbols()[0].name,
-                                                   "', a length known only during the run"));
-  }
+  // Planning writes sizes and offsets as dims: in the model's pool, which
+  // the caller may have extended since the subgraph was compiled (slots).
+  graph.dims = caller.dims();
   absl::StatusOr<compiler::MemoryPlan> plan = compiler::PlanMemory(graph);
   if (!plan.ok()) return plan.status();
+  caller.dims() = graph.dims;
   FunctionFrame frame;
   for (size_t k : body.kept) frame.inputs.push_back(inputs[k]);
   frame.outputs = outputs;
@@ -108,13 +104,20 @@ absl::StatusOr<Binding> OutputLocation(LoweringContext& ctx, const ir::Node& nod
     auto b = ctx.Locate(node, node.outputs[k]);
     if (b.ok()) return b;
   }
-  return slots.Take(Bytes(cf.output_dtypes[k], cf.output_shapes[k]));
+  return slots.Take(Bytes(ctx.dims(), cf.output_dtypes[k], cf.output_shapes[k]));
 }
 
 absl::StatusOr<std::vector<Binding>> CaptureLocations(LoweringContext& ctx, const ir::Node& node,
                                                       size_t formal) {
   std::vector<Binding> out;
   for (size_t k = formal; k < node.inputs.size(); ++k) {
+    // A shape value computed from the symbols is a constant of the
+    // subgraph (passes/control_flow.cc): never read as a buffer.
+    const ir::ConstantPtr& c = ctx.value(node.inputs[k]).constant;
+    if (c != nullptr && c->symbolic) {
+      out.emplace_back();
+      continue;
+    }
     auto b = ctx.Locate(node, node.inputs[k]);
     if (!b.ok()) return b.status();
     out.push_back(*b);
@@ -126,24 +129,25 @@ size_t FormalInputs(const ir::Node& node) {
   return node.inputs.size() - static_cast<size_t>(node.GetInt(ir::kCaptureCountAttr, 0));
 }
 
+// Copies a whole slot (`to`'s size, a dim).
 absl::Status Copy(LoweringContext& ctx, const ir::Node& node, const Binding& from,
-                  const Binding& to, uint64_t bytes) {
-  return ctx.Dispatch(node, "copy", {static_cast<int64_t>(bytes)}, {}, {from, to});
+                  const Binding& to) {
+  return ctx.Dispatch(node, "copy", {BindingBytes(to)}, {}, {from, to});
 }
 
 // iteration_slice_{read,write} parameters for slices along `axis` of `shape`.
-std::vector<int64_t> SliceParams(const std::vector<int64_t>& shape, ir::DType dtype,
-                                 const compiler::ScanAxis& axis) {
+std::vector<int64_t> SliceParams(ir::DimPool& dims, const std::vector<int64_t>& shape,
+                                 ir::DType dtype, const compiler::ScanAxis& axis) {
   int64_t outer = 1, inner = static_cast<int64_t>(ir::DTypeSize(dtype));
-  for (int64_t d = 0; d < axis.axis; ++d) outer *= shape[d];
-  for (size_t d = axis.axis + 1; d < shape.size(); ++d) inner *= shape[d];
+  for (int64_t d = 0; d < axis.axis; ++d) outer = dims.Mul(outer, shape[d]);
+  for (size_t d = axis.axis + 1; d < shape.size(); ++d) inner = dims.Mul(inner, shape[d]);
   return {outer, shape[axis.axis], inner, axis.reverse ? 1 : 0};
 }
 
 absl::Status LowerIf(LoweringContext& ctx, const ir::Node& node, const ControlFlow& cf) {
-  Slots slots(ctx.ArenaEnd());
+  Slots slots(ctx.dims(), ctx.ArenaEnd());
   std::vector<Binding> outputs;
-  for (size_t k = 0; k < node.outputs.size(); ++k) {
+  for (size_t k = 0; k < cf.output_shapes.size(); ++k) {
     auto b = OutputLocation(ctx, node, k, cf, slots);
     if (!b.ok()) return b.status();
     outputs.push_back(*b);
@@ -155,10 +159,36 @@ absl::Status LowerIf(LoweringContext& ctx, const ir::Node& node, const ControlFl
   auto cond = ctx.Bind(node, node.inputs[0]);
   if (!cond.ok()) return cond.status();
   p.control_operands = {*cond};
+  // Branches of different lengths: the one taken writes its own into the
+  // count the IF's ILOADs read (its output fills the start of the buffer,
+  // sized for the larger).
+  std::vector<Binding> counts;
+  for (const ControlFlow::BranchLength& l : cf.lengths) {
+    auto b = ctx.Locate(node, node.outputs[l.count_output]);
+    if (!b.ok()) return b.status();
+    counts.push_back(*b);
+    const auto& data = ctx.dims().data_symbols();
+    for (size_t d = 0; d < data.size(); ++d) {
+      if (data[d].count_value == static_cast<int32_t>(node.outputs[l.count_output])) {
+        p.loads.push_back(static_cast<int32_t>(d));
+      }
+    }
+  }
+  const ir::Node self = Attribution(node);
   const char* names[] = {"then_branch", "else_branch"};
   for (size_t b = 0; b < 2; ++b) {
+    auto write_lengths = [&](LoweringContext& f) -> absl::Status {
+      for (size_t j = 0; j < cf.lengths.size(); ++j) {
+        const ControlFlow::BranchLength& l = cf.lengths[j];
+        const Binding value = f.BindNewConstant(
+            absl::StrCat(node.name, ".", names[b], ".length", j),
+            ir::MakeI64Constant({1}, {b == 0 ? l.then_value : l.else_value}));
+        if (absl::Status s = Copy(f, self, value, counts[j]); !s.ok()) return s;
+      }
+      return absl::OkStatus();
+    };
     auto f = LowerFunction(ctx, node, cf.bodies[b], names[b], *captures, outputs, slots.end(),
-                           nullptr, nullptr);
+                           nullptr, cf.lengths.empty() ? Extra() : Extra(write_lengths));
     if (!f.ok()) return f.status();
     p.functions.push_back(*f);
   }
@@ -169,7 +199,8 @@ absl::Status LowerIf(LoweringContext& ctx, const ir::Node& node, const ControlFl
 // Loop and Scan: states cross iterations through in/out slots.
 absl::Status LowerIterations(LoweringContext& ctx, const ir::Node& node, const ControlFlow& cf) {
   const bool loop = cf.kind == ControlFlow::Kind::kLoop;
-  Slots slots(ctx.ArenaEnd());
+  ir::DimPool& dims = ctx.dims();
+  Slots slots(dims, ctx.ArenaEnd());
   const Binding iteration = slots.Take(sizeof(int64_t));
   const Binding condition = slots.Take(1);
   std::vector<Binding> state_in, state_out, staging, slices;
@@ -177,12 +208,12 @@ absl::Status LowerIterations(LoweringContext& ctx, const ir::Node& node, const C
   const size_t first_output = loop ? 1 : 0;  // the body's condition comes first in a Loop
   for (size_t k = 0; k < cf.states; ++k) {
     const ir::Value& v = body.value(body.outputs[first_output + k]);
-    state_in.push_back(slots.Take(Bytes(v.dtype, v.shape)));
-    state_out.push_back(slots.Take(Bytes(v.dtype, v.shape)));
+    state_in.push_back(slots.Take(Bytes(dims, v.dtype, v.shape)));
+    state_out.push_back(slots.Take(Bytes(dims, v.dtype, v.shape)));
   }
   for (size_t j = 0; j < cf.scan_outputs; ++j) {
     const ir::Value& v = body.value(body.outputs[first_output + cf.states + j]);
-    staging.push_back(slots.Take(Bytes(v.dtype, v.shape)));
+    staging.push_back(slots.Take(Bytes(dims, v.dtype, v.shape)));
   }
   std::vector<Binding> scan_in;  // Scan: the node's scan inputs
   for (size_t j = 0; j < cf.scan_inputs; ++j) {
@@ -193,7 +224,7 @@ absl::Status LowerIterations(LoweringContext& ctx, const ir::Node& node, const C
     const ir::Value& value = ctx.value(v);
     std::vector<int64_t> slice = value.shape;
     slice.erase(slice.begin() + cf.scan_input_axes[j].axis);
-    slices.push_back(slots.Take(Bytes(value.dtype, slice)));
+    slices.push_back(slots.Take(Bytes(dims, value.dtype, slice)));
   }
   std::vector<Binding> scan_out;  // the node's scan outputs (a slot if unread)
   for (size_t j = 0; j < cf.scan_outputs; ++j) {
@@ -219,7 +250,7 @@ absl::Status LowerIterations(LoweringContext& ctx, const ir::Node& node, const C
     for (size_t j = 0; j < cf.scan_inputs; ++j) {
       const ir::Value& v = ctx.value(node.inputs[cf.first_state + cf.states + j]);
       if (absl::Status s = b.Dispatch(self, "iteration_slice_read",
-                                      SliceParams(v.shape, v.dtype, cf.scan_input_axes[j]), {},
+                                      SliceParams(dims, v.shape, v.dtype, cf.scan_input_axes[j]), {},
                                       {iteration, scan_in[j], slices[j]});
           !s.ok()) {
         return s;
@@ -229,7 +260,7 @@ absl::Status LowerIterations(LoweringContext& ctx, const ir::Node& node, const C
   };
   auto epilogue = [&](LoweringContext& b) -> absl::Status {
     for (size_t k = 0; k < cf.states; ++k) {
-      if (absl::Status s = Copy(b, self, state_out[k], state_in[k], state_in[k].bytes); !s.ok()) {
+      if (absl::Status s = Copy(b, self, state_out[k], state_in[k]); !s.ok()) {
         return s;
       }
     }
@@ -237,7 +268,7 @@ absl::Status LowerIterations(LoweringContext& ctx, const ir::Node& node, const C
       const size_t k = cf.states + j;
       if (absl::Status s = b.Dispatch(
               self, "iteration_slice_write",
-              SliceParams(cf.output_shapes[k], cf.output_dtypes[k], cf.scan_output_axes[j]), {},
+              SliceParams(dims, cf.output_shapes[k], cf.output_dtypes[k], cf.scan_output_axes[j]), {},
               {iteration, staging[j], scan_out[j]});
           !s.ok()) {
         return s;
@@ -253,34 +284,50 @@ absl::Status LowerIterations(LoweringContext& ctx, const ir::Node& node, const C
   for (size_t k = 0; k < cf.states; ++k) {
     auto init = ctx.Bind(node, node.inputs[cf.first_state + k]);
     if (!init.ok()) return init.status();
-    if (absl::Status s = Copy(ctx, self, *init, state_in[k], state_in[k].bytes); !s.ok()) return s;
+    if (absl::Status s = Copy(ctx, self, *init, state_in[k]); !s.ok()) return s;
   }
   PendingDispatch p;
   p.control_opcode = KILN_OP_LOOP;
   p.functions = {*function};
+  const bool counted = ir::IsSymbolic(cf.iterations) || cf.iterations >= 0;
   std::optional<Binding> trip, cond;
+  // A trip count or scan length given by the symbols: LOOP_DYN reads it
+  // from an integer register.
+  std::optional<int64_t> symbolic_trip;
   if (loop) {
     for (size_t k = 0; k < 2; ++k) {
       if (node.inputs.size() <= k || node.inputs[k] == ir::kNoValue) continue;
+      const ir::ConstantPtr& c = ctx.value(node.inputs[k]).constant;
+      if (k == 0 && c != nullptr && c->symbolic) {
+        symbolic_trip = c->IntAt(0);
+        continue;
+      }
       auto b = ctx.Bind(node, node.inputs[k]);
       if (!b.ok()) return b.status();
       (k == 0 ? trip : cond) = *b;
     }
+  } else if (ir::IsSymbolic(cf.iterations)) {
+    symbolic_trip = cf.iterations;
   } else {
     trip = ctx.BindNewConstant(absl::StrCat(node.name, ".iterations"),
                                ir::MakeI64Constant({}, {cf.iterations}));
   }
   p.control_operands = {trip, cond, iteration, loop ? std::optional<Binding>(condition) : std::nullopt};
-  p.expected_iterations = cf.iterations >= 0 && (cf.scan_outputs > 0 || !loop)
-                              ? static_cast<uint64_t>(cf.iterations)
-                              : KILN_ANY_ITERATION_COUNT;
+  const bool expected = counted && (cf.scan_outputs > 0 || !loop);
+  if (symbolic_trip || ir::IsSymbolic(cf.iterations)) {
+    if (trip) return ctx.Unimplemented(node, "a run-time trip count with a symbolic scan length");
+    p.control_opcode = KILN_OP_LOOP_DYN;
+    p.control_operands.erase(p.control_operands.begin());  // the trip count is an integer register
+    p.control_dims = {symbolic_trip.value_or(cf.iterations), expected ? cf.iterations : -1};
+  }
+  p.expected_iterations = expected ? static_cast<uint64_t>(cf.iterations) : KILN_ANY_ITERATION_COUNT;
   ctx.Control(node, std::move(p));
   // After it: the final states out.
   for (size_t k = 0; k < cf.states; ++k) {
     if (node.outputs[k] == ir::kNoValue) continue;
     auto out = ctx.Bind(node, node.outputs[k]);
     if (!out.ok()) continue;  // never read: not materialised
-    if (absl::Status s = Copy(ctx, node, state_in[k], *out, state_in[k].bytes); !s.ok()) return s;
+    if (absl::Status s = Copy(ctx, node, state_in[k], *out); !s.ok()) return s;
   }
   return absl::OkStatus();
 }
@@ -288,7 +335,7 @@ absl::Status LowerIterations(LoweringContext& ctx, const ir::Node& node, const C
 absl::Status LowerControlFlow(LoweringContext& ctx, const ir::Node& node) {
   ControlFlow cf;
   absl::Status status;
-  compiler::AnalyzeControlFlow(ctx.graph(), node, nullptr, &cf, &status);
+  compiler::AnalyzeControlFlow(ctx.graph(), node, nullptr, &cf, &status, &ctx.dims());
   if (!status.ok()) return status;
   if (cf.kind == ControlFlow::Kind::kIf) return LowerIf(ctx, node, cf);
   return LowerIterations(ctx, node, cf);

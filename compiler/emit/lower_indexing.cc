@@ -160,8 +160,10 @@ absl::Status LowerTrilu(LoweringContext& ctx, const ir::Node& node) {
     }
   }
   const size_t r = x.size();
+  // Dims may be symbolic (a causal mask over S): the batch through the pool.
+  const std::vector<int64_t> batch(x.begin(), x.end() - 2);
   return ctx.Dispatch(node, "trilu",
-                      {ElemBytes(ctx, node.inputs[0]), Prod(x, 0, r - 2), x[r - 2], x[r - 1], k,
+                      {ElemBytes(ctx, node.inputs[0]), ctx.dims().Product(batch), x[r - 2], x[r - 1], k,
                        node.GetInt("upper", 1) != 0 ? 1 : 0, k_binding},
                       {}, {bx, bk, by}, {-1, k_binding ? -1 : 0, -1});
 }

@@ -7,6 +7,7 @@
 #include "compiler/emit/lower_ops.h"
 #include "compiler/ir/graph.h"
 #include "compiler/passes/shape_rules_runtime.h"
+#include "compiler/passes/symbolic_support.h"
 #include "kiln/kernels.h"
 
 namespace kiln::compiler::emit {
@@ -60,12 +61,9 @@ absl::Status CheckParams(LoweringContext& ctx, const ir::Node& node, int64_t* mo
 // strided_copy allows 4096 passes over what it reads.
 absl::Status LowerConstantOfShape(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
-  KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, y, "the output shape"));
   const ir::Value& out = ctx.value(node.outputs[0]);
   const size_t eb = ir::DTypeSize(out.dtype);
   if (eb == 0) return ctx.Unimplemented(node, "unsupported output dtype");
-  const int64_t n = ir::ElementCount(y);
-  if (n <= 0) return absl::OkStatus();
   std::vector<uint8_t> one(eb, 0);
   auto it = node.attributes.find("value");
   if (it != node.attributes.end() && it->second.tensor) {
@@ -75,6 +73,19 @@ absl::Status LowerConstantOfShape(LoweringContext& ctx, const ir::Node& node) {
     }
     one = v.bytes;
   }
+  if (HasSymbolicDims(y)) {
+    // A count the symbols set: the fill kernel, its count patched at run time.
+    auto value = std::make_shared<ir::ConstantData>();
+    value->dtype = out.dtype;
+    value->shape = {1};
+    value->bytes = one;
+    const Binding bv = ctx.BindNewConstant(absl::StrCat(node.name, ".value"), value);
+    KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+    return ctx.Dispatch(node, "fill", {static_cast<int64_t>(eb), ctx.dims().Product(y)}, {},
+                        {bv, by});
+  }
+  const int64_t n = ir::ElementCount(y);
+  if (n <= 0) return absl::OkStatus();
   const int64_t block = (n + 4095) / 4096, rows = n / block, rest = n % block;
   auto data = std::make_shared<ir::ConstantData>();
   data->dtype = out.dtype;
@@ -119,8 +130,25 @@ absl::Status LowerShapeInputCheck(LoweringContext& ctx, const ir::Node& node) {
   return ctx.Dispatch(node, "shape_check", std::move(ip), {}, {b});
 }
 
+// Range over bounds computed from the symbols (passes/shape_inference.cc
+// SymbolicRange): start and the count are patched at run time.
+absl::Status LowerSymbolicRange(LoweringContext& ctx, const ir::Node& node) {
+  const ir::ConstantPtr& start = ctx.value(node.inputs[0]).constant;
+  const ir::ConstantPtr& delta = ctx.value(node.inputs[2]).constant;
+  if (!start || !delta || delta->symbolic) {
+    return ctx.Unimplemented(node, "start and delta must be known at compile time");
+  }
+  KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  return ctx.Dispatch(node, "arange",
+                      {static_cast<int64_t>(ctx.value(node.outputs[0]).dtype), y.at(0),
+                       start->IntAt(0), delta->IntAt(0)},
+                      {}, {by});
+}
+
 void RegisterShapeCheckLowerings(LoweringTable& table) {
   table["ConstantOfShape"] = LowerConstantOfShape;
+  table["Range"] = LowerSymbolicRange;
 }
 
 }  // namespace kiln::compiler::emit

@@ -1,6 +1,8 @@
 #include "compiler/emit/lowering.h"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -9,6 +11,7 @@
 #include "compiler/emit/shape_program.h"
 #include "compiler/passes/memory_planning.h"
 #include "kiln/control_ops.h"
+#include "kiln/opcodes.h"
 
 namespace kiln::compiler::emit {
 namespace {
@@ -105,7 +108,7 @@ absl::Status LoweringContext::RequireStatic(const ir::Node& node, const std::vec
   for (int64_t d : dims) {
     if (ir::IsSymbolic(d)) {
       return Unimplemented(node, absl::StrCat(what, " must be static; one is ",
-                                              graph_.dims.ToString(d)));
+                                              this->dims().ToString(d)));
     }
   }
   return absl::OkStatus();
@@ -114,8 +117,8 @@ absl::Status LoweringContext::RequireStatic(const ir::Node& node, const std::vec
 absl::StatusOr<std::vector<int64_t>> LoweringContext::BoundShape(const ir::Node& node,
                                                                  std::vector<int64_t> shape) const {
   for (int64_t& d : shape) {
-    if (!graph_.dims.HasData(d)) continue;
-    if (!graph_.dims.UpperBound(d, &d)) {
+    if (!dims().HasData(d)) continue;
+    if (!dims().UpperBound(d, &d)) {
       return Unimplemented(node, "has a run-time length without a static bound");
     }
   }
@@ -177,6 +180,14 @@ Binding LoweringContext::BindNewConstant(const std::string& name, ir::ConstantPt
 }
 
 absl::Status LoweringContext::AddPending(PendingDispatch p, ExecutableDesc exe) {
+  // In a called function, a buffer of static size may still lie past
+  // tensors sized by the symbols: its view is made at run time, so the
+  // dispatch binding it is a DISPATCH_DYN.
+  for (const Binding& b : p.bindings) {
+    if (!called_) break;
+    const Binding r = Resolve(b);
+    p.dynamic = p.dynamic || r.symbolic_offset != 0 || r.symbolic_bytes != 0;
+  }
   p.executable = static_cast<uint32_t>(shared_->executables.size());
   shared_->executables.push_back(std::move(exe));
   pending_.push_back(std::move(p));
@@ -193,14 +204,14 @@ absl::Status LoweringContext::Dispatch(const ir::Node& node, const std::string& 
                  absl::StrCat("bad lowering to kernel ", kernel));
   }
   PendingDispatch p;
-  if (!graph_.dims.empty()) {
-    if (!graph_.dims.ok()) {
-      graph_.dims.ClearError();
+  if (!dims().empty()) {
+    if (!dims().ok()) {
+      dims().ClearError();
       return Invalid(node, "symbolic shape arithmetic overflows");
     }
     // Encoded symbolic parameters become run-time patches of a zero.
     for (size_t k = 0; k < iparams.size(); ++k) {
-      if (!graph_.dims.Known(iparams[k])) continue;  // a number, even in the encoded range
+      if (!dims().Known(iparams[k])) continue;  // a number, even in the encoded range
       p.patches.push_back({static_cast<uint32_t>(k), iparams[k]});
       iparams[k] = 0;
     }
@@ -220,7 +231,7 @@ absl::Status LoweringContext::Dispatch(const ir::Node& node, const std::string& 
     // symbolic one is written as the largest value ("the whole view").
     uint64_t bytes = keep ? bindings[k].bytes : static_cast<uint64_t>(bytes_override[k]);
     if ((keep && bindings[k].symbolic_bytes != 0) ||
-        (!keep && graph_.dims.Known(bytes_override[k]))) {
+        (!keep && dims().Known(bytes_override[k]))) {
       bytes = UINT64_MAX;
     }
     exe.binding_bytes.push_back(bytes);
@@ -237,7 +248,7 @@ absl::Status LoweringContext::Dispatch(const ir::Node& node, const std::string& 
     if (out != ir::kNoValue) p.outputs.push_back(value(out).name);
   }
   RecordWrites(node, bindings, &p);
-  const auto& data = graph_.dims.data_symbols();
+  const auto& data = dims().data_symbols();
   for (size_t k = 0; k < data.size(); ++k) {
     for (ir::ValueId out : node.outputs) {
       if (out != ir::kNoValue && out == data[k].count_value) p.loads.push_back(static_cast<int32_t>(k));
@@ -268,7 +279,9 @@ absl::Status LoweringContext::OutputCopy(int32_t output_index, ir::ValueId sourc
   exe.kernel = "kiln_copy";
   exe.iparams = {p.dynamic ? 0 : bytes};
   exe.binding_count = 2;
-  exe.binding_bytes = {src->bytes, dst.bytes};
+  // As in Dispatch: a symbolic size is "the whole view" (checked at run time).
+  exe.binding_bytes = {src->symbolic_bytes != 0 ? UINT64_MAX : src->bytes,
+                       dst.symbolic_bytes != 0 ? UINT64_MAX : dst.bytes};
   p.bindings = {*src, dst};
   // Name the node that made the value (e.g. the Reshape), if any.
   const ir::NodeId producer = value(source).producer;
@@ -289,10 +302,10 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
   module_.arena_alignment = plan_.alignment;
   module_.live_bytes_lower_bound = plan_.lower_bound;
   for (const ArenaTensor& t : plan_.arena) module_.unshared_bytes += t.size;
-  module_.symbols = graph_.dims.symbols();
+  module_.symbols = dims().symbols();
   // Every data symbol is a result symbol: ILOAD reads it during the run,
   // the VM and AOT code after it for the outputs' shapes.
-  for (const ir::DimPool::DataSymbol& d : graph_.dims.data_symbols()) {
+  for (const ir::DimPool::DataSymbol& d : dims().data_symbols()) {
     if (d.count_value < 0 || static_cast<size_t>(d.count_value) >= plan_.storage.size() ||
         plan_.storage[d.count_value].kind != StorageKind::kArena) {
       return absl::InternalError(absl::StrCat(graph_.source, ": the count of '", d.name,
@@ -322,15 +335,15 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
       // The signature names bare symbols; an expression (2*N) would need
       // the caller to solve for N. A length known after the run keeps its
       // bound as the dim (the buffer the caller provides).
-      const std::string name = graph_.dims.ToString(dim);
-      const int32_t data = graph_.dims.BareData(dim);
+      const std::string name = dims().ToString(dim);
+      const int32_t data = dims().BareData(dim);
       bool bare = data >= 0;
       for (const std::string& s : module_.symbols) bare = bare || s == name;
       // An output may have an expression: the caller learns its value from
       // the module (OutputShape, NAME_output_dims) once the symbols are bound.
       const bool output = std::find(graph_.outputs.begin(), graph_.outputs.end(), v) !=
                           graph_.outputs.end();
-      if (!bare && output && !graph_.dims.HasData(dim)) {
+      if (!bare && output && !dims().HasData(dim)) {
         if (d.dim_symbols.empty()) d.dim_symbols.assign(val.shape.size(), "");
         d.dim_symbols[k] = name;
         d.shape[k] = -1;
@@ -344,7 +357,7 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
       }
       if (d.dim_symbols.empty()) d.dim_symbols.assign(val.shape.size(), "");
       d.dim_symbols[k] = name;
-      d.shape[k] = data >= 0 ? graph_.dims.data_symbols()[data].bound : -1;
+      d.shape[k] = data >= 0 ? dims().data_symbols()[data].bound : -1;
     }
     return d;
   };
@@ -361,23 +374,29 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
 
   BytecodeBuilder bc;
   // Shape arithmetic first: every size the views and dispatches need.
-  ShapeProgram shapes(graph_.dims, bc);
+  ShapeProgram shapes(dims(), bc);
   for (const ExprDim& e : expr_dims) {
     TensorDesc& out = module_.outputs[e.output];
     if (out.dim_registers.empty()) out.dim_registers.assign(out.shape.size(), -1);
     out.dim_registers[e.dim] = static_cast<int32_t>(shapes.Register(e.expr));
   }
-  if (ir::IsSymbolic(plan_.workspace_expr)) {
-    module_.workspace_register = static_cast<int32_t>(shapes.Register(plan_.workspace_expr));
+  // The workspace holds this function's tensors and, past them, those of
+  // the functions it calls.
+  int64_t workspace = plan_.workspace_expr;
+  if (module_.called_workspace_end != 0) {
+    workspace = LargerDim(dims(), workspace, module_.called_workspace_end);
+  }
+  if (ir::IsSymbolic(workspace)) {
+    module_.workspace_register = static_cast<int32_t>(shapes.Register(workspace));
   }
   // Dims the compiler assumed equal (broadcasting S against min(S, 64), ...)
   // are checked before anything runs, or once the lengths they involve are
   // known. Debug dims of such lengths must be computed before the observers
   // read them, right after the loads (the others are evaluated before a run).
-  waiting_assumptions_ = graph_.dims.assumptions();
+  waiting_assumptions_ = dims().assumptions();
   for (const ir::Value& v : graph_.values) {
     for (int64_t d : v.shape) {
-      if (graph_.dims.HasData(d)) waiting_dims_.push_back(d);
+      if (dims().HasData(d)) waiting_dims_.push_back(d);
     }
   }
   EmitReady(bc, &shapes);
@@ -415,17 +434,26 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
     }
   }
   // Control flow's slots for called functions (none without control flow).
-  std::map<std::pair<uint64_t, uint64_t>, uint32_t> fixed_reg;
+  using SlotKey = std::tuple<uint64_t, uint64_t, int64_t, int64_t>;
+  auto slot_key = [](const Binding& b) {
+    return SlotKey{b.index, b.bytes, b.symbolic_offset, b.symbolic_bytes};
+  };
+  std::map<SlotKey, uint32_t> fixed_reg;
   for (const PendingDispatch& p : pending_) {
     std::vector<Binding> fixed = p.bindings;
     for (const auto& b : p.control_operands) {
       if (b) fixed.push_back(*b);
     }
     for (const Binding& b : fixed) {
-      if (b.kind != Binding::Kind::kFixed || fixed_reg.count({b.index, b.bytes})) continue;
+      if (b.kind != Binding::Kind::kFixed || fixed_reg.count(slot_key(b))) continue;
       const uint32_t r = bc.NewRegister();
-      fixed_reg[{b.index, b.bytes}] = r;
-      bc.ViewArena(r, b.index, b.bytes);
+      fixed_reg[slot_key(b)] = r;
+      if (b.symbolic_offset != 0 || b.symbolic_bytes != 0) {
+        const int64_t offset = b.symbolic_offset != 0 ? b.symbolic_offset : static_cast<int64_t>(b.index);
+        bc.ViewArenaDyn(r, shapes.Register(offset), shapes.Register(BindingBytes(b)));
+      } else {
+        bc.ViewArena(r, b.index, b.bytes);
+      }
     }
   }
   auto reg_of = [&](const Binding& b) -> uint32_t {
@@ -434,7 +462,7 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
       case Binding::Kind::kOutput: return output_reg[b.index];
       case Binding::Kind::kConstant: return const_reg[b.index];
       case Binding::Kind::kArena: return arena_reg.at(b.index);
-      case Binding::Kind::kFixed: return fixed_reg.at({b.index, b.bytes});
+      case Binding::Kind::kFixed: return fixed_reg.at(slot_key(b));
     }
     return 0;
   };
@@ -462,7 +490,18 @@ void LoweringContext::EmitPending(BytecodeBuilder& bc,
     if (p.control_opcode != 0) {
       std::vector<uint32_t> r;
       for (const auto& b : p.control_operands) r.push_back(b ? register_of(*b) : KILN_NO_REGISTER);
-      bc.Control(p.control_opcode, p.functions, r, p.expected_iterations);
+      if (p.control_opcode == KILN_OP_LOOP_DYN) {
+        // operands: f, trip (n), cond, iteration, cond_after, expected (n)
+        bc.LoopDyn(p.functions[0], shapes->Register(p.control_dims[0]), r[0], r[1], r[2],
+                   shapes->Register(p.control_dims[1]));
+      } else {
+        bc.Control(p.control_opcode, p.functions, r, p.expected_iterations);
+      }
+      // The lengths an If's branches wrote (branches of different shapes).
+      for (int32_t data : p.loads) {
+        shapes->Load(data, static_cast<uint32_t>(data));
+        EmitReady(bc, shapes);
+      }
       continue;
     }
     std::vector<uint32_t> regs;

@@ -74,6 +74,7 @@ struct FunctionDesc {
   std::string name;
   std::vector<uint32_t> bytecode;
   uint32_t register_count = 0;
+  uint32_t int_register_count = 0;  // its own shape arithmetic (symbols)
 };
 
 // An output dimension known only after a run (schemas/module.fbs).
@@ -97,6 +98,9 @@ struct LoweredModule {
   std::vector<ResultSymbolDesc> result_symbols;
   int32_t workspace_register = -1;   // integer register with the workspace bytes
   uint64_t arena_size = 0;
+  // While lowering: where the called functions' tensors end, when that
+  // depends on the symbols (an encoded dim; 0 otherwise).
+  int64_t called_workspace_end = 0;
   uint32_t arena_alignment = 64;
   uint64_t live_bytes_lower_bound = 0;
   uint64_t unshared_bytes = 0;

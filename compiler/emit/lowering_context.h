@@ -30,11 +30,23 @@ struct Binding {
   // An encoded symbolic size (ir/dim_expr.h) when the view's size is only
   // known at run time; 0 otherwise.
   int64_t symbolic_bytes = 0;
+  // kFixed only: an encoded offset (ir/dim_expr.h) when the slot lies past
+  // tensors whose sizes depend on the symbols; 0 otherwise (then `index`).
+  int64_t symbolic_offset = 0;
   // Already in terms every function of the module can view (the signature's
   // buffers, module constants, kFixed): a called function's graph inputs
   // and outputs are not remapped through its frame.
   bool absolute = false;
 };
+
+// Control-flow slots (kFixed) and sizes as dims (ir/dim_expr.h): static, or
+// encoded where they depend on the symbols (called_function.cc).
+Binding FixedSlot(int64_t offset, int64_t bytes);
+int64_t BindingBytes(const Binding& b);
+// `bytes` rounded up to the 64-byte alignment of slots and called arenas.
+int64_t AlignSlot(ir::DimPool& dims, int64_t bytes);
+// max(a, b), or the one the pool knows is larger.
+int64_t LargerDim(ir::DimPool& dims, int64_t a, int64_t b);
 
 struct PendingDispatch {
   uint32_t executable = 0;
@@ -55,6 +67,9 @@ struct PendingDispatch {
   std::vector<uint32_t> functions;
   std::vector<std::optional<Binding>> control_operands;
   uint64_t expected_iterations = 0;
+  // LOOP_DYN: the trip count and the expected iterations (-1: any) as dims,
+  // whose integer registers the emitter fills in.
+  std::vector<int64_t> control_dims;
 };
 
 // How a called function (a subgraph of If, Loop, Scan) reaches buffers:
@@ -63,24 +78,27 @@ struct PendingDispatch {
 struct FunctionFrame {
   std::vector<Binding> inputs;
   std::vector<Binding> outputs;
-  uint64_t arena_base = 0;  // its own arena tensors start here
+  // Its own arena tensors start here: a dim (ir/dim_expr.h), encoded when
+  // the caller's tensors before it have symbolic sizes.
+  int64_t arena_base = 0;
 };
 
 class LoweringContext {
  public:
   LoweringContext(const ir::Graph& graph, const compiler::MemoryPlan& plan)
-      : graph_(graph), plan_(plan), shared_(&module_) {}
-  // Lowers a subgraph into a function called from `caller`'s module.
+      : graph_(graph), plan_(plan), shared_(&module_), pool_(&graph.dims) {}
+  // Lowers a subgraph into a function called from `caller`'s module. The
+  // subgraph's dims are encoded in the model's pool (passes/control_flow.h).
   LoweringContext(const ir::Graph& graph, const compiler::MemoryPlan& plan,
                   LoweringContext& caller, FunctionFrame frame)
       : graph_(graph), plan_(plan), shared_(caller.shared_), frame_(std::move(frame)),
-        called_(true) {}
+        called_(true), pool_(caller.pool_) {}
 
   const ir::Graph& graph() const { return graph_; }
   // Shape arithmetic on dims that may be symbolic; a lowering that takes
   // symbolic dims (passes/symbolic_support.cc) computes its parameters here,
   // and Dispatch() turns the symbolic ones into run-time patches.
-  ir::DimPool& dims() const { return graph_.dims; }
+  ir::DimPool& dims() const { return *pool_; }
   const ir::Value& value(ir::ValueId v) const { return graph_.value(v); }
 
   // The view holding value `v` (its root's storage).
@@ -128,8 +146,9 @@ class LoweringContext {
   absl::StatusOr<Binding> Locate(const ir::Node& node, ir::ValueId v);
   Binding Resolve(const Binding& b) const;
   // The first arena byte past this function's own tensors (64-aligned):
-  // where the functions it calls put theirs.
-  uint64_t ArenaEnd() const;
+  // where the functions it calls put theirs. A dim: encoded when sizes
+  // before it depend on the symbols.
+  int64_t ArenaEnd() const;
   // A function index for a subgraph lowered later (callees get indices
   // above their caller's, as the verifier demands).
   uint32_t ReserveFunction(const std::string& name);
@@ -164,6 +183,7 @@ class LoweringContext {
   LoweredModule* shared_;
   FunctionFrame frame_;    // of a called function
   bool called_ = false;
+  ir::DimPool* pool_;      // the model's: the entry graph's dims
   std::map<ir::ValueId, uint32_t> constant_of_value_;
   std::vector<PendingDispatch> pending_;
   // Entry function only: assumed-equal pairs and debug dims involving data

@@ -79,7 +79,7 @@ void LoweringContext::AttachDebugValues(ShapeProgram* shapes) {
         // function has integer registers; these instructions land after
         // its dispatches, and the VM evaluates them all before a run.
         const bool known = std::all_of(val.shape.begin(), val.shape.end(), [&](int64_t x) {
-          return x >= 0 || graph_.dims.Known(x);
+          return x >= 0 || dims().Known(x);
         });
         if (shapes == nullptr || !known) continue;
         desc.dim_registers.assign(val.shape.size(), -1);

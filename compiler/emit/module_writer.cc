@@ -74,7 +74,8 @@ absl::StatusOr<std::string> WriteModule(const LoweredModule& m) {
   std::vector<Offset<fb::Function>> functions = {
       fb::CreateFunctionDirect(b, "main", m.register_count, &m.bytecode, m.int_register_count)};
   for (const FunctionDesc& f : m.called_functions) {
-    functions.push_back(fb::CreateFunctionDirect(b, f.name.c_str(), f.register_count, &f.bytecode));
+    functions.push_back(fb::CreateFunctionDirect(b, f.name.c_str(), f.register_count, &f.bytecode,
+                                                 f.int_register_count));
   }
 
   std::vector<Offset<fb::DispatchDebug>> dispatches;

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "compiler/compiler.h"
 #include "compiler/ir/graph_util.h"
 
@@ -19,13 +20,11 @@ struct InputType {
 
 class Analysis {
  public:
-  Analysis(const ir::Graph& graph, const ir::Node& node, const std::vector<ir::ConstantPtr>* known)
-      : graph_(graph), node_(node), known_(known) {}
+  Analysis(const ir::Graph& graph, const ir::Node& node, const std::vector<ir::ConstantPtr>* known,
+           ir::DimPool& pool)
+      : graph_(graph), node_(node), known_(known), pool_(pool) {}
 
   absl::Status Run(ControlFlow* out) {
-    if (!graph_.dims.empty()) {
-      return Unimplemented("control flow in a model with symbolic dimensions is not supported yet");
-    }
     const int64_t captures = node_.GetInt(ir::kCaptureCountAttr, 0);
     if (captures < 0 || static_cast<size_t>(captures) > node_.inputs.size()) {
       return Invalid("has an inconsistent capture count");
@@ -68,7 +67,9 @@ class Analysis {
       return Invalid(absl::StrCat("input '", v.name, "' has no known type"));
     }
     InputType t{v.dtype, v.shape, nullptr};
-    if (const ir::ConstantData* c = Known(k); c != nullptr && !c->symbolic) {
+    // A shape value computed from the symbols (ConstantData::symbolic) goes in
+    // as well: the subgraph shares the pool its dims are encoded in.
+    if (const ir::ConstantData* c = Known(k); c != nullptr) {
       t.constant = known_ && static_cast<size_t>(node_.inputs[k]) < known_->size() &&
                            (*known_)[node_.inputs[k]]
                        ? (*known_)[node_.inputs[k]]
@@ -129,8 +130,26 @@ class Analysis {
       }
     }
     g.inputs = std::move(kept);
+    // One pool for the model and all its subgraphs, so a dim means the same
+    // on both sides of a call: the subgraph extends the caller's pool, which
+    // takes the extension back (pools only grow; earlier encodings stay).
+    g.dims = pool_;
     if (absl::Status s = RunGraphPasses(g); !s.ok()) return s;
+    if (g.dims.data_symbols().size() != pool_.data_symbols().size()) {
+      // Only the entry function loads lengths kernels compute (ILOAD).
+      return Unimplemented(absl::StrCat("subgraph '", attr, "' computes '",
+                                        g.dims.data_symbols().back().name,
+                                        "', a length known only during the run; that is not "
+                                        "supported inside If, Loop or Scan"));
+    }
+    pool_ = g.dims;
     return out;
+  }
+
+  std::string ShapeText(const std::vector<int64_t>& shape) const {
+    std::vector<std::string> dims;
+    for (int64_t d : shape) dims.push_back(pool_.ToString(d));
+    return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
   }
 
   const ir::Value& BodyOutput(const PreparedSubgraph& body, size_t k) const {
@@ -141,26 +160,44 @@ class Analysis {
     out->kind = ControlFlow::Kind::kIf;
     if (formal_ != 1 || !Has(0)) return Invalid("If takes exactly one condition input");
     if (absl::Status s = RequireScalar(0, ir::DType::Bool, "the condition"); !s.ok()) return s;
+    const int64_t counts = node_.GetInt(kIfLengthsAttr, 0);
+    if (counts < 0 || static_cast<size_t>(counts) > node_.outputs.size()) {
+      return Invalid("has an inconsistent count of branch lengths");
+    }
+    const size_t outputs = node_.outputs.size() - static_cast<size_t>(counts);
     for (const char* branch : {"then_branch", "else_branch"}) {
       auto body = Prepare(branch, {});
       if (!body.ok()) return body.status();
-      if (body->graph->outputs.size() != node_.outputs.size()) {
+      if (body->graph->outputs.size() != outputs) {
         return Invalid(absl::StrCat("subgraph '", branch, "' has ", body->graph->outputs.size(),
-                                    " outputs; the node has ", node_.outputs.size()));
+                                    " outputs; the node has ", outputs));
       }
       out->bodies.push_back(*std::move(body));
     }
-    for (size_t k = 0; k < node_.outputs.size(); ++k) {
+    for (size_t k = 0; k < outputs; ++k) {
       const ir::Value& a = BodyOutput(out->bodies[0], k);
       const ir::Value& b = BodyOutput(out->bodies[1], k);
-      if (a.dtype != b.dtype || a.shape != b.shape) {
+      std::vector<int64_t> shape = a.shape;
+      // Static dims that differ become lengths known after the IF ran,
+      // bounded by the larger; anything else must match.
+      bool same = a.dtype == b.dtype && a.shape.size() == b.shape.size();
+      for (size_t d = 0; same && d < shape.size(); ++d) {
+        if (a.shape[d] == b.shape[d]) continue;
+        if (ir::IsSymbolic(a.shape[d]) || ir::IsSymbolic(b.shape[d])) {
+          same = false;
+          break;
+        }
+        shape[d] = std::max(a.shape[d], b.shape[d]);
+        out->lengths.push_back({k, d, a.shape[d], b.shape[d], outputs + out->lengths.size()});
+      }
+      if (!same) {
         return Unimplemented(absl::StrCat(
-            "the branches give output ", k, " as ", ir::DTypeName(a.dtype), ir::ShapeStr(a.shape),
-            " and ", ir::DTypeName(b.dtype), ir::ShapeStr(b.shape),
-            "; only branches with equal types and shapes are supported"));
+            "the branches give output ", k, " as ", ir::DTypeName(a.dtype), ShapeText(a.shape),
+            " and ", ir::DTypeName(b.dtype), ShapeText(b.shape),
+            "; branches must agree in type and rank, and may differ only in static dims"));
       }
       out->output_dtypes.push_back(a.dtype);
-      out->output_shapes.push_back(a.shape);
+      out->output_shapes.push_back(std::move(shape));
     }
     return absl::OkStatus();
   }
@@ -206,8 +243,8 @@ class Analysis {
       if (v.dtype != inputs[2 + k].dtype || v.shape != inputs[2 + k].shape) {
         return Unimplemented(absl::StrCat(
             "loop-carried value ", k, " enters as ", ir::DTypeName(inputs[2 + k].dtype),
-            ir::ShapeStr(inputs[2 + k].shape), " and leaves the body as ", ir::DTypeName(v.dtype),
-            ir::ShapeStr(v.shape), "; its type and shape must stay the same"));
+            ShapeText(inputs[2 + k].shape), " and leaves the body as ", ir::DTypeName(v.dtype),
+            ShapeText(v.shape), "; its type and shape must stay the same"));
       }
       out->output_dtypes.push_back(v.dtype);
       out->output_shapes.push_back(v.shape);
@@ -238,7 +275,11 @@ class Analysis {
     const ir::ConstantData* cond = Known(1);
     const bool always = cond_out.constant != nullptr && cond_out.constant->IntAt(0) != 0 &&
                         (!Has(1) || (cond != nullptr && cond->IntAt(0) != 0));
-    if (always && trip != nullptr) return std::max<int64_t>(trip->IntAt(0), 0);
+    if (always && trip != nullptr) {
+      const int64_t count = trip->IntAt(0);
+      if (trip->symbolic && pool_.Known(count)) return pool_.Max(count, 0);
+      return std::max<int64_t>(count, 0);
+    }
     int64_t declared = -1;
     for (size_t j = 0; j < cf.scan_outputs; ++j) {
       const ir::ValueId id = node_.outputs[cf.states + j];
@@ -301,9 +342,9 @@ class Analysis {
                                     batched ? " (or a batch other than 1)" : ""));
       }
       const int64_t length = t->shape[axis];
-      if (out->iterations >= 0 && length != out->iterations) {
-        return Invalid(absl::StrCat("scan input ", j, " has ", length, " slices; an earlier one has ",
-                                    out->iterations));
+      if (j > 0 && length != out->iterations) {
+        return Invalid(absl::StrCat("scan input ", j, " has ", pool_.ToString(length),
+                                    " slices; an earlier one has ", pool_.ToString(out->iterations)));
       }
       out->iterations = length;
       out->scan_input_axes.push_back({axis, j < in_dirs.size() && in_dirs[j] != 0});
@@ -354,6 +395,7 @@ class Analysis {
   const ir::Graph& graph_;
   const ir::Node& node_;
   const std::vector<ir::ConstantPtr>* known_;
+  ir::DimPool& pool_;
   size_t formal_ = 0;
   std::vector<InputType> capture_types_;
 };
@@ -367,11 +409,45 @@ bool IsControlFlow(const ir::Node& node) {
 
 bool AnalyzeControlFlow(const ir::Graph& graph, const ir::Node& node,
                         const std::vector<ir::ConstantPtr>* known, ControlFlow* control,
-                        absl::Status* status) {
+                        absl::Status* status, ir::DimPool* pool) {
   if (!IsControlFlow(node)) return false;
   ControlFlow local;
-  *status = Analysis(graph, node, known).Run(control ? control : &local);
+  *status = Analysis(graph, node, known, pool ? *pool : graph.dims).Run(control ? control : &local);
   return true;
+}
+
+// An If whose branches differ in static dims: one int64 output per such
+// dim, where the branch taken writes its length (kept to the end of the
+// run, as the counts of NonZero and the like), and a data symbol for it.
+void AddBranchLengths(ir::Graph& graph, ir::Node& node, ControlFlow& cf) {
+  if (cf.lengths.empty()) return;
+  if (node.GetInt(kIfLengthsAttr, 0) == 0) {
+    for (size_t j = 0; j < cf.lengths.size(); ++j) {
+      const ir::ValueId v = graph.AddValue("");
+      node.outputs.push_back(v);
+      for (size_t k = 0; k < graph.nodes.size(); ++k) {
+        if (&graph.nodes[k] == &node) graph.value(v).producer = static_cast<ir::NodeId>(k);
+      }
+    }
+    node.SetInt(kIfLengthsAttr, static_cast<int64_t>(cf.lengths.size()));
+  }
+  for (const ControlFlow::BranchLength& l : cf.lengths) {
+    const ir::ValueId count = node.outputs[l.count_output];
+    ir::Value& c = graph.value(count);
+    c.dtype = ir::DType::I64;
+    c.shape = {1};
+    c.has_shape = true;
+    c.live_to_end = true;
+    const ir::ValueId out = node.outputs[l.output];
+    const std::string name = out == ir::kNoValue ? absl::StrCat(node.name, ".output", l.output)
+                                                 : graph.value(out).name;
+    size_t in_output = 0;
+    for (const ControlFlow::BranchLength& other : cf.lengths) in_output += other.output == l.output;
+    const int64_t bound = cf.output_shapes[l.output][l.dim];
+    cf.output_shapes[l.output][l.dim] = graph.dims.Data(
+        in_output == 1 ? absl::StrCat(name, ".length") : absl::StrCat(name, ".dim", l.dim), bound,
+        static_cast<int32_t>(count));
+  }
 }
 
 bool InferControlFlowShapes(ir::Graph& graph, ir::Node& node,
@@ -379,6 +455,7 @@ bool InferControlFlowShapes(ir::Graph& graph, ir::Node& node,
   ControlFlow cf;
   if (!AnalyzeControlFlow(graph, node, &known, &cf, status)) return false;
   if (!status->ok()) return true;
+  AddBranchLengths(graph, node, cf);
   for (size_t k = 0; k < node.outputs.size() && k < cf.output_shapes.size(); ++k) {
     if (node.outputs[k] == ir::kNoValue) continue;
     ir::Value& v = graph.value(node.outputs[k]);

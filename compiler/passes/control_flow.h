@@ -6,8 +6,13 @@
 // follow from the compiled subgraphs; lowering (emit/lower_control_flow.cc)
 // compiles the same subgraphs again into functions that IF and LOOP call.
 //
-// Supported: static shapes only (a model with symbols and control flow is
-// refused); If branches must give equal shapes; Loop-carried and Scan state
+// Symbolic dims: every subgraph shares its model's DimPool (each compile
+// extends the caller's pool and hands it back), so shapes, and shape values
+// computed from the symbols, cross calls unchanged; lengths that kernels
+// compute during the run (data symbols) stay out of subgraphs.
+//
+// Supported: If branches of equal ranks and types; where their static dims
+// differ, the output's dim is a length known after the IF ran; Loop-carried and Scan state
 // values keep their shape across iterations; a Loop with scan outputs must
 // have an iteration count known at compile time or a declared output shape
 // that states it (the run then fails unless the loop runs exactly that
@@ -50,19 +55,37 @@ struct ControlFlow {
   size_t scan_inputs = 0; // Scan only
   size_t scan_outputs = 0;
   std::vector<ScanAxis> scan_input_axes, scan_output_axes;
-  // Iterations a Loop with scan outputs, or a Scan, runs; -1: any.
+  // Iterations a Loop with scan outputs, or a Scan, runs (a dim: static, or
+  // encoded when it is a symbol's, e.g. a Scan over S steps); -1: any.
   int64_t iterations = -1;
-  // The node's outputs.
+  // The node's outputs (an If output whose branches differ in a dim has
+  // the larger of the two there: the bound of the length it gets).
   std::vector<ir::DType> output_dtypes;
   std::vector<std::vector<int64_t>> output_shapes;
+  // If only: each dim the branches give different static lengths. The
+  // output's dim becomes a length known after the IF ran (a data symbol,
+  // ir/dim_expr.h), which each branch writes as an int64 into the node's
+  // extra output count_output (after the ONNX outputs; kIfLengthsAttr
+  // says how many there are).
+  struct BranchLength {
+    size_t output = 0, dim = 0;
+    int64_t then_value = 0, else_value = 0;
+    size_t count_output = 0;
+  };
+  std::vector<BranchLength> lengths;
 };
+
+// Count of the int64 outputs an If node got for its branch lengths.
+inline constexpr char kIfLengthsAttr[] = "kiln.if_lengths";
 
 // True if `node` is If, Loop or Scan; then *control (when non-null) and
 // the status say how it compiles. `known` holds values folded so far
 // (may be null once folding is over: then only graph constants count).
+// `pool` is the model's DimPool (null: graph.dims), which the subgraphs
+// extend.
 bool AnalyzeControlFlow(const ir::Graph& graph, const ir::Node& node,
                         const std::vector<ir::ConstantPtr>* known, ControlFlow* control,
-                        absl::Status* status);
+                        absl::Status* status, ir::DimPool* pool = nullptr);
 
 // Shape inference for If, Loop and Scan (false for any other op).
 bool InferControlFlowShapes(ir::Graph& graph, ir::Node& node,

@@ -8,6 +8,7 @@
 #include "compiler/passes/shape_rules_runtime.h"
 #include "compiler/passes/shape_rules_runtime_params.h"
 #include "compiler/passes/shape_rules_training.h"
+#include "compiler/passes/symbolic_support.h"
 
 namespace kiln::compiler {
 
@@ -94,8 +95,13 @@ absl::Status CheckAllFolded(const ir::Graph& graph) {
   for (const ir::Node& node : graph.nodes) {
     // A run-time ConstantOfShape input is checked and filled by kernels
     // (shape_rules_runtime.h); shape inference accepted its declared shape.
+    // ConstantOfShape and Range sized by the symbols run as kernels too
+    // (fill, arange: emit/lower_shape_check.cc).
+    const bool sized_by_symbols = !node.outputs.empty() && node.outputs[0] != ir::kNoValue &&
+                                  HasSymbolicDims(graph.value(node.outputs[0]).shape);
     if (!node.removed && IsFoldOnlyOp(node.op_type) && RuntimeShapeInput(graph, node) < 0 &&
-        !HasRuntimeParams(graph, node)) {  // Range: shape_rules_runtime_params.h
+        !HasRuntimeParams(graph, node) &&  // Range: shape_rules_runtime_params.h
+        !sized_by_symbols) {
       bad.push_back(Label(node));
     }
   }

@@ -533,7 +533,15 @@ absl::Status Slice(Ctx& c, const ir::Graph& g, const std::vector<ir::ConstantPtr
 absl::Status ConstantOfShape(Ctx& c) {
   KILN_RETURN_IF_ERROR(c.Need(1));
   std::vector<int64_t> shape;
-  KILN_RETURN_IF_ERROR(c.KnownInts(0, "shape", &shape));
+  // The shape may be a symbolic value (torch.zeros(x.shape[0], 4)): its
+  // elements are the output's dims.
+  KILN_RETURN_IF_ERROR(c.KnownInts(0, "shape", &shape, /*allow_symbolic=*/true));
+  // A plain constant may hold a value in the encoded range: never a dim.
+  for (int64_t d : shape) {
+    if (d < 0 && !c.C(0)->symbolic) {
+      return c.Err(absl::StrCat("computed an invalid output shape ", ir::ShapeStr(shape)));
+    }
+  }
   DType dtype = DType::F32;
   auto it = c.node().attributes.find("value");
   if (it != c.node().attributes.end() && it->second.tensor) {
@@ -541,6 +549,30 @@ absl::Status ConstantOfShape(Ctx& c) {
     dtype = it->second.tensor->dtype;
   }
   return c.Set(0, dtype, std::move(shape));
+}
+
+// Range over bounds computed from the symbols (torch.arange(S), or
+// arange(P, P + S) past a cache): an integer Range with a constant delta;
+// its length max(ceil((limit - start) / delta), 0) is a dim of the pool.
+absl::Status SymbolicRange(Ctx& c, const ConstantData& start, const ConstantData& limit,
+                           const ConstantData& delta) {
+  if (start.dtype != DType::I64 && start.dtype != DType::I32) {
+    return c.Err("a start or limit computed from symbolic dimensions must be an integer");
+  }
+  if (delta.symbolic) return c.Err("delta computed from symbolic dimensions is not supported");
+  // A plain constant may hold a value in the encoded range: never a dim.
+  for (const ConstantData* v : {&start, &limit}) {
+    if (!v->symbolic && ir::IsSymbolic(v->IntAt(0))) return c.Err("start or limit is out of range");
+  }
+  const int64_t d = delta.IntAt(0);
+  if (d == 0) return c.Err("delta is zero");
+  if (d == INT64_MIN) return c.Err("delta is out of range");
+  ir::DimPool& dims = c.dims();
+  const int64_t span = d > 0 ? dims.Sub(limit.IntAt(0), start.IntAt(0))
+                             : dims.Sub(start.IntAt(0), limit.IntAt(0));
+  const int64_t n = dims.Max(dims.CeilDiv(span, d > 0 ? d : -d), 0);
+  if (!dims.ok()) return c.Err("symbolic shape arithmetic overflows");
+  return c.Set(0, c.T(0), {n});
 }
 
 absl::Status Range(Ctx& c) {
@@ -551,6 +583,9 @@ absl::Status Range(Ctx& c) {
   }
   if (start->element_count() != 1 || limit->element_count() != 1 || delta->element_count() != 1) {
     return c.Err("start, limit and delta must be scalars");
+  }
+  if (start->symbolic || limit->symbolic || delta->symbolic) {
+    return SymbolicRange(c, *start, *limit, *delta);
   }
   const bool is_float = start->dtype == DType::F32 || start->dtype == DType::F64;
   int64_t n;

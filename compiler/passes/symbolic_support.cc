@@ -31,7 +31,13 @@ const std::set<std::string>& SymbolicOps() {
       // k and empty axes against them at run time)
       "GatherND", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceSumSquare",
       "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ArgMax", "ArgMin", "CumSum",
-      "TopK"};
+      "TopK",
+      // shapes and sequences from symbolic values (torch.zeros(N, 4),
+      // torch.arange(S)) and masks over symbolic dims (kernels fill/arange/trilu)
+      "ConstantOfShape", "Range", "Trilu",
+      // control flow: subgraphs share the model's pool; their own nodes are
+      // checked when they compile (passes/control_flow.cc)
+      "If", "Loop", "Scan"};
   return *ops;
 }
 
@@ -42,10 +48,14 @@ const std::set<std::string>& SymbolicOps() {
 bool TakesSymbolicValueAt(const std::string& op, size_t input) {
   static const auto* data_only = new std::set<std::string>{
       "Shape", "Gather", "Unsqueeze", "Squeeze", "Identity", "Slice", "Flatten", "Cast"};
-  if (op == "Concat") return true;
+  // Subgraph inputs (a trip count, captured shape values) take them as
+  // constants of the subgraph, where the ops reading them are checked.
+  if (op == "Concat" || op == "If" || op == "Loop" || op == "Scan") return true;
   if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") return input <= 1;  // symbolic_fold
   if (op == "Reshape") return input <= 1;
   if (op == "Expand") return input == 1;  // its shape (the rule reads it as dims)
+  if (op == "ConstantOfShape") return input == 0;  // its shape, read as dims
+  if (op == "Range") return input <= 1;  // start and limit (SymbolicRange)
   if (op == "Slice") return input <= 2;  // data, starts, ends (SliceParams clamps them)
   return data_only->count(op) != 0 && input == 0;
 }
@@ -93,8 +103,11 @@ bool TouchesSymbols(const ir::Graph& graph, const ir::Node& node,
 }
 
 bool FoldsSymbolicValues(const ir::Node& node) {
-  // A cast to a narrower type would cut encoded dims.
-  return node.domain.empty() && node.op_type != "Cast" && TakesSymbolicValueAt(node.op_type, 0);
+  // A cast to a narrower type would cut encoded dims; to int64 (as PyTorch
+  // exports casts of sizes) they pass unchanged.
+  constexpr int64_t kOnnxInt64 = 7;
+  if (node.op_type == "Cast" && node.GetInt("to", 0) != kOnnxInt64) return false;
+  return node.domain.empty() && TakesSymbolicValueAt(node.op_type, 0);
 }
 
 absl::Status CheckSymbolicSupport(const ir::Graph& graph, const ir::Node& node,

@@ -162,6 +162,25 @@ run_model argmax_dynseq "$DYN" "1 5 9" yes
 run_model cumsum_dynseq "$DYN" "1 4 11" yes
 run_model topk_dynseq "$DYN" "1 5 12" yes
 
+# Control flow over symbolic dims (generate_control.py): an If whose branches
+# read x [N,4], a Loop carrying [N,4] with scan outputs [3,N,4], Scans over
+# S steps (LOOP_DYN; one over axis 1 of [N,S,3], reversed), and a Loop whose
+# trip count is Shape(x)[0].
+run_model if_dynbatch "$DYN" "1 3 6" yes
+run_model loop_dynbatch "$DYN" "1 2 5" yes
+run_model scan_dynseq "$DYN" "1 4 9" yes
+run_model scan_batch_dynseq "$DYN" "1 3 7" yes
+run_model loop_trip_dynseq "$DYN" "1 3 8" yes
+# If branches [N,4] and [N,2]: the width is a length known after the IF ran.
+run_model if_widths_dynbatch "$DYN" "1 3 6" yes
+# What PyTorch exports for sizes (generate_torch_patterns.py): Range to S and
+# from P to P + S (arange kernel), ConstantOfShape of [S,S] and [B,4] (fill),
+# Trilu and Where over [B,S,S].
+run_model arange_dynseq "$DYN" "1 3 7" yes
+run_model arange_past_dynseq "$DYN" "1 3 7" yes
+run_model causal_dynseq "$DYN" "1 3 7" yes
+run_model zeros_dynbatch "$DYN" "1 3 7" yes
+
 # expect_refused NAME NEEDLE RUNNER ARGS...: non-zero exit, message containing NEEDLE.
 expect_refused() {
   local name=$1 needle=$2
@@ -244,6 +263,14 @@ open('short_data.npy', 'wb').write(data[:len(data) - 3 * 16 * 16 * 4])
 else
   fail "negative cases: no cnn_dynbatch runner"
 fi
+
+# Control flow Kiln refuses, naming the node: a run-time length inside a
+# Loop body, If branches whose shapes differ in a symbolic dim ([N,4]
+# against [N - 1,4]).
+expect_refused refused_loop_nonzero "subgraph 'body' computes 'nz.length'" \
+  "$KILN" compile "$DYN/refused_loop_nonzero.onnx" -o refused.kiln
+expect_refused refused_if_shapes "node 'branch' (If): the branches give output 0 as float32.N,4. and float32.max(" \
+  "$KILN" compile "$DYN/refused_if_shapes.onnx" -o refused.kiln
 
 if [ "$failed" -ne 0 ]; then
   echo "$failed check(s) failed"

@@ -7,7 +7,8 @@
 # models where such a length carries on into the ops reading the result
 # (generate_carried.py: a PyTorch-exported x[x > 0] * 2, boxes picked by
 # NMS, Unique's values times counts, Compress then MatMul and Softmax, and a
-# NonZero's columns of an input with a symbolic batch N). Each module runs
+# NonZero's columns of an input with a symbolic batch N; an If whose
+# branches give [4,2] and [4,5], Exp and a row sum after it). Each module runs
 # three data sets giving different lengths; `kiln run` and the AOT runner
 # must each write every checked .npy with the real shape and the reference
 # values (numpy.nonzero / compress / unique / boolean indexing, a NumPy NMS;
@@ -67,8 +68,13 @@ INPUTS[nonzero_requirement]="m"
 OUTPUTS[nonzero_requirement]="y"
 INSPECT[nonzero_requirement]='output\[0\] y .*float32\[3\]
 results where\.length \(at most 5'
+INPUTS[if_lengths]="x"
+OUTPUTS[if_lengths]="y z"
+INSPECT[if_lengths]='output\[0\] y .*float32\[4,y\.length<=5\]
+output\[1\] z .*float32\[4\]'
 MODELS="nonzero_after_run compress_after_run unique_after_run unique_axis_after_run nms_after_run
-nms_max_after_run mask_select nms_boxes unique_scaled compress_rows nonzero_batch nonzero_requirement"
+nms_max_after_run mask_select nms_boxes unique_scaled compress_rows nonzero_batch nonzero_requirement
+if_lengths"
 
 # check MODEL BACKEND RUNNER...: every data set's outputs equal the references.
 check() {

@@ -930,6 +930,20 @@ KILN_DECLARE_KERNEL(dft_f32)
  * fparams: none. */
 KILN_DECLARE_KERNEL(stft_f32)
 
+/* fill: ConstantOfShape whose element count the symbols set (the count is
+ * patched at run time); y[i] = value for i < n.
+ * bindings: [0] value (one element of eb bytes)  [1] Y [n]
+ * iparams (2): eb (1, 2, 4 or 8) n
+ * fparams: none. */
+KILN_DECLARE_KERNEL(fill)
+
+/* arange: Range over bounds the symbols set (start and n patched at run
+ * time); y[i] = start + i * delta in dtype for i < n.
+ * bindings: [0] Y [n]
+ * iparams (4): dtype (float32/float64/int32/int64) n start delta
+ * fparams: none. */
+KILN_DECLARE_KERNEL(arange)
+
 #undef KILN_DECLARE_KERNEL
 
 #ifdef __cplusplus

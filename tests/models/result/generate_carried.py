@@ -17,6 +17,9 @@ lengths, one of them empty where the model allows it.
 - nonzero_requirement: the positions of a mask's non-zeros plus a constant
   of 3 values, which broadcasting requires the length to equal; three masks
   with 3 non-zeros, and nonzero_requirement.bad.npy with 2 (refused).
+- if_lengths: an If whose branches give [4, 2] (x[:, :2]) and [4, 5]
+  (2 * x[:, 1:]): the output's second dim is the length of the branch
+  taken; Exp and a ReduceSum over it follow (z [4]).
 usage: /usr/bin/python3 tests/models/result/generate_carried.py"""
 import os
 
@@ -167,6 +170,42 @@ def nonzero_requirement():
             np.array([1, 0, 0, 0, 3], dtype=np.float32))
 
 
+def if_lengths(rng):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 6])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, "n"])
+    z = helper.make_tensor_value_info("z", TensorProto.FLOAT, [4])
+    then_graph = helper.make_graph(
+        [helper.make_node("Slice", ["x", "start0", "end2", "axis1"], ["head"], name="head")],
+        "then", [], [helper.make_tensor_value_info("head", TensorProto.FLOAT, [4, 2])])
+    else_graph = helper.make_graph(
+        [helper.make_node("Slice", ["x", "start1", "end6", "axis1"], ["tail"], name="tail"),
+         helper.make_node("Mul", ["tail", "two"], ["tail2"], name="double")],
+        "else", [], [helper.make_tensor_value_info("tail2", TensorProto.FLOAT, [4, 5])])
+    nodes = [helper.make_node("ReduceSum", ["x"], ["total"], name="total", keepdims=0),
+             helper.make_node("Greater", ["total", "zero"], ["positive"], name="positive"),
+             helper.make_node("If", ["positive"], ["y"], name="pick",
+                              then_branch=then_graph, else_branch=else_graph),
+             helper.make_node("Exp", ["y"], ["e"], name="exp"),
+             helper.make_node("ReduceSum", ["e", "axis1"], ["z"], name="row_sum", keepdims=0)]
+    inits = [helper.make_tensor("zero", TensorProto.FLOAT, [], [0]),
+             helper.make_tensor("two", TensorProto.FLOAT, [], [2]),
+             helper.make_tensor("start0", TensorProto.INT64, [1], [0]),
+             helper.make_tensor("start1", TensorProto.INT64, [1], [1]),
+             helper.make_tensor("end2", TensorProto.INT64, [1], [2]),
+             helper.make_tensor("end6", TensorProto.INT64, [1], [6]),
+             helper.make_tensor("axis1", TensorProto.INT64, [1], [1])]
+    save_model(helper.make_graph(nodes, "if_lengths", [x], [y, z], initializer=inits),
+               "if_lengths")
+    for k, shift in enumerate([1.0, -1.0, 0.5]):
+        xs = (rng.standard_normal((4, 6)) * 0.5 + shift).astype(np.float32)
+        x64 = xs.astype(np.float64)
+        ys = x64[:, :2] if x64.sum() > 0 else 2 * x64[:, 1:]
+        save("if_lengths", "x", k, xs)
+        save("if_lengths", "y", k, ys.astype(np.float32))
+        save("if_lengths", "z", k, np.exp(ys).sum(axis=1).astype(np.float32))
+        print("if_lengths", k, ys.shape[1], "columns")
+
+
 def main():
     rng = np.random.default_rng(8)
     torch.manual_seed(8)
@@ -176,6 +215,7 @@ def main():
     compress_rows(rng)
     nonzero_batch(rng)
     nonzero_requirement()
+    if_lengths(np.random.default_rng(9))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,99 @@
+#!/usr/bin/python3
+"""Shape patterns PyTorch exports for dynamic axes (issue 8), each a small
+module exported with dynamic_axes, with PyTorch references at several sizes.
+
+  arange_dynseq   x [B,S,8] + torch.arange(S)[:, None]      (Range to S)
+  arange_past_dynseq  x [B,S,8], past [B,P,8]: x + torch.arange(P, P + S)
+                  (Range between two sums of symbols)
+  causal_dynseq   softmax of x @ x^T masked by torch.triu(ones(S, S), 1)
+                  (ConstantOfShape [S,S], Trilu, Where over [B,S,S])
+  zeros_dynbatch  x [B,6]: x[:, :4] + torch.zeros(B, 4)     (ConstantOfShape [B,4])
+
+Writes into --out, per model NAME and size label K (S, or B):
+  NAME.onnx (opset 14), NAME.K.input.npy or NAME.K.input0.npy, .input1.npy,
+  NAME.K.output.npy (float32, PyTorch under torch.no_grad()).
+Each model is compiled once by tests/e2e/dynamic_models_test.sh and run at
+every size in the VM and as AOT C.
+
+Run with Debian's interpreter: /usr/bin/python3 generate_torch_patterns.py --out DIR
+Deterministic (fixed seed); the exported bytes depend on the torch version,
+so the committed .onnx files are what the references were computed for.
+"""
+import argparse
+import os
+
+import numpy as np
+import onnx
+import torch
+
+
+class Arange(torch.nn.Module):
+    def forward(self, x):
+        pos = torch.arange(x.shape[1], dtype=torch.long)
+        return x + pos.to(x.dtype).unsqueeze(-1)
+
+
+class ArangePast(torch.nn.Module):
+    def forward(self, x, past):
+        p, s = past.shape[1], x.shape[1]
+        return x + torch.arange(p, p + s).to(x.dtype).unsqueeze(-1)
+
+
+class Causal(torch.nn.Module):
+    def forward(self, x):
+        s = x.shape[1]
+        mask = torch.triu(torch.ones(s, s), diagonal=1)
+        att = x @ x.transpose(1, 2)
+        return att.masked_fill(mask.bool(), float("-inf")).softmax(-1)
+
+
+class Zeros(torch.nn.Module):
+    def forward(self, x):
+        return x[:, :4] + torch.zeros(x.shape[0], 4)
+
+
+def export(out, name, module, example, names, dynamic_axes):
+    path = os.path.join(out, name + ".onnx")
+    torch.onnx.export(module, example, path, opset_version=14, input_names=names,
+                      output_names=["output"], dynamic_axes=dynamic_axes)
+    model = onnx.load(path)
+    model.producer_version = ""  # keep the bytes independent of the torch build
+    onnx.checker.check_model(model)
+    onnx.save(model, path)
+
+
+def save_case(out, name, label, inputs, output):
+    base = os.path.join(out, f"{name}.{label}")
+    if len(inputs) == 1:
+        np.save(base + ".input.npy", inputs[0].numpy())
+    else:
+        for k, x in enumerate(inputs):
+            np.save(base + f".input{k}.npy", x.numpy())
+    np.save(base + ".output.npy", output.numpy().astype(np.float32))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    torch.manual_seed(14)
+    models = [
+        ("arange_dynseq", Arange(), lambda s: (torch.randn(2, s, 8),), ["input"],
+         {"input": {0: "B", 1: "S"}}),
+        ("arange_past_dynseq", ArangePast(), lambda s: (torch.randn(2, s, 8), torch.randn(2, 2 * s + 1, 8)),
+         ["input", "past"], {"input": {0: "B", 1: "S"}, "past": {0: "B", 1: "P"}}),
+        ("causal_dynseq", Causal(), lambda s: (torch.randn(2, s, 8),), ["input"],
+         {"input": {0: "B", 1: "S"}}),
+        ("zeros_dynbatch", Zeros(), lambda s: (torch.randn(s, 6),), ["input"], {"input": {0: "B"}}),
+    ]
+    with torch.no_grad():
+        for name, module, make, names, axes in models:
+            export(args.out, name, module, make(5), names, axes)
+            for size in (1, 3, 7):
+                inputs = make(size)
+                save_case(args.out, name, size, inputs, module(*inputs))
+
+
+if __name__ == "__main__":
+    main()

@@ -180,6 +180,8 @@ run_model arange_dynseq "$DYN" "1 3 7" yes
 run_model arange_past_dynseq "$DYN" "1 3 7" yes
 run_model causal_dynseq "$DYN" "1 3 7" yes
 run_model zeros_dynbatch "$DYN" "1 3 7" yes
+# A GPT-style decoder using all of them (arange positions, a causal mask).
+run_model gpt_dynseq "$DYN" "1 5 13 64" yes
 
 # expect_refused NAME NEEDLE RUNNER ARGS...: non-zero exit, message containing NEEDLE.
 expect_refused() {

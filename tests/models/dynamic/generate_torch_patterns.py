@@ -8,6 +8,10 @@ module exported with dynamic_axes, with PyTorch references at several sizes.
   causal_dynseq   softmax of x @ x^T masked by torch.triu(ones(S, S), 1)
                   (ConstantOfShape [S,S], Trilu, Where over [B,S,S])
   zeros_dynbatch  x [B,6]: x[:, :4] + torch.zeros(B, 4)     (ConstantOfShape [B,4])
+  gpt_dynseq      ids [1,S] int64 -> logits [1,S,50]: a two-block GPT-style
+                  decoder (token + arange(S) position embeddings, causal
+                  MultiheadAttention masked by triu(ones(S, S), 1), GELU
+                  MLP, pre-LayerNorm), at S = 1, 5, 13, 64
 
 Writes into --out, per model NAME and size label K (S, or B):
   NAME.onnx (opset 14), NAME.K.input.npy or NAME.K.input0.npy, .input1.npy,
@@ -52,6 +56,34 @@ class Zeros(torch.nn.Module):
         return x[:, :4] + torch.zeros(x.shape[0], 4)
 
 
+class Block(torch.nn.Module):
+    def __init__(self, d=32, heads=4):
+        super().__init__()
+        self.ln1, self.ln2 = torch.nn.LayerNorm(d), torch.nn.LayerNorm(d)
+        self.attn = torch.nn.MultiheadAttention(d, heads, batch_first=True)
+        self.mlp = torch.nn.Sequential(torch.nn.Linear(d, 4 * d), torch.nn.GELU(),
+                                       torch.nn.Linear(4 * d, d))
+
+    def forward(self, x):
+        s = x.shape[1]
+        mask = torch.triu(torch.ones(s, s, dtype=torch.bool), diagonal=1)
+        a = self.ln1(x)
+        x = x + self.attn(a, a, a, attn_mask=mask, need_weights=False)[0]
+        return x + self.mlp(self.ln2(x))
+
+
+class Gpt(torch.nn.Module):
+    def __init__(self, vocab=50, d=32, max_len=64):
+        super().__init__()
+        self.tok, self.pos = torch.nn.Embedding(vocab, d), torch.nn.Embedding(max_len, d)
+        self.blocks = torch.nn.Sequential(Block(d), Block(d))
+        self.ln, self.head = torch.nn.LayerNorm(d), torch.nn.Linear(d, vocab)
+
+    def forward(self, ids):
+        x = self.tok(ids) + self.pos(torch.arange(ids.shape[1]))[None]
+        return self.head(self.ln(self.blocks(x)))
+
+
 def export(out, name, module, example, names, dynamic_axes):
     path = os.path.join(out, name + ".onnx")
     torch.onnx.export(module, example, path, opset_version=14, input_names=names,
@@ -93,7 +125,13 @@ def main():
             for size in (1, 3, 7):
                 inputs = make(size)
                 save_case(args.out, name, size, inputs, module(*inputs))
-
+        torch.manual_seed(15)
+        gpt = Gpt().eval()
+        export(args.out, "gpt_dynseq", gpt, (torch.randint(0, 50, (1, 7)),), ["input"],
+               {"input": {1: "S"}, "output": {1: "S"}})
+        for size in (1, 5, 13, 64):
+            ids = torch.randint(0, 50, (1, size))
+            save_case(args.out, "gpt_dynseq", size, (ids,), gpt(ids))
 
 if __name__ == "__main__":
     main()

@@ -102,12 +102,23 @@ int CompareCommand(const std::vector<std::string>& argv) {
   auto b = RunAndRecord(args->positional[1], args->All("--input"), &inputs);
   if (!b.ok()) return ReportError("compare", std::string(b.status().message()));
 
-  std::map<std::string, const vm::RecordedValue*> in_b;
-  for (const vm::RecordedValue& v : b->recorder->values()) in_b[v.info->name] = &v;
+  // A value recorded several times (in a Loop or Scan body, once per
+  // iteration) pairs its k-th recording in A with its k-th in B, as --dump
+  // names them NAME, NAME__2, ...
+  auto keyed = [](const std::vector<vm::RecordedValue>& values) {
+    std::map<std::pair<std::string, size_t>, const vm::RecordedValue*> out;
+    std::map<std::string, size_t> seen;
+    for (const vm::RecordedValue& v : values) out[{v.info->name, ++seen[v.info->name]}] = &v;
+    return out;
+  };
+  const auto in_a = keyed(a->recorder->values());
+  const auto in_b = keyed(b->recorder->values());
   size_t compared = 0, only_a = 0, skipped = 0, differing = 0;
   std::string first;
-  for (const vm::RecordedValue& va : a->recorder->values()) {
-    auto it = in_b.find(va.info->name);
+  std::map<std::string, size_t> seen;
+  for (const vm::RecordedValue& va : a->recorder->values()) {  // in run order
+    const std::pair<std::string, size_t> key = {va.info->name, ++seen[va.info->name]};
+    auto it = in_b.find(key);
     if (it == in_b.end()) {
       ++only_a;
       continue;
@@ -141,9 +152,10 @@ int CompareCommand(const std::vector<std::string>& argv) {
       ++differing;
       if (first.empty()) {
         first = absl::StrFormat(
-            "first difference: value '%s' %s\n  max_abs_diff=%.6g, %llu of %llu elements outside "
+            "first difference: value '%s%s' %s\n  max_abs_diff=%.6g, %llu of %llu elements outside "
             "atol=%g rtol=%g (worst at flat index %llu: A=%.9g B=%.9g)\n  A: %s\n  B: %s\n",
-            va.info->name, vm::ShapeText(va.shape), worst,
+            va.info->name, key.second > 1 ? absl::StrCat("__", key.second) : "",
+            vm::ShapeText(va.shape), worst,
             static_cast<unsigned long long>(bad), static_cast<unsigned long long>(n), atol, rtol,
             static_cast<unsigned long long>(worst_at), Element(va, worst_at),
             Element(vb, worst_at), vm::DescribeDispatch(a->dispatches[va.dispatch]),
@@ -151,10 +163,8 @@ int CompareCommand(const std::vector<std::string>& argv) {
       }
     }
   }
-  std::map<std::string, bool> in_a;
-  for (const vm::RecordedValue& v : a->recorder->values()) in_a[v.info->name] = true;
   size_t only_b = 0;
-  for (const auto& [name, v] : in_b) only_b += in_a.count(name) ? 0 : 1;
+  for (const auto& [key, v] : in_b) only_b += in_a.count(key) ? 0 : 1;
   std::printf("compared %zu values (%zu only in A, %zu only in B, %zu skipped for dtype/shape)\n",
               compared, only_a, only_b, skipped);
   if (differing == 0) {

@@ -160,14 +160,13 @@ absl::StatusOr<std::vector<DispatchInfo>> DescribeDispatches(const ModuleImage& 
       debug_at[{d->function(), d->bytecode_offset()}] = d;
     }
   }
-  // Symbolic dims of debug values live in the entry function's integer
-  // registers (spelled out for display).
-  const fb::Function& entry = *m.functions()->Get(0);
-  const uint32_t int_count = entry.int_register_count();
-  const std::vector<std::string> int_exprs = IntegerExpressions(m, entry);
   std::vector<DispatchInfo> out;
   for (uint32_t f = 0; f < m.functions()->size(); ++f) {
   const fb::Function& fn = *m.functions()->Get(f);
+  // Symbolic dims of debug values live in their function's integer
+  // registers (spelled out for display).
+  const uint32_t int_count = fn.int_register_count();
+  const std::vector<std::string> int_exprs = IntegerExpressions(m, fn);
   const uint32_t* code = fn.bytecode()->data();
   for (uint32_t pc = 0; pc < fn.bytecode()->size();) {
     const Instruction inst = DecodeVerified(code, pc);
@@ -220,7 +219,7 @@ absl::StatusOr<std::vector<DispatchInfo>> DescribeDispatches(const ModuleImage& 
             return absl::InvalidArgumentError(absl::StrCat(where, " has an unknown dtype"));
           }
           if (v->dim_registers() != nullptr) {
-            if (absl::Status s = DimRegisters(*v, f == 0 ? int_count : 0, int_exprs, where, &value);
+            if (absl::Status s = DimRegisters(*v, int_count, int_exprs, where, &value);
                 !s.ok()) {
               return s;
             }

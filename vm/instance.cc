@@ -98,7 +98,8 @@ absl::StatusOr<std::unique_ptr<Instance>> Instance::Create(
                                     instance->register_bytes_.data() + register_base,
                                     dispatch_base,
                                     instance->int_registers_.data() + int_register_base,
-                                    false};
+                                    false,
+                                    f->int_register_count()};
     register_base += f->register_count() + 1;
     int_register_base += f->int_register_count();
     for (uint32_t pc = 0; pc < f->bytecode()->size();) {

@@ -204,8 +204,14 @@ int Call(const InterpreterFrame& caller, uint32_t function, uint32_t* failed_pc,
   callee.int_registers = f.int_registers;
   callee.function = function;
   callee.dynamic = f.dynamic;
+  // Observers read a callee's debug dims from its own integer registers.
+  if constexpr (kObserved) observer->FunctionIntRegisters(f.int_registers, f.int_register_count);
   const int rc = f.dynamic ? CalleeLoop<kObserved, true>(callee, failed_pc, observer)
                            : CalleeLoop<kObserved, false>(callee, failed_pc, observer);
+  if constexpr (kObserved) {
+    const InterpreterFunction& back = caller.functions[caller.function];
+    observer->FunctionIntRegisters(back.int_registers, back.int_register_count);
+  }
   // The innermost failing function names itself; callers leave it.
   if (rc != KILN_OK && *caller.failed_function == kNoFailedFunction) {
     *caller.failed_function = function;

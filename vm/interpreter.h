@@ -40,6 +40,7 @@ struct InterpreterFunction {
   uint32_t dispatch_base;  // ordinal of its first DISPATCH among all functions'
   int64_t* int_registers;
   bool dynamic;  // the code uses the dynamic opcodes: runs the kDynamic loop
+  uint32_t int_register_count;
 };
 
 struct InterpreterFrame {

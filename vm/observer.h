@@ -28,6 +28,10 @@ class DispatchObserver {
   // registers, i.e. this run's sizes (all computed before the first
   // dispatch), readable until EndRun.
   virtual void IntRegisters(const int64_t* /*registers*/, uint32_t /*count*/) {}
+  // Called as a run enters a function called by IF/LOOP and as it returns
+  // to the caller: the integer registers of the function whose dispatches
+  // follow (a debug value's dim registers are its function's own).
+  virtual void FunctionIntRegisters(const int64_t* /*registers*/, uint32_t /*count*/) {}
   // `bindings` are the buffers the kernel is called with.
   virtual void BeforeDispatch(uint32_t dispatch, void* const* bindings) = 0;
   // Returns false to stop the run after this dispatch.

@@ -11,6 +11,11 @@ void ValueObserver::IntRegisters(const int64_t* registers, uint32_t count) {
   dynamic_dispatch_ = UINT32_MAX;
 }
 
+void ValueObserver::FunctionIntRegisters(const int64_t* registers, uint32_t count) {
+  int_registers_ = registers;
+  int_count_ = count;
+}
+
 void ValueObserver::DynamicBindingBytes(uint32_t dispatch, const uint64_t* bytes, uint32_t count) {
   dynamic_dispatch_ = dispatch;
   dynamic_bytes_.assign(bytes, bytes + count);

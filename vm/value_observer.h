@@ -20,6 +20,7 @@ class ValueObserver : public DispatchObserver {
  public:
   explicit ValueObserver(const std::vector<DispatchInfo>* dispatches) : dispatches_(dispatches) {}
   void IntRegisters(const int64_t* registers, uint32_t count) override;
+  void FunctionIntRegisters(const int64_t* registers, uint32_t count) override;
   void DynamicBindingBytes(uint32_t dispatch, const uint64_t* bytes, uint32_t count) override;
   void BeforeDispatch(uint32_t, void* const*) override {}
   // Why the observer stopped the run, when it could not read a value.

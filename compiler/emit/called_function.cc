@@ -132,8 +132,17 @@ absl::Status LoweringContext::FinishFunction(uint32_t index) {
     regs.emplace(key, r);
     return r;
   };
+  // The debug dims of values sized by the symbols (--dump, --check-nan and
+  // kiln compare read them as each dispatch completes): computed first.
+  for (size_t v = 0; v < plan_.storage.size(); ++v) {
+    const compiler::StorageKind kind = plan_.storage[v].kind;
+    if (kind != compiler::StorageKind::kArena && kind != compiler::StorageKind::kOutput) continue;
+    for (int64_t d : graph_.values[v].shape) {
+      if (dims().Known(d)) shapes.Register(d);
+    }
+  }
   EmitPending(bc, reg_of, &shapes, index);
-  AttachDebugValues(nullptr);
+  AttachDebugValues(&shapes);
   if (!shapes.ok()) {
     return absl::InternalError(absl::StrCat(graph_.source, ": a called function's size uses a "
                                             "run-time length"));

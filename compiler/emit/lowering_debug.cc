@@ -75,9 +75,10 @@ void LoweringContext::AttachDebugValues(ShapeProgram* shapes) {
       if (!val.has_shape || val.name.empty()) continue;
       ValueDebugDesc desc{val.name, val.dtype, val.shape, binding_of[d][j], val.channels_last, {}};
       if (std::any_of(val.shape.begin(), val.shape.end(), [](int64_t x) { return x < 0; })) {
-        // Symbolic dims: where the run keeps their values. Only the entry
-        // function has integer registers; these instructions land after
-        // its dispatches, and the VM evaluates them all before a run.
+        // Symbolic dims: where the run keeps their values, in this
+        // function's integer registers. The entry's land after its
+        // dispatches (the VM evaluates them all before a run); a called
+        // function computes them first (FinishFunction).
         const bool known = std::all_of(val.shape.begin(), val.shape.end(), [&](int64_t x) {
           return x >= 0 || dims().Known(x);
         });

@@ -180,11 +180,10 @@ Binding LoweringContext::BindNewConstant(const std::string& name, ir::ConstantPt
 }
 
 absl::Status LoweringContext::AddPending(PendingDispatch p, ExecutableDesc exe) {
-  // In a called function, a buffer of static size may still lie past
-  // tensors sized by the symbols: its view is made at run time, so the
-  // dispatch binding it is a DISPATCH_DYN.
+  // A buffer of static size may still lie past tensors sized by the
+  // symbols (a called function's, a Loop's slots): its view is made at run
+  // time, so the dispatch binding it is a DISPATCH_DYN.
   for (const Binding& b : p.bindings) {
-    if (!called_) break;
     const Binding r = Resolve(b);
     p.dynamic = p.dynamic || r.symbolic_offset != 0 || r.symbolic_bytes != 0;
   }

@@ -16,9 +16,9 @@ const ir::ConstantData* ConstantOf(const ir::Graph& graph, ir::ValueId v,
   return graph.value(v).constant.get();
 }
 
-// Element of `c` (shape `in`) read at output index `k` of the broadcast to `out`.
-int64_t BroadcastAt(const ir::ConstantData& c, const std::vector<int64_t>& out, int64_t k) {
-  const std::vector<int64_t>& in = c.shape;
+// Flat index into a tensor of shape `in` read at output index `k` of its
+// broadcast to `out`.
+int64_t BroadcastOffset(const std::vector<int64_t>& in, const std::vector<int64_t>& out, int64_t k) {
   int64_t offset = 0, stride = 1;
   for (size_t d = out.size(); d-- > 0;) {
     const int64_t coord = k % out[d];
@@ -30,22 +30,93 @@ int64_t BroadcastAt(const ir::ConstantData& c, const std::vector<int64_t>& out, 
       stride *= dim;
     }
   }
-  return c.data<int64_t>()[offset];
+  return offset;
+}
+
+// Element of int64 `c` read at output index `k` of its broadcast to `out`.
+int64_t BroadcastAt(const ir::ConstantData& c, const std::vector<int64_t>& out, int64_t k) {
+  return c.data<int64_t>()[BroadcastOffset(c.shape, out, k)];
 }
 
 }  // namespace
 
 bool IsSymbolicArithmetic(const ir::Node& node) {
-  return node.domain.empty() && (node.op_type == "Add" || node.op_type == "Sub" ||
-                                 node.op_type == "Mul" || node.op_type == "Div");
+  return node.domain.empty() &&
+         (node.op_type == "Add" || node.op_type == "Sub" || node.op_type == "Mul" ||
+          node.op_type == "Div" || node.op_type == "Equal" || node.op_type == "Where");
 }
+
+namespace {
+
+// x == y for dims, when the pool can tell: equal encodings, two numbers, or
+// a dim that is never negative against a negative number (PyTorch's
+// expand(B, -1, -1) compares its sizes with -1). Otherwise false.
+bool DecideEqual(ir::DimPool& dims, int64_t x, int64_t y, bool* equal) {
+  const bool sx = dims.Known(x), sy = dims.Known(y);
+  if (x == y) return *equal = true, true;
+  if (!sx && !sy) return *equal = false, true;
+  const int64_t dim = sx ? x : y, other = sx ? y : x;
+  if (!(sx && sy) && other < 0 && dims.KnownNonNegative(dim)) return *equal = false, true;
+  return false;
+}
+
+// Equal of shape values (a bool constant) and Where choosing between them
+// by a known condition (a shape value again).
+ir::ConstantPtr FoldSymbolicSelect(const ir::Graph& graph, const ir::Node& node,
+                                   const std::vector<ir::ConstantPtr>& known) {
+  const bool where = node.op_type == "Where";
+  if (node.inputs.size() != (where ? 3u : 2u)) return nullptr;
+  std::vector<const ir::ConstantData*> in;
+  for (ir::ValueId v : node.inputs) {
+    const ir::ConstantData* c = v == ir::kNoValue ? nullptr : ConstantOf(graph, v, known);
+    if (c == nullptr) return nullptr;
+    in.push_back(c);
+  }
+  if (where && (in[0]->dtype != ir::DType::Bool || in[0]->symbolic)) return nullptr;
+  for (size_t k = where ? 1 : 0; k < in.size(); ++k) {
+    if (in[k]->dtype != ir::DType::I64) return nullptr;
+  }
+  std::vector<int64_t> out_shape = in[0]->shape;
+  for (size_t k = 1; k < in.size(); ++k) {
+    std::vector<int64_t> next;
+    if (!ir::BroadcastShapes(out_shape, in[k]->shape, &next)) return nullptr;
+    out_shape = std::move(next);
+  }
+  const int64_t n = ir::ElementCount(out_shape);
+  if (n < 0 || n > kMaxElements) return nullptr;
+  ir::DimPool& dims = graph.dims;
+  std::vector<int64_t> values(static_cast<size_t>(n));
+  std::vector<uint8_t> flags(static_cast<size_t>(n));
+  for (int64_t k = 0; k < n; ++k) {
+    if (where) {
+      const int64_t at = BroadcastOffset(in[0]->shape, out_shape, k);  // one byte per bool
+      values[k] = in[0]->bytes[static_cast<size_t>(at)] != 0
+                      ? BroadcastAt(*in[1], out_shape, k)
+                      : BroadcastAt(*in[2], out_shape, k);
+    } else {
+      bool equal = false;
+      if (!DecideEqual(dims, BroadcastAt(*in[0], out_shape, k), BroadcastAt(*in[1], out_shape, k),
+                       &equal)) {
+        return nullptr;
+      }
+      flags[k] = equal ? 1 : 0;
+    }
+  }
+  if (!where) return ir::MakeConstant(ir::DType::Bool, out_shape, flags);
+  auto result = std::const_pointer_cast<ir::ConstantData>(ir::MakeI64Constant(out_shape, values));
+  for (int64_t v : values) result->symbolic = result->symbolic || dims.Known(v);
+  return result;
+}
+
+}  // namespace
 
 ir::ConstantPtr FoldSymbolicArithmetic(const ir::Graph& graph, const ir::Node& node,
                                        const std::vector<ir::ConstantPtr>& known) {
-  if (!IsSymbolicArithmetic(node) || node.inputs.size() != 2 || node.outputs.empty() ||
-      node.outputs[0] == ir::kNoValue) {
+  if (!IsSymbolicArithmetic(node) || node.outputs.empty() || node.outputs[0] == ir::kNoValue) {
     return nullptr;
   }
+  if (node.op_type == "Equal" || node.op_type == "Where") return FoldSymbolicSelect(graph, node, known);
+  if (node.inputs.size() != 2) return nullptr;
   const ir::ConstantData* a = ConstantOf(graph, node.inputs[0], known);
   const ir::ConstantData* b = ConstantOf(graph, node.inputs[1], known);
   if (a == nullptr || b == nullptr || a->dtype != ir::DType::I64 || b->dtype != ir::DType::I64) {

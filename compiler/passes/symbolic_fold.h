@@ -1,6 +1,7 @@
 // Constant folding of integer arithmetic on symbolic shape values
 // (ConstantData::symbolic): Add/Sub/Mul/Div of Shape elements, as exporters
-// write `x.size(-1) // heads`. Elements are encoded dims (ir/dim_expr.h);
+// write `x.size(-1) // heads`, and Equal/Where on them where the pool can
+// decide (PyTorch's expand(B, -1, -1) replaces its -1 sizes so). Elements are encoded dims (ir/dim_expr.h);
 // the arithmetic goes through the graph's DimPool.
 #ifndef KILN_COMPILER_PASSES_SYMBOLIC_FOLD_H_
 #define KILN_COMPILER_PASSES_SYMBOLIC_FOLD_H_
@@ -12,9 +13,11 @@
 namespace kiln::compiler {
 
 // The folded int64 result of `node` (Add, Sub, Mul or Div with numpy
-// broadcasting), or nullptr when it cannot be folded exactly: Div needs a
-// non-negative dividend and a positive divisor (ONNX truncates, which is then
-// the floor the pool computes).
+// broadcasting; Where with a known bool condition), or Equal's bool result,
+// or nullptr when it cannot be folded exactly: Div needs a non-negative
+// dividend and a positive divisor (ONNX truncates, which is then the floor
+// the pool computes); Equal needs each pair decided (equal encodings, two
+// numbers, or a never-negative dim against a negative number).
 ir::ConstantPtr FoldSymbolicArithmetic(const ir::Graph& graph, const ir::Node& node,
                                        const std::vector<ir::ConstantPtr>& known);
 

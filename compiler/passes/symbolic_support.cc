@@ -52,6 +52,8 @@ bool TakesSymbolicValueAt(const std::string& op, size_t input) {
   // constants of the subgraph, where the ops reading them are checked.
   if (op == "Concat" || op == "If" || op == "Loop" || op == "Scan") return true;
   if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") return input <= 1;  // symbolic_fold
+  if (op == "Equal") return input <= 1;  // symbolic_fold, where decidable
+  if (op == "Where") return input == 1 || input == 2;  // symbolic_fold, known condition
   if (op == "Reshape") return input <= 1;
   if (op == "Expand") return input == 1;  // its shape (the rule reads it as dims)
   if (op == "ConstantOfShape") return input == 0;  // its shape, read as dims

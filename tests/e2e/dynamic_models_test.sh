@@ -171,6 +171,7 @@ run_model loop_dynbatch "$DYN" "1 2 5" yes
 run_model scan_dynseq "$DYN" "1 4 9" yes
 run_model scan_batch_dynseq "$DYN" "1 3 7" yes
 run_model loop_trip_dynseq "$DYN" "1 3 8" yes
+run_model scan_after_dynseq "$DYN" "1 4 9" yes
 # If branches [N,4] and [N,2]: the width is a length known after the IF ran.
 run_model if_widths_dynbatch "$DYN" "1 3 6" yes
 # What PyTorch exports for sizes (generate_torch_patterns.py): Range to S and
@@ -180,6 +181,10 @@ run_model arange_dynseq "$DYN" "1 3 7" yes
 run_model arange_past_dynseq "$DYN" "1 3 7" yes
 run_model causal_dynseq "$DYN" "1 3 7" yes
 run_model zeros_dynbatch "$DYN" "1 3 7" yes
+# expand(B, -1, -1) of a class token and an arange(S) < 3 mask expanded to
+# [B,S]: PyTorch replaces the -1s with Equal/Where on the size values.
+run_model expand_cls_dynseq "$DYN" "1 3 7" yes
+run_model length_mask_dynseq "$DYN" "1 3 7" yes
 # A GPT-style decoder using all of them (arange positions, a causal mask).
 run_model gpt_dynseq "$DYN" "1 5 13 64" yes
 

@@ -22,6 +22,9 @@ every size in the VM and as AOT C.
   loop_trip_dynseq x [S,3]; Loop with trip count Shape(x)[0] = S: acc += x[i]
                    (x captured, Gather by the iteration number), scanning
                    acc out -> [S,3]
+  scan_after_dynseq x [S,4]; Scan with a static [4] state over Relu(x) (a
+                   tensor sized by S, so the Scan's slots lie past it), times
+                   Relu(x): cumsum(relu(x)) * relu(x)
   if_widths_dynbatch x [N,4]; If ReduceSum(x) > 0 then x else x[:, :2], then
                    Sigmoid: [N, w] with w (4 or 2) known after the IF ran
   refused_loop_nonzero, refused_if_shapes   models Kiln refuses (no data):
@@ -204,6 +207,29 @@ def scan_batch_model(out):
         save_case(out, "scan_batch_dynseq", label, x, np.stack(ys[::-1], axis=1))
 
 
+def scan_after_model(out):
+    """A Scan with a static state whose slots lie past a tensor sized by S."""
+    rng = np.random.default_rng(37)
+    body = helper.make_graph(
+        [helper.make_node("Add", ["s_in", "x_t"], ["s_out"], name="body_acc"),
+         helper.make_node("Identity", ["s_out"], ["y_t"], name="body_y")],
+        "body",
+        [helper.make_tensor_value_info("s_in", F, [4]), helper.make_tensor_value_info("x_t", F, [4])],
+        [helper.make_tensor_value_info("s_out", F, [4]), helper.make_tensor_value_info("y_t", F, [4])])
+    nodes = [helper.make_node("Relu", ["input"], ["r"], name="relu"),
+             const("s0", np.zeros(4, np.float32)),
+             helper.make_node("Scan", ["s0", "r"], ["s_final", "ys"], name="scan", body=body,
+                              num_scan_inputs=1),
+             helper.make_node("Mul", ["ys", "r"], ["output"], name="mul")]
+    save_model(out, "scan_after_dynseq", nodes,
+               [helper.make_tensor_value_info("input", F, ["S", 4])],
+               [helper.make_tensor_value_info("output", F, ["S", 4])])
+    for s in (1, 4, 9):
+        x = rng.standard_normal((s, 4)).astype(np.float32)
+        r = np.maximum(x, 0).astype(np.float64)
+        save_case(out, "scan_after_dynseq", s, x, np.cumsum(r, axis=0) * r)
+
+
 def loop_trip_model(out):
     rng = np.random.default_rng(35)
     body = helper.make_graph(
@@ -309,6 +335,7 @@ def main():
     scan_model(args.out)
     scan_batch_model(args.out)
     loop_trip_model(args.out)
+    scan_after_model(args.out)
     if_widths_model(args.out)
     refused_models(args.out)
 

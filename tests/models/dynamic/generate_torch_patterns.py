@@ -8,6 +8,9 @@ module exported with dynamic_axes, with PyTorch references at several sizes.
   causal_dynseq   softmax of x @ x^T masked by torch.triu(ones(S, S), 1)
                   (ConstantOfShape [S,S], Trilu, Where over [B,S,S])
   zeros_dynbatch  x [B,6]: x[:, :4] + torch.zeros(B, 4)     (ConstantOfShape [B,4])
+  expand_cls_dynseq  x [B,S,4]: cat(cls.expand(B, -1, -1), x) (a ViT class
+                  token: Equal/Where on the size values replace the -1s)
+  length_mask_dynseq x [B,S,4]: x.sum(-1) * (arange(S)[None].expand(B, S) < 3)
   gpt_dynseq      ids [1,S] int64 -> logits [1,S,50]: a two-block GPT-style
                   decoder (token + arange(S) position embeddings, causal
                   MultiheadAttention masked by triu(ones(S, S), 1), GELU
@@ -54,6 +57,22 @@ class Causal(torch.nn.Module):
 class Zeros(torch.nn.Module):
     def forward(self, x):
         return x[:, :4] + torch.zeros(x.shape[0], 4)
+
+
+class ExpandCls(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.cls = torch.nn.Parameter(torch.randn(1, 1, 4))
+
+    def forward(self, x):
+        return torch.cat([self.cls.expand(x.shape[0], -1, -1), x], 1)
+
+
+class LengthMask(torch.nn.Module):
+    def forward(self, x):
+        s = x.shape[1]
+        idx = torch.arange(s)[None, :].expand(x.shape[0], s)
+        return x.sum(-1) * (idx < 3).float()
 
 
 class Block(torch.nn.Module):
@@ -121,6 +140,18 @@ def main():
     ]
     with torch.no_grad():
         for name, module, make, names, axes in models:
+            export(args.out, name, module, make(5), names, axes)
+            for size in (1, 3, 7):
+                inputs = make(size)
+                save_case(args.out, name, size, inputs, module(*inputs))
+        torch.manual_seed(16)
+        more = [
+            ("expand_cls_dynseq", ExpandCls(), lambda s: (torch.randn(s, s + 1, 4),), ["input"],
+             {"input": {0: "B", 1: "S"}}),
+            ("length_mask_dynseq", LengthMask(), lambda s: (torch.randn(2, s, 4),), ["input"],
+             {"input": {0: "B", 1: "S"}}),
+        ]
+        for name, module, make, names, axes in more:
             export(args.out, name, module, make(5), names, axes)
             for size in (1, 3, 7):
                 inputs = make(size)

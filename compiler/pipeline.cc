@@ -17,6 +17,7 @@
 #include "compiler/passes/expand_variadic.h"
 #include "compiler/passes/layer_norm_fusion.h"
 #include "compiler/passes/layout_selection.h"
+#include "compiler/passes/materialize_symbolic_values.h"
 #include "compiler/passes/memory_planning.h"
 #include "compiler/passes/op_support.h"
 #include "compiler/passes/shape_inference.h"
@@ -40,6 +41,7 @@ const std::vector<Pass>& GraphPasses() {
       {"expand-clip", ExpandClip},
       {"expand-norms", ExpandNorms},
       {"check-all-folded", [](ir::Graph& g) { return CheckAllFolded(g); }},
+      {"materialize-symbolic-values", MaterializeSymbolicValues},
       {"fold-batchnorm", FoldBatchNormIntoConv},
       {"fuse-layer-norm", FuseLayerNorm},
       {"form-dispatches", FormDispatches},

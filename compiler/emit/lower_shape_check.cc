@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/emit/lower_ops.h"
 #include "compiler/ir/graph.h"
+#include "compiler/passes/materialize_symbolic_values.h"
 #include "compiler/passes/shape_rules_runtime.h"
 #include "compiler/passes/symbolic_support.h"
 #include "kiln/kernels.h"
@@ -146,9 +147,19 @@ absl::Status LowerSymbolicRange(LoweringContext& ctx, const ir::Node& node) {
                       {}, {by});
 }
 
+// A size read as tensor data (passes/materialize_symbolic_values.h).
+absl::Status LowerSymbolicValue(LoweringContext& ctx, const ir::Node& node) {
+  std::vector<int64_t> ip = node.GetInts("values", {});
+  ip.insert(ip.begin(), static_cast<int64_t>(ip.size()));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  return ctx.Dispatch(node, "int_values", std::move(ip), {}, {by});
+}
+
 void RegisterShapeCheckLowerings(LoweringTable& table) {
   table["ConstantOfShape"] = LowerConstantOfShape;
   table["Range"] = LowerSymbolicRange;
+  table[absl::StrCat(compiler::kSymbolicValueDomain, ":", compiler::kSymbolicValueOp)] =
+      LowerSymbolicValue;
 }
 
 }  // namespace kiln::compiler::emit

@@ -196,6 +196,12 @@ ValueId Graph::FindValue(const std::string& name) const {
   return it == by_name_.end() ? kNoValue : it->second;
 }
 
+void Graph::RenameValue(ValueId id, const std::string& name) {
+  by_name_.erase(values[id].name);
+  values[id].name = name;
+  by_name_[name] = id;
+}
+
 NodeId Graph::AddNode(Node node) {
   const NodeId id = static_cast<NodeId>(nodes.size());
   for (ValueId out : node.outputs) {

@@ -145,6 +145,8 @@ class Graph {
   ValueId AddValue(const std::string& name);
   ValueId AddConstant(const std::string& name, ConstantPtr data);
   ValueId FindValue(const std::string& name) const;  // kNoValue if absent
+  // Gives value `id` a new name, which must be unused.
+  void RenameValue(ValueId id, const std::string& name);
   NodeId AddNode(Node node);                          // appends; sets producers
   Value& value(ValueId id) { return values[id]; }
   const Value& value(ValueId id) const { return values[id]; }

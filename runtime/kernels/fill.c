@@ -1,10 +1,12 @@
-/* fill and arange: tensors whose element count the symbols set (ONNX
- * ConstantOfShape of a shape computed from them, Range over such bounds).
+/* fill, arange and int_values: tensors whose element count or values the
+ * symbols set (ONNX ConstantOfShape of a shape computed from them, Range over
+ * such bounds, a size read as tensor data).
  * The count, and arange's start, arrive as parameters patched at run time
  * (DISPATCH_DYN), so neither reads a run-time tensor for its shape.
  *   fill:   out[i] = value (one element of eb bytes, binding 0), i < n
  *   arange: out[i] = start + i * delta in dtype, i < n (integers wrap as
- *           two's complement, which the compiler's bounds never reach) */
+ *           two's complement, which the compiler's bounds never reach)
+ *   int_values: out[i] = iparams[1 + i] as int64, i < n = iparams[0] */
 #include <stdint.h>
 #include <string.h>
 
@@ -64,4 +66,20 @@ int kiln_arange_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
   int64_t bytes;
   KILN_TRY(kiln_dense_bytes(ip[AR_N], kiln_dtype_size(t), &bytes));
   return kiln_check_binding(binding_bytes[0], bytes);
+}
+
+int kiln_int_values(const int64_t* ip, const float* fp, void* const* bindings,
+                    const kiln_host* host) {
+  (void)fp;
+  (void)host;
+  memcpy(bindings[0], ip + 1, (size_t)ip[0] * sizeof(int64_t));
+  return KILN_OK;
+}
+
+int kiln_int_values_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                          uint32_t fparam_count, const uint64_t* binding_bytes) {
+  if (iparam_count < 1 || ip == NULL || ip[0] < 0 || (uint64_t)ip[0] != iparam_count - 1u)
+    return KILN_ERR_INVALID_ARGUMENT;
+  KILN_TRY(kiln_check_counts(ip, iparam_count, iparam_count, fp, fparam_count, 0));
+  return kiln_check_binding(binding_bytes[0], ip[0] * (int64_t)sizeof(int64_t));
 }

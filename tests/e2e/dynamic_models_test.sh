@@ -185,6 +185,8 @@ run_model zeros_dynbatch "$DYN" "1 3 7" yes
 # [B,S]: PyTorch replaces the -1s with Equal/Where on the size values.
 run_model expand_cls_dynseq "$DYN" "1 3 7" yes
 run_model length_mask_dynseq "$DYN" "1 3 7" yes
+# Sizes read as tensor data: x.sum(1) / x.shape[1] + x.shape[0].
+run_model size_mean_dynseq "$DYN" "1 3 7" yes
 # A GPT-style decoder using all of them (arange positions, a causal mask).
 run_model gpt_dynseq "$DYN" "1 5 13 64" yes
 

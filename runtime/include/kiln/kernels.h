@@ -944,6 +944,13 @@ KILN_DECLARE_KERNEL(fill)
  * fparams: none. */
 KILN_DECLARE_KERNEL(arange)
 
+/* int_values: a size read as tensor data (x * x.shape[1]); its values,
+ * patched at run time where they are symbolic, written as int64.
+ * bindings: [0] Y [n] int64
+ * iparams (1 + n): n values[n]
+ * fparams: none. */
+KILN_DECLARE_KERNEL(int_values)
+
 #undef KILN_DECLARE_KERNEL
 
 #ifdef __cplusplus

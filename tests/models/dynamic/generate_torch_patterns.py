@@ -11,6 +11,8 @@ module exported with dynamic_axes, with PyTorch references at several sizes.
   expand_cls_dynseq  x [B,S,4]: cat(cls.expand(B, -1, -1), x) (a ViT class
                   token: Equal/Where on the size values replace the -1s)
   length_mask_dynseq x [B,S,4]: x.sum(-1) * (arange(S)[None].expand(B, S) < 3)
+  size_mean_dynseq x [B,S,4]: x.sum(1) / x.shape[1] + x.shape[0] (sizes read
+                  as tensor data: kiln:SymbolicValue, int_values kernel)
   gpt_dynseq      ids [1,S] int64 -> logits [1,S,50]: a two-block GPT-style
                   decoder (token + arange(S) position embeddings, causal
                   MultiheadAttention masked by triu(ones(S, S), 1), GELU
@@ -73,6 +75,11 @@ class LengthMask(torch.nn.Module):
         s = x.shape[1]
         idx = torch.arange(s)[None, :].expand(x.shape[0], s)
         return x.sum(-1) * (idx < 3).float()
+
+
+class SizeMean(torch.nn.Module):
+    def forward(self, x):
+        return x.sum(1) / x.shape[1] + x.shape[0]
 
 
 class Block(torch.nn.Module):
@@ -149,6 +156,8 @@ def main():
             ("expand_cls_dynseq", ExpandCls(), lambda s: (torch.randn(s, s + 1, 4),), ["input"],
              {"input": {0: "B", 1: "S"}}),
             ("length_mask_dynseq", LengthMask(), lambda s: (torch.randn(2, s, 4),), ["input"],
+             {"input": {0: "B", 1: "S"}}),
+            ("size_mean_dynseq", SizeMean(), lambda s: (torch.randn(s + 1, s, 4),), ["input"],
              {"input": {0: "B", 1: "S"}}),
         ]
         for name, module, make, names, axes in more:

@@ -89,13 +89,18 @@ absl::Status LowerExpand(LoweringContext& ctx, const ir::Node& node) {
 absl::Status LowerTile(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
-  const Shape xs = ContiguousStrides(x), ys = ContiguousStrides(y);
+  // Symbolic dims: the rule left the repeats (kiln.repeats); sizes through the pool.
+  const Shape reps = node.GetInts("kiln.repeats", {});
+  if (!reps.empty() && reps.size() != x.size()) return ctx.Invalid(node, "repeats are missing");
+  ir::DimPool* pool = reps.empty() ? nullptr : &ctx.dims();
+  const Shape xs = pool ? ContiguousStrides(x, *pool) : ContiguousStrides(x);
+  const Shape ys = pool ? ContiguousStrides(y, *pool) : ContiguousStrides(y);
   Shape dims, ss, ds;
   for (size_t d = 0; d < x.size(); ++d) {
-    const int64_t rep = x[d] == 0 ? 0 : y[d] / x[d];
+    const int64_t rep = pool ? reps[d] : x[d] == 0 ? 0 : y[d] / x[d];
     dims.insert(dims.end(), {rep, x[d]});
     ss.insert(ss.end(), {0, xs[d]});
-    ds.insert(ds.end(), {x[d] * ys[d], ys[d]});
+    ds.insert(ds.end(), {pool ? pool->Mul(x[d], ys[d]) : x[d] * ys[d], ys[d]});
   }
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
@@ -170,6 +175,11 @@ absl::Status LowerPad(LoweringContext& ctx, const ir::Node& node) {
   } else if (node.HasAttr("value")) {  // opset < 11
     const float v = node.GetFloat("value", 0.0f);
     std::memcpy(&fill, &v, 4);
+  }
+  // Dispatch would read a fill whose bits fall on an encoded dim (a float64
+  // -2.0 is kSymbolicBase) as that dim.
+  if (ctx.dims().Known(fill)) {
+    return ctx.Unimplemented(node, "this constant_value beside symbolic dimensions");
   }
   std::vector<int64_t> ip = {eb, m, r, fill};
   ip.insert(ip.end(), x.begin(), x.end());

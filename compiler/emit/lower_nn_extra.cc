@@ -90,12 +90,22 @@ absl::Status LowerEinsum(LoweringContext& ctx, const ir::Node& node) {
   if (letters.size() > 16) return ctx.Unimplemented(node, "more than 16 distinct letters");
   const size_t L = letters.size();
   Shape dims(L, 1), strides[2] = {Shape(L, 0), Shape(L, 0)};
+  // Dims may be symbolic (graphs with symbols): sizes and strides through the
+  // pool; two different symbolic sizes of a letter must agree at run time.
+  ir::DimPool* pool = ctx.dims().empty() ? nullptr : &ctx.dims();
   for (size_t k = 0; k < shapes.size(); ++k) {
-    const Shape st = ContiguousStrides(shapes[k]);
+    const Shape st = pool ? ContiguousStrides(shapes[k], *pool) : ContiguousStrides(shapes[k]);
     for (size_t i = 0; i < spec->inputs[k].size(); ++i) {
       const size_t l = letters.find(spec->inputs[k][i]);
-      dims[l] = std::max(dims[l], shapes[k][i]);
-      if (shapes[k][i] != 1) strides[k][l] += st[i];  // repeated letter: diagonal
+      const int64_t d = shapes[k][i];
+      if (pool && (ir::IsSymbolic(d) || ir::IsSymbolic(dims[l]))) {
+        if (dims[l] == 1) dims[l] = d;
+        else if (d != 1 && d != dims[l]) dims[l] = pool->AssumeEqual(dims[l], d);
+      } else {
+        dims[l] = std::max(dims[l], d);
+      }
+      // repeated letter: diagonal
+      if (d != 1) strides[k][l] = pool ? pool->Add(strides[k][l], st[i]) : strides[k][l] + st[i];
     }
   }
   std::vector<int64_t> ip = {static_cast<int64_t>(L), static_cast<int64_t>(spec->output.size()),

@@ -28,6 +28,7 @@ const LoweringTable& Table() {
     RegisterRuntimeParamLowerings(*t);  // after all: wraps Slice/Pad/Reduce*, adds Range
     RegisterDataDependentLowerings(*t);  // NonZero, Compress, Unique, NMS, training Dropout
     RegisterResizeRtLowerings(*t);  // wraps Resize (run-time scales/roi)
+    RegisterResizeSymbolicLowerings(*t);  // wraps Resize (symbolic dims)
     RegisterGridSampleLowerings(*t);
     RegisterTrainingLowerings(*t);   // "ai.onnx.preview.training:Adam", ...
     RegisterUnpoolRoiLowerings(*t);  // MaxUnpool, RoiAlign

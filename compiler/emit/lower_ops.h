@@ -64,6 +64,8 @@ void RegisterRuntimeParamLowerings(LoweringTable& table);
 void RegisterDataDependentLowerings(LoweringTable& table);
 // lower_resize_rt.cc: Resize with run-time scales or roi (wraps Resize).
 void RegisterResizeRtLowerings(LoweringTable& table);
+// lower_resize_sym.cc: Resize over symbolic dims (wraps Resize, after the above).
+void RegisterResizeSymbolicLowerings(LoweringTable& table);
 void RegisterGridSampleLowerings(LoweringTable& table);  // lower_grid_sample.cc
 // lower_training.cc: ai.onnx.preview.training Adagrad/Adam/Momentum, registered
 // as "ai.onnx.preview.training:<Op>" (lower_node.cc looks non-default domains up so).

@@ -55,18 +55,30 @@ absl::Status Size(Ctx& c) {
 absl::Status Tile(Ctx& c) {
   KILN_RETURN_IF_ERROR(c.Need(2));
   Shape rep;
-  KILN_RETURN_IF_ERROR(c.KnownInts(1, "repeats", &rep));
+  // The repeats may be a value computed from the symbols (x.repeat(B, 1, 1));
+  // its elements are dims, multiplied with x's through the pool.
+  KILN_RETURN_IF_ERROR(c.KnownInts(1, "repeats", &rep, /*allow_symbolic=*/true));
   const Shape& x = c.S(0);
   if (rep.size() != x.size()) {
     return c.Err(absl::StrCat("repeats ", ShapeStr(rep), " do not match input ", ShapeStr(x)));
   }
+  const bool symbolic_rep = c.C(1)->symbolic;
   Shape out;
+  bool any_symbolic = false;
   for (size_t d = 0; d < x.size(); ++d) {
-    if (rep[d] < 0) return c.Err("repeats must be non-negative");
+    const bool sym_rep = symbolic_rep && c.dims().Known(rep[d]);
+    if (!sym_rep && rep[d] < 0) return c.Err("repeats must be non-negative");
+    if (sym_rep || ir::IsSymbolic(x[d])) {
+      out.push_back(c.dims().Mul(x[d], rep[d]));
+      any_symbolic = true;
+      continue;
+    }
     int64_t o;
     KILN_RETURN_IF_ERROR(c.Narrow(static_cast<__int128>(x[d]) * rep[d], "the tiled size", &o));
     out.push_back(o);
   }
+  // The lowering cannot divide symbolic output dims back into repeats.
+  if (any_symbolic) SetInts(c.node(), "kiln.repeats", rep);
   return c.Set(0, c.T(0), std::move(out));
 }
 
@@ -229,6 +241,16 @@ absl::Status Pad(Ctx& c) {
   }
   Shape out;
   for (int64_t d = 0; d < r; ++d) {
+    if (ir::IsSymbolic(x[d])) {
+      // Pads add to a symbolic axis through the pool; cropping one could
+      // leave a negative length at run time, so it is refused.
+      if (full[d] < 0 || full[r + d] < 0) {
+        return c.RequireStatic(x[d], "an axis cropped by negative pads");
+      }
+      if (!c.Within(full[d]) || !c.Within(full[r + d])) return c.Err("pads are out of range");
+      out.push_back(c.dims().Add(c.dims().Add(x[d], full[d]), full[r + d]));
+      continue;
+    }
     const __int128 wide = static_cast<__int128>(x[d]) + full[d] + full[r + d];
     if (wide < 0) return c.Err("pads crop more than the input holds");
     int64_t o;
@@ -305,6 +327,25 @@ absl::Status OneHot(Ctx& c) {
   return c.Set(0, c.T(2), std::move(out));
 }
 
+// floor(x * s) for a symbolic x: a float is exactly m / 2^k, so the length
+// is floor(x * m / 2^k) in the pool (the kernel checks it against the
+// double product at run time).
+absl::Status SymbolicScaled(Ctx& c, int64_t x, float s, int64_t* out) {
+  if (!std::isfinite(s)) return c.Err("scales must be finite");
+  int e = 0;
+  const double f = std::frexp(static_cast<double>(s), &e);  // s = f * 2^e, f in [0.5, 1)
+  int64_t m = static_cast<int64_t>(std::ldexp(f, 24));     // exact: 24 significant bits
+  int64_t k = 24 - e;
+  while (k > 0 && m % 2 == 0) m /= 2, --k;
+  if (k < -20 || k > 40) return c.Err(absl::StrCat("scale ", s, " is out of range for a symbolic axis"));
+  if (k <= 0) {
+    *out = c.dims().Mul(x, m << -k);
+  } else {
+    *out = c.dims().FloorDiv(c.dims().Mul(x, m), int64_t{1} << k);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Resize(Ctx& c) {
   KILN_RETURN_IF_ERROR(c.Need(1));
   const Shape& x = c.S(0);
@@ -329,6 +370,7 @@ absl::Status Resize(Ctx& c) {
   if (sz && sz->element_count() > 0) {
     if (sz->element_count() != r) return c.Err("sizes must have one entry per axis");
     for (int64_t d = 0; d < r; ++d) {
+      KILN_RETURN_IF_ERROR(c.RequireStatic(x[d], "an axis resized to a constant size"));
       out.push_back(sz->IntAt(d));
       scales.push_back(x[d] == 0 ? 1.0f : static_cast<float>(out[d]) / static_cast<float>(x[d]));
     }
@@ -338,6 +380,12 @@ absl::Status Resize(Ctx& c) {
       const float s = static_cast<float>(sc->FloatAt(d));
       if (!(s > 0)) return c.Err("scales must be positive");
       scales.push_back(s);
+      if (ir::IsSymbolic(x[d])) {
+        int64_t dim = 0;
+        KILN_RETURN_IF_ERROR(SymbolicScaled(c, x[d], s, &dim));
+        out.push_back(dim);
+        continue;
+      }
       const double dim = std::floor(static_cast<double>(x[d]) * s);
       // Beyond 2^53 a dim is no longer an exact integer; the element-count
       // limits downstream refuse far smaller tensors anyway.
@@ -492,7 +540,9 @@ absl::Status Einsum(Ctx& c) {
       const int64_t d = shapes[k][i];
       auto it = dim.find(l);
       if (it == dim.end() || it->second == 1) dim[l] = d;
-      else if (d != 1 && d != it->second) return c.Err(absl::StrCat("letter '", std::string(1, l), "' has sizes ", it->second, " and ", d));
+      else if (d != 1 && d != it->second && (ir::IsSymbolic(d) || ir::IsSymbolic(it->second))) {
+        it->second = c.dims().AssumeEqual(it->second, d);  // checked at run time
+      } else if (d != 1 && d != it->second) return c.Err(absl::StrCat("letter '", std::string(1, l), "' has sizes ", it->second, " and ", d));
     }
   }
   Shape out;

@@ -37,7 +37,10 @@ const std::set<std::string>& SymbolicOps() {
       "ConstantOfShape", "Range", "Trilu",
       // control flow: subgraphs share the model's pool; their own nodes are
       // checked when they compile (passes/control_flow.cc)
-      "If", "Loop", "Scan"};
+      "If", "Loop", "Scan",
+      // symops3: Tile (repeats from the symbols too), Pad (constant pads),
+      // Resize (constant scales; resize_rt_f32 with patched dims), Einsum
+      "Tile", "Pad", "Resize", "Einsum"};
   return *ops;
 }
 
@@ -59,6 +62,7 @@ bool TakesSymbolicValueAt(const std::string& op, size_t input) {
   if (op == "ConstantOfShape") return input == 0;  // its shape, read as dims
   if (op == "Range") return input <= 1;  // start and limit (SymbolicRange)
   if (op == "Slice") return input <= 2;  // data, starts, ends (SliceParams clamps them)
+  if (op == "Tile") return input == 1;  // its repeats (the rule reads them as dims)
   return data_only->count(op) != 0 && input == 0;
 }
 

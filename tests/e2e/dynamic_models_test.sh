@@ -161,6 +161,18 @@ run_model reduce_keep_dynseq "$DYN" "1 4 10" yes
 run_model argmax_dynseq "$DYN" "1 5 9" yes
 run_model cumsum_dynseq "$DYN" "1 4 11" yes
 run_model topk_dynseq "$DYN" "1 5 12" yes
+# Tile (the class token tiled by [B,1,1] from Shape(x); constant repeats of
+# a symbolic input), constant and reflect/edge Pad, Resize over a symbolic
+# batch and over symbolic H/W (nearest + linear, scales 2 and 0.5/1.5), a
+# batched Einsum (generate_ops3.py).
+run_model tile_cls_dynseq "$DYN" "1 3 7" yes
+run_model tile_dynseq "$DYN" "1 4 9" yes
+run_model pad_dynseq "$DYN" "1 4 9" yes
+run_model pad_reflect_dynhw "$DYN" "3 5 8" yes
+run_model resize_dynbatch "$DYN" "1 2 5" yes
+run_model resize_dynhw "$DYN" "1 4 9" yes
+run_model resize_frac_dynhw "$DYN" "2 5 9" yes
+run_model einsum_dynseq "$DYN" "1 3 8" yes
 
 # Control flow over symbolic dims (generate_control.py): an If whose branches
 # read x [N,4], a Loop carrying [N,4] with scan outputs [3,N,4], Scans over

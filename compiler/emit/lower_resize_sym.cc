@@ -1,0 +1,84 @@
+// Resize over symbolic dims (a dynamic batch, or H and W scaled by constant
+// scales) → resize_rt_f32, whose taps are computed per output coordinate at
+// run time: resize_f32's tap tables need every extent at compile time. The
+// in/out dims are patched parameters and the kernel (check_scales = 1)
+// verifies floor(in * scale) == out on every axis at run time. Wraps the
+// Resize lowering; static Resizes go on to it unchanged.
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/emit/lower_ops.h"
+#include "compiler/emit/resize_method.h"
+#include "compiler/ir/graph.h"
+#include "compiler/passes/shape_rules_resize_rt.h"
+#include "compiler/passes/symbolic_support.h"
+#include "kiln/kernels.h"
+
+namespace kiln::compiler::emit {
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+// A new float32 constant [values] bound as a kernel input.
+Binding BindFloats(LoweringContext& ctx, const ir::Node& node, const char* what,
+                   const std::vector<float>& values) {
+  auto data = std::make_shared<ir::ConstantData>();
+  data->dtype = ir::DType::F32;
+  data->shape = {static_cast<int64_t>(values.size())};
+  const auto* bytes = reinterpret_cast<const uint8_t*>(values.data());
+  data->bytes.assign(bytes, bytes + values.size() * sizeof(float));
+  return ctx.BindNewConstant(absl::StrCat(node.name, ".", what), data);
+}
+
+absl::Status LowerResizeSymbolic(LoweringContext& ctx, const ir::Node& node) {
+  KILN_ASSIGN_OR_RETURN(Shape x, ctx.InputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(Shape y, ctx.OutputShape(node, 0));
+  const size_t r = x.size();
+  if (r > KILN_MAX_RANK || y.size() != r) return ctx.Unimplemented(node, "rank is too high");
+  if (ctx.value(node.inputs[0]).dtype != ir::DType::F32) {
+    return ctx.Unimplemented(node, "Resize supports float32 data only");
+  }
+  kiln_resize_method m;
+  KILN_RETURN_IF_ERROR(ResizeMethodOf(ctx, node, &m));
+  if (m.ctm == KILN_RESIZE_TF_CROP_AND_RESIZE) {
+    return ctx.Unimplemented(node, "tf_crop_and_resize over symbolic dimensions");
+  }
+  // The rule's scales (constant scales, or out / in of static axes).
+  auto it = node.attributes.find("kiln.scales");
+  if (it == node.attributes.end() || it->second.floats.size() != r) {
+    return ctx.Invalid(node, "scales are missing");
+  }
+  std::vector<float> roi(2 * r, 0.0f);
+  for (size_t d = 0; d < r; ++d) roi[r + d] = 1.0f;
+  std::vector<Binding> b(4);
+  KILN_ASSIGN_OR_RETURN(b[0], ctx.Bind(node, node.inputs[0]));
+  b[1] = BindFloats(ctx, node, "roi", roi);
+  b[2] = BindFloats(ctx, node, "scales", it->second.floats);
+  KILN_ASSIGN_OR_RETURN(b[3], ctx.Bind(node, node.outputs[0]));
+  std::vector<int64_t> ip = {static_cast<int64_t>(r), m.mode, m.nearest, m.ctm,
+                             m.exclude_outside, /*check_scales=*/1, KILN_DTYPE_F32};
+  ip.insert(ip.end(), x.begin(), x.end());
+  ip.insert(ip.end(), y.begin(), y.end());
+  std::vector<float> fp = {static_cast<float>(m.cubic_a),
+                           node.GetFloat("extrapolation_value", 0.0f)};
+  return ctx.Dispatch(node, "resize_rt_f32", std::move(ip), std::move(fp), b);
+}
+
+}  // namespace
+
+void RegisterResizeSymbolicLowerings(LoweringTable& table) {
+  LowerFn before = table.count("Resize") ? table["Resize"] : LowerFn();
+  table["Resize"] = [before](LoweringContext& ctx, const ir::Node& node) -> absl::Status {
+    // Run-time scales or roi stay with lower_resize_rt.cc (which refuses symbolic dims).
+    const bool symbolic = !ctx.dims().empty() &&
+                          !compiler::HasRuntimeResizeParams(ctx.graph(), node) &&
+                          (HasSymbolicDims(ctx.value(node.inputs[0]).shape) ||
+                           HasSymbolicDims(ctx.value(node.outputs[0]).shape));
+    if (symbolic) return LowerResizeSymbolic(ctx, node);
+    if (!before) return ctx.Unimplemented(node, "no kernel lowers this op");
+    return before(ctx, node);
+  };
+}
+
+}  // namespace kiln::compiler::emit

@@ -685,6 +685,8 @@ class Emitter {
     std::string c = absl::StrCat(
         "\n/* The shape arithmetic: every integer register from the symbols' values. */\n",
         "static int ", name_, "_shapes(const int64_t* symbols, int64_t* n) {\n  int rc;\n  (void)rc;\n",
+        // An entry without integer instructions (a callee's own do the work).
+        "  (void)n;\n",
         "  for (int k = 0; k < ", upper_, "_SYMBOL_COUNT; ++k) {\n",
         "    if (symbols[k] < 1 || symbols[k] > KILN_MAX_SYMBOL_VALUE) return KILN_ERR_OUT_OF_RANGE;\n",
         "  }\n");

@@ -29,22 +29,22 @@ cmake --build --preset fuzz --target module_fuzzer onnx_fuzzer npy_fuzzer aot_fu
 
 FUZZ=$ROOT/build/fuzz
 mkdir -p "$FUZZ/artifacts"
-seed() {  # seed TARGET: fill the corpus from the test models once
-  local dir=$FUZZ/corpus/$1
-  [ -d "$dir" ] && return 0
+seed() {  # seed TARGET: add the test models the corpus lacks (new models join old corpora)
+  local dir=$FUZZ/corpus/$1 out
   mkdir -p "$dir"
   case $1 in
     onnx)
       for f in "$ROOT"/tests/models/*.onnx "$ROOT"/tests/compiler/models/*.onnx \
                "$ROOT"/tests/malformed/*.onnx "$ROOT"/tests/models/control/*.onnx \
                "$ROOT"/tests/models/result/*.onnx "$ROOT"/tests/models/dynamic/*.onnx; do
-        cp "$f" "$dir/$(basename "$(dirname "$f")")_$(basename "$f")"
+        cp -n "$f" "$dir/$(basename "$(dirname "$f")")_$(basename "$f")"
       done ;;
-    npy) cp "$ROOT"/tests/models/*.npy "$ROOT"/tests/models/bad/*.npy "$dir"/ ;;
+    npy) cp -n "$ROOT"/tests/models/*.npy "$ROOT"/tests/models/bad/*.npy "$dir"/ ;;
     module|aot)
       for m in "$ROOT"/tests/models/*.onnx "$ROOT"/tests/models/dynamic/*.onnx \
                "$ROOT"/tests/models/control/*.onnx "$ROOT"/tests/models/result/*.onnx; do
-        "$FUZZ/tools/kiln" compile "$m" -o "$dir/$(basename "$m" .onnx).kiln" 2> /dev/null || true
+        out="$dir/$(basename "$m" .onnx).kiln"
+        [ -e "$out" ] || "$FUZZ/tools/kiln" compile "$m" -o "$out" 2> /dev/null || true
       done ;;
   esac
 }

@@ -82,6 +82,17 @@ std::string SymbolicShape(const fb::TensorDesc& t) {
   return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
 }
 
+namespace {
+// An expression longer than this is shown as its register's name: each
+// instruction may double the text (n1 = n0 + n0, n2 = n1 + n1, ...), or
+// copy a long symbol name, which a hostile module would turn into gigabytes.
+constexpr size_t kMaxExpressionChars = 256;
+
+std::string Capped(std::string text, uint32_t reg) {
+  return text.size() > kMaxExpressionChars ? absl::StrCat("n", reg) : text;
+}
+}  // namespace
+
 std::vector<std::string> IntegerExpressions(const fb::Module& m, const fb::Function& fn) {
   std::vector<std::string> expr(fn.int_register_count(), "0");
   const uint32_t* code = fn.bytecode()->data();
@@ -91,15 +102,15 @@ std::vector<std::string> IntegerExpressions(const fb::Module& m, const fb::Funct
     pc += inst.length;
     const char* infix = nullptr;
     switch (inst.opcode) {
-      case KILN_OP_ISYM: expr[op[0]] = m.symbols()->Get(op[1])->str(); continue;
+      case KILN_OP_ISYM: expr[op[0]] = Capped(m.symbols()->Get(op[1])->str(), op[0]); continue;
       case KILN_OP_ICONST: expr[op[0]] = absl::StrCat(static_cast<int64_t>(ReadU64(op + 1))); continue;
-      case KILN_OP_ILOAD: expr[op[0]] = m.result_symbols()->Get(op[1])->name()->str(); continue;
+      case KILN_OP_ILOAD: expr[op[0]] = Capped(m.result_symbols()->Get(op[1])->name()->str(), op[0]); continue;
       case KILN_OP_IADD: infix = " + "; break;
       case KILN_OP_ISUB: infix = " - "; break;
       case KILN_OP_IMUL: infix = "*"; break;
       case KILN_OP_IDIV: infix = " / "; break;
-      case KILN_OP_IMIN: expr[op[0]] = absl::StrCat("min(", expr[op[1]], ", ", expr[op[2]], ")"); continue;
-      case KILN_OP_IMAX: expr[op[0]] = absl::StrCat("max(", expr[op[1]], ", ", expr[op[2]], ")"); continue;
+      case KILN_OP_IMIN: expr[op[0]] = Capped(absl::StrCat("min(", expr[op[1]], ", ", expr[op[2]], ")"), op[0]); continue;
+      case KILN_OP_IMAX: expr[op[0]] = Capped(absl::StrCat("max(", expr[op[1]], ", ", expr[op[2]], ")"), op[0]); continue;
       default: continue;
     }
     // Parenthesise sums inside products so the text reads as the arithmetic.
@@ -111,7 +122,7 @@ std::vector<std::string> IntegerExpressions(const fb::Module& m, const fb::Funct
                  ? absl::StrCat("(", e, ")")
                  : e;
     };
-    expr[op[0]] = absl::StrCat(operand(op[1]), infix, operand(op[2]));
+    expr[op[0]] = Capped(absl::StrCat(operand(op[1]), infix, operand(op[2])), op[0]);
   }
   return expr;
 }

@@ -673,6 +673,14 @@ class Verifier {
           if (!dyn && ops[1] == KILN_NO_REGISTER && ops[4] == KILN_NO_REGISTER) {
             return at("the loop has neither a trip count nor a condition the body sets: it never ends");
           }
+          // LOOP_DYN's trip INT64_MAX means no limit: a constant one without
+          // a condition the body sets is the endless loop refused above,
+          // unless an expected count surely >= 0 stops it (with a failure).
+          if (dyn && ops[4] == KILN_NO_REGISTER && int_known[ops[1]] && int_value[ops[1]] == INT64_MAX &&
+              !int_positive[ops[5]] && !(int_known[ops[5]] && int_value[ops[5]] >= 0)) {
+            return at("the loop's trip count is the constant INT64_MAX (no limit) and neither a condition "
+                      "the body sets nor an expected count ends it: it never ends");
+          }
           if (ops[3] == KILN_NO_REGISTER || views[ops[3]].kind != View::kArena) {
             return at("the iteration number must be written to an arena view");
           }

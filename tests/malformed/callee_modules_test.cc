@@ -1,0 +1,91 @@
+// Hand-made modules for LOOP_DYN and the dynamic opcodes in called
+// functions, written by tests/malformed/make_callee_module_corpus.py: the
+// endless loop is refused at load; the others load and their runs end
+// (normally or with their own error) in bounded time and memory.
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "tests/vm/zero_input_run.h"
+#include "vm/disassembler.h"
+#include "vm/module_image.h"
+
+namespace kiln {
+namespace {
+
+const std::string kModules = std::string(KILN_SOURCE_DIR) + "/tests/malformed/modules/";
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+absl::StatusOr<std::shared_ptr<const vm::ModuleImage>> Load(const std::string& file) {
+  const std::string bytes = ReadFile(kModules + file);
+  EXPECT_FALSE(bytes.empty()) << file;
+  auto image = vm::ModuleImage::LoadBytes(bytes.data(), bytes.size(), file);
+  if (!image.ok()) return image.status();
+  return std::shared_ptr<const vm::ModuleImage>(std::move(*image));
+}
+
+// Symbol N = 1: the input x is float32[1].
+constexpr int64_t kN = 1;
+constexpr uint64_t kMaxBytes = uint64_t{1} << 20;
+
+TEST(CalleeModules, AConstantNoLimitTripWithoutAConditionIsRefused) {
+  // Hung the VM before (2^63 - 1 calls of an empty body).
+  auto image = Load("loop_dyn_unbounded.kiln");
+  ASSERT_FALSE(image.ok());
+  const std::string message(image.status().message());
+  EXPECT_NE(message.find("function 'main' +28: the loop's trip count is the constant INT64_MAX"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("nor an expected count ends it: it never ends"), std::string::npos) << message;
+}
+
+TEST(CalleeModules, ANegativeTripCountRunsNoIteration) {
+  auto image = Load("loop_dyn_negative_trip.kiln");
+  ASSERT_TRUE(image.ok()) << image.status();
+  EXPECT_TRUE(testing::RunOnZeroInputs(*image, kN, kMaxBytes).ok());
+}
+
+TEST(CalleeModules, AnExpectedCountTheTripNeverReachesFailsTheRun) {
+  auto image = Load("loop_dyn_expected_huge.kiln");
+  ASSERT_TRUE(image.ok()) << image.status();
+  const absl::Status s = testing::RunOnZeroInputs(*image, kN, kMaxBytes);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(std::string(s.message()).find("the iteration count differs"), std::string::npos) << s;
+  EXPECT_NE(std::string(s.message()).find("(4611686018427387904)"), std::string::npos) << s;
+}
+
+// A register whose expression text doubles 60 times: the requirement's
+// message and kiln inspect took gigabytes before; long expressions now
+// read as the register's name.
+void ExpectBoundedRequirement(const std::string& file, const std::string& where) {
+  auto image = Load(file);
+  ASSERT_TRUE(image.ok()) << image.status();
+  const absl::Status s = testing::RunOnZeroInputs(*image, kN, kMaxBytes);
+  ASSERT_FALSE(s.ok());
+  const std::string message(s.message());
+  EXPECT_NE(message.find(where), std::string::npos) << message;
+  EXPECT_NE(message.find("the model's requirement"), std::string::npos) << message;
+  EXPECT_LT(message.size(), 2000u) << message;
+  EXPECT_LT(vm::DescribeModule(**image).size(), 100000u);
+}
+
+TEST(CalleeModules, ARequirementOnADoublingExpressionHasAShortMessage) {
+  // n60 = N * 2^60 (fits for N = 1), required to equal N.
+  ExpectBoundedRequirement("iassert_expression_blowup.kiln", "+257:");
+}
+
+TEST(CalleeModules, ACalleesRequirementOnADoublingExpressionHasAShortMessage) {
+  // In the function an IF calls: max(N, N) 60 times, required to be 0.
+  ExpectBoundedRequirement("callee_iassert_expression_blowup.kiln", "function 1 +247:");
+}
+
+}  // namespace
+}  // namespace kiln

@@ -64,6 +64,9 @@ void RegisterRuntimeParamLowerings(LoweringTable& table);
 void RegisterDataDependentLowerings(LoweringTable& table);
 // lower_resize_rt.cc: Resize with run-time scales or roi (wraps Resize).
 void RegisterResizeRtLowerings(LoweringTable& table);
+// A new float32 constant [values] bound as a kernel input (lower_resize_rt.cc).
+Binding BindFloats(LoweringContext& ctx, const ir::Node& node, const char* what,
+                   const std::vector<float>& values);
 // lower_resize_sym.cc: Resize over symbolic dims (wraps Resize, after the above).
 void RegisterResizeSymbolicLowerings(LoweringTable& table);
 void RegisterGridSampleLowerings(LoweringTable& table);  // lower_grid_sample.cc

@@ -23,6 +23,8 @@ bool Given(const LoweringContext& ctx, const ir::Node& node, size_t k) {
          ir::ElementCount(ctx.value(node.inputs[k]).shape) > 0;
 }
 
+}  // namespace
+
 // A new float32 constant [values] bound in place of an absent input.
 Binding BindFloats(LoweringContext& ctx, const ir::Node& node, const char* what,
                    const std::vector<float>& values) {
@@ -33,6 +35,8 @@ Binding BindFloats(LoweringContext& ctx, const ir::Node& node, const char* what,
   data->bytes.assign(bytes, bytes + values.size() * sizeof(float));
   return ctx.BindNewConstant(absl::StrCat(node.name, ".", what), data);
 }
+
+namespace {
 
 absl::Status LowerResizeRt(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(Shape x, ctx.InputShape(node, 0));

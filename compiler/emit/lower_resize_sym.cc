@@ -20,17 +20,6 @@ namespace {
 
 using Shape = std::vector<int64_t>;
 
-// A new float32 constant [values] bound as a kernel input.
-Binding BindFloats(LoweringContext& ctx, const ir::Node& node, const char* what,
-                   const std::vector<float>& values) {
-  auto data = std::make_shared<ir::ConstantData>();
-  data->dtype = ir::DType::F32;
-  data->shape = {static_cast<int64_t>(values.size())};
-  const auto* bytes = reinterpret_cast<const uint8_t*>(values.data());
-  data->bytes.assign(bytes, bytes + values.size() * sizeof(float));
-  return ctx.BindNewConstant(absl::StrCat(node.name, ".", what), data);
-}
-
 absl::Status LowerResizeSymbolic(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(Shape x, ctx.InputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(Shape y, ctx.OutputShape(node, 0));

@@ -21,15 +21,12 @@ import os
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
+
+from generate_ops import const, save_case  # the same helpers as the first op models
 
 OPSET = 13
 F = TensorProto.FLOAT
-
-
-def const(name, array):
-    return helper.make_node("Constant", [], [name], name=name,
-                            value=numpy_helper.from_array(np.asarray(array), name))
 
 
 def value(name, dims, elem=F):
@@ -43,17 +40,6 @@ def save_model(out, name, nodes, inputs, output):
     model.ir_version = 7
     onnx.checker.check_model(model)
     onnx.save(model, os.path.join(out, name + ".onnx"))
-
-
-def save_case(out, name, label, inputs, output):
-    base = os.path.join(out, f"{name}.{label}")
-    if len(inputs) == 1:
-        np.save(base + ".input.npy", inputs[0])
-    else:
-        for k, x in enumerate(inputs):
-            np.save(base + f".input{k}.npy", x)
-    assert output.dtype == np.float32, name
-    np.save(base + ".output.npy", output)
 
 
 def randn(rng, *shape):

@@ -130,6 +130,16 @@ def save_case(out, name, label, inputs, output):
     np.save(base + ".output.npy", output.numpy().astype(np.float32))
 
 
+def export_with_cases(out, models):
+    """Each (name, module, make_inputs, input_names, dynamic_axes): exported at
+    size 5, with inputs and PyTorch outputs at sizes 1, 3 and 7."""
+    for name, module, make, names, axes in models:
+        export(out, name, module, make(5), names, axes)
+        for size in (1, 3, 7):
+            inputs = make(size)
+            save_case(out, name, size, inputs, module(*inputs))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", required=True)
@@ -146,11 +156,7 @@ def main():
         ("zeros_dynbatch", Zeros(), lambda s: (torch.randn(s, 6),), ["input"], {"input": {0: "B"}}),
     ]
     with torch.no_grad():
-        for name, module, make, names, axes in models:
-            export(args.out, name, module, make(5), names, axes)
-            for size in (1, 3, 7):
-                inputs = make(size)
-                save_case(args.out, name, size, inputs, module(*inputs))
+        export_with_cases(args.out, models)
         torch.manual_seed(16)
         more = [
             ("expand_cls_dynseq", ExpandCls(), lambda s: (torch.randn(s, s + 1, 4),), ["input"],
@@ -160,11 +166,7 @@ def main():
             ("size_mean_dynseq", SizeMean(), lambda s: (torch.randn(s + 1, s, 4),), ["input"],
              {"input": {0: "B", 1: "S"}}),
         ]
-        for name, module, make, names, axes in more:
-            export(args.out, name, module, make(5), names, axes)
-            for size in (1, 3, 7):
-                inputs = make(size)
-                save_case(args.out, name, size, inputs, module(*inputs))
+        export_with_cases(args.out, more)
         torch.manual_seed(15)
         gpt = Gpt().eval()
         export(args.out, "gpt_dynseq", gpt, (torch.randint(0, 50, (1, 7)),), ["input"],

@@ -20,6 +20,7 @@
 #include "compiler/passes/materialize_symbolic_values.h"
 #include "compiler/passes/memory_planning.h"
 #include "compiler/passes/op_support.h"
+#include "compiler/passes/output_shape_hints.h"
 #include "compiler/passes/shape_inference.h"
 
 namespace kiln::compiler {
@@ -35,6 +36,7 @@ struct Pass {
 const std::vector<Pass>& GraphPasses() {
   static const std::vector<Pass>* passes = new std::vector<Pass>{
       // Folding infers shapes as it goes; inference then checks they are all known.
+      {"output-shape-hints", PropagateOutputShapeHints},
       {"expand-variadic", ExpandVariadicOps},
       {"fold-constants", FoldConstants},
       {"infer-shapes", InferShapes},

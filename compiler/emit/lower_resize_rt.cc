@@ -75,16 +75,23 @@ absl::Status LowerResizeRt(LoweringContext& ctx, const ir::Node& node) {
     b[2] = BindFloats(ctx, node, "scales", scales);
   }
   KILN_ASSIGN_OR_RETURN(b[3], ctx.Bind(node, node.outputs[0]));
-  std::vector<int64_t> ip = {static_cast<int64_t>(r), m.mode, m.nearest, m.ctm,
+  return DispatchResizeRt(ctx, node, m, x, y, check_scales, roi_dtype, b);
+}
+
+}  // namespace
+
+absl::Status DispatchResizeRt(LoweringContext& ctx, const ir::Node& node,
+                              const kiln_resize_method& m, const std::vector<int64_t>& x,
+                              const std::vector<int64_t>& y, bool check_scales, int64_t roi_dtype,
+                              const std::vector<Binding>& bindings) {
+  std::vector<int64_t> ip = {static_cast<int64_t>(x.size()), m.mode, m.nearest, m.ctm,
                              m.exclude_outside, check_scales ? 1 : 0, roi_dtype};
   ip.insert(ip.end(), x.begin(), x.end());
   ip.insert(ip.end(), y.begin(), y.end());
   std::vector<float> fp = {static_cast<float>(m.cubic_a),
                            node.GetFloat("extrapolation_value", 0.0f)};
-  return ctx.Dispatch(node, "resize_rt_f32", std::move(ip), std::move(fp), b);
+  return ctx.Dispatch(node, "resize_rt_f32", std::move(ip), std::move(fp), bindings);
 }
-
-}  // namespace
 
 void RegisterResizeRtLowerings(LoweringTable& table) {
   LowerFn before = table.count("Resize") ? table["Resize"] : LowerFn();

@@ -45,13 +45,7 @@ absl::Status LowerResizeSymbolic(LoweringContext& ctx, const ir::Node& node) {
   b[1] = BindFloats(ctx, node, "roi", roi);
   b[2] = BindFloats(ctx, node, "scales", it->second.floats);
   KILN_ASSIGN_OR_RETURN(b[3], ctx.Bind(node, node.outputs[0]));
-  std::vector<int64_t> ip = {static_cast<int64_t>(r), m.mode, m.nearest, m.ctm,
-                             m.exclude_outside, /*check_scales=*/1, KILN_DTYPE_F32};
-  ip.insert(ip.end(), x.begin(), x.end());
-  ip.insert(ip.end(), y.begin(), y.end());
-  std::vector<float> fp = {static_cast<float>(m.cubic_a),
-                           node.GetFloat("extrapolation_value", 0.0f)};
-  return ctx.Dispatch(node, "resize_rt_f32", std::move(ip), std::move(fp), b);
+  return DispatchResizeRt(ctx, node, m, x, y, /*check_scales=*/true, KILN_DTYPE_F32, b);
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 // coordinate_transformation_mode, exclude_outside, cubic_coeff_a) as
 // runtime/kernels/resize_core.h's method, the one both Resize lowerings
 // (lower_resize.cc: tables from compile-time scales; lower_resize_rt.cc:
-// resize_rt_f32 for run-time scales/roi) sample with.
+// resize_rt_f32 for run-time scales/roi, lower_resize_sym.cc for symbolic
+// dims) sample with.
 #ifndef KILN_COMPILER_EMIT_RESIZE_METHOD_H_
 #define KILN_COMPILER_EMIT_RESIZE_METHOD_H_
 
@@ -14,6 +15,14 @@ namespace kiln::compiler::emit {
 // Unimplemented naming the node for a mode Kiln does not sample.
 absl::Status ResizeMethodOf(const LoweringContext& ctx, const ir::Node& node,
                             kiln_resize_method* m);  // lower_resize.cc
+
+// resize_rt_f32 from x to y (lower_resize_rt.cc; the symbolic lowering,
+// lower_resize_sym.cc, too): bindings X, roi, scales, Y; check_scales makes
+// the kernel verify floor(x * scale) == y per axis.
+absl::Status DispatchResizeRt(LoweringContext& ctx, const ir::Node& node,
+                              const kiln_resize_method& m, const std::vector<int64_t>& x,
+                              const std::vector<int64_t>& y, bool check_scales, int64_t roi_dtype,
+                              const std::vector<Binding>& bindings);
 
 }  // namespace kiln::compiler::emit
 

@@ -195,6 +195,19 @@ absl::StatusOr<ir::ConstantPtr> ConstantNodeValue(const onnx::NodeProto& node,
       where, ": only value, value_float(s) and value_int(s) Constant payloads are supported"));
 }
 
+// A graph output's shape as the model declares it, when every dim is a number:
+// shape rules that cannot infer a length (run-time parameters) may use it.
+void DeclareStaticShape(const onnx::ValueInfoProto& out, ir::Value* v) {
+  if (!out.type().has_tensor_type() || !out.type().tensor_type().has_shape()) return;
+  std::vector<int64_t> dims;
+  for (const auto& d : out.type().tensor_type().shape().dim()) {
+    if (!d.has_dim_value() || d.dim_value() < 0) return;
+    dims.push_back(d.dim_value());
+  }
+  v->declared_shape = std::move(dims);
+  v->has_declared_shape = true;
+}
+
 // Where names resolve while importing a graph: the graph itself, then the
 // graphs enclosing it (ONNX subgraphs read outer values by name). A name
 // found outside becomes a capture: an input of the subgraph, listed in
@@ -260,6 +273,8 @@ absl::StatusOr<std::shared_ptr<ir::Graph>> ImportSubgraph(const onnx::GraphProto
       return absl::InvalidArgumentError(
           absl::StrCat(where, ": output '", out.name(), "' is never defined"));
     }
+    // Values of the graphs around (captures) keep what their own graph says.
+    if (sub->value(id).producer != ir::kNoNode) DeclareStaticShape(out, &sub->value(id));
     sub->outputs.push_back(id);
   }
   if (sub->outputs.empty()) return absl::InvalidArgumentError(absl::StrCat(where, " has no outputs"));
@@ -417,18 +432,7 @@ absl::StatusOr<ir::Graph> ImportOnnx(const std::string& path) {
     if (v.dtype == ir::DType::Unknown && out.type().has_tensor_type()) {
       v.dtype = ir::DTypeFromOnnx(out.type().tensor_type().elem_type());
     }
-    if (out.type().has_tensor_type() && out.type().tensor_type().has_shape()) {
-      std::vector<int64_t> dims;
-      bool fixed = true;
-      for (const auto& d : out.type().tensor_type().shape().dim()) {
-        fixed = fixed && d.has_dim_value() && d.dim_value() >= 0;
-        dims.push_back(d.dim_value());
-      }
-      if (fixed) {
-        v.declared_shape = std::move(dims);
-        v.has_declared_shape = true;
-      }
-    }
+    DeclareStaticShape(out, &v);
     graph.outputs.push_back(id);
   }
   if (graph.outputs.empty()) {

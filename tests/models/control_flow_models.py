@@ -202,6 +202,39 @@ def loop_nested_if(save, rng):
          "condition input", "numpy")
 
 
+def loop_window(save, rng):
+    """Loop whose body slices a captured input at the iteration number
+    (x[i:i+3], starts and ends known only during the run): the shapes the
+    body declares for its outputs give the slice its length."""
+    body = helper.make_graph(
+        [_const("axis0", np.array([0], np.int64)),
+         _const("width", np.array([3], np.int64)),
+         _const("two", np.float32(2)),
+         helper.make_node("Unsqueeze", ["i", "axis0"], ["start"]),
+         helper.make_node("Add", ["start", "width"], ["end"]),
+         helper.make_node("Slice", ["x", "start", "end"], ["window"]),
+         helper.make_node("Mul", ["window", "two"], ["doubled"]),
+         helper.make_node("Add", ["s_in", "doubled"], ["s_out"]),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("Identity", ["window"], ["scan"])],
+        "loop_body",
+        [_vi("i", [], I64), _vi("cond_in", [], BOOL), _vi("s_in", [3])],
+        [_vi("cond_out", [], BOOL), _vi("s_out", [3]), _vi("scan", [3])])
+    nodes = [helper.make_node("Loop", ["trip", "", "s0"], ["s", "windows"], body=body)]
+    model = _model("control_loop_window", nodes, [_vi("x", [6]), _vi("s0", [3])],
+                   [_vi("s", [3]), _vi("windows", [4, 3])],
+                   [numpy_helper.from_array(np.array(4, np.int64), "trip")], 13)
+    x = rng.standard_normal(6).astype(np.float32)
+    s0 = rng.standard_normal(3).astype(np.float32)
+    s, windows = s0.copy(), []
+    for i in range(4):
+        s = s + x[i:i + 3] * np.float32(2)
+        windows.append(x[i:i + 3])
+    save("control_loop_window", model, [x, s0], [s, np.stack(windows)],
+         "Loop slicing a captured input at the iteration number (run-time "
+         "starts/ends inside a body, shaped by the body's declared outputs)", "numpy")
+
+
 def control_flow_models(save):
     rng = np.random.default_rng(2026)
     if_capture(save, rng)
@@ -209,6 +242,7 @@ def control_flow_models(save):
     loop_while(save, rng)
     scan_axes(save, rng)
     loop_nested_if(save, rng)
+    loop_window(save, rng)
 
 
 def loop_declared_length(path):

@@ -63,6 +63,15 @@ const char* CType(fb::DType dtype) {
   }
 }
 
+// Whether any function has integer registers (sizes from the symbols, or
+// lengths kernels report: a called function may load its own).
+bool HasIntegerRegisters(const fb::Module& m) {
+  for (const fb::Function* fn : *m.functions()) {
+    if (fn->int_register_count() > 0) return true;
+  }
+  return false;
+}
+
 // Offset of the entry function's first ILOAD, or its length.
 uint32_t FirstLoad(const fb::Module& m) {
   const fb::Function& fn = *m.functions()->Get(0);
@@ -82,7 +91,7 @@ class Emitter {
         name_(options.name),
         upper_(Upper(options.name)),
         symbolic_(HasSymbols(image.module())),
-        dynamic_(symbolic_ || image.module().functions()->Get(0)->int_register_count() > 0),
+        dynamic_(symbolic_ || HasIntegerRegisters(image.module())),
         first_load_(FirstLoad(image.module())) {}
 
   absl::StatusOr<std::vector<BundleFile>> Run() {

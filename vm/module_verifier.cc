@@ -495,16 +495,6 @@ class Verifier {
       if (n_symbols == 0 && n_results == 0 && kiln_opcode_is_dynamic(opcode)) {
         return at(absl::StrCat(kiln_opcode_name(opcode), " in a module without symbols"));
       }
-      // A length a kernel reported is loaded where the entry reads it (the
-      // run's outputs and EvaluateIntegers rely on that); called functions
-      // compute their sizes from the symbols alone, anew on each call.
-      if (index > 0 && opcode == KILN_OP_ILOAD) {
-        return at("ILOAD outside the entry function");
-      }
-      if (index > 0 && n_symbols == 0 && kiln_opcode_is_dynamic(opcode)) {
-        return at(absl::StrCat(kiln_opcode_name(opcode),
-                               " in a called function of a module without symbols"));
-      }
       switch (opcode) {
         case KILN_OP_VIEW_INPUT:
           view_bytes[ops[0]] = static_cast<int64_t>(TensorDescBytes(*sig.inputs()->Get(ops[1])));

@@ -134,11 +134,13 @@ absl::Status LoweringContext::FinishFunction(uint32_t index) {
   };
   // The debug dims of values sized by the symbols (--dump, --check-nan and
   // kiln compare read them as each dispatch completes): computed first.
+  PrepareDataSymbols(&shapes);
+  EmitReady(bc, &shapes);
   for (size_t v = 0; v < plan_.storage.size(); ++v) {
     const compiler::StorageKind kind = plan_.storage[v].kind;
     if (kind != compiler::StorageKind::kArena && kind != compiler::StorageKind::kOutput) continue;
     for (int64_t d : graph_.values[v].shape) {
-      if (dims().Known(d)) shapes.Register(d);
+      if (dims().Known(d) && shapes.Ready(d)) shapes.Register(d);
     }
   }
   EmitPending(bc, reg_of, &shapes, index);

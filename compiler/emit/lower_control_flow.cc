@@ -167,12 +167,9 @@ absl::Status LowerIf(LoweringContext& ctx, const ir::Node& node, const ControlFl
     auto b = ctx.Locate(node, node.outputs[l.count_output]);
     if (!b.ok()) return b.status();
     counts.push_back(*b);
-    const auto& data = ctx.dims().data_symbols();
-    for (size_t d = 0; d < data.size(); ++d) {
-      if (data[d].count_value == static_cast<int32_t>(node.outputs[l.count_output])) {
-        p.loads.push_back(static_cast<int32_t>(d));
-      }
-    }
+    auto loads = ctx.LoadsOf(node, node.outputs[l.count_output]);
+    if (!loads.ok()) return loads.status();
+    p.loads.insert(p.loads.end(), loads->begin(), loads->end());
   }
   const ir::Node self = Attribution(node);
   const char* names[] = {"then_branch", "else_branch"};

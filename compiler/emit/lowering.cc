@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 #include <utility>
 
@@ -247,11 +248,11 @@ absl::Status LoweringContext::Dispatch(const ir::Node& node, const std::string& 
     if (out != ir::kNoValue) p.outputs.push_back(value(out).name);
   }
   RecordWrites(node, bindings, &p);
-  const auto& data = dims().data_symbols();
-  for (size_t k = 0; k < data.size(); ++k) {
-    for (ir::ValueId out : node.outputs) {
-      if (out != ir::kNoValue && out == data[k].count_value) p.loads.push_back(static_cast<int32_t>(k));
-    }
+  for (ir::ValueId out : node.outputs) {
+    if (out == ir::kNoValue) continue;
+    auto loads = LoadsOf(node, out);
+    if (!loads.ok()) return loads.status();
+    p.loads.insert(p.loads.end(), loads->begin(), loads->end());
   }
   return AddPending(std::move(p), std::move(exe));
 }
@@ -304,8 +305,15 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
   module_.symbols = dims().symbols();
   // Every data symbol is a result symbol: ILOAD reads it during the run,
   // the VM and AOT code after it for the outputs' shapes.
-  for (const ir::DimPool::DataSymbol& d : dims().data_symbols()) {
-    if (d.count_value < 0 || static_cast<size_t>(d.count_value) >= plan_.storage.size() ||
+  for (size_t k = 0; k < dims().data_symbols().size(); ++k) {
+    const ir::DimPool::DataSymbol& d = dims().data_symbols()[k];
+    auto called = module_.called_count_offsets.find(static_cast<int32_t>(k));
+    if (called != module_.called_count_offsets.end()) {
+      module_.result_symbols.push_back({d.name, d.bound, called->second});
+      continue;
+    }
+    if (!d.scope.empty() || d.count_value < 0 ||
+        static_cast<size_t>(d.count_value) >= plan_.storage.size() ||
         plan_.storage[d.count_value].kind != StorageKind::kArena) {
       return absl::InternalError(absl::StrCat(graph_.source, ": the count of '", d.name,
                                               "' has no arena slot"));
@@ -392,12 +400,7 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
   // are checked before anything runs, or once the lengths they involve are
   // known. Debug dims of such lengths must be computed before the observers
   // read them, right after the loads (the others are evaluated before a run).
-  waiting_assumptions_ = dims().assumptions();
-  for (const ir::Value& v : graph_.values) {
-    for (int64_t d : v.shape) {
-      if (dims().HasData(d)) waiting_dims_.push_back(d);
-    }
-  }
+  PrepareDataSymbols(&shapes);
   EmitReady(bc, &shapes);
   std::vector<uint32_t> input_reg, output_reg, const_reg;
   for (size_t k = 0; k < module_.inputs.size(); ++k) {
@@ -524,6 +527,58 @@ void LoweringContext::EmitPending(BytecodeBuilder& bc,
     d.op_types = p.op_types;
     d.outputs = p.outputs;
     module_.dispatches.push_back(std::move(d));
+  }
+}
+
+absl::StatusOr<std::vector<int32_t>> LoweringContext::LoadsOf(const ir::Node& node,
+                                                               ir::ValueId written) {
+  std::vector<int32_t> loads;
+  const auto& data = dims().data_symbols();
+  for (size_t k = 0; k < data.size(); ++k) {
+    if (data[k].count_value != written || data[k].scope != graph_.scope) continue;
+    loads.push_back(static_cast<int32_t>(k));
+    if (!called_) continue;
+    auto slot = Locate(node, written);
+    if (!slot.ok()) return slot.status();
+    if (slot->symbolic_offset != 0) {
+      return Unimplemented(node, absl::StrCat("computes '", data[k].name,
+                                              "' in a function whose memory lies past tensors "
+                                              "sized by the symbols; not supported yet"));
+    }
+    shared_->called_count_offsets[static_cast<int32_t>(k)] = slot->index;
+  }
+  return loads;
+}
+
+void LoweringContext::PrepareDataSymbols(ShapeProgram* shapes) {
+  // The data symbols of this graph's own kernels, and those of the graphs
+  // around it (loaded now: they were computed before the call).
+  std::set<int32_t> used, own;
+  for (const ir::Value& v : graph_.values) {
+    for (int64_t d : v.shape) dims().DataSymbolsIn(d, &used);
+  }
+  const auto& data = dims().data_symbols();
+  for (int32_t k : used) {
+    if (data[static_cast<size_t>(k)].scope == graph_.scope) {
+      own.insert(k);
+    } else if (called_ && graph_.scope.compare(0, data[k].scope.size(), data[k].scope) == 0) {
+      shapes->Load(k, static_cast<uint32_t>(k));
+    }
+  }
+  for (const ir::Value& v : graph_.values) {
+    for (int64_t d : v.shape) {
+      if (dims().HasData(d)) waiting_dims_.push_back(d);
+    }
+  }
+  // The requirements on this graph's lengths are its own to check (the
+  // entry's also those on the symbols alone).
+  for (const auto& [a, b] : dims().assumptions()) {
+    std::set<int32_t> in;
+    dims().DataSymbolsIn(a, &in);
+    dims().DataSymbolsIn(b, &in);
+    bool mine = in.empty() ? !called_ : false;
+    for (int32_t k : in) mine = mine || own.count(k) != 0;
+    if (mine) waiting_assumptions_.push_back({a, b});
   }
 }
 

@@ -5,6 +5,7 @@
 #define KILN_COMPILER_EMIT_LOWERING_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -101,6 +102,9 @@ struct LoweredModule {
   // While lowering: where the called functions' tensors end, when that
   // depends on the symbols (an encoded dim; 0 otherwise).
   int64_t called_workspace_end = 0;
+  // While lowering: the arena offsets of the counts that called functions'
+  // kernels write (by data symbol; the entry's come from its plan).
+  std::map<int32_t, uint64_t> called_count_offsets;
   uint32_t arena_alignment = 64;
   uint64_t live_bytes_lower_bound = 0;
   uint64_t unshared_bytes = 0;

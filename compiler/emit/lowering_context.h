@@ -152,6 +152,10 @@ class LoweringContext {
   // A function index for a subgraph lowered later (callees get indices
   // above their caller's, as the verifier demands).
   uint32_t ReserveFunction(const std::string& name);
+  // The data symbols of this function's graph whose count is value
+  // `written` (each loaded right after the dispatch writing it). A called
+  // function's counts must lie at static arena offsets: those are recorded.
+  absl::StatusOr<std::vector<int32_t>> LoadsOf(const ir::Node& node, ir::ValueId written);
   // Appends IF or LOOP (p.control_opcode) at this point of the function.
   void Control(const ir::Node& node, PendingDispatch p);
   // Ends a called function: its bytecode and debug info into slot `index`.
@@ -167,6 +171,10 @@ class LoweringContext {
   // After a data symbol's ILOAD: the run-time checks and the debug dims that
   // waited for it.
   void EmitReady(BytecodeBuilder& bc, ShapeProgram* shapes);
+  // Before the first instruction: what waits for this function's data
+  // symbols (EmitReady); a called function also loads those of the graphs
+  // around it that its sizes use (their counts are kept to the run's end).
+  void PrepareDataSymbols(ShapeProgram* shapes);
   // Debug info (lowering_debug.cc): which binding holds each output of `node`,
   // then per dispatch the values (and aliases) complete after it, and the
   // arena tensors' dispatch lifetimes. Values with symbolic dims name the
@@ -186,7 +194,7 @@ class LoweringContext {
   ir::DimPool* pool_;      // the model's: the entry graph's dims
   std::map<ir::ValueId, uint32_t> constant_of_value_;
   std::vector<PendingDispatch> pending_;
-  // Entry function only: assumed-equal pairs and debug dims involving data
+  // Assumed-equal pairs and debug dims involving this function's data
   // symbols, emitted as soon as those are loaded.
   std::vector<std::pair<int64_t, int64_t>> waiting_assumptions_;
   std::vector<int64_t> waiting_dims_;

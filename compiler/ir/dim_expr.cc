@@ -53,12 +53,14 @@ int64_t DimPool::Symbol(const std::string& name) {
   return AtomDim(atom);
 }
 
-int64_t DimPool::Data(const std::string& name, int64_t bound, int32_t count_value) {
+int64_t DimPool::Data(const std::string& name, int64_t bound, int32_t count_value,
+                      const std::string& scope) {
   size_t index = 0;
   while (index < data_.size() && data_[index].name != name) ++index;
-  if (index == data_.size()) data_.push_back({name, bound, count_value, -1});
+  if (index == data_.size()) data_.push_back({name, bound, count_value, -1, scope});
   data_[index].bound = bound;
   data_[index].count_value = count_value;
+  data_[index].scope = scope;
   Atom atom;
   atom.kind = AtomKind::kData;
   atom.symbol = static_cast<int32_t>(index);
@@ -77,6 +79,21 @@ bool DimPool::HasData(int64_t dim) const {
     }
   }
   return false;
+}
+
+void DimPool::DataSymbolsIn(int64_t dim, std::set<int32_t>* out) const {
+  if (!Known(dim)) return;
+  for (const Term& t : PolyOf(dim)) {
+    for (int32_t id : t.atoms) {
+      const Atom& atom = atoms_[id];
+      if (atom.kind == AtomKind::kData) {
+        out->insert(atom.symbol);
+      } else if (atom.kind != AtomKind::kSymbol) {
+        DataSymbolsIn(atom.a, out);
+        DataSymbolsIn(atom.b, out);
+      }
+    }
+  }
 }
 
 int32_t DimPool::BareData(int64_t dim) const {

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,17 +47,22 @@ class DimPool {
 
   // The dim for data symbol `name` (created on first use, bound and count
   // value updated on later ones): a length in 0..bound that the kernel
-  // writing value `count_value` (an int64) reports during the run.
+  // writing value `count_value` (an int64) of the graph nested at `scope`
+  // (ir::Graph::scope; "" for the entry graph) reports during the run.
   struct DataSymbol {
     std::string name;
     int64_t bound = 0;
     int32_t count_value = -1;
     int32_t atom = -1;
+    std::string scope;
   };
-  int64_t Data(const std::string& name, int64_t bound, int32_t count_value);
+  int64_t Data(const std::string& name, int64_t bound, int32_t count_value,
+               const std::string& scope);
   const std::vector<DataSymbol>& data_symbols() const { return data_; }
   // Whether `dim` involves a data symbol (directly or inside an atom).
   bool HasData(int64_t dim) const;
+  // Adds the data symbols `dim` involves (indexes of data_symbols()) to *out.
+  void DataSymbolsIn(int64_t dim, std::set<int32_t>* out) const;
   // The data symbol that `dim` is, bare, or -1.
   int32_t BareData(int64_t dim) const;
   // The largest value `dim` takes with every data symbol in 0..its bound;

@@ -137,6 +137,10 @@ class Graph {
   std::vector<ValueId> outputs; // graph outputs, signature order
   int64_t opset = 0;            // default-domain opset version
   std::string source;           // the file it was imported from
+  // Where a subgraph is compiled ("Loop_0.body/", nested ones appended);
+  // empty for the entry graph. Prefixes the names of the run-time lengths
+  // it computes, which thus differ from those of other graphs.
+  std::string scope;
   // Symbolic dimensions (empty: every shape is static). Mutable because
   // interning an expression, even from a const pass, changes no meaning.
   mutable DimPool dims;

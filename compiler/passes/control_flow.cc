@@ -1,5 +1,6 @@
 #include "compiler/passes/control_flow.h"
 
+#include <set>
 #include <string>
 #include <utility>
 
@@ -134,23 +135,33 @@ class Analysis {
     // on both sides of a call: the subgraph extends the caller's pool, which
     // takes the extension back (pools only grow; earlier encodings stay).
     g.dims = pool_;
+    g.scope = absl::StrCat(graph_.scope, node_.name, ".", attr, "/");
     if (absl::Status s = RunGraphPasses(g); !s.ok()) return s;
-    if (g.dims.data_symbols().size() != pool_.data_symbols().size()) {
-      // Only the entry function loads lengths kernels compute (ILOAD).
-      return Unimplemented(absl::StrCat("subgraph '", attr, "' computes '",
-                                        g.dims.data_symbols().back().name,
-                                        "', a length known only during the run; that is not "
-                                        "supported inside If, Loop or Scan"));
+    // Lengths the subgraph computes during the run (its own data symbols)
+    // size its values but not its outputs: the caller plans those.
+    for (ir::ValueId id : g.outputs) {
+      std::set<int32_t> data;
+      for (int64_t d : g.value(id).shape) g.dims.DataSymbolsIn(d, &data);
+      for (int32_t k : data) {
+        const ir::DimPool::DataSymbol& sym = g.dims.data_symbols()[static_cast<size_t>(k)];
+        if (sym.scope.compare(0, g.scope.size(), g.scope) != 0) continue;
+        return Unimplemented(absl::StrCat(
+            "subgraph '", attr, "' returns '", g.value(id).name, "' with shape ",
+            ShapeText(g.dims, g.value(id).shape), ", sized by '", sym.name,
+            "', a length it computes during the run; a subgraph's outputs must have sizes "
+            "its caller knows"));
+      }
     }
     pool_ = g.dims;
     return out;
   }
 
-  std::string ShapeText(const std::vector<int64_t>& shape) const {
+  static std::string ShapeText(const ir::DimPool& pool, const std::vector<int64_t>& shape) {
     std::vector<std::string> dims;
-    for (int64_t d : shape) dims.push_back(pool_.ToString(d));
+    for (int64_t d : shape) dims.push_back(pool.ToString(d));
     return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
   }
+  std::string ShapeText(const std::vector<int64_t>& shape) const { return ShapeText(pool_, shape); }
 
   const ir::Value& BodyOutput(const PreparedSubgraph& body, size_t k) const {
     return body.graph->value(body.graph->outputs[k]);
@@ -445,8 +456,8 @@ void AddBranchLengths(ir::Graph& graph, ir::Node& node, ControlFlow& cf) {
     for (const ControlFlow::BranchLength& other : cf.lengths) in_output += other.output == l.output;
     const int64_t bound = cf.output_shapes[l.output][l.dim];
     cf.output_shapes[l.output][l.dim] = graph.dims.Data(
-        in_output == 1 ? absl::StrCat(name, ".length") : absl::StrCat(name, ".dim", l.dim), bound,
-        static_cast<int32_t>(count));
+        absl::StrCat(graph.scope, name, in_output == 1 ? ".length" : absl::StrCat(".dim", l.dim)),
+        bound, static_cast<int32_t>(count), graph.scope);
   }
 }
 

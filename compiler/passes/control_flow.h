@@ -8,8 +8,9 @@
 //
 // Symbolic dims: every subgraph shares its model's DimPool (each compile
 // extends the caller's pool and hands it back), so shapes, and shape values
-// computed from the symbols, cross calls unchanged; lengths that kernels
-// compute during the run (data symbols) stay out of subgraphs.
+// computed from the symbols, cross calls unchanged. A length a kernel of a
+// subgraph computes during the run (a data symbol of its Graph::scope) sizes
+// its values only: its outputs must have sizes the caller knows.
 //
 // Supported: If branches of equal ranks and types; where their static dims
 // differ, the output's dim is a length known after the IF ran; Loop-carried and Scan state

@@ -168,8 +168,9 @@ absl::Status NonMaxSuppression(Ctx& c, const Shape& y) {
 // the output's shape; later dispatches load it for their sizes).
 int64_t DataLength(Ctx& c, size_t k, int64_t bound, ir::ValueId count) {
   c.graph().value(count).live_to_end = true;
-  return c.graph().dims.Data(c.graph().value(c.node().outputs[k]).name + ".length", bound,
-                             static_cast<int32_t>(count));
+  const ir::Graph& g = c.graph();
+  return g.dims.Data(g.scope + g.value(c.node().outputs[k]).name + ".length", bound,
+                     static_cast<int32_t>(count), g.scope);
 }
 
 // An output `bound` whose dim `dim` is the length a kernel reports after

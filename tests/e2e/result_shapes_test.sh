@@ -8,7 +8,8 @@
 # (generate_carried.py: a PyTorch-exported x[x > 0] * 2, boxes picked by
 # NMS, Unique's values times counts, Compress then MatMul and Softmax, and a
 # NonZero's columns of an input with a symbolic batch N; an If whose
-# branches give [4,2] and [4,5], Exp and a row sum after it). Each module runs
+# branches give [4,2] and [4,5], Exp and a row sum after it); and lengths
+# found inside If and Loop bodies (generate_bodies.py). Each module runs
 # three data sets giving different lengths; `kiln run` and the AOT runner
 # must each write every checked .npy with the real shape and the reference
 # values (numpy.nonzero / compress / unique / boolean indexing, a NumPy NMS;
@@ -72,9 +73,28 @@ INPUTS[if_lengths]="x"
 OUTPUTS[if_lengths]="y z"
 INSPECT[if_lengths]='output\[0\] y .*float32\[4,y\.length<=5\]
 output\[1\] z .*float32\[4\]'
+# Lengths found inside If and Loop bodies (generate_bodies.py): the called
+# function loads its own on every call, or one its caller found.
+INPUTS[loop_compress]="x start"
+OUTPUTS[loop_compress]="acc counts"
+INSPECT[loop_compress]='output\[1\] counts .*float32\[4,1\]
+results rows\.body/pos\.length \(at most 5, arena \+[0-9]+\)'
+INPUTS[if_nonzero]="x"
+OUTPUTS[if_nonzero]="y"
+INSPECT[if_nonzero]='results choose\.then_branch/where\.length \(at most 6'
+INPUTS[loop_caller_length]="x"
+OUTPUTS[loop_caller_length]="acc"
+INSPECT[loop_caller_length]='results pos\.length \(at most 7'
+INPUTS[loop_if_lengths]="x c"
+OUTPUTS[loop_if_lengths]="acc"
+INSPECT[loop_if_lengths]='results steps\.body/part\.length \(at most 5'
+INPUTS[loop_requirement]="x"
+OUTPUTS[loop_requirement]="rows"
+INSPECT[loop_requirement]='output\[0\] rows .*float32\[2,3\]
+results rows\.body/pos\.length \(at most 5'
 MODELS="nonzero_after_run compress_after_run unique_after_run unique_axis_after_run nms_after_run
 nms_max_after_run mask_select nms_boxes unique_scaled compress_rows nonzero_batch nonzero_requirement
-if_lengths"
+if_lengths loop_compress if_nonzero loop_caller_length loop_if_lengths loop_requirement"
 
 # check MODEL BACKEND RUNNER...: every data set's outputs equal the references.
 check() {
@@ -127,21 +147,47 @@ for model in $MODELS; do
   fi
 done
 
+# refuses_bad MODEL WHAT PATTERN: MODEL.bad.npy breaks a requirement on a
+# length; both back ends stop the run, the VM with a message matching PATTERN.
+refuses_bad() {
+  local model=$1 what=$2 pattern=$3 msg
+  if msg=$("$KILN" run "$WORK/$model.kiln" --input "$R/$model.bad.npy" --output "$WORK/bad.npy" 2>&1); then
+    fail "$model vm: $what was accepted"
+  elif grep -q "$pattern" <<< "$msg"; then
+    ok "$model vm refuses $what: $msg"
+  else
+    fail "$model vm: unexpected message: $msg"
+  fi
+  if "$WORK/aot_$model/rs_run" --input "$R/$model.bad.npy" \
+       --output "$WORK/bad_aot.npy" > "$WORK/bad_aot.log" 2>&1; then
+    fail "$model aot: $what was accepted"
+  else
+    ok "$model aot refuses $what: $(tail -n 1 "$WORK/bad_aot.log")"
+  fi
+}
 # A length the model requires to equal a static dim (broadcast against 3
-# values): 2 non-zeros stop the run in both back ends, the VM naming it.
-m="$WORK/nonzero_requirement.kiln"
-if msg=$("$KILN" run "$m" --input "$R/nonzero_requirement.bad.npy" --output "$WORK/bad.npy" 2>&1); then
-  fail "nonzero_requirement vm: 2 non-zeros were accepted"
-elif grep -q "this run (where.length = 2) breaks the model's requirement where.length == 3" <<< "$msg"; then
-  ok "nonzero_requirement vm refuses 2 non-zeros: $msg"
-else
-  fail "nonzero_requirement vm: unexpected message: $msg"
-fi
-if "$WORK/aot_nonzero_requirement/rs_run" --input "$R/nonzero_requirement.bad.npy" \
-     --output "$WORK/bad_aot.npy" > "$WORK/bad_aot.log" 2>&1; then
-  fail "nonzero_requirement aot: 2 non-zeros were accepted"
-else
-  ok "nonzero_requirement aot refuses 2 non-zeros: $(tail -n 1 "$WORK/bad_aot.log")"
-fi
+# values): 2 non-zeros stop the run.
+refuses_bad nonzero_requirement "2 non-zeros" \
+  "this run (where.length = 2) breaks the model's requirement where.length == 3"
+# The same inside a Loop body (every row's length must be 3): a row with 2;
+# the VM names the body's length.
+refuses_bad loop_requirement "a row with 2" "function 1 +[0-9]*: this run \
+(rows.body/pos.length = 2) breaks the model's requirement rows.body/pos.length == 3"
+
+# What bodies may not do yet: each compile is refused, naming why.
+refused() {
+  local model=$1 expect=$2 msg
+  if msg=$("$KILN" compile "$R/$model.onnx" -o "$WORK/$model.kiln" 2>&1); then
+    fail "$model: compiled, want a refusal"
+  elif grep -qF "$expect" <<< "$msg"; then
+    ok "$model refused: $msg"
+  else
+    fail "$model: unexpected message: $msg"
+  fi
+}
+refused refuse_body_length_out "subgraph 'body' returns 'pos' with shape [rows.body/pos.length], \
+sized by 'rows.body/pos.length', a length it computes during the run"
+refused refuse_body_length_symbolic "node 'pos' (Compress): computes 'rows.body/pos.length' in a \
+function whose memory lies past tensors sized by the symbols"
 
 finish

@@ -43,7 +43,8 @@ INSTANTIATE_TEST_SUITE_P(
     Corpus, DataSymbolModule,
     ::testing::Values(
         Case{"iload_result_out_of_range.kiln", "function 'main' +54: result symbol 5 out of range"},
-        Case{"iload_outside_entry.kiln", "function 'callee' +0: ILOAD outside the entry function"},
+        Case{"iload_callee_result_out_of_range.kiln",
+             "function 'callee' +0: result symbol 5 out of range"},
         Case{"result_slot_outside_arena.kiln",
              "result symbol 0 is read at arena offset 448, not an aligned int64 inside the "
              "448-byte arena"},

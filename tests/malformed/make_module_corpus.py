@@ -120,10 +120,11 @@ def main():
         write("iload_result_out_of_range", edit(mask, lambda m: iload_operand(m, 5)), tmp)
 
         # An ILOAD in a function other than the entry (never called).
+        # A called function may load a length, but only one the module has.
         def callee_iload(m):
             m["functions"].append({"name": "callee", "register_count": 1,
-                                   "bytecode": [ILOAD, 0, 0, RETURN], "int_register_count": 1})
-        write("iload_outside_entry", edit(mask, callee_iload), tmp)
+                                   "bytecode": [ILOAD, 0, 5, RETURN], "int_register_count": 1})
+        write("iload_callee_result_out_of_range", edit(mask, callee_iload), tmp)
 
         # Result slots past the arena end, straddling it, and misaligned.
         def slot(offset):

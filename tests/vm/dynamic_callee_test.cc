@@ -186,13 +186,19 @@ TEST(DynamicCallee, AStaticOutputCountsWrittenOnlyByALoopThatMustRun) {
   ExpectRefused(spec, "function 'main' never writes output 2");
 }
 
-TEST(DynamicCallee, RefusesILoadInACalledFunction) {
+TEST(DynamicCallee, ILoadInACalledFunctionReadsAResultSymbolOfTheModule) {
+  // A length a kernel of the body found (a NonZero inside a Loop body).
   DynamicCalleeSpec spec;
   spec.result_symbol = true;
   std::vector<std::vector<uint32_t>> code = DynamicCalleeFunctions(spec);
   code[3].insert(code[3].begin(), {KILN_OP_ILOAD, 7, 0});
   spec.functions = code;
-  ExpectRefused(spec, "function 'body' +0: ILOAD outside the entry function");
+  EXPECT_TRUE(Load(spec).ok()) << Load(spec).status();
+  spec.functions[3][2] = 3;
+  ExpectRefused(spec, "function 'body' +0: result symbol 3 out of range");
+  spec.result_symbol = false;
+  spec.functions[3][2] = 0;
+  ExpectRefused(spec, "function 'body' +0: result symbol 0 out of range");
 }
 
 TEST(DynamicCallee, RefusesBrokenIntegerRegistersInACallee) {
@@ -233,16 +239,16 @@ TEST(DynamicCallee, RefusesBrokenIntegerRegistersInACallee) {
   ExpectRefused(spec, "function 'body' +0: integer register n0 out of range");
 }
 
-TEST(DynamicCallee, RefusesDynamicOpcodesInACalleeOfAModuleWithoutSymbols) {
-  // Only a result symbol (a length the entry may ILOAD): a called function
-  // has nothing to compute sizes from.
+TEST(DynamicCallee, RefusesDynamicOpcodesInACalleeOfAModuleWithoutSymbolsOrResults) {
+  // Neither symbols nor result symbols: a called function has nothing to
+  // compute sizes from. (With a result symbol it may: it loads the lengths
+  // its kernels find, tests/e2e/result_shapes_test.sh, generate_bodies.py.)
   DynamicCalleeSpec spec;
   spec.no_symbols = true;
-  spec.result_symbol = true;
   spec.functions = {{KILN_OP_VIEW_INPUT, 0, 1, KILN_OP_IF, 0, 1, 2, KILN_OP_RETURN},
                     {KILN_OP_ICONST, 0, 16, 0, KILN_OP_RETURN},
                     {KILN_OP_RETURN}};
-  ExpectRefused(spec, "function 'then' +0: ICONST in a called function of a module without symbols");
+  ExpectRefused(spec, "function 'then' +0: ICONST in a module without symbols");
 }
 
 TEST(DynamicCallee, RefusesBadLoopDynOperands) {

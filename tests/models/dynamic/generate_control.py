@@ -27,9 +27,9 @@ every size in the VM and as AOT C.
                    Relu(x): cumsum(relu(x)) * relu(x)
   if_widths_dynbatch x [N,4]; If ReduceSum(x) > 0 then x else x[:, :2], then
                    Sigmoid: [N, w] with w (4 or 2) known after the IF ran
-  refused_loop_nonzero, refused_if_shapes   models Kiln refuses (no data):
-                   a NonZero length inside a Loop body; If branches of
-                   shapes [N,4] and [N - 1,4]
+  refused_if_shapes  a model Kiln refuses (no data): If branches of
+                   shapes [N,4] and [N - 1,4] (lengths found inside bodies:
+                   tests/models/result/generate_bodies.py)
 
 Run with Debian's interpreter: /usr/bin/python3 generate_control.py --out DIR
 Deterministic (fixed seeds): a second run writes identical bytes.
@@ -262,24 +262,6 @@ def loop_trip_model(out):
 
 def refused_models(out):
     """Models Kiln refuses, naming the node (no data files)."""
-    # A length found during the run inside a Loop body (NonZero of x[i]).
-    body = helper.make_graph(
-        [helper.make_node("Gather", ["input", "i"], ["row"], name="body_row", axis=0),
-         helper.make_node("NonZero", ["row"], ["nz"], name="body_nonzero"),
-         helper.make_node("ReduceSum", ["nz"], ["nz_sum"], name="body_sum", keepdims=0),
-         helper.make_node("Add", ["acc_in", "nz_sum"], ["acc_out"], name="body_acc"),
-         helper.make_node("Identity", ["cond_in"], ["cond_out"], name="body_cond")],
-        "body",
-        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
-         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
-         helper.make_tensor_value_info("acc_in", TensorProto.INT64, [])],
-        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
-         helper.make_tensor_value_info("acc_out", TensorProto.INT64, [])])
-    nodes = [const("trip", np.int64(2)), const("acc0", np.int64(0)),
-             helper.make_node("Loop", ["trip", "", "acc0"], ["output"], name="loop", body=body)]
-    save_model(out, "refused_loop_nonzero", nodes,
-               [helper.make_tensor_value_info("input", F, [2, 5])],
-               [helper.make_tensor_value_info("output", TensorProto.INT64, [])])
     # If branches whose shapes differ in a symbolic dim: [N,4] and [N - 1,4].
     then_graph = helper.make_graph(
         [helper.make_node("Identity", ["input"], ["then_y"], name="then_id")],

@@ -397,8 +397,14 @@ int main(int argc, char** argv) {
   size_t workspace_bytes = 0;
   if (read_inputs_binding_symbols(model, in_paths, symbols, inputs)) return 1;
   for (int i = 0; i < @UPPER@_OUTPUT_COUNT; ++i) {
-    if (@NAME@_output_dims(symbols, i, out_dims[i], &out_bytes[i]) != 0) {
-      return fail("an output's size overflows for these symbols", model->outputs[i].name);
+    const int dims_rc = @NAME@_output_dims(symbols, i, out_dims[i], &out_bytes[i]);
+    if (dims_rc != 0) {
+      /* A size that overflows, or a requirement of the model these symbols break. */
+      fprintf(stderr,
+              "@NAME@_run: error: these input shapes give output '%s' no shape (error code %d: "
+              "%s)\n",
+              model->outputs[i].name, dims_rc, kiln_status_message(dims_rc));
+      return 1;
     }
   }
   int size_rc = @NAME@_workspace_size(symbols, &workspace_bytes);

@@ -131,6 +131,8 @@ if [ -f "$GEN/bert_dynseq.onnx" ]; then
     done
     grep -q "requirement S == min(S, 64)" "$WORK/bert70.vm.log" ||
       fail "bert_dynseq@70: the VM's message does not state the requirement"
+    grep -q "these input shapes give output '.*' no shape (error code 1: " "$WORK/bert70.aot.log" ||
+      fail "bert_dynseq@70: the AOT runner's message does not say the shapes give no output shape"
     # To a file first: grep -q closing the pipe early would fail kiln (SIGPIPE).
     "$KILN" inspect "$WORK/bert_dynseq/bert_dynseq.kiln" > "$WORK/bert_inspect.txt"
     grep -q "requires S == min(S, 64)" "$WORK/bert_inspect.txt" ||

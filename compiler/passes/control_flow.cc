@@ -135,7 +135,7 @@ class Analysis {
     // on both sides of a call: the subgraph extends the caller's pool, which
     // takes the extension back (pools only grow; earlier encodings stay).
     g.dims = pool_;
-    g.scope = absl::StrCat(graph_.scope, node_.name, ".", attr, "/");
+    g.scope = absl::StrCat(graph_.scope, ScopeName(), ".", attr, "/");
     if (absl::Status s = RunGraphPasses(g); !s.ok()) return s;
     // Lengths the subgraph computes during the run (its own data symbols)
     // size its values but not its outputs: the caller plans those.
@@ -154,6 +154,16 @@ class Analysis {
     }
     pool_ = g.dims;
     return out;
+  }
+
+  // The node's name, made unique in its graph (ONNX does not demand that)
+  // by its first output's, which is: its subgraphs' lengths must not meet
+  // another node's.
+  std::string ScopeName() const {
+    size_t same = 0;
+    for (const ir::Node& n : graph_.nodes) same += !n.removed && n.name == node_.name;
+    if (same <= 1 || node_.outputs.empty() || node_.outputs[0] == ir::kNoValue) return node_.name;
+    return absl::StrCat(node_.name, "@", graph_.value(node_.outputs[0]).name);
   }
 
   static std::string ShapeText(const ir::DimPool& pool, const std::vector<int64_t>& shape) {

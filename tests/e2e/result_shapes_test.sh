@@ -92,9 +92,13 @@ INPUTS[loop_requirement]="x"
 OUTPUTS[loop_requirement]="rows"
 INSPECT[loop_requirement]='output\[0\] rows .*float32\[2,3\]
 results rows\.body/pos\.length \(at most 5'
+INPUTS[loop_twin_names]="x"
+OUTPUTS[loop_twin_names]="kept dropped"
+INSPECT[loop_twin_names]='results rows@kept\.body/pos\.length \(at most 5, arena \+[0-9]+\), rows@dropped\.body/pos\.length'
 MODELS="nonzero_after_run compress_after_run unique_after_run unique_axis_after_run nms_after_run
 nms_max_after_run mask_select nms_boxes unique_scaled compress_rows nonzero_batch nonzero_requirement
-if_lengths loop_compress if_nonzero loop_caller_length loop_if_lengths loop_requirement"
+if_lengths loop_compress if_nonzero loop_caller_length loop_if_lengths loop_requirement
+loop_twin_names"
 
 # check MODEL BACKEND RUNNER...: every data set's outputs equal the references.
 check() {

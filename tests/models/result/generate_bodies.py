@@ -19,6 +19,8 @@ them empty; references in float64 NumPy.
 - loop_requirement: a body adds 3 offsets to a row's positive entries, so
   broadcasting requires every row of x [2, 5] to have exactly 3;
   loop_requirement.bad.npy has a row with 2 (refused by both back ends).
+- loop_twin_names: two Loops of one name, each with a Compress in its
+  body (their lengths must stay apart).
 - refuse_body_length_out, refuse_body_length_symbolic: refused at compile
   time (refused_models).
 usage: /usr/bin/python3 tests/models/result/generate_bodies.py"""
@@ -194,6 +196,33 @@ def loop_requirement():
             np.array([[1, 2, 3, 0, 0], [1, 0, 0, 0, 3]], np.float32))
 
 
+def loop_twin_names(rng):
+    """Two Loops both named "rows" (ONNX does not demand unique node names),
+    keeping the positive entries of x's rows and of -x's: each body's length
+    is its own (named after its Loop's first output)."""
+    def body(rows):
+        return helper.make_graph(
+            positive_entries(rows) + [
+             helper.make_node("ReduceSum", ["pos"], ["s"], name="s", keepdims=1),
+             helper.make_node("Add", ["acc_in", "s"], ["acc_out"], name="acc"),
+             helper.make_node("Identity", ["cond_in"], ["cond_out"], name="cond")],
+            "body", loop_inputs([1]), [vi("cond_out", [], BOOL), vi("acc_out", [1])])
+    nodes = [helper.make_node("Loop", ["trip", "", "zero1"], ["kept"], name="rows", body=body("x")),
+             helper.make_node("Neg", ["x"], ["neg"], name="neg"),
+             helper.make_node("Loop", ["trip", "", "zero1"], ["dropped"], name="rows",
+                              body=body("neg"))]
+    inits = [helper.make_tensor("trip", I64, [], [4]), helper.make_tensor("zero1", F32, [1], [0])]
+    save_model(helper.make_graph(nodes, "loop_twin_names", [vi("x", [4, 5])],
+                                 [vi("kept", [1]), vi("dropped", [1])], initializer=inits),
+               "loop_twin_names")
+    base = rng.standard_normal((4, 5)).astype(np.float32)
+    for k, x in enumerate([base, np.abs(base) + 0.5, -np.abs(base) - 0.5]):
+        x64 = x.astype(np.float64)
+        save("loop_twin_names", "x", k, x)
+        save("loop_twin_names", "kept", k, np.array([x64[x64 > 0].sum()], np.float32))
+        save("loop_twin_names", "dropped", k, np.array([-x64[x64 < 0].sum()], np.float32))
+
+
 def refused_models():
     """Two bodies Kiln refuses, naming why: one returns a value sized by the
     length it found (its caller could not plan it); one finds a length in a
@@ -231,6 +260,7 @@ def main():
     loop_caller_length(rng)
     loop_if_lengths(rng)
     loop_requirement()
+    loop_twin_names(rng)
     refused_models()
 
 

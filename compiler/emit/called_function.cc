@@ -55,6 +55,11 @@ Binding LoweringContext::Resolve(const Binding& b) const {
       if (called_) out = frame_.outputs[b.index];
       break;
     case Binding::Kind::kArena: {
+      auto slot = count_slots_.find(static_cast<ir::ValueId>(b.index));
+      if (slot != count_slots_.end()) {
+        out = FixedSlot(static_cast<int64_t>(slot->second), 8);
+        break;
+      }
       const compiler::ValueStorage& s = plan_.storage[b.index];
       if (!ir::IsSymbolic(frame_.arena_base) && !ir::IsSymbolic(s.offset_expr) &&
           !ir::IsSymbolic(s.size_expr)) {
@@ -71,6 +76,14 @@ Binding LoweringContext::Resolve(const Binding& b) const {
   }
   out.absolute = true;
   return out;
+}
+
+void LoweringContext::FindCountSlots() {
+  const auto& data = dims().data_symbols();
+  for (const auto& [k, offset] : shared_->callee_count_slots) {
+    const ir::DimPool::DataSymbol& d = data[static_cast<size_t>(k)];
+    if (d.scope == graph_.scope) count_slots_[d.count_value] = offset;
+  }
 }
 
 absl::StatusOr<Binding> LoweringContext::Locate(const ir::Node& node, ir::ValueId v) {

@@ -105,6 +105,8 @@ struct LoweredModule {
   // While lowering: the arena offsets of the counts that called functions'
   // kernels write (by data symbol; the entry's come from its plan).
   std::map<int32_t, uint64_t> called_count_offsets;
+  // The entry plan's slots for them (MemoryPlan::callee_count_slots).
+  std::map<int32_t, uint64_t> callee_count_slots;
   uint32_t arena_alignment = 64;
   uint64_t live_bytes_lower_bound = 0;
   uint64_t unshared_bytes = 0;

@@ -86,13 +86,17 @@ struct FunctionFrame {
 class LoweringContext {
  public:
   LoweringContext(const ir::Graph& graph, const compiler::MemoryPlan& plan)
-      : graph_(graph), plan_(plan), shared_(&module_), pool_(&graph.dims) {}
+      : graph_(graph), plan_(plan), shared_(&module_), pool_(&graph.dims) {
+    module_.callee_count_slots = plan.callee_count_slots;
+  }
   // Lowers a subgraph into a function called from `caller`'s module. The
   // subgraph's dims are encoded in the model's pool (passes/control_flow.h).
   LoweringContext(const ir::Graph& graph, const compiler::MemoryPlan& plan,
                   LoweringContext& caller, FunctionFrame frame)
       : graph_(graph), plan_(plan), shared_(caller.shared_), frame_(std::move(frame)),
-        called_(true), pool_(caller.pool_) {}
+        called_(true), pool_(caller.pool_) {
+    FindCountSlots();
+  }
 
   const ir::Graph& graph() const { return graph_; }
   // Shape arithmetic on dims that may be symbolic; a lowering that takes
@@ -175,6 +179,8 @@ class LoweringContext {
   // symbols (EmitReady); a called function also loads those of the graphs
   // around it that its sizes use (their counts are kept to the run's end).
   void PrepareDataSymbols(ShapeProgram* shapes);
+  // A called function's counts that the entry plan gave static slots.
+  void FindCountSlots();
   // Debug info (lowering_debug.cc): which binding holds each output of `node`,
   // then per dispatch the values (and aliases) complete after it, and the
   // arena tensors' dispatch lifetimes. Values with symbolic dims name the
@@ -198,6 +204,7 @@ class LoweringContext {
   // symbols, emitted as soon as those are loaded.
   std::vector<std::pair<int64_t, int64_t>> waiting_assumptions_;
   std::vector<int64_t> waiting_dims_;
+  std::map<ir::ValueId, uint64_t> count_slots_;  // see FindCountSlots
 };
 
 // Per-op lowering; each emits one or more dispatches for `node`.

@@ -59,7 +59,7 @@ void SplitSize(ir::DimPool& dims, int64_t size, int64_t* coeff, int64_t* monomia
 
 // Places the static tensors as one arena, then each group of symbolic
 // tensors scaling with the same product of symbols (see the header).
-void PlaceGroups(ir::DimPool& dims, MemoryPlan& plan) {
+void PlaceGroups(ir::DimPool& dims, const std::vector<int32_t>& callee_lengths, MemoryPlan& plan) {
   std::vector<ArenaTensor> fixed;
   std::vector<int64_t> keys;                         // group monomials, first-seen order
   std::map<int64_t, std::vector<size_t>> members;    // monomial -> indices into plan.arena
@@ -75,6 +75,12 @@ void PlaceGroups(ir::DimPool& dims, MemoryPlan& plan) {
     if (!ir::IsSymbolic(t.size_expr)) fixed.push_back(t);
   }
   plan.arena_size = Place(fixed, plan.alignment);
+  if (!callee_lengths.empty()) {
+    for (size_t j = 0; j < callee_lengths.size(); ++j) {
+      plan.callee_count_slots[callee_lengths[j]] = plan.arena_size + 8 * j;
+    }
+    plan.arena_size = AlignUp(plan.arena_size + 8 * callee_lengths.size(), plan.alignment);
+  }
   for (ArenaTensor& t : plan.arena) {
     if (ir::IsSymbolic(t.size_expr)) continue;
     for (const ArenaTensor& f : fixed) {
@@ -250,7 +256,14 @@ absl::StatusOr<MemoryPlan> PlanMemory(const ir::Graph& graph) {
   }
   std::stable_sort(plan.arena.begin(), plan.arena.end(),
                    [](const ArenaTensor& a, const ArenaTensor& b) { return a.first < b.first; });
-  PlaceGroups(graph.dims, plan);
+  std::vector<int32_t> callee_lengths;
+  if (graph.scope.empty() && !graph.dims.symbols().empty()) {
+    const auto& data = graph.dims.data_symbols();
+    for (size_t k = 0; k < data.size(); ++k) {
+      if (!data[k].scope.empty()) callee_lengths.push_back(static_cast<int32_t>(k));
+    }
+  }
+  PlaceGroups(graph.dims, callee_lengths, plan);
   if (!graph.dims.ok()) {
     graph.dims.ClearError();
     return absl::InvalidArgumentError(

@@ -32,6 +32,7 @@
 #define KILN_COMPILER_PASSES_MEMORY_PLANNING_H_
 
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -76,6 +77,11 @@ struct MemoryPlan {
   std::vector<ValueStorage> storage;      // indexed by ValueId
   std::vector<ArenaTensor> arena;         // in order of first definition
   std::vector<OutputCopy> output_copies;  // run after all nodes, in this order
+  // The entry graph of a model with symbols: a static int64 slot in the
+  // arena, by data symbol, for each length a kernel of a called function
+  // finds (the function's own tensors may lie past ones sized by the
+  // symbols, at offsets only known at run time; ILOAD needs a fixed one).
+  std::map<int32_t, uint64_t> callee_count_slots;
 };
 
 // Plans the (compacted, topologically ordered) graph. Fails if a materialised

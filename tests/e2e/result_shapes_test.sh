@@ -95,10 +95,14 @@ results rows\.body/pos\.length \(at most 5'
 INPUTS[loop_twin_names]="x"
 OUTPUTS[loop_twin_names]="kept dropped"
 INSPECT[loop_twin_names]='results rows@kept\.body/pos\.length \(at most 5, arena \+[0-9]+\), rows@dropped\.body/pos\.length'
+INPUTS[loop_rows_dynbatch]="x"
+OUTPUTS[loop_rows_dynbatch]="acc"
+INSPECT[loop_rows_dynbatch]='input\[0\] +x .*float32\[N,5\]
+results rows\.body/pos\.length \(at most 5, arena \+0\)'
 MODELS="nonzero_after_run compress_after_run unique_after_run unique_axis_after_run nms_after_run
 nms_max_after_run mask_select nms_boxes unique_scaled compress_rows nonzero_batch nonzero_requirement
 if_lengths loop_compress if_nonzero loop_caller_length loop_if_lengths loop_requirement
-loop_twin_names"
+loop_twin_names loop_rows_dynbatch"
 
 # check MODEL BACKEND RUNNER...: every data set's outputs equal the references.
 check() {
@@ -178,7 +182,7 @@ refuses_bad nonzero_requirement "2 non-zeros" \
 refuses_bad loop_requirement "a row with 2" "function 1 +[0-9]*: this run \
 (rows.body/pos.length = 2) breaks the model's requirement rows.body/pos.length == 3"
 
-# What bodies may not do yet: each compile is refused, naming why.
+# What bodies may not do yet: the compile is refused, naming why.
 refused() {
   local model=$1 expect=$2 msg
   if msg=$("$KILN" compile "$R/$model.onnx" -o "$WORK/$model.kiln" 2>&1); then
@@ -191,7 +195,5 @@ refused() {
 }
 refused refuse_body_length_out "subgraph 'body' returns 'pos' with shape [rows.body/pos.length], \
 sized by 'rows.body/pos.length', a length it computes during the run"
-refused refuse_body_length_symbolic "node 'pos' (Compress): computes 'rows.body/pos.length' in a \
-function whose memory lies past tensors sized by the symbols"
 
 finish

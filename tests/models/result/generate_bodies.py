@@ -21,8 +21,9 @@ them empty; references in float64 NumPy.
   loop_requirement.bad.npy has a row with 2 (refused by both back ends).
 - loop_twin_names: two Loops of one name, each with a Compress in its
   body (their lengths must stay apart).
-- refuse_body_length_out, refuse_body_length_symbolic: refused at compile
-  time (refused_models).
+- loop_rows_dynbatch: a Loop over the N rows of sin(x), x [N, 5], N = 1, 3
+  and 6, summing each row's positive entries.
+- refuse_body_length_out: refused at compile time (refused_models).
 usage: /usr/bin/python3 tests/models/result/generate_bodies.py"""
 import os
 
@@ -224,9 +225,8 @@ def loop_twin_names(rng):
 
 
 def refused_models():
-    """Two bodies Kiln refuses, naming why: one returns a value sized by the
-    length it found (its caller could not plan it); one finds a length in a
-    function whose memory lies past a tensor sized by the symbol N."""
+    """A body Kiln refuses, naming why: it returns a value sized by the
+    length it found (its caller could not plan it)."""
     body = helper.make_graph(
         positive_entries("x") + [
          helper.make_node("Identity", ["cond_in"], ["cond_out"], name="cond")],
@@ -237,6 +237,13 @@ def refused_models():
                                  [vi("rows", [2, "n"])],
                                  initializer=[helper.make_tensor("trip", I64, [], [2])]),
                "refuse_body_length_out")
+
+
+def loop_rows_dynbatch(rng):
+    """A Loop over the N rows of sin(x), x [N, 5] (trip count Shape(x)[0]),
+    summing each row's positive entries (Compress): the body's tensors lie
+    past sin(x), at offsets known only during the run, so the entry keeps a
+    static slot for the body's length."""
     body = helper.make_graph(
         positive_entries("r") + [
          helper.make_node("ReduceSum", ["pos"], ["s"], name="s", keepdims=1),
@@ -248,9 +255,14 @@ def refused_models():
              helper.make_node("Gather", ["shape", "first"], ["trip"], name="trip"),
              helper.make_node("Loop", ["trip", "", "acc0"], ["acc"], name="rows", body=body)]
     inits = [helper.make_tensor("first", I64, [], [0]), helper.make_tensor("acc0", F32, [1], [0])]
-    save_model(helper.make_graph(nodes, "refuse_body_length_symbolic", [vi("x", ["N", 5])],
+    save_model(helper.make_graph(nodes, "loop_rows_dynbatch", [vi("x", ["N", 5])],
                                  [vi("acc", [1])], initializer=inits),
-               "refuse_body_length_symbolic")
+               "loop_rows_dynbatch")
+    for k, n in enumerate([1, 3, 6]):
+        x = rng.standard_normal((n, 5)).astype(np.float32)
+        r = np.sin(x.astype(np.float64))
+        save("loop_rows_dynbatch", "x", k, x)
+        save("loop_rows_dynbatch", "acc", k, np.array([r[r > 0].sum()], np.float32))
 
 
 def main():
@@ -261,6 +273,7 @@ def main():
     loop_if_lengths(rng)
     loop_requirement()
     loop_twin_names(rng)
+    loop_rows_dynbatch(rng)
     refused_models()
 
 

@@ -152,6 +152,12 @@ absl::StatusOr<std::unique_ptr<Instance>> Instance::Create(
     }
     instance->output_result_dims_.push_back(std::move(dims));
   }
+  instance->result_sizes_output_.assign(instance->results_.size(), 0);
+  for (const std::vector<int32_t>& dims : instance->output_result_dims_) {
+    for (int32_t r : dims) {
+      if (r >= 0) instance->result_sizes_output_[static_cast<size_t>(r)] = 1;
+    }
+  }
   if (absl::Status s = instance->GrowArena(module.memory()->arena_size()); !s.ok()) return s;
   return instance;
 }
@@ -449,6 +455,7 @@ absl::Status Instance::RunObserved(const void* const* inputs, void* const* outpu
 
 absl::Status Instance::ReadResults() {
   for (size_t r = 0; r < results_.size(); ++r) {
+    if (!result_sizes_output_[r]) continue;
     int64_t value;
     std::memcpy(&value, arena_ + results_[r].arena_offset, sizeof value);
     if (value < 0 || value > results_[r].bound) {

@@ -122,7 +122,10 @@ class Instance {
   std::vector<ResultSlot> results_;
   std::vector<int64_t> result_values_;
   std::vector<std::vector<int32_t>> output_result_dims_;
-  // Reads the result symbols a successful run wrote (checked against bounds).
+  std::vector<uint8_t> result_sizes_output_;  // per result: some output dim is it
+  // Reads the result symbols that size outputs, as a successful run left
+  // them (checked against bounds). A length only a called function loads
+  // is its own: its slot may hold other data once the function returned.
   absl::Status ReadResults();
   std::vector<int64_t> iparam_scratch_;
   uint64_t workspace_needed_ = 0;

@@ -23,6 +23,8 @@ them empty; references in float64 NumPy.
   body (their lengths must stay apart).
 - loop_rows_dynbatch: a Loop over the N rows of sin(x), x [N, 5], N = 1, 3
   and 6, summing each row's positive entries.
+- loop_then_if: loop_compress's Loop, then an If whose branches use the
+  arena where the body kept its length (which is not read after the run).
 - refuse_body_length_out: refused at compile time (refused_models).
 usage: /usr/bin/python3 tests/models/result/generate_bodies.py"""
 import os
@@ -224,6 +226,47 @@ def loop_twin_names(rng):
         save("loop_twin_names", "dropped", k, np.array([-x64[x64 < 0].sum()], np.float32))
 
 
+def loop_then_if(rng):
+    """loop_compress's Loop, then an If whose branches compute [4, 40]
+    tensors in the arena where the Loop body kept its length: a called
+    function's length is the body's alone, not read back after the run."""
+    body = helper.make_graph(
+        positive_entries("x") + [
+         helper.make_node("ReduceSum", ["pos"], ["s"], name="s", keepdims=1),
+         helper.make_node("Add", ["acc_in", "s"], ["acc_out"], name="acc"),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"], name="cond")],
+        "body", loop_inputs([1]), [vi("cond_out", [], BOOL), vi("acc_out", [1])])
+
+    def branch(name, scale):
+        return helper.make_graph(
+            [helper.make_node("Tile", ["x", "repeats"], [name + "_tiled"], name=name + "_tile"),
+             const(name + "_scale", F32, [], [scale]),
+             helper.make_node("Mul", [name + "_tiled", name + "_scale"], [name + "_scaled"],
+                              name=name + "_mul"),
+             helper.make_node("ReduceSum", [name + "_scaled", "axis1"], [name + "_y"],
+                              name=name + "_sum", keepdims=0)],
+            name, [], [vi(name + "_y", [4])])
+    nodes = [helper.make_node("Loop", ["trip", "", "zero1"], ["acc"], name="rows", body=body),
+             helper.make_node("ReduceSum", ["acc"], ["total"], name="total", keepdims=0),
+             helper.make_node("Greater", ["total", "origin"], ["positive"], name="positive"),
+             helper.make_node("If", ["positive"], ["y"], name="choose",
+                              then_branch=branch("then", 2.0), else_branch=branch("else", 3.0))]
+    inits = [helper.make_tensor("trip", I64, [], [4]), helper.make_tensor("zero1", F32, [1], [0]),
+             helper.make_tensor("origin", F32, [], [0]),
+             helper.make_tensor("repeats", I64, [2], [1, 8]),
+             helper.make_tensor("axis1", I64, [1], [1])]
+    save_model(helper.make_graph(nodes, "loop_then_if", [vi("x", [4, 5])],
+                                 [vi("acc", [1]), vi("y", [4])], initializer=inits),
+               "loop_then_if")
+    base = rng.standard_normal((4, 5)).astype(np.float32)
+    for k, x in enumerate([base, np.abs(base) + 0.5, -np.abs(base) - 0.5]):
+        x64 = x.astype(np.float64)
+        acc = x64[x64 > 0].sum()
+        save("loop_then_if", "x", k, x)
+        save("loop_then_if", "acc", k, np.array([acc], np.float32))
+        save("loop_then_if", "y", k, ((2.0 if acc > 0 else 3.0) * 8 * x64.sum(axis=1)).astype(np.float32))
+
+
 def refused_models():
     """A body Kiln refuses, naming why: it returns a value sized by the
     length it found (its caller could not plan it)."""
@@ -274,6 +317,7 @@ def main():
     loop_requirement()
     loop_twin_names(rng)
     loop_rows_dynbatch(rng)
+    loop_then_if(rng)
     refused_models()
 
 

@@ -58,6 +58,21 @@ def positive_entries(rows):
             helper.make_node("Compress", ["row", "mask"], ["pos"], name="pos", axis=0)]
 
 
+def summing_body(rows):
+    """A Loop body adding the sum of row i's positive entries to acc."""
+    return helper.make_graph(
+        positive_entries(rows) + [
+         helper.make_node("ReduceSum", ["pos"], ["s"], name="s", keepdims=1),
+         helper.make_node("Add", ["acc_in", "s"], ["acc_out"], name="acc"),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"], name="cond")],
+        "body", loop_inputs([1]), [vi("cond_out", [], BOOL), vi("acc_out", [1])])
+
+
+def signed_cases(base):
+    """base, all positive, all negative: lengths in between, all, none."""
+    return [base, np.abs(base) + 0.5, -np.abs(base) - 0.5]
+
+
 def loop_compress(rng):
     body = helper.make_graph(
         positive_entries("x") + [
@@ -76,7 +91,7 @@ def loop_compress(rng):
                "loop_compress")
     base = rng.standard_normal((4, 5)).astype(np.float32)
     base[2] = -np.abs(base[2])  # a row with nothing to keep
-    for k, x in enumerate([base, np.abs(base) + 0.5, -np.abs(base) - 0.5]):
+    for k, x in enumerate(signed_cases(base)):
         start = np.array([0.25 * (k + 1)], np.float32)
         x64 = x.astype(np.float64)
         save("loop_compress", "x", k, x)
@@ -134,7 +149,7 @@ def loop_caller_length(rng):
     save_model(helper.make_graph(nodes, "loop_caller_length", [vi("x", [7])], [vi("acc", [1])],
                                  initializer=inits), "loop_caller_length")
     base = rng.standard_normal(7).astype(np.float32)
-    for k, x in enumerate([base, np.abs(base) + 0.5, -np.abs(base) - 0.5]):
+    for k, x in enumerate(signed_cases(base)):
         x64 = x.astype(np.float64)
         save("loop_caller_length", "x", k, x)
         save("loop_caller_length", "acc", k, np.array([0.5 + 6 * x64[x64 > 0].sum()], np.float32))
@@ -203,23 +218,17 @@ def loop_twin_names(rng):
     """Two Loops both named "rows" (ONNX does not demand unique node names),
     keeping the positive entries of x's rows and of -x's: each body's length
     is its own (named after its Loop's first output)."""
-    def body(rows):
-        return helper.make_graph(
-            positive_entries(rows) + [
-             helper.make_node("ReduceSum", ["pos"], ["s"], name="s", keepdims=1),
-             helper.make_node("Add", ["acc_in", "s"], ["acc_out"], name="acc"),
-             helper.make_node("Identity", ["cond_in"], ["cond_out"], name="cond")],
-            "body", loop_inputs([1]), [vi("cond_out", [], BOOL), vi("acc_out", [1])])
-    nodes = [helper.make_node("Loop", ["trip", "", "zero1"], ["kept"], name="rows", body=body("x")),
+    nodes = [helper.make_node("Loop", ["trip", "", "zero1"], ["kept"], name="rows",
+                              body=summing_body("x")),
              helper.make_node("Neg", ["x"], ["neg"], name="neg"),
              helper.make_node("Loop", ["trip", "", "zero1"], ["dropped"], name="rows",
-                              body=body("neg"))]
+                              body=summing_body("neg"))]
     inits = [helper.make_tensor("trip", I64, [], [4]), helper.make_tensor("zero1", F32, [1], [0])]
     save_model(helper.make_graph(nodes, "loop_twin_names", [vi("x", [4, 5])],
                                  [vi("kept", [1]), vi("dropped", [1])], initializer=inits),
                "loop_twin_names")
     base = rng.standard_normal((4, 5)).astype(np.float32)
-    for k, x in enumerate([base, np.abs(base) + 0.5, -np.abs(base) - 0.5]):
+    for k, x in enumerate(signed_cases(base)):
         x64 = x.astype(np.float64)
         save("loop_twin_names", "x", k, x)
         save("loop_twin_names", "kept", k, np.array([x64[x64 > 0].sum()], np.float32))
@@ -230,13 +239,6 @@ def loop_then_if(rng):
     """loop_compress's Loop, then an If whose branches compute [4, 40]
     tensors in the arena where the Loop body kept its length: a called
     function's length is the body's alone, not read back after the run."""
-    body = helper.make_graph(
-        positive_entries("x") + [
-         helper.make_node("ReduceSum", ["pos"], ["s"], name="s", keepdims=1),
-         helper.make_node("Add", ["acc_in", "s"], ["acc_out"], name="acc"),
-         helper.make_node("Identity", ["cond_in"], ["cond_out"], name="cond")],
-        "body", loop_inputs([1]), [vi("cond_out", [], BOOL), vi("acc_out", [1])])
-
     def branch(name, scale):
         return helper.make_graph(
             [helper.make_node("Tile", ["x", "repeats"], [name + "_tiled"], name=name + "_tile"),
@@ -246,7 +248,8 @@ def loop_then_if(rng):
              helper.make_node("ReduceSum", [name + "_scaled", "axis1"], [name + "_y"],
                               name=name + "_sum", keepdims=0)],
             name, [], [vi(name + "_y", [4])])
-    nodes = [helper.make_node("Loop", ["trip", "", "zero1"], ["acc"], name="rows", body=body),
+    nodes = [helper.make_node("Loop", ["trip", "", "zero1"], ["acc"], name="rows",
+                              body=summing_body("x")),
              helper.make_node("ReduceSum", ["acc"], ["total"], name="total", keepdims=0),
              helper.make_node("Greater", ["total", "origin"], ["positive"], name="positive"),
              helper.make_node("If", ["positive"], ["y"], name="choose",
@@ -259,7 +262,7 @@ def loop_then_if(rng):
                                  [vi("acc", [1]), vi("y", [4])], initializer=inits),
                "loop_then_if")
     base = rng.standard_normal((4, 5)).astype(np.float32)
-    for k, x in enumerate([base, np.abs(base) + 0.5, -np.abs(base) - 0.5]):
+    for k, x in enumerate(signed_cases(base)):
         x64 = x.astype(np.float64)
         acc = x64[x64 > 0].sum()
         save("loop_then_if", "x", k, x)
@@ -287,16 +290,11 @@ def loop_rows_dynbatch(rng):
     summing each row's positive entries (Compress): the body's tensors lie
     past sin(x), at offsets known only during the run, so the entry keeps a
     static slot for the body's length."""
-    body = helper.make_graph(
-        positive_entries("r") + [
-         helper.make_node("ReduceSum", ["pos"], ["s"], name="s", keepdims=1),
-         helper.make_node("Add", ["acc_in", "s"], ["acc_out"], name="acc"),
-         helper.make_node("Identity", ["cond_in"], ["cond_out"], name="cond")],
-        "body", loop_inputs([1]), [vi("cond_out", [], BOOL), vi("acc_out", [1])])
     nodes = [helper.make_node("Sin", ["x"], ["r"], name="sin"),
              helper.make_node("Shape", ["x"], ["shape"], name="shape"),
              helper.make_node("Gather", ["shape", "first"], ["trip"], name="trip"),
-             helper.make_node("Loop", ["trip", "", "acc0"], ["acc"], name="rows", body=body)]
+             helper.make_node("Loop", ["trip", "", "acc0"], ["acc"], name="rows",
+                              body=summing_body("r"))]
     inits = [helper.make_tensor("first", I64, [], [0]), helper.make_tensor("acc0", F32, [1], [0])]
     save_model(helper.make_graph(nodes, "loop_rows_dynbatch", [vi("x", ["N", 5])],
                                  [vi("acc", [1])], initializer=inits),

@@ -551,17 +551,17 @@ absl::StatusOr<std::vector<int32_t>> LoweringContext::LoadsOf(const ir::Node& no
 }
 
 void LoweringContext::PrepareDataSymbols(ShapeProgram* shapes) {
-  // The data symbols of this graph's own kernels, and those of the graphs
-  // around it (loaded now: they were computed before the call).
-  std::set<int32_t> used, own;
+  // Lengths of the graphs around this one that its sizes use: loaded now
+  // (they were computed before the call). Its own follow their kernels.
+  std::set<int32_t> used;
   for (const ir::Value& v : graph_.values) {
     for (int64_t d : v.shape) dims().DataSymbolsIn(d, &used);
   }
   const auto& data = dims().data_symbols();
+  auto own = [&](int32_t k) { return data[static_cast<size_t>(k)].scope == graph_.scope; };
   for (int32_t k : used) {
-    if (data[static_cast<size_t>(k)].scope == graph_.scope) {
-      own.insert(k);
-    } else if (called_ && graph_.scope.compare(0, data[k].scope.size(), data[k].scope) == 0) {
+    const std::string& scope = data[static_cast<size_t>(k)].scope;
+    if (called_ && !own(k) && graph_.scope.compare(0, scope.size(), scope) == 0) {
       shapes->Load(k, static_cast<uint32_t>(k));
     }
   }
@@ -577,7 +577,7 @@ void LoweringContext::PrepareDataSymbols(ShapeProgram* shapes) {
     dims().DataSymbolsIn(a, &in);
     dims().DataSymbolsIn(b, &in);
     bool mine = in.empty() ? !called_ : false;
-    for (int32_t k : in) mine = mine || own.count(k) != 0;
+    for (int32_t k : in) mine = mine || own(k);
     if (mine) waiting_assumptions_.push_back({a, b});
   }
 }

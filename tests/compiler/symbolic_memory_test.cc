@@ -76,5 +76,42 @@ INSTANTIATE_TEST_SUITE_P(Models, SymbolicMemory,
                          ::testing::Values("cnn_dynbatch", "mlp_dynbatch", "attention_dynseq",
                                            "concat_dynseq", "slice_dynseq"));
 
+// A length a Loop body finds (tests/models/result/generate_bodies.py): in a
+// model with symbols the entry plans a static int64 slot for it, after its
+// static tensors and before those sized by the symbols (where the body's own
+// tensors lie past, at run-time offsets); a static model needs none.
+TEST(CalleeCountSlots, ABodyLengthGetsAStaticSlotInTheEntryOfAModelWithSymbols) {
+  const std::string dir = std::string(KILN_SOURCE_DIR) + "/tests/models/result/";
+  auto g = ImportOnnx(dir + "loop_rows_dynbatch.onnx");
+  ASSERT_TRUE(g.ok()) << g.status();
+  ASSERT_TRUE(RunGraphPasses(*g).ok());
+  ASSERT_EQ(g->dims.data_symbols().size(), 1u);
+  EXPECT_EQ(g->dims.data_symbols()[0].name, "rows.body/pos.length");
+  EXPECT_EQ(g->dims.data_symbols()[0].scope, "rows.body/");
+  auto plan = PlanMemory(*g);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->callee_count_slots.size(), 1u);
+  const uint64_t slot = plan->callee_count_slots.at(0);
+  EXPECT_EQ(slot % 8, 0u);
+  EXPECT_LE(slot + 8, plan->arena_size);
+  for (const ArenaTensor& t : plan->arena) {
+    if (ir::IsSymbolic(t.size_expr)) {
+      EXPECT_TRUE(g->dims.KnownNonNegative(
+          g->dims.Sub(t.offset_expr, static_cast<int64_t>(plan->arena_size))))
+          << g->value(t.value).name << " starts before the static part ends";
+    } else {
+      EXPECT_TRUE(t.offset + t.size <= slot || slot + 8 <= t.offset) << g->value(t.value).name;
+    }
+  }
+
+  auto fixed = ImportOnnx(dir + "loop_compress.onnx");
+  ASSERT_TRUE(fixed.ok()) << fixed.status();
+  ASSERT_TRUE(RunGraphPasses(*fixed).ok());
+  ASSERT_EQ(fixed->dims.data_symbols().size(), 1u);
+  auto fixed_plan = PlanMemory(*fixed);
+  ASSERT_TRUE(fixed_plan.ok()) << fixed_plan.status();
+  EXPECT_TRUE(fixed_plan->callee_count_slots.empty());
+}
+
 }  // namespace
 }  // namespace kiln::compiler

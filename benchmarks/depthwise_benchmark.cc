@@ -8,6 +8,7 @@
 
 #include "benchmark/benchmark.h"
 #include "kiln/kernels.h"
+#include "path_benchmark.h"
 
 namespace {
 
@@ -16,7 +17,7 @@ void Fill(std::vector<float>& v) {
 }
 
 // args: C, H, W, OC, KH, KW, stride, pad_h, pad_w, groups
-void BM_ConvRect(benchmark::State& state) {
+void BM_ConvRect(benchmark::State& state, kiln_kernel_fn kernel) {
   const int64_t c = state.range(0), h = state.range(1), w = state.range(2), oc = state.range(3);
   const int64_t kh = state.range(4), kw = state.range(5), s = state.range(6);
   const int64_t ph = state.range(7), pw = state.range(8), g = state.range(9);
@@ -30,26 +31,28 @@ void BM_ConvRect(benchmark::State& state) {
   const float fp[2] = {0, 0};
   void* bindings[4] = {x.data(), wt.data(), b.data(), y.data()};
   for (auto _ : state) {
-    benchmark::DoNotOptimize(kiln_conv2d_f32(ip, fp, bindings, nullptr));
+    benchmark::DoNotOptimize(kernel(ip, fp, bindings, nullptr));
   }
   const double flops = 2.0 * oc * oh * ow * (c / g) * kh * kw;
   state.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9 * state.iterations(),
                                                  benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_ConvRect)
-    ->ArgNames({"C", "H", "W", "OC", "KH", "KW", "s", "ph", "pw", "g"})
-    ->Args({64, 25, 5, 64, 3, 3, 1, 1, 1, 64})     // DS-CNN depthwise
-    ->Args({1, 49, 10, 64, 10, 4, 2, 5, 1, 1})     // DS-CNN stem
-    ->Args({64, 25, 5, 64, 1, 1, 1, 0, 0, 1})      // DS-CNN pointwise
-    ->Args({32, 112, 112, 32, 3, 3, 1, 1, 1, 32})  // MobileNetV2 depthwise, stride 1
-    ->Args({96, 112, 112, 96, 3, 3, 2, 1, 1, 96})  // MobileNetV2 depthwise, stride 2
-    ->Args({144, 56, 56, 144, 3, 3, 1, 1, 1, 144})
-    ->Args({192, 28, 28, 192, 3, 3, 1, 1, 1, 192})
-    ->Args({576, 14, 14, 576, 3, 3, 1, 1, 1, 576})
-    ->Args({576, 14, 14, 576, 3, 3, 2, 1, 1, 576})
-    ->Args({960, 7, 7, 960, 3, 3, 1, 1, 1, 960})
-    ->Args({384, 14, 14, 384, 3, 3, 1, 1, 1, 384})
-    ->Unit(benchmark::kMicrosecond);
+void BM_ConvRectArgs(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"C", "H", "W", "OC", "KH", "KW", "s", "ph", "pw", "g"})
+      ->Args({64, 25, 5, 64, 3, 3, 1, 1, 1, 64})     // DS-CNN depthwise
+      ->Args({1, 49, 10, 64, 10, 4, 2, 5, 1, 1})     // DS-CNN stem
+      ->Args({64, 25, 5, 64, 1, 1, 1, 0, 0, 1})      // DS-CNN pointwise
+      ->Args({32, 112, 112, 32, 3, 3, 1, 1, 1, 32})  // MobileNetV2 depthwise, stride 1
+      ->Args({96, 112, 112, 96, 3, 3, 2, 1, 1, 96})  // MobileNetV2 depthwise, stride 2
+      ->Args({144, 56, 56, 144, 3, 3, 1, 1, 1, 144})
+      ->Args({192, 28, 28, 192, 3, 3, 1, 1, 1, 192})
+      ->Args({576, 14, 14, 576, 3, 3, 1, 1, 1, 576})
+      ->Args({576, 14, 14, 576, 3, 3, 2, 1, 1, 576})
+      ->Args({960, 7, 7, 960, 3, 3, 1, 1, 1, 960})
+      ->Args({384, 14, 14, 384, 3, 3, 1, 1, 1, 384})
+      ->Unit(benchmark::kMicrosecond);
+}
+KILN_PATH_BENCHMARK(BM_ConvRect, "kiln_conv2d_f32", BM_ConvRectArgs);
 
 // A filled buffer of n floats starting on a 64-byte boundary, as the VM's
 // arena and constants are: channels-last vector loads then never straddle a
@@ -65,7 +68,7 @@ float* Aligned64(std::vector<float>& storage, size_t n) {
 // conv2d_dw_nhwc_f32 (channels last, channels in the lanes) on BM_ConvRect's
 // depthwise rows, so the two layouts compare shape by shape.
 // args: C, H, W, KH, KW, stride, pad_h, pad_w
-void BM_DepthwiseNhwc(benchmark::State& state) {
+void BM_DepthwiseNhwc(benchmark::State& state, kiln_kernel_fn kernel) {
   const int64_t c = state.range(0), h = state.range(1), w = state.range(2);
   const int64_t kh = state.range(3), kw = state.range(4), s = state.range(5);
   const int64_t ph = state.range(6), pw = state.range(7);
@@ -80,23 +83,25 @@ void BM_DepthwiseNhwc(benchmark::State& state) {
   const float fp[2] = {0, 0};
   void* bindings[4] = {x, wt, b, y};
   for (auto _ : state) {
-    benchmark::DoNotOptimize(kiln_conv2d_dw_nhwc_f32(ip, fp, bindings, nullptr));
+    benchmark::DoNotOptimize(kernel(ip, fp, bindings, nullptr));
   }
   const double flops = 2.0 * c * oh * ow * kh * kw;
   state.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9 * state.iterations(),
                                                  benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_DepthwiseNhwc)
-    ->ArgNames({"C", "H", "W", "KH", "KW", "s", "ph", "pw"})
-    ->Args({64, 25, 5, 3, 3, 1, 1, 1})     // DS-CNN depthwise
-    ->Args({32, 112, 112, 3, 3, 1, 1, 1})  // MobileNetV2 depthwise, stride 1
-    ->Args({96, 112, 112, 3, 3, 2, 1, 1})  // MobileNetV2 depthwise, stride 2
-    ->Args({144, 56, 56, 3, 3, 1, 1, 1})
-    ->Args({192, 28, 28, 3, 3, 1, 1, 1})
-    ->Args({576, 14, 14, 3, 3, 1, 1, 1})
-    ->Args({576, 14, 14, 3, 3, 2, 1, 1})
-    ->Args({960, 7, 7, 3, 3, 1, 1, 1})
-    ->Args({384, 14, 14, 3, 3, 1, 1, 1})
-    ->Unit(benchmark::kMicrosecond);
+void BM_DepthwiseNhwcArgs(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"C", "H", "W", "KH", "KW", "s", "ph", "pw"})
+      ->Args({64, 25, 5, 3, 3, 1, 1, 1})     // DS-CNN depthwise
+      ->Args({32, 112, 112, 3, 3, 1, 1, 1})  // MobileNetV2 depthwise, stride 1
+      ->Args({96, 112, 112, 3, 3, 2, 1, 1})  // MobileNetV2 depthwise, stride 2
+      ->Args({144, 56, 56, 3, 3, 1, 1, 1})
+      ->Args({192, 28, 28, 3, 3, 1, 1, 1})
+      ->Args({576, 14, 14, 3, 3, 1, 1, 1})
+      ->Args({576, 14, 14, 3, 3, 2, 1, 1})
+      ->Args({960, 7, 7, 3, 3, 1, 1, 1})
+      ->Args({384, 14, 14, 3, 3, 1, 1, 1})
+      ->Unit(benchmark::kMicrosecond);
+}
+KILN_PATH_BENCHMARK(BM_DepthwiseNhwc, "kiln_conv2d_dw_nhwc_f32", BM_DepthwiseNhwcArgs);
 
 }  // namespace

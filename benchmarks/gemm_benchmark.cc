@@ -7,6 +7,7 @@
 
 #include "benchmark/benchmark.h"
 #include "kiln/kernels.h"
+#include "path_benchmark.h"
 
 #ifdef KILN_HAVE_OPENBLAS
 #include <cblas.h>
@@ -24,7 +25,7 @@ void SetFlops(benchmark::State& state, int64_t m, int64_t n, int64_t k) {
                                                  benchmark::Counter::kIsRate);
 }
 
-void BM_KilnSgemm(benchmark::State& state) {
+void BM_KilnSgemm(benchmark::State& state, kiln_kernel_fn kernel) {
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
   std::vector<float> a(m * k), b(k * n), y(m * n);
   Fill(a);
@@ -32,12 +33,12 @@ void BM_KilnSgemm(benchmark::State& state) {
   const int64_t ip[9] = {m, n, k, 0, 0, 0, 0, 0, KILN_ACT_NONE};
   const float fp[4] = {1, 0, 0, 0};
   void* bindings[4] = {a.data(), b.data(), y.data(), y.data()};
-  for (auto _ : state) benchmark::DoNotOptimize(kiln_gemm_f32(ip, fp, bindings, nullptr));
+  for (auto _ : state) benchmark::DoNotOptimize(kernel(ip, fp, bindings, nullptr));
   SetFlops(state, m, n, k);
 }
 
 // B pre-packed into 16-wide panels, as the compiler stores constant weights.
-void BM_KilnSgemmPackedB(benchmark::State& state) {
+void BM_KilnSgemmPackedB(benchmark::State& state, kiln_kernel_fn kernel) {
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
   const int64_t panels = (n + 15) / 16;
   std::vector<float> a(m * k), b(k * n), packed(panels * 16 * k, 0.0f), y(m * n);
@@ -48,7 +49,7 @@ void BM_KilnSgemmPackedB(benchmark::State& state) {
   const int64_t ip[9] = {m, n, k, 0, 0, 0, 0, 0, KILN_ACT_NONE};
   const float fp[4] = {1, 0, 0, 0};
   void* bindings[4] = {a.data(), packed.data(), y.data(), y.data()};
-  for (auto _ : state) benchmark::DoNotOptimize(kiln_gemm_pb_f32(ip, fp, bindings, nullptr));
+  for (auto _ : state) benchmark::DoNotOptimize(kernel(ip, fp, bindings, nullptr));
   SetFlops(state, m, n, k);
 }
 
@@ -81,8 +82,8 @@ void Shapes(benchmark::internal::Benchmark* b) {
   b->Unit(benchmark::kMicrosecond);
 }
 
-BENCHMARK(BM_KilnSgemm)->Apply(Shapes);
-BENCHMARK(BM_KilnSgemmPackedB)->Apply(Shapes);
+KILN_PATH_BENCHMARK(BM_KilnSgemm, "kiln_gemm_f32", Shapes);
+KILN_PATH_BENCHMARK(BM_KilnSgemmPackedB, "kiln_gemm_pb_f32", Shapes);
 #ifdef KILN_HAVE_OPENBLAS
 BENCHMARK(BM_OpenblasSgemm)->Apply(Shapes);
 #endif

@@ -5,6 +5,7 @@
 
 #include "benchmark/benchmark.h"
 #include "kiln/kernels.h"
+#include "path_benchmark.h"
 
 namespace {
 
@@ -13,7 +14,7 @@ void Fill(std::vector<float>& v) {
 }
 
 // args: C, H(=W), OC, K, stride, groups
-void BM_Conv2d(benchmark::State& state) {
+void BM_Conv2d(benchmark::State& state, kiln_kernel_fn kernel) {
   const int64_t c = state.range(0), h = state.range(1), oc = state.range(2), k = state.range(3),
                 s = state.range(4), g = state.range(5);
   const int64_t pad = k / 2, oh = (h + 2 * pad - k) / s + 1;
@@ -25,31 +26,33 @@ void BM_Conv2d(benchmark::State& state) {
   const float fp[2] = {0, 0};
   void* bindings[4] = {x.data(), w.data(), b.data(), y.data()};
   for (auto _ : state) {
-    benchmark::DoNotOptimize(kiln_conv2d_f32(ip, fp, bindings, nullptr));
+    benchmark::DoNotOptimize(kernel(ip, fp, bindings, nullptr));
   }
   const double flops = 2.0 * oc * oh * oh * (c / g) * k * k;
   state.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9 * state.iterations(),
                                                  benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_Conv2d)
-    ->ArgNames({"C", "H", "OC", "K", "stride", "groups"})
-    ->Args({3, 224, 64, 7, 2, 1})     // ResNet-18 stem
-    ->Args({3, 224, 32, 3, 2, 1})     // MobileNetV2 stem
-    ->Args({64, 56, 64, 3, 1, 1})     // ResNet-18 layer1
-    ->Args({64, 56, 128, 3, 2, 1})    // ResNet-18 layer2.0.conv1
-    ->Args({128, 28, 128, 3, 1, 1})   // ResNet-18 layer2
-    ->Args({256, 14, 256, 3, 1, 1})   // ResNet-18 layer3
-    ->Args({256, 14, 512, 3, 2, 1})   // ResNet-18 layer4.0.conv1
-    ->Args({512, 7, 512, 3, 1, 1})    // ResNet-18 layer4
-    ->Args({960, 7, 160, 1, 1, 1})    // MobileNetV2 7x7 projection
-    ->Args({32, 112, 32, 3, 1, 32})   // MobileNetV2 depthwise
-    ->Args({96, 56, 24, 1, 1, 1})     // MobileNetV2 pointwise
-    ->Unit(benchmark::kMillisecond);
+void BM_Conv2dArgs(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"C", "H", "OC", "K", "stride", "groups"})
+      ->Args({3, 224, 64, 7, 2, 1})     // ResNet-18 stem
+      ->Args({3, 224, 32, 3, 2, 1})     // MobileNetV2 stem
+      ->Args({64, 56, 64, 3, 1, 1})     // ResNet-18 layer1
+      ->Args({64, 56, 128, 3, 2, 1})    // ResNet-18 layer2.0.conv1
+      ->Args({128, 28, 128, 3, 1, 1})   // ResNet-18 layer2
+      ->Args({256, 14, 256, 3, 1, 1})   // ResNet-18 layer3
+      ->Args({256, 14, 512, 3, 2, 1})   // ResNet-18 layer4.0.conv1
+      ->Args({512, 7, 512, 3, 1, 1})    // ResNet-18 layer4
+      ->Args({960, 7, 160, 1, 1, 1})    // MobileNetV2 7x7 projection
+      ->Args({32, 112, 32, 3, 1, 32})   // MobileNetV2 depthwise
+      ->Args({96, 56, 24, 1, 1, 1})     // MobileNetV2 pointwise
+      ->Unit(benchmark::kMillisecond);
+}
+KILN_PATH_BENCHMARK(BM_Conv2d, "kiln_conv2d_f32", BM_Conv2dArgs);
 
 // conv2d_packed_f32 (output channels in the lanes, weights packed as
 // kernels.h documents) on the layers where conv2d_f32 wastes lanes.
 // args: C, H(=W), OC, K, stride
-void BM_Conv2dPacked(benchmark::State& state) {
+void BM_Conv2dPacked(benchmark::State& state, kiln_kernel_fn kernel) {
   const int64_t c = state.range(0), h = state.range(1), oc = state.range(2), k = state.range(3),
                 s = state.range(4);
   const int64_t pad = k / 2, oh = (h + 2 * pad - k) / s + 1, taps = k * k, kk = taps * c;
@@ -66,29 +69,31 @@ void BM_Conv2dPacked(benchmark::State& state) {
   const float fp[2] = {0, 0};
   void* bindings[4] = {x.data(), packed.data(), b.data(), y.data()};
   for (auto _ : state) {
-    benchmark::DoNotOptimize(kiln_conv2d_packed_f32(ip, fp, bindings, nullptr));
+    benchmark::DoNotOptimize(kernel(ip, fp, bindings, nullptr));
   }
   const double flops = 2.0 * oc * oh * oh * c * taps;
   state.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9 * state.iterations(),
                                                  benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_Conv2dPacked)
-    ->ArgNames({"C", "H", "OC", "K", "stride"})
-    ->Args({3, 224, 64, 7, 2})     // ResNet-18 stem
-    ->Args({3, 224, 32, 3, 2})     // MobileNetV2 stem
-    ->Args({64, 56, 64, 3, 1})     // ResNet-18 layer1
-    ->Args({64, 56, 128, 3, 2})    // ResNet-18 layer2.0.conv1
-    ->Args({128, 28, 128, 3, 1})   // ResNet-18 layer2
-    ->Args({256, 14, 256, 3, 1})   // ResNet-18 layer3
-    ->Args({256, 14, 512, 3, 2})   // ResNet-18 layer4.0.conv1
-    ->Args({512, 7, 512, 3, 1})    // ResNet-18 layer4
-    ->Args({960, 7, 160, 1, 1})    // MobileNetV2 7x7 projection
-    ->Args({96, 56, 24, 1, 1})     // MobileNetV2 pointwise
-    ->Args({64, 25, 64, 1, 1})     // DS-CNN-like pointwise (25 x 25 plane)
-    ->Unit(benchmark::kMillisecond);
+void BM_Conv2dPackedArgs(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"C", "H", "OC", "K", "stride"})
+      ->Args({3, 224, 64, 7, 2})     // ResNet-18 stem
+      ->Args({3, 224, 32, 3, 2})     // MobileNetV2 stem
+      ->Args({64, 56, 64, 3, 1})     // ResNet-18 layer1
+      ->Args({64, 56, 128, 3, 2})    // ResNet-18 layer2.0.conv1
+      ->Args({128, 28, 128, 3, 1})   // ResNet-18 layer2
+      ->Args({256, 14, 256, 3, 1})   // ResNet-18 layer3
+      ->Args({256, 14, 512, 3, 2})   // ResNet-18 layer4.0.conv1
+      ->Args({512, 7, 512, 3, 1})    // ResNet-18 layer4
+      ->Args({960, 7, 160, 1, 1})    // MobileNetV2 7x7 projection
+      ->Args({96, 56, 24, 1, 1})     // MobileNetV2 pointwise
+      ->Args({64, 25, 64, 1, 1})     // DS-CNN-like pointwise (25 x 25 plane)
+      ->Unit(benchmark::kMillisecond);
+}
+KILN_PATH_BENCHMARK(BM_Conv2dPacked, "kiln_conv2d_packed_f32", BM_Conv2dPackedArgs);
 
 // args: C, H(=W), K, stride, pad. Reported in input GB/s read.
-void BM_MaxPool(benchmark::State& state) {
+void BM_MaxPool(benchmark::State& state, kiln_kernel_fn kernel) {
   const int64_t c = state.range(0), h = state.range(1), k = state.range(2), s = state.range(3),
                 pad = state.range(4);
   const int64_t oh = (h + 2 * pad - k) / s + 1;
@@ -97,17 +102,19 @@ void BM_MaxPool(benchmark::State& state) {
   const int64_t ip[18] = {KILN_POOL_MAX, 1, c, h, h, oh, oh, k, k, s, s, pad, pad, pad, pad, 1, 1, 0};
   void* bindings[2] = {x.data(), y.data()};
   for (auto _ : state) {
-    benchmark::DoNotOptimize(kiln_pool2d_f32(ip, nullptr, bindings, nullptr));
+    benchmark::DoNotOptimize(kernel(ip, nullptr, bindings, nullptr));
   }
   state.counters["GB/s"] = benchmark::Counter(4.0 * x.size() * 1e-9 * state.iterations(),
                                               benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_MaxPool)
-    ->ArgNames({"C", "H", "K", "stride", "pad"})
-    ->Args({64, 112, 3, 2, 1})  // ResNet-18 stem pool
-    ->Unit(benchmark::kMicrosecond);
+void BM_MaxPoolArgs(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"C", "H", "K", "stride", "pad"})
+      ->Args({64, 112, 3, 2, 1})  // ResNet-18 stem pool
+      ->Unit(benchmark::kMicrosecond);
+}
+KILN_PATH_BENCHMARK(BM_MaxPool, "kiln_pool2d_f32", BM_MaxPoolArgs);
 
-void BM_Gemm(benchmark::State& state) {
+void BM_Gemm(benchmark::State& state, kiln_kernel_fn kernel) {
   const int64_t n = state.range(0);
   std::vector<float> a(n * n), b(n * n), y(n * n);
   Fill(a);
@@ -116,11 +123,14 @@ void BM_Gemm(benchmark::State& state) {
   const float fp[4] = {1, 0, 0, 0};
   void* bindings[4] = {a.data(), b.data(), y.data(), y.data()};
   for (auto _ : state) {
-    benchmark::DoNotOptimize(kiln_gemm_f32(ip, fp, bindings, nullptr));
+    benchmark::DoNotOptimize(kernel(ip, fp, bindings, nullptr));
   }
   state.counters["GFLOP/s"] = benchmark::Counter(2.0 * n * n * n * 1e-9 * state.iterations(),
                                                  benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_Gemm)->Arg(256)->Arg(512)->Unit(benchmark::kMillisecond);
+void BM_GemmArgs(benchmark::internal::Benchmark* b) {
+  b->Arg(256)->Arg(512)->Unit(benchmark::kMillisecond);
+}
+KILN_PATH_BENCHMARK(BM_Gemm, "kiln_gemm_f32", BM_GemmArgs);
 
 }  // namespace

@@ -28,6 +28,7 @@
 #include "tools/commands.h"
 #include "tools/module_inputs.h"
 #include "vm/debug_info.h"
+#include "vm/kernel_paths.h"
 #include "vm/dispatch_timer.h"
 #include "vm/profiler.h"
 
@@ -40,6 +41,7 @@ constexpr char kHelp[] =
     "usage: kiln bench MODEL.onnx|MODULE.kiln [--input FILE.npy ...] [--repeat N]\n"
     "                  [--warmup N] [--out DIR] [--baseline-cmd 'CMD'] [--plot FILE.svg]\n"
     "                  [--per-dispatch] [--no-aot] [--aot-cflags 'FLAGS']\n"
+    "                  [--isa auto|portable|avx2|avx512|neon]\n"
     "\n"
     "Compiles the model (for .onnx), runs it in the VM, builds the AOT bundle with\n"
     "make and runs it on the same input (fixed-seed random input of the\n"
@@ -57,7 +59,9 @@ constexpr char kHelp[] =
     "                      and AOT time dispatch by dispatch\n"
     "  --aot-cflags FLAGS  CFLAGS for the bundle (default '-O3 -march=native': the VM\n"
     "                      picks SIMD kernels from this CPU at run time, the bundle\n"
-    "                      from its flags, so both use the same kernels)\n";
+    "                      from its flags, so both use the same kernels)\n"
+    "  --isa PATH          the VM runs the kernels of PATH and the bundle is built\n"
+    "                      with '-O3' and that path's flags (unless --aot-cflags)\n";
 
 // Parses "latency_ms median=.. min=.. max=.. runs=N" from a runner's output.
 bool ParseLatency(const std::string& text, RunnerResult* r) {
@@ -129,14 +133,21 @@ absl::Status BuildBundle(const vm::ModuleImage& image, const std::string& name,
 
 int BenchCommand(const std::vector<std::string>& argv) {
   absl::StatusOr<CliArgs> args = ParseCli(
-      argv, {{"--input", "--repeat", "--warmup", "--out", "--baseline-cmd", "--plot", "--aot-cflags"},
+      argv, {{"--input", "--repeat", "--warmup", "--out", "--baseline-cmd", "--plot", "--aot-cflags",
+              "--isa"},
              {"--per-dispatch", "--no-aot"}});
   if (!args.ok()) return ReportError("bench", std::string(args.status().message()));
   if (args->help) {
     std::fputs(kHelp, stdout);
     return 0;
   }
-  const std::string aot_cflags = args->Get("--aot-cflags", "-O3 -march=native");
+  // An explicit path builds the bundle for that path; auto, for this CPU.
+  absl::StatusOr<vm::KernelPath> path = vm::ChooseKernelPath(args->Get("--isa"));
+  if (!path.ok()) return ReportError("bench", std::string(path.status().message()));
+  const bool explicit_path = vm::KernelPathNamed(args->Get("--isa"));
+  const std::string aot_cflags = args->Get(
+      "--aot-cflags", explicit_path ? absl::StrCat("-O3 ", vm::KernelPathCompileFlags(*path))
+                                    : std::string("-O3 -march=native"));
   if (args->positional.size() != 1) {
     std::fputs(kHelp, stderr);
     return 2;
@@ -168,7 +179,7 @@ int BenchCommand(const std::vector<std::string>& argv) {
   report.module = module_path;
   auto image = vm::ModuleImage::LoadFile(module_path);
   if (!image.ok()) return ReportError("bench", std::string(image.status().message()));
-  auto instance = vm::Instance::Create(*image);
+  auto instance = vm::Instance::Create(*image, 1, vm::KernelPathName(*path));
   if (!instance.ok()) return ReportError("bench", std::string(instance.status().message()));
   const fb::Signature& sig = (*instance)->signature();
   report.module_bytes = (*image)->size();

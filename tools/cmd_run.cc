@@ -20,7 +20,7 @@ namespace {
 constexpr char kHelp[] =
     "usage: kiln run MODULE.kiln --input FILE.npy [...] --output FILE.npy [...]\n"
     "                [--repeat N] [--threads N] [--trace FILE.json] [--profile] [--dump DIR]\n"
-    "                [--check-nan]\n"
+    "                [--check-nan] [--isa auto|portable|avx2|avx512|neon]\n"
     "\n"
     "Runs a module in the VM. Inputs and outputs are NumPy .npy files given in\n"
     "signature order, or as NAME=FILE.npy.\n"
@@ -33,7 +33,10 @@ constexpr char kHelp[] =
     "  --profile     print time per dispatch and per op type (with GFLOP/s)\n"
     "  --dump DIR    write every intermediate value as DIR/<onnx value>.npy\n"
     "                (index: DIR/values.json)\n"
-    "  --check-nan   stop at the first dispatch producing NaN/Inf and name it\n";
+    "  --check-nan   stop at the first dispatch producing NaN/Inf and name it\n"
+    "  --isa PATH    run the kernels compiled for PATH (default auto: the KILN_ISA\n"
+    "                environment variable, else the widest this CPU runs); a\n"
+    "                path the CPU lacks is refused\n";
 
 // Places each FILE or NAME=FILE argument at its signature position.
 absl::StatusOr<std::vector<std::string>> AssignFiles(
@@ -66,7 +69,7 @@ absl::StatusOr<std::vector<std::string>> AssignFiles(
 }  // namespace
 
 int RunCommand(const std::vector<std::string>& argv) {
-  CliSpec spec{{"--input", "--output", "--repeat", "--threads"}, {}};
+  CliSpec spec{{"--input", "--output", "--repeat", "--threads", "--isa"}, {}};
   spec.valued.insert(std::begin(kRunDebugValued), std::end(kRunDebugValued));
   spec.flags.insert(std::begin(kRunDebugFlags), std::end(kRunDebugFlags));
   absl::StatusOr<CliArgs> args = ParseCli(argv, spec);
@@ -91,7 +94,7 @@ int RunCommand(const std::vector<std::string>& argv) {
       (!absl::SimpleAtoi(args->Get("--threads"), &threads) || threads < 1 || threads > 256)) {
     return ReportError("run", "--threads must be a whole number in 1..256");
   }
-  auto instance = vm::Instance::Create(*image, threads);
+  auto instance = vm::Instance::Create(*image, threads, args->Get("--isa"));
   if (!instance.ok()) return ReportError("run", std::string(instance.status().message()));
   const fb::Signature& sig = (*instance)->signature();
   auto debug = RunDebugSession::Create(*args, **instance, repeat);

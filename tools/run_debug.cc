@@ -17,6 +17,7 @@ absl::StatusOr<std::unique_ptr<RunDebugSession>> RunDebugSession::Create(
   s->trace_path_ = args.Get("--trace");
   s->dump_dir_ = args.Get("--dump");
   s->profile_ = args.flags.count("--profile") != 0;
+  s->kernel_path_ = instance.kernel_path();
   s->check_nan_ = args.flags.count("--check-nan") != 0;
   if (args.Has("--trace") && s->trace_path_.empty()) {
     return absl::InvalidArgumentError("--trace needs a file name");
@@ -79,7 +80,11 @@ absl::Status RunDebugSession::Finish(const std::string& module_path) {
     std::fprintf(stderr, "trace: %zu dispatch events written to %s\n", timer_->event_count(),
                  trace_path_.c_str());
   }
-  if (profile_) std::fputs(vm::ProfileReport(dispatches_, *timer_).c_str(), stdout);
+  if (profile_) {
+    std::printf("kernel path: %s (%s)\n", vm::KernelPathName(kernel_path_),
+                vm::KernelPathDescription(kernel_path_));
+    std::fputs(vm::ProfileReport(dispatches_, *timer_).c_str(), stdout);
+  }
   return absl::OkStatus();
 }
 

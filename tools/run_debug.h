@@ -45,6 +45,7 @@ class RunDebugSession {
   std::string trace_path_;
   std::string dump_dir_;
   bool profile_ = false;
+  vm::KernelPath kernel_path_ = vm::KernelPath::kPortable;
   bool check_nan_ = false;
 };
 

@@ -48,11 +48,15 @@ std::string FunctionPrefix(uint32_t function) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Instance>> Instance::Create(
-    std::shared_ptr<const ModuleImage> image, int threads) {
+    std::shared_ptr<const ModuleImage> image, int threads, std::string_view kernel_path) {
   std::unique_ptr<Instance> instance(new Instance(std::move(image)));
   if (threads < 1 || threads > 256) {
     return absl::InvalidArgumentError(absl::StrCat("thread count ", threads, " is not in 1..256"));
   }
+  absl::StatusOr<KernelPath> path = ChooseKernelPath(kernel_path);
+  if (!path.ok()) return path.status();
+  instance->kernel_path_ = *path;
+  const int path_index = static_cast<int>(*path);
   if (threads > 1) instance->pool_ = std::make_unique<ThreadPool>(threads);
   const fb::Module& module = instance->image_->module();
   uint32_t max_bindings = 1;
@@ -63,7 +67,7 @@ absl::StatusOr<std::unique_ptr<Instance>> Instance::Create(
       static const float kNoFloats[1] = {0};
       const uint32_t n_iparams = e->iparams() ? e->iparams()->size() : 0;
       instance->executables_.push_back(
-          {kernel->fn, n_iparams ? e->iparams()->data() : kNoInts,
+          {kernel->fn[path_index], n_iparams ? e->iparams()->data() : kNoInts,
            e->fparams() && e->fparams()->size() ? e->fparams()->data() : kNoFloats,
            kernel->check, n_iparams, e->fparams() ? e->fparams()->size() : 0, kernel->writes,
            e->binding_bytes()->data()});

@@ -7,12 +7,14 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "kiln/kernel_abi.h"
 #include "vm/interpreter.h"
+#include "vm/kernel_paths.h"
 #include "vm/module_image.h"
 #include "vm/observer.h"
 #include "vm/thread_pool.h"
@@ -30,11 +32,15 @@ struct HostTensor {
 class Instance {
  public:
   // threads > 1 starts threads - 1 pool workers now, never on the run path.
+  // kernel_path: the SIMD path whose kernels run ("" or "auto": KILN_ISA
+  // when set, else the widest this CPU runs; vm/kernel_paths.h).
   static absl::StatusOr<std::unique_ptr<Instance>> Create(
-      std::shared_ptr<const ModuleImage> image, int threads = 1);
+      std::shared_ptr<const ModuleImage> image, int threads = 1,
+      std::string_view kernel_path = "");
   ~Instance();
 
   const ModuleImage& image() const { return *image_; }
+  KernelPath kernel_path() const { return kernel_path_; }
   const fb::Signature& signature() const { return *image_->module().signature(); }
   // The workspace: the static arena, or for a module with symbols what
   // Reserve() made room for.
@@ -91,6 +97,7 @@ class Instance {
   std::string AssumptionMessage(uint32_t function, uint32_t pc) const;
 
   std::shared_ptr<const ModuleImage> image_;
+  KernelPath kernel_path_ = KernelPath::kPortable;
   std::vector<ResolvedExecutable> executables_;
   std::vector<const void*> constants_;
   std::vector<uint64_t> constant_bytes_;

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "kiln/kernel_abi.h"
+#include "vm/kernel_paths.h"
 
 namespace kiln::vm {
 
@@ -16,8 +17,8 @@ struct KernelInfo {
   uint32_t binding_count;
   uint32_t writes;           // bit k set: the kernel writes binding k
   const char* source_file;   // "conv2d.c", under runtime/kernels/
-  kiln_kernel_fn fn;
-  kiln_kernel_check_fn check;
+  kiln_kernel_fn fn[kKernelPathCount];  // per KernelPath; nullptr where not built
+  kiln_kernel_check_fn check;            // the same in every path
 };
 
 // The kernel whose symbol is `symbol`, or nullptr.

@@ -22,7 +22,6 @@
 
 typedef struct dw_job {
   kiln_dw_geom g;
-  kiln_dw_plane_fn fn;
   kiln_dwf_fn flat; /* whole planes vectorised flat, or NULL */
   kiln_dwf_fn rows; /* planes vectorised along rows, or NULL */
   const float *x, *w, *bias, *res;
@@ -38,8 +37,8 @@ static void dw_planes(void* ctx, int64_t begin, int64_t end) {
   if (j->rows && j->rows(&j->g, j->x, j->w, j->bias, j->res, j->y, j->C, begin, end)) return;
   for (int64_t p = begin; p < end; ++p) {
     const int64_t c = p % j->C;
-    j->fn(&j->g, j->x + p * in_plane, j->w + c * taps, j->bias ? j->bias[c] : 0.0f,
-          j->res ? j->res + p * out_plane : NULL, j->y + p * out_plane);
+    kiln_dw_plane(&j->g, j->x + p * in_plane, j->w + c * taps, j->bias ? j->bias[c] : 0.0f,
+                  j->res ? j->res + p * out_plane : NULL, j->y + p * out_plane);
   }
 }
 
@@ -62,7 +61,6 @@ static int conv_run(const int64_t* ip, const float* fp, void* const* bindings,
     j.g.H = H, j.g.W = W, j.g.OH = OH, j.g.OW = OW, j.g.KH = KH, j.g.KW = KW;
     j.g.SH = SH, j.g.SW = SW, j.g.PT = PT, j.g.PL = PL, j.g.DH = DH, j.g.DW = DW;
     j.g.act = ip[P_ACT], j.g.act_alpha = fp[0], j.g.act_beta = fp[1];
-    j.fn = kiln_dw_select();
     j.flat = kiln_dwf_select();
     j.rows = kiln_dwr_select();
     j.x = x, j.w = w, j.bias = bias, j.res = res, j.y = y, j.C = C;

@@ -19,6 +19,7 @@
 #include "kiln/kernels.h"
 #include "sgemm.h"
 #include "simd.h"
+#include "vec.h"
 
 #define CONVP_MR 8   /* positions per tile */
 #define CONVP_NR 32  /* output channels per tile */
@@ -93,28 +94,104 @@ typedef void (*convp_tile_fn)(const convp_tile* t, const float* x, int64_t cs, i
                               int64_t taps, const float* w, int64_t w_ps, int64_t mr,
                               int64_t nr, float* T);
 
-static void convp_tile_portable(const convp_tile* t, const float* x, int64_t cs, int64_t C,
-                                int64_t taps, const float* w, int64_t w_ps, int64_t mr,
-                                int64_t nr, float* T) {
-  for (int64_t i = 0; i < CONVP_MR * CONVP_NR; ++i) T[i] = 0.0f;
+#ifndef KILN_HAVE_AVX512
+/* The tile of the other paths, written once against vec.h: MR rows x NV
+ * vectors of channels, NV * KV_LANES <= 16, so a tile reads one weight panel
+ * (its first channel's lane offset within the panel is the caller's w). The
+ * shape keeps MR*NV accumulators, NV weight vectors and a broadcast in the
+ * path's registers: AVX2 6 x 2x8, NEON 6 x 4x4, portable 4-lane 4 x 2x4. */
+#if KV_LANES == 8
+#define CONVP_TILE_MR 6
+#define CONVP_TILE_NV 2
+#elif KV_LANES == 4 && defined(KILN_HAVE_NEON)
+#define CONVP_TILE_MR 6
+#define CONVP_TILE_NV 4
+#elif KV_LANES == 4
+#define CONVP_TILE_MR 4
+#define CONVP_TILE_NV 2
+#else
+#define CONVP_TILE_MR 4
+#define CONVP_TILE_NV 4
+#endif
+#define CONVP_TILE_NR (CONVP_TILE_NV * KV_LANES)
+
+static KILN_ALWAYS_INLINE void convp_tile_body(const convp_tile* t, const float* x, int64_t cs,
+                                               int64_t C, int64_t taps, const float* w,
+                                               float* T, const int MR) {
+  kv acc[CONVP_TILE_MR][CONVP_TILE_NV];
+#pragma GCC unroll 8
+  for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 4
+    for (int v = 0; v < CONVP_TILE_NV; ++v) acc[i][v] = kv_zero();
+  const uint32_t all = (1u << MR) - 1u;
   const float* b = w;
   for (int64_t tap = 0; tap < taps; ++tap) {
-    for (int64_t ic = 0; ic < C; ++ic, b += 16) {
-      for (int64_t i = 0; i < mr; ++i) {
-        const float a =
-            t->inside[tap] >> i & 1u ? x[ic * cs + convp_row_off(t, tap, t->inside[tap], (int)i)]
-                                     : 0.0f;
-        float* row = T + i * CONVP_NR;
-        for (int64_t j = 0; j < nr; ++j) row[j] += a * (j < 16 ? b[j] : b[w_ps + j - 16]);
+    const uint32_t in = t->inside[tap];
+    const float* p[CONVP_TILE_MR];
+#pragma GCC unroll 8
+    for (int i = 0; i < MR; ++i) p[i] = x + convp_row_off(t, tap, in, i);
+    if ((in & all) == all) {
+      for (int64_t q = 0; q < C * cs; q += cs, b += 16) {
+        kv wv[CONVP_TILE_NV];
+#pragma GCC unroll 4
+        for (int v = 0; v < CONVP_TILE_NV; ++v) wv[v] = kv_load(b + v * KV_LANES);
+#pragma GCC unroll 8
+        for (int i = 0; i < MR; ++i) {
+          const kv a = kv_set1(p[i][q]);
+#pragma GCC unroll 4
+          for (int v = 0; v < CONVP_TILE_NV; ++v) acc[i][v] = kv_fma(a, wv[v], acc[i][v]);
+        }
+      }
+    } else {
+      /* A row whose tap lies in the padding reads a valid address and adds
+       * zero: the mask clears its broadcast. */
+      kv_keep_mask keep[CONVP_TILE_MR];
+#pragma GCC unroll 8
+      for (int i = 0; i < MR; ++i) keep[i] = kv_keep_if((int)(in >> i & 1u));
+      for (int64_t q = 0; q < C * cs; q += cs, b += 16) {
+        kv wv[CONVP_TILE_NV];
+#pragma GCC unroll 4
+        for (int v = 0; v < CONVP_TILE_NV; ++v) wv[v] = kv_load(b + v * KV_LANES);
+#pragma GCC unroll 8
+        for (int i = 0; i < MR; ++i) {
+          const kv a = kv_keep(kv_set1(p[i][q]), keep[i]);
+#pragma GCC unroll 4
+          for (int v = 0; v < CONVP_TILE_NV; ++v) acc[i][v] = kv_fma(a, wv[v], acc[i][v]);
+        }
       }
     }
   }
+#pragma GCC unroll 8
+  for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 4
+    for (int v = 0; v < CONVP_TILE_NV; ++v) kv_store(T + i * CONVP_NR + v * KV_LANES, acc[i][v]);
 }
+
+/* w: the tile's first channel in its panel; nr is at most CONVP_TILE_NR and
+ * the lanes past it (zero weights of the padded panel, or the next chunk's)
+ * are computed and never stored. */
+static void convp_tile_vec(const convp_tile* t, const float* x, int64_t cs, int64_t C,
+                           int64_t taps, const float* w, int64_t w_ps, int64_t mr, int64_t nr,
+                           float* T) {
+  (void)w_ps;
+  (void)nr;
+  switch (mr) {
+#if CONVP_TILE_MR > 4
+    case 6: convp_tile_body(t, x, cs, C, taps, w, T, 6); break;
+    case 5: convp_tile_body(t, x, cs, C, taps, w, T, 5); break;
+#endif
+    case 4: convp_tile_body(t, x, cs, C, taps, w, T, 4); break;
+    case 3: convp_tile_body(t, x, cs, C, taps, w, T, 3); break;
+    case 2: convp_tile_body(t, x, cs, C, taps, w, T, 2); break;
+    default: convp_tile_body(t, x, cs, C, taps, w, T, 1); break;
+  }
+}
+#endif /* !KILN_HAVE_AVX512 */
 
 #ifdef KILN_HAVE_AVX512
 #define CONVP_R8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 
-static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE void convp_tile_avx512_body(
+static KILN_ALWAYS_INLINE void convp_tile_avx512_body(
     const convp_tile* t, const float* x, int64_t cs, int64_t C, int64_t taps,
     const float* w, int64_t w_ps, __mmask16 m1, float* T, const int MR, const int NP) {
 #define CONVP_DECL(i) __m512 c##i##0 = _mm512_setzero_ps(), c##i##1 = _mm512_setzero_ps();
@@ -178,7 +255,7 @@ static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE void convp_tile_avx512_body(
     default: convp_tile_avx512_body(t, x, cs, C, taps, w, w_ps, m1, T, 1, NP); break;      \
   }
 
-static KILN_TARGET_AVX512 void convp_tile_avx512(const convp_tile* t, const float* x,
+static void convp_tile_avx512(const convp_tile* t, const float* x,
                                                  int64_t cs, int64_t C, int64_t taps,
                                                  const float* w, int64_t w_ps, int64_t mr,
                                                  int64_t nr, float* T) {
@@ -200,6 +277,7 @@ typedef struct convp_job {
   float* y;
   convp_tile_fn tile_fn;
   int64_t S, tiles, mr, chunks;
+  int64_t chunk; /* output channels per tile: 32 (AVX-512) or CONVP_TILE_NR */
   int x_channels_last, y_channels_last; /* y's layout is also r's */
   float act_alpha, act_beta;
 } convp_job;
@@ -258,13 +336,14 @@ static void convp_tasks(void* ctx, int64_t begin, int64_t end) {
   convp_tile tile;
   for (int64_t t = begin; t < end; ++t) {
     const int64_t n = t / (j->chunks * j->tiles), rem = t % (j->chunks * j->tiles);
-    const int64_t oc0 = rem / j->tiles * CONVP_NR, s0 = rem % j->tiles * j->mr;
+    const int64_t oc0 = rem / j->tiles * j->chunk, s0 = rem % j->tiles * j->mr;
     const int64_t mr = S - s0 < j->mr ? S - s0 : j->mr;
-    const int64_t nr = OC - oc0 < CONVP_NR ? OC - oc0 : CONVP_NR;
+    const int64_t nr = OC - oc0 < j->chunk ? OC - oc0 : j->chunk;
     if (plane > 0 && C > 0) {
       convp_tile_setup(ip, pixel_stride, s0, mr, &tile);
-      j->tile_fn(&tile, j->x + n * C * plane, channel_stride, C, taps, j->w + oc0 * K, 16 * K,
-                 mr, nr, T);
+      /* Panel oc0 / 16, lane oc0 % 16 (a chunk never straddles panels). */
+      const float* w = j->w + (oc0 / 16) * 16 * K + oc0 % 16;
+      j->tile_fn(&tile, j->x + n * C * plane, channel_stride, C, taps, w, 16 * K, mr, nr, T);
     } else {
       for (int64_t i = 0; i < CONVP_MR * CONVP_NR; ++i) T[i] = 0.0f; /* nothing to sum */
     }
@@ -372,7 +451,7 @@ static int convp_rows_fit(const int64_t* ip, int y_channels_last) {
  * NV weight loads and OW broadcasts feed OW x NV FMAs. Per output: taps in
  * (kh, kw) order, padding included as zeros (as the tiles' masked taps),
  * then bias, residual and activation in the tiles' order. */
-static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE void convp_row_body(
+static KILN_ALWAYS_INLINE void convp_row_body(
     const int64_t* ip, const float* fp, const float* xp, int64_t wp, const float* w,
     const float* bias, const float* res, float* y, int64_t oh, int64_t oc0, const int OW,
     const int NV) {
@@ -424,7 +503,7 @@ static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE void convp_row_body(
     default: convp_row_body(ip, fp, xp, wp, w, bias, res, y, oh, oc0, OW, 1); break;       \
   }
 
-static KILN_TARGET_AVX512 void convp_row(const int64_t* ip, const float* fp, const float* xp,
+static void convp_row(const int64_t* ip, const float* fp, const float* xp,
                                          int64_t wp, const float* w, const float* bias,
                                          const float* res, float* y, int64_t oh, int64_t oc0,
                                          int64_t nv) {
@@ -475,7 +554,7 @@ static void convp_rows(const int64_t* ip, const float* fp, void* const* bindings
 static int convp_run(const int64_t* ip, const float* fp, void* const* bindings, const float* res,
                      float* y, int x_channels_last, int y_channels_last, const kiln_host* host) {
 #ifdef KILN_HAVE_AVX512
-  if (convp_rows_fit(ip, y_channels_last) && kiln_avx512_usable()) {
+  if (convp_rows_fit(ip, y_channels_last)) {
     convp_rows(ip, fp, bindings, res, y);
     return KILN_OK;
   }
@@ -497,15 +576,21 @@ static int convp_run(const int64_t* ip, const float* fp, void* const* bindings, 
   j.y = y;
   j.x_channels_last = x_channels_last;
   j.y_channels_last = y_channels_last;
-  j.tile_fn = convp_tile_portable;
 #ifdef KILN_HAVE_AVX512
-  if (kiln_avx512_usable()) j.tile_fn = convp_tile_avx512;
+  j.tile_fn = convp_tile_avx512;
+  j.chunk = CONVP_NR;
+  const int64_t tile_rows = CONVP_MR;
+#else
+  j.tile_fn = convp_tile_vec;
+  j.chunk = CONVP_TILE_NR;
+  const int64_t tile_rows = CONVP_TILE_MR;
 #endif
   j.S = ip[P_OH] * ip[P_OW];
-  /* Equal tiles of at most 8 positions: 49 positions are 7 tiles of 7. */
-  j.tiles = (j.S + CONVP_MR - 1) / CONVP_MR;
+  /* Equal tiles of at most tile_rows positions: 49 positions in tiles of
+   * 8 rows are 7 tiles of 7. */
+  j.tiles = (j.S + tile_rows - 1) / tile_rows;
   j.mr = j.tiles > 0 ? (j.S + j.tiles - 1) / j.tiles : 1;
-  j.chunks = (ip[P_OC] + CONVP_NR - 1) / CONVP_NR;
+  j.chunks = (ip[P_OC] + j.chunk - 1) / j.chunk;
   j.act_alpha = fp[0], j.act_beta = fp[1];
   const int64_t tasks = ip[P_N] * j.chunks * j.tiles;
   const double work = (double)ip[P_N] * ip[P_OC] * j.S * ip[P_C] * ip[P_KH] * ip[P_KW];

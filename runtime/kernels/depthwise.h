@@ -1,8 +1,7 @@
 /* Depthwise convolution (one input and one output channel per group) of one
  * plane. Taps are applied one at a time to a whole output row, which keeps
  * the inner loop a contiguous (or stride-2) vector loop; the row stays in L1.
- * In the VM build the plane function is compiled for AVX-512, AVX2 and the
- * base ISA and chosen per call; an AOT bundle compiles it for its flags.
+ * Plain C that the compiler vectorizes for the flags of this copy (simd.h).
  * Internal to runtime/kernels: an AOT bundle copies it beside the kernels. */
 #ifndef KILN_KERNELS_DEPTHWISE_H_
 #define KILN_KERNELS_DEPTHWISE_H_
@@ -19,52 +18,11 @@ typedef struct kiln_dw_geom {
   float act_alpha, act_beta;
 } kiln_dw_geom;
 
-/* yp = act(bias + conv(xp, wk) + rp) over one OH x OW plane; rp may be NULL. */
 /* The column window of each kw tap is the same for every row: computed once
  * per plane (up to KILN_DW_MAX_KW taps; wider kernels recompute per row). */
 #define KILN_DW_MAX_KW 16
-#define KILN_DW_PLANE_BODY                                                             \
-  {                                                                                    \
-    const int64_t W = g->W, OW = g->OW, KW = g->KW, SW = g->SW, DW = g->DW;           \
-    int64_t c0[KILN_DW_MAX_KW], c1[KILN_DW_MAX_KW];                                    \
-    const int cached = KW <= KILN_DW_MAX_KW;                                           \
-    if (g->SH == 1 && SW == 1 && kiln_dw_small(g, xp, wk, bias, rp, yp)) return;       \
-    for (int64_t kw = 0; cached && kw < KW; ++kw)                                      \
-      kiln_window_range(kw * DW - g->PL, SW, OW, 0, W, &c0[kw], &c1[kw]);              \
-    for (int64_t oh = 0; oh < g->OH; ++oh) {                                           \
-      float* yr = yp + oh * OW;                                                        \
-      for (int64_t ow = 0; ow < OW; ++ow) yr[ow] = bias;                               \
-      const int64_t ih0 = oh * g->SH - g->PT;                                          \
-      int64_t kh0, kh1;                                                                \
-      kiln_window_range(ih0, g->DH, g->KH, 0, g->H, &kh0, &kh1);                       \
-      for (int64_t kh = kh0; kh < kh1; ++kh) {                                         \
-        const float* xr = xp + (ih0 + kh * g->DH) * W;                                 \
-        for (int64_t kw = 0; kw < KW; ++kw) {                                          \
-          const float wv = wk[kh * KW + kw];                                           \
-          const int64_t off = kw * DW - g->PL;                                         \
-          int64_t o0, o1;                                                              \
-          if (cached) o0 = c0[kw], o1 = c1[kw];                                        \
-          else kiln_window_range(off, SW, OW, 0, W, &o0, &o1);                         \
-          /* xr + off may be far outside the row: form in-row pointers only. */        \
-          if (o0 >= o1) continue;                                                      \
-          if (SW == 1) {                                                               \
-            kiln_dw_axpy(yr + o0, xr + (off + o0), wv, o1 - o0);                       \
-          } else if (SW == 2) {                                                        \
-            kiln_dw_axpy2(yr + o0, xr + (off + 2 * o0), wv, o1 - o0);                  \
-          } else {                                                                     \
-            for (int64_t ow = o0; ow < o1; ++ow) yr[ow] += wv * xr[ow * SW + off];     \
-          }                                                                            \
-        }                                                                              \
-      }                                                                                \
-      if (rp)                                                                          \
-        for (int64_t ow = 0; ow < OW; ++ow) yr[ow] += rp[oh * OW + ow];                \
-      kiln_activation_inplace(yr, OW, g->act, g->act_alpha, g->act_beta);              \
-    }                                                                                  \
-  }
-
 /* y[i] += a * x[i] (x[2i] for the stride-2 form). restrict: the output row
- * never overlaps the input, which lets the compiler vectorise. Inlined into
- * each plane variant, so each gets its own ISA's code. */
+ * never overlaps the input, which lets the compiler vectorise. */
 #define KILN_DW_AXPY(NAME, ATTR, STEP)                                                  \
   static ATTR void NAME(float* restrict y, const float* restrict x, float a,          \
                                int64_t n) {                                            \
@@ -104,28 +62,44 @@ static KILN_ALWAYS_INLINE int kiln_dw_small(const kiln_dw_geom* g, const float* 
   return 1;
 }
 
-#define KILN_DW_PLANE_PARAMS                                                            \
-  (const kiln_dw_geom* g, const float* xp, const float* wk, float bias, const float* rp, \
-   float* yp)
-
-static inline void kiln_dw_plane_base KILN_DW_PLANE_PARAMS KILN_DW_PLANE_BODY
-#if defined(KILN_RUNTIME_DISPATCH) && defined(KILN_HAVE_AVX512)
-static inline KILN_TARGET_AVX512 void kiln_dw_plane_avx512 KILN_DW_PLANE_PARAMS KILN_DW_PLANE_BODY
-static inline KILN_TARGET_AVX2 void kiln_dw_plane_avx2 KILN_DW_PLANE_PARAMS KILN_DW_PLANE_BODY
-#endif
-
-typedef void (*kiln_dw_plane_fn) KILN_DW_PLANE_PARAMS;
-
-static inline kiln_dw_plane_fn kiln_dw_select(void) {
-#if defined(KILN_RUNTIME_DISPATCH) && defined(KILN_HAVE_AVX512)
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl"))
-    return kiln_dw_plane_avx512;
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return kiln_dw_plane_avx2;
-#endif
-  return kiln_dw_plane_base;
+/* yp = act(bias + conv(xp, wk) + rp) over one OH x OW plane; rp may be NULL. */
+static inline void kiln_dw_plane(const kiln_dw_geom* g, const float* xp, const float* wk,
+                                 float bias, const float* rp, float* yp) {
+  const int64_t W = g->W, OW = g->OW, KW = g->KW, SW = g->SW, DW = g->DW;
+  int64_t c0[KILN_DW_MAX_KW], c1[KILN_DW_MAX_KW];
+  const int cached = KW <= KILN_DW_MAX_KW;
+  if (g->SH == 1 && SW == 1 && kiln_dw_small(g, xp, wk, bias, rp, yp)) return;
+  for (int64_t kw = 0; cached && kw < KW; ++kw)
+    kiln_window_range(kw * DW - g->PL, SW, OW, 0, W, &c0[kw], &c1[kw]);
+  for (int64_t oh = 0; oh < g->OH; ++oh) {
+    float* yr = yp + oh * OW;
+    for (int64_t ow = 0; ow < OW; ++ow) yr[ow] = bias;
+    const int64_t ih0 = oh * g->SH - g->PT;
+    int64_t kh0, kh1;
+    kiln_window_range(ih0, g->DH, g->KH, 0, g->H, &kh0, &kh1);
+    for (int64_t kh = kh0; kh < kh1; ++kh) {
+      const float* xr = xp + (ih0 + kh * g->DH) * W;
+      for (int64_t kw = 0; kw < KW; ++kw) {
+        const float wv = wk[kh * KW + kw];
+        const int64_t off = kw * DW - g->PL;
+        int64_t o0, o1;
+        if (cached) o0 = c0[kw], o1 = c1[kw];
+        else kiln_window_range(off, SW, OW, 0, W, &o0, &o1);
+        /* xr + off may be far outside the row: form in-row pointers only. */
+        if (o0 >= o1) continue;
+        if (SW == 1) {
+          kiln_dw_axpy(yr + o0, xr + (off + o0), wv, o1 - o0);
+        } else if (SW == 2) {
+          kiln_dw_axpy2(yr + o0, xr + (off + 2 * o0), wv, o1 - o0);
+        } else {
+          for (int64_t ow = o0; ow < o1; ++ow) yr[ow] += wv * xr[ow * SW + off];
+        }
+      }
+    }
+    if (rp)
+      for (int64_t ow = 0; ow < OW; ++ow) yr[ow] += rp[oh * OW + ow];
+    kiln_activation_inplace(yr, OW, g->act, g->act_alpha, g->act_beta);
+  }
 }
-
-#undef KILN_DW_PLANE_BODY
-#undef KILN_DW_PLANE_PARAMS
 
 #endif /* KILN_KERNELS_DEPTHWISE_H_ */

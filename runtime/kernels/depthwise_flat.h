@@ -46,7 +46,7 @@ static inline int kiln_dwf_fits(const kiln_dw_geom* g) {
 
 /* Blocks [b0, b1) of one plane. m holds T masks per block; T is a constant
  * in the specialised calls so the weights stay in registers. */
-static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE void kiln_dwf_tile512(
+static KILN_ALWAYS_INLINE void kiln_dwf_tile512(
     const float* xp, const float* wk, float bias, const float* rp, float* yp,
     const int64_t* off, const __mmask16* m, int64_t b0, int64_t b1, int64_t n_out,
     int64_t act, float alpha, float beta, const int64_t T) {
@@ -73,7 +73,7 @@ static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE void kiln_dwf_tile512(
   }
 }
 
-static KILN_TARGET_AVX512 int kiln_dwf_planes_avx512(const kiln_dw_geom* g, const float* x,
+static int kiln_dwf_planes_avx512(const kiln_dw_geom* g, const float* x,
                                                      const float* w, const float* bias,
                                                      const float* res, float* y, int64_t C,
                                                      int64_t begin, int64_t end) {
@@ -145,13 +145,11 @@ static KILN_TARGET_AVX512 int kiln_dwf_planes_avx512(const kiln_dw_geom* g, cons
 
 /* The flat path for this CPU (VM) or these compile flags (AOT), or NULL. */
 static inline kiln_dwf_fn kiln_dwf_select(void) {
-#if defined(KILN_HAVE_AVX512) && defined(KILN_RUNTIME_DISPATCH)
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl"))
-    return kiln_dwf_planes_avx512;
-#elif defined(KILN_HAVE_AVX512)
+#if defined(KILN_HAVE_AVX512)
   return kiln_dwf_planes_avx512;
-#endif
+#else
   return NULL;
+#endif
 }
 
 #endif /* KILN_KERNELS_DEPTHWISE_FLAT_H_ */

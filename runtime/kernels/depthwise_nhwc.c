@@ -20,6 +20,7 @@
 #include "conv_check.h"
 #include "kiln/kernels.h"
 #include "simd.h"
+#include "vec.h"
 
 typedef struct dwn_job dwn_job;
 typedef void (*dwn_row_fn)(const dwn_job* j, int64_t n, int64_t oh);
@@ -56,6 +57,25 @@ static void dwn_tap_range(int64_t base, int64_t k, int64_t dil, int64_t in, int6
   *lo = l, *hi = h;
 }
 
+/* The interior positions [*first, *end) of one output row: those whose
+ * whole window (KW taps) lies inside [0, W). The set is contiguous because
+ * both bounds move one way as ow grows. */
+static void dwn_interior(const int64_t* ip, int64_t* first, int64_t* end) {
+  const int64_t OW = ip[P_OW], KW = ip[P_KW];
+  int64_t f = OW, e = OW;
+  for (int64_t ow = 0; ow < OW; ++ow) {
+    int64_t lo, hi;
+    dwn_tap_range(ow * ip[P_SW] - ip[P_PL], KW, ip[P_DW], ip[P_W], &lo, &hi);
+    const int full = lo == 0 && hi == KW;
+    if (full && f == OW) f = ow;
+    if (!full && f != OW) {
+      e = ow;
+      break;
+    }
+  }
+  *first = f, *end = e;
+}
+
 #ifdef KILN_HAVE_AVX512
 /* Fills j's row_k, row_off, row_all, row_kw_lo and row_kw_hi (see dwn_job). */
 static void dwn_short_row(const int64_t* ip, dwn_job* j) {
@@ -82,57 +102,164 @@ static void dwn_short_row(const int64_t* ip, dwn_job* j) {
 }
 #endif
 
-/* Portable C: y's row doubles as the accumulator, channels innermost so a
- * compiler can vectorise the channel loop. */
-static void dwn_row_portable(const dwn_job* j, int64_t n, int64_t oh) {
-  const int64_t* ip = j->ip;
-  const int64_t C = ip[P_C], H = ip[P_H], W = ip[P_W], OH = ip[P_OH], OW = ip[P_OW];
-  const int64_t KW = ip[P_KW];
-  int64_t kh_lo, kh_hi;
-  dwn_tap_range(oh * ip[P_SH] - ip[P_PT], ip[P_KH], ip[P_DH], H, &kh_lo, &kh_hi);
-  float* yrow = j->y + (n * OH + oh) * OW * C;
-  for (int64_t ow = 0; ow < OW; ++ow) {
-    const int64_t base_w = ow * ip[P_SW] - ip[P_PL];
-    int64_t kw_lo, kw_hi;
-    dwn_tap_range(base_w, KW, ip[P_DW], W, &kw_lo, &kw_hi);
-    float* yp = yrow + ow * C;
-    for (int64_t c = 0; c < C; ++c) yp[c] = 0.0f;
-    for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
-      const int64_t ih = oh * ip[P_SH] - ip[P_PT] + kh * ip[P_DH];
-      for (int64_t kw = kw_lo; kw < kw_hi; ++kw) {
-        const float* xp = j->x + ((n * H + ih) * W + base_w + kw * ip[P_DW]) * C;
-        const float* wp = j->w + (kh * KW + kw) * C;
-        for (int64_t c = 0; c < C; ++c) yp[c] += xp[c] * wp[c];
+#ifndef KILN_HAVE_AVX512
+/* The other paths, written once against vec.h: blocks of MB positions x NV
+ * channel vectors in registers (AVX2 6 x 2x8, NEON 6 x 4x4, portable
+ * 4 x 2x4); a border position runs alone over exactly its inside taps, and
+ * the last channels (fewer than a vector) go through a lane buffer. */
+#if KV_LANES == 8
+#define DWN_VEC_MB 6
+#define DWN_VEC_NV 2
+#elif KV_LANES == 4 && defined(KILN_HAVE_NEON)
+#define DWN_VEC_MB 6
+#define DWN_VEC_NV 4
+#else
+#define DWN_VEC_MB 4
+#define DWN_VEC_NV 2
+#endif
+
+typedef struct dwn_vblk {
+  const float* x; /* image n, channel c0 */
+  const float* w; /* channel c0 */
+  const float* bias; /* channel c0, or NULL */
+  int64_t C, W, KW, SW, DW, PL, ih0, DH, kh_lo, kh_hi, act, tail;
+  float alpha, beta;
+} dwn_vblk;
+
+static KILN_ALWAYS_INLINE kv dwn_vload(const float* p, int64_t tail, const int TAIL) {
+  return TAIL ? kv_load_n(p, tail) : kv_load(p);
+}
+
+/* MB positions from ow0 x NV vectors over taps kw in [kw_lo, kw_hi), inside
+ * for every position; TAIL: one vector of b->tail lanes. Per output: taps in
+ * (kh, kw) order, then bias, then ReLU / Clip (other kinds: the caller). */
+static KILN_ALWAYS_INLINE void dwn_vblock_body(const dwn_vblk* b, float* y, int64_t ow0,
+                                               int64_t kw_lo, int64_t kw_hi, const int MB,
+                                               const int NV, const int TAIL) {
+  kv acc[DWN_VEC_MB][DWN_VEC_NV];
+#pragma GCC unroll 8
+  for (int p = 0; p < MB; ++p)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) acc[p][v] = kv_zero();
+  const int64_t C = b->C, pstep = b->SW * C;
+  for (int64_t kh = b->kh_lo; kh < b->kh_hi; ++kh) {
+    const int64_t ih = b->ih0 + kh * b->DH;
+    const float* wr = b->w + kh * b->KW * C;
+    for (int64_t kw = kw_lo; kw < kw_hi; ++kw) {
+      /* Offsets in integers: only the taps' own addresses are formed. */
+      const float* xk = b->x + (ih * b->W + ow0 * b->SW - b->PL + kw * b->DW) * C;
+      kv wv[DWN_VEC_NV];
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) wv[v] = dwn_vload(wr + kw * C + v * KV_LANES, b->tail, TAIL);
+#pragma GCC unroll 8
+      for (int p = 0; p < MB; ++p)
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v)
+          acc[p][v] = kv_fma(dwn_vload(xk + p * pstep + v * KV_LANES, b->tail, TAIL), wv[v],
+                             acc[p][v]);
+    }
+  }
+  const kv lo = kv_set1(b->act == KILN_ACT_RELU ? 0.0f : b->alpha), hi = kv_set1(b->beta);
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) {
+    const kv bv = b->bias ? dwn_vload(b->bias + v * KV_LANES, b->tail, TAIL) : kv_zero();
+#pragma GCC unroll 8
+    for (int p = 0; p < MB; ++p) {
+      kv a = acc[p][v];
+      if (b->bias) a = kv_add(a, bv);
+      if (b->act == KILN_ACT_RELU || b->act == KILN_ACT_CLIP) a = kv_max(lo, a);
+      if (b->act == KILN_ACT_CLIP) a = kv_min(hi, a);
+      float* yp = y + p * C + v * KV_LANES;
+      if (TAIL) {
+        kv_store_n(yp, a, b->tail);
+      } else {
+        kv_store(yp, a);
       }
     }
-    if (j->bias)
-      for (int64_t c = 0; c < C; ++c) yp[c] += j->bias[c];
   }
-  kiln_activation_inplace(yrow, OW * C, ip[P_ACT], j->act_alpha, j->act_beta);
 }
+
+#define DWN_VCASE(MB, NV, TAIL) \
+  case MB: dwn_vblock_body(b, y, ow0, kw_lo, kw_hi, MB, NV, TAIL); break;
+#if DWN_VEC_MB > 4
+#define DWN_VCASES(NV, TAIL) \
+  DWN_VCASE(6, NV, TAIL) DWN_VCASE(5, NV, TAIL) DWN_VCASE(4, NV, TAIL) DWN_VCASE(3, NV, TAIL) \
+  DWN_VCASE(2, NV, TAIL)
+#else
+#define DWN_VCASES(NV, TAIL) DWN_VCASE(4, NV, TAIL) DWN_VCASE(3, NV, TAIL) DWN_VCASE(2, NV, TAIL)
+#endif
+
+/* One block of mb positions: nv full vectors, or (tail) one partial one. */
+static void dwn_vblock(const dwn_vblk* b, float* y, int64_t ow0, int64_t kw_lo, int64_t kw_hi,
+                       int64_t mb, int64_t nv, int tail) {
+  if (tail) {
+    switch (mb) {
+      DWN_VCASES(1, 1)
+      default: dwn_vblock_body(b, y, ow0, kw_lo, kw_hi, 1, 1, 1);
+    }
+  } else if (nv == DWN_VEC_NV) {
+    switch (mb) {
+      DWN_VCASES(DWN_VEC_NV, 0)
+      default: dwn_vblock_body(b, y, ow0, kw_lo, kw_hi, 1, DWN_VEC_NV, 0);
+    }
+  } else if (nv == 1) {
+    switch (mb) {
+      DWN_VCASES(1, 0)
+      default: dwn_vblock_body(b, y, ow0, kw_lo, kw_hi, 1, 1, 0);
+    }
+  } else {
+    /* Fewer full vectors than a group: one at a time. */
+    for (int64_t v = 0; v < nv; ++v) {
+      dwn_vblk one = *b;
+      one.x += v * KV_LANES, one.w += v * KV_LANES;
+      if (one.bias) one.bias += v * KV_LANES;
+      dwn_vblock(&one, y + v * KV_LANES, ow0, kw_lo, kw_hi, mb, 1, 0);
+    }
+  }
+}
+#undef DWN_VCASES
+#undef DWN_VCASE
+
+static void dwn_row_vec(const dwn_job* j, int64_t n, int64_t oh) {
+  const int64_t* ip = j->ip;
+  const int64_t C = ip[P_C], H = ip[P_H], W = ip[P_W], OH = ip[P_OH], OW = ip[P_OW];
+  dwn_vblk b;
+  b.C = C, b.W = W, b.KW = ip[P_KW], b.SW = ip[P_SW], b.DW = ip[P_DW], b.PL = ip[P_PL];
+  b.DH = ip[P_DH], b.ih0 = oh * ip[P_SH] - ip[P_PT];
+  b.act = ip[P_ACT], b.alpha = j->act_alpha, b.beta = j->act_beta, b.tail = C % KV_LANES;
+  dwn_tap_range(b.ih0, ip[P_KH], b.DH, H, &b.kh_lo, &b.kh_hi);
+  float* yrow = j->y + (n * OH + oh) * OW * C;
+  const int64_t full = C / KV_LANES, group = DWN_VEC_NV;
+  for (int64_t v0 = 0, nv; v0 < full + (b.tail != 0); v0 += nv) {
+    const int tail = v0 >= full;
+    nv = tail ? 1 : (full - v0 < group ? full - v0 : group);
+    const int64_t c0 = v0 * KV_LANES;
+    b.x = j->x + n * H * W * C + c0;
+    b.w = j->w + c0;
+    b.bias = j->bias ? j->bias + c0 : NULL;
+    for (int64_t ow = 0; ow < OW;) {
+      if (ow >= j->first && ow < j->end) {
+        /* Interior run split into equal blocks: 7 is 4 + 3, not 6 + 1. */
+        const int64_t left = j->end - ow, blocks = (left + DWN_VEC_MB - 1) / DWN_VEC_MB;
+        const int64_t mb = (left + blocks - 1) / blocks;
+        dwn_vblock(&b, yrow + ow * C + c0, ow, 0, b.KW, mb, nv, tail);
+        ow += mb;
+      } else {
+        int64_t kw_lo, kw_hi;
+        dwn_tap_range(ow * b.SW - b.PL, b.KW, b.DW, W, &kw_lo, &kw_hi);
+        dwn_vblock(&b, yrow + ow * C + c0, ow, kw_lo, kw_hi, 1, nv, tail);
+        ++ow;
+      }
+    }
+  }
+  if (b.act != KILN_ACT_NONE && b.act != KILN_ACT_RELU && b.act != KILN_ACT_CLIP)
+    kiln_activation_inplace(yrow, OW * C, b.act, b.alpha, b.beta);
+}
+#endif /* !KILN_HAVE_AVX512 */
 
 #ifdef KILN_HAVE_AVX512
 #define DWN_MAX_NV 4 /* channel vectors per block */
 #define DWN_MAX_MB 8 /* positions per block (6 with 4 vectors: 24 accumulators) */
-
-/* The interior positions [*first, *end) of one output row: those whose
- * whole window (KW taps) lies inside [0, W). The set is contiguous because
- * both bounds move one way as ow grows. */
-static void dwn_interior(const int64_t* ip, int64_t* first, int64_t* end) {
-  const int64_t OW = ip[P_OW], KW = ip[P_KW];
-  int64_t f = OW, e = OW;
-  for (int64_t ow = 0; ow < OW; ++ow) {
-    int64_t lo, hi;
-    dwn_tap_range(ow * ip[P_SW] - ip[P_PL], KW, ip[P_DW], ip[P_W], &lo, &hi);
-    const int full = lo == 0 && hi == KW;
-    if (full && f == OW) f = ow;
-    if (!full && f != OW) {
-      e = ow;
-      break;
-    }
-  }
-  *first = f, *end = e;
-}
 
 /* What a block needs besides its position: the image row pointers and the
  * epilogue. x and w already point at the block's first channel. */
@@ -149,7 +276,7 @@ typedef struct dwn_blk {
   const uint8_t* all;      /* MASKED: dwn_job's row_all */
 } dwn_blk;
 
-static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE __m512 dwn_load(const float* p, __mmask16 m,
+static KILN_ALWAYS_INLINE __m512 dwn_load(const float* p, __mmask16 m,
                                                             const int masked) {
   return masked ? _mm512_maskz_loadu_ps(m, p) : _mm512_loadu_ps(p);
 }
@@ -160,7 +287,7 @@ static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE __m512 dwn_load(const float* p, __m
  * row, ow0 = 0): then a position skips each tap whose b->k mask is 0 with a
  * merge-masked FMA, which leaves the sum exactly as skipping the tap would.
  * TAIL masks the last vector. */
-static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE void dwn_block_body(
+static KILN_ALWAYS_INLINE void dwn_block_body(
     const dwn_blk* b, float* y, int64_t ow0, int64_t kw_lo, int64_t kw_hi, const int MB,
     const int NV, const int TAIL, const int MASKED) {
   __m512 acc[DWN_MAX_MB][DWN_MAX_NV];
@@ -253,7 +380,7 @@ static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE void dwn_block_body(
 
 /* One block: nv full vectors, or (tail) one partial vector. mb <= 8, and
  * mb <= 6 when nv == 4 (the caller's limit). */
-static KILN_TARGET_AVX512 void dwn_block_avx512(const dwn_blk* b, float* y, int64_t ow0,
+static void dwn_block_avx512(const dwn_blk* b, float* y, int64_t ow0,
                                                 int64_t kw_lo, int64_t kw_hi, int64_t mb,
                                                 int64_t nv, int tail, int masked) {
   if (tail) {
@@ -293,7 +420,7 @@ typedef struct dwn_seg {
 } dwn_seg;
 
 /* Outputs [o0, o0 + SEG) of one row for 32 channels. */
-static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE void dwn_seg_body(const dwn_seg* g, int64_t o0,
+static KILN_ALWAYS_INLINE void dwn_seg_body(const dwn_seg* g, int64_t o0,
                                                                const int SEG, const int KW) {
   const int64_t C = g->C, W = g->W;
   __m512 acc[DWN_SEG][2];
@@ -344,7 +471,7 @@ static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE void dwn_seg_body(const dwn_seg* g,
     }                                                                           \
     break;
 
-static KILN_TARGET_AVX512 void dwn_segment(const dwn_seg* g, int64_t o0, int64_t seg,
+static void dwn_segment(const dwn_seg* g, int64_t o0, int64_t seg,
                                            int64_t KW) {
   switch (seg) {
     DWN_SEG_CASE(1) DWN_SEG_CASE(2) DWN_SEG_CASE(3) DWN_SEG_CASE(4)
@@ -364,7 +491,7 @@ static int64_t dwn_reuse_channels(const int64_t* ip) {
 /* Tasks (rows) [t0, t1), channels [0, j->reused): a row of ONE_SEG outputs
  * (1..8) is one inlined segment, so a short row pays no call per segment;
  * ONE_SEG 0 walks longer rows segment by segment. */
-static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE void dwn_reuse_rows_body(const dwn_job* j,
+static KILN_ALWAYS_INLINE void dwn_reuse_rows_body(const dwn_job* j,
                                                                       int64_t t0, int64_t t1,
                                                                       const int ONE_SEG,
                                                                       const int KW) {
@@ -402,7 +529,7 @@ static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE void dwn_reuse_rows_body(const dwn_
     }                                                                           \
     break;
 
-static KILN_TARGET_AVX512 void dwn_reuse_rows(const dwn_job* j, int64_t t0, int64_t t1) {
+static void dwn_reuse_rows(const dwn_job* j, int64_t t0, int64_t t1) {
   const int64_t OW = j->ip[P_OW], KW = j->ip[P_KW];
   switch (OW <= DWN_SEG ? OW : 0) {
     DWN_ROWS_CASE(1) DWN_ROWS_CASE(2) DWN_ROWS_CASE(3) DWN_ROWS_CASE(4)
@@ -487,16 +614,14 @@ int kiln_conv2d_dw_nhwc_f32(const int64_t* ip, const float* fp, void* const* bin
   j.bias = ip[P_HAS_BIAS] ? (const float*)bindings[2] : NULL;
   j.y = (float*)bindings[3];
   j.act_alpha = fp[0], j.act_beta = fp[1];
-  j.row_fn = dwn_row_portable;
-  j.first = j.end = 0;
   j.reused = 0;
+  dwn_interior(ip, &j.first, &j.end);
 #ifdef KILN_HAVE_AVX512
-  if (kiln_avx512_usable()) {
-    j.row_fn = dwn_row_avx512;
-    dwn_interior(ip, &j.first, &j.end);
-    dwn_short_row(ip, &j);
-    j.reused = dwn_reuse_channels(ip);
-  }
+  j.row_fn = dwn_row_avx512;
+  dwn_short_row(ip, &j);
+  j.reused = dwn_reuse_channels(ip);
+#else
+  j.row_fn = dwn_row_vec;
 #endif
   const int64_t tasks = ip[P_N] * ip[P_OH];
   if (tasks == 0 || ip[P_OW] == 0) return KILN_OK;

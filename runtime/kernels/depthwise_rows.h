@@ -35,7 +35,7 @@ static inline int kiln_dwr_fits(const kiln_dw_geom* g) {
 
 /* Planes x[begin..end) (channel p % C) into y; returns 0, having done
  * nothing, when the geometry is not one this path handles. */
-static KILN_TARGET_AVX512 int kiln_dwr_planes_avx512(const kiln_dw_geom* g, const float* x,
+static int kiln_dwr_planes_avx512(const kiln_dw_geom* g, const float* x,
                                                     const float* w, const float* bias,
                                                     const float* res, float* y, int64_t C,
                                                     int64_t begin, int64_t end) {
@@ -141,9 +141,10 @@ static KILN_TARGET_AVX512 int kiln_dwr_planes_avx512(const kiln_dw_geom* g, cons
 /* The row-vector path for this CPU (VM) or these compile flags (AOT), or NULL. */
 static inline kiln_dwf_fn kiln_dwr_select(void) {
 #ifdef KILN_HAVE_AVX512
-  if (kiln_avx512_usable()) return kiln_dwr_planes_avx512;
-#endif
+  return kiln_dwr_planes_avx512;
+#else
   return NULL;
+#endif
 }
 
 #endif /* KILN_KERNELS_DEPTHWISE_ROWS_H_ */

@@ -19,6 +19,7 @@ enum {
 /* Floats of the padded row buffer of the vector max path. */
 #define KILN_POOL_ROW 2048
 
+#ifdef KILN_HAVE_AVX512
 /* Whether max_plane_avx512 takes this geometry: column stride 1 or 2, and
  * every column it reads (lane blocks past OW included) inside its buffer. */
 static int max_vector_fits(const int64_t* ip) {
@@ -29,14 +30,13 @@ static int max_vector_fits(const int64_t* ip) {
   return span <= KILN_POOL_ROW && ip[P_PL] + ip[P_W] + 16 <= KILN_POOL_ROW;
 }
 
-#ifdef KILN_HAVE_AVX512
 /* Max pooling of one plane, separably: per output row, the max over the
  * window's rows goes into a buffer that holds input column iw at PL + iw and
  * -inf in the padding on both sides; the max over the window's columns then
  * reads 16 outputs per vector from it with no masks (stride 2: two loads and
  * a permute keeping the even elements). max_ps(v, m) returns m when either
  * is NaN, as the scalar loop's `v > m ? v : m`: NaN never wins either way. */
-static KILN_TARGET_AVX512 void max_plane_avx512(const int64_t* ip, const float* xp, float* yp) {
+static void max_plane_avx512(const int64_t* ip, const float* xp, float* yp) {
   const int64_t H = ip[P_H], W = ip[P_W], OH = ip[P_OH], OW = ip[P_OW];
   const int64_t KH = ip[P_KH], KW = ip[P_KW], SH = ip[P_SH], SW = ip[P_SW];
   const int64_t PT = ip[P_PT], PL = ip[P_PL], DH = ip[P_DH], DW = ip[P_DW];
@@ -141,7 +141,11 @@ int kiln_pool2d_f32(const int64_t* ip, const float* fp, void* const* bindings,
   j.ip = ip;
   j.x = (const float*)bindings[0];
   j.y = (float*)bindings[1];
-  j.vector_max = max_vector_fits(ip) && kiln_avx512_usable();
+#ifdef KILN_HAVE_AVX512
+  j.vector_max = max_vector_fits(ip);
+#else
+  j.vector_max = 0;
+#endif
   const int64_t NC = ip[P_N] * ip[P_C];
   /* Small layers stay on one thread: the hand-off would cost more. */
   const double work = (double)NC * ip[P_OH] * ip[P_OW] * ip[P_KH] * ip[P_KW];
@@ -256,7 +260,7 @@ int kiln_global_pool_f32_check(const int64_t* ip, uint32_t iparam_count,
 #ifdef KILN_HAVE_AVX512
 /* One image's sums (average pooling) over channels [c0, c0 + 64) in
  * registers, each channel's chain in pixel order; lanes past C masked. */
-static KILN_TARGET_AVX512 void global_avg_nhwc_avx512(const float* xn, int64_t spatial,
+static void global_avg_nhwc_avx512(const float* xn, int64_t spatial,
                                                       int64_t C, int64_t c0, float* yn) {
   __mmask16 m[4];
   __m512 acc[4];
@@ -291,7 +295,7 @@ int kiln_global_pool_nhwc_f32(const int64_t* ip, const float* fp, void* const* b
     /* Per block of channels, one pass over the pixels: every channel's
      * chain runs in index order. */
 #ifdef KILN_HAVE_AVX512
-    if (!is_max && spatial > 0 && kiln_avx512_usable()) {
+    if (!is_max && spatial > 0) {
       for (int64_t c0 = 0; c0 < C; c0 += 64) global_avg_nhwc_avx512(xn, spatial, C, c0, yn);
       continue;
     }

@@ -5,7 +5,7 @@
  * columns); a task walks K in blocks of KILN_KC, packs that K-block of its B
  * columns into 16-wide panels on the stack (unless B is already packed:
  * constant weights packed by the compiler), and runs the register-tiled
- * micro-kernel (16*np columns per call) over its rows.
+ * micro-kernel (its path's nr columns per call) over its rows.
  * A is read in place through strides (broadcast one element per row).
  *
  * Every output element accumulates its K products in increasing k order, one
@@ -13,8 +13,7 @@
  * partition; the paths differ only by FMA rounding, and results do not
  * depend on the thread count.
  *
- * Path selection: simd.h (the CPU's features in the VM, the compile flags in
- * an AOT bundle).
+ * Path: simd.h (this copy's compile flags).
  * Internal to runtime/kernels: an AOT bundle copies it beside the kernels. */
 #ifndef KILN_KERNELS_SGEMM_H_
 #define KILN_KERNELS_SGEMM_H_
@@ -24,6 +23,7 @@
 #include "activation.h"
 #include "kiln/kernels.h"
 #include "simd.h"
+#include "vec.h"
 
 /* Width of a packed-B panel in floats. Fixed for every path: it is the
  * layout of pre-packed constants in a module (kernels.h, gemm_pb_f32). */
@@ -32,8 +32,8 @@
 
 /* Micro-kernel: for i < mr, j < nr:
  *   c[i*c_rs + j] = (load_c ? c[i*c_rs + j] : 0) + sum_k a[i*a_rs + k*a_cs] * B[k][j]
- * where B[k][j] = b[(j/16)*b_ps + k*b_rs + j%16]. mr <= the path's MR, nr <= 16*np.
- * When nr < 16*np, columns >= nr of B may be read only if b_rs == KILN_PANEL
+ * where B[k][j] = b[(j/16)*b_ps + k*b_rs + j%16]. mr <= the path's MR, nr <= its nr.
+ * When nr is below the path's, columns >= nr of B may be read only if b_rs == KILN_PANEL
  * (a packed, zero-padded panel). */
 typedef struct kiln_tile_epilogue kiln_tile_epilogue;
 typedef void (*kiln_ukr_fn)(int64_t kc, const float* a, int64_t a_rs, int64_t a_cs,
@@ -61,64 +61,96 @@ struct kiln_tile_epilogue {
 typedef struct kiln_gemm_path {
   kiln_ukr_fn ukr;
   int64_t mr; /* rows per micro-tile */
-  int64_t np; /* panels per micro-tile (columns = 16 * np) */
+  int64_t nr; /* columns per micro-tile: 32 (two panels), 16, or a part of one panel */
   int fuses_epilogue; /* ukr applies a kiln_tile_epilogue */
   int masks_b;        /* ukr reads no B column at or past nr */
 } kiln_gemm_path;
 
-/* ---- portable C: 4 x 16 ---------------------------------------------- */
+/* ---- NEON and portable C: written once against vec.h ----------------- */
+#if !defined(KILN_HAVE_AVX2)
 
-#define KILN_PORTABLE_MR 4
+/* MR rows x NV vectors: NEON 6 x 4x4 (24 of 32 registers accumulate),
+ * portable 4-lane vectors 6 x 2x4 (12 of SSE's 16), scalar 4 x 4. NV *
+ * KV_LANES columns are at most one 16-wide panel: b points at the tile's
+ * first column inside its panel. */
+#if defined(KILN_HAVE_NEON)
+#define KILN_VEC_MR 6
+#define KILN_VEC_NV 4
+#elif KV_LANES == 4
+#define KILN_VEC_MR 6
+#define KILN_VEC_NV 2
+#else
+#define KILN_VEC_MR 4
+#define KILN_VEC_NV 4
+#endif
+#define KILN_VEC_NR (KILN_VEC_NV * KV_LANES)
 
-static KILN_ALWAYS_INLINE void kiln_ukr_portable_body(int64_t kc, const float* a,
-                                                      int64_t a_rs, int64_t a_cs,
-                                                      const float* b, int64_t b_rs,
-                                                      float* c, int64_t c_rs, int load_c,
-                                                      const int MR) {
-  float acc[KILN_PORTABLE_MR][KILN_PANEL];
-  for (int i = 0; i < MR; ++i)
-    for (int j = 0; j < KILN_PANEL; ++j) acc[i][j] = load_c ? c[i * c_rs + j] : 0.0f;
-  for (int64_t k = 0; k < kc; ++k) {
-    const float* bk = b + k * b_rs;
+static KILN_ALWAYS_INLINE void kiln_ukr_vec_body(int64_t kc, const float* a, int64_t a_rs,
+                                                 int64_t a_cs, const float* b, int64_t b_rs,
+                                                 float* c, int64_t c_rs, int load_c,
+                                                 const int MR) {
+  kv acc[KILN_VEC_MR][KILN_VEC_NV];
+  const float* ar[KILN_VEC_MR];
+#pragma GCC unroll 8
+  for (int i = 0; i < MR; ++i) {
+    ar[i] = a + i * a_rs;
+#pragma GCC unroll 4
+    for (int v = 0; v < KILN_VEC_NV; ++v)
+      acc[i][v] = load_c ? kv_load(c + i * c_rs + v * KV_LANES) : kv_zero();
+  }
+  for (int64_t k = 0; k < kc; ++k, b += b_rs) {
+    kv bv[KILN_VEC_NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < KILN_VEC_NV; ++v) bv[v] = kv_load(b + v * KV_LANES);
+#pragma GCC unroll 8
     for (int i = 0; i < MR; ++i) {
-      const float av = a[i * a_rs + k * a_cs];
-      for (int j = 0; j < KILN_PANEL; ++j) acc[i][j] += av * bk[j];
+      const kv av = kv_set1(ar[i][k * a_cs]);
+#pragma GCC unroll 4
+      for (int v = 0; v < KILN_VEC_NV; ++v) acc[i][v] = kv_fma(av, bv[v], acc[i][v]);
     }
   }
+#pragma GCC unroll 8
   for (int i = 0; i < MR; ++i)
-    for (int j = 0; j < KILN_PANEL; ++j) c[i * c_rs + j] = acc[i][j];
+#pragma GCC unroll 4
+    for (int v = 0; v < KILN_VEC_NV; ++v) kv_store(c + i * c_rs + v * KV_LANES, acc[i][v]);
 }
 
-static inline void kiln_ukr_portable_full(int64_t kc, const float* a, int64_t a_rs, int64_t a_cs,
-                                   const float* b, int64_t b_rs, float* c, int64_t c_rs,
-                                   int64_t mr, int load_c) {
+static inline void kiln_ukr_vec_full(int64_t kc, const float* a, int64_t a_rs, int64_t a_cs,
+                                     const float* b, int64_t b_rs, float* c, int64_t c_rs,
+                                     int64_t mr, int load_c) {
   switch (mr) {
-    case 4: kiln_ukr_portable_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, 4); break;
-    case 3: kiln_ukr_portable_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, 3); break;
-    case 2: kiln_ukr_portable_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, 2); break;
-    default: kiln_ukr_portable_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, 1); break;
+#if KILN_VEC_MR > 4
+    case 6: kiln_ukr_vec_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, 6); break;
+    case 5: kiln_ukr_vec_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, 5); break;
+#endif
+    case 4: kiln_ukr_vec_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, 4); break;
+    case 3: kiln_ukr_vec_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, 3); break;
+    case 2: kiln_ukr_vec_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, 2); break;
+    default: kiln_ukr_vec_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, 1); break;
   }
 }
 
-/* A partial tile runs on a full 16-wide copy so the inner loops keep their
- * constant trip counts; B is then a zero-padded packed panel. */
-static inline void kiln_ukr_portable(int64_t kc, const float* a, int64_t a_rs, int64_t a_cs,
-                              const float* b, int64_t b_rs, int64_t b_ps, float* c,
-                              int64_t c_rs, int64_t mr, int64_t nr, int load_c,
-                              const kiln_tile_epilogue* ep) {
+/* A partial tile runs on a full-width copy so the loops keep their
+ * constant trip counts; B is then a zero-padded packed panel (b_rs 16), so
+ * the columns past nr read zeros or the panel's next columns, never past it. */
+static inline void kiln_ukr_vec(int64_t kc, const float* a, int64_t a_rs, int64_t a_cs,
+                                const float* b, int64_t b_rs, int64_t b_ps, float* c,
+                                int64_t c_rs, int64_t mr, int64_t nr, int load_c,
+                                const kiln_tile_epilogue* ep) {
   (void)b_ps;
   (void)ep;
-  if (nr == KILN_PANEL) {
-    kiln_ukr_portable_full(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, mr, load_c);
+  if (nr == KILN_VEC_NR) {
+    kiln_ukr_vec_full(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, mr, load_c);
     return;
   }
-  float t[KILN_PORTABLE_MR * KILN_PANEL];
+  float t[KILN_VEC_MR * KILN_VEC_NR];
   for (int64_t i = 0; i < mr; ++i)
-    for (int64_t j = 0; j < KILN_PANEL; ++j) t[i * KILN_PANEL + j] = j < nr && load_c ? c[i * c_rs + j] : 0.0f;
-  kiln_ukr_portable_full(kc, a, a_rs, a_cs, b, b_rs, t, KILN_PANEL, mr, load_c);
+    for (int64_t j = 0; j < KILN_VEC_NR; ++j) t[i * KILN_VEC_NR + j] = j < nr && load_c ? c[i * c_rs + j] : 0.0f;
+  kiln_ukr_vec_full(kc, a, a_rs, a_cs, b, b_rs, t, KILN_VEC_NR, mr, load_c);
   for (int64_t i = 0; i < mr; ++i)
-    for (int64_t j = 0; j < nr; ++j) c[i * c_rs + j] = t[i * KILN_PANEL + j];
+    for (int64_t j = 0; j < nr; ++j) c[i * c_rs + j] = t[i * KILN_VEC_NR + j];
 }
+#endif /* !KILN_HAVE_AVX2 */
 
 /* ---- AVX2 + FMA: 6 x 16 ----------------------------------------------- */
 #ifdef KILN_HAVE_AVX2
@@ -126,7 +158,7 @@ static inline void kiln_ukr_portable(int64_t kc, const float* a, int64_t a_rs, i
 #define KILN_AVX2_MR 6
 
 #define KILN_R6(X) X(0) X(1) X(2) X(3) X(4) X(5)
-static KILN_TARGET_AVX2 KILN_ALWAYS_INLINE void kiln_ukr_avx2_body(
+static KILN_ALWAYS_INLINE void kiln_ukr_avx2_body(
     int64_t kc, const float* a, int64_t a_rs, int64_t a_cs, const float* b, int64_t b_rs,
     float* c, int64_t c_rs, int load_c, const int MR) {
 #define KILN_DECL(i)                                                     \
@@ -162,7 +194,7 @@ static KILN_TARGET_AVX2 KILN_ALWAYS_INLINE void kiln_ukr_avx2_body(
 }
 #undef KILN_R6
 
-static inline KILN_TARGET_AVX2 void kiln_ukr_avx2_full(int64_t kc, const float* a, int64_t a_rs,
+static inline void kiln_ukr_avx2_full(int64_t kc, const float* a, int64_t a_rs,
                                                 int64_t a_cs, const float* b, int64_t b_rs,
                                                 float* c, int64_t c_rs, int64_t mr,
                                                 int load_c) {
@@ -176,7 +208,7 @@ static inline KILN_TARGET_AVX2 void kiln_ukr_avx2_full(int64_t kc, const float* 
   }
 }
 
-static inline KILN_TARGET_AVX2 void kiln_ukr_avx2(int64_t kc, const float* a, int64_t a_rs,
+static inline void kiln_ukr_avx2(int64_t kc, const float* a, int64_t a_rs,
                                            int64_t a_cs, const float* b, int64_t b_rs,
                                            int64_t b_ps, float* c, int64_t c_rs, int64_t mr,
                                            int64_t nr, int load_c,
@@ -204,7 +236,7 @@ static inline KILN_TARGET_AVX2 void kiln_ukr_avx2(int64_t kc, const float* a, in
 /* Row i, columns [j0, j0 + 16) of a finished tile through the epilogue
  * (lanes outside m are never read). max/min return their second operand
  * when either is NaN, so NaN stays, as in activation.h's loops. */
-static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE __m512 kiln_tile_epilogue_avx512(
+static KILN_ALWAYS_INLINE __m512 kiln_tile_epilogue_avx512(
     const kiln_tile_epilogue* ep, int64_t i, int64_t j0, __mmask16 m, __m512 v) {
   if (ep->bias) {
     const __m512 beta = _mm512_set1_ps(ep->beta);
@@ -224,7 +256,7 @@ static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE __m512 kiln_tile_epilogue_avx512(
 /* Accumulators are named variables (not an array) so they stay in registers;
  * MR and NP are constants after inlining and the row tests fold away. */
 #define KILN_R512(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
-static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE void kiln_ukr_avx512_body(
+static KILN_ALWAYS_INLINE void kiln_ukr_avx512_body(
     int64_t kc, const float* a, int64_t a_rs, int64_t a_cs, const float* b, int64_t b_rs,
     int64_t b_ps, float* c, int64_t c_rs, __mmask16 m0, __mmask16 m1, int load_c,
     const kiln_tile_epilogue* ep, const int MR, const int NP) {
@@ -284,7 +316,7 @@ static KILN_TARGET_AVX512 KILN_ALWAYS_INLINE void kiln_ukr_avx512_body(
     default: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, ep, 1, NP); break; \
   }
 
-static inline KILN_TARGET_AVX512 void kiln_ukr_avx512(int64_t kc, const float* a, int64_t a_rs,
+static inline void kiln_ukr_avx512(int64_t kc, const float* a, int64_t a_rs,
                                                int64_t a_cs, const float* b, int64_t b_rs,
                                                int64_t b_ps, float* c, int64_t c_rs,
                                                int64_t mr, int64_t nr, int load_c,
@@ -301,25 +333,15 @@ static inline KILN_TARGET_AVX512 void kiln_ukr_avx512(int64_t kc, const float* a
 #undef KILN_UKR512_CASES
 #endif /* KILN_HAVE_AVX512 */
 
-/* The path for this call: the CPU's features in the VM, the compile flags
- * elsewhere. Reads only state the C runtime initialised before main. */
+/* The micro-kernel of this copy's path (simd.h). */
 static inline kiln_gemm_path kiln_gemm_select(void) {
   kiln_gemm_path p;
-#if defined(KILN_RUNTIME_DISPATCH) && defined(KILN_HAVE_AVX512)
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-      __builtin_cpu_supports("fma")) {
-    p.ukr = kiln_ukr_avx512, p.mr = KILN_AVX512_MR, p.np = 2, p.fuses_epilogue = 1, p.masks_b = 1;
-  } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-    p.ukr = kiln_ukr_avx2, p.mr = KILN_AVX2_MR, p.np = 1, p.fuses_epilogue = 0, p.masks_b = 0;
-  } else {
-    p.ukr = kiln_ukr_portable, p.mr = KILN_PORTABLE_MR, p.np = 1, p.fuses_epilogue = 0, p.masks_b = 0;
-  }
-#elif defined(KILN_HAVE_AVX512)
-  p.ukr = kiln_ukr_avx512, p.mr = KILN_AVX512_MR, p.np = 2, p.fuses_epilogue = 1, p.masks_b = 1;
+#if defined(KILN_HAVE_AVX512)
+  p.ukr = kiln_ukr_avx512, p.mr = KILN_AVX512_MR, p.nr = 32, p.fuses_epilogue = 1, p.masks_b = 1;
 #elif defined(KILN_HAVE_AVX2)
-  p.ukr = kiln_ukr_avx2, p.mr = KILN_AVX2_MR, p.np = 1, p.fuses_epilogue = 0, p.masks_b = 0;
+  p.ukr = kiln_ukr_avx2, p.mr = KILN_AVX2_MR, p.nr = 16, p.fuses_epilogue = 0, p.masks_b = 0;
 #else
-  p.ukr = kiln_ukr_portable, p.mr = KILN_PORTABLE_MR, p.np = 1, p.fuses_epilogue = 0, p.masks_b = 0;
+  p.ukr = kiln_ukr_vec, p.mr = KILN_VEC_MR, p.nr = KILN_VEC_NR, p.fuses_epilogue = 0, p.masks_b = 0;
 #endif
   return p;
 }
@@ -449,7 +471,7 @@ static inline void kiln_pack_im2col(const kiln_im2col* g, int64_t k0, int64_t kc
 
 #ifdef KILN_HAVE_AVX512
 /* kiln_pack_strided for dense rows (b_cs == 1): one masked load per K row. */
-static inline KILN_TARGET_AVX512 void kiln_pack_rows_avx512(const kiln_gemm_desc* d, int64_t k0,
+static inline void kiln_pack_rows_avx512(const kiln_gemm_desc* d, int64_t k0,
                                                            int64_t kc, int64_t n0, int64_t nw,
                                                            float* dst) {
   const __mmask16 m = nw >= KILN_PANEL ? (__mmask16)0xFFFF : (__mmask16)((1u << nw) - 1u);
@@ -470,7 +492,7 @@ typedef void (*kiln_im2col_pack_fn)(const kiln_im2col* g, int64_t k0, int64_t kc
  * are masked off, so they are never read and stay zero. A load is issued only
  * when some lane is valid, which keeps its address within 32 floats of the
  * input row. */
-static inline KILN_TARGET_AVX512 void kiln_pack_im2col_avx512(const kiln_im2col* g, int64_t k0,
+static inline void kiln_pack_im2col_avx512(const kiln_im2col* g, int64_t k0,
                                                              int64_t kc, int64_t n0, int64_t nw,
                                                              float* dst) {
   if ((g->SW != 1 && g->SW != 2) || g->KW > KILN_PANEL) {
@@ -580,7 +602,7 @@ static inline void kiln_pack_im2col_rows(const kiln_im2col* g, int64_t k0, int64
  * dilation across, runs of at most 16): lanes outside the image are never
  * read and store zero. Writes up to 16 floats past rows*kc (masked stores
  * are slow on some CPUs). */
-static inline KILN_TARGET_AVX512 void kiln_pack_im2col_rows_avx512(const kiln_im2col* g,
+static inline void kiln_pack_im2col_rows_avx512(const kiln_im2col* g,
                                                                   int64_t k0, int64_t kc,
                                                                   int64_t m0, int64_t rows,
                                                                   float* dst) {
@@ -622,16 +644,18 @@ static inline KILN_TARGET_AVX512 void kiln_pack_im2col_rows_avx512(const kiln_im
 
 static inline kiln_im2col_pack_fn kiln_im2col_pack_rows_select(void) {
 #ifdef KILN_HAVE_AVX512
-  if (kiln_avx512_usable()) return kiln_pack_im2col_rows_avx512;
-#endif
+  return kiln_pack_im2col_rows_avx512;
+#else
   return kiln_pack_im2col_rows;
+#endif
 }
 
 static inline kiln_im2col_pack_fn kiln_im2col_pack_select(void) {
 #ifdef KILN_HAVE_AVX512
-  if (kiln_avx512_usable()) return kiln_pack_im2col_avx512;
-#endif
+  return kiln_pack_im2col_avx512;
+#else
   return kiln_pack_im2col;
+#endif
 }
 
 /* Applies the epilogue to the finished mr x nr tile at (m0, n0). */
@@ -719,8 +743,12 @@ static inline void kiln_gemm_plan_init(kiln_gemm_plan* p, const kiln_gemm_desc* 
    * map to few L1 sets, so those are packed. */
   p->b_in_place = !d->b_packed && !d->im2col && d->b_cs == 1 &&
                   d->b_rs <= KILN_IN_PLACE_MAX_RS && p->path.masks_b;
-  p->rows_avx512 = !d->b_packed && !d->im2col && d->b_cs == 1 && kiln_avx512_usable();
-  p->nr_chunk = KILN_PANEL * p->path.np;
+#ifdef KILN_HAVE_AVX512
+  p->rows_avx512 = !d->b_packed && !d->im2col && d->b_cs == 1;
+#else
+  p->rows_avx512 = 0;
+#endif
+  p->nr_chunk = p->path.nr;
   p->group = KILN_GROUP_COLS;
   p->n_groups = (d->N + p->group - 1) / p->group;
   /* Whole-M tasks pack each B block once. Only with threads, and too few
@@ -800,7 +828,7 @@ static inline void kiln_gemm_run_tasks(const kiln_gemm_plan* p, int64_t begin, i
           kiln_tile_epilogue te;
           const kiln_tile_epilogue* ep = NULL;
           if (last && p->fused) ep = kiln_tile_epilogue_at(&d->ep, m, n0 + c, &te);
-          path.ukr(kc, a, a_rs, a_cs, b + (c / KILN_PANEL) * b_ps, b_rs, b_ps,
+          path.ukr(kc, a, a_rs, a_cs, b + (c / KILN_PANEL) * b_ps + c % KILN_PANEL, b_rs, b_ps,
                    d->y + m * d->y_rs + n0 + c, d->y_rs, mr, nr, k0 > 0, ep);
         }
       }

@@ -1,32 +1,54 @@
-/* Which SIMD paths a kernel file may compile, and how it picks one.
+/* Which SIMD path this copy of the kernels is, decided by its compile flags.
  *
- * In the VM build (KILN_RUNTIME_DISPATCH, set by runtime/CMakeLists.txt) every
- * x86 path is compiled with target attributes and chosen per call from the
- * CPU's features; elsewhere (an AOT bundle) the target's compile flags decide
- * (-mavx512f, -mavx2 -mfma, or portable C only).
+ * A kernel file is compiled once per path, exactly as an AOT bundle for that
+ * target compiles it: the VM links one copy per path its host can run
+ * (runtime/CMakeLists.txt; x86-64: portable, avx2, avx512; AArch64: portable,
+ * neon) and picks one per module load; a bundle gets the path of its CFLAGS.
+ *
+ *   path      compile flags (at least)                      macros set here
+ *   avx512    -mavx512f -mavx512vl -mavx512bw -mavx512dq    KILN_HAVE_AVX512, KILN_HAVE_AVX2
+ *             -mavx2 -mfma
+ *   avx2      -mavx2 -mfma                                  KILN_HAVE_AVX2
+ *   neon      AArch64 (NEON is part of the base ISA)        KILN_HAVE_NEON
+ *   portable  none, or -DKILN_PORTABLE_ONLY                 none: plain C11 that compilers
+ *                                                           vectorize for their target
+ *
+ * KILN_PORTABLE_ONLY forces the portable code whatever the flags (the VM's
+ * portable copy on AArch64, where NEON cannot be switched off).
  * Internal to runtime/kernels: an AOT bundle copies it beside the kernels. */
 #ifndef KILN_KERNELS_SIMD_H_
 #define KILN_KERNELS_SIMD_H_
 
 #include <stdint.h>
 
+#if !defined(KILN_PORTABLE_ONLY)
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-#if defined(KILN_RUNTIME_DISPATCH)
-#define KILN_TARGET_AVX512 __attribute__((target("avx512f,avx512vl,avx2,fma")))
-#define KILN_TARGET_AVX2 __attribute__((target("avx2,fma")))
-#define KILN_HAVE_AVX512 1
-#define KILN_HAVE_AVX2 1
-#else
-#if defined(__AVX512F__) && defined(__FMA__)
-#define KILN_TARGET_AVX512
+#if defined(__AVX512F__) && defined(__AVX512VL__) && defined(__AVX512BW__) && \
+    defined(__AVX512DQ__) && defined(__AVX2__) && defined(__FMA__)
 #define KILN_HAVE_AVX512 1
 #endif
 #if defined(__AVX2__) && defined(__FMA__)
-#define KILN_TARGET_AVX2
 #define KILN_HAVE_AVX2 1
 #endif
+#if defined(KILN_HAVE_AVX2)
+#include <immintrin.h>
 #endif
+#endif
+#if defined(__aarch64__) && defined(__ARM_NEON)
+#define KILN_HAVE_NEON 1
+#include <arm_neon.h>
+#endif
+#endif /* !KILN_PORTABLE_ONLY */
+
+/* The path's name, for messages and reports. */
+#if defined(KILN_HAVE_AVX512)
+#define KILN_SIMD_PATH_NAME "avx512"
+#elif defined(KILN_HAVE_AVX2)
+#define KILN_SIMD_PATH_NAME "avx2"
+#elif defined(KILN_HAVE_NEON)
+#define KILN_SIMD_PATH_NAME "neon"
+#else
+#define KILN_SIMD_PATH_NAME "portable"
 #endif
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -36,18 +58,6 @@
 #define KILN_ALWAYS_INLINE inline
 #define KILN_ALIGN64
 #endif
-
-/* 1 when the AVX-512 path of this build may run on this CPU. Reads only
- * state the C runtime initialised before main. */
-static inline int kiln_avx512_usable(void) {
-#if defined(KILN_RUNTIME_DISPATCH) && defined(KILN_HAVE_AVX512)
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
-#elif defined(KILN_HAVE_AVX512)
-  return 1;
-#else
-  return 0;
-#endif
-}
 
 /* The address of element idx of x, which may lie outside x's buffer: formed
  * in integers, for masked loads that read only the lanes inside. */

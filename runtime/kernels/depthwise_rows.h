@@ -19,6 +19,7 @@
 #include "depthwise.h"
 #include "depthwise_flat.h"
 #include "simd.h"
+#include "vec.h"
 #include "window.h"
 
 #define KILN_DWR_BLOCKS 64  /* output blocks of 16 per row (mask tables) */
@@ -138,12 +139,141 @@ static int kiln_dwr_planes_avx512(const kiln_dw_geom* g, const float* x,
 
 #endif /* KILN_HAVE_AVX512 */
 
-/* The row-vector path for this CPU (VM) or these compile flags (AOT), or NULL. */
+#ifndef KILN_HAVE_AVX512
+/* The other paths, written once against vec.h, for column strides 1 and 2:
+ * the input rows a band of output rows reads are copied zero-padded into a
+ * stack buffer, stride-2 rows split into their even and odd columns, so
+ * every tap of KILN_DWB_NV * KV_LANES consecutive outputs is one contiguous
+ * vector load and no tap needs a bounds test. Per output: the bias, every
+ * tap in (kh, kw) order (a tap in the padding adds its weight times 0, the
+ * zero padding ONNX defines), the residual, the activation. */
+#define KILN_DWB_FLOATS 4096 /* the band buffer: 16 KiB of stack */
+#define KILN_DWB_NV 4        /* output vectors per block */
+
+typedef struct kiln_dwb_geom {
+  int64_t wp;      /* padded columns the row's outputs read */
+  int64_t stride;  /* floats per band row (each parity half for stride 2) */
+  int64_t half;    /* offset of the odd columns in a band row (stride 2) */
+  int64_t rows;    /* output rows per band */
+} kiln_dwb_geom;
+
+/* The band layout, or rows = 0 when one output row's band does not fit. */
+static inline kiln_dwb_geom kiln_dwb_plan(const kiln_dw_geom* g) {
+  kiln_dwb_geom b;
+  b.wp = (g->OW - 1) * g->SW + (g->KW - 1) * g->DW + 1;
+  /* Vector loads of the last block run up to KILN_DWB_NV * KV_LANES past
+   * the row's outputs: that slack stays inside the row. */
+  const int64_t slack = KILN_DWB_NV * KV_LANES;
+  b.half = g->SW == 2 ? (b.wp + 1) / 2 + slack : 0;
+  b.stride = g->SW == 2 ? 2 * b.half : b.wp + slack;
+  const int64_t span = (g->KH - 1) * g->DH + 1; /* band rows of one output row */
+  b.rows = 0;
+  if (b.stride <= KILN_DWB_FLOATS && span <= KILN_DWB_FLOATS / b.stride) {
+    b.rows = (KILN_DWB_FLOATS / b.stride - span) / g->SH + 1;
+    if (b.rows > g->OH) b.rows = g->OH;
+  }
+  return b;
+}
+
+/* Band row r holds padded input row ih0 + r (zeros outside the image);
+ * padded column q is input column q - PL; stride 2 stores q at q/2 of its
+ * parity half. */
+static inline void kiln_dwb_fill(const kiln_dw_geom* g, const kiln_dwb_geom* b,
+                                 const float* xp, int64_t ih0, int64_t n_rows, float* band) {
+  for (int64_t r = 0; r < n_rows; ++r) {
+    float* row = band + r * b->stride;
+    const int64_t ih = ih0 + r;
+    for (int64_t q = 0; q < b->stride; ++q) row[q] = 0.0f;
+    if (ih < 0 || ih >= g->H) continue;
+    const float* xr = xp + ih * g->W;
+    int64_t q0, q1; /* padded columns inside the image */
+    kiln_window_range(-g->PL, 1, b->wp, 0, g->W, &q0, &q1);
+    if (g->SW == 2) {
+      for (int64_t q = q0; q < q1; ++q) row[(q & 1) * b->half + (q >> 1)] = xr[q - g->PL];
+    } else {
+      for (int64_t q = q0; q < q1; ++q) row[q] = xr[q - g->PL];
+    }
+  }
+}
+
+/* Outputs [ow0, ow0 + NV*KV_LANES) of output row `orow` of the band. */
+static KILN_ALWAYS_INLINE void kiln_dwb_block(const kiln_dw_geom* g, const kiln_dwb_geom* b,
+                                              const float* band, int64_t orow, int64_t ow0,
+                                              const float* wk, float bias, const float* rr,
+                                              float* yr, int64_t n_out, const int NV) {
+  kv acc[KILN_DWB_NV];
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) acc[v] = kv_set1(bias);
+  for (int64_t kh = 0; kh < g->KH; ++kh) {
+    const float* row = band + (orow * g->SH + kh * g->DH) * b->stride;
+    for (int64_t kw = 0; kw < g->KW; ++kw) {
+      const int64_t q = kw * g->DW; /* padded column of output 0's tap */
+      const float* src =
+          g->SW == 2 ? row + (q & 1) * b->half + (q >> 1) + ow0 : row + q + ow0;
+      const kv w = kv_set1(wk[kh * g->KW + kw]);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[v] = kv_fma(kv_load(src + v * KV_LANES), w, acc[v]);
+    }
+  }
+  const int in_reg = g->act == KILN_ACT_RELU || g->act == KILN_ACT_CLIP;
+  const kv lo = kv_set1(g->act == KILN_ACT_RELU ? 0.0f : g->act_alpha), hi = kv_set1(g->act_beta);
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) {
+    const int64_t at = ow0 + v * KV_LANES, n = n_out - at;
+    if (n <= 0) break;
+    kv a = acc[v];
+    if (rr) a = kv_add(a, n >= KV_LANES ? kv_load(rr + at) : kv_load_n(rr + at, n));
+    if (in_reg) a = kv_max(lo, a);
+    if (g->act == KILN_ACT_CLIP) a = kv_min(hi, a);
+    if (n >= KV_LANES) {
+      kv_store(yr + at, a);
+    } else {
+      kv_store_n(yr + at, a, n);
+    }
+  }
+}
+
+static inline int kiln_dwb_planes_vec(const kiln_dw_geom* g, const float* x, const float* w,
+                                      const float* bias, const float* res, float* y, int64_t C,
+                                      int64_t begin, int64_t end) {
+  if (g->SW != 1 && g->SW != 2) return 0;
+  const kiln_dwb_geom b = kiln_dwb_plan(g);
+  if (b.rows == 0) return 0;
+  const int64_t in_plane = g->H * g->W, out_plane = g->OH * g->OW, block = KILN_DWB_NV * KV_LANES;
+  const int in_reg = g->act == KILN_ACT_NONE || g->act == KILN_ACT_RELU || g->act == KILN_ACT_CLIP;
+  float band[KILN_DWB_FLOATS];
+  for (int64_t p = begin; p < end; ++p) {
+    const int64_t c = p % C;
+    const float* xp = x + p * in_plane;
+    const float* wk = w + c * g->KH * g->KW;
+    const float bc = bias ? bias[c] : 0.0f;
+    for (int64_t oh0 = 0; oh0 < g->OH; oh0 += b.rows) {
+      const int64_t rows = g->OH - oh0 < b.rows ? g->OH - oh0 : b.rows;
+      kiln_dwb_fill(g, &b, xp, oh0 * g->SH - g->PT, (rows - 1) * g->SH + (g->KH - 1) * g->DH + 1,
+                    band);
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t oh = oh0 + r;
+        float* yr = y + p * out_plane + oh * g->OW;
+        const float* rr = res ? res + p * out_plane + oh * g->OW : NULL;
+        int64_t ow0 = 0;
+        for (; ow0 + block <= g->OW; ow0 += block)
+          kiln_dwb_block(g, &b, band, r, ow0, wk, bc, rr, yr, g->OW, KILN_DWB_NV);
+        for (; ow0 < g->OW; ow0 += KV_LANES)
+          kiln_dwb_block(g, &b, band, r, ow0, wk, bc, rr, yr, g->OW, 1);
+        if (!in_reg) kiln_activation_inplace(yr, g->OW, g->act, g->act_alpha, g->act_beta);
+      }
+    }
+  }
+  return 1;
+}
+#endif /* !KILN_HAVE_AVX512 */
+
+/* The row-vector path of this copy's flags. */
 static inline kiln_dwf_fn kiln_dwr_select(void) {
 #ifdef KILN_HAVE_AVX512
   return kiln_dwr_planes_avx512;
 #else
-  return NULL;
+  return kiln_dwb_planes_vec;
 #endif
 }
 

@@ -58,11 +58,48 @@ struct kiln_tile_epilogue {
   float lo, hi;
 };
 
+/* Element (i, j) of a finished tile through the epilogue, one element at a
+ * time: for the columns of a partial tile. */
+static KILN_ALWAYS_INLINE float kiln_tile_epilogue_scalar(const kiln_tile_epilogue* ep,
+                                                          int64_t i, int64_t j, float v) {
+  if (ep->bias) v += ep->beta * (ep->row_vector ? ep->bias[i * ep->bias_rs + j] : ep->bias[i * ep->bias_rs]);
+  if (ep->r) v += ep->r[i * ep->r_rs + j];
+  if (ep->act == KILN_ACT_RELU) v = v < 0.0f ? 0.0f : v;
+  if (ep->act == KILN_ACT_CLIP) {
+    v = v < ep->lo ? ep->lo : v;
+    v = v > ep->hi ? ep->hi : v;
+  }
+  return v;
+}
+
+/* Row i, columns [j0, j0 + KV_LANES) of a finished tile through the
+ * epilogue, a whole vector (vec.h: max/min keep NaN as the scalar selects). */
+static KILN_ALWAYS_INLINE kv kiln_tile_epilogue_kv(const kiln_tile_epilogue* ep, int64_t i,
+                                                   int64_t j0, kv v) {
+  if (ep->bias) {
+    const kv b = ep->row_vector ? kv_load(ep->bias + i * ep->bias_rs + j0)
+                                : kv_set1(ep->bias[i * ep->bias_rs]);
+    v = kv_add(v, kv_mul(kv_set1(ep->beta), b));
+  }
+  if (ep->r) v = kv_add(v, kv_load(ep->r + i * ep->r_rs + j0));
+  if (ep->act == KILN_ACT_RELU) v = kv_max(kv_zero(), v);
+  if (ep->act == KILN_ACT_CLIP) v = kv_min(kv_set1(ep->hi), kv_max(kv_set1(ep->lo), v));
+  return v;
+}
+
+/* A partial tile's ukr runs on a full-width copy t (row stride tw) with no
+ * epilogue; this copies its first nr columns back to c, through ep if set. */
+static inline void kiln_tile_copy_back(const float* t, int64_t tw, float* c, int64_t c_rs,
+                                       int64_t mr, int64_t nr, const kiln_tile_epilogue* ep) {
+  for (int64_t i = 0; i < mr; ++i)
+    for (int64_t j = 0; j < nr; ++j)
+      c[i * c_rs + j] = ep ? kiln_tile_epilogue_scalar(ep, i, j, t[i * tw + j]) : t[i * tw + j];
+}
+
 typedef struct kiln_gemm_path {
   kiln_ukr_fn ukr;
   int64_t mr; /* rows per micro-tile */
   int64_t nr; /* columns per micro-tile: 32 (two panels), 16, or a part of one panel */
-  int fuses_epilogue; /* ukr applies a kiln_tile_epilogue */
   int masks_b;        /* ukr reads no B column at or past nr */
 } kiln_gemm_path;
 
@@ -88,7 +125,7 @@ typedef struct kiln_gemm_path {
 static KILN_ALWAYS_INLINE void kiln_ukr_vec_body(int64_t kc, const float* a, int64_t a_rs,
                                                  int64_t a_cs, const float* b, int64_t b_rs,
                                                  float* c, int64_t c_rs, int load_c,
-                                                 const int MR) {
+                                                 const kiln_tile_epilogue* ep, const int MR) {
   kv acc[KILN_VEC_MR][KILN_VEC_NV];
   const float* ar[KILN_VEC_MR];
 #pragma GCC unroll 8
@@ -109,6 +146,13 @@ static KILN_ALWAYS_INLINE void kiln_ukr_vec_body(int64_t kc, const float* a, int
       for (int v = 0; v < KILN_VEC_NV; ++v) acc[i][v] = kv_fma(av, bv[v], acc[i][v]);
     }
   }
+  if (ep) {
+#pragma GCC unroll 8
+    for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 4
+      for (int v = 0; v < KILN_VEC_NV; ++v)
+        acc[i][v] = kiln_tile_epilogue_kv(ep, i, v * KV_LANES, acc[i][v]);
+  }
 #pragma GCC unroll 8
   for (int i = 0; i < MR; ++i)
 #pragma GCC unroll 4
@@ -117,50 +161,49 @@ static KILN_ALWAYS_INLINE void kiln_ukr_vec_body(int64_t kc, const float* a, int
 
 static inline void kiln_ukr_vec_full(int64_t kc, const float* a, int64_t a_rs, int64_t a_cs,
                                      const float* b, int64_t b_rs, float* c, int64_t c_rs,
-                                     int64_t mr, int load_c) {
+                                     int64_t mr, int load_c, const kiln_tile_epilogue* ep) {
   switch (mr) {
 #if KILN_VEC_MR > 4
-    case 6: kiln_ukr_vec_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, 6); break;
-    case 5: kiln_ukr_vec_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, 5); break;
+    case 6: kiln_ukr_vec_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, ep, 6); break;
+    case 5: kiln_ukr_vec_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, ep, 5); break;
 #endif
-    case 4: kiln_ukr_vec_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, 4); break;
-    case 3: kiln_ukr_vec_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, 3); break;
-    case 2: kiln_ukr_vec_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, 2); break;
-    default: kiln_ukr_vec_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, 1); break;
+    case 4: kiln_ukr_vec_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, ep, 4); break;
+    case 3: kiln_ukr_vec_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, ep, 3); break;
+    case 2: kiln_ukr_vec_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, ep, 2); break;
+    default: kiln_ukr_vec_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, ep, 1); break;
   }
 }
 
 /* A partial tile runs on a full-width copy so the loops keep their
  * constant trip counts; B is then a zero-padded packed panel (b_rs 16), so
- * the columns past nr read zeros or the panel's next columns, never past it. */
+ * the columns past nr read zeros or the panel's next columns, never past it.
+ * The epilogue then runs on the nr columns copied back. */
 static inline void kiln_ukr_vec(int64_t kc, const float* a, int64_t a_rs, int64_t a_cs,
                                 const float* b, int64_t b_rs, int64_t b_ps, float* c,
                                 int64_t c_rs, int64_t mr, int64_t nr, int load_c,
                                 const kiln_tile_epilogue* ep) {
   (void)b_ps;
-  (void)ep;
   if (nr == KILN_VEC_NR) {
-    kiln_ukr_vec_full(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, mr, load_c);
+    kiln_ukr_vec_full(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, mr, load_c, ep);
     return;
   }
   float t[KILN_VEC_MR * KILN_VEC_NR];
   for (int64_t i = 0; i < mr; ++i)
     for (int64_t j = 0; j < KILN_VEC_NR; ++j) t[i * KILN_VEC_NR + j] = j < nr && load_c ? c[i * c_rs + j] : 0.0f;
-  kiln_ukr_vec_full(kc, a, a_rs, a_cs, b, b_rs, t, KILN_VEC_NR, mr, load_c);
-  for (int64_t i = 0; i < mr; ++i)
-    for (int64_t j = 0; j < nr; ++j) c[i * c_rs + j] = t[i * KILN_VEC_NR + j];
+  kiln_ukr_vec_full(kc, a, a_rs, a_cs, b, b_rs, t, KILN_VEC_NR, mr, load_c, NULL);
+  kiln_tile_copy_back(t, KILN_VEC_NR, c, c_rs, mr, nr, ep);
 }
 #endif /* !KILN_HAVE_AVX2 */
 
-/* ---- AVX2 + FMA: 6 x 16 ----------------------------------------------- */
-#ifdef KILN_HAVE_AVX2
+/* ---- AVX2 + FMA: 6 x 16 (the AVX-512 copy has its own) ---------------- */
+#if defined(KILN_HAVE_AVX2) && !defined(KILN_HAVE_AVX512)
 
 #define KILN_AVX2_MR 6
 
 #define KILN_R6(X) X(0) X(1) X(2) X(3) X(4) X(5)
 static KILN_ALWAYS_INLINE void kiln_ukr_avx2_body(
     int64_t kc, const float* a, int64_t a_rs, int64_t a_cs, const float* b, int64_t b_rs,
-    float* c, int64_t c_rs, int load_c, const int MR) {
+    float* c, int64_t c_rs, int load_c, const kiln_tile_epilogue* ep, const int MR) {
 #define KILN_DECL(i)                                                     \
   __m256 c##i##0 = _mm256_setzero_ps(), c##i##1 = _mm256_setzero_ps();  \
   const float* a##i = a + (MR > i ? i : 0) * a_rs;                       \
@@ -184,6 +227,15 @@ static KILN_ALWAYS_INLINE void kiln_ukr_avx2_body(
     KILN_R6(KILN_STEP)
 #undef KILN_STEP
   }
+  if (ep) {
+#define KILN_EPI(i)                                          \
+  if (MR > i) {                                              \
+    c##i##0 = kiln_tile_epilogue_kv(ep, i, 0, c##i##0);      \
+    c##i##1 = kiln_tile_epilogue_kv(ep, i, 8, c##i##1);      \
+  }
+    KILN_R6(KILN_EPI)
+#undef KILN_EPI
+  }
 #define KILN_STORE(i)                               \
   if (MR > i) {                                     \
     _mm256_storeu_ps(c + i * c_rs, c##i##0);        \
@@ -194,39 +246,35 @@ static KILN_ALWAYS_INLINE void kiln_ukr_avx2_body(
 }
 #undef KILN_R6
 
-static inline void kiln_ukr_avx2_full(int64_t kc, const float* a, int64_t a_rs,
-                                                int64_t a_cs, const float* b, int64_t b_rs,
-                                                float* c, int64_t c_rs, int64_t mr,
-                                                int load_c) {
+static inline void kiln_ukr_avx2_full(int64_t kc, const float* a, int64_t a_rs, int64_t a_cs,
+                                      const float* b, int64_t b_rs, float* c, int64_t c_rs,
+                                      int64_t mr, int load_c, const kiln_tile_epilogue* ep) {
   switch (mr) {
-    case 6: kiln_ukr_avx2_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, 6); break;
-    case 5: kiln_ukr_avx2_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, 5); break;
-    case 4: kiln_ukr_avx2_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, 4); break;
-    case 3: kiln_ukr_avx2_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, 3); break;
-    case 2: kiln_ukr_avx2_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, 2); break;
-    default: kiln_ukr_avx2_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, 1); break;
+    case 6: kiln_ukr_avx2_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, ep, 6); break;
+    case 5: kiln_ukr_avx2_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, ep, 5); break;
+    case 4: kiln_ukr_avx2_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, ep, 4); break;
+    case 3: kiln_ukr_avx2_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, ep, 3); break;
+    case 2: kiln_ukr_avx2_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, ep, 2); break;
+    default: kiln_ukr_avx2_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, ep, 1); break;
   }
 }
 
-static inline void kiln_ukr_avx2(int64_t kc, const float* a, int64_t a_rs,
-                                           int64_t a_cs, const float* b, int64_t b_rs,
-                                           int64_t b_ps, float* c, int64_t c_rs, int64_t mr,
-                                           int64_t nr, int load_c,
-                                           const kiln_tile_epilogue* ep) {
+static inline void kiln_ukr_avx2(int64_t kc, const float* a, int64_t a_rs, int64_t a_cs,
+                                 const float* b, int64_t b_rs, int64_t b_ps, float* c,
+                                 int64_t c_rs, int64_t mr, int64_t nr, int load_c,
+                                 const kiln_tile_epilogue* ep) {
   (void)b_ps;
-  (void)ep;
   if (nr == KILN_PANEL) {
-    kiln_ukr_avx2_full(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, mr, load_c);
+    kiln_ukr_avx2_full(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, mr, load_c, ep);
     return;
   }
   float t[KILN_AVX2_MR * KILN_PANEL];
   for (int64_t i = 0; i < mr; ++i)
     for (int64_t j = 0; j < KILN_PANEL; ++j) t[i * KILN_PANEL + j] = j < nr && load_c ? c[i * c_rs + j] : 0.0f;
-  kiln_ukr_avx2_full(kc, a, a_rs, a_cs, b, b_rs, t, KILN_PANEL, mr, load_c);
-  for (int64_t i = 0; i < mr; ++i)
-    for (int64_t j = 0; j < nr; ++j) c[i * c_rs + j] = t[i * KILN_PANEL + j];
+  kiln_ukr_avx2_full(kc, a, a_rs, a_cs, b, b_rs, t, KILN_PANEL, mr, load_c, NULL);
+  kiln_tile_copy_back(t, KILN_PANEL, c, c_rs, mr, nr, ep);
 }
-#endif /* KILN_HAVE_AVX2 */
+#endif /* KILN_HAVE_AVX2 && !KILN_HAVE_AVX512 */
 
 /* ---- AVX-512: 8 x 32 (two panels), masked column tails ---------------- */
 #ifdef KILN_HAVE_AVX512
@@ -337,11 +385,11 @@ static inline void kiln_ukr_avx512(int64_t kc, const float* a, int64_t a_rs,
 static inline kiln_gemm_path kiln_gemm_select(void) {
   kiln_gemm_path p;
 #if defined(KILN_HAVE_AVX512)
-  p.ukr = kiln_ukr_avx512, p.mr = KILN_AVX512_MR, p.nr = 32, p.fuses_epilogue = 1, p.masks_b = 1;
+  p.ukr = kiln_ukr_avx512, p.mr = KILN_AVX512_MR, p.nr = 32, p.masks_b = 1;
 #elif defined(KILN_HAVE_AVX2)
-  p.ukr = kiln_ukr_avx2, p.mr = KILN_AVX2_MR, p.nr = 16, p.fuses_epilogue = 0, p.masks_b = 0;
+  p.ukr = kiln_ukr_avx2, p.mr = KILN_AVX2_MR, p.nr = 16, p.masks_b = 0;
 #else
-  p.ukr = kiln_ukr_vec, p.mr = KILN_VEC_MR, p.nr = KILN_VEC_NR, p.fuses_epilogue = 0, p.masks_b = 0;
+  p.ukr = kiln_ukr_vec, p.mr = KILN_VEC_MR, p.nr = KILN_VEC_NR, p.masks_b = 0;
 #endif
   return p;
 }
@@ -737,7 +785,7 @@ static inline void kiln_gemm_plan_init(kiln_gemm_plan* p, const kiln_gemm_desc* 
   p->path = kiln_gemm_select();
   p->pack_im2col = kiln_im2col_pack_select();
   p->pack_im2col_rows = kiln_im2col_pack_rows_select();
-  p->fused = p->path.fuses_epilogue && kiln_epilogue_fusable(&d->ep);
+  p->fused = kiln_epilogue_fusable(&d->ep);
   /* Dense B rows close together (a small layer's activations) are read in
    * place by a micro-kernel that masks its column tail; far-apart rows would
    * map to few L1 sets, so those are packed. */

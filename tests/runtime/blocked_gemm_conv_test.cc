@@ -7,6 +7,7 @@
 // uses, and the packed-B checker bounds its binding.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -28,9 +29,14 @@ struct GemmShape {
 
 class BlockedGemm : public ::testing::TestWithParam<GemmShape> {};
 
+// alpha 1 with ReLU or Clip is the epilogue the micro-kernels fuse (full
+// and partial tiles); alpha 0.75 runs it as a separate pass.
 TEST_P(BlockedGemm, MatchesDirectLoopPlainAndPacked) {
   const auto [m, n, k] = GetParam();
-  for (int trans_b = 0; trans_b < 2; ++trans_b) {
+  for (int variant = 0; variant < 4; ++variant) {
+    const float alpha = variant & 1 ? 1.0f : 0.75f;
+    const bool clip = variant & 2;
+    const int trans_b = variant & 1;
     const std::vector<float> a = Random(m * k, 1), b = Random(k * n, 2), c = Random(n, 3);
     // B as [K,N], or [N,K] when transposed; packed: (j/16)*K*16 + kk*16 + j%16.
     const int64_t panels = (n + 15) / 16;
@@ -38,9 +44,11 @@ TEST_P(BlockedGemm, MatchesDirectLoopPlainAndPacked) {
     for (int64_t kk = 0; kk < k; ++kk)
       for (int64_t j = 0; j < n; ++j)
         packed[(j / 16) * k * 16 + kk * 16 + j % 16] = trans_b ? b[j * k + kk] : b[kk * n + j];
-    const int64_t ip[9] = {m, n, k, 0, trans_b, 1, 0, 1, KILN_ACT_RELU};
-    const int64_t ip_pb[9] = {m, n, k, 0, 0, 1, 0, 1, KILN_ACT_RELU};
-    const float fp[4] = {0.75f, 1.5f, 0.0f, 0.0f};
+    const int64_t act = clip ? KILN_ACT_CLIP : KILN_ACT_RELU;
+    const int64_t ip[9] = {m, n, k, 0, trans_b, 1, 0, 1, act};
+    const int64_t ip_pb[9] = {m, n, k, 0, 0, 1, 0, 1, act};
+    const float lo = -0.5f, hi = 0.5f;
+    const float fp[4] = {alpha, 1.5f, lo, hi};
     std::vector<float> y(m * n), y_pb(m * n), y_thr(m * n);
     void* b1[4] = {const_cast<float*>(a.data()), const_cast<float*>(b.data()),
                    const_cast<float*>(c.data()), y.data()};
@@ -59,9 +67,12 @@ TEST_P(BlockedGemm, MatchesDirectLoopPlainAndPacked) {
           s += p;
           mag += std::fabs(p);
         }
-        const double want = std::max(0.0, 0.75 * s + 1.5 * c[j]);
+        const double pre = alpha * s + 1.5 * c[j];
+        const double want = clip ? std::min<double>(hi, std::max<double>(lo, pre))
+                                 : std::max(0.0, pre);
         const double tol = 1e-5 * (1 + mag);
-        ASSERT_NEAR(y[i * n + j], want, tol) << "i " << i << " j " << j << " tb " << trans_b;
+        ASSERT_NEAR(y[i * n + j], want, tol)
+            << "i " << i << " j " << j << " tb " << trans_b << " alpha " << alpha;
         ASSERT_EQ(y_pb[i * n + j], y[i * n + j]) << "packed B differs at " << i << "," << j;
         ASSERT_EQ(y_thr[i * n + j], y[i * n + j]) << "threaded differs at " << i << "," << j;
       }

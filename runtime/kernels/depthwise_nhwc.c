@@ -229,8 +229,9 @@ static void dwn_row_vec(const dwn_job* j, int64_t n, int64_t oh) {
   b.act = ip[P_ACT], b.alpha = j->act_alpha, b.beta = j->act_beta, b.tail = C % KV_LANES;
   dwn_tap_range(b.ih0, ip[P_KH], b.DH, H, &b.kh_lo, &b.kh_hi);
   float* yrow = j->y + (n * OH + oh) * OW * C;
+  /* From the first channel the reuse path left. */
   const int64_t full = C / KV_LANES, group = DWN_VEC_NV;
-  for (int64_t v0 = 0, nv; v0 < full + (b.tail != 0); v0 += nv) {
+  for (int64_t v0 = j->reused / KV_LANES, nv; v0 < full + (b.tail != 0); v0 += nv) {
     const int tail = v0 >= full;
     nv = tail ? 1 : (full - v0 < group ? full - v0 : group);
     const int64_t c0 = v0 * KV_LANES;
@@ -401,144 +402,6 @@ static void dwn_block_avx512(const dwn_blk* b, float* y, int64_t ow0,
 #undef DWN_SWITCH_MB
 #undef DWN_CASE
 
-/* Stride-1 rows with 3 or 5 taps across, over whole groups of 32
- * channels, in segments of up to 8 outputs (a DS-CNN row of 5 is one): the
- * segment's outputs stay in registers and each input pixel is loaded once
- * per kernel row to feed every output it reaches (up to KW FMAs per load,
- * where the blocks above load once per FMA, and loads bound them). Per
- * output the taps still run in (kh, kw) order, skipping the padding, with
- * the blocks' epilogue; channels past the last whole group take the blocks. */
-#define DWN_SEG 8
-
-typedef struct dwn_seg {
-  const float* x;  /* image n, channel c0 */
-  const float* w;  /* channel c0 */
-  const float* bias; /* channel c0, or NULL */
-  float* y;        /* output row, channel c0 */
-  int64_t C, W, ih0, kh_lo, kh_hi, DH, PL, act;
-  float alpha, beta; /* Clip bounds */
-} dwn_seg;
-
-/* Outputs [o0, o0 + SEG) of one row for 32 channels. */
-static KILN_ALWAYS_INLINE void dwn_seg_body(const dwn_seg* g, int64_t o0,
-                                                               const int SEG, const int KW) {
-  const int64_t C = g->C, W = g->W;
-  __m512 acc[DWN_SEG][2];
-#pragma GCC unroll 8
-  for (int p = 0; p < SEG; ++p) acc[p][0] = acc[p][1] = _mm512_setzero_ps();
-  for (int64_t kh = g->kh_lo; kh < g->kh_hi; ++kh) {
-    const float* xr = g->x + (g->ih0 + kh * g->DH) * W * C;
-    const float* wr = g->w + kh * KW * C;
-    __m512 wv[5][2];
-#pragma GCC unroll 5
-    for (int k = 0; k < KW; ++k) {
-      wv[k][0] = _mm512_loadu_ps(wr + k * C);
-      wv[k][1] = _mm512_loadu_ps(wr + k * C + 16);
-    }
-    /* Input column iw = o0 + jj - PL feeds output o0 + jj - k by tap k. */
-    int64_t iw = o0 - g->PL;
-#pragma GCC unroll 12
-    for (int jj = 0; jj < SEG + KW - 1; ++jj, ++iw) {
-      if ((uint64_t)iw >= (uint64_t)W) continue;
-      const __m512 a0 = _mm512_loadu_ps(xr + iw * C);
-      const __m512 a1 = _mm512_loadu_ps(xr + iw * C + 16);
-#pragma GCC unroll 5
-      for (int k = 0; k < KW; ++k) {
-        const int p = jj - k;
-        if (p < 0 || p >= SEG) continue;
-        acc[p][0] = _mm512_fmadd_ps(a0, wv[k][0], acc[p][0]);
-        acc[p][1] = _mm512_fmadd_ps(a1, wv[k][1], acc[p][1]);
-      }
-    }
-  }
-  /* The GEMM tiles' epilogue (sgemm.h): bias, then ReLU/Clip. */
-  const kiln_tile_epilogue te = {g->bias, 0, 1, 1.0f, NULL, 0, g->act, g->alpha, g->beta};
-#pragma GCC unroll 8
-  for (int p = 0; p < SEG; ++p) {
-    _mm512_storeu_ps(g->y + (o0 + p) * C,
-                     kiln_tile_epilogue_avx512(&te, 0, 0, (__mmask16)0xFFFF, acc[p][0]));
-    _mm512_storeu_ps(g->y + (o0 + p) * C + 16,
-                     kiln_tile_epilogue_avx512(&te, 0, 16, (__mmask16)0xFFFF, acc[p][1]));
-  }
-}
-
-#define DWN_SEG_CASE(SEG)                                                       \
-  case SEG:                                                                     \
-    if (KW == 3) {                                                              \
-      dwn_seg_body(g, o0, SEG, 3);                                              \
-    } else {                                                                    \
-      dwn_seg_body(g, o0, SEG, 5);                                              \
-    }                                                                           \
-    break;
-
-static void dwn_segment(const dwn_seg* g, int64_t o0, int64_t seg,
-                                           int64_t KW) {
-  switch (seg) {
-    DWN_SEG_CASE(1) DWN_SEG_CASE(2) DWN_SEG_CASE(3) DWN_SEG_CASE(4)
-    DWN_SEG_CASE(5) DWN_SEG_CASE(6) DWN_SEG_CASE(7)
-    default: DWN_SEG_CASE(8)
-  }
-}
-#undef DWN_SEG_CASE
-
-/* The channels dwn_reuse_rows takes (whole groups of 32), 0 when the
- * geometry is not its. */
-static int64_t dwn_reuse_channels(const int64_t* ip) {
-  const int fits = ip[P_SW] == 1 && ip[P_DW] == 1 && (ip[P_KW] == 3 || ip[P_KW] == 5);
-  return fits ? ip[P_C] / 32 * 32 : 0;
-}
-
-/* Tasks (rows) [t0, t1), channels [0, j->reused): a row of ONE_SEG outputs
- * (1..8) is one inlined segment, so a short row pays no call per segment;
- * ONE_SEG 0 walks longer rows segment by segment. */
-static KILN_ALWAYS_INLINE void dwn_reuse_rows_body(const dwn_job* j,
-                                                                      int64_t t0, int64_t t1,
-                                                                      const int ONE_SEG,
-                                                                      const int KW) {
-  const int64_t* ip = j->ip;
-  const int64_t C = ip[P_C], H = ip[P_H], W = ip[P_W], OH = ip[P_OH], OW = ip[P_OW];
-  dwn_seg g;
-  g.C = C, g.W = W, g.DH = ip[P_DH], g.PL = ip[P_PL], g.act = ip[P_ACT];
-  g.alpha = j->act_alpha, g.beta = j->act_beta;
-  for (int64_t t = t0; t < t1; ++t) {
-    const int64_t n = t / OH, oh = t % OH;
-    g.ih0 = oh * ip[P_SH] - ip[P_PT];
-    dwn_tap_range(g.ih0, ip[P_KH], g.DH, H, &g.kh_lo, &g.kh_hi);
-    for (int64_t c0 = 0; c0 < j->reused; c0 += 32) {
-      g.x = j->x + n * H * W * C + c0;
-      g.w = j->w + c0;
-      g.bias = j->bias ? j->bias + c0 : NULL;
-      g.y = j->y + (n * OH + oh) * OW * C + c0;
-      if (ONE_SEG > 0) {
-        dwn_seg_body(&g, 0, ONE_SEG, KW);
-      } else {
-        for (int64_t o0 = 0; o0 < OW; o0 += DWN_SEG) {
-          dwn_segment(&g, o0, OW - o0 < DWN_SEG ? OW - o0 : DWN_SEG, KW);
-        }
-      }
-    }
-  }
-}
-
-#define DWN_ROWS_CASE(SEG)                                                      \
-  case SEG:                                                                     \
-    if (KW == 3) {                                                              \
-      dwn_reuse_rows_body(j, t0, t1, SEG, 3);                                   \
-    } else {                                                                    \
-      dwn_reuse_rows_body(j, t0, t1, SEG, 5);                                   \
-    }                                                                           \
-    break;
-
-static void dwn_reuse_rows(const dwn_job* j, int64_t t0, int64_t t1) {
-  const int64_t OW = j->ip[P_OW], KW = j->ip[P_KW];
-  switch (OW <= DWN_SEG ? OW : 0) {
-    DWN_ROWS_CASE(1) DWN_ROWS_CASE(2) DWN_ROWS_CASE(3) DWN_ROWS_CASE(4)
-    DWN_ROWS_CASE(5) DWN_ROWS_CASE(6) DWN_ROWS_CASE(7) DWN_ROWS_CASE(8)
-    default: DWN_ROWS_CASE(0)
-  }
-}
-#undef DWN_ROWS_CASE
-
 static void dwn_row_avx512(const dwn_job* j, int64_t n, int64_t oh) {
   const int64_t* ip = j->ip;
   const int64_t C = ip[P_C], H = ip[P_H], W = ip[P_W], OH = ip[P_OH], OW = ip[P_OW];
@@ -591,13 +454,162 @@ static void dwn_row_avx512(const dwn_job* j, int64_t n, int64_t oh) {
 }
 #endif /* KILN_HAVE_AVX512 */
 
+/* Stride-1 rows with 3 or 5 taps across, over whole groups of DWN_RG
+ * channels (DWN_RV vectors), in segments of up to 8 outputs (a DS-CNN row of 5
+ * is one): the segment's outputs stay in registers and each input pixel is
+ * loaded once per kernel row to feed every output it reaches (up to KW FMAs
+ * per load, where the blocks load once per FMA, and loads bound them). Per
+ * output the taps still run in (kh, kw) order, skipping the padding, with the
+ * blocks' epilogue; channels past the last whole group take the blocks.
+ * Written once against vec.h; DWN_RV keeps 8 x DWN_RV accumulators and
+ * KW x DWN_RV weights in the path's registers (AVX-512 and NEON: 2 vectors,
+ * AVX2 and portable: 1). */
+#define DWN_SEG 8
+#if KV_LANES == 16 || defined(KILN_HAVE_NEON)
+#define DWN_RV 2
+#else
+#define DWN_RV 1
+#endif
+#define DWN_RG (DWN_RV * KV_LANES)
+
+typedef struct dwn_seg {
+  const float* x;  /* image n, channel c0 */
+  const float* w;  /* channel c0 */
+  const float* bias; /* channel c0, or NULL */
+  float* y;        /* output row, channel c0 */
+  int64_t C, W, ih0, kh_lo, kh_hi, DH, PL, act;
+  float alpha, beta; /* Clip bounds */
+} dwn_seg;
+
+/* Outputs [o0, o0 + SEG) of one row for DWN_RG channels. */
+static KILN_ALWAYS_INLINE void dwn_seg_body(const dwn_seg* g, int64_t o0, const int SEG,
+                                            const int KW) {
+  const int64_t C = g->C, W = g->W;
+  kv acc[DWN_SEG][DWN_RV];
+#pragma GCC unroll 8
+  for (int p = 0; p < SEG; ++p)
+#pragma GCC unroll 2
+    for (int v = 0; v < DWN_RV; ++v) acc[p][v] = kv_zero();
+  for (int64_t kh = g->kh_lo; kh < g->kh_hi; ++kh) {
+    const float* xr = g->x + (g->ih0 + kh * g->DH) * W * C;
+    const float* wr = g->w + kh * KW * C;
+    kv wv[5][DWN_RV];
+#pragma GCC unroll 5
+    for (int k = 0; k < KW; ++k)
+#pragma GCC unroll 2
+      for (int v = 0; v < DWN_RV; ++v) wv[k][v] = kv_load(wr + k * C + v * KV_LANES);
+    /* Input column iw = o0 + jj - PL feeds output o0 + jj - k by tap k. */
+    int64_t iw = o0 - g->PL;
+#pragma GCC unroll 12
+    for (int jj = 0; jj < SEG + KW - 1; ++jj, ++iw) {
+      if ((uint64_t)iw >= (uint64_t)W) continue;
+      kv a[DWN_RV];
+#pragma GCC unroll 2
+      for (int v = 0; v < DWN_RV; ++v) a[v] = kv_load(xr + iw * C + v * KV_LANES);
+#pragma GCC unroll 5
+      for (int k = 0; k < KW; ++k) {
+        const int p = jj - k;
+        if (p < 0 || p >= SEG) continue;
+#pragma GCC unroll 2
+        for (int v = 0; v < DWN_RV; ++v) acc[p][v] = kv_fma(a[v], wv[k][v], acc[p][v]);
+      }
+    }
+  }
+  /* The blocks' epilogue: bias, then ReLU / Clip (other kinds: the caller). */
+  const kv lo = kv_set1(g->act == KILN_ACT_RELU ? 0.0f : g->alpha), hi = kv_set1(g->beta);
+#pragma GCC unroll 2
+  for (int v = 0; v < DWN_RV; ++v) {
+    const kv bv = g->bias ? kv_load(g->bias + v * KV_LANES) : kv_zero();
+#pragma GCC unroll 8
+    for (int p = 0; p < SEG; ++p) {
+      kv r = acc[p][v];
+      if (g->bias) r = kv_add(r, bv);
+      if (g->act == KILN_ACT_RELU || g->act == KILN_ACT_CLIP) r = kv_max(lo, r);
+      if (g->act == KILN_ACT_CLIP) r = kv_min(hi, r);
+      kv_store(g->y + (o0 + p) * C + v * KV_LANES, r);
+    }
+  }
+}
+
+#define DWN_SEG_CASE(SEG)                                                       \
+  case SEG:                                                                     \
+    if (KW == 3) {                                                              \
+      dwn_seg_body(g, o0, SEG, 3);                                              \
+    } else {                                                                    \
+      dwn_seg_body(g, o0, SEG, 5);                                              \
+    }                                                                           \
+    break;
+
+static void dwn_segment(const dwn_seg* g, int64_t o0, int64_t seg, int64_t KW) {
+  switch (seg) {
+    DWN_SEG_CASE(1) DWN_SEG_CASE(2) DWN_SEG_CASE(3) DWN_SEG_CASE(4)
+    DWN_SEG_CASE(5) DWN_SEG_CASE(6) DWN_SEG_CASE(7)
+    default: DWN_SEG_CASE(8)
+  }
+}
+#undef DWN_SEG_CASE
+
+/* The channels dwn_reuse_rows takes (whole groups of DWN_RG), 0 when the
+ * geometry is not its. */
+static int64_t dwn_reuse_channels(const int64_t* ip) {
+  const int fits = ip[P_SW] == 1 && ip[P_DW] == 1 && (ip[P_KW] == 3 || ip[P_KW] == 5);
+  return fits ? ip[P_C] / DWN_RG * DWN_RG : 0;
+}
+
+/* Tasks (rows) [t0, t1), channels [0, j->reused): a row of ONE_SEG outputs
+ * (1..8) is one inlined segment, so a short row pays no call per segment;
+ * ONE_SEG 0 walks longer rows segment by segment. */
+static KILN_ALWAYS_INLINE void dwn_reuse_rows_body(const dwn_job* j, int64_t t0, int64_t t1,
+                                                   const int ONE_SEG, const int KW) {
+  const int64_t* ip = j->ip;
+  const int64_t C = ip[P_C], H = ip[P_H], W = ip[P_W], OH = ip[P_OH], OW = ip[P_OW];
+  dwn_seg g;
+  g.C = C, g.W = W, g.DH = ip[P_DH], g.PL = ip[P_PL], g.act = ip[P_ACT];
+  g.alpha = j->act_alpha, g.beta = j->act_beta;
+  for (int64_t t = t0; t < t1; ++t) {
+    const int64_t n = t / OH, oh = t % OH;
+    g.ih0 = oh * ip[P_SH] - ip[P_PT];
+    dwn_tap_range(g.ih0, ip[P_KH], g.DH, H, &g.kh_lo, &g.kh_hi);
+    for (int64_t c0 = 0; c0 < j->reused; c0 += DWN_RG) {
+      g.x = j->x + n * H * W * C + c0;
+      g.w = j->w + c0;
+      g.bias = j->bias ? j->bias + c0 : NULL;
+      g.y = j->y + (n * OH + oh) * OW * C + c0;
+      if (ONE_SEG > 0) {
+        dwn_seg_body(&g, 0, ONE_SEG, KW);
+      } else {
+        for (int64_t o0 = 0; o0 < OW; o0 += DWN_SEG) {
+          dwn_segment(&g, o0, OW - o0 < DWN_SEG ? OW - o0 : DWN_SEG, KW);
+        }
+      }
+    }
+  }
+}
+
+#define DWN_ROWS_CASE(SEG)                                                      \
+  case SEG:                                                                     \
+    if (KW == 3) {                                                              \
+      dwn_reuse_rows_body(j, t0, t1, SEG, 3);                                   \
+    } else {                                                                    \
+      dwn_reuse_rows_body(j, t0, t1, SEG, 5);                                   \
+    }                                                                           \
+    break;
+
+static void dwn_reuse_rows(const dwn_job* j, int64_t t0, int64_t t1) {
+  const int64_t OW = j->ip[P_OW], KW = j->ip[P_KW];
+  switch (OW <= DWN_SEG ? OW : 0) {
+    DWN_ROWS_CASE(1) DWN_ROWS_CASE(2) DWN_ROWS_CASE(3) DWN_ROWS_CASE(4)
+    DWN_ROWS_CASE(5) DWN_ROWS_CASE(6) DWN_ROWS_CASE(7) DWN_ROWS_CASE(8)
+    default: DWN_ROWS_CASE(0)
+  }
+}
+#undef DWN_ROWS_CASE
+
 /* Task t: image t / OH, output row t % OH. */
 static void dwn_tasks(void* ctx, int64_t begin, int64_t end) {
   const dwn_job* j = (const dwn_job*)ctx;
   const int64_t OH = j->ip[P_OH], act = j->ip[P_ACT];
-#ifdef KILN_HAVE_AVX512
   if (j->reused > 0) dwn_reuse_rows(j, begin, end);
-#endif
   /* The rows' other channels, and activations the reuse path leaves. */
   if (j->reused < j->ip[P_C] ||
       (act != KILN_ACT_NONE && act != KILN_ACT_RELU && act != KILN_ACT_CLIP)) {
@@ -614,12 +626,11 @@ int kiln_conv2d_dw_nhwc_f32(const int64_t* ip, const float* fp, void* const* bin
   j.bias = ip[P_HAS_BIAS] ? (const float*)bindings[2] : NULL;
   j.y = (float*)bindings[3];
   j.act_alpha = fp[0], j.act_beta = fp[1];
-  j.reused = 0;
+  j.reused = dwn_reuse_channels(ip);
   dwn_interior(ip, &j.first, &j.end);
 #ifdef KILN_HAVE_AVX512
   j.row_fn = dwn_row_avx512;
   dwn_short_row(ip, &j);
-  j.reused = dwn_reuse_channels(ip);
 #else
   j.row_fn = dwn_row_vec;
 #endif

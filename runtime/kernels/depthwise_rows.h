@@ -161,9 +161,9 @@ typedef struct kiln_dwb_geom {
 static inline kiln_dwb_geom kiln_dwb_plan(const kiln_dw_geom* g) {
   kiln_dwb_geom b;
   b.wp = (g->OW - 1) * g->SW + (g->KW - 1) * g->DW + 1;
-  /* Vector loads of the last block run up to KILN_DWB_NV * KV_LANES past
-   * the row's outputs: that slack stays inside the row. */
-  const int64_t slack = KILN_DWB_NV * KV_LANES;
+  /* A row's last vector (blocks of one vector cover the tail) reads up to
+   * KV_LANES - 1 columns past its outputs: that slack stays inside the row. */
+  const int64_t slack = KV_LANES;
   b.half = g->SW == 2 ? (b.wp + 1) / 2 + slack : 0;
   b.stride = g->SW == 2 ? 2 * b.half : b.wp + slack;
   const int64_t span = (g->KH - 1) * g->DH + 1; /* band rows of one output row */
@@ -177,21 +177,35 @@ static inline kiln_dwb_geom kiln_dwb_plan(const kiln_dw_geom* g) {
 
 /* Band row r holds padded input row ih0 + r (zeros outside the image);
  * padded column q is input column q - PL; stride 2 stores q at q/2 of its
- * parity half. */
+ * parity half. Only the padding is zeroed: the image part is overwritten. */
 static inline void kiln_dwb_fill(const kiln_dw_geom* g, const kiln_dwb_geom* b,
                                  const float* xp, int64_t ih0, int64_t n_rows, float* band) {
+  int64_t q0, q1; /* padded columns inside the image */
+  kiln_window_range(-g->PL, 1, b->wp, 0, g->W, &q0, &q1);
   for (int64_t r = 0; r < n_rows; ++r) {
     float* row = band + r * b->stride;
     const int64_t ih = ih0 + r;
-    for (int64_t q = 0; q < b->stride; ++q) row[q] = 0.0f;
-    if (ih < 0 || ih >= g->H) continue;
+    if (ih < 0 || ih >= g->H) {
+      for (int64_t q = 0; q < b->stride; ++q) row[q] = 0.0f;
+      continue;
+    }
     const float* xr = xp + ih * g->W;
-    int64_t q0, q1; /* padded columns inside the image */
-    kiln_window_range(-g->PL, 1, b->wp, 0, g->W, &q0, &q1);
     if (g->SW == 2) {
-      for (int64_t q = q0; q < q1; ++q) row[(q & 1) * b->half + (q >> 1)] = xr[q - g->PL];
+      /* Two strided copies (even, then odd padded columns) that compilers
+       * vectorize, rather than one scatter. */
+      float* even = row;
+      float* odd = row + b->half;
+      const int64_t e0 = (q0 + 1) / 2, e1 = (q1 + 1) / 2, o0 = q0 / 2, o1 = q1 / 2;
+      for (int64_t i = 0; i < e0; ++i) even[i] = 0.0f;
+      for (int64_t i = e0; i < e1; ++i) even[i] = xr[2 * i - g->PL];
+      for (int64_t i = e1; i < b->half; ++i) even[i] = 0.0f;
+      for (int64_t i = 0; i < o0; ++i) odd[i] = 0.0f;
+      for (int64_t i = o0; i < o1; ++i) odd[i] = xr[2 * i + 1 - g->PL];
+      for (int64_t i = o1; i < b->half; ++i) odd[i] = 0.0f;
     } else {
+      for (int64_t q = 0; q < q0; ++q) row[q] = 0.0f;
       for (int64_t q = q0; q < q1; ++q) row[q] = xr[q - g->PL];
+      for (int64_t q = q1; q < b->stride; ++q) row[q] = 0.0f;
     }
   }
 }

@@ -1,253 +1,387 @@
 #!/usr/bin/python3
-"""Model latency: PyTorch (eager, torch.jit.freeze; 1 and 2 threads) against
-Kiln (VM at 1 and 2 threads, AOT bundle built with -O3 -march=native), in one
-run on one machine, for the models of export.py.
+"""Model latency: Kiln (VM at 1 and 2 threads, AOT bundle at 1 thread, on each
+SIMD kernel path) against ONNX Runtime (1 and 2 threads) and PyTorch (eager and
+torch.jit.freeze, 1 and 2 threads), in one run on one machine, for the models
+of export.py.
 
-Writes Markdown (--out, e.g. docs/benchmarks.md) and JSON (same name, .json)
-with medians/min/max, the ratios Kiln/PyTorch-best and VM/AOT, arena bytes
-against the liveness lower bound, compile and bundle build times, and the
-machine description (including the load average, since other processes
-sharing the cores make every number slower).
+Writes Markdown (--out, e.g. docs/benchmarks.md) and JSON (same name, .json):
+one table per kernel path with the medians and the ratios AOT/ORT, VM/ORT,
+VM/AOT and VM 1t/2t; PyTorch as a secondary baseline; every runner's output
+checked against PyTorch's reference; module sizes and build times; and the
+machine (CPU model, ISA, the paths used and their flags, OPENBLAS_CORETYPE and
+the OpenBLAS core PyTorch runs, load average before/after).
 
+Runners:
+  ONNX Runtime  node benchmarks/models/ort/ort_run.js (npm onnxruntime-node, all
+                graph optimizations; `bash benchmarks/models/ort/install.sh`
+                first), timed by ORT's profiler per-run events.
+  Kiln VM       kiln run MODULE --isa PATH --threads T --repeat N.
+  Kiln AOT      the bundle of `kiln aot`, built with `-O3` and PATH's flags
+                (runtime/CMakeLists.txt's KILN_PATH_FLAGS_<path>: the flags the
+                VM's copy of the path was compiled with), its runner's timing.
+  PyTorch       in this process; OpenBLAS held to the same thread count.
+Paths (--paths): native = the widest this machine runs (the VM's default),
+avx2 forced, and portable C; a path the CPU lacks is listed as skipped.
+OPENBLAS_CORETYPE: the script re-executes itself without it (OpenBLAS reads it
+when torch loads), unless OpenBLAS would then fall back to its Prescott (SSE3)
+core on an AVX2/AVX-512 CPU it does not know (0.3.21 on family 6 model 207
+does): then the core for the CPU's ISA is set (SkylakeX, Haswell) and the
+report says so. --openblas-coretype unset|NAME overrides.
+
+Every configuration first runs a few times untimed-for-the-report (warm-up,
+output check against the PyTorch reference, latency estimate), then once per
+round, the rounds interleaved so that load from other processes hits all
+configurations alike; a configuration's median is the median of its round
+medians. Runs per round: --repeat, fewer when that would take longer than
+--max-seconds (at least --min-runs).
+
+Final run (a quiet machine: nothing else running; check `uptime` first):
+  bash benchmarks/models/ort/install.sh
   /usr/bin/python3 benchmarks/models/bench_models.py --kiln build/release/tools/kiln \\
-      --out docs/benchmarks.md [--repeat 50] [--rounds 3] [--models mlp,resnet18]
+      --repeat 50 --rounds 5 --max-seconds 2 --out docs/benchmarks.md \\
+      --kernels-bench build/release/benchmarks/kiln_benchmarks
+takes about 40 minutes on a quiet 2-core machine with three paths (an
+estimate: the timed rounds of the four ImageNet CNNs ~13 min (15
+configurations x 5 rounds x ~2.5 s), the seven small models ~5 min, 33 AOT
+bundle builds ~10 min, the first export ~5 min, warm-up/check runs ~2 min,
+SGEMM ~2 min); `--paths native,avx2` saves about a fifth. Smoke test (a few
+minutes, numbers meaningless):
+  /usr/bin/python3 benchmarks/models/bench_models.py --kiln build/release/tools/kiln \\
+      --models mlp,ds_cnn --repeat 3 --rounds 1 --out /tmp/kiln_bench_smoke.md
 """
-import argparse
-import json
 import os
-import platform
-import re
-import statistics
-import subprocess
 import sys
-import time
 
-import numpy as np
-import torch
+CALLER_CORETYPE = "KILN_BENCH_CALLER_OPENBLAS_CORETYPE"
+CORETYPE_CHOICE = "KILN_BENCH_OPENBLAS_CORETYPE_CHOICE"
+
+
+def _reexec_in_benchmark_environment():
+    """OpenBLAS reads OPENBLAS_CORETYPE once, when torch/numpy load it: the
+    process restarts with the value --openblas-coretype decides (default
+    auto: unset, unless OpenBLAS would then fall back to Prescott)."""
+    if CALLER_CORETYPE in os.environ:
+        return
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import bench_machine  # pylint: disable=import-outside-toplevel
+    requested = "auto"
+    for k, arg in enumerate(sys.argv):
+        if arg == "--openblas-coretype" and k + 1 < len(sys.argv):
+            requested = sys.argv[k + 1]
+        elif arg.startswith("--openblas-coretype="):
+            requested = arg.split("=", 1)[1]
+    value, why = bench_machine.openblas_coretype_choice(requested, sys.executable)
+    env = dict(os.environ)
+    env[CALLER_CORETYPE] = os.environ.get("OPENBLAS_CORETYPE", "(unset)")
+    env[CORETYPE_CHOICE] = why
+    env.pop("OPENBLAS_CORETYPE", None)
+    if value:
+        env["OPENBLAS_CORETYPE"] = value
+    env.pop("KILN_ISA", None)  # every Kiln run names its path with --isa
+    os.execve(sys.executable, [sys.executable, os.path.abspath(__file__)] + sys.argv[1:], env)
+
+
+if __name__ == "__main__":
+    _reexec_in_benchmark_environment()
+
+# pylint: disable=wrong-import-position
+import argparse  # noqa: E402
+import json  # noqa: E402
+import re  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_machine  # noqa: E402
+import bench_markdown  # noqa: E402
 import export  # noqa: E402  (the same model definitions and inputs)
 
 LATENCY = re.compile(r"latency_ms median=([0-9.]+) min=([0-9.]+) max=([0-9.]+) runs=(\d+)")
+ORT_RUN = os.path.join(bench_machine.ORT_DIR, "ort_run.js")
+CHECK_RUNS = 3  # warm-up / output check / latency estimate before the rounds
 
 
 def run(cmd, **kw):
     return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw)
 
 
+def failure(e):
+    """The last line of a failed command's message, for the report."""
+    if isinstance(e, subprocess.CalledProcessError):
+        lines = (e.stderr or e.stdout or "").strip().splitlines()
+        return lines[-1] if lines else f"exit {e.returncode}"
+    return str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
+
+
 def parse_latency(text):
     m = LATENCY.search(text)
     if not m:
-        raise RuntimeError("no latency line in:\n" + text)
+        raise RuntimeError("no latency_ms line in: " + text.strip()[-200:])
     return {"median": float(m[1]), "min": float(m[2]), "max": float(m[3]), "runs": int(m[4])}
 
 
-def time_torch(fn, x, repeat, threads):
+def max_abs_diff(reference, file):
+    got = np.load(file).astype(np.float64)
+    ref = np.load(reference).astype(np.float64)
+    if got.shape != ref.shape:
+        return float("inf")
+    d = np.abs(got - ref)
+    return float("inf") if np.isnan(d).any() else float(d.max(initial=0.0))
+
+
+def model_files(models_dir, name):
+    """NAME.onnx, its input files in signature order, NAME.output.npy."""
+    base = os.path.join(models_dir, name)
+    if os.path.exists(base + ".input.npy"):
+        inputs = [base + ".input.npy"]
+    else:
+        inputs = []
+        while os.path.exists(f"{base}.input{len(inputs)}.npy"):
+            inputs.append(f"{base}.input{len(inputs)}.npy")
+    return base + ".onnx", inputs, base + ".output.npy"
+
+
+def time_torch(fn, inputs, repeat, threads, blas):
     torch.set_num_threads(threads)
+    if blas is not None:
+        blas.openblas_set_num_threads(threads)
     with torch.no_grad():
-        for _ in range(max(3, repeat // 10)):
-            fn(x)
+        fn(*inputs)
         times = []
         for _ in range(repeat):
             t0 = time.perf_counter()
-            fn(x)
+            fn(*inputs)
             times.append((time.perf_counter() - t0) * 1e3)
     return {"median": statistics.median(times), "min": min(times), "max": max(times),
             "runs": repeat}
 
 
-def machine():
-    info = {"platform": platform.platform(), "python": platform.python_version(),
-            "torch": torch.__version__, "cpus": os.cpu_count()}
+class Config:
+    """One runner at one setting: run(repeat, output_file or None) -> latency."""
+
+    def __init__(self, key, run_fn, checks_output=True):
+        self.key, self.run, self.checks_output = key, run_fn, checks_output
+
+
+def external(cmd):
+    """A runner with the flags of `kiln run`: --output FILE, --repeat N and a
+    latency_ms line."""
+    def run_fn(repeat, output):
+        extra = ["--output", output] if output else []
+        return parse_latency(run(cmd + extra + ["--repeat", str(repeat)]).stdout)
+    return run_fn
+
+
+def kiln_configs(name, args, state, module, inputs, r):
+    """Kiln VM 1t/2t and AOT 1t per path; bundles built here."""
+    configs = []
+    in_flags = [f for i in inputs for f in ("--input", i)]
+    if state.get("paths") is None:
+        runnable, refused = bench_machine.runnable_paths(args.kiln, module, in_flags)
+        state["runnable"], state["refused"] = runnable, refused
+        wanted = []
+        for p in [p for p in args.paths.split(",") if p]:
+            p = (runnable[-1] if runnable else "portable") if p == "native" else p
+            if p not in wanted:
+                wanted.append(p)
+        state["paths"] = [p for p in wanted if p in runnable]
+        state["skipped_paths"] = {p: refused.get(p, "not a kernel path")
+                                  for p in wanted if p not in runnable}
+    flags = bench_machine.kernel_path_flags()
+    r["aot_build_s"], r["aot_cflags"] = {}, {}
+    for path in state["paths"]:
+        for t in (1, 2):
+            configs.append(Config(f"kiln_vm_{path}_{t}t", external(
+                [args.kiln, "run", module, "--isa", path, "--threads", str(t)] + in_flags)))
+        bundle = os.path.join(args.work, f"{name}.{path}.aot")
+        cflags = f"-O3 {flags[path]}".strip()
+        try:
+            run([args.kiln, "aot", module, "-o", bundle, "--name", name])
+            run(["make", "-s", "-C", bundle, "clean"])
+            t0 = time.perf_counter()
+            run(["make", "-s", "-C", bundle, "-j2", f"CFLAGS={cflags}"])
+            r["aot_build_s"][path] = time.perf_counter() - t0
+            r["aot_cflags"][path] = cflags
+            configs.append(Config(f"kiln_aot_{path}_1t", external(
+                [os.path.join(bundle, name + "_run")] + in_flags)))
+        except (subprocess.CalledProcessError, OSError) as e:
+            r["errors"][f"kiln_aot_{path}"] = "bundle build: " + failure(e)
+    return configs
+
+
+def torch_configs(name, inputs, state, r):
+    model = export.build(name)[0] if name in export.MODELS else export.build_seq(name)[0]
+    tensors = tuple(torch.from_numpy(np.load(f)) for f in inputs)
+    fns = {"eager": model}
     try:
-        lscpu = run(["lscpu"]).stdout
-        for key in ("Model name", "Vendor ID", "L1d cache", "L2 cache", "L3 cache"):
-            m = re.search(rf"^{key}:\s*(.+)$", lscpu, re.M)
-            if m:
-                info[key] = m[1].strip()
-        flags = re.search(r"^Flags:\s*(.+)$", lscpu, re.M)
-        if flags:
-            info["simd"] = " ".join(f for f in flags[1].split()
-                                    if f in ("avx2", "fma", "avx512f", "avx512vl", "avx512_bf16"))
-    except (OSError, subprocess.CalledProcessError):
-        pass
+        with torch.no_grad():
+            fns["frozen"] = torch.jit.freeze(torch.jit.trace(model, tensors).eval())
+    except Exception as e:  # noqa: BLE001  (any tracing failure only drops the column)
+        r["errors"]["torch_frozen"] = failure(e)
+    blas = state["openblas"]
+    return [Config(f"torch_{kind}_{t}t",
+                   lambda repeat, _out, fn=fn, t=t: time_torch(fn, tensors, repeat, t, blas),
+                   checks_output=False)
+            for t in (1, 2) for kind, fn in fns.items()]
+
+
+def bench_model(name, args, state):
+    onnx_path, inputs, reference = model_files(args.models_dir, name)
+    exporters = [os.path.join(os.path.dirname(os.path.abspath(__file__)), f)
+                 for f in ("export.py", "seq_models.py")]
+    if not inputs or not os.path.exists(reference) or any(
+            os.path.getmtime(reference) < os.path.getmtime(f) for f in exporters):
+        export.export_one(name, args.models_dir)
+        onnx_path, inputs, reference = model_files(args.models_dir, name)
+    ref = np.load(reference)
+    r = {"model": name, "errors": {}, "latency": {}, "max_abs_diff": {},
+         "tolerance": 1e-4 * max(1.0, float(np.abs(ref).max()))}
+    configs = [Config(f"ort_{t}t", external(
+        ["node", ORT_RUN, onnx_path, "--threads", str(t)] +
+        [f for i in inputs for f in ("--input", i)])) for t in (1, 2)]
+
+    module = os.path.join(args.work, name + ".kiln")
     try:
-        info["gcc"] = run(["gcc", "--version"]).stdout.splitlines()[0]
-    except (OSError, subprocess.CalledProcessError):
-        pass
-    return info
+        t0 = time.perf_counter()
+        run([args.kiln, "compile", onnx_path, "-o", module])
+        r["compile_s"] = time.perf_counter() - t0
+        inspect = run([args.kiln, "inspect", module]).stdout
+        r["dispatches"] = len(re.findall(r"\bDISPATCH\b", inspect))
+        for key, pattern in (("arena_bytes", r"arena_bytes (\d+)"),
+                             ("arena_lower_bound", r"live_bytes_lower_bound (\d+)")):
+            m = re.search(pattern, inspect)
+            r[key] = int(m[1]) if m else None
+        configs += kiln_configs(name, args, state, module, inputs, r)
+    except (subprocess.CalledProcessError, OSError) as e:
+        r["errors"]["kiln_compile"] = failure(e)
+    configs += torch_configs(name, inputs, state, r)
 
-
-def bench_model(name, args, models_dir, work):
-    onnx_path = os.path.join(models_dir, name + ".onnx")
-    inp = os.path.join(models_dir, name + ".input.npy")
-    if not os.path.exists(onnx_path):
-        export.export_one(name, models_dir)
-    r = {"model": name}
-
-    model, x = export.build(name)
-    x = torch.from_numpy(np.load(inp))
-    with torch.no_grad():
-        frozen = torch.jit.freeze(torch.jit.trace(model, x).eval())
-
-    kiln_path = os.path.join(work, name + ".kiln")
-    t0 = time.perf_counter()
-    run([args.kiln, "compile", onnx_path, "-o", kiln_path])
-    r["compile_s"] = time.perf_counter() - t0
-    inspect = run([args.kiln, "inspect", kiln_path]).stdout
-    r["dispatches"] = len(re.findall(r"\bDISPATCH\b", inspect))
-    m = re.search(r"arena_bytes (\d+)", inspect)
-    r["arena_bytes"] = int(m[1]) if m else None
-    m = re.search(r"live_bytes_lower_bound (\d+)", inspect)
-    r["arena_lower_bound"] = int(m[1]) if m else None
-
-    bundle = os.path.join(work, name + ".aot")
-    run([args.kiln, "aot", kiln_path, "-o", bundle, "--name", name])
-    run(["make", "-s", "-C", bundle, "clean"])
-    t0 = time.perf_counter()
-    run(["make", "-s", "-C", bundle, "-j2", "CFLAGS=-O3 -march=native"])
-    r["aot_build_s"] = time.perf_counter() - t0
-
-    # Every configuration runs once per round, rounds interleaved, so a
-    # burst of load from other processes hits all of them alike; a
-    # configuration's median is the median of its round medians.
-    # PyTorch's worker threads keep polling for a while after a parallel
-    # region, and would take a core from the Kiln processes started right
-    # after: a pause lets them go to sleep first.
+    # Warm-up, output check and latency estimate, then the interleaved rounds.
+    runs = {}
+    for c in list(configs):
+        out = os.path.join(args.work, f"{name}.{c.key}.npy") if c.checks_output else None
+        try:
+            est = c.run(CHECK_RUNS, out)
+        except (subprocess.CalledProcessError, RuntimeError, OSError) as e:
+            r["errors"][c.key] = failure(e)
+            configs.remove(c)
+            continue
+        if out:
+            d = r["max_abs_diff"][c.key] = max_abs_diff(reference, out)
+            if not d <= r["tolerance"]:
+                r["errors"][c.key] = (f"output differs from PyTorch's by {d:.3g} > "
+                                      f"{r['tolerance']:.3g} (still timed)")
+        budget = int(args.max_seconds * 1e3 / max(est["median"], 1e-3))
+        runs[c.key] = min(args.repeat, max(args.min_runs, budget))
     rounds = {}
     for _ in range(args.rounds):
+        # PyTorch's worker threads keep polling for a while after a parallel
+        # region and would take a core from the process started next.
         time.sleep(1.0)
-        for t in (1, 2):
-            out = run([args.kiln, "run", kiln_path, "--input", inp, "--repeat", str(args.repeat),
-                       "--threads", str(t)]).stdout
-            rounds.setdefault(f"kiln_vm_{t}t", []).append(parse_latency(out))
-        out = run([os.path.join(bundle, name + "_run"), "--input", inp, "--repeat",
-                   str(args.repeat)]).stdout
-        rounds.setdefault("kiln_aot_1t", []).append(parse_latency(out))
-        for t in (1, 2):
-            rounds.setdefault(f"torch_eager_{t}t", []).append(time_torch(model, x, args.repeat, t))
-            rounds.setdefault(f"torch_frozen_{t}t", []).append(time_torch(frozen, x, args.repeat, t))
+        for c in configs:
+            try:
+                rounds.setdefault(c.key, []).append(c.run(runs[c.key], None))
+            except (subprocess.CalledProcessError, RuntimeError, OSError) as e:
+                r["errors"][c.key] = failure(e)
     for key, results in rounds.items():
-        r[key] = {"median": statistics.median(x["median"] for x in results),
-                  "min": min(x["min"] for x in results), "max": max(x["max"] for x in results),
-                  "runs": sum(x["runs"] for x in results)}
-
-    for t in (1, 2):
-        best = min(r[f"torch_eager_{t}t"]["median"], r[f"torch_frozen_{t}t"]["median"])
-        r[f"torch_best_{t}t"] = best
-    r["ratio_aot_vs_torch_1t"] = r["kiln_aot_1t"]["median"] / r["torch_best_1t"]
-    r["ratio_vm_vs_torch_1t"] = r["kiln_vm_1t"]["median"] / r["torch_best_1t"]
-    r["ratio_vm_vs_torch_2t"] = r["kiln_vm_2t"]["median"] / r["torch_best_2t"]
-    r["ratio_vm_vs_aot"] = r["kiln_vm_1t"]["median"] / r["kiln_aot_1t"]["median"]
-    r["speedup_vm_2t"] = r["kiln_vm_1t"]["median"] / r["kiln_vm_2t"]["median"]
+        r["latency"][key] = {"median": statistics.median(x["median"] for x in results),
+                             "min": min(x["min"] for x in results),
+                             "max": max(x["max"] for x in results),
+                             "runs": sum(x["runs"] for x in results)}
     return r
-
-
-def fmt(lat):
-    return f"{lat['median']:.3f} ({lat['min']:.3f}–{lat['max']:.3f})"
-
-
-def markdown(results, info, args, load):
-    lines = ["# Kiln benchmarks", "",
-             "Generated by `benchmarks/models/bench_models.py` "
-             f"(`--repeat {args.repeat} --rounds {args.rounds}`); latencies in ms. Every "
-             "configuration runs once per round, the rounds interleaved so load from other "
-             "processes hits all alike; median = median of the round medians, (min–max) over "
-             "all runs, "
-             "batch 1, float32. PyTorch best = the faster of eager and `torch.jit.freeze` "
-             "at the same thread count. Kiln AOT: bundle built with `-O3 -march=native`, "
-             "called serially (1 thread).", "",
-             "## Machine", ""]
-    for k, v in info.items():
-        lines.append(f"- {k}: {v}")
-    lines.append(f"- load average before / after: {load[0]} / {load[1]} "
-                 "(other processes sharing the 2 cores inflate and scatter every number)")
-    lines += ["", "## Latency (ms)", "",
-              "| model | torch eager 1t | torch frozen 1t | torch eager 2t | torch frozen 2t "
-              "| Kiln VM 1t | Kiln VM 2t | Kiln AOT 1t |",
-              "|---|---|---|---|---|---|---|---|"]
-    for r in results:
-        lines.append(f"| {r['model']} | {fmt(r['torch_eager_1t'])} | {fmt(r['torch_frozen_1t'])} "
-                     f"| {fmt(r['torch_eager_2t'])} | {fmt(r['torch_frozen_2t'])} "
-                     f"| {fmt(r['kiln_vm_1t'])} | {fmt(r['kiln_vm_2t'])} | {fmt(r['kiln_aot_1t'])} |")
-    lines += ["", "## Ratios (medians)", "",
-              "| model | AOT / torch best (1t) | VM / torch best (1t) | VM / torch best (2t) "
-              "| VM / AOT (1t) | VM 1t / VM 2t |",
-              "|---|---|---|---|---|---|"]
-    for r in results:
-        lines.append(f"| {r['model']} | {r['ratio_aot_vs_torch_1t']:.2f} "
-                     f"| {r['ratio_vm_vs_torch_1t']:.2f} | {r['ratio_vm_vs_torch_2t']:.2f} "
-                     f"| {r['ratio_vm_vs_aot']:.3f} | {r['speedup_vm_2t']:.2f} |")
-    lines += ["", "## Module", "",
-              "| model | dispatches | arena bytes | live lower bound | arena / bound "
-              "| compile (s) | AOT bundle build -O3 -j2 (s) |",
-              "|---|---|---|---|---|---|---|"]
-    for r in results:
-        ratio = (r["arena_bytes"] / r["arena_lower_bound"]
-                 if r["arena_bytes"] and r["arena_lower_bound"] else float("nan"))
-        lines.append(f"| {r['model']} | {r['dispatches']} | {r['arena_bytes']} "
-                     f"| {r['arena_lower_bound']} | {ratio:.2f} | {r['compile_s']:.2f} "
-                     f"| {r['aot_build_s']:.1f} |")
-    return "\n".join(lines) + "\n"
-
-
-def kernels_markdown(path):
-    """Kiln vs OpenBLAS rows from a Google Benchmark JSON of gemm_benchmark.cc."""
-    data = json.load(open(path))
-    rate = {}
-    for b in data["benchmarks"]:
-        # With --benchmark_repetitions, only the median of the repetitions.
-        if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
-            continue
-        m = re.match(r"BM_(\w+)/M:(\d+)/N:(\d+)/K:(\d+)", b["name"])
-        if m and "GFLOP/s" in b:
-            rate.setdefault(m[2] + "x" + m[3] + "x" + m[4], {})[m[1]] = b["GFLOP/s"] / 1e9 \
-                if b["GFLOP/s"] > 1e6 else b["GFLOP/s"]
-    lines = ["", "## SGEMM, 1 thread (GFLOP/s, Google Benchmark, same binary)", "",
-             "| M x N x K | Kiln | Kiln, B pre-packed | OpenBLAS | Kiln / OpenBLAS | "
-             "pre-packed / OpenBLAS |", "|---|---|---|---|---|---|"]
-    for shape, r in rate.items():
-        k, p, o = r.get("KilnSgemm"), r.get("KilnSgemmPackedB"), r.get("OpenblasSgemm")
-        if k and p and o:
-            lines.append(f"| {shape} | {k:.1f} | {p:.1f} | {o:.1f} | {k / o:.2f} | {p / o:.2f} |")
-    return "\n".join(lines) + "\n"
 
 
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kiln", required=True, help="path to the kiln binary")
-    ap.add_argument("--models", default=",".join(export.MODELS))
+    ap.add_argument("--models", default=",".join(export.ALL_MODELS))
+    ap.add_argument("--paths", default="native,avx2,portable",
+                    help="kernel paths to time Kiln on; native = the widest this CPU runs")
     ap.add_argument("--models-dir", default=os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "out"))
     ap.add_argument("--work", default="/tmp/kiln_bench_models")
-    ap.add_argument("--repeat", type=int, default=50, help="runs per configuration and round")
+    ap.add_argument("--repeat", type=int, default=50,
+                    help="runs per configuration and round (at most)")
+    ap.add_argument("--max-seconds", type=float, default=2.0,
+                    help="fewer runs per round when --repeat would take longer than this")
+    ap.add_argument("--min-runs", type=int, default=5, help="runs per round at least")
     ap.add_argument("--rounds", type=int, default=3,
                     help="interleaved rounds; medians are medians of round medians")
     ap.add_argument("--out", default="docs/benchmarks.md")
-    ap.add_argument("--kernels-json", help="Google Benchmark JSON of BM_*Sgemm to include")
+    ap.add_argument("--openblas-coretype", default="auto",
+                    help="OPENBLAS_CORETYPE for PyTorch's OpenBLAS and the SGEMM benchmark: "
+                         "auto (default: unset, unless OpenBLAS then falls back to Prescott on "
+                         "an AVX2/AVX-512 CPU), unset, or a core name")
+    ap.add_argument("--kernels-bench",
+                    help="kiln_benchmarks binary: run its SGEMM benchmarks (per path and "
+                         "OpenBLAS) and include them")
+    ap.add_argument("--kernels-json", help="or: a Google Benchmark JSON of BM_*Sgemm to include")
     args = ap.parse_args(argv)
+    if args.repeat < 2 or args.min_runs < 2 or args.rounds < 1:
+        ap.error("--repeat and --min-runs must be at least 2 (runners print a latency line "
+                 "from 2 runs on), --rounds at least 1")
+    if not os.path.exists(ORT_RUN.replace("ort_run.js", "node_modules/onnxruntime-node")):
+        ap.error("ONNX Runtime is not installed: bash benchmarks/models/ort/install.sh")
     os.makedirs(args.models_dir, exist_ok=True)
     os.makedirs(args.work, exist_ok=True)
-    load_before = " ".join(f"{v:.2f}" for v in os.getloadavg())
+
+    state = {"paths": None, "openblas": bench_machine.openblas_library()}
+    load_before = bench_machine.load_average()
+    if os.getloadavg()[0] > 0.5:
+        print(f"warning: load average {load_before}: other processes are running and will "
+              "slow and scatter every number", file=sys.stderr)
+    started = time.time()
     results = []
     for name in [n for n in args.models.split(",") if n]:
-        try:
-            results.append(bench_model(name, args, args.models_dir, args.work))
-            print(f"{name}: done", file=sys.stderr)
-        except (subprocess.CalledProcessError, RuntimeError) as e:
-            detail = e.stderr if isinstance(e, subprocess.CalledProcessError) else str(e)
-            print(f"{name}: FAILED {detail}", file=sys.stderr)
-    load_after = " ".join(f"{v:.2f}" for v in os.getloadavg())
-    info = machine()
+        t0 = time.time()
+        results.append(bench_model(name, args, state))
+        errors = results[-1]["errors"]
+        print(f"{name}: {time.time() - t0:.0f} s" +
+              (f", failures: {json.dumps(errors)}" if errors else ""), file=sys.stderr)
+    kernels, kernels_core = None, None
+    if args.kernels_bench:
+        # OPENBLAS_VERBOSE=2: OpenBLAS names its core on stderr ("Core: SkylakeX").
+        p = run([args.kernels_bench, "--benchmark_filter=Sgemm", "--benchmark_format=json"],
+                env=dict(os.environ, OPENBLAS_VERBOSE="2"))
+        kernels = json.loads(p.stdout)
+        m = re.search(r"Core: (\w+)", p.stderr)
+        kernels_core = m[1] if m else "not reported"
+    elif args.kernels_json:
+        kernels = json.load(open(args.kernels_json))
+        kernels_core = "unknown (--kernels-json: recorded by whoever ran it)"
+    load_after = bench_machine.load_average()
+
+    flags = bench_machine.kernel_path_flags()
+    caller = os.environ.get(CALLER_CORETYPE, "(unset)")
+    info = {
+        "cpu": bench_machine.cpu(),
+        "kernel paths": {
+            "runnable": state.get("runnable"),
+            "timed": {p: f"-O3 {flags[p]}".strip() for p in state.get("paths") or []},
+            "skipped": state.get("skipped_paths"),
+        },
+        "OPENBLAS_CORETYPE": (f"{os.environ.get(CORETYPE_CHOICE, '?')}; in the caller's "
+                              f"environment: {caller}"),
+        "OpenBLAS in use (PyTorch)": bench_machine.openblas_description(state["openblas"]),
+        "OpenBLAS in use (SGEMM benchmark)": kernels_core,
+        "versions": bench_machine.tool_versions(torch.__version__),
+        "load average before / after": [load_before, load_after],
+        "duration_s": round(time.time() - started),
+    }
+    settings = {"repeat": args.repeat, "rounds": args.rounds, "max_seconds": args.max_seconds,
+                "min_runs": args.min_runs, "check_runs": CHECK_RUNS}
+    text = bench_markdown.render(results, info, settings, state.get("paths") or [], kernels)
     with open(args.out, "w") as f:
-        f.write(markdown(results, info, args, (load_before, load_after)))
-        if args.kernels_json:
-            f.write(kernels_markdown(args.kernels_json))
+        f.write(text)
     with open(os.path.splitext(args.out)[0] + ".json", "w") as f:
-        json.dump({"machine": info, "load": [load_before, load_after], "repeat": args.repeat,
-                   "results": results}, f, indent=1)
-    print(open(args.out).read())
-    return 0 if results else 1
+        json.dump({"machine": info, "settings": settings, "results": results,
+                   "kernels": kernels}, f, indent=1)
+    print(text)
+    return 0 if results and not any(r["errors"] for r in results) else 1
 
 
 if __name__ == "__main__":

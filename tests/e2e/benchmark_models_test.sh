@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The benchmark models (MLP, ResNet-18, MobileNetV2, a DS-CNN, a BERT-style encoder at
-# opsets 13 and 17, a GRU and an LSTM) exported by
+# The benchmark models (MLP, ResNet-18, MobileNetV2, GoogLeNet, EfficientNet-B0, a DS-CNN,
+# a BERT-style encoder at opsets 13 and 17, a GRU and an LSTM) exported by
 # benchmarks/models/export.py, compiled, run in the VM and as an AOT bundle,
 # and compared with PyTorch: max|diff| <= 1e-4 * max(1, max|ref|) for both,
 # and VM vs AOT within 1e-5 * max(1, max|ref|).
@@ -12,12 +12,14 @@ WORK=$3
 PY=/usr/bin/python3
 mkdir -p "$WORK"
 
-MODELS="mlp resnet18 mobilenet_v2 ds_cnn bert bert_op17 gru lstm"
+MODELS="mlp resnet18 mobilenet_v2 googlenet efficientnet_b0 ds_cnn bert bert_op17 gru lstm"
 # Exporting is deterministic; reuse files from an earlier run of this build
-# and export only the models that are missing.
+# and export only the models that are missing or older than the exporter.
 missing=""
 for model in $MODELS; do
-  [ -f "$WORK/models/$model.output.npy" ] || missing="$missing,$model"
+  out="$WORK/models/$model.output.npy"
+  [ "$out" -nt "$SRC/benchmarks/models/export.py" ] &&
+    [ "$out" -nt "$SRC/benchmarks/models/seq_models.py" ] || missing="$missing,$model"
 done
 if [ -n "$missing" ]; then
   "$PY" "$SRC/benchmarks/models/export.py" --out "$WORK/models" --models "${missing#,}"

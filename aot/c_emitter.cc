@@ -506,7 +506,8 @@ class Emitter {
     absl::StrAppend(&c, "\nKILN_EXPORT int ", name_, "_run(", RunParams(), ") {\n", "  return ", name_,
                     "_run_with_host(", RunArgs(), ", NULL);\n}\n");
     absl::StrAppend(
-        &c, "\nint ", name_, "_run_with_host(", RunParams(), ",\n", "    const kiln_host* host) {\n",
+        &c, "\nKILN_EXPORT int ", name_, "_run_with_host(", RunParams(), ",\n",
+        "    const kiln_host* host) {\n",
         "  unsigned char* const arena = (unsigned char*)workspace;\n",
         options_.external_weights
             ? "  const unsigned char* const constants = (const unsigned char*)weights;\n"

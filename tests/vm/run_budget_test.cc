@@ -19,6 +19,7 @@
 #include "kiln/kernel_abi.h"
 #include "kiln/vm.h"
 #include "kiln/vm.hpp"
+#include "tests/vm/c_api_util.h"
 #include "vm/instance.h"
 #include "vm/module_image.h"
 #include "vm/npy.h"
@@ -50,32 +51,24 @@ void ExpectReference(const float* y, const std::string& reference) {
   for (int k = 0; k < 2; ++k) EXPECT_NEAR(y[k], ref.floats()[k], 1e-6) << k;
 }
 
-std::string Message(kiln_vm_error* e) {
-  std::string m = kiln_vm_error_message(e);
-  kiln_vm_error_free(e);
-  return m;
-}
+using testing::Message;
 
 // loop_counted in the C API: inputs trip (int64) and s0, output s.
 struct CountedC {
-  kiln_vm_module* module = nullptr;
-  kiln_vm_instance* vm = nullptr;
+  testing::Loaded loaded;
+  kiln_vm_instance*& vm = loaded.instance;
   NpyArray huge = Npy("loop_counted.trip_huge.npy"), seven = Npy("loop_counted.trip7.npy"),
            s0 = Npy("loop_counted.s0.npy");
   float s[2] = {0, 0};
   CountedC() {
     const std::string bytes = Compile("loop_counted");
-    EXPECT_EQ(kiln_vm_module_load_memory(bytes.data(), bytes.size(), &module), nullptr);
-    EXPECT_EQ(kiln_vm_instance_create(module, &vm), nullptr);
+    EXPECT_EQ(kiln_vm_module_load_memory(bytes.data(), bytes.size(), &loaded.module), nullptr);
+    EXPECT_EQ(kiln_vm_instance_create(loaded.module, &vm), nullptr);
     EXPECT_EQ(kiln_vm_instance_bind_input(vm, 1, s0.data.data(), s0.data.size()), nullptr);
     EXPECT_EQ(kiln_vm_instance_bind_output(vm, 0, s, sizeof s), nullptr);
   }
   void Trip(const NpyArray& trip) {
     EXPECT_EQ(kiln_vm_instance_bind_input(vm, 0, trip.data.data(), trip.data.size()), nullptr);
-  }
-  ~CountedC() {
-    kiln_vm_instance_release(vm);
-    kiln_vm_module_release(module);
   }
 };
 

@@ -23,7 +23,7 @@ struct BundleFile {
 enum class EmitKind {
   kBundle,  // sources, Makefile and runner (the default)
   kStatic,  // plus libNAME.a: one pre-linked object with only what NAME_run reaches
-  kShared,  // plus libNAME.so exporting NAME_run and NAME_metadata only
+  kShared,  // plus libNAME.so exporting NAME_run, NAME_run_with_host and NAME_metadata only
 };
 
 struct AotOptions {

@@ -5,7 +5,7 @@
 //   lib           libNAME.a, that object archived
 //   size          `size -A` of that object
 // plus, for the host, the runner NAME_run (default goal) and `shared`
-// (libNAME.so exporting NAME_run and NAME_metadata), and for Cortex-M the
+// (libNAME.so exporting NAME_run, NAME_run_with_host and NAME_metadata), and for Cortex-M the
 // firmware and `qemu` rules of aot/templates/cortex_m/Makefile.in.
 #ifndef KILN_AOT_MAKEFILE_EMITTER_H_
 #define KILN_AOT_MAKEFILE_EMITTER_H_

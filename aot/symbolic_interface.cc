@@ -108,7 +108,9 @@ std::string SymbolicHeaderComment(const fb::Module& m, const std::string& name,
       " * int ", name, "_run_with_host(symbols, inputs, outputs, workspace, workspace_bytes", w,
       ",\n"
       " * host) is the same with the caller's threads (kiln/kernel_abi.h); NULL runs\n"
-      " * serially, as ", name, "_run does.\n"
+      " * serially, as ", name, "_run does. host->should_stop, when set, is asked\n"
+      " * before every kernel call and loop iteration: a non-zero answer\n"
+      " * (KILN_ERR_CANCELLED, KILN_ERR_DEADLINE, ...) ends the run with that code.\n"
       " *\n"
       " * int ", name, "_output_dims(symbols, k, dims, &bytes) stores output k's shape\n"
       " * (its rank entries) and bytes for these symbol values (an output dim may be\n"

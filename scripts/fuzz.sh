@@ -4,6 +4,9 @@
 #   SECONDS = 0 runs every seed and every reproducer in tests/malformed once
 #   (a deterministic regression check, what CI runs).
 #   TARGET: module (load+verify+run), onnx (import+compile), npy, aot (transpile)
+# The module target gives each run a 0.5 s deadline (the VM's run budget), so a
+# verified module that loops for as long as its data says is stopped, and
+# libFuzzer's -timeout=20 below reports only real hangs.
 # Seeds come from the project's own test models; the corpus grows in
 # build/fuzz/corpus/TARGET and crashes land in build/fuzz/artifacts/.
 set -euo pipefail

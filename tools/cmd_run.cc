@@ -8,6 +8,7 @@
 #include "tools/cli_args.h"
 #include "tools/commands.h"
 #include "tools/run_debug.h"
+#include "tools/run_limits.h"
 #include "kiln/dtype.h"
 #include "tools/module_inputs.h"
 #include "vm/instance.h"
@@ -21,6 +22,7 @@ constexpr char kHelp[] =
     "usage: kiln run MODULE.kiln --input FILE.npy [...] --output FILE.npy [...]\n"
     "                [--repeat N] [--threads N] [--trace FILE.json] [--profile] [--dump DIR]\n"
     "                [--check-nan] [--isa auto|portable|avx2|avx512|neon]\n"
+    "                [--timeout SECONDS] [--max-iterations N]\n"
     "\n"
     "Runs a module in the VM. Inputs and outputs are NumPy .npy files given in\n"
     "signature order, or as NAME=FILE.npy.\n"
@@ -36,7 +38,10 @@ constexpr char kHelp[] =
     "  --check-nan   stop at the first dispatch producing NaN/Inf and name it\n"
     "  --isa PATH    run the kernels compiled for PATH (default auto: the KILN_ISA\n"
     "                environment variable, else the widest this CPU runs); a\n"
-    "                path the CPU lacks is refused\n";
+    "                path the CPU lacks is refused\n"
+    "  --timeout SECONDS     stop a run that takes longer (checked before each\n"
+    "                        kernel call and loop iteration)\n"
+    "  --max-iterations N    stop a run before its loops start iteration N + 1\n";
 
 // Places each FILE or NAME=FILE argument at its signature position.
 absl::StatusOr<std::vector<std::string>> AssignFiles(
@@ -72,6 +77,7 @@ int RunCommand(const std::vector<std::string>& argv) {
   CliSpec spec{{"--input", "--output", "--repeat", "--threads", "--isa"}, {}};
   spec.valued.insert(std::begin(kRunDebugValued), std::end(kRunDebugValued));
   spec.flags.insert(std::begin(kRunDebugFlags), std::end(kRunDebugFlags));
+  spec.valued.insert(std::begin(kRunLimitsValued), std::end(kRunLimitsValued));
   absl::StatusOr<CliArgs> args = ParseCli(argv, spec);
   if (!args.ok()) return ReportError("run", std::string(args.status().message()));
   if (args->help) {
@@ -87,6 +93,8 @@ int RunCommand(const std::vector<std::string>& argv) {
       (!absl::SimpleAtoi(args->Get("--repeat"), &repeat) || repeat < 1 || repeat > 1000000)) {
     return ReportError("run", "--repeat must be a whole number in 1..1000000");
   }
+  auto limits = ParseRunLimits(*args);
+  if (!limits.ok()) return ReportError("run", std::string(limits.status().message()));
   auto image = vm::ModuleImage::LoadFile(args->positional[0]);
   if (!image.ok()) return ReportError("run", std::string(image.status().message()));
   int threads = 1;
@@ -136,7 +144,8 @@ int RunCommand(const std::vector<std::string>& argv) {
   times_ms.reserve(static_cast<size_t>(repeat));
   for (int k = 0; k < repeat; ++k) {
     auto start = std::chrono::steady_clock::now();
-    absl::Status status = (*instance)->Run(input_views, output_views, (*debug)->timed_observer());
+    absl::Status status =
+        (*instance)->Run(input_views, output_views, (*debug)->timed_observer(), *limits);
     auto end = std::chrono::steady_clock::now();
     if (!status.ok()) {
       // Argument errors name the offending file, which the VM cannot know.
@@ -150,7 +159,8 @@ int RunCommand(const std::vector<std::string>& argv) {
     }
     times_ms.push_back(std::chrono::duration<double, std::milli>(end - start).count());
   }
-  if (absl::Status s = (*debug)->DebugRun(**instance, input_views, output_views); !s.ok()) {
+  if (absl::Status s = (*debug)->DebugRun(**instance, input_views, output_views, *limits);
+      !s.ok()) {
     return ReportError("run", std::string(s.message()));
   }
   if (absl::Status s = (*debug)->Finish(args->positional[0]); !s.ok()) {

@@ -47,10 +47,11 @@ absl::StatusOr<std::unique_ptr<RunDebugSession>> RunDebugSession::Create(
 
 absl::Status RunDebugSession::DebugRun(vm::Instance& instance,
                                        absl::Span<const vm::HostTensor> inputs,
-                                       absl::Span<const vm::HostTensor> outputs) {
+                                       absl::Span<const vm::HostTensor> outputs,
+                                       const vm::RunLimits& limits) {
   if (check_nan_) {
     vm::NanChecker checker(&dispatches_);
-    absl::Status s = instance.Run(inputs, outputs, &checker);
+    absl::Status s = instance.Run(inputs, outputs, &checker, limits);
     if (!checker.status().ok()) return checker.status();
     if (checker.found()) {
       return absl::FailedPreconditionError(absl::StrCat("--check-nan: ", checker.message()));
@@ -61,7 +62,7 @@ absl::Status RunDebugSession::DebugRun(vm::Instance& instance,
   }
   if (!dump_dir_.empty()) {
     vm::ValueDumper dumper(&dispatches_, dump_dir_);
-    absl::Status s = instance.Run(inputs, outputs, &dumper);
+    absl::Status s = instance.Run(inputs, outputs, &dumper, limits);
     if (!dumper.status().ok()) return dumper.status();
     if (!s.ok()) return s;
     if (absl::Status f = dumper.Finish(); !f.ok()) return f;

@@ -29,10 +29,12 @@ class RunDebugSession {
   // The observer for the timed runs: null unless --trace or --profile.
   vm::DispatchObserver* timed_observer() { return timer_.get(); }
 
-  // One extra run with --dump / --check-nan observers (when given). A NaN/Inf
-  // is an error naming the dispatch, its ONNX nodes and the value.
+  // One extra run with --dump / --check-nan observers (when given), within
+  // `limits`. A NaN/Inf is an error naming the dispatch, its ONNX nodes and
+  // the value.
   absl::Status DebugRun(vm::Instance& instance, absl::Span<const vm::HostTensor> inputs,
-                        absl::Span<const vm::HostTensor> outputs);
+                        absl::Span<const vm::HostTensor> outputs,
+                        const vm::RunLimits& limits = {});
 
   // Writes the trace and prints the profile.
   absl::Status Finish(const std::string& module_path);

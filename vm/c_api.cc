@@ -1,6 +1,8 @@
 // The C embedding API (vm/include/kiln/vm.h) over ModuleImage and Instance.
 #include "kiln/vm.h"
 
+#include <atomic>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -13,10 +15,16 @@
 #include "vm/instance.h"
 #include "vm/module_image.h"
 #include "vm/module_verifier.h"
+#include "vm/run_budget.h"
 
 struct kiln_vm_error {
   kiln_vm_code code;
   std::string message;
+};
+
+struct kiln_vm_run_options {
+  std::atomic<bool> cancel{false};
+  kiln::vm::RunLimits limits;  // limits.cancel points at `cancel`
 };
 
 struct kiln_vm_module {
@@ -47,6 +55,13 @@ kiln_vm_error* MakeError(kiln_vm_code code, std::string message) {
 
 kiln_vm_error* FromStatus(const absl::Status& s) {
   if (s.ok()) return nullptr;
+  switch (kiln::vm::StopCode(s)) {
+    case KILN_ERR_CANCELLED: return MakeError(KILN_VM_CANCELLED, std::string(s.message()));
+    case KILN_ERR_DEADLINE: return MakeError(KILN_VM_DEADLINE_EXCEEDED, std::string(s.message()));
+    case KILN_ERR_ITERATION_LIMIT:
+      return MakeError(KILN_VM_ITERATION_LIMIT, std::string(s.message()));
+    default: break;
+  }
   kiln_vm_code code = KILN_VM_INTERNAL;
   switch (s.code()) {
     case absl::StatusCode::kInvalidArgument:
@@ -266,7 +281,47 @@ kiln_vm_error* kiln_vm_instance_bind_output(kiln_vm_instance* instance, size_t i
 }
 
 kiln_vm_error* kiln_vm_instance_run(kiln_vm_instance* instance) {
+  return kiln_vm_instance_run_with_options(instance, nullptr);
+}
+
+kiln_vm_error* kiln_vm_run_options_create(kiln_vm_run_options** out_options) {
+  if (out_options == nullptr) return MakeError(KILN_VM_INVALID_ARGUMENT, "null output pointer");
+  *out_options = new (std::nothrow) kiln_vm_run_options();
+  if (*out_options == nullptr) return MakeError(KILN_VM_RESOURCE_EXHAUSTED, "out of memory");
+  (*out_options)->limits.cancel = &(*out_options)->cancel;
+  return nullptr;
+}
+
+void kiln_vm_run_options_release(kiln_vm_run_options* options) { delete options; }
+
+kiln_vm_error* kiln_vm_run_options_set_timeout(kiln_vm_run_options* options, double seconds) {
+  if (options == nullptr) return MakeError(KILN_VM_INVALID_ARGUMENT, "null run options");
+  if (!(seconds >= 0 && seconds <= 1e9)) {  // also refuses NaN
+    return MakeError(KILN_VM_INVALID_ARGUMENT,
+                     absl::StrCat("timeout ", seconds, " s is not in 0..1e9 seconds"));
+  }
+  options->limits.timeout = std::chrono::nanoseconds(static_cast<int64_t>(std::ceil(seconds * 1e9)));
+  return nullptr;
+}
+
+kiln_vm_error* kiln_vm_run_options_set_max_iterations(kiln_vm_run_options* options, uint64_t n) {
+  if (options == nullptr) return MakeError(KILN_VM_INVALID_ARGUMENT, "null run options");
+  options->limits.max_iterations = n;
+  return nullptr;
+}
+
+void kiln_vm_run_options_cancel(kiln_vm_run_options* options) {
+  if (options != nullptr) options->cancel.store(true, std::memory_order_relaxed);
+}
+
+void kiln_vm_run_options_clear_cancel(kiln_vm_run_options* options) {
+  if (options != nullptr) options->cancel.store(false, std::memory_order_relaxed);
+}
+
+kiln_vm_error* kiln_vm_instance_run_with_options(kiln_vm_instance* instance,
+                                                 const kiln_vm_run_options* options) {
   if (instance == nullptr) return MakeError(KILN_VM_INVALID_ARGUMENT, "null instance");
+  const kiln::vm::RunLimits limits = options != nullptr ? options->limits : kiln::vm::RunLimits();
   for (size_t k = 0; k < instance->inputs.size(); ++k) {
     if (instance->inputs[k] == nullptr) {
       return MakeError(KILN_VM_FAILED_PRECONDITION, absl::StrCat("input ", k, " is not bound"));
@@ -279,7 +334,7 @@ kiln_vm_error* kiln_vm_instance_run(kiln_vm_instance* instance) {
   }
   if (!instance->instance->has_symbols()) {
     return FromStatus(instance->instance->RunUnchecked(instance->inputs.data(),
-                                                       instance->outputs.data()));
+                                                       instance->outputs.data(), limits));
   }
   // Symbolic dims: the inputs' shapes bind them; the workspace must have
   // been reserved (kiln_vm_instance_reserve) for shapes at least this large.
@@ -294,7 +349,8 @@ kiln_vm_error* kiln_vm_instance_run(kiln_vm_instance* instance) {
                                  instance->output_shapes[k], instance->outputs[k],
                                  instance->output_bytes[k]};
   }
-  return FromStatus(instance->instance->Run(instance->input_views, instance->output_views));
+  return FromStatus(
+      instance->instance->Run(instance->input_views, instance->output_views, nullptr, limits));
 }
 
 kiln_vm_error* kiln_vm_instance_set_input_shape(kiln_vm_instance* instance, size_t index,

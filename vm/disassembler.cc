@@ -203,6 +203,23 @@ std::string DescribeModule(const ModuleImage& image) {
     absl::StrAppend(&out, "  results ", absl::StrJoin(names, ", "),
                     "  (lengths kernels find during each run; output lengths known after it)\n");
   }
+  // The bound the verifier held constant LOOP trip counts to (modules with
+  // loops only, so the listing of others is unchanged).
+  bool loops = false;
+  for (const fb::Function* fn : *m.functions()) {
+    for (uint32_t pc = 0; pc < fn->bytecode()->size();) {
+      const Instruction inst = DecodeVerified(fn->bytecode()->data(), pc);
+      loops = loops || inst.opcode == KILN_OP_LOOP || inst.opcode == KILN_OP_LOOP_DYN;
+      pc += inst.length;
+    }
+  }
+  if (loops) {
+    absl::StrAppend(&out, "  loops    constant trip counts at most ",
+                    m.max_trip_count() >= 0
+                        ? absl::StrCat(m.max_trip_count(), " (declared by the module)")
+                        : absl::StrCat(kUndeclaredTripLimit, " (undeclared: the readers' default)"),
+                    "; other trip counts are bounded by the run budget\n");
+  }
   // The equalities the compiler assumed (IASSERT_EQ), checked at each run
   // (in a called function, at each call), spelled from each function's own
   // integer registers.

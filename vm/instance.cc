@@ -360,7 +360,8 @@ absl::Status Instance::Reserve(absl::Span<const HostTensor> inputs) {
 }
 
 absl::Status Instance::Run(absl::Span<const HostTensor> inputs,
-                           absl::Span<const HostTensor> outputs, DispatchObserver* observer) {
+                           absl::Span<const HostTensor> outputs, DispatchObserver* observer,
+                           const RunLimits& limits) {
   const fb::Signature& sig = signature();
   if (inputs.size() != sig.inputs()->size() || outputs.size() != sig.outputs()->size()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -393,8 +394,8 @@ absl::Status Instance::Run(absl::Span<const HostTensor> inputs,
     out[i] = outputs[i].data;
     output_capacity_[i] = outputs[i].bytes;
   }
-  if (observer != nullptr) return RunObserved(in, out, *observer);
-  return RunUnchecked(in, out);
+  if (observer != nullptr) return RunObserved(in, out, *observer, limits);
+  return RunUnchecked(in, out, limits);
 }
 
 InterpreterFrame Instance::Frame(const void* const* inputs, void* const* outputs) {
@@ -425,21 +426,27 @@ InterpreterFrame Instance::Frame(const void* const* inputs, void* const* outputs
   frame.functions = functions_.data();
   frame.function = 0;
   frame.failed_function = &failed_function_;
+  frame.budget = nullptr;
   failed_function_ = kNoFailedFunction;
   return frame;
 }
 
-absl::Status Instance::RunUnchecked(const void* const* inputs, void* const* outputs) {
-  const InterpreterFrame frame = Frame(inputs, outputs);
+absl::Status Instance::RunUnchecked(const void* const* inputs, void* const* outputs,
+                                    const RunLimits& limits) {
+  InterpreterFrame frame = Frame(inputs, outputs);
+  RunBudget budget(limits);
+  if (limits.any()) frame.budget = &budget;
   uint32_t failed_pc = 0;
   int rc = Interpret(frame, &failed_pc);
-  if (rc != KILN_OK) return DispatchError(FailedFunction(), failed_pc, rc);
+  if (rc != KILN_OK) return RunError(FailedFunction(), failed_pc, rc, limits);
   return ReadResults();
 }
 
 absl::Status Instance::RunObserved(const void* const* inputs, void* const* outputs,
-                                   DispatchObserver& observer) {
-  const InterpreterFrame frame = Frame(inputs, outputs);
+                                   DispatchObserver& observer, const RunLimits& limits) {
+  InterpreterFrame frame = Frame(inputs, outputs);
+  RunBudget budget(limits);
+  if (limits.any()) frame.budget = &budget;
   uint32_t failed_pc = 0;
   // The entry's integer registers were evaluated by BindInputs (symbols)
   // and hold every size its dispatches use (called functions' follow them).
@@ -453,8 +460,19 @@ absl::Status Instance::RunObserved(const void* const* inputs, void* const* outpu
                                            FunctionPrefix(FailedFunction()), "+", failed_pc,
                                            ": run stopped by the observer"));
   }
-  if (rc != KILN_OK) return DispatchError(FailedFunction(), failed_pc, rc);
+  if (rc != KILN_OK) return RunError(FailedFunction(), failed_pc, rc, limits);
   return ReadResults();
+}
+
+absl::Status Instance::RunError(uint32_t function, uint32_t pc, int rc,
+                                const RunLimits& limits) const {
+  if (!IsStopCode(rc)) return DispatchError(function, pc, rc);
+  // Stopped before the instruction at pc: a kernel call or a loop iteration.
+  const uint32_t opcode = image_->module().functions()->Get(function)->bytecode()->Get(pc);
+  return StopStatus(rc,
+                    absl::StrCat("module '", image_->origin(), "' ", FunctionPrefix(function), "+",
+                                 pc, " (", kiln_opcode_name(opcode), ")"),
+                    limits);
 }
 
 absl::Status Instance::ReadResults() {

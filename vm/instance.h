@@ -17,6 +17,7 @@
 #include "vm/kernel_paths.h"
 #include "vm/module_image.h"
 #include "vm/observer.h"
+#include "vm/run_budget.h"
 #include "vm/thread_pool.h"
 
 namespace kiln::vm {
@@ -70,21 +71,28 @@ class Instance {
 
   // Checks every buffer's dtype, shape and size against the signature, then runs.
   // With an observer (vm/observer.h) the instrumented interpreter loop runs.
+  // `limits` bound the run (vm/run_budget.h): a run they stop returns a
+  // Cancelled, DeadlineExceeded or ResourceExhausted status naming where
+  // (StopCode() gives its code), and the instance runs again as before.
   absl::Status Run(absl::Span<const HostTensor> inputs, absl::Span<const HostTensor> outputs,
-                   DispatchObserver* observer = nullptr);
+                   DispatchObserver* observer = nullptr, const RunLimits& limits = {});
 
   // Runs with buffers already checked by the caller (in signature order).
   // For a module with symbols, BindInputs() must have bound them and the
   // caller's buffers must hold what those shapes need.
-  absl::Status RunUnchecked(const void* const* inputs, void* const* outputs);
+  absl::Status RunUnchecked(const void* const* inputs, void* const* outputs,
+                            const RunLimits& limits = {});
   // The same, reporting each dispatch to `observer`; an observer that stops
   // the run makes this return an Aborted status naming the dispatch.
   absl::Status RunObserved(const void* const* inputs, void* const* outputs,
-                           DispatchObserver& observer);
+                           DispatchObserver& observer, const RunLimits& limits = {});
 
  private:
   explicit Instance(std::shared_ptr<const ModuleImage> image) : image_(std::move(image)) {}
   absl::Status DispatchError(uint32_t function, uint32_t pc, int code) const;
+  // The status of a run that ended with `rc` at `pc` of `function`: the
+  // budget's stop, or DispatchError.
+  absl::Status RunError(uint32_t function, uint32_t pc, int rc, const RunLimits& limits) const;
   // The interpreter's view of this instance for one run (plain or observed).
   InterpreterFrame Frame(const void* const* inputs, void* const* outputs);
 

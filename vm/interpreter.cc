@@ -5,6 +5,7 @@
 #include "kiln/opcodes.h"
 #include "vm/bytecode.h"
 #include "vm/observer.h"
+#include "vm/run_budget.h"
 
 namespace kiln::vm {
 
@@ -57,11 +58,16 @@ namespace kiln::vm {
   KILN_FAIL_IF(kiln_check_view(ir[op[1]], ir[op[2]], frame.arena_capacity));         \
   r[op[0]] = frame.arena + ir[op[1]];                                                \
   rb[op[0]] = static_cast<uint64_t>(ir[op[2]])
+// The host's run budget, before every kernel call (never inside one):
+// without limits, one predictable branch on a register.
+#define KILN_CHECK_BUDGET                                           \
+  if (__builtin_expect(budget != nullptr, 0)) KILN_FAIL_IF(budget->Poll())
 // The observer hears of a dispatch after the integer instructions that
 // follow it (the ILOAD of a length it computed, and the sizes derived from
 // it), so it sees its values with their run-time shapes.
 #define KILN_EXEC_DISPATCH                                                   \
   {                                                                          \
+    KILN_CHECK_BUDGET;                                                       \
     const ResolvedExecutable& e = frame.executables[op[0]];                  \
     const uint32_t count = op[1];                                            \
     for (uint32_t k = 0; k < count; ++k) frame.bindings[k] = r[op[2 + k]];   \
@@ -74,6 +80,7 @@ namespace kiln::vm {
 // checks them against the views' real sizes, then calls the kernel.
 #define KILN_EXEC_DISPATCH_DYN                                                     \
   {                                                                                \
+    KILN_CHECK_BUDGET;                                                             \
     const ResolvedExecutable& e = frame.executables[op[0]];                        \
     const uint32_t count = op[1];                                                  \
     for (uint32_t k = 0; k < count; ++k) {                                         \
@@ -141,6 +148,7 @@ __attribute__((always_inline)) inline int InterpretLoop(const InterpreterFrame& 
   void** r = frame.registers;
   [[maybe_unused]] uint64_t* rb = frame.register_bytes;
   [[maybe_unused]] int64_t* ir = frame.int_registers;
+  RunBudget* const budget = frame.budget;
   uint32_t pc = 0;
   // Ordinal of the next DISPATCH (observed loop): a function's dispatches
   // run in bytecode order, numbered after those of the functions before it.
@@ -241,6 +249,8 @@ __attribute__((noinline)) int ControlFlow(const InterpreterFrame& frame, uint32_
     int run = 0;
     KILN_FAIL_IF(kiln_loop_next(i, trip, cond, expected, &run));
     if (!run) return KILN_OK;
+    // The back-edge check of the host's run budget (per iteration).
+    if (frame.budget != nullptr) KILN_FAIL_IF(frame.budget->Iteration());
     kiln_write_iteration(r[op[3]], i);
     if (const int rc = Call<kObserved>(frame, op[0], failed_pc, observer); rc != KILN_OK) {
       return rc;

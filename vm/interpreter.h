@@ -10,6 +10,7 @@
 namespace kiln::vm {
 
 class DispatchObserver;
+class RunBudget;
 
 struct ResolvedExecutable {
   kiln_kernel_fn fn;
@@ -83,13 +84,17 @@ struct InterpreterFrame {
   const InterpreterFunction* functions;
   uint32_t function;
   uint32_t* failed_function;
+  // The host's limits on this run (vm/run_budget.h), checked before each
+  // kernel call and loop iteration; null: none (the check is one branch).
+  RunBudget* budget;
 };
 
 constexpr uint32_t kNoFailedFunction = 0xFFFFFFFFu;
 
-// Runs a verified function. Returns KILN_OK, or the first kernel error with
-// the failing instruction's word offset in *failed_pc and, when it failed in
-// a called function, that function in *frame.failed_function.
+// Runs a verified function. Returns KILN_OK, or the first kernel error (or
+// run budget stop, kiln/kernel_abi.h) with the failing instruction's word
+// offset in *failed_pc and, when it failed in a called function, that
+// function in *frame.failed_function.
 int Interpret(const InterpreterFrame& frame, uint32_t* failed_pc);
 
 // Runs only the integer instructions of a verified function that depend on

@@ -47,6 +47,7 @@ absl::StatusOr<std::string> DescribeModuleJson(const ModuleImage& image) {
   std::string out = absl::StrCat(
       "{\n\"module\":", JsonString(image.origin()), ",\n\"bytes\":", image.size(),
       ",\n\"format_version\":", m.format_version(), ",\n\"producer\":", JsonString(Str(m.producer())),
+      ",\n\"max_trip_count\":", m.max_trip_count(),
       ",\n\"source\":", JsonString(m.debug() ? Str(m.debug()->source()) : ""),
       ",\n\"signature\":{\"inputs\":", Tensors(*m.signature()->inputs()),
       ",\n  \"outputs\":", Tensors(*m.signature()->outputs()), "}");

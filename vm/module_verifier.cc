@@ -55,6 +55,10 @@ class Verifier {
                                 " is not supported (this build reads ", KILN_FORMAT_VERSION,
                                 ")"));
     }
+    if (module_->max_trip_count() < -1) {
+      return Error(absl::StrCat("max_trip_count ", module_->max_trip_count(),
+                                " is neither -1 (undeclared) nor a trip count"));
+    }
     if (absl::Status s = CheckSignature(); !s.ok()) return s;
     if (absl::Status s = CheckMemoryPlan(); !s.ok()) return s;
     if (absl::Status s = CheckResultSymbols(); !s.ok()) return s;
@@ -663,6 +667,11 @@ class Verifier {
           if (!dyn && ops[1] == KILN_NO_REGISTER && ops[4] == KILN_NO_REGISTER) {
             return at("the loop has neither a trip count nor a condition the body sets: it never ends");
           }
+          if (!dyn && ops[1] != KILN_NO_REGISTER && views[ops[1]].kind == View::kConstant) {
+            if (absl::Status s = CheckConstantTrip(views[ops[1]].index); !s.ok()) {
+              return at(std::string(s.message()));
+            }
+          }
           // LOOP_DYN's trip INT64_MAX means no limit: a constant one without
           // a condition the body sets is the endless loop refused above,
           // unless an expected count surely >= 0 stops it (with a failure).
@@ -818,6 +827,27 @@ class Verifier {
       }
     }
     return absl::OkStatus();
+  }
+
+  // A LOOP's trip count read from constant `c` (kiln_trip_count: its first
+  // 8 bytes, which CheckScalarView found there) may not exceed the largest
+  // the module declares, or kUndeclaredTripLimit when it declares none: a
+  // corrupted constant would otherwise make the run endless.
+  absl::Status CheckConstantTrip(uint32_t c) const {
+    const uint8_t* bytes = module_->constant_data()->data() + module_->constants()->Get(c)->offset();
+    const int64_t trip = kiln_trip_count(bytes);
+    const int64_t declared = module_->max_trip_count();
+    const int64_t limit = declared >= 0 ? declared : kUndeclaredTripLimit;
+    if (trip <= limit) return absl::OkStatus();
+    const fb::Constant* constant = module_->constants()->Get(c);
+    return absl::InvalidArgumentError(absl::StrCat(
+        "LOOP's trip count is ", trip, " (constant ", c, " '",
+        constant->name() ? constant->name()->str() : "", "'), above ",
+        declared >= 0 ? absl::StrCat("the largest constant trip count the module declares (", limit,
+                                     "): the module is corrupt")
+                      : absl::StrCat("the limit ", limit,
+                                     " for a module that declares no largest trip count (one "
+                                     "written before modules declared it: recompile it)")));
   }
 
   // A register set to a view of at least `bytes` bytes (a branch condition,

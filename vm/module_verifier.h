@@ -9,11 +9,14 @@
 //     function, registers/ordinals in range, integer registers set before
 //     read, every arena view inside the arena, every register bound by a
 //     DISPATCH set earlier to a view at least as large as the executable
-//     declares, no kernel writing an input or constant, and the function ends
-//     in RETURN.
+//     declares, no kernel writing an input or constant, every LOOP trip
+//     count read from a constant within Module.max_trip_count, and the
+//     function ends in RETURN.
 // After this the interpreter runs without per-instruction checks, except for
 // what only a run can know: the *_DYN views check their bounds and each
-// DISPATCH_DYN runs its kernel's checker on the real sizes.
+// DISPATCH_DYN runs its kernel's checker on the real sizes; how long loops
+// whose trip counts are data run is bounded by the host's run budget
+// (vm/run_budget.h).
 #ifndef KILN_VM_MODULE_VERIFIER_H_
 #define KILN_VM_MODULE_VERIFIER_H_
 
@@ -31,6 +34,10 @@ constexpr uint64_t kMaxArenaBytes = uint64_t{16} << 30;
 constexpr uint64_t kMaxTensorBytes = uint64_t{16} << 30;
 constexpr uint32_t kMaxRegisters = 1u << 20;
 constexpr uint32_t kMaxSymbols = 64;
+// The largest constant LOOP trip count accepted from a module that declares
+// none (Module.max_trip_count absent: written before modules declared it).
+// Modules that declare one are held to what they declare.
+constexpr int64_t kUndeclaredTripLimit = (int64_t{1} << 32) - 1;
 
 // Verifies `size` bytes at `data` (64-byte aligned) as a module; `origin`
 // names it in messages. Returns the module root on success.

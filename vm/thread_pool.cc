@@ -38,6 +38,9 @@ void HostParallelFor(void* user, int64_t n, void (*body)(void*, int64_t, int64_t
 ThreadPool::ThreadPool(int threads) {
   host_.parallel_for = HostParallelFor;
   host_.user = this;
+  // The interpreter checks the run budget itself (vm/run_budget.h).
+  host_.should_stop = nullptr;
+  host_.stop_user = nullptr;
   for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { WorkerLoop(i); });
 }
 

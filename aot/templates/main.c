@@ -1,12 +1,15 @@
 /* Runner for the AOT-compiled model @NAME@: the only file of the bundle that
  * touches files. Same flags as `kiln run`:
  *   @NAME@_run --input FILE.npy [...] --output FILE.npy [...] [--repeat N]
- *              [--weights FILE]
+ *              [--weights FILE] [--timeout SECONDS] [--max-iterations N]
  * Inputs and outputs are given in signature order, or as NAME=FILE.npy.
  * --weights names the weights file of a bundle built with external weights
  * (default: @NAME@_weights.bin beside the runner).
  * With --repeat N the model runs N times and the latency is printed as
  *   latency_ms median=... min=... max=... runs=N
+ * --timeout and --max-iterations bound each run through @NAME@_run_with_host's
+ * should_stop hook (a run they stop fails with KILN_ERR_DEADLINE or
+ * KILN_ERR_ITERATION_LIMIT); without them the runner calls it with no host.
  * For a model with symbolic dimensions (@UPPER@_HAS_SYMBOLS) the symbols take
  * their values from the input files' shapes, the workspace is sized for them
  * with @NAME@_workspace_size() and the outputs are written with their real
@@ -216,6 +219,24 @@ static double now_ms(void) {
 }
 #endif
 
+/* --timeout / --max-iterations: the runner's kiln_host.should_stop. */
+typedef struct run_budget {
+  double timeout_ms; /* 0: no limit */
+  double deadline_ms;
+  unsigned long long max_iterations; /* 0: no limit */
+  unsigned long long iterations;
+} run_budget;
+
+static int budget_should_stop(void* user, int at) {
+  run_budget* b = (run_budget*)user;
+  if (at == KILN_STOP_AT_ITERATION && b->max_iterations != 0 &&
+      b->iterations++ >= b->max_iterations) {
+    return KILN_ERR_ITERATION_LIMIT;
+  }
+  if (b->timeout_ms > 0 && now_ms() >= b->deadline_ms) return KILN_ERR_DEADLINE;
+  return 0;
+}
+
 /* A buffer of `bytes` aligned to `alignment` (never size 0). */
 static void* alloc_aligned(size_t alignment, size_t bytes) {
   size_t rounded = (bytes + alignment - 1) / alignment * alignment;
@@ -351,9 +372,13 @@ int main(int argc, char** argv) {
   const char* weights_path = NULL;
   int n_in = 0, n_out = 0;
   long repeat = 1;
+  run_budget budget = {0, 0, 0, 0};
+  const kiln_host budget_host = {NULL, NULL, budget_should_stop, &budget};
+  const kiln_host* host = NULL; /* with --timeout or --max-iterations: &budget_host */
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      printf("usage: %s --input FILE.npy [...] --output FILE.npy [...] [--repeat N] [--weights FILE]\n",
+      printf("usage: %s --input FILE.npy [...] --output FILE.npy [...] [--repeat N] [--weights FILE]\n"
+             "       [--timeout SECONDS] [--max-iterations N]\n",
              argv[0]);
       return 0;
     }
@@ -367,6 +392,21 @@ int main(int argc, char** argv) {
       if (repeat < 1 || repeat > 1000000) return fail("--repeat must be in 1..1000000", argv[i]);
     } else if (strcmp(argv[i], "--weights") == 0) {
       weights_path = argv[++i];
+    } else if (strcmp(argv[i], "--timeout") == 0) {
+      char* end;
+      const double seconds = strtod(argv[++i], &end);
+      if (*end != '\0' || !(seconds > 0 && seconds <= 1e9)) {
+        return fail("--timeout must be a number of seconds in (0, 1e9]", argv[i]);
+      }
+      budget.timeout_ms = seconds * 1e3;
+      host = &budget_host;
+    } else if (strcmp(argv[i], "--max-iterations") == 0) {
+      char* end;
+      budget.max_iterations = strtoull(argv[++i], &end, 10);
+      if (*end != '\0' || argv[i][0] == '-' || budget.max_iterations < 1) {
+        return fail("--max-iterations must be a whole number >= 1", argv[i]);
+      }
+      host = &budget_host;
     } else {
       return fail("unknown flag", argv[i]);
     }
@@ -430,15 +470,18 @@ int main(int argc, char** argv) {
   if (!workspace || !times) return fail("out of memory", NULL);
   for (long k = 0; k < repeat; ++k) {
     double t0 = now_ms();
+    budget.deadline_ms = t0 + budget.timeout_ms;
+    budget.iterations = 0;
 #if @UPPER@_HAS_SYMBOLS && @UPPER@_WEIGHTS_EXTERNAL
-    int rc = @NAME@_run(symbols, (const void* const*)inputs, outputs, workspace, workspace_bytes,
-                        weights);
+    int rc = @NAME@_run_with_host(symbols, (const void* const*)inputs, outputs, workspace,
+                                  workspace_bytes, weights, host);
 #elif @UPPER@_HAS_SYMBOLS
-    int rc = @NAME@_run(symbols, (const void* const*)inputs, outputs, workspace, workspace_bytes);
+    int rc = @NAME@_run_with_host(symbols, (const void* const*)inputs, outputs, workspace,
+                                  workspace_bytes, host);
 #elif @UPPER@_WEIGHTS_EXTERNAL
-    int rc = @NAME@_run((const void* const*)inputs, outputs, workspace, weights);
+    int rc = @NAME@_run_with_host((const void* const*)inputs, outputs, workspace, weights, host);
 #else
-    int rc = @NAME@_run((const void* const*)inputs, outputs, workspace);
+    int rc = @NAME@_run_with_host((const void* const*)inputs, outputs, workspace, host);
 #endif
     times[k] = now_ms() - t0;
     if (rc != 0) {

@@ -309,6 +309,7 @@ absl::Status LowerIterations(LoweringContext& ctx, const ir::Node& node, const C
     trip = ctx.BindNewConstant(absl::StrCat(node.name, ".iterations"),
                                ir::MakeI64Constant({}, {cf.iterations}));
   }
+  if (trip) ctx.DeclareTripCount(*trip);
   p.control_operands = {trip, cond, iteration, loop ? std::optional<Binding>(condition) : std::nullopt};
   const bool expected = counted && (cf.scan_outputs > 0 || !loop);
   if (symbolic_trip || ir::IsSymbolic(cf.iterations)) {

@@ -1,6 +1,7 @@
 #include "compiler/emit/lowering.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <set>
 #include <tuple>
@@ -178,6 +179,17 @@ Binding LoweringContext::BindNewConstant(const std::string& name, ir::ConstantPt
   b.bytes = data->bytes.size();
   shared_->constants.push_back({name, std::move(data), layout});
   return b;
+}
+
+void LoweringContext::DeclareTripCount(const Binding& trip) {
+  const Binding r = Resolve(trip);
+  if (r.kind != Binding::Kind::kConstant) return;
+  // Read as the back ends read it (kiln_trip_count): the first 8 bytes.
+  const std::vector<uint8_t>& bytes = shared_->constants[r.index].data->bytes;
+  if (bytes.size() < sizeof(int64_t)) return;  // the verifier refuses such a view
+  int64_t trip_count;
+  std::memcpy(&trip_count, bytes.data(), sizeof trip_count);
+  shared_->max_trip_count = std::max(shared_->max_trip_count, trip_count);
 }
 
 absl::Status LoweringContext::AddPending(PendingDispatch p, ExecutableDesc exe) {

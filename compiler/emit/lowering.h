@@ -99,6 +99,9 @@ struct LoweredModule {
   std::vector<ResultSymbolDesc> result_symbols;
   int32_t workspace_register = -1;   // integer register with the workspace bytes
   uint64_t arena_size = 0;
+  // The largest trip count of a LOOP reading it from a constant, over every
+  // function (Module.max_trip_count: readers refuse larger constant ones).
+  int64_t max_trip_count = 0;
   // While lowering: where the called functions' tensors end, when that
   // depends on the symbols (an encoded dim; 0 otherwise).
   int64_t called_workspace_end = 0;

@@ -162,6 +162,9 @@ class LoweringContext {
   absl::StatusOr<std::vector<int32_t>> LoadsOf(const ir::Node& node, ir::ValueId written);
   // Appends IF or LOOP (p.control_opcode) at this point of the function.
   void Control(const ir::Node& node, PendingDispatch p);
+  // A LOOP's trip count operand: when it views a constant, its value joins
+  // the module's declared Module.max_trip_count.
+  void DeclareTripCount(const Binding& trip);
   // Ends a called function: its bytecode and debug info into slot `index`.
   absl::Status FinishFunction(uint32_t index);
 

@@ -115,7 +115,8 @@ absl::StatusOr<std::string> WriteModule(const LoweredModule& m) {
   const auto results_vec = results.empty() ? 0 : b.CreateVector(results);
   const auto module = fb::CreateModule(b, KILN_FORMAT_VERSION, b.CreateString(kProducer),
                                        signature, functions_vec, executables_vec, constants_vec,
-                                       constant_data, memory, debug, symbols_vec, results_vec);
+                                       constant_data, memory, debug, symbols_vec, results_vec,
+                                       m.max_trip_count);
   fb::FinishModuleBuffer(b, module);
   return std::string(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
 }

@@ -7,7 +7,7 @@
 #  - two models in one program (fixtures/two_models.c), plus metadata and the
 #    misaligned-workspace error code;
 #  - --emit=static (libNAME.a) and --emit=shared (libNAME.so exporting exactly
-#    NAME_run and NAME_metadata);
+#    NAME_run, NAME_run_with_host and NAME_metadata);
 #  - --weights=external (NAME_weights.bin, loaded by the caller);
 #  - the size report line and README section.
 # Outputs must match the VM within 1e-5 * max(1, max|vm|).
@@ -106,11 +106,11 @@ static_lib() {
 }
 check emit_static static_lib
 
-# --emit=shared: exactly two exported entry points, and a runner using them.
+# --emit=shared: exactly three exported entry points, and a runner using them.
 shared_lib() {
   "$KILN" aot a.kiln -o sh --name sh --emit=shared > /dev/null && test -f sh/libsh.so &&
   nm -D --defined-only sh/libsh.so | awk '{print $3}' | sort > exported.txt &&
-  printf 'sh_metadata\nsh_run\n' | diff - exported.txt &&
+  printf 'sh_metadata\nsh_run\nsh_run_with_host\n' | diff - exported.txt &&
   cc $CFLAGS_STRICT -I sh -I sh/runtime/include sh/sh_main.c -L sh -lsh -Wl,-rpath,"$WORK/sh" -o run_shared &&
   ./run_shared --input "$A_IN" --output a.shared.npy && same_as_vm a.vm.npy a.shared.npy
 }

@@ -68,7 +68,7 @@ TEST(DynamicCalleeEmitter, CalleesTakeTheSymbolsAndComputeTheirOwnSizes) {
   EXPECT_TRUE(absl::StrContains(shapes, "n[5] = INT64_C(-1);")) << shapes;
   EXPECT_FALSE(absl::StrContains(shapes, "INT64_C(4)")) << shapes;  // the callees' constant 4
   // IF and LOOP_DYN pass them on; LOOP_DYN reads its counts from n[].
-  const std::string run = Body(c, "\nint dc_run_with_host(");
+  const std::string run = Body(c, "\nKILN_EXPORT int dc_run_with_host(");
   EXPECT_TRUE(absl::StrContains(
       run, "dc_function1(inputs, outputs, arena, constants, host, symbols, workspace_bytes)"))
       << run;

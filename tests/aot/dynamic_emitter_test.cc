@@ -84,7 +84,7 @@ TEST(DynamicEmitter, IntegerInstructionsRunOnceInTheShapeFunction) {
   EXPECT_TRUE(absl::StrContains(c, "#include \"kiln/dynamic_ops.h\"\n")) << c;
   const size_t shapes = c.find("static int mlp_shapes(const int64_t* symbols, int64_t* n) {");
   const size_t size_fn = c.find("KILN_EXPORT int mlp_workspace_size(const int64_t* symbols, size_t* bytes) {");
-  const size_t run = c.find("\nint mlp_run_with_host(");
+  const size_t run = c.find("\nKILN_EXPORT int mlp_run_with_host(");
   ASSERT_NE(shapes, std::string::npos) << c;
   ASSERT_NE(size_fn, std::string::npos) << c;
   ASSERT_NE(run, std::string::npos) << c;

@@ -272,3 +272,68 @@ def loop_declared_length(path):
     # The one count the declaration allows: s0 + 3 and rows s0 + 1 .. s0 + 3.
     np.save(base + ".output0.npy", s0 + 3)
     np.save(base + ".output1.npy", np.stack([s0 + k for k in (1, 2, 3)]))
+
+
+def loop_budget_models(out_dir):
+    """Loops only a run budget bounds (tests/vm/run_budget_test.cc,
+    tests/aot/run_budget_bundle_test.cc, tests/e2e/run_budget_test.sh):
+
+    - loop_counted: the trip count is a run-time int64 input; the body halves
+      the carried s and adds 1 (it tends to 2: any count keeps it finite).
+      trip 7 runs to the reference; trip 2^62 runs for ever.
+    - loop_until: a while loop as PyTorch exports it, trip count the constant
+      INT64_MAX (the module declares it), ended by its condition: the sum of v
+      below the input bound. v tends to [2, 2], so bound 3.5 ends after a few
+      iterations and bound 5 never does.
+    """
+    import os
+    import onnx
+    i64_max = np.iinfo(np.int64).max
+    half_plus_one = [_const("half", np.float32(0.5)), _const("one", np.float32(1)),
+                     helper.make_node("Mul", ["s_in", "half"], ["h"]),
+                     helper.make_node("Add", ["h", "one"], ["s_out"])]
+    counted = helper.make_graph(
+        half_plus_one + [helper.make_node("Identity", ["cond_in"], ["cond_out"])],
+        "counted_body", [_vi("i", [], I64), _vi("cond_in", [], BOOL), _vi("s_in", [2])],
+        [_vi("cond_out", [], BOOL), _vi("s_out", [2])])
+    model = _model("loop_counted", [helper.make_node("Loop", ["trip", "", "s0"], ["s"], body=counted)],
+                   [_vi("trip", [], I64), _vi("s0", [2])], [_vi("s", [2])], [], 13)
+    onnx.checker.check_model(model, full_check=True)
+    onnx.save(model, os.path.join(out_dir, "loop_counted.onnx"))
+    s0 = np.array([0.5, -3.0], np.float32)
+    s = s0.copy()
+    for _ in range(7):
+        s = s * np.float32(0.5) + np.float32(1)
+    base = os.path.join(out_dir, "loop_counted")
+    np.save(base + ".s0.npy", s0)
+    np.save(base + ".trip7.npy", np.array(7, np.int64))
+    np.save(base + ".trip_huge.npy", np.array(1 << 62, np.int64))
+    np.save(base + ".output7.npy", s)
+
+    until = helper.make_graph(
+        [helper.make_node("Identity", ["v_in"], ["s_in"])] + half_plus_one +
+        [helper.make_node("Identity", ["s_out"], ["v_out"]),
+         helper.make_node("ReduceSum", ["v_out"], ["total"], keepdims=0),
+         helper.make_node("Less", ["total", "limit"], ["cond_out"])],
+        "until_body", [_vi("i", [], I64), _vi("cond_in", [], BOOL), _vi("v_in", [2])],
+        [_vi("cond_out", [], BOOL), _vi("v_out", [2])])
+    nodes = [helper.make_node("ReduceSum", ["bound"], ["limit"], keepdims=0),
+             helper.make_node("ReduceSum", ["v0"], ["total0"], keepdims=0),
+             helper.make_node("Less", ["total0", "limit"], ["go"]),
+             helper.make_node("Loop", ["trip", "go", "v0"], ["v"], body=until)]
+    model = _model("loop_until", nodes, [_vi("v0", [2]), _vi("bound", [1])], [_vi("v", [2])],
+                   [numpy_helper.from_array(np.array(i64_max, np.int64), "trip")], 13)
+    onnx.checker.check_model(model, full_check=True)
+    onnx.save(model, os.path.join(out_dir, "loop_until.onnx"))
+    v0 = np.array([0.0, 1.0], np.float32)
+    v = v0.copy()
+    trips = 0
+    while v.sum(dtype=np.float32) < np.float32(3.5):
+        v = v * np.float32(0.5) + np.float32(1)
+        trips += 1
+    assert 2 < trips < 20, trips  # the condition ends it
+    base = os.path.join(out_dir, "loop_until")
+    np.save(base + ".v0.npy", v0)
+    np.save(base + ".bound_ends.npy", np.array([3.5], np.float32))
+    np.save(base + ".bound_never.npy", np.array([5.0], np.float32))
+    np.save(base + ".output_ends.npy", v)

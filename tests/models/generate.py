@@ -26,7 +26,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from onnx import TensorProto, helper, numpy_helper
 
-from control_flow_models import control_flow_models, loop_declared_length
+from control_flow_models import control_flow_models, loop_budget_models, loop_declared_length
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -833,6 +833,7 @@ def main():
     example_model()
     control_flow_models(save)
     loop_declared_length(os.path.join(HERE, "control", "loop_declared_length.onnx"))
+    loop_budget_models(os.path.join(HERE, "control"))
     bad_fixtures()
     MANIFEST.sort(key=lambda e: e["name"])
     with open(os.path.join(HERE, "manifest.json"), "w") as f:

@@ -108,7 +108,7 @@ TEST_P(DepthwiseNhwc, MatchesDirectLoopAndIgnoresPartition) {
   ASSERT_EQ(kiln_conv2d_dw_nhwc_f32(ip.data(), fp, b, nullptr), KILN_OK);
   b[3] = y_thr.data();
   int splits = 0;
-  const kiln_host host = {CountedReverseChunks, &splits};
+  const kiln_host host = {CountedReverseChunks, &splits, nullptr, nullptr};
   ASSERT_EQ(kiln_conv2d_dw_nhwc_f32(ip.data(), fp, b, &host), KILN_OK);
   // The large cases must really go through the host's split (the kernel
   // splits from 2^19 multiply-adds), or the comparison below proves nothing.

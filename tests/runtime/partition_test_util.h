@@ -29,7 +29,7 @@ inline void ReverseChunks(void*, int64_t n, void (*body)(void*, int64_t, int64_t
     if (cuts[i] < cuts[i + 1]) body(ctx, cuts[i], cuts[i + 1]);
   }
 }
-inline const kiln_host kReverseHost = {ReverseChunks, nullptr};
+inline const kiln_host kReverseHost = {ReverseChunks, nullptr, nullptr, nullptr};
 
 }  // namespace kiln::testing
 

@@ -18,7 +18,10 @@ TEST(StatusMessage, EveryCodeHasItsOwnPhrase) {
                        KILN_ERR_ALIGNMENT,
                        KILN_ERR_SHAPE_MISMATCH,
                        KILN_ERR_INDEX_OUT_OF_RANGE,
-                       KILN_ERR_BAD_VALUE};
+                       KILN_ERR_BAD_VALUE,
+                       KILN_ERR_CANCELLED,
+                       KILN_ERR_DEADLINE,
+                       KILN_ERR_ITERATION_LIMIT};
   std::set<std::string> seen;
   for (int code : codes) {
     const char* m = kiln_status_message(code);

@@ -6,25 +6,14 @@
 #include "gtest/gtest.h"
 #include "kiln/vm.h"
 #include "kiln/vm.hpp"
+#include "tests/vm/c_api_util.h"
 #include "tests/vm/dynamic_module_builder.h"
 #include "tests/vm/test_module_builder.h"
 
 namespace {
 
-std::string Message(kiln_vm_error* e) {
-  std::string m = kiln_vm_error_message(e);
-  kiln_vm_error_free(e);
-  return m;
-}
-
-struct Loaded {
-  kiln_vm_module* module = nullptr;
-  kiln_vm_instance* instance = nullptr;
-  ~Loaded() {
-    kiln_vm_instance_release(instance);
-    kiln_vm_module_release(module);
-  }
-};
+using kiln::testing::Loaded;
+using kiln::testing::Message;
 
 void Load(Loaded* l) {
   std::string bytes = kiln::testing::BuildCopyModule({});

@@ -16,9 +16,12 @@
 namespace kiln::testing {
 
 // Runs when the buffers (and, with symbols, the workspace) stay under
-// `max_bytes`; returns the run's status, or OK when it was skipped.
+// `max_bytes`, within `limits` (a loop whose trip count or condition is data
+// may run as long as the data says); returns the run's status, or OK when it
+// was skipped.
 inline absl::Status RunOnZeroInputs(const std::shared_ptr<const vm::ModuleImage>& image,
-                                    int64_t symbol_value, uint64_t max_bytes) {
+                                    int64_t symbol_value, uint64_t max_bytes,
+                                    const vm::RunLimits& limits = {}) {
   const fb::Signature& sig = *image->module().signature();
   if (sig.inputs()->size() > 16 || sig.outputs()->size() > 16) return absl::OkStatus();
   auto instance = vm::Instance::Create(image);
@@ -64,7 +67,7 @@ inline absl::Status RunOnZeroInputs(const std::shared_ptr<const vm::ModuleImage>
   }
   if ((*instance)->workspace_needed() > max_bytes) return absl::OkStatus();
   if (absl::Status s = (*instance)->Reserve(ins); !s.ok()) return s;
-  return (*instance)->Run(ins, outs);
+  return (*instance)->Run(ins, outs, nullptr, limits);
 }
 
 }  // namespace kiln::testing

@@ -8,6 +8,7 @@
  *   kiln/kernels.h). fparams may be NULL when the kernel takes none.
  * - bindings: the buffers, in the order kiln/kernels.h documents.
  * - host: hooks the embedding program provides (threads); NULL means serial.
+ *   Kernels read only parallel_for and user.
  * Returns KILN_OK or a kiln_status_code.
  *
  * Every kernel also has a checker, run once when a module is verified:
@@ -46,6 +47,12 @@ typedef enum kiln_status_code {
                                       outside the tensor it addresses */
   KILN_ERR_BAD_VALUE = 7,          /* a run-time scalar parameter has a value the op
                                       does not accept (a dropout ratio outside [0, 1)) */
+  /* Run budget stops: the host's limits on a run, checked before each loop
+   * iteration and each kernel call, never inside a kernel (VM run options;
+   * AOT kiln_host.should_stop). Kernels and checkers never return these. */
+  KILN_ERR_CANCELLED = 8,          /* the host cancelled the run */
+  KILN_ERR_DEADLINE = 9,           /* the run passed the deadline the host set */
+  KILN_ERR_ITERATION_LIMIT = 10,   /* the run reached the host's limit of loop iterations */
 } kiln_status_code;
 
 /* A short English phrase for a status code, for error messages of the VM
@@ -63,6 +70,9 @@ static inline const char* kiln_status_message(int code) {
       return "an index or region input is outside the tensor it addresses";
     case KILN_ERR_BAD_VALUE:
       return "a run-time scalar parameter has a value the operator does not accept";
+    case KILN_ERR_CANCELLED: return "the host cancelled the run";
+    case KILN_ERR_DEADLINE: return "the run passed its deadline";
+    case KILN_ERR_ITERATION_LIMIT: return "the run reached its limit of loop iterations";
     default: return "unknown error code";
   }
 }
@@ -83,13 +93,28 @@ typedef enum kiln_dtype {
   KILN_DTYPE_U64 = 12,
 } kiln_dtype;
 
-/* Host hooks. Threads belong to the host: a kernel that splits work calls
- * parallel_for, which runs body(ctx, begin, end) over a partition of [0, n). */
+/* Where should_stop is asked (its `at` argument). */
+#define KILN_STOP_AT_DISPATCH 0  /* before a kernel call */
+#define KILN_STOP_AT_ITERATION 1 /* before a loop iteration (a LOOP body call) */
+
+/* Host hooks; either may be NULL. Threads belong to the host: a kernel that
+ * splits work calls parallel_for, which runs body(ctx, begin, end) over a
+ * partition of [0, n).
+ * should_stop (appended after the original fields, so callers that brace- or
+ * zero-initialise the struct leave it NULL) bounds a run the host cannot
+ * trust to end: AOT code asks it before every kernel call and every loop
+ * iteration, never inside a kernel, with `at` saying which
+ * (KILN_STOP_AT_*). It returns 0 to go on, or the status code the run then
+ * returns at once (KILN_ERR_CANCELLED, KILN_ERR_DEADLINE,
+ * KILN_ERR_ITERATION_LIMIT); the workspace is scratch, so the next run
+ * starts afresh. Kernels never call it. */
 typedef struct kiln_host {
   void (*parallel_for)(void* user, int64_t n,
                        void (*body)(void* ctx, int64_t begin, int64_t end),
                        void* ctx);
   void* user;
+  int (*should_stop)(void* stop_user, int at);
+  void* stop_user;
 } kiln_host;
 
 typedef int (*kiln_kernel_fn)(const int64_t* iparams, const float* fparams,

@@ -36,6 +36,10 @@ typedef enum kiln_vm_code {
   KILN_VM_FAILED_PRECONDITION = 3,/* e.g. running with unbound buffers */
   KILN_VM_RESOURCE_EXHAUSTED = 4, /* out of memory */
   KILN_VM_INTERNAL = 5,           /* a kernel reported an error */
+  /* A run that its run options stopped (kiln_vm_instance_run_with_options): */
+  KILN_VM_CANCELLED = 6,          /* the host cancelled it (kiln_vm_run_options_cancel) */
+  KILN_VM_DEADLINE_EXCEEDED = 7,  /* it ran past its timeout */
+  KILN_VM_ITERATION_LIMIT = 8,    /* it reached its limit of loop iterations */
 } kiln_vm_code;
 
 /* Element types; the values are the module format's (schemas/module.fbs). */
@@ -104,6 +108,40 @@ kiln_vm_error* kiln_vm_instance_bind_output(kiln_vm_instance* instance, size_t i
 
 /* Runs the module on the bound buffers. */
 kiln_vm_error* kiln_vm_instance_run(kiln_vm_instance* instance);
+
+/* Run options: limits on runs of a module the host may not trust to end (a
+ * loop whose trip count or condition is data runs as long as the data says;
+ * constant trip counts are already bounded when a module loads). They are
+ * checked before every loop iteration and every kernel call, never inside a
+ * kernel; without limits that costs one predictable branch. A stopped run
+ * returns KILN_VM_CANCELLED, KILN_VM_DEADLINE_EXCEEDED or
+ * KILN_VM_ITERATION_LIMIT with a message naming where it stopped, its
+ * outputs are unspecified, and the instance runs again normally.
+ *
+ *   kiln_vm_run_options* o;  kiln_vm_run_options_create(&o);
+ *   kiln_vm_run_options_set_timeout(o, 0.5);          -- seconds per run
+ *   kiln_vm_run_options_set_max_iterations(o, 100000);
+ *   e = kiln_vm_instance_run_with_options(vm, o);     -- another thread may
+ *                                                     -- kiln_vm_run_options_cancel(o)
+ *   kiln_vm_run_options_release(o);
+ *
+ * One options object may serve many runs, on any instances, at the same
+ * time; set the limits before the runs that use them. */
+typedef struct kiln_vm_run_options kiln_vm_run_options;
+kiln_vm_error* kiln_vm_run_options_create(kiln_vm_run_options** out_options);
+void kiln_vm_run_options_release(kiln_vm_run_options* options);
+/* Each run stops once it has run `seconds` (0: no limit; at most 1e9). */
+kiln_vm_error* kiln_vm_run_options_set_timeout(kiln_vm_run_options* options, double seconds);
+/* Each run stops before it would start loop iteration number n + 1, counting
+ * the iterations of every loop of the run, nested ones included (0: no limit). */
+kiln_vm_error* kiln_vm_run_options_set_max_iterations(kiln_vm_run_options* options, uint64_t n);
+/* Thread-safe, callable while runs use the options: each of them stops at
+ * its next check, and so does every later run until the flag is cleared. */
+void kiln_vm_run_options_cancel(kiln_vm_run_options* options);
+void kiln_vm_run_options_clear_cancel(kiln_vm_run_options* options);
+/* kiln_vm_instance_run within the limits of `options` (NULL: none). */
+kiln_vm_error* kiln_vm_instance_run_with_options(kiln_vm_instance* instance,
+                                                 const kiln_vm_run_options* options);
 
 /* Symbolic dimensions (a module compiled from a model with a dynamic batch or
  * sequence axis): the signature's shape holds -1 for such a dim, and

@@ -6,9 +6,17 @@
 //   vm.BindInput(0, input.data(), input.size() * sizeof(float));
 //   vm.BindOutput(0, output.data(), output.size() * sizeof(float));
 //   vm.Run();
+//
+// Limits on a run of a module the host may not trust to end (kiln/vm.h, run
+// options); a stopped run throws an Error whose code() is KILN_VM_CANCELLED,
+// KILN_VM_DEADLINE_EXCEEDED or KILN_VM_ITERATION_LIMIT, and `vm` runs again:
+//   kiln::embed::RunOptions limits;
+//   limits.SetTimeout(std::chrono::milliseconds(500)).SetMaxIterations(100000);
+//   vm.Run(limits);            // another thread may call limits.Cancel()
 #ifndef KILN_VM_HPP_
 #define KILN_VM_HPP_
 
+#include <chrono>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
@@ -87,6 +95,40 @@ class Module {
   kiln_vm_module* m_;
 };
 
+// Run options (kiln_vm_run_options): set the limits before the runs that use
+// them; Cancel() and ClearCancel() may be called from any thread meanwhile.
+class RunOptions {
+ public:
+  RunOptions() { Check(kiln_vm_run_options_create(&o_)); }
+  RunOptions(RunOptions&& other) noexcept : o_(std::exchange(other.o_, nullptr)) {}
+  RunOptions& operator=(RunOptions&& other) noexcept {
+    std::swap(o_, other.o_);
+    return *this;
+  }
+  RunOptions(const RunOptions&) = delete;
+  RunOptions& operator=(const RunOptions&) = delete;
+  ~RunOptions() { kiln_vm_run_options_release(o_); }
+
+  // Each run stops once it has run this long (zero: no limit).
+  template <typename Rep, typename Period>
+  RunOptions& SetTimeout(std::chrono::duration<Rep, Period> timeout) {
+    Check(kiln_vm_run_options_set_timeout(
+        o_, std::chrono::duration_cast<std::chrono::duration<double>>(timeout).count()));
+    return *this;
+  }
+  // Each run stops before loop iteration number n + 1 (0: no limit).
+  RunOptions& SetMaxIterations(uint64_t n) {
+    Check(kiln_vm_run_options_set_max_iterations(o_, n));
+    return *this;
+  }
+  void Cancel() { kiln_vm_run_options_cancel(o_); }
+  void ClearCancel() { kiln_vm_run_options_clear_cancel(o_); }
+  const kiln_vm_run_options* get() const { return o_; }
+
+ private:
+  kiln_vm_run_options* o_ = nullptr;
+};
+
 class Instance {
  public:
   explicit Instance(const Module& module) { Check(kiln_vm_instance_create(module.get(), &i_)); }
@@ -106,6 +148,9 @@ class Instance {
     Check(kiln_vm_instance_bind_output(i_, index, data, bytes));
   }
   void Run() { Check(kiln_vm_instance_run(i_)); }
+  void Run(const RunOptions& options) {
+    Check(kiln_vm_instance_run_with_options(i_, options.get()));
+  }
 
  private:
   kiln_vm_instance* i_ = nullptr;

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "arrays.h"
+#include "text.h"
 #include "vm/profiler.h"
 
 namespace kiln::python {
@@ -19,7 +20,7 @@ py::list DumpList(const vm::ValueRecorder& recorder) {
     const size_t k = ++seen[v.info->name];
     const std::string name = k > 1 ? absl::StrCat(v.info->name, "__", k) : v.info->name;
     out.append(py::make_tuple(
-        name, ArrayFromBytes(v.info->dtype, v.shape, v.bytes.data(), v.bytes.size())));
+        Text(name), ArrayFromBytes(v.info->dtype, v.shape, v.bytes.data(), v.bytes.size())));
   }
   return out;
 }
@@ -38,11 +39,11 @@ py::list ProfileList(const std::vector<vm::DispatchInfo>& dispatches,
     const double flops = vm::FlopsPerCall(d, timer);
     py::dict row;
     row["dispatch"] = d.index;
-    row["nodes"] = d.Label();
-    row["op"] = d.OpPattern();
-    row["kernel"] = d.kernel;
-    row["onnx_nodes"] = d.nodes;
-    row["op_types"] = d.op_types;
+    row["nodes"] = Text(d.Label());
+    row["op"] = Text(d.OpPattern());
+    row["kernel"] = Text(d.kernel);
+    row["onnx_nodes"] = TextList(d.nodes);
+    row["op_types"] = TextList(d.op_types);
     row["calls"] = s.calls;
     row["total_ms"] = s.total_ns / 1e6;
     row["mean_us"] = s.calls ? s.total_ns / 1e3 / calls : 0.0;

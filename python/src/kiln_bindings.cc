@@ -17,6 +17,7 @@
 #include "compiler/compiler.h"
 #include "py_module.h"
 #include "status_errors.h"
+#include "text.h"
 #include "tools/aot_bundle.h"
 #include "tools/commands.h"
 #include "tools/module_compare.h"
@@ -77,8 +78,8 @@ py::dict Aot(const PyModule& module, const std::string& dir, const std::string& 
   }
   const tools::AotBundleResult built = ValueOrThrow(std::move(result));
   py::dict out;
-  out["size_line"] = built.size_line;
-  out["warning"] = built.warning;
+  out["size_line"] = Text(built.size_line);
+  out["warning"] = Text(built.warning);
   return out;
 }
 
@@ -106,11 +107,11 @@ py::dict Compare(const PyModule& a, const PyModule& b,
   out["differing"] = c.differing;
   out["atol"] = atol;
   out["rtol"] = rtol;
-  out["report"] = c.Report();
+  out["report"] = Text(c.Report());
   if (c.has_first) {
     const tools::ValueDifference& f = c.first;
     py::dict first;
-    first["value"] = f.value;
+    first["value"] = Text(f.value);
     first["shape"] = f.shape;
     first["max_abs_diff"] = f.max_abs_diff;
     first["outside"] = f.outside;
@@ -118,8 +119,8 @@ py::dict Compare(const PyModule& a, const PyModule& b,
     first["worst_at"] = f.worst_at;
     first["a"] = f.a;
     first["b"] = f.b;
-    first["dispatch_a"] = f.dispatch_a;
-    first["dispatch_b"] = f.dispatch_b;
+    first["dispatch_a"] = Text(f.dispatch_a);
+    first["dispatch_b"] = Text(f.dispatch_b);
     out["first"] = first;
   } else {
     out["first"] = py::none();
@@ -176,7 +177,7 @@ PYBIND11_MODULE(_kiln, m) {
       .def_static("from_bytes", [](const py::bytes& bytes, const std::string& origin) {
         return FromModuleBytes(bytes, origin);
       })
-      .def_property_readonly("origin", [](const PyModule& p) { return p.image()->origin(); })
+      .def_property_readonly("origin", [](const PyModule& p) { return Text(p.image()->origin()); })
       .def_property_readonly("arena_bytes", [](const PyModule& p) {
         return p.image()->module().memory()->arena_size();
       })
@@ -189,7 +190,8 @@ PYBIND11_MODULE(_kiln, m) {
         ThrowIfError(kiln::tools::WriteFileAtomically(path, bytes));
       })
       .def("inspect", [](const PyModule& p, bool json) {
-        return json ? ValueOrThrow(kiln::vm::DescribeModuleJson(*p.image())) : kiln::vm::DescribeModule(*p.image());
+        return Text(json ? ValueOrThrow(kiln::vm::DescribeModuleJson(*p.image()))
+                         : kiln::vm::DescribeModule(*p.image()));
       })
       .def("run",
            [](PyModule& p, const std::vector<py::array>& inputs, int threads, int repeat,

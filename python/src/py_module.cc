@@ -10,6 +10,7 @@
 #include "debug_results.h"
 #include "kiln/dtype.h"
 #include "status_errors.h"
+#include "text.h"
 #include "tools/commands.h"
 #include "vm/debug_info.h"
 #include "vm/dispatch_timer.h"
@@ -67,13 +68,13 @@ py::list TensorList(const flatbuffers::Vector<flatbuffers::Offset<fb::TensorDesc
       const bool named = t->dim_symbols() != nullptr && d < t->dim_symbols()->size() &&
                          t->dim_symbols()->Get(d)->size() > 0;
       if (named) {
-        shape.append(t->dim_symbols()->Get(d)->str());
+        shape.append(Text(t->dim_symbols()->Get(d)->str()));
       } else {
         shape.append(t->shape()->Get(d));
       }
     }
     py::dict tensor;
-    tensor["name"] = t->name() ? t->name()->str() : "";
+    tensor["name"] = Text(t->name() ? t->name()->str() : "");
     tensor["dtype"] = DTypeName(t->dtype());
     tensor["shape"] = shape;
     out.append(tensor);

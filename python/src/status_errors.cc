@@ -2,6 +2,8 @@
 
 #include <exception>
 
+#include "text.h"
+
 namespace kiln::python {
 namespace py = pybind11;
 namespace {
@@ -14,7 +16,7 @@ py::dict& ErrorClasses() {
   return *classes;
 }
 
-void Raise(const std::string& code, const char* message) {
+void Raise(const std::string& code, const std::string& message) {
   py::dict& classes = ErrorClasses();
   PyObject* type = PyExc_RuntimeError;
   py::str key(code), fallback("*");
@@ -23,7 +25,7 @@ void Raise(const std::string& code, const char* message) {
   } else if (classes.contains(fallback)) {
     type = classes[fallback].ptr();
   }
-  PyErr_SetString(type, message);
+  PyErr_SetObject(type, Text(message).ptr());
 }
 
 }  // namespace
@@ -35,7 +37,7 @@ void RegisterStatusErrors(py::module_& m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const StatusError& e) {
-      Raise(absl::StatusCodeToString(e.status().code()), e.what());
+      Raise(absl::StatusCodeToString(e.status().code()), std::string(e.status().message()));
     } catch (const NonFiniteError& e) {
       Raise("NON_FINITE", e.what());
     }

@@ -24,11 +24,17 @@ def perturbed(name, scale):
     return model.SerializeToString()
 
 
-def cli_compare(kiln_cli, a, b, inputs):
-    command = [kiln_cli, "compare", a, b]
+def assert_cli_prints_the_report(result, a, b, inputs, folder, kiln_cli):
+    """`kiln compare` on the two modules saved to files prints result.report
+    and exits 0 when they agree, 1 when they differ."""
+    a.save(folder / "a.kiln")
+    b.save(folder / "b.kiln")
+    command = [kiln_cli, "compare", folder / "a.kiln", folder / "b.kiln"]
     for f in inputs:
         command += ["--input", f]
-    return subprocess.run(command, capture_output=True, text=True, check=False)
+    cli = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert cli.returncode == (0 if result.ok else 1)
+    assert result.report == cli.stdout
 
 
 def test_equal_modules_agree_like_the_cli(tiny_cnn, tmp_path, kiln_cli):
@@ -37,11 +43,7 @@ def test_equal_modules_agree_like_the_cli(tiny_cnn, tmp_path, kiln_cli):
     result = kiln.compare(module, nchw, [x])
     assert result.ok and result.differing == 0 and result.first is None
     assert result.compared > 0
-    module.save(tmp_path / "a.kiln")
-    nchw.save(tmp_path / "b.kiln")
-    cli = cli_compare(kiln_cli, tmp_path / "a.kiln", tmp_path / "b.kiln", [f"{EXAMPLE}.input.npy"])
-    assert cli.returncode == 0
-    assert result.report == cli.stdout
+    assert_cli_prints_the_report(result, module, nchw, [f"{EXAMPLE}.input.npy"], tmp_path, kiln_cli)
 
 
 def test_changed_weight_is_found_at_its_value(tiny_cnn, tmp_path, kiln_cli):
@@ -52,22 +54,17 @@ def test_changed_weight_is_found_at_its_value(tiny_cnn, tmp_path, kiln_cli):
     assert result.first["value"] == "/dw/dw.2/Relu_output_0"
     assert "/dw/dw.0/Conv" in result.first["dispatch_a"]
     assert result.first["outside"] > 0 and result.first["max_abs_diff"] > 0
-    module.save(tmp_path / "a.kiln")
-    changed.save(tmp_path / "c.kiln")
-    cli = cli_compare(kiln_cli, tmp_path / "a.kiln", tmp_path / "c.kiln", [f"{EXAMPLE}.input.npy"])
-    assert cli.returncode == 1
-    assert result.report == cli.stdout
+    assert_cli_prints_the_report(result, module, changed, [f"{EXAMPLE}.input.npy"], tmp_path,
+                                 kiln_cli)
 
 
 def test_random_inputs_when_none_are_given(tiny_cnn, tmp_path, kiln_cli):
     module, _, _ = tiny_cnn
     changed = kiln.compile(perturbed("head.weight", 1.5))
     result = kiln.compare(module, changed)
-    module.save(tmp_path / "a.kiln")
-    changed.save(tmp_path / "c.kiln")
-    cli = cli_compare(kiln_cli, tmp_path / "a.kiln", tmp_path / "c.kiln", [])
-    assert result.report == cli.stdout  # the same fixed-seed inputs
-    assert result.first["value"] == "output" or result.first["value"].startswith("/head")
+    assert not result.ok and result.first["value"].startswith("/head")
+    # The same report: both used the same fixed-seed inputs.
+    assert_cli_prints_the_report(result, module, changed, [], tmp_path, kiln_cli)
 
 
 def test_tolerances_apply(tiny_cnn):

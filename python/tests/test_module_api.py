@@ -3,6 +3,7 @@ threads, and the module file the command line writes."""
 
 import subprocess
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -149,3 +150,26 @@ def test_inspect_text_and_json(tiny_cnn, kiln_cli, tmp_path):
     info = module.inspect(json=True)
     assert info["memory"]["arena_bytes"] == module.arena_bytes
     assert len(info["dispatches"]) > 0
+
+
+def test_other_threads_run_python_while_a_module_runs(tiny_cnn):
+    """The GIL is released during a run: the main thread keeps executing
+    Python in the middle half of a long run on another thread (with the GIL
+    held throughout, it could not execute a single line there)."""
+    module, x, _ = tiny_cnn
+    span = {}
+
+    def work():
+        span["start"] = time.perf_counter()
+        module.run(x, repeat=300)
+        span["end"] = time.perf_counter()
+
+    worker = threading.Thread(target=work)
+    ticks = []
+    worker.start()
+    while worker.is_alive():
+        ticks.append(time.perf_counter())
+    worker.join()
+    quarter = (span["end"] - span["start"]) / 4
+    inside = [t for t in ticks if span["start"] + quarter < t < span["end"] - quarter]
+    assert inside, "no Python ran in the main thread during the run"

@@ -46,7 +46,10 @@ site=$(echo "$WORK"/prefix/lib/python3*/dist-packages)
 if [ -f "$site/kiln/__init__.py" ]; then
   preload=()
   if cache_value CMAKE_CXX_FLAGS | grep -q fsanitize=address; then
-    preload=(env "LD_PRELOAD=$(c++ -print-file-name=libasan.so)" ASAN_OPTIONS=detect_leaks=0)
+    # The uninstrumented interpreter loads the ASan runtime first (with
+    # libstdc++, whose __cxa_throw ASan wraps); python/CMakeLists.txt explains.
+    preload=(env "LD_PRELOAD=$(c++ -print-file-name=libasan.so) $(c++ -print-file-name=libstdc++.so.6)"
+             ASAN_OPTIONS=detect_leaks=0)
   fi
   (cd "$WORK" && "${preload[@]}" env PYTHONPATH="$site" "$PY" - "$SRC/examples/models/tiny_cnn" "$site" <<'PYEOF'
 import sys

@@ -3,8 +3,10 @@
 #ifndef KILN_COMPILER_COMPILER_H_
 #define KILN_COMPILER_COMPILER_H_
 
+#include <map>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "compiler/ir/graph.h"
@@ -18,6 +20,8 @@ struct BuildOptions {
   // (passes/layout_selection); false keeps every tensor in the ONNX layout
   // (kiln compile --layout nchw).
   bool choose_layouts = true;
+  // Input name -> dims fixed at compile time (frontend/onnx_importer.h).
+  std::map<std::string, std::vector<int64_t>> input_shapes;
 };
 
 // Compiles the ONNX file at `onnx_path` into a verified-format .kiln module
@@ -26,6 +30,11 @@ struct BuildOptions {
 // all listed in one error.
 absl::StatusOr<std::string> BuildModule(const std::string& onnx_path,
                                         const BuildOptions& options);
+// The same from the bytes of an ONNX model (kiln.compile in Python: no file);
+// `origin` stands for the file in messages.
+absl::StatusOr<std::string> BuildModuleFromBytes(const std::string& onnx_bytes,
+                                                 const std::string& origin,
+                                                 const BuildOptions& options);
 
 // The graph-to-graph passes BuildModule runs between import and memory
 // planning (for tests that inspect the planned graph).

@@ -69,9 +69,12 @@ absl::Status RunGraphPasses(ir::Graph& graph) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> BuildModule(const std::string& onnx_path,
-                                        const BuildOptions& options) {
-  absl::StatusOr<ir::Graph> imported = ImportOnnx(onnx_path);
+namespace {
+
+// Everything after import: the graph passes, layouts, memory plan, lowering.
+absl::StatusOr<std::string> BuildImported(absl::StatusOr<ir::Graph> imported,
+                                          const std::string& onnx_path,
+                                          const BuildOptions& options) {
   if (!imported.ok()) return WithContext(imported.status(), onnx_path, "import");
   ir::Graph graph = std::move(*imported);
   if (graph.source.empty()) graph.source = onnx_path;
@@ -92,6 +95,26 @@ absl::StatusOr<std::string> BuildModule(const std::string& onnx_path,
   absl::StatusOr<std::string> bytes = emit::WriteModule(*lowered);
   if (!bytes.ok()) return WithContext(bytes.status(), onnx_path, "write-module");
   return bytes;
+}
+
+ImportOptions ImportOptionsOf(const BuildOptions& options) {
+  ImportOptions import;
+  import.input_shapes = options.input_shapes;
+  return import;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> BuildModule(const std::string& onnx_path,
+                                        const BuildOptions& options) {
+  return BuildImported(ImportOnnx(onnx_path, ImportOptionsOf(options)), onnx_path, options);
+}
+
+absl::StatusOr<std::string> BuildModuleFromBytes(const std::string& onnx_bytes,
+                                                 const std::string& origin,
+                                                 const BuildOptions& options) {
+  return BuildImported(ImportOnnxBytes(onnx_bytes, origin, ImportOptionsOf(options)), origin,
+                       options);
 }
 
 }  // namespace kiln::compiler

@@ -1,18 +1,27 @@
 #!/usr/bin/env bash
 # Installs Kiln's build and test dependencies from Debian 12 packages.
+# usage: install_deps.sh [demo]   demo: only what scripts/demo.sh needs
 # Idempotent: packages already present are skipped, apt runs only when needed.
 set -euo pipefail
 
-PACKAGES=(
+# Building the compiler, the VM and the `kiln` tool, and the demo's comparison.
+DEMO_PACKAGES=(
   cmake make g++ gcc
   flatbuffers-compiler libflatbuffers-dev
   libabsl-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
   libprotobuf-dev protobuf-compiler libonnx-dev
-  python3 python3-numpy python3-onnx python3-torch python3-torchvision
+  python3 python3-numpy
+)
+# The test suite, the benchmarks and the Python package.
+TEST_PACKAGES=(
+  libgtest-dev libgmock-dev libbenchmark-dev
+  python3-onnx python3-torch python3-torchvision
   libonnx-testdata libopenblas-dev
   gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
+  python3-dev pybind11-dev python3-pybind11 python3-pytest
 )
+PACKAGES=("${DEMO_PACKAGES[@]}")
+if [ "${1:-}" != demo ]; then PACKAGES+=("${TEST_PACKAGES[@]}"); fi
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

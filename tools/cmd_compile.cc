@@ -1,5 +1,10 @@
 #include <cstdio>
 #include <iostream>
+#include <map>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 
 #include "compiler/compiler.h"
 #include "tools/cli_args.h"
@@ -10,17 +15,47 @@ namespace kiln::tools {
 namespace {
 constexpr char kHelp[] =
     "usage: kiln compile MODEL.onnx -o MODULE.kiln [--print-ir] [--layout auto|nchw]\n"
+    "                    [--input-shape NAME=D0,D1,... ...]\n"
     "\n"
     "Compiles an ONNX model (opsets 11-17, float32) into a .kiln module.\n"
     "  -o FILE       where to write the module (written atomically)\n"
     "  --print-ir    print the graph after the compiler's passes\n"
     "  --layout L    auto (default): the compiler stores the tensors around\n"
     "                depthwise convs channels last (NHWC), which fills the\n"
-    "                vector lanes; nchw: every tensor in the ONNX layout\n";
+    "                vector lanes; nchw: every tensor in the ONNX layout\n"
+    "  --input-shape NAME=D0,D1,...\n"
+    "                fix input NAME's dims (e.g. a symbolic batch) at compile\n"
+    "                time; the rank must be the declared one (repeatable)\n";
+
+// NAME=D0,D1,... -> (NAME, dims); dims are whole numbers >= 1.
+absl::Status AddInputShape(const std::string& spec,
+                           std::map<std::string, std::vector<int64_t>>* shapes) {
+  const size_t eq = spec.rfind('=');
+  const std::string name = eq == std::string::npos ? "" : spec.substr(0, eq);
+  std::vector<int64_t> dims;
+  bool ok = !name.empty();
+  if (ok && eq + 1 < spec.size()) {
+    for (absl::string_view part : absl::StrSplit(spec.substr(eq + 1), ',')) {
+      int64_t d = 0;
+      ok &= absl::SimpleAtoi(part, &d) && d >= 1;
+      dims.push_back(d);
+    }
+  }
+  if (!ok) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--input-shape '", spec, "': expected NAME=D0,D1,... with whole numbers >= 1 "
+        "(NAME=  for a scalar)"));
+  }
+  if (!shapes->emplace(name, std::move(dims)).second) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--input-shape gives input '", name, "' twice"));
+  }
+  return absl::OkStatus();
+}
 }  // namespace
 
 int CompileCommand(const std::vector<std::string>& argv) {
-  absl::StatusOr<CliArgs> args = ParseCli(argv, {{"-o", "--layout"}, {"--print-ir"}});
+  absl::StatusOr<CliArgs> args = ParseCli(argv, {{"-o", "--layout", "--input-shape"}, {"--print-ir"}});
   if (!args.ok()) return ReportError("compile", std::string(args.status().message()));
   if (args->help) {
     std::fputs(kHelp, stdout);
@@ -37,6 +72,11 @@ int CompileCommand(const std::vector<std::string>& argv) {
     return ReportError("compile", "--layout must be auto or nchw, not '" + layout + "'");
   }
   options.choose_layouts = layout == "auto";
+  for (const std::string& spec : args->All("--input-shape")) {
+    if (absl::Status s = AddInputShape(spec, &options.input_shapes); !s.ok()) {
+      return ReportError("compile", std::string(s.message()));
+    }
+  }
   absl::StatusOr<std::string> module = compiler::BuildModule(args->positional[0], options);
   if (!module.ok()) return ReportError("compile", std::string(module.status().message()));
   if (absl::Status s = WriteFileAtomically(args->Get("-o"), *module); !s.ok()) {

@@ -37,18 +37,11 @@ std::vector<DispatchStats> CollectDispatchStats(size_t dispatch_count, const Dis
   return stats;
 }
 
-namespace {
-
-// FLOPs per call: static from the module, or for a dynamic dispatch from the
-// parameters of the last recorded run (kiln run feeds every run the same
-// inputs, so all its runs have those sizes).
 double FlopsPerCall(const DispatchInfo& d, const DispatchTimer& timer) {
   if (!d.dynamic) return d.flops;
   const std::vector<int64_t>& p = timer.dynamic_params(d.index);
   return p.empty() ? -1 : KernelFlops(d.kernel, p);
 }
-
-}  // namespace
 
 std::string ProfileReport(const std::vector<DispatchInfo>& dispatches, const DispatchTimer& timer) {
   const std::vector<DispatchStats> stats = CollectDispatchStats(dispatches.size(), timer);

@@ -21,6 +21,11 @@ struct DispatchStats {
 // Per dispatch ordinal, over all recorded runs.
 std::vector<DispatchStats> CollectDispatchStats(size_t dispatch_count, const DispatchTimer& timer);
 
+// FLOPs per call of dispatch `d` (-1 when unknown): static from the module,
+// or for a dynamic dispatch from the parameters of the last recorded run
+// (kiln run feeds every run the same inputs, so all its runs have those sizes).
+double FlopsPerCall(const DispatchInfo& d, const DispatchTimer& timer);
+
 // The two tables as text.
 std::string ProfileReport(const std::vector<DispatchInfo>& dispatches, const DispatchTimer& timer);
 

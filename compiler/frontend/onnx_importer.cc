@@ -31,7 +31,7 @@ bool IsDefaultDomain(const std::string& domain) {
   return domain.empty() || domain == "ai.onnx";
 }
 
-absl::StatusOr<onnx::ModelProto> ReadModel(const std::string& path) {
+absl::StatusOr<std::string> ReadModelFile(const std::string& path) {
   struct stat st;
   if (stat(path.c_str(), &st) != 0) {
     return absl::NotFoundError(absl::StrCat("ONNX file '", path, "' does not exist"));
@@ -40,7 +40,11 @@ absl::StatusOr<onnx::ModelProto> ReadModel(const std::string& path) {
   if (!in) return absl::NotFoundError(absl::StrCat("cannot open ONNX file '", path, "'"));
   std::ostringstream buffer;
   buffer << in.rdbuf();
-  const std::string bytes = buffer.str();
+  return buffer.str();
+}
+
+// `path` names the bytes' origin in messages (a file, or what the caller says).
+absl::StatusOr<onnx::ModelProto> ParseModel(const std::string& bytes, const std::string& path) {
   if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
     return absl::InvalidArgumentError(
         absl::StrCat("'", path, "' is larger than 2 GB; external data is not supported yet"));
@@ -76,8 +80,33 @@ absl::StatusOr<int64_t> DefaultOpset(const onnx::ModelProto& model, const std::s
   return opset;
 }
 
+// A shape the caller binds to an input: its declared rank (when it declares
+// one), every dim a positive number.
+absl::Status CheckBoundShape(const onnx::TypeProto::Tensor& tt, const std::vector<int64_t>& bound,
+                             const std::string& where) {
+  if (tt.has_shape() && tt.shape().dim_size() != static_cast<int>(bound.size())) {
+    std::vector<std::string> declared;
+    for (const auto& dim : tt.shape().dim()) {
+      declared.push_back(dim.has_dim_value() ? absl::StrCat(dim.dim_value())
+                         : dim.dim_param().empty() ? std::string("?") : dim.dim_param());
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, " has rank ", declared.size(), " ([", absl::StrJoin(declared, ","),
+        "]); the input shape given, [", absl::StrJoin(bound, ","), "], has rank ", bound.size()));
+  }
+  for (int64_t d : bound) {
+    if (d < 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": the input shape given, [", absl::StrJoin(bound, ","),
+          "], has a dim below 1"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// `bound`, when not null, replaces the declared dims (ImportOptions::input_shapes).
 absl::Status ImportInput(const onnx::ValueInfoProto& info, const std::string& path,
-                         ir::Graph* graph) {
+                         const std::vector<int64_t>* bound, ir::Graph* graph) {
   const std::string where = absl::StrCat("'", path, "': input '", info.name(), "'");
   if (graph->FindValue(info.name()) != ir::kNoValue) {
     return absl::InvalidArgumentError(absl::StrCat(where, " is declared twice"));
@@ -91,11 +120,15 @@ absl::Status ImportInput(const onnx::ValueInfoProto& info, const std::string& pa
     return absl::UnimplementedError(
         absl::StrCat(where, " has unsupported element type ", tt.elem_type()));
   }
-  if (!tt.has_shape()) {
+  if (!tt.has_shape() && bound == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(where, " has no declared shape"));
   }
   std::vector<int64_t> shape;
-  for (int k = 0; k < tt.shape().dim_size(); ++k) {
+  if (bound != nullptr) {
+    if (absl::Status s = CheckBoundShape(tt, *bound, where); !s.ok()) return s;
+    shape = *bound;
+  }
+  for (int k = 0; bound == nullptr && k < tt.shape().dim_size(); ++k) {
     const auto& dim = tt.shape().dim(k);
     if (dim.has_dim_value() && dim.dim_value() >= 0) {
       shape.push_back(dim.dim_value());
@@ -379,10 +412,34 @@ absl::Status ImportNode(const onnx::NodeProto& proto, int index, const std::stri
   return absl::OkStatus();
 }
 
+// Every name ImportOptions::input_shapes binds is a graph input (not an
+// initializer, not a typo).
+absl::Status CheckBoundNamesAreInputs(const ImportOptions& options, const ir::Graph& graph,
+                                      const std::string& path) {
+  for (const auto& [name, shape] : options.input_shapes) {
+    bool found = false;
+    for (ir::ValueId id : graph.inputs) found |= graph.value(id).name == name;
+    if (found) continue;
+    std::vector<std::string> names;
+    for (ir::ValueId id : graph.inputs) names.push_back(absl::StrCat("'", graph.value(id).name, "'"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", path, "': an input shape is given for '", name, "', which is not an input of the "
+        "model (its inputs: ", names.empty() ? "none" : absl::StrJoin(names, ", "), ")"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
-absl::StatusOr<ir::Graph> ImportOnnx(const std::string& path) {
-  auto model = ReadModel(path);
+absl::StatusOr<ir::Graph> ImportOnnx(const std::string& path, const ImportOptions& options) {
+  auto bytes = ReadModelFile(path);
+  if (!bytes.ok()) return bytes.status();
+  return ImportOnnxBytes(*bytes, path, options);
+}
+
+absl::StatusOr<ir::Graph> ImportOnnxBytes(const std::string& bytes, const std::string& path,
+                                          const ImportOptions& options) {
+  auto model = ParseModel(bytes, path);
   if (!model.ok()) return model.status();
   ir::Graph graph;
   graph.source = path;
@@ -412,9 +469,12 @@ absl::StatusOr<ir::Graph> ImportOnnx(const std::string& path) {
   // weights as inputs too); they are not part of the signature.
   for (const auto& in : g.input()) {
     if (initializer_names.count(in.name())) continue;
-    absl::Status s = ImportInput(in, path, &graph);
+    const auto bound = options.input_shapes.find(in.name());
+    absl::Status s = ImportInput(
+        in, path, bound == options.input_shapes.end() ? nullptr : &bound->second, &graph);
     if (!s.ok()) return s;
   }
+  if (absl::Status s = CheckBoundNamesAreInputs(options, graph, path); !s.ok()) return s;
   for (int k = 0; k < g.node_size(); ++k) {
     Scope top{&graph, nullptr, nullptr};
     absl::Status s = ImportNode(g.node(k), k, path, *opset, top);

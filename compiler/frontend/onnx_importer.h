@@ -6,7 +6,9 @@
 #ifndef KILN_COMPILER_FRONTEND_ONNX_IMPORTER_H_
 #define KILN_COMPILER_FRONTEND_ONNX_IMPORTER_H_
 
+#include <map>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "compiler/ir/graph.h"
@@ -20,7 +22,20 @@ namespace kiln::compiler {
 // (no node); unnamed nodes are named "<OpType>_<index>". Values have no shapes
 // yet except graph inputs and constants. Errors name the file and, where one
 // is at fault, the node or tensor.
-absl::StatusOr<ir::Graph> ImportOnnx(const std::string& path);
+struct ImportOptions {
+  // Input name -> dims replacing the ones the model declares (kiln compile
+  // --input-shape, kiln.compile(input_shapes=...)): a symbolic dim becomes a
+  // number before shape inference sees it. The rank must be the declared
+  // one, every dim >= 1, and every name a graph input.
+  std::map<std::string, std::vector<int64_t>> input_shapes;
+};
+
+absl::StatusOr<ir::Graph> ImportOnnx(const std::string& path, const ImportOptions& options = {});
+
+// The same from a serialized ModelProto in memory; `origin` stands for the
+// file in messages.
+absl::StatusOr<ir::Graph> ImportOnnxBytes(const std::string& bytes, const std::string& origin,
+                                          const ImportOptions& options = {});
 
 }  // namespace kiln::compiler
 

@@ -85,7 +85,8 @@ absl::Status CheckOpsSupported(const ir::Graph& graph) {
     }
   }
   if (bad.empty()) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
+  // Unimplemented: a valid model that uses what Kiln cannot compile yet.
+  return absl::UnimplementedError(absl::StrCat(
       graph.source, ": ", bad.size(), " unsupported op", bad.size() == 1 ? "" : "s", ": ",
       absl::StrJoin(bad, ", ")));
 }

@@ -32,13 +32,13 @@ TEST(OnnxImporterTest, GarbageAndTruncatedFiles) {
 }
 
 TEST(OnnxImporterTest, AllUnsupportedOpsInOneError) {
-  ExpectError("unsupported_ops.onnx", absl::StatusCode::kInvalidArgument,
+  ExpectError("unsupported_ops.onnx", absl::StatusCode::kUnimplemented,
               {"node 'random_like' (RandomNormalLike)", "node 'sample' (Multinomial)",
                "2 unsupported ops"});
 }
 
 TEST(OnnxImporterTest, CustomDomainIsUnsupported) {
-  ExpectError("custom_domain.onnx", absl::StatusCode::kInvalidArgument,
+  ExpectError("custom_domain.onnx", absl::StatusCode::kUnimplemented,
               {"node 'ms_op' (com.microsoft:FusedGemm)"});
 }
 

@@ -41,4 +41,29 @@ if "$WORK/build/embed_vm" "$WORK/bad.kiln" "$WORK/input.raw" "$WORK/out2.raw" 2>
   echo "FAILED: a bad module was accepted"; exit 1
 fi
 grep -q "bad.kiln" "$WORK/bad.err" || { echo "FAILED: error does not name the file"; cat "$WORK/bad.err"; exit 1; }
+# The Python package (when the build has it): importable from the prefix.
+site=$(echo "$WORK"/prefix/lib/python3*/dist-packages)
+if [ -f "$site/kiln/__init__.py" ]; then
+  preload=()
+  if cache_value CMAKE_CXX_FLAGS | grep -q fsanitize=address; then
+    # The uninstrumented interpreter loads the ASan runtime first (with
+    # libstdc++, whose __cxa_throw ASan wraps); python/CMakeLists.txt explains.
+    preload=(env "LD_PRELOAD=$(c++ -print-file-name=libasan.so) $(c++ -print-file-name=libstdc++.so.6)"
+             ASAN_OPTIONS=detect_leaks=0)
+  fi
+  (cd "$WORK" && "${preload[@]}" env PYTHONPATH="$site" "$PY" - "$SRC/examples/models/tiny_cnn" "$site" <<'PYEOF'
+import sys
+import numpy as np
+import kiln
+model, site = sys.argv[1], sys.argv[2]
+assert kiln.__file__.startswith(site), (kiln.__file__, site)
+result = kiln.compare(kiln.compile(model + ".onnx"), [np.load(model + ".output.npy")],
+                      [np.load(model + ".input.npy")])
+print(f"installed kiln package vs pytorch: {result}")
+assert result.ok
+PYEOF
+  )
+elif ls "$BUILD"/python/kiln/_kiln*.so > /dev/null 2>&1; then
+  echo "FAILED: the Python package was built but not installed"; exit 1
+fi
 echo "install + out-of-tree find_package(Kiln) example: ok"

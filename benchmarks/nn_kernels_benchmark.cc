@@ -136,3 +136,71 @@ KILN_PATH_BENCHMARK(BM_RecurrentPacked, "kiln_recurrent_pb_f32", BM_RecurrentArg
 KILN_PATH_BENCHMARK(BM_Recurrent, "kiln_recurrent_f32", BM_RecurrentArgs);
 
 }  // namespace
+
+namespace {
+
+// The linear layers of the sequence models, as gemm_f32 (B read and packed
+// at run time, what a 3-D MatMul gets) and gemm_pb_f32 (B packed by the
+// compiler). args: M, N, K
+void GemmBody(benchmark::State& state, kiln_kernel_fn kernel, bool packed) {
+  const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
+  std::vector<float> a(m * k), b(k * n), y(m * n), bias(n);
+  Fill(a, 1.0f);
+  Fill(b, 0.2f);
+  Fill(bias, 1.0f);
+  if (packed) {
+    std::vector<float> p((n + 15) / 16 * 16 * k, 0.0f);
+    for (int64_t kk = 0; kk < k; ++kk)
+      for (int64_t j = 0; j < n; ++j) p[(j / 16) * k * 16 + kk * 16 + j % 16] = b[kk * n + j];
+    b = p;
+  }
+  const int64_t ip[9] = {m, n, k, 0, 0, 1, 0, 1, KILN_ACT_NONE};
+  const float fp[4] = {1, 1, 0, 0};
+  void* bindings[4] = {a.data(), b.data(), bias.data(), y.data()};
+  for (auto _ : state) benchmark::DoNotOptimize(kernel(ip, fp, bindings, nullptr));
+  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * m * n * k * 1e-9 * state.iterations(),
+                                                 benchmark::Counter::kIsRate);
+}
+void BM_LinearGemm(benchmark::State& state, kiln_kernel_fn kernel) {
+  GemmBody(state, kernel, false);
+}
+void BM_LinearGemmPacked(benchmark::State& state, kiln_kernel_fn kernel) {
+  GemmBody(state, kernel, true);
+}
+void BM_LinearArgs(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"M", "N", "K"})
+      ->Args({64, 128, 128})   // BERT q, k, v, out
+      ->Args({64, 512, 128})   // BERT ff1
+      ->Args({64, 128, 512})   // BERT ff2
+      ->Args({32, 384, 128})   // transformer qkv
+      ->Args({32, 256, 128})   // transformer ff1
+      ->Args({1, 512, 784})    // MLP layer 1
+      ->Unit(benchmark::kMicrosecond);
+}
+KILN_PATH_BENCHMARK(BM_LinearGemm, "kiln_gemm_f32", BM_LinearArgs);
+KILN_PATH_BENCHMARK(BM_LinearGemmPacked, "kiln_gemm_pb_f32", BM_LinearArgs);
+
+// Attention's batched products: scores = Q K^T and context = P V per head.
+// args: heads, M, N, K
+void BM_AttentionMatmul(benchmark::State& state, kiln_kernel_fn kernel) {
+  const int64_t h = state.range(0), m = state.range(1), n = state.range(2), k = state.range(3);
+  std::vector<float> a(h * m * k), b(h * k * n), y(h * m * n);
+  Fill(a, 1.0f);
+  Fill(b, 1.0f);
+  const int64_t ip[7] = {m, n, k, 1, h, m * k, k * n};
+  void* bindings[3] = {a.data(), b.data(), y.data()};
+  for (auto _ : state) benchmark::DoNotOptimize(kernel(ip, nullptr, bindings, nullptr));
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      2.0 * h * m * n * k * 1e-9 * state.iterations(), benchmark::Counter::kIsRate);
+}
+void BM_AttentionArgs(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"heads", "M", "N", "K"})
+      ->Args({4, 64, 64, 32})   // BERT scores
+      ->Args({4, 64, 32, 64})   // BERT context
+      ->Args({4, 32, 32, 32})   // transformer scores
+      ->Args({4, 1, 64, 32})    // one decoding step: M = 1
+      ->Unit(benchmark::kMicrosecond);
+}
+KILN_PATH_BENCHMARK(BM_AttentionMatmul, "kiln_matmul_f32", BM_AttentionArgs);
+
+}  // namespace

@@ -14,17 +14,12 @@
 
 #define SOFTMAX_BLOCK 64
 
-/* y[0:n] = exp(x[0:n] - m[0 or j]) (m_step 0: one m for all; 1: m[j]). */
-static void exp_shifted(const float* x, const float* m, int64_t m_step, float* y, int64_t n) {
+/* y[j] = exp(x[j] - m[j]) for j < n. */
+static void exp_shifted(const float* x, const float* m, float* y, int64_t n) {
   int64_t j = 0;
-  for (; j + KV_LANES <= n; j += KV_LANES) {
-    const kv mv = m_step ? kv_load(m + j) : kv_set1(m[0]);
-    kv_store(y + j, kv_exp(kv_sub(kv_load(x + j), mv)));
-  }
-  if (j < n) {
-    const kv mv = m_step ? kv_load_n(m + j, n - j) : kv_set1(m[0]);
-    kv_store_n(y + j, kv_exp(kv_sub(kv_load_n(x + j, n - j), mv)), n - j);
-  }
+  for (; j + KV_LANES <= n; j += KV_LANES)
+    kv_store(y + j, kv_exp(kv_sub(kv_load(x + j), kv_load(m + j))));
+  if (j < n) kv_store_n(y + j, kv_exp(kv_sub(kv_load_n(x + j, n - j), kv_load_n(m + j, n - j))), n - j);
 }
 
 /* One contiguous vector (inner == 1). */
@@ -38,11 +33,19 @@ static void softmax_vector(const float* x, float* y, int64_t n, int64_t log_form
     mx = kv_reduce_max(m);
   }
   for (; i < n; ++i) mx = x[i] > mx ? x[i] : mx;
-  exp_shifted(x, &mx, 0, y, n);
+  /* y = exp(x - max), summed as it is stored: lanes, then the tail. */
+  const kv mv = kv_set1(mx);
   kv acc = kv_zero();
-  for (i = 0; i + KV_LANES <= n; i += KV_LANES) acc = kv_add(acc, kv_load(y + i));
-  if (i < n) acc = kv_add(acc, kv_load_n(y + i, n - i));
-  const float sum = kv_reduce_add(acc);
+  for (i = 0; i + KV_LANES <= n; i += KV_LANES) {
+    const kv e = kv_exp(kv_sub(kv_load(x + i), mv));
+    kv_store(y + i, e);
+    acc = kv_add(acc, e);
+  }
+  float sum = kv_reduce_add(acc);
+  if (i < n) {
+    kv_store_n(y + i, kv_exp(kv_sub(kv_load_n(x + i, n - i), mv)), n - i);
+    for (int64_t j = i; j < n; ++j) sum += y[j];
+  }
   if (log_form) {
     const kv shift = kv_set1(mx + logf(sum));
     for (i = 0; i + KV_LANES <= n; i += KV_LANES) kv_store(y + i, kv_sub(kv_load(x + i), shift));
@@ -67,7 +70,7 @@ static void softmax_block(const float* x, float* y, int64_t n, int64_t inner,
   for (int64_t a = 0; a < n; ++a) {
     const float* xr = x + a * inner;
     float* yr = y + a * inner;
-    exp_shifted(xr, mx, 1, yr, w);
+    exp_shifted(xr, mx, yr, w);
     for (j = 0; j < w; ++j) sum[j] += yr[j];
   }
   if (log_form) {

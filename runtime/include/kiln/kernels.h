@@ -44,6 +44,8 @@ typedef enum kiln_activation {
   KILN_ACT_MISH = 36,             /* x * tanh(softplus(x)) */
   KILN_ACT_SHRINK = 37,           /* alpha=lambd, beta=bias:
                                      x < -alpha ? x + beta : x > alpha ? x - beta : 0 */
+  KILN_ACT_GELU = 38,             /* x * (erf(x / sqrt(2)) + 1) / 2 (ONNX Gelu, approximate
+                                     "none"; what PyTorch exports as Div, Erf, Add, Mul, Mul) */
 } kiln_activation;
 
 typedef enum kiln_binary_op {

@@ -12,6 +12,13 @@ absl::Status LowerGemm(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(auto a, ctx.InputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(auto b, ctx.InputShape(node, 1));
   KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
+  if (a.size() > 2 && y.size() == a.size() && node.GetString("kiln.source_op", "") == "MatMul") {
+    // A MatMul of a stack of matrices [..., M, K] by one matrix (dispatch
+    // formation): a dense A is one [rows, K] matrix, Y one [rows, N].
+    const std::vector<int64_t> a_rows(a.begin(), a.end() - 1), y_rows(y.begin(), y.end() - 1);
+    a = {ctx.dims().Product(a_rows), a.back()};
+    y = {ctx.dims().Product(y_rows), y.back()};
+  }
   if (a.size() != 2 || b.size() != 2 || y.size() != 2) {
     return ctx.Invalid(node, "Gemm operands must be 2-D");
   }

@@ -1,8 +1,16 @@
-// RNN, GRU and LSTM → recurrent_f32. The shape rule appended a scratch
-// output (state and gates) after the ONNX outputs; absent optional inputs
-// and outputs are bound to another buffer with 0 bytes and flagged off.
+// RNN, GRU and LSTM → recurrent_pb_f32 when W and R are float constants
+// (packed here into the panels the kernel reads), else recurrent_f32. The
+// shape rule appended a scratch output sized for the kernel chosen the same
+// way; absent optional inputs and outputs are bound to another buffer with 0
+// bytes and flagged off.
+#include <cstring>
+#include <memory>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "compiler/emit/lower_ops.h"
+#include "compiler/emit/panel_packing.h"
+#include "kiln/kernels.h"
 
 namespace kiln::compiler::emit {
 namespace {
@@ -19,6 +27,25 @@ constexpr ActDef kActs[] = {
     {"ScaledTanh", 6, 1.0f, 1.0f}, {"HardSigmoid", 7, 0.2f, 0.5f}, {"Elu", 8, 1.0f, 0},
     {"Softsign", 9, 0, 0},        {"Softplus", 10, 0, 0},
 };
+
+// W [dirs, G*H, k] (k = input for W, H for R) as recurrent_pb_f32 reads it:
+// per direction and gate, the [k, H] block transposed in 16-column panels.
+ir::ConstantPtr PackGatePanels(const ir::ConstantData& w, int64_t dirs, int64_t gates,
+                               int64_t hidden, int64_t k) {
+  auto out = std::make_shared<ir::ConstantData>();
+  const int64_t panels = (hidden + kPanel - 1) / kPanel;
+  out->dtype = ir::DType::F32;
+  out->shape = {dirs, gates, panels, k, kPanel};
+  for (int64_t d = 0; d < dirs; ++d) {
+    for (int64_t g = 0; g < gates; ++g) {
+      const int64_t row0 = (d * gates + g) * hidden;
+      const ir::ConstantPtr block = PackPanels16(
+          w, k, hidden, [&](int64_t kk, int64_t j) { return (row0 + j) * k + kk; });
+      out->bytes.insert(out->bytes.end(), block->bytes.begin(), block->bytes.end());
+    }
+  }
+  return out;
+}
 
 absl::Status LowerRecurrent(LoweringContext& ctx, const ir::Node& node) {
   const std::string& op = node.op_type;
@@ -118,7 +145,22 @@ absl::Status LowerRecurrent(LoweringContext& ctx, const ir::Node& node) {
     ip.push_back(present_in(4) && ctx.value(node.inputs[4]).constant
                      ? ctx.value(node.inputs[4]).constant->IntAt(k) : seq);
   }
-  return ctx.Dispatch(node, "recurrent_f32", std::move(ip), std::move(fp), b, bytes);
+  // The kernel whose scratch the shape rule planned (the same test).
+  const ir::Value& w = ctx.value(node.inputs[1]);
+  const ir::Value& rv = ctx.value(node.inputs[2]);
+  const bool packed = w.constant && rv.constant && w.dtype == ir::DType::F32 &&
+                      rv.dtype == ir::DType::F32;
+  const int64_t want = kiln_recurrent_scratch_floats(cell, seq, x[2], hidden, dirs, packed);
+  if (ir::ElementCount(ctx.value(node.outputs[n_out]).shape) != want) {
+    return ctx.Invalid(node, "the scratch output does not have the kernel's size");
+  }
+  if (!packed) return ctx.Dispatch(node, "recurrent_f32", std::move(ip), std::move(fp), b, bytes);
+  const int64_t gates = cell == 2 ? 4 : cell == 1 ? 3 : 1;
+  b[1] = ctx.BindNewConstant(absl::StrCat(w.name, ".packed"),
+                             PackGatePanels(*w.constant, dirs, gates, hidden, x[2]));
+  b[2] = ctx.BindNewConstant(absl::StrCat(rv.name, ".packed"),
+                             PackGatePanels(*rv.constant, dirs, gates, hidden, hidden));
+  return ctx.Dispatch(node, "recurrent_pb_f32", std::move(ip), std::move(fp), b, bytes);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "compiler/passes/dispatch_formation.h"
 
+#include <cmath>
 #include <limits>
 #include <string>
 
@@ -40,8 +41,13 @@ bool MatMulToGemm(Graph& g, NodeId id) {
   if (n.inputs.size() != 2 || n.outputs.size() != 1) return false;
   const ir::Value& a = g.value(n.inputs[0]);
   const ir::Value& b = g.value(n.inputs[1]);
-  if (!a.has_shape || a.shape.size() != 2 || a.constant) return false;
+  if (!a.has_shape || a.shape.size() < 2 || a.constant) return false;
   if (!b.constant || b.shape.size() != 2) return false;
+  // A [..., M, K] times one matrix is a [rows, K] GEMM (the Gemm lowering
+  // flattens it): static shapes only.
+  for (int64_t d : a.shape) {
+    if (ir::IsSymbolic(d)) return false;
+  }
   n.op_type = "Gemm";
   n.attributes.clear();
   ir::Attribute src;  // debug info keeps naming the ONNX op
@@ -58,8 +64,8 @@ ValueId RowBias(const Graph& g, const Node& add, ValueId gemm_out) {
   if (other == gemm_out) return ir::kNoValue;
   const ir::Value& y = g.value(gemm_out);
   const ir::Value& c = g.value(other);
-  if (!c.constant || !IsF32(g, other) || !y.has_shape || y.shape.size() != 2) return ir::kNoValue;
-  const int64_t n = y.shape[1];
+  if (!c.constant || !IsF32(g, other) || !y.has_shape || y.shape.size() < 2) return ir::kNoValue;
+  const int64_t n = y.shape.back();
   const bool row = (c.shape.size() == 1 && c.shape[0] == n) ||
                    (c.shape.size() == 2 && c.shape[0] == 1 && c.shape[1] == n);
   if (!row) return ir::kNoValue;
@@ -85,6 +91,96 @@ bool FuseBias(Graph& g, NodeId id) {
   gm.inputs[2] = bias;
   gm.SetFloat("beta", 1.0f);
   Absorb(g, id, add_id);
+  return true;
+}
+
+// The value of a one-element float constant v.
+bool ScalarConstant(const Graph& g, ValueId v, float* out) {
+  if (v == ir::kNoValue || !IsF32(g, v)) return false;
+  const ir::Value& c = g.value(v);
+  if (!c.constant || c.constant->element_count() != 1) return false;
+  *out = static_cast<float>(c.constant->FloatAt(0));
+  return true;
+}
+
+// The only user of v when it is a default-domain `op` with one output.
+NodeId SoleUserOf(const Graph& g, ValueId v, const char* op) {
+  if (!SoleUse(g, v)) return ir::kNoNode;
+  const NodeId u = g.Users(v)[0];
+  const Node& n = g.nodes[u];
+  return IsDefault(n, op) && n.outputs.size() == 1 ? u : ir::kNoNode;
+}
+
+// The operand of binary node n that is not v (kNoValue unless v is exactly one).
+ValueId OtherOperand(const Node& n, ValueId v) {
+  if (n.inputs.size() != 2 || (n.inputs[0] == v) == (n.inputs[1] == v)) return ir::kNoValue;
+  return n.inputs[0] == v ? n.inputs[1] : n.inputs[0];
+}
+
+// A one-element float constant operand of n (beside v) equal to want, to
+// within the rounding of the exporter's float literal.
+bool ConstOperandIs(const Graph& g, const Node& n, ValueId v, double want) {
+  float c;
+  return ScalarConstant(g, OtherOperand(n, v), &c) && std::fabs(c - want) <= 1e-6 * want;
+}
+
+// GELU as PyTorch exports nn.GELU(): t = x / sqrt(2) (or x * 1/sqrt(2)),
+// Erf, + 1, then (x * that) * 0.5 or (x * 0.5) * that, every intermediate
+// used once → one Gelu node on x (KILN_ACT_GELU), which may then fuse into
+// the Gemm or Conv producing x. The scaling node becomes the Gelu node.
+bool FuseGelu(Graph& g, NodeId erf_id) {
+  const Node& erf = g.nodes[erf_id];
+  if (!IsDefault(erf, "Erf") || erf.inputs.size() != 1 || erf.outputs.size() != 1) return false;
+  const ValueId t = erf.inputs[0];
+  if (t == ir::kNoValue || !SoleUse(g, t)) return false;
+  const NodeId s_id = g.value(t).producer;
+  if (s_id == ir::kNoNode || g.nodes[s_id].outputs.size() != 1) return false;
+  const Node& s = g.nodes[s_id];
+  ValueId x = ir::kNoValue;
+  if (IsDefault(s, "Div") && s.inputs.size() == 2 && ConstOperandIs(g, s, s.inputs[0], std::sqrt(2.0)))
+    x = s.inputs[0];
+  for (int side = 0; side < 2 && IsDefault(s, "Mul") && s.inputs.size() == 2; ++side) {
+    if (ConstOperandIs(g, s, s.inputs[side], std::sqrt(0.5))) x = s.inputs[side];
+  }
+  if (x == ir::kNoValue || !IsF32(g, x)) return false;
+  const ValueId e = erf.outputs[0];
+  const NodeId add_id = SoleUserOf(g, e, "Add");
+  if (add_id == ir::kNoNode || !ConstOperandIs(g, g.nodes[add_id], e, 1.0)) return false;
+  const ValueId a = g.nodes[add_id].outputs[0];
+  const NodeId m1_id = SoleUserOf(g, a, "Mul");
+  if (m1_id == ir::kNoNode) return false;
+  const ValueId m1_other = OtherOperand(g.nodes[m1_id], a);
+  NodeId last = m1_id, half_id = ir::kNoNode;
+  if (m1_other == x) {  // (x * (erf + 1)) * 0.5
+    const ValueId m = g.nodes[m1_id].outputs[0];
+    last = SoleUserOf(g, m, "Mul");
+    if (last == ir::kNoNode || !ConstOperandIs(g, g.nodes[last], m, 0.5)) return false;
+  } else {  // (x * 0.5) * (erf + 1)
+    if (m1_other == ir::kNoValue || !SoleUse(g, m1_other)) return false;
+    half_id = g.value(m1_other).producer;
+    if (half_id == ir::kNoNode) return false;
+    const Node& h = g.nodes[half_id];
+    if (!IsDefault(h, "Mul") || h.outputs.size() != 1 || !ConstOperandIs(g, h, x, 0.5))
+      return false;
+  }
+  // Elementwise only: the result has x's shape (no broadcasting).
+  const ValueId out = g.nodes[last].outputs[0];
+  const ir::Value& xv = g.value(x);
+  const ir::Value& ov = g.value(out);
+  if (!xv.has_shape || !ov.has_shape || xv.shape != ov.shape || !IsF32(g, out)) return false;
+  Node& gelu = g.nodes[s_id];
+  ir::Attribute src;  // debug info keeps naming the scaling node's ONNX op
+  src.kind = ir::Attribute::Kind::kString;
+  src.s = gelu.op_type;
+  gelu.op_type = "Gelu";
+  gelu.inputs = {x};
+  gelu.attributes.clear();
+  gelu.attributes["kiln.source_op"] = src;
+  if (half_id != ir::kNoNode) Absorb(g, s_id, half_id);
+  Absorb(g, s_id, erf_id);
+  Absorb(g, s_id, add_id);
+  Absorb(g, s_id, m1_id);
+  if (last != m1_id) Absorb(g, s_id, last);
   return true;
 }
 
@@ -196,6 +292,9 @@ bool FuseResidual(Graph& g, NodeId add_id) {
 
 absl::Status FormDispatches(ir::Graph& graph) {
   bool changed = false;
+  for (size_t k = 0; k < graph.nodes.size(); ++k) {
+    if (!graph.nodes[k].removed) changed |= FuseGelu(graph, static_cast<NodeId>(k));
+  }
   for (size_t k = 0; k < graph.nodes.size(); ++k) {
     if (!graph.nodes[k].removed && IsDefault(graph.nodes[k], "MatMul")) {
       MatMulToGemm(graph, static_cast<NodeId>(k));

@@ -10,8 +10,9 @@
 
 namespace kiln::compiler {
 
-// For Abs ... Mish (not Relu/Clip/Sigmoid/Tanh, which ActivationParams
-// handles): the kind and its alpha/beta with ONNX defaults applied.
+// For Abs ... Mish and Gelu (not Relu/Clip/Sigmoid/Tanh, which
+// ActivationParams handles): the kind and its alpha/beta with ONNX defaults
+// applied.
 bool MathActivationParams(const ir::Node& node, int64_t* kind, float* alpha, float* beta);
 
 }  // namespace kiln::compiler

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/graph_util.h"
 #include "compiler/passes/shape_rule_context.h"
+#include "kiln/kernels.h"
 
 namespace kiln::compiler {
 namespace {
@@ -601,8 +602,13 @@ absl::Status Recurrent(Ctx& c) {
   KILN_RETURN_IF_ERROR(c.Set(0, t, layout ? Shape{batch, seq, dirs, hidden}
                                           : Shape{seq, dirs, batch, hidden}));
   for (size_t k = 1; k < n_out; ++k) KILN_RETURN_IF_ERROR(c.Set(k, t, state));
-  // The kernel's scratch: states h, c [batch, hidden], gates [G*hidden], tmp [hidden].
-  return c.SetScratch(n_out, DType::F32, {2 * batch * hidden + gates * hidden + hidden});
+  // The kernel's scratch (kiln/kernels.h): smaller when W and R are constants
+  // the lowering packs at compile time (recurrent_pb_f32).
+  const int64_t cell = op == "LSTM" ? 2 : op == "GRU" ? 1 : 0;
+  const bool packed = c.C(1) && c.C(2) && c.T(1) == DType::F32 && c.T(2) == DType::F32;
+  const int64_t scratch = kiln_recurrent_scratch_floats(cell, seq, input, hidden, dirs, packed);
+  if (scratch < 0) return c.Err("the recurrent kernel's scratch size overflows");
+  return c.SetScratch(n_out, DType::F32, {scratch});
 }
 
 using Rule = std::function<absl::Status(Ctx&)>;

@@ -1,5 +1,8 @@
 /* The fused activation epilogue, applied as its own tight pass over a row of
  * finished outputs so the switch on the kind stays out of the inner loops.
+ * ReLU, Clip, Sigmoid, Tanh, Exp, Erf and GELU run on whole vectors of this path
+ * (vec.h; vec_math.h states the accuracy of exp, sigmoid, tanh and erf); the
+ * rest are per-element C (libm).
  * Internal to runtime/kernels: an AOT bundle copies it beside the kernels. */
 #ifndef KILN_KERNELS_ACTIVATION_H_
 #define KILN_KERNELS_ACTIVATION_H_
@@ -8,8 +11,9 @@
 #include <stdint.h>
 
 #include "kiln/kernels.h"
+#include "vec_math.h"
 
-#define KILN_ACT_LAST KILN_ACT_SHRINK
+#define KILN_ACT_LAST KILN_ACT_GELU
 
 /* log(1 + exp(v)) without overflow for large v. */
 static inline float kiln_softplus(float v) {
@@ -24,29 +28,33 @@ static inline float kiln_softplus(float v) {
   }                                    \
   break;
 
+/* The same, a vector at a time: V(v) maps a kv to a kv; the last partial
+ * vector reads and writes only its n - i lanes. */
+#define KILN_ACT_VLOOP(V)                                           \
+  for (i = 0; i + KV_LANES <= n; i += KV_LANES) {                   \
+    const kv v = kv_load(x + i);                                    \
+    kv_store(y + i, (V));                                           \
+  }                                                                 \
+  if (i < n) {                                                      \
+    const kv v = kv_load_n(x + i, n - i);                           \
+    kv_store_n(y + i, (V), n - i);                                  \
+  }                                                                 \
+  break;
+
 /* y[i] = act(x[i]) for i in [0, n); x may equal y. */
 static inline void kiln_activation_apply(const float* x, float* y, int64_t n,
                                          int64_t act, float alpha, float beta) {
   int64_t i;
   switch (act) {
-    case KILN_ACT_RELU:
-      for (i = 0; i < n; ++i) y[i] = x[i] < 0.0f ? 0.0f : x[i]; /* keeps NaN */
-      break;
+    /* kv_max(c, v) is c > v ? c : v, so NaN and -0.0 pass as in x < 0 ? 0 : x. */
+    case KILN_ACT_RELU: KILN_ACT_VLOOP(kv_max(kv_zero(), v))
     case KILN_ACT_CLIP:
-      for (i = 0; i < n; ++i) {
-        float v = x[i] < alpha ? alpha : x[i];
-        y[i] = v > beta ? beta : v;
-      }
-      break;
-    case KILN_ACT_SIGMOID:
-      for (i = 0; i < n; ++i) y[i] = 1.0f / (1.0f + expf(-x[i]));
-      break;
-    case KILN_ACT_TANH:
-      for (i = 0; i < n; ++i) y[i] = tanhf(x[i]);
-      break;
+      KILN_ACT_VLOOP(kv_min(kv_set1(beta), kv_max(kv_set1(alpha), v)))
+    case KILN_ACT_SIGMOID: KILN_ACT_VLOOP(kv_sigmoid(v))
+    case KILN_ACT_TANH: KILN_ACT_VLOOP(kv_tanh(v))
     case KILN_ACT_ABS: KILN_ACT_LOOP(fabsf(v))
     case KILN_ACT_NEG: KILN_ACT_LOOP(-v)
-    case KILN_ACT_EXP: KILN_ACT_LOOP(expf(v))
+    case KILN_ACT_EXP: KILN_ACT_VLOOP(kv_exp(v))
     case KILN_ACT_LOG: KILN_ACT_LOOP(logf(v))
     case KILN_ACT_SQRT: KILN_ACT_LOOP(sqrtf(v))
     case KILN_ACT_RECIPROCAL: KILN_ACT_LOOP(1.0f / v)
@@ -55,7 +63,7 @@ static inline void kiln_activation_apply(const float* x, float* y, int64_t n,
     /* The default rounding mode rounds halves to even, as ONNX Round does. */
     case KILN_ACT_ROUND: KILN_ACT_LOOP(nearbyintf(v))
     case KILN_ACT_SIGN: KILN_ACT_LOOP(v > 0.0f ? 1.0f : (v < 0.0f ? -1.0f : v))
-    case KILN_ACT_ERF: KILN_ACT_LOOP(erff(v))
+    case KILN_ACT_ERF: KILN_ACT_VLOOP(kv_erf(v))
     case KILN_ACT_SIN: KILN_ACT_LOOP(sinf(v))
     case KILN_ACT_COS: KILN_ACT_LOOP(cosf(v))
     case KILN_ACT_TAN: KILN_ACT_LOOP(tanf(v))
@@ -82,6 +90,11 @@ static inline void kiln_activation_apply(const float* x, float* y, int64_t n,
     case KILN_ACT_MISH: KILN_ACT_LOOP(v * tanhf(kiln_softplus(v)))
     case KILN_ACT_SHRINK:
       KILN_ACT_LOOP(v < -alpha ? v + beta : (v > alpha ? v - beta : 0.0f))
+    /* (x * (erf(x / sqrt 2) + 1)) * 0.5, the exported graph's order of operations. */
+    case KILN_ACT_GELU:
+      KILN_ACT_VLOOP(kv_mul(kv_mul(v, kv_add(kv_erf(kv_mul(v, kv_set1(0.707106781f))),
+                                               kv_set1(1.0f))),
+                            kv_set1(0.5f)))
     default: /* KILN_ACT_NONE */
       if (x != y)
         for (i = 0; i < n; ++i) y[i] = x[i];
@@ -90,6 +103,7 @@ static inline void kiln_activation_apply(const float* x, float* y, int64_t n,
 }
 
 #undef KILN_ACT_LOOP
+#undef KILN_ACT_VLOOP
 
 /* In-place form for epilogues. */
 static inline void kiln_activation_inplace(float* y, int64_t n, int64_t act,

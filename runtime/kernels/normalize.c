@@ -1,6 +1,8 @@
 /* Normalisations: layer_norm_f32, instance_norm_f32, lp_norm_f32, lrn_f32,
  * and hardmax_f32. Statistics accumulate in double (two passes: mean, then
- * centred squares) so they match float64 references closely. */
+ * centred squares) so they match float64 references closely; eight
+ * interleaved partial sums give compilers independent lanes to vectorize
+ * (the order is fixed by the code, the same on every path). */
 #include <math.h>
 #include <stdint.h>
 
@@ -9,10 +11,17 @@
 
 /* Mean and 1/sqrt(variance + eps) of x[0..n) (n >= 1). */
 static void moments(const float* x, int64_t n, float eps, double* mean, double* inv_std) {
-  double sum = 0.0, sq = 0.0;
-  for (int64_t i = 0; i < n; ++i) sum += x[i];
+  double s[8] = {0.0}, q[8] = {0.0};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int k = 0; k < 8; ++k) s[k] += (double)x[i + k];
+  double sum = ((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7]));
+  for (; i < n; ++i) sum += x[i];
   const double m = sum / (double)n;
-  for (int64_t i = 0; i < n; ++i) sq += (x[i] - m) * (x[i] - m);
+  for (i = 0; i + 8 <= n; i += 8)
+    for (int k = 0; k < 8; ++k) q[k] += ((double)x[i + k] - m) * ((double)x[i + k] - m);
+  double sq = ((q[0] + q[4]) + (q[1] + q[5])) + ((q[2] + q[6]) + (q[3] + q[7]));
+  for (; i < n; ++i) sq += (x[i] - m) * (x[i] - m);
   *mean = m;
   *inv_std = 1.0 / sqrt(sq / (double)n + (double)eps);
 }

@@ -1,32 +1,59 @@
 /* softmax_f32 over the middle axis of [outer, axis, inner]. Stable form:
- * exp(x - max) / sum. With inner > 1 the reduction runs over a block of up to
- * SOFTMAX_BLOCK inner columns at once (stack scratch, no heap), so every
- * inner loop is contiguous. */
+ * exp(x - max) / sum, exp a vector at a time (vec_math.h). With inner > 1
+ * the reduction runs over a block of up to SOFTMAX_BLOCK inner columns at
+ * once (stack scratch, no heap), so every inner loop is contiguous. Large
+ * tensors split their outer slices over the host's threads; each slice is
+ * computed the same way whichever thread runs it. */
 #include <math.h>
 #include <stdint.h>
 
 #include "check_util.h"
 #include "kiln/kernels.h"
+#include "vec.h"
+#include "vec_math.h"
 
 #define SOFTMAX_BLOCK 64
+
+/* y[j] = exp(x[j] - m[j]) for j < n. */
+static void exp_shifted(const float* x, const float* m, float* y, int64_t n) {
+  int64_t j = 0;
+  for (; j + KV_LANES <= n; j += KV_LANES)
+    kv_store(y + j, kv_exp(kv_sub(kv_load(x + j), kv_load(m + j))));
+  if (j < n) kv_store_n(y + j, kv_exp(kv_sub(kv_load_n(x + j, n - j), kv_load_n(m + j, n - j))), n - j);
+}
 
 /* One contiguous vector (inner == 1). */
 static void softmax_vector(const float* x, float* y, int64_t n, int64_t log_form) {
   if (n == 0) return;
   float mx = x[0];
-  for (int64_t i = 1; i < n; ++i) mx = x[i] > mx ? x[i] : mx;
-  float sum = 0.0f;
+  int64_t i = 0;
+  if (n >= KV_LANES) { /* new > max ? new : max per lane, as the scalar tail */
+    kv m = kv_load(x);
+    for (i = KV_LANES; i + KV_LANES <= n; i += KV_LANES) m = kv_max(kv_load(x + i), m);
+    mx = kv_reduce_max(m);
+  }
+  for (; i < n; ++i) mx = x[i] > mx ? x[i] : mx;
+  /* y = exp(x - max), summed as it is stored: lanes, then the tail. */
+  const kv mv = kv_set1(mx);
+  kv acc = kv_zero();
+  for (i = 0; i + KV_LANES <= n; i += KV_LANES) {
+    const kv e = kv_exp(kv_sub(kv_load(x + i), mv));
+    kv_store(y + i, e);
+    acc = kv_add(acc, e);
+  }
+  float sum = kv_reduce_add(acc);
+  if (i < n) {
+    kv_store_n(y + i, kv_exp(kv_sub(kv_load_n(x + i, n - i), mv)), n - i);
+    for (int64_t j = i; j < n; ++j) sum += y[j];
+  }
   if (log_form) {
-    for (int64_t i = 0; i < n; ++i) sum += expf(x[i] - mx);
-    const float shift = mx + logf(sum);
-    for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
+    const kv shift = kv_set1(mx + logf(sum));
+    for (i = 0; i + KV_LANES <= n; i += KV_LANES) kv_store(y + i, kv_sub(kv_load(x + i), shift));
+    if (i < n) kv_store_n(y + i, kv_sub(kv_load_n(x + i, n - i), shift), n - i);
   } else {
-    for (int64_t i = 0; i < n; ++i) {
-      y[i] = expf(x[i] - mx);
-      sum += y[i];
-    }
-    const float inv = 1.0f / sum;
-    for (int64_t i = 0; i < n; ++i) y[i] *= inv;
+    const kv inv = kv_set1(1.0f / sum);
+    for (i = 0; i + KV_LANES <= n; i += KV_LANES) kv_store(y + i, kv_mul(kv_load(y + i), inv));
+    if (i < n) kv_store_n(y + i, kv_mul(kv_load_n(y + i, n - i), inv), n - i);
   }
 }
 
@@ -43,10 +70,8 @@ static void softmax_block(const float* x, float* y, int64_t n, int64_t inner,
   for (int64_t a = 0; a < n; ++a) {
     const float* xr = x + a * inner;
     float* yr = y + a * inner;
-    for (j = 0; j < w; ++j) {
-      yr[j] = expf(xr[j] - mx[j]);
-      sum[j] += yr[j];
-    }
+    exp_shifted(xr, mx, yr, w);
+    for (j = 0; j < w; ++j) sum[j] += yr[j];
   }
   if (log_form) {
     for (j = 0; j < w; ++j) sum[j] = mx[j] + logf(sum[j]);
@@ -64,26 +89,42 @@ static void softmax_block(const float* x, float* y, int64_t n, int64_t inner,
   }
 }
 
-int kiln_softmax_f32(const int64_t* ip, const float* fp, void* const* bindings,
-                     const kiln_host* host) {
-  (void)fp;
-  (void)host;
-  const int64_t outer = ip[0], n = ip[1], inner = ip[2], log_form = ip[3];
-  const float* x = (const float*)bindings[0];
-  float* y = (float*)bindings[1];
-  if (outer == 0 || n == 0 || inner == 0) return KILN_OK;
-  const int64_t slab = n * inner;
-  for (int64_t o = 0; o < outer; ++o) {
-    const float* xs = x + o * slab;
-    float* ys = y + o * slab;
+typedef struct softmax_job {
+  const float* x;
+  float* y;
+  int64_t n, inner, log_form;
+} softmax_job;
+
+/* Outer slices [begin, end). */
+static void softmax_slices(void* ctx, int64_t begin, int64_t end) {
+  const softmax_job* jb = (const softmax_job*)ctx;
+  const int64_t n = jb->n, inner = jb->inner, slab = n * inner;
+  for (int64_t o = begin; o < end; ++o) {
+    const float* xs = jb->x + o * slab;
+    float* ys = jb->y + o * slab;
     if (inner == 1) {
-      softmax_vector(xs, ys, n, log_form);
+      softmax_vector(xs, ys, n, jb->log_form);
       continue;
     }
     for (int64_t j0 = 0; j0 < inner; j0 += SOFTMAX_BLOCK) {
       const int64_t w = inner - j0 < SOFTMAX_BLOCK ? inner - j0 : SOFTMAX_BLOCK;
-      softmax_block(xs + j0, ys + j0, n, inner, w, log_form);
+      softmax_block(xs + j0, ys + j0, n, inner, w, jb->log_form);
     }
+  }
+}
+
+int kiln_softmax_f32(const int64_t* ip, const float* fp, void* const* bindings,
+                     const kiln_host* host) {
+  (void)fp;
+  const int64_t outer = ip[0], n = ip[1], inner = ip[2];
+  if (outer == 0 || n == 0 || inner == 0) return KILN_OK;
+  softmax_job jb = {(const float*)bindings[0], (float*)bindings[1], n, inner, ip[3]};
+  /* Below ~2^16 elements a hand-off to other threads costs more than it saves. */
+  if (host && host->parallel_for && outer > 1 &&
+      (double)outer * (double)n * (double)inner >= (double)(1 << 16)) {
+    host->parallel_for(host->user, outer, softmax_slices, &jb);
+  } else {
+    softmax_slices(&jb, 0, outer);
   }
   return KILN_OK;
 }

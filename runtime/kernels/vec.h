@@ -14,6 +14,16 @@
  * path (x86's rule: the second operand when either is NaN), so ReLU and Clip
  * written max(0, v) and min(hi, max(lo, v)) keep NaN and -0.0 as
  * activation.h's scalar loops do.
+ *
+ * For vec_math.h and reductions (additive to the ops above):
+ *   kv_sub, kv_div, kv_abs        a - b, a / b (IEEE, one rounding), |a|
+ *   kv_lt(a, b), kv_le(a, b)      lane masks (kv_keep_mask): false when either is NaN
+ *   kv_select(m, a, b)            m ? a : b per lane
+ *   kv_reduce_add, kv_reduce_max  one float from the lanes, in a fixed order per path
+ *                                 (reduce_max: a NaN lane may or may not win)
+ *   kvi                           the lanes' 32 bits as unsigned integers (wrapping):
+ *   kv_as_bits, kv_from_bits      bit casts between kv and kvi
+ *   kvi_set1, kvi_add, kvi_and, kvi_or, kvi_shl(a, n)
  * Internal to runtime/kernels: an AOT bundle copies it beside the kernels. */
 #ifndef KILN_KERNELS_VEC_H_
 #define KILN_KERNELS_VEC_H_
@@ -48,6 +58,40 @@ static KILN_ALWAYS_INLINE kv kv_load_n(const float* p, int64_t n) {
 static KILN_ALWAYS_INLINE void kv_store_n(float* p, kv v, int64_t n) {
   _mm512_mask_storeu_ps(p, (__mmask16)((1u << n) - 1u), v);
 }
+typedef __m512i kvi;
+static KILN_ALWAYS_INLINE kv kv_sub(kv a, kv b) { return _mm512_sub_ps(a, b); }
+static KILN_ALWAYS_INLINE kv kv_div(kv a, kv b) { return _mm512_div_ps(a, b); }
+static KILN_ALWAYS_INLINE kv kv_abs(kv a) { return _mm512_abs_ps(a); }
+static KILN_ALWAYS_INLINE kv_keep_mask kv_lt(kv a, kv b) {
+  return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ);
+}
+static KILN_ALWAYS_INLINE kv_keep_mask kv_le(kv a, kv b) {
+  return _mm512_cmp_ps_mask(a, b, _CMP_LE_OQ);
+}
+static KILN_ALWAYS_INLINE kv kv_select(kv_keep_mask m, kv a, kv b) {
+  return _mm512_mask_blend_ps(m, b, a);
+}
+static KILN_ALWAYS_INLINE float kv_reduce_add(kv v) {
+  const __m256 h = _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1));
+  __m128 q = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+  q = _mm_add_ps(q, _mm_movehl_ps(q, q));
+  q = _mm_add_ss(q, _mm_movehdup_ps(q));
+  return _mm_cvtss_f32(q);
+}
+static KILN_ALWAYS_INLINE float kv_reduce_max(kv v) {
+  const __m256 h = _mm256_max_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1));
+  __m128 q = _mm_max_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+  q = _mm_max_ps(q, _mm_movehl_ps(q, q));
+  q = _mm_max_ss(q, _mm_movehdup_ps(q));
+  return _mm_cvtss_f32(q);
+}
+static KILN_ALWAYS_INLINE kvi kv_as_bits(kv v) { return _mm512_castps_si512(v); }
+static KILN_ALWAYS_INLINE kv kv_from_bits(kvi b) { return _mm512_castsi512_ps(b); }
+static KILN_ALWAYS_INLINE kvi kvi_set1(uint32_t x) { return _mm512_set1_epi32((int)x); }
+static KILN_ALWAYS_INLINE kvi kvi_add(kvi a, kvi b) { return _mm512_add_epi32(a, b); }
+static KILN_ALWAYS_INLINE kvi kvi_and(kvi a, kvi b) { return _mm512_and_si512(a, b); }
+static KILN_ALWAYS_INLINE kvi kvi_or(kvi a, kvi b) { return _mm512_or_si512(a, b); }
+static KILN_ALWAYS_INLINE kvi kvi_shl(kvi a, unsigned n) { return _mm512_slli_epi32(a, n); }
 
 #elif defined(KILN_HAVE_AVX2)
 
@@ -76,6 +120,34 @@ static KILN_ALWAYS_INLINE kv kv_load_n(const float* p, int64_t n) {
 static KILN_ALWAYS_INLINE void kv_store_n(float* p, kv v, int64_t n) {
   _mm256_maskstore_ps(p, kv_lanes_below(n), v);
 }
+typedef __m256i kvi;
+static KILN_ALWAYS_INLINE kv kv_sub(kv a, kv b) { return _mm256_sub_ps(a, b); }
+static KILN_ALWAYS_INLINE kv kv_div(kv a, kv b) { return _mm256_div_ps(a, b); }
+static KILN_ALWAYS_INLINE kv kv_abs(kv a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
+static KILN_ALWAYS_INLINE kv_keep_mask kv_lt(kv a, kv b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
+static KILN_ALWAYS_INLINE kv_keep_mask kv_le(kv a, kv b) { return _mm256_cmp_ps(a, b, _CMP_LE_OQ); }
+static KILN_ALWAYS_INLINE kv kv_select(kv_keep_mask m, kv a, kv b) {
+  return _mm256_blendv_ps(b, a, m);
+}
+static KILN_ALWAYS_INLINE float kv_reduce_add(kv v) {
+  __m128 q = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  q = _mm_add_ps(q, _mm_movehl_ps(q, q));
+  q = _mm_add_ss(q, _mm_movehdup_ps(q));
+  return _mm_cvtss_f32(q);
+}
+static KILN_ALWAYS_INLINE float kv_reduce_max(kv v) {
+  __m128 q = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  q = _mm_max_ps(q, _mm_movehl_ps(q, q));
+  q = _mm_max_ss(q, _mm_movehdup_ps(q));
+  return _mm_cvtss_f32(q);
+}
+static KILN_ALWAYS_INLINE kvi kv_as_bits(kv v) { return _mm256_castps_si256(v); }
+static KILN_ALWAYS_INLINE kv kv_from_bits(kvi b) { return _mm256_castsi256_ps(b); }
+static KILN_ALWAYS_INLINE kvi kvi_set1(uint32_t x) { return _mm256_set1_epi32((int)x); }
+static KILN_ALWAYS_INLINE kvi kvi_add(kvi a, kvi b) { return _mm256_add_epi32(a, b); }
+static KILN_ALWAYS_INLINE kvi kvi_and(kvi a, kvi b) { return _mm256_and_si256(a, b); }
+static KILN_ALWAYS_INLINE kvi kvi_or(kvi a, kvi b) { return _mm256_or_si256(a, b); }
+static KILN_ALWAYS_INLINE kvi kvi_shl(kvi a, unsigned n) { return _mm256_slli_epi32(a, (int)n); }
 
 #elif defined(KILN_HAVE_NEON)
 
@@ -96,6 +168,30 @@ static KILN_ALWAYS_INLINE kv_keep_mask kv_keep_if(int keep) {
 }
 static KILN_ALWAYS_INLINE kv kv_keep(kv v, kv_keep_mask m) {
   return vreinterpretq_f32_u32(vandq_u32(vreinterpretq_u32_f32(v), m));
+}
+typedef uint32x4_t kvi;
+static KILN_ALWAYS_INLINE kv kv_sub(kv a, kv b) { return vsubq_f32(a, b); }
+static KILN_ALWAYS_INLINE kv kv_div(kv a, kv b) { return vdivq_f32(a, b); }
+static KILN_ALWAYS_INLINE kv kv_abs(kv a) { return vabsq_f32(a); }
+static KILN_ALWAYS_INLINE kv_keep_mask kv_lt(kv a, kv b) { return vcltq_f32(a, b); }
+static KILN_ALWAYS_INLINE kv_keep_mask kv_le(kv a, kv b) { return vcleq_f32(a, b); }
+static KILN_ALWAYS_INLINE kv kv_select(kv_keep_mask m, kv a, kv b) { return vbslq_f32(m, a, b); }
+static KILN_ALWAYS_INLINE float kv_reduce_add(kv v) {
+  return (vgetq_lane_f32(v, 0) + vgetq_lane_f32(v, 2)) +
+         (vgetq_lane_f32(v, 1) + vgetq_lane_f32(v, 3));
+}
+static KILN_ALWAYS_INLINE float kv_reduce_max(kv v) {
+  const kv m = kv_max(v, vextq_f32(v, v, 2)); /* lanes 0, 1: max(v0, v2), max(v1, v3) */
+  return vgetq_lane_f32(kv_max(m, vextq_f32(m, m, 1)), 0);
+}
+static KILN_ALWAYS_INLINE kvi kv_as_bits(kv v) { return vreinterpretq_u32_f32(v); }
+static KILN_ALWAYS_INLINE kv kv_from_bits(kvi b) { return vreinterpretq_f32_u32(b); }
+static KILN_ALWAYS_INLINE kvi kvi_set1(uint32_t x) { return vdupq_n_u32(x); }
+static KILN_ALWAYS_INLINE kvi kvi_add(kvi a, kvi b) { return vaddq_u32(a, b); }
+static KILN_ALWAYS_INLINE kvi kvi_and(kvi a, kvi b) { return vandq_u32(a, b); }
+static KILN_ALWAYS_INLINE kvi kvi_or(kvi a, kvi b) { return vorrq_u32(a, b); }
+static KILN_ALWAYS_INLINE kvi kvi_shl(kvi a, unsigned n) {
+  return vshlq_u32(a, vdupq_n_s32((int32_t)n));
 }
 
 #elif defined(__GNUC__) || defined(__clang__)
@@ -126,8 +222,28 @@ static KILN_ALWAYS_INLINE kv_keep_mask kv_keep_if(int keep) {
   return (kv_keep_mask){m, m, m, m};
 }
 static KILN_ALWAYS_INLINE kv kv_keep(kv v, kv_keep_mask m) { return (kv)((kv_keep_mask)v & m); }
+typedef uint32_t kvi __attribute__((vector_size(16)));
+static KILN_ALWAYS_INLINE kv kv_sub(kv a, kv b) { return a - b; }
+static KILN_ALWAYS_INLINE kv kv_div(kv a, kv b) { return a / b; }
+static KILN_ALWAYS_INLINE kv kv_abs(kv a) { return (kv)((kvi)a & 0x7FFFFFFFu); }
+static KILN_ALWAYS_INLINE kv_keep_mask kv_lt(kv a, kv b) { return a < b; }
+static KILN_ALWAYS_INLINE kv_keep_mask kv_le(kv a, kv b) { return a <= b; }
+static KILN_ALWAYS_INLINE float kv_reduce_add(kv v) { return (v[0] + v[2]) + (v[1] + v[3]); }
+static KILN_ALWAYS_INLINE float kv_reduce_max(kv v) {
+  const float a = v[0] > v[2] ? v[0] : v[2], b = v[1] > v[3] ? v[1] : v[3];
+  return a > b ? a : b;
+}
+static KILN_ALWAYS_INLINE kvi kv_as_bits(kv v) { return (kvi)v; }
+static KILN_ALWAYS_INLINE kv kv_from_bits(kvi b) { return (kv)b; }
+static KILN_ALWAYS_INLINE kvi kvi_set1(uint32_t x) { return (kvi){x, x, x, x}; }
+static KILN_ALWAYS_INLINE kvi kvi_add(kvi a, kvi b) { return a + b; }
+static KILN_ALWAYS_INLINE kvi kvi_and(kvi a, kvi b) { return a & b; }
+static KILN_ALWAYS_INLINE kvi kvi_or(kvi a, kvi b) { return a | b; }
+static KILN_ALWAYS_INLINE kvi kvi_shl(kvi a, unsigned n) { return a << n; }
 
 #else
+
+#include <math.h>
 
 #define KV_LANES 1
 typedef float kv;
@@ -143,6 +259,30 @@ static KILN_ALWAYS_INLINE kv kv_max(kv a, kv b) { return a > b ? a : b; }
 static KILN_ALWAYS_INLINE kv kv_min(kv a, kv b) { return a < b ? a : b; }
 static KILN_ALWAYS_INLINE kv_keep_mask kv_keep_if(int keep) { return keep; }
 static KILN_ALWAYS_INLINE kv kv_keep(kv v, kv_keep_mask m) { return m ? v : 0.0f; }
+typedef uint32_t kvi;
+static KILN_ALWAYS_INLINE kv kv_sub(kv a, kv b) { return a - b; }
+static KILN_ALWAYS_INLINE kv kv_div(kv a, kv b) { return a / b; }
+static KILN_ALWAYS_INLINE kv kv_abs(kv a) { return fabsf(a); }
+static KILN_ALWAYS_INLINE kv_keep_mask kv_lt(kv a, kv b) { return a < b; }
+static KILN_ALWAYS_INLINE kv_keep_mask kv_le(kv a, kv b) { return a <= b; }
+static KILN_ALWAYS_INLINE kv kv_select(kv_keep_mask m, kv a, kv b) { return m ? a : b; }
+static KILN_ALWAYS_INLINE float kv_reduce_add(kv v) { return v; }
+static KILN_ALWAYS_INLINE float kv_reduce_max(kv v) { return v; }
+static KILN_ALWAYS_INLINE kvi kv_as_bits(kv v) {
+  kvi b;
+  memcpy(&b, &v, sizeof b);
+  return b;
+}
+static KILN_ALWAYS_INLINE kv kv_from_bits(kvi b) {
+  kv v;
+  memcpy(&v, &b, sizeof v);
+  return v;
+}
+static KILN_ALWAYS_INLINE kvi kvi_set1(uint32_t x) { return x; }
+static KILN_ALWAYS_INLINE kvi kvi_add(kvi a, kvi b) { return a + b; }
+static KILN_ALWAYS_INLINE kvi kvi_and(kvi a, kvi b) { return a & b; }
+static KILN_ALWAYS_INLINE kvi kvi_or(kvi a, kvi b) { return a | b; }
+static KILN_ALWAYS_INLINE kvi kvi_shl(kvi a, unsigned n) { return a << n; }
 
 #endif
 

@@ -147,15 +147,117 @@ TEST(DispatchFormation, AddOfFullMatrixIsNotABias) {
   EXPECT_EQ(b.g.nodes[1].op_type, "Add");
 }
 
-TEST(DispatchFormation, BatchedMatMulStaysMatMul) {
+// A stack of rows times one constant matrix is one GEMM (packed weights, a
+// fused bias): x[2,4,5] → MatMul(W[5,3]) → Add(bias[3]) → y[2,4,3].
+TEST(DispatchFormation, StackedMatMulByConstantBecomesGemmWithBias) {
   GraphBuilder b;
   const ir::ValueId x = b.Input("x", {2, 4, 5});
   const ir::ValueId w = b.RandomConst("w", {5, 3}, -1, 1, 1);
+  const ir::ValueId bias = b.RandomConst("bias", {3}, -1, 1, 2);
+  const ir::ValueId mm = b.Tensor("mm", {2, 4, 3});
+  const ir::ValueId y = b.Tensor("y", {2, 4, 3});
+  b.Node("MatMul", "mm", {x, w}, {mm});
+  b.Node("Add", "add", {mm, bias}, {y});
+  b.Output(y);
+  ASSERT_TRUE(FormDispatches(b.g).ok());
+  ASSERT_EQ(b.g.nodes.size(), 1u);
+  EXPECT_EQ(b.g.nodes[0].op_type, "Gemm");
+  EXPECT_EQ(b.g.nodes[0].GetString("kiln.source_op", ""), "MatMul");
+  EXPECT_EQ(b.g.nodes[0].inputs[2], bias);
+}
+
+TEST(DispatchFormation, BatchedMatMulOfTwoActivationsStaysMatMul) {
+  GraphBuilder b;
+  const ir::ValueId x = b.Input("x", {2, 4, 5});
+  const ir::ValueId w = b.Input("w", {5, 3});
   const ir::ValueId y = b.Tensor("y", {2, 4, 3});
   b.Node("MatMul", "mm", {x, w}, {y});
   b.Output(y);
   ASSERT_TRUE(FormDispatches(b.g).ok());
   EXPECT_EQ(b.g.nodes[0].op_type, "MatMul");
+}
+
+// PyTorch's exported nn.GELU(): x → Div(sqrt 2) → Erf → Add(1) → Mul(x) →
+// Mul(0.5), or with the halving first: Mul(x, 0.5) * (Erf(..) + 1).
+struct GeluChain {
+  GraphBuilder b;
+  ir::ValueId x, y, e;
+  GeluChain(bool half_first, bool scale_by_mul, float sqrt2 = 1.41421354f) {
+    x = b.Input("x", {2, 6});
+    const ir::ValueId t = b.Tensor("t", {2, 6}), a = b.Tensor("a", {2, 6});
+    const ir::ValueId m = b.Tensor("m", {2, 6});
+    e = b.Tensor("e", {2, 6});
+    y = b.Tensor("y", {2, 6});
+    if (scale_by_mul) {
+      b.Node("Mul", "scale", {b.Const("r", {}, {1.0f / sqrt2}), x}, {t});
+    } else {
+      b.Node("Div", "scale", {x, b.Const("s", {}, {sqrt2})}, {t});
+    }
+    b.Node("Erf", "erf", {t}, {e});
+    b.Node("Add", "add", {e, b.Const("one", {}, {1.0f})}, {a});
+    if (half_first) {
+      b.Node("Mul", "half", {x, b.Const("h", {}, {0.5f})}, {m});
+      b.Node("Mul", "mul", {m, a}, {y});
+    } else {
+      b.Node("Mul", "mul", {x, a}, {m});
+      b.Node("Mul", "half", {m, b.Const("h", {}, {0.5f})}, {y});
+    }
+    b.Output(y);
+  }
+};
+
+TEST(DispatchFormation, GeluChainBecomesOneGelu) {
+  for (bool half_first : {false, true}) {
+    for (bool scale_by_mul : {false, true}) {
+      GeluChain c(half_first, scale_by_mul);
+      ASSERT_TRUE(FormDispatches(c.b.g).ok());
+      ASSERT_EQ(c.b.g.nodes.size(), 1u) << half_first << scale_by_mul;
+      const ir::Node& n = c.b.g.nodes[0];
+      EXPECT_EQ(n.op_type, "Gelu");
+      EXPECT_EQ(n.inputs, std::vector<ir::ValueId>{c.x});
+      EXPECT_EQ(n.outputs[0], c.y);
+      EXPECT_EQ(n.GetString("kiln.source_op", ""), scale_by_mul ? "Mul" : "Div");
+      EXPECT_EQ(n.fused.size(), 4u);
+      int64_t kind;
+      float alpha, beta;
+      ASSERT_TRUE(ActivationParams(c.b.g, n, &kind, &alpha, &beta));
+      EXPECT_EQ(kind, KILN_ACT_GELU);
+    }
+  }
+}
+
+TEST(DispatchFormation, GeluChainNeedsItsConstantsAndPrivateIntermediates) {
+  GeluChain wrong(false, false, 2.0f);  // x / 2 is not GELU's scaling
+  ASSERT_TRUE(FormDispatches(wrong.b.g).ok());
+  EXPECT_EQ(wrong.b.g.nodes.size(), 5u);
+  GeluChain shared(false, false);  // erf(x / sqrt 2) is also a graph output
+  shared.b.Output(shared.e);
+  ASSERT_TRUE(FormDispatches(shared.b.g).ok());
+  EXPECT_EQ(shared.b.g.nodes.size(), 5u);
+}
+
+// x[1,4,5] → MatMul(W) → Add(bias) → GELU chain → y: one Gemm, GELU epilogue.
+TEST(DispatchFormation, LinearThenGeluIsOneGemm) {
+  GraphBuilder b;
+  const ir::ValueId in = b.Input("in", {1, 4, 5});
+  const ir::ValueId w = b.RandomConst("w", {5, 3}, -1, 1, 1);
+  const ir::ValueId bias = b.RandomConst("bias", {3}, -1, 1, 2);
+  const ir::ValueId mm = b.Tensor("mm", {1, 4, 3}), x = b.Tensor("x", {1, 4, 3});
+  b.Node("MatMul", "mm", {in, w}, {mm});
+  b.Node("Add", "bias_add", {mm, bias}, {x});
+  std::vector<ir::ValueId> v;
+  for (const char* name : {"t", "e", "a", "m", "y"}) v.push_back(b.Tensor(name, {1, 4, 3}));
+  b.Node("Div", "scale", {x, b.Const("s", {}, {1.41421354f})}, {v[0]});
+  b.Node("Erf", "erf", {v[0]}, {v[1]});
+  b.Node("Add", "add", {v[1], b.Const("one", {}, {1.0f})}, {v[2]});
+  b.Node("Mul", "mul", {x, v[2]}, {v[3]});
+  b.Node("Mul", "half", {v[3], b.Const("h", {}, {0.5f})}, {v[4]});
+  b.Output(v[4]);
+  ASSERT_TRUE(FormDispatches(b.g).ok());
+  ASSERT_EQ(b.g.nodes.size(), 1u);
+  EXPECT_EQ(b.g.nodes[0].op_type, "Gemm");
+  EXPECT_EQ(b.g.nodes[0].GetInt("kiln.activation", -1), KILN_ACT_GELU);
+  EXPECT_EQ(b.g.nodes[0].outputs[0], v[4]);
 }
 
 TEST(DispatchFormation, GemmWithCKeepsAdd) {

@@ -1,5 +1,6 @@
 #include "compiler/emit/lowering.h"
 
+#include "compiler/passes/dispatch_formation.h"
 #include "compiler/passes/memory_planning.h"
 #include "gtest/gtest.h"
 #include "kiln/kernels.h"
@@ -99,6 +100,28 @@ TEST(Lowering, ConvSameUpperPadsAndBias) {
   EXPECT_EQ(ip[12], 1);
   EXPECT_EQ(ip[17], 1);
   EXPECT_EQ(m->executables[0].binding_bytes[2], 8u);
+}
+
+// A MatMul of a [2,4,5] stack by a constant [5,3] that dispatch formation
+// made a Gemm: one GEMM of 8 rows with packed B and the bias row fused.
+TEST(Lowering, StackedMatMulGemmFlattensRows) {
+  GraphBuilder b;
+  const ir::ValueId x = b.Input("x", {2, 4, 5});
+  const ir::ValueId w = b.RandomConst("w", {5, 3}, -1, 1, 1);
+  const ir::ValueId bias = b.RandomConst("bias", {3}, -1, 1, 2);
+  const ir::ValueId mm = b.Tensor("mm", {2, 4, 3});
+  const ir::ValueId y = b.Tensor("y", {2, 4, 3});
+  b.Node("MatMul", "mm", {x, w}, {mm});
+  b.Node("Add", "add", {mm, bias}, {y});
+  b.Output(y);
+  ASSERT_TRUE(FormDispatches(b.g).ok());
+  auto m = LowerGraph(b.g);
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_EQ(m->executables.size(), 1u);
+  const emit::ExecutableDesc& e = m->executables[0];
+  EXPECT_EQ(e.kernel, "kiln_gemm_pb_f32");
+  EXPECT_EQ(e.iparams, (I{8, 3, 5, 0, 0, 1, 0, 1, KILN_ACT_NONE}));
+  EXPECT_EQ(e.binding_bytes, (U{160, 16 * 5 * 4, 12, 96}));
 }
 
 TEST(Lowering, GemmBiasStridesAndTranspose) {

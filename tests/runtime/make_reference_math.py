@@ -258,5 +258,13 @@ y = torch.zeros(2, 4, 3, dtype=torch.float64).scatter_(1, idx, 1.0)
 write_case("middle_ties", "hardmax_f32", [2, 4, 3], [],
            [binding(IN, x), binding(OUT, expected=f32(y))])
 
+# GELU (kind 38), added after the cases above with its own generator so
+# their inputs stay as they were: 0.5 x (1 + erf(x / sqrt 2)), with enough
+# values to cover full vectors and a partial one on every path.
+gelu_rng = np.random.default_rng(20250301)
+x = gelu_rng.uniform(-6, 6, size=45).astype(np.float32)
+write_case("gelu", "unary_f32", [38, x.size], [0, 0],
+           [binding(IN, x), binding(OUT, expected=f32(F.gelu(t64(x))))])
+
 total = sum(os.path.getsize(p) for p in written)
 print("wrote %d cases, %d bytes, to %s" % (len(written), total, OUT_DIR))

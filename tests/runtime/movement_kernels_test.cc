@@ -171,10 +171,13 @@ TEST(RecurrentKernel, CheckerBoundsEveryBinding) {
   std::vector<int64_t> ip = {0, 2, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0,
                              1, 0, 0, 0, 0, 0, 2};
   const std::vector<float> fp(13, 0.0f);
-  std::vector<uint64_t> bytes = {8, 4, 4, 0, 0, 0, 0, 8, 0, 0, 16, 0};
+  const int64_t scratch_floats = kiln_recurrent_scratch_floats(0, 2, 1, 1, 1, 0);
+  ASSERT_GT(scratch_floats, 0);
+  const uint64_t scratch_bytes = static_cast<uint64_t>(scratch_floats) * 4;
+  std::vector<uint64_t> bytes = {8, 4, 4, 0, 0, 0, 0, 8, 0, 0, scratch_bytes, 0};
   ASSERT_EQ(Check(kiln_recurrent_f32_check, ip, fp, bytes), KILN_OK);
   const std::vector<float> x = {1, 2}, w = {0.5f}, r = {0.25f};
-  std::vector<float> y(2), scratch(4);
+  std::vector<float> y(2), scratch(static_cast<size_t>(scratch_floats));
   void* b[12] = {const_cast<float*>(x.data()), const_cast<float*>(w.data()),
                  const_cast<float*>(r.data()), nullptr, nullptr, nullptr, nullptr, y.data(),
                  nullptr, nullptr, scratch.data(), nullptr};
@@ -182,9 +185,9 @@ TEST(RecurrentKernel, CheckerBoundsEveryBinding) {
   const float h1 = std::tanh(0.5f), h2 = std::tanh(1.0f + 0.25f * h1);
   EXPECT_NEAR(y[0], h1, 1e-6);
   EXPECT_NEAR(y[1], h2, 1e-6);
-  bytes[10] = 12;  // scratch too small
+  bytes[10] = scratch_bytes - 4;  // scratch too small
   EXPECT_EQ(Check(kiln_recurrent_f32_check, ip, fp, bytes), KILN_ERR_OUT_OF_RANGE);
-  bytes[10] = 16;
+  bytes[10] = scratch_bytes;
   ip.back() = 3;  // a sequence length beyond seq
   EXPECT_EQ(Check(kiln_recurrent_f32_check, ip, fp, bytes), KILN_ERR_INVALID_ARGUMENT);
   ip.back() = 2;

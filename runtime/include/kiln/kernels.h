@@ -44,6 +44,8 @@ typedef enum kiln_activation {
   KILN_ACT_MISH = 36,             /* x * tanh(softplus(x)) */
   KILN_ACT_SHRINK = 37,           /* alpha=lambd, beta=bias:
                                      x < -alpha ? x + beta : x > alpha ? x - beta : 0 */
+  KILN_ACT_GELU = 38,             /* x * (erf(x / sqrt(2)) + 1) / 2 (ONNX Gelu, approximate
+                                     "none"; what PyTorch exports as Div, Erf, Add, Mul, Mul) */
 } kiln_activation;
 
 typedef enum kiln_binary_op {
@@ -377,7 +379,8 @@ KILN_DECLARE_KERNEL(einsum)
 
 /* recurrent_f32: ONNX RNN (cell 0), GRU (1), LSTM (2).
  * bindings: [0] X  [1] W  [2] R  [3] B  [4] initial_h  [5] initial_c  [6] P
- *           [7] Y  [8] Y_h  [9] Y_c  [10] scratch (2*batch*H + G*H + H floats)
+ *           [7] Y  [8] Y_h  [9] Y_c
+ *           [10] scratch (kiln_recurrent_scratch_floats(..., packed 0) floats)
  *           [11] sequence_lens (int32 [batch], read when has_lens; clamped
  *                to [0, seq])
  * iparams (25 + batch): cell seq batch input hidden num_dirs direction(0 fwd,
@@ -389,6 +392,45 @@ KILN_DECLARE_KERNEL(einsum)
  * fparams (13): clip  alpha[6]  beta[6]
  * Absent optional bindings (flag 0) are not read. */
 KILN_DECLARE_KERNEL(recurrent_f32)
+
+/* recurrent_pb_f32: recurrent_f32 with W and R packed by the compiler, in the
+ * layout recurrent_f32 packs them into its scratch at run time: per direction
+ * and gate g, ceil(H/16) panels of 16 hidden units, panel p holding
+ * M[k][p*16 + l] at (p*K + k)*16 + l (zero for p*16 + l >= H), where M is the
+ * gate's block of W or R transposed (K = input or H). So binding [1] is
+ * [num_dirs, G, ceil(H/16), input, 16] and [2] is [num_dirs, G, ceil(H/16), H, 16];
+ * [10] holds kiln_recurrent_scratch_floats(..., packed 1) floats. Everything
+ * else as recurrent_f32. */
+KILN_DECLARE_KERNEL(recurrent_pb_f32)
+
+/* Steps of one recurrence whose input projections the recurrent kernels
+ * compute in one GEMM: all of them, or as many as fit 2^16 floats of gates. */
+static inline int64_t kiln_recurrent_chunk(int64_t seq, int64_t gate_cols) {
+  const int64_t cap = (int64_t)1 << 16;
+  if (gate_cols <= 0 || seq <= cap / gate_cols) return seq;
+  return cap / gate_cols > 0 ? cap / gate_cols : 1;
+}
+
+/* Floats of scratch recurrent_f32 (packed 0) and recurrent_pb_f32 (packed 1)
+ * need, per direction: states h, c [H]; a combined bias, one step's gates
+ * [G*Hp] each (Hp = H rounded up to 16); a row [Hp]; the input projections
+ * of kiln_recurrent_chunk steps [chunk, G*Hp]; unpacked, W and R packed
+ * [G*Hp, input + H]. -1 when a size is negative or the count overflows. */
+static inline int64_t kiln_recurrent_scratch_floats(int64_t cell, int64_t seq, int64_t input,
+                                                    int64_t hidden, int64_t dirs, int packed) {
+  const int64_t lim = (int64_t)1 << 40; /* each factor below stays under 2^42 */
+  if (seq < 0 || input < 0 || hidden < 0 || dirs < 0 || seq > lim || input > lim ||
+      hidden > lim || dirs > 2)
+    return -1;
+  const int64_t gates = cell == 2 ? 4 : cell == 1 ? 3 : 1;
+  const int64_t hp = (hidden + 15) / 16 * 16, cols = gates * hp;
+  const int64_t chunk = kiln_recurrent_chunk(seq, cols);
+  /* chunk * cols <= max(2^16, cols); cols * (input + hidden) may not fit. */
+  if (!packed && input + hidden > 0 && cols > INT64_MAX / 4 / (input + hidden)) return -1;
+  const int64_t weights = packed ? 0 : cols * (input + hidden);
+  const int64_t per_dir = 2 * hidden + 2 * cols + hp + chunk * cols + weights;
+  return per_dir > INT64_MAX / 2 ? -1 : dirs * per_dir;
+}
 
 /* ---- dtype-generic elementwise kernels (cast.c, binary_typed.c, compare.c,
  * select.c, unary_typed.c) --------------------------------------------------

@@ -18,6 +18,10 @@ struct BuildOptions {
   // (passes/layout_selection); false keeps every tensor in the ONNX layout
   // (kiln compile --layout nchw).
   bool choose_layouts = true;
+  // Let the compiler run 3x3 stride-1 convolutions by Winograd's F(4x4, 3x3)
+  // where that is faster on every SIMD path (passes/conv_algorithm); false
+  // keeps every convolution direct (kiln compile --conv-algo direct).
+  bool choose_conv_algorithms = true;
 };
 
 // Compiles the ONNX file at `onnx_path` into a verified-format .kiln module

@@ -14,6 +14,9 @@
  * path (x86's rule: the second operand when either is NaN), so ReLU and Clip
  * written max(0, v) and min(hi, max(lo, v)) keep NaN and -0.0 as
  * activation.h's scalar loops do.
+ * kv_transpose(r) transposes the KV_LANES x KV_LANES block held in the
+ * vectors r[0 .. KV_LANES): a shuffle network on each path (one vector is
+ * a row, lane j of r[i] becomes lane i of r[j]).
  * Internal to runtime/kernels: an AOT bundle copies it beside the kernels. */
 #ifndef KILN_KERNELS_VEC_H_
 #define KILN_KERNELS_VEC_H_
@@ -48,6 +51,34 @@ static KILN_ALWAYS_INLINE kv kv_load_n(const float* p, int64_t n) {
 static KILN_ALWAYS_INLINE void kv_store_n(float* p, kv v, int64_t n) {
   _mm512_mask_storeu_ps(p, (__mmask16)((1u << n) - 1u), v);
 }
+/* 16 x 16: pairs of rows interleaved by 32 then 64 bits within each
+ * 128-bit block (u[4i+k], block b: column 4b+k of rows 4i..4i+3), then the
+ * 4 x 4 grid of 128-bit blocks transposed. */
+static KILN_ALWAYS_INLINE void kv_transpose(kv* r) {
+  __m512 t[16], u[16];
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  for (int i = 0; i < 4; ++i) {
+    const __m512d lo0 = _mm512_castps_pd(t[4 * i]), lo1 = _mm512_castps_pd(t[4 * i + 2]);
+    const __m512d hi0 = _mm512_castps_pd(t[4 * i + 1]), hi1 = _mm512_castps_pd(t[4 * i + 3]);
+    u[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(lo0, lo1));
+    u[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(lo0, lo1));
+    u[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(hi0, hi1));
+    u[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(hi0, hi1));
+  }
+  for (int k = 0; k < 4; ++k) {
+    const __m512 a0 = _mm512_shuffle_f32x4(u[k], u[4 + k], 0x88);
+    const __m512 a1 = _mm512_shuffle_f32x4(u[k], u[4 + k], 0xDD);
+    const __m512 a2 = _mm512_shuffle_f32x4(u[8 + k], u[12 + k], 0x88);
+    const __m512 a3 = _mm512_shuffle_f32x4(u[8 + k], u[12 + k], 0xDD);
+    r[k] = _mm512_shuffle_f32x4(a0, a2, 0x88);
+    r[4 + k] = _mm512_shuffle_f32x4(a1, a3, 0x88);
+    r[8 + k] = _mm512_shuffle_f32x4(a0, a2, 0xDD);
+    r[12 + k] = _mm512_shuffle_f32x4(a1, a3, 0xDD);
+  }
+}
 
 #elif defined(KILN_HAVE_AVX2)
 
@@ -76,6 +107,25 @@ static KILN_ALWAYS_INLINE kv kv_load_n(const float* p, int64_t n) {
 static KILN_ALWAYS_INLINE void kv_store_n(float* p, kv v, int64_t n) {
   _mm256_maskstore_ps(p, kv_lanes_below(n), v);
 }
+/* 8 x 8: rows interleaved by 32 bits, 4 x 4 blocks formed within each
+ * 128-bit half (s[k], half b: column 4b+k of 4 rows), then the halves swapped. */
+static KILN_ALWAYS_INLINE void kv_transpose(kv* r) {
+  __m256 s[8];
+  for (int h = 0; h < 2; ++h) {
+    const __m256 t0 = _mm256_unpacklo_ps(r[4 * h], r[4 * h + 1]);
+    const __m256 t1 = _mm256_unpackhi_ps(r[4 * h], r[4 * h + 1]);
+    const __m256 t2 = _mm256_unpacklo_ps(r[4 * h + 2], r[4 * h + 3]);
+    const __m256 t3 = _mm256_unpackhi_ps(r[4 * h + 2], r[4 * h + 3]);
+    s[4 * h] = _mm256_shuffle_ps(t0, t2, 0x44);
+    s[4 * h + 1] = _mm256_shuffle_ps(t0, t2, 0xEE);
+    s[4 * h + 2] = _mm256_shuffle_ps(t1, t3, 0x44);
+    s[4 * h + 3] = _mm256_shuffle_ps(t1, t3, 0xEE);
+  }
+  for (int k = 0; k < 4; ++k) {
+    r[k] = _mm256_permute2f128_ps(s[k], s[4 + k], 0x20);
+    r[4 + k] = _mm256_permute2f128_ps(s[k], s[4 + k], 0x31);
+  }
+}
 
 #elif defined(KILN_HAVE_NEON)
 
@@ -96,6 +146,13 @@ static KILN_ALWAYS_INLINE kv_keep_mask kv_keep_if(int keep) {
 }
 static KILN_ALWAYS_INLINE kv kv_keep(kv v, kv_keep_mask m) {
   return vreinterpretq_f32_u32(vandq_u32(vreinterpretq_u32_f32(v), m));
+}
+static KILN_ALWAYS_INLINE void kv_transpose(kv* r) {
+  const float32x4x2_t t0 = vtrnq_f32(r[0], r[1]), t1 = vtrnq_f32(r[2], r[3]);
+  r[0] = vcombine_f32(vget_low_f32(t0.val[0]), vget_low_f32(t1.val[0]));
+  r[1] = vcombine_f32(vget_low_f32(t0.val[1]), vget_low_f32(t1.val[1]));
+  r[2] = vcombine_f32(vget_high_f32(t0.val[0]), vget_high_f32(t1.val[0]));
+  r[3] = vcombine_f32(vget_high_f32(t0.val[1]), vget_high_f32(t1.val[1]));
 }
 
 #elif defined(__GNUC__) || defined(__clang__)
@@ -126,6 +183,13 @@ static KILN_ALWAYS_INLINE kv_keep_mask kv_keep_if(int keep) {
   return (kv_keep_mask){m, m, m, m};
 }
 static KILN_ALWAYS_INLINE kv kv_keep(kv v, kv_keep_mask m) { return (kv)((kv_keep_mask)v & m); }
+/* Through memory: compilers turn it into their target's shuffles. */
+static KILN_ALWAYS_INLINE void kv_transpose(kv* r) {
+  float t[4][4];
+  memcpy(t, r, sizeof t);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) r[i][j] = t[j][i];
+}
 
 #else
 
@@ -143,6 +207,7 @@ static KILN_ALWAYS_INLINE kv kv_max(kv a, kv b) { return a > b ? a : b; }
 static KILN_ALWAYS_INLINE kv kv_min(kv a, kv b) { return a < b ? a : b; }
 static KILN_ALWAYS_INLINE kv_keep_mask kv_keep_if(int keep) { return keep; }
 static KILN_ALWAYS_INLINE kv kv_keep(kv v, kv_keep_mask m) { return m ? v : 0.0f; }
+static KILN_ALWAYS_INLINE void kv_transpose(kv* r) { (void)r; } /* 1 x 1 */
 
 #endif
 

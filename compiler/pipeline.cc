@@ -13,6 +13,7 @@
 #include "compiler/passes/clip_expand.h"
 #include "compiler/passes/norm_expand.h"
 #include "compiler/passes/constant_folding.h"
+#include "compiler/passes/conv_algorithm.h"
 #include "compiler/passes/dispatch_formation.h"
 #include "compiler/passes/expand_variadic.h"
 #include "compiler/passes/layer_norm_fusion.h"
@@ -84,6 +85,13 @@ absl::StatusOr<std::string> BuildImported(absl::StatusOr<ir::Graph> imported,
   if (options.choose_layouts) {
     if (absl::Status s = ChooseLayouts(graph); !s.ok()) {
       return WithContext(s, onnx_path, "choose-layouts");
+    }
+  }
+  // After the layouts (the Winograd kernel takes either): the scratch
+  // outputs it appends are then planned with everything else.
+  if (options.choose_conv_algorithms) {
+    if (absl::Status s = ChooseConvAlgorithms(graph); !s.ok()) {
+      return WithContext(s, onnx_path, "choose-conv-algorithms");
     }
   }
   if (options.print_ir != nullptr) *options.print_ir << graph.ToString();

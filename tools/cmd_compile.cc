@@ -15,7 +15,7 @@ namespace kiln::tools {
 namespace {
 constexpr char kHelp[] =
     "usage: kiln compile MODEL.onnx -o MODULE.kiln [--print-ir] [--layout auto|nchw]\n"
-    "                    [--input-shape NAME=D0,D1,... ...]\n"
+    "                    [--input-shape NAME=D0,D1,... ...] [--conv-algo auto|direct]\n"
     "\n"
     "Compiles an ONNX model (opsets 11-17, float32) into a .kiln module.\n"
     "  -o FILE       where to write the module (written atomically)\n"
@@ -25,7 +25,12 @@ constexpr char kHelp[] =
     "                vector lanes; nchw: every tensor in the ONNX layout\n"
     "  --input-shape NAME=D0,D1,...\n"
     "                fix input NAME's dims (e.g. a symbolic batch) at compile\n"
-    "                time; the rank must be the declared one (repeatable)\n";
+    "                time; the rank must be the declared one (repeatable)\n"
+    "  --conv-algo A auto (default): 3x3 stride-1 convolutions with enough\n"
+    "                channels and outputs run by Winograd's F(4x4, 3x3)\n"
+    "                (conv2d_winograd_f32: fewer multiplies, rounding within\n"
+    "                a few 1e-6 of the sum of |products|); direct: every\n"
+    "                convolution by the direct kernels\n";
 
 // NAME=D0,D1,... -> (NAME, dims); dims are whole numbers >= 1.
 absl::Status AddInputShape(const std::string& spec,
@@ -55,7 +60,8 @@ absl::Status AddInputShape(const std::string& spec,
 }  // namespace
 
 int CompileCommand(const std::vector<std::string>& argv) {
-  absl::StatusOr<CliArgs> args = ParseCli(argv, {{"-o", "--layout", "--input-shape"}, {"--print-ir"}});
+  absl::StatusOr<CliArgs> args = ParseCli(
+      argv, {{"-o", "--layout", "--input-shape", "--conv-algo"}, {"--print-ir"}});
   if (!args.ok()) return ReportError("compile", std::string(args.status().message()));
   if (args->help) {
     std::fputs(kHelp, stdout);
@@ -77,6 +83,11 @@ int CompileCommand(const std::vector<std::string>& argv) {
       return ReportError("compile", std::string(s.message()));
     }
   }
+  const std::string conv_algo = args->Get("--conv-algo", "auto");
+  if (conv_algo != "auto" && conv_algo != "direct") {
+    return ReportError("compile", "--conv-algo must be auto or direct, not '" + conv_algo + "'");
+  }
+  options.choose_conv_algorithms = conv_algo == "auto";
   absl::StatusOr<std::string> module = compiler::BuildModule(args->positional[0], options);
   if (!module.ok()) return ReportError("compile", std::string(module.status().message()));
   if (absl::Status s = WriteFileAtomically(args->Get("-o"), *module); !s.ok()) {

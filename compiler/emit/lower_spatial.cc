@@ -1,6 +1,7 @@
 // Conv, MaxPool/AveragePool and the global pools.
 #include "absl/strings/str_cat.h"
 #include "compiler/emit/lower_ops.h"
+#include "compiler/emit/lower_winograd.h"
 #include "compiler/emit/panel_packing.h"
 #include "compiler/passes/layout_selection.h"
 #include "kiln/kernels.h"
@@ -109,6 +110,17 @@ absl::Status LowerConv(LoweringContext& ctx, const ir::Node& node) {
   // depthwise NHWC kernels take channels-last tensors.
   const int64_t x_cl = ctx.value(node.inputs[0]).channels_last ? 1 : 0;
   const int64_t y_cl = ctx.value(node.outputs[0]).channels_last ? 1 : 0;
+  const Epilogue act = EpilogueOf(node);
+  std::vector<int64_t> ip = {win.n,        win.c,        win.h,       win.w,
+                             oc,           win.oh,       win.ow,      win.kh,
+                             win.kw,       win.stride_h, win.stride_w, win.pad_top,
+                             win.pad_left, win.dil_h,    win.dil_w,   groups,
+                             act.kind,     has_bias ? 1 : 0};
+  if (node.GetInt("kiln.winograd", 0) != 0) {  // chosen by passes/conv_algorithm
+    ip.push_back(x_cl);
+    ip.push_back(y_cl);
+    return LowerWinogradConv(ctx, node, std::move(ip), {act.alpha, act.beta}, bx, by);
+  }
   const bool depthwise_cl = groups > 1 && (x_cl || y_cl);
   if (depthwise_cl && (!x_cl || !y_cl || groups != win.c || groups != oc)) {
     return ctx.Error(absl::StatusCode::kInternal, node,
@@ -140,14 +152,8 @@ absl::Status LowerConv(LoweringContext& ctx, const ir::Node& node) {
   if (has_bias) {
     KILN_ASSIGN_OR_RETURN(bb, ctx.Bind(node, node.inputs[2]));
   }
-  const Epilogue act = EpilogueOf(node);
   // A residual fused by dispatch formation (input 3) selects conv2d_res_f32.
   const bool has_residual = node.inputs.size() > 3 && node.inputs[3] != ir::kNoValue;
-  std::vector<int64_t> ip = {win.n,        win.c,        win.h,       win.w,
-                             oc,           win.oh,       win.ow,      win.kh,
-                             win.kw,       win.stride_h, win.stride_w, win.pad_top,
-                             win.pad_left, win.dil_h,    win.dil_w,   groups,
-                             act.kind,     has_bias ? 1 : 0};
   const bool any_cl = x_cl || y_cl;
   if (packed && any_cl) {
     ip.push_back(x_cl);

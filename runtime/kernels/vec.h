@@ -24,6 +24,10 @@
  *   kvi                           the lanes' 32 bits as unsigned integers (wrapping):
  *   kv_as_bits, kv_from_bits      bit casts between kv and kvi
  *   kvi_set1, kvi_add, kvi_and, kvi_or, kvi_shl(a, n)
+ *
+ * kv_transpose(r) transposes the KV_LANES x KV_LANES block held in the
+ * vectors r[0 .. KV_LANES): a shuffle network on each path (one vector is
+ * a row, lane j of r[i] becomes lane i of r[j]).
  * Internal to runtime/kernels: an AOT bundle copies it beside the kernels. */
 #ifndef KILN_KERNELS_VEC_H_
 #define KILN_KERNELS_VEC_H_
@@ -92,6 +96,34 @@ static KILN_ALWAYS_INLINE kvi kvi_add(kvi a, kvi b) { return _mm512_add_epi32(a,
 static KILN_ALWAYS_INLINE kvi kvi_and(kvi a, kvi b) { return _mm512_and_si512(a, b); }
 static KILN_ALWAYS_INLINE kvi kvi_or(kvi a, kvi b) { return _mm512_or_si512(a, b); }
 static KILN_ALWAYS_INLINE kvi kvi_shl(kvi a, unsigned n) { return _mm512_slli_epi32(a, n); }
+/* 16 x 16: pairs of rows interleaved by 32 then 64 bits within each
+ * 128-bit block (u[4i+k], block b: column 4b+k of rows 4i..4i+3), then the
+ * 4 x 4 grid of 128-bit blocks transposed. */
+static KILN_ALWAYS_INLINE void kv_transpose(kv* r) {
+  __m512 t[16], u[16];
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  for (int i = 0; i < 4; ++i) {
+    const __m512d lo0 = _mm512_castps_pd(t[4 * i]), lo1 = _mm512_castps_pd(t[4 * i + 2]);
+    const __m512d hi0 = _mm512_castps_pd(t[4 * i + 1]), hi1 = _mm512_castps_pd(t[4 * i + 3]);
+    u[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(lo0, lo1));
+    u[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(lo0, lo1));
+    u[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(hi0, hi1));
+    u[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(hi0, hi1));
+  }
+  for (int k = 0; k < 4; ++k) {
+    const __m512 a0 = _mm512_shuffle_f32x4(u[k], u[4 + k], 0x88);
+    const __m512 a1 = _mm512_shuffle_f32x4(u[k], u[4 + k], 0xDD);
+    const __m512 a2 = _mm512_shuffle_f32x4(u[8 + k], u[12 + k], 0x88);
+    const __m512 a3 = _mm512_shuffle_f32x4(u[8 + k], u[12 + k], 0xDD);
+    r[k] = _mm512_shuffle_f32x4(a0, a2, 0x88);
+    r[4 + k] = _mm512_shuffle_f32x4(a1, a3, 0x88);
+    r[8 + k] = _mm512_shuffle_f32x4(a0, a2, 0xDD);
+    r[12 + k] = _mm512_shuffle_f32x4(a1, a3, 0xDD);
+  }
+}
 
 #elif defined(KILN_HAVE_AVX2)
 
@@ -148,6 +180,25 @@ static KILN_ALWAYS_INLINE kvi kvi_add(kvi a, kvi b) { return _mm256_add_epi32(a,
 static KILN_ALWAYS_INLINE kvi kvi_and(kvi a, kvi b) { return _mm256_and_si256(a, b); }
 static KILN_ALWAYS_INLINE kvi kvi_or(kvi a, kvi b) { return _mm256_or_si256(a, b); }
 static KILN_ALWAYS_INLINE kvi kvi_shl(kvi a, unsigned n) { return _mm256_slli_epi32(a, (int)n); }
+/* 8 x 8: rows interleaved by 32 bits, 4 x 4 blocks formed within each
+ * 128-bit half (s[k], half b: column 4b+k of 4 rows), then the halves swapped. */
+static KILN_ALWAYS_INLINE void kv_transpose(kv* r) {
+  __m256 s[8];
+  for (int h = 0; h < 2; ++h) {
+    const __m256 t0 = _mm256_unpacklo_ps(r[4 * h], r[4 * h + 1]);
+    const __m256 t1 = _mm256_unpackhi_ps(r[4 * h], r[4 * h + 1]);
+    const __m256 t2 = _mm256_unpacklo_ps(r[4 * h + 2], r[4 * h + 3]);
+    const __m256 t3 = _mm256_unpackhi_ps(r[4 * h + 2], r[4 * h + 3]);
+    s[4 * h] = _mm256_shuffle_ps(t0, t2, 0x44);
+    s[4 * h + 1] = _mm256_shuffle_ps(t0, t2, 0xEE);
+    s[4 * h + 2] = _mm256_shuffle_ps(t1, t3, 0x44);
+    s[4 * h + 3] = _mm256_shuffle_ps(t1, t3, 0xEE);
+  }
+  for (int k = 0; k < 4; ++k) {
+    r[k] = _mm256_permute2f128_ps(s[k], s[4 + k], 0x20);
+    r[4 + k] = _mm256_permute2f128_ps(s[k], s[4 + k], 0x31);
+  }
+}
 
 #elif defined(KILN_HAVE_NEON)
 
@@ -192,6 +243,13 @@ static KILN_ALWAYS_INLINE kvi kvi_and(kvi a, kvi b) { return vandq_u32(a, b); }
 static KILN_ALWAYS_INLINE kvi kvi_or(kvi a, kvi b) { return vorrq_u32(a, b); }
 static KILN_ALWAYS_INLINE kvi kvi_shl(kvi a, unsigned n) {
   return vshlq_u32(a, vdupq_n_s32((int32_t)n));
+}
+static KILN_ALWAYS_INLINE void kv_transpose(kv* r) {
+  const float32x4x2_t t0 = vtrnq_f32(r[0], r[1]), t1 = vtrnq_f32(r[2], r[3]);
+  r[0] = vcombine_f32(vget_low_f32(t0.val[0]), vget_low_f32(t1.val[0]));
+  r[1] = vcombine_f32(vget_low_f32(t0.val[1]), vget_low_f32(t1.val[1]));
+  r[2] = vcombine_f32(vget_high_f32(t0.val[0]), vget_high_f32(t1.val[0]));
+  r[3] = vcombine_f32(vget_high_f32(t0.val[1]), vget_high_f32(t1.val[1]));
 }
 
 #elif defined(__GNUC__) || defined(__clang__)
@@ -240,6 +298,13 @@ static KILN_ALWAYS_INLINE kvi kvi_add(kvi a, kvi b) { return a + b; }
 static KILN_ALWAYS_INLINE kvi kvi_and(kvi a, kvi b) { return a & b; }
 static KILN_ALWAYS_INLINE kvi kvi_or(kvi a, kvi b) { return a | b; }
 static KILN_ALWAYS_INLINE kvi kvi_shl(kvi a, unsigned n) { return a << n; }
+/* Through memory: compilers turn it into their target's shuffles. */
+static KILN_ALWAYS_INLINE void kv_transpose(kv* r) {
+  float t[4][4];
+  memcpy(t, r, sizeof t);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) r[i][j] = t[j][i];
+}
 
 #else
 
@@ -283,6 +348,7 @@ static KILN_ALWAYS_INLINE kvi kvi_add(kvi a, kvi b) { return a + b; }
 static KILN_ALWAYS_INLINE kvi kvi_and(kvi a, kvi b) { return a & b; }
 static KILN_ALWAYS_INLINE kvi kvi_or(kvi a, kvi b) { return a | b; }
 static KILN_ALWAYS_INLINE kvi kvi_shl(kvi a, unsigned n) { return a << n; }
+static KILN_ALWAYS_INLINE void kv_transpose(kv* r) { (void)r; } /* 1 x 1 */
 
 #endif
 

@@ -300,6 +300,32 @@ KILN_DECLARE_KERNEL(global_pool_nhwc_f32)
  * (kh, kw) order, then bias, then the activation; thread-independent. */
 KILN_DECLARE_KERNEL(conv2d_dw_nhwc_f32)
 
+/* conv2d_winograd_f32: a one-group 3x3 convolution with stride 1 and
+ * dilation 1 (any padding) by Winograd's F(4x4, 3x3) (kiln/conv_winograd.h
+ * gives the transforms), x and y each NCHW or NHWC as conv2d_packed_cl_f32.
+ * iparams: conv2d_packed_cl_f32's (KH = KW = 3, strides and dilations 1,
+ * groups 1), then transformed_weights; fparams: act_alpha act_beta.
+ * w, as a packed B operand in panels of 16 output channels (ConstantLayout
+ * PackedPanel16, channels past OC zero):
+ *   transformed_weights 1: U[f][c][oc] = (G w[oc, c] G^T)[f/6][f%6] rounded
+ *     once from exact arithmetic, K = 36*C rows (k = f*C + c): element
+ *     (oc/16)*36*C*16 + (f*C + c)*16 + oc%16;
+ *   transformed_weights 0: the plain weights, K = 9*C rows (k = c*9 + tap,
+ *     tap = kh*3 + kw): element (oc/16)*9*C*16 + (c*9 + tap)*16 + oc%16,
+ *     transformed inside the kernel (a quarter of U's bytes to read).
+ * scratch: kiln_winograd_scratch_floats(N, C, OC, OH, OW) floats of working
+ * memory (kiln/conv_winograd.h), arena memory the compiler plans.
+ * Per output: the channels' products summed in channel order per
+ * frequency, the output transform, then bias, activation; thread-independent.
+ * Its rounding error exceeds a direct sum's (tests/runtime/conv_winograd_test.cc).
+ * bindings: [0] x  [1] w  [2] bias  [3] y  [4] scratch */
+KILN_DECLARE_KERNEL(conv2d_winograd_f32)
+
+/* conv2d_winograd_res_f32: conv2d_winograd_f32 with a residual r in y's
+ * layout, added after the bias and before the activation.
+ * bindings: [0] x  [1] w  [2] bias  [3] r  [4] y  [5] scratch */
+KILN_DECLARE_KERNEL(conv2d_winograd_res_f32)
+
 /* ---- data movement, NN and recurrent (h9) ----
  * Index tensors are int32 (ib = 4) or int64 (ib = 8). Kernels that follow
  * run-time indices check each one and return KILN_ERR_OUT_OF_RANGE on a bad

@@ -1,0 +1,67 @@
+// conv2d_winograd_f32 (Winograd's F(4x4, 3x3)) against conv2d_packed_f32 (the
+// direct kernel the compiler would choose otherwise) on the 3x3 stride-1
+// layers of ResNet-18 and GoogLeNet, per SIMD path, in direct-convolution
+// GFLOP/s (2 * OC*OH*OW * C*9 per run, whatever the algorithm does):
+// passes/conv_algorithm's WinogradWins is read off these numbers.
+#include <vector>
+
+#include "benchmark/benchmark.h"
+#include "kiln/conv_winograd.h"
+#include "kiln/kernels.h"
+#include "path_benchmark.h"
+
+namespace {
+
+void Fill(std::vector<float>& v) {
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>((i * 7919) % 97) / 97.0f - 0.5f;
+}
+
+// args: C, H(=W), OC, channels_last (x and y NHWC). Pad 1, bias, ReLU.
+void RunConv3x3(benchmark::State& state, kiln_kernel_fn kernel, bool winograd) {
+  const int64_t c = state.range(0), h = state.range(1), oc = state.range(2), cl = state.range(3);
+  const int64_t panels = (oc + 15) / 16;
+  // Only the speed is measured: the weights' values need not be a transform's.
+  std::vector<float> x(c * h * h), w(panels * 16 * (winograd ? 36 : 9) * c), b(oc), y(oc * h * h);
+  std::vector<float> scratch(winograd ? kiln_winograd_scratch_floats(1, c, oc, h, h, 1) : 0);
+  Fill(x);
+  Fill(w);
+  Fill(b);
+  const int64_t ip[20] = {1, c, h, h, oc, h, h, 3, 3, 1, 1, 1, 1, 1, 1, 1, KILN_ACT_RELU, 1, cl, cl};
+  const float fp[2] = {0, 0};
+  void* bindings[5] = {x.data(), w.data(), b.data(), y.data(), scratch.data()};
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(kernel(ip, fp, bindings, nullptr));
+  }
+  const double flops = 2.0 * oc * h * h * c * 9;
+  state.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9 * state.iterations(),
+                                                 benchmark::Counter::kIsRate);
+}
+
+void BM_ConvWinograd(benchmark::State& state, kiln_kernel_fn kernel) {
+  RunConv3x3(state, kernel, true);
+}
+void BM_ConvPacked3x3(benchmark::State& state, kiln_kernel_fn kernel) {
+  RunConv3x3(state, kernel, false);
+}
+
+void Conv3x3Args(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"C", "H", "OC", "nhwc"})
+      ->Args({64, 56, 64, 0})     // ResNet-18 layer1
+      ->Args({128, 28, 128, 0})   // ResNet-18 layer2
+      ->Args({256, 14, 256, 0})   // ResNet-18 layer3
+      ->Args({512, 7, 512, 0})    // ResNet-18 layer4
+      ->Args({64, 56, 192, 0})    // GoogLeNet conv2 3x3
+      ->Args({96, 28, 128, 0})    // GoogLeNet inception 3a 3x3
+      ->Args({128, 28, 192, 0})   // GoogLeNet inception 3b 3x3
+      ->Args({112, 14, 224, 0})   // GoogLeNet inception 4c 3x3
+      ->Args({160, 7, 320, 0})    // GoogLeNet inception 5a 3x3
+      ->Args({32, 28, 32, 0})     // a narrow layer
+      ->Args({16, 16, 16, 0})     // a small one
+      ->Args({64, 56, 64, 1})     // ResNet-18 layer1, channels last
+      ->Args({256, 14, 256, 1})   // ResNet-18 layer3, channels last
+      ->Unit(benchmark::kMillisecond);
+}
+KILN_PATH_BENCHMARK(BM_ConvWinograd, "kiln_conv2d_winograd_f32", Conv3x3Args);
+KILN_PATH_BENCHMARK(BM_ConvPacked3x3, "kiln_conv2d_packed_cl_f32", Conv3x3Args);
+
+}  // namespace

@@ -1,0 +1,497 @@
+/* conv2d_winograd_f32 and conv2d_winograd_res_f32: a one-group 3x3,
+ * stride-1, dilation-1 convolution by Winograd's F(4x4, 3x3)
+ * (kiln/conv_winograd.h): 36 multiplies per 4 x 4 outputs and channel pair
+ * instead of 144, so 4x fewer than conv2d_packed_f32 on whole tiles.
+ *
+ * The weights come as a packed GEMM B operand in 16-wide panels of output
+ * channels: U, transformed by the compiler (K = 36*C, frequency-major), or,
+ * for layers with few tiles, the plain weights (K = 9*C), transformed here
+ * per task into a stack buffer (kernels.h). The tiles are taken in waves of
+ * whole tile rows (kiln_winograd_wave_rows: a wave's data stay in cache
+ * from one phase to the next), each wave in two phases split over the
+ * host's threads:
+ *   1. input transform: each tile's 6 x 6 inputs (zero outside the image)
+ *      become V[t][f][c] in the scratch binding, written once against vec.h
+ *      with channels in the lanes (an NCHW x goes through a staging strip,
+ *      transposed a lanes-square block at a time, so both layouts share it);
+ *   2. per (chunk of output channels, block of tiles): for each frequency f
+ *      the GEMM micro-kernel of sgemm.h sums M[t][f][oc] = sum_c V[t][f][c]
+ *      U[f][c][oc] into the scratch, then the output transform (output
+ *      channels in the lanes) and the epilogue write y.
+ *
+ * Per output: the 36 products of each channel summed over channels in
+ * order (the micro-kernel's order), the output transform, then bias,
+ * residual and activation in conv2d_packed_f32's order. No task partition
+ * changes any of it, so results do not depend on threads. Winograd's
+ * rounding is larger than a direct sum's (the transforms add and scale
+ * terms): the error bound the tests use is derived in
+ * tests/runtime/conv_winograd_test.cc. */
+#include <stdint.h>
+#include <string.h>
+
+#include "activation.h"
+#include "conv_check.h"
+#include "kiln/conv_winograd.h"
+#include "kiln/kernels.h"
+#include "sgemm.h"
+#include "simd.h"
+#include "vec.h"
+
+/* conv2d_packed_cl_f32's parameters, then the form of the weights. */
+enum { P_WG_TRANSFORMED = P_CL_COUNT, P_WG_COUNT };
+
+#define WG_M KILN_WINOGRAD_M
+#define WG_A KILN_WINOGRAD_A
+#define WG_F KILN_WINOGRAD_FREQS
+
+/* Tiles of one staging strip (phase 1): its 4*WG_STRIP + 2 columns of six
+ * input rows, KV_LANES channels each, live on the stack. */
+#define WG_STRIP 8
+#define WG_STRIP_COLS (WG_M * WG_STRIP + 2)
+/* Micro-tiles of rows (tiles) per phase-2 task with transformed weights:
+ * each frequency's weights serve them all from L1. */
+#define WG_ROW_GROUPS 2
+
+typedef struct wg_job {
+  const float *x, *u, *bias, *res;
+  float *y, *v, *m; /* m: the sums M[tile][f][oc] of the wave (scratch) */
+  float* ub;         /* plain weights: each panel's U blocks (scratch) */
+  int x_cl, y_cl;  /* x, and y (and r), channels last */
+  int transformed; /* u holds U (else the plain weights in panels) */
+  int64_t C, OC, H, W, OH, OW, PT, PL;
+  int64_t TH, TW;      /* tiles per column and per row of an image */
+  int64_t row0, rows; /* the wave: tile rows [row0, row0 + rows) of N*TH */
+  int64_t cgroups;   /* phase 1: channel groups of KV_LANES */
+  kiln_gemm_path path;
+  int64_t chunks, blocks; /* phase 2: output-channel chunks of path.nr, */
+  int64_t block;          /* tile blocks of `block` tiles */
+  int64_t act;
+  float act_alpha, act_beta;
+} wg_job;
+
+/* ---- the transforms, on vectors (lanes: channels) --------------------- */
+
+static KILN_ALWAYS_INLINE kv wg_sub(kv a, kv b) { return kv_fma(b, kv_set1(-1.0f), a); }
+
+/* BT d for the six values d[0], d[s], ..., d[5s]: out[i*os]. */
+static KILN_ALWAYS_INLINE void wg_input_1d(const kv* d, int s, kv* out, int os) {
+  const kv d0 = d[0], d1 = d[s], d2 = d[2 * s], d3 = d[3 * s], d4 = d[4 * s], d5 = d[5 * s];
+  const kv m4 = kv_set1(-4.0f), m5 = kv_set1(-5.0f), p4 = kv_set1(4.0f), p2 = kv_set1(2.0f);
+  const kv a = kv_fma(m4, d2, d4); /* d4 - 4 d2 */
+  const kv b = kv_fma(m4, d1, d3); /* d3 - 4 d1 */
+  const kv c = wg_sub(d4, d2);
+  const kv g = wg_sub(d3, d1);
+  out[0] = kv_fma(p4, d0, kv_fma(m5, d2, d4));
+  out[os] = kv_add(a, b);
+  out[2 * os] = wg_sub(a, b);
+  out[3 * os] = kv_fma(p2, g, c);
+  out[4 * os] = kv_fma(kv_set1(-2.0f), g, c);
+  out[5 * os] = kv_fma(p4, d1, kv_fma(m5, d3, d5));
+}
+
+/* AT m for the six values m[0], m[s], ..., m[5s]: out[i*os], i < 4. */
+static KILN_ALWAYS_INLINE void wg_output_1d(const kv* m, int s, kv* out, int os) {
+  const kv s1 = kv_add(m[s], m[2 * s]), d1 = wg_sub(m[s], m[2 * s]);
+  const kv s2 = kv_add(m[3 * s], m[4 * s]), d2 = wg_sub(m[3 * s], m[4 * s]);
+  out[0] = kv_add(kv_add(m[0], s1), s2);
+  out[os] = kv_fma(kv_set1(2.0f), d2, d1);
+  out[2 * os] = kv_fma(kv_set1(4.0f), s2, s1);
+  out[3 * os] = kv_fma(kv_set1(8.0f), d2, kv_add(d1, m[5 * s]));
+}
+
+/* ---- phase 1: input transform ------------------------------------------ */
+
+/* Row ih of image n, columns iw0 .. iw0 + cols - 1, channels c0 .. c0 + lc
+ * - 1, into dst[q] (one vector per column; lanes past lc and columns
+ * outside the image zero). */
+static void wg_stage_row(const wg_job* j, int64_t n, int64_t ih, int64_t iw0, int64_t cols,
+                         int64_t c0, int64_t lc, kv* dst) {
+  const int64_t W = j->W, C = j->C;
+  /* Columns [q0, q1) lie inside the image; indices, not pointers, until
+   * then, since iw0 may be left of the image. */
+  int64_t q0 = iw0 < 0 ? -iw0 : 0;
+  if (q0 > cols) q0 = cols;
+  int64_t q1 = W - iw0 < cols ? W - iw0 : cols;
+  if (q1 < q0 || ih < 0 || ih >= j->H) q1 = q0;
+  for (int64_t q = 0; q < q0; ++q) dst[q] = kv_zero();
+  for (int64_t q = q1; q < cols; ++q) dst[q] = kv_zero();
+  if (j->x_cl) {
+    const int64_t row = (n * j->H + ih) * W + iw0;
+    for (int64_t q = q0; q < q1; ++q) {
+      const float* p = j->x + (row + q) * C + c0;
+      dst[q] = lc == KV_LANES ? kv_load(p) : kv_load_n(p, lc);
+    }
+    return;
+  }
+  /* NCHW: KV_LANES channel rows of up to KV_LANES columns, transposed. */
+  const int64_t hw = j->H * W, row = ((n * C + c0) * j->H + ih) * W + iw0;
+  for (int64_t q = q0; q < q1; q += KV_LANES) {
+    const int64_t len = q1 - q < KV_LANES ? q1 - q : KV_LANES;
+    kv blk[KV_LANES];
+    for (int64_t l = 0; l < KV_LANES; ++l) {
+      if (l >= lc) {
+        blk[l] = kv_zero();
+        continue;
+      }
+      const float* p = j->x + row + l * hw + q;
+      blk[l] = len == KV_LANES ? kv_load(p) : kv_load_n(p, len);
+    }
+    kv_transpose(blk);
+    if (len == KV_LANES) {
+      for (int l = 0; l < KV_LANES; ++l) dst[q + l] = blk[l];
+    } else {
+      for (int64_t l = 0; l < len; ++l) dst[q + l] = blk[l];
+    }
+  }
+}
+
+/* Task: a tile row of the wave, channel group cg (of KV_LANES channels). */
+static void wg_input_tasks(void* ctx, int64_t begin, int64_t end) {
+  const wg_job* j = (const wg_job*)ctx;
+  const int64_t C = j->C;
+  kv stage[WG_A][WG_STRIP_COLS];
+  for (int64_t task = begin; task < end; ++task) {
+    const int64_t cg = task % j->cgroups, row = j->row0 + task / j->cgroups;
+    const int64_t n = row / j->TH, th = row % j->TH;
+    const int64_t c0 = cg * KV_LANES, lc = C - c0 < KV_LANES ? C - c0 : KV_LANES;
+    for (int64_t tw0 = 0; tw0 < j->TW; tw0 += WG_STRIP) {
+      const int64_t tiles = j->TW - tw0 < WG_STRIP ? j->TW - tw0 : WG_STRIP;
+      const int64_t cols = WG_M * tiles + 2;
+      for (int r = 0; r < WG_A; ++r)
+        wg_stage_row(j, n, th * WG_M - j->PT + r, tw0 * WG_M - j->PL, cols, c0, lc, stage[r]);
+      for (int64_t i = 0; i < tiles; ++i) {
+        kv tmp[WG_A][WG_A], out[WG_A][WG_A];
+        /* Columns: tmp[f][q] = (BT d)[f][q]; rows: out[f][g] = (tmp BT^T)[f][g]. */
+        for (int q = 0; q < WG_A; ++q)
+          wg_input_1d(&stage[0][WG_M * i + q], WG_STRIP_COLS, &tmp[0][q], WG_A);
+        for (int f = 0; f < WG_A; ++f) wg_input_1d(tmp[f], 1, out[f], 1);
+        const int64_t t = (row - j->row0) * j->TW + tw0 + i; /* in the wave */
+        float* v = j->v + t * WG_F * C + c0;
+        const kv* o = &out[0][0];
+        if (lc == KV_LANES) {
+          for (int f = 0; f < WG_F; ++f) kv_store(v + f * C, o[f]);
+        } else {
+          for (int f = 0; f < WG_F; ++f) kv_store_n(v + f * C, o[f], lc);
+        }
+      }
+    }
+  }
+}
+
+/* ---- phase 2: per-frequency GEMMs, output transform, epilogue ---------- */
+
+/* ReLU and Clip on vectors, with activation.h's NaN rule (kv_max/kv_min
+ * return their second operand when either is NaN); other kinds run
+ * kiln_activation_apply over the stored values. */
+static KILN_ALWAYS_INLINE kv wg_act_vec(kv v, int64_t act, float lo, float hi) {
+  if (act == KILN_ACT_RELU) return kv_max(kv_zero(), v);
+  if (act == KILN_ACT_CLIP) return kv_min(kv_set1(hi), kv_max(kv_set1(lo), v));
+  return v;
+}
+
+static KILN_ALWAYS_INLINE int wg_act_in_vec(int64_t act) {
+  return act == KILN_ACT_NONE || act == KILN_ACT_RELU || act == KILN_ACT_CLIP;
+}
+
+/* One tile's outputs o[a*4 + b] (lanes: output channels oc0 .. oc0 + lanes
+ * - 1, bias added) into NHWC y at (n, oh0 + a, ow0 + b): residual,
+ * activation, store; rows and columns past the plane are dropped. */
+static void wg_store_nhwc(const wg_job* j, int64_t n, int64_t oh0, int64_t ow0, int64_t oc0,
+                          int64_t lanes, const kv* o) {
+  const int64_t OC = j->OC;
+  for (int a = 0; a < WG_M && oh0 + a < j->OH; ++a)
+    for (int b = 0; b < WG_M && ow0 + b < j->OW; ++b) {
+      const int64_t at = ((n * j->OH + oh0 + a) * j->OW + ow0 + b) * OC + oc0;
+      kv v = o[a * WG_M + b];
+      if (j->res) v = kv_add(v, lanes == KV_LANES ? kv_load(j->res + at) : kv_load_n(j->res + at, lanes));
+      v = wg_act_vec(v, j->act, j->act_alpha, j->act_beta);
+      if (lanes == KV_LANES) {
+        kv_store(j->y + at, v);
+      } else {
+        kv_store_n(j->y + at, v, lanes);
+      }
+      if (!wg_act_in_vec(j->act))
+        kiln_activation_apply(j->y + at, j->y + at, lanes, j->act, j->act_alpha, j->act_beta);
+    }
+}
+
+/* n (<= 4) floats of a tile row: a whole row is one 16-byte move. */
+static KILN_ALWAYS_INLINE void wg_copy_row(float* dst, const float* src, int64_t n) {
+  if (n == WG_M) {
+    memcpy(dst, src, WG_M * sizeof(float));
+  } else {
+    for (int64_t b = 0; b < n; ++b) dst[b] = src[b];
+  }
+}
+
+/* The same into NCHW y: the 16 outputs of each channel become contiguous
+ * by transposing o a lanes-square block at a time (blk[l][p]: channel
+ * oc0 + l, output p = 4a + b); the residual joins them in that form (its
+ * tile rows gathered), the activation runs over the block, and the tile's
+ * rows go out. */
+static void wg_store_nchw(const wg_job* j, int64_t n, int64_t oh0, int64_t ow0, int64_t oc0,
+                          int64_t lanes, kv* o) {
+  float blk[KV_LANES][WG_M * WG_M] KILN_ALIGN64;
+  for (int g = 0; g < WG_M * WG_M; g += KV_LANES) {
+    kv_transpose(o + g);
+    for (int l = 0; l < KV_LANES; ++l) kv_store(&blk[l][g], o[g + l]);
+  }
+  const int64_t rows = j->OH - oh0 < WG_M ? j->OH - oh0 : WG_M;
+  const int64_t cols = j->OW - ow0 < WG_M ? j->OW - ow0 : WG_M;
+  const int64_t plane = j->OH * j->OW, first = (n * j->OC + oc0) * plane + oh0 * j->OW + ow0;
+  if (j->res) {
+    float r[KV_LANES][WG_M * WG_M] KILN_ALIGN64;
+    memset(r, 0, sizeof r);
+    for (int64_t l = 0; l < lanes; ++l)
+      for (int64_t a = 0; a < rows; ++a) wg_copy_row(&r[l][a * WG_M], j->res + first + l * plane + a * j->OW, cols);
+    for (int64_t q = 0; q < lanes * WG_M * WG_M; q += KV_LANES)
+      kv_store(&blk[0][0] + q, kv_add(kv_load(&blk[0][0] + q), kv_load(&r[0][0] + q)));
+  }
+  if (wg_act_in_vec(j->act)) {
+    for (int64_t q = 0; q < lanes * WG_M * WG_M; q += KV_LANES)
+      kv_store(&blk[0][0] + q, wg_act_vec(kv_load(&blk[0][0] + q), j->act, j->act_alpha, j->act_beta));
+  } else {
+    kiln_activation_apply(&blk[0][0], &blk[0][0], lanes * WG_M * WG_M, j->act, j->act_alpha,
+                          j->act_beta);
+  }
+  for (int64_t l = 0; l < lanes; ++l)
+    for (int64_t a = 0; a < rows; ++a) wg_copy_row(j->y + first + l * plane + a * j->OW, &blk[l][a * WG_M], cols);
+}
+
+/* The sums M[t][f][oc] of the wave's tiles t0 .. t0 + tiles - 1 and output
+ * channels oc0 .. oc0 + nr - 1, from weights the compiler transformed: per
+ * frequency, the micro-kernel over the whole K = C. */
+static void wg_sums_transformed(const wg_job* j, int64_t oc0, int64_t nr, int64_t t0,
+                                int64_t tiles) {
+  const int64_t C = j->C, OC = j->OC, MR = j->path.mr;
+  const int64_t panel = WG_F * C * 16; /* floats per 16-channel panel of U */
+  const float* u = j->u + oc0 / 16 * panel + oc0 % 16;
+  for (int64_t f = 0; f < WG_F; ++f) {
+    for (int64_t i = 0; i < tiles; i += MR) {
+      const int64_t mr = tiles - i < MR ? tiles - i : MR;
+      j->path.ukr(C, j->v + ((t0 + i) * WG_F + f) * C, WG_F * C, 1, u + f * C * 16, 16, panel,
+                  j->m + ((t0 + i) * WG_F + f) * OC + oc0, WG_F * OC, mr, nr, 0, NULL);
+    }
+  }
+}
+
+/* G g for the three values g[0], g[s], g[2s] (kiln/conv_winograd.h's G,
+ * its zeros and pairs of rows shared): out[i*os]. */
+static KILN_ALWAYS_INLINE void wg_weight_1d(const kv* g, int s, kv* out, int os) {
+  const kv g0 = g[0], g1 = g[s], g2 = g[2 * s];
+  const kv sum = kv_add(g0, g2);
+  const kv t = kv_fma(g0, kv_set1(1.0f / 24), kv_mul(g2, kv_set1(1.0f / 6)));
+  const kv h = kv_mul(g1, kv_set1(1.0f / 12));
+  out[0] = kv_mul(g0, kv_set1(0.25f));
+  out[os] = kv_mul(kv_add(sum, g1), kv_set1(-1.0f / 6));
+  out[2 * os] = kv_mul(wg_sub(sum, g1), kv_set1(-1.0f / 6));
+  out[3 * os] = kv_add(t, h);
+  out[4 * os] = wg_sub(t, h);
+  out[5 * os] = g2;
+}
+
+/* wg_sums_transformed from the plain weights w[oc][c][3][3] in panels
+ * (kernels.h, transformed_weights 0): U is made here, a block of
+ * KILN_WINOGRAD_RAW_KC channels at a time, into the scratch region of each
+ * 16-channel panel ([k][f][16]: one channel's 36 frequencies written in a
+ * run; lanes of the task's own channels only, so tasks never share a
+ * byte), where the micro-kernel reads it from cache; the weights
+ * stream from memory once, at a quarter of U's size. For few tiles, where
+ * U's size would make the GEMMs wait on memory. */
+static void wg_sums_raw(const wg_job* j, int64_t oc0, int64_t nr, int64_t t0, int64_t tiles) {
+  const int64_t C = j->C, OC = j->OC, MR = j->path.mr, KC = KILN_WINOGRAD_RAW_KC;
+  const int64_t panel = 9 * C * 16;   /* floats per 16-channel panel of w */
+  const int64_t region = WG_F * KC * 16; /* floats per panel of U blocks: [k][f][16] */
+  const int64_t p0 = oc0 / 16, panels = (oc0 % 16 + nr + 15) / 16;
+  /* The task's lanes in each panel: the micro-kernel's columns. */
+  const int64_t q0 = oc0 % 16, q1 = q0 + (j->path.nr < 16 ? j->path.nr : 16);
+  for (int64_t c0 = 0; c0 < C; c0 += KC) {
+    const int64_t kc = C - c0 < KC ? C - c0 : KC;
+    for (int64_t p = 0; p < panels; ++p) {
+      float* ub = j->ub + (p0 + p) * region;
+      for (int64_t k = 0; k < kc; ++k)
+        for (int64_t q = q0; q < q1; q += KV_LANES) {
+          const float* g = j->u + (p0 + p) * panel + (c0 + k) * 9 * 16 + q;
+          kv taps[9], h[3][WG_A], out[WG_A];
+          for (int tap = 0; tap < 9; ++tap) taps[tap] = kv_load(g + tap * 16);
+          /* h[v][i] = (G g)[i][v], then U[i][b] = (h G^T)[i][b]. */
+          for (int v = 0; v < 3; ++v) wg_weight_1d(taps + v, 3, h[v], 1);
+          for (int i = 0; i < WG_A; ++i) {
+            const kv row[3] = {h[0][i], h[1][i], h[2][i]};
+            wg_weight_1d(row, 1, out, 1);
+            for (int b = 0; b < WG_A; ++b) kv_store(ub + (k * WG_F + i * WG_A + b) * 16 + q, out[b]);
+          }
+        }
+    }
+    for (int64_t f = 0; f < WG_F; ++f) {
+      for (int64_t r = 0; r < tiles; r += MR) {
+        const int64_t mr = tiles - r < MR ? tiles - r : MR;
+        j->path.ukr(kc, j->v + ((t0 + r) * WG_F + f) * C + c0, WG_F * C, 1,
+                    j->ub + p0 * region + f * 16 + q0, WG_F * 16, region,
+                    j->m + ((t0 + r) * WG_F + f) * OC + oc0, WG_F * OC, mr, nr, c0 > 0, NULL);
+      }
+    }
+  }
+}
+
+/* Task: chunk of path.nr output channels (outer, so consecutive tasks share
+ * its weights), block of tiles. */
+static void wg_gemm_tasks(void* ctx, int64_t begin, int64_t end) {
+  const wg_job* j = (const wg_job*)ctx;
+  const int64_t OC = j->OC, NR = j->path.nr;
+  const int64_t T = j->rows * j->TW; /* tiles of the wave */
+  for (int64_t task = begin; task < end; ++task) {
+    const int64_t oc0 = task / j->blocks * NR, t0 = task % j->blocks * j->block;
+    const int64_t tiles = T - t0 < j->block ? T - t0 : j->block;
+    const int64_t nr = OC - oc0 < NR ? OC - oc0 : NR;
+    if (j->transformed) {
+      wg_sums_transformed(j, oc0, nr, t0, tiles);
+    } else {
+      wg_sums_raw(j, oc0, nr, t0, tiles);
+    }
+    for (int64_t i = 0; i < tiles; ++i) {
+      const int64_t row = j->row0 + (t0 + i) / j->TW, n = row / j->TH;
+      const int64_t oh0 = row % j->TH * WG_M, ow0 = (t0 + i) % j->TW * WG_M;
+      for (int64_t g = 0; g < nr; g += KV_LANES) {
+        const int64_t lanes = nr - g < KV_LANES ? nr - g : KV_LANES;
+        kv m[WG_F], tmp[WG_A][WG_M], o[WG_M * WG_M];
+        const float* mt = j->m + (t0 + i) * WG_F * OC + oc0 + g;
+        for (int f = 0; f < WG_F; ++f)
+          m[f] = lanes == KV_LANES ? kv_load(mt + f * OC) : kv_load_n(mt + f * OC, lanes);
+        /* Rows: tmp[f][b] = (m AT^T)[f][b]; columns: o[a][b] = (AT tmp)[a][b]. */
+        for (int f = 0; f < WG_A; ++f) wg_output_1d(m + f * WG_A, 1, tmp[f], 1);
+        for (int b = 0; b < WG_M; ++b) wg_output_1d(&tmp[0][b], WG_M, o + b, WG_M);
+        if (j->bias) {
+          const float* bp = j->bias + oc0 + g;
+          const kv bv = lanes == KV_LANES ? kv_load(bp) : kv_load_n(bp, lanes);
+          for (int p = 0; p < WG_M * WG_M; ++p) o[p] = kv_add(o[p], bv);
+        }
+        if (j->y_cl) {
+          wg_store_nhwc(j, n, oh0, ow0, oc0 + g, lanes, o);
+        } else {
+          wg_store_nchw(j, n, oh0, ow0, oc0 + g, lanes, o);
+        }
+      }
+    }
+  }
+}
+
+/* ---- entry points -------------------------------------------------------- */
+
+static void wg_run_phase(const kiln_host* host, int threaded, int64_t tasks,
+                         void (*body)(void*, int64_t, int64_t), wg_job* j) {
+  if (threaded && tasks > 1) {
+    host->parallel_for(host->user, tasks, body, j);
+  } else if (tasks > 0) {
+    body(j, 0, tasks);
+  }
+}
+
+static int wg_run(const int64_t* ip, const float* fp, void* const* bindings, const float* res,
+                  float* y, float* scratch, const kiln_host* host) {
+  wg_job j;
+  j.x = (const float*)bindings[0];
+  j.u = (const float*)bindings[1];
+  j.bias = ip[P_HAS_BIAS] ? (const float*)bindings[2] : NULL;
+  j.res = res;
+  j.y = y;
+  j.v = scratch;
+  j.x_cl = (int)ip[P_X_CL];
+  j.y_cl = (int)ip[P_Y_CL];
+  j.transformed = (int)ip[P_WG_TRANSFORMED];
+  j.C = ip[P_C], j.OC = ip[P_OC], j.H = ip[P_H], j.W = ip[P_W];
+  j.OH = ip[P_OH], j.OW = ip[P_OW], j.PT = ip[P_PT], j.PL = ip[P_PL];
+  j.TH = kiln_winograd_tiles(j.OH), j.TW = kiln_winograd_tiles(j.OW);
+  j.cgroups = (j.C + KV_LANES - 1) / KV_LANES;
+  j.path = kiln_gemm_select();
+  j.chunks = (j.OC + j.path.nr - 1) / j.path.nr;
+
+  j.act = ip[P_ACT], j.act_alpha = fp[0], j.act_beta = fp[1];
+  /* The direct convolution's multiply-adds: below 2^19 a hand-off to other
+   * threads costs more than it saves (conv2d_packed_f32's rule). */
+  const double work = (double)ip[P_N] * j.OC * j.OH * j.OW * j.C * 9.0;
+  const int threaded = host && host->parallel_for && work >= (double)(1 << 19);
+  const int64_t all_rows = ip[P_N] * j.TH;
+  const int64_t wave = kiln_winograd_wave_rows(ip[P_N], j.C, j.OC, j.OH, j.OW);
+  j.m = scratch + WG_F * wave * j.TW * j.C;
+  j.ub = j.m + WG_F * wave * j.TW * j.OC;
+  for (j.row0 = 0; j.row0 < all_rows; j.row0 += wave) {
+    j.rows = all_rows - j.row0 < wave ? all_rows - j.row0 : wave;
+    /* Plain weights are transformed once per task: then a task takes all
+     * the wave's tiles (few, as the compiler chose them). */
+    j.block = j.transformed ? WG_ROW_GROUPS * j.path.mr : j.rows * j.TW;
+    j.blocks = (j.rows * j.TW + j.block - 1) / j.block;
+    wg_run_phase(host, threaded, j.rows * j.cgroups, wg_input_tasks, &j);
+    wg_run_phase(host, threaded, j.chunks * j.blocks, wg_gemm_tasks, &j);
+  }
+  return KILN_OK;
+}
+
+int kiln_conv2d_winograd_f32(const int64_t* ip, const float* fp, void* const* bindings,
+                             const kiln_host* host) {
+  return wg_run(ip, fp, bindings, NULL, (float*)bindings[3], (float*)bindings[4], host);
+}
+
+int kiln_conv2d_winograd_res_f32(const int64_t* ip, const float* fp, void* const* bindings,
+                                 const kiln_host* host) {
+  return wg_run(ip, fp, bindings, (const float*)bindings[3], (float*)bindings[4],
+                (float*)bindings[5], host);
+}
+
+/* conv2d_packed_cl_f32's checks (which bound x, bias, y and r), then what
+ * this kernel adds: the 3x3 stride-1 dilation-1 window, U's panels over
+ * 36*C and the scratch, every offset the tiles form kept in int64. */
+static int wg_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                    uint32_t fparam_count, const uint64_t* binding_bytes, int residual) {
+  if (iparam_count != P_WG_COUNT || ip == NULL) return KILN_ERR_INVALID_ARGUMENT;
+  KILN_TRY(kiln_conv_layout_check(ip, P_CL_COUNT));
+  KILN_TRY(kiln_check_enum(ip[P_WG_TRANSFORMED], 0, 1));
+  if (residual) {
+    KILN_TRY(kiln_conv_res_check(ip, P_COUNT, fp, fparam_count, binding_bytes, 1));
+  } else {
+    KILN_TRY(kiln_conv_check(ip, P_COUNT, fp, fparam_count, binding_bytes, 3, 1));
+  }
+  if (ip[P_KH] != 3 || ip[P_KW] != 3 || ip[P_SH] != 1 || ip[P_SW] != 1 || ip[P_DH] != 1 ||
+      ip[P_DW] != 1)
+    return KILN_ERR_UNIMPLEMENTED;
+  const int64_t N = ip[P_N], C = ip[P_C], OC = ip[P_OC];
+  /* Tile windows reach 3 rows and columns past the last output, and start
+   * PT/PL before the first: all inside int64 with room to spare. */
+  int64_t t;
+  KILN_TRY(kiln_checked_add(ip[P_OH], 2 * WG_A, &t));
+  KILN_TRY(kiln_checked_add(t, ip[P_PT], &t));
+  KILN_TRY(kiln_checked_add(ip[P_OW], 2 * WG_A, &t));
+  KILN_TRY(kiln_checked_add(t, ip[P_PL], &t));
+  const int64_t TH = kiln_winograd_tiles(ip[P_OH]), TW = kiln_winograd_tiles(ip[P_OW]);
+  const int64_t loops[6] = {N, TH, TW, WG_F, C, OC};
+  KILN_TRY(kiln_check_work(loops, 6));
+  int64_t oc_pad, count;
+  KILN_TRY(kiln_checked_add(OC, 15, &oc_pad));
+  /* U over 36 frequencies, or the plain weights over 9 taps. */
+  const int64_t u_dims[4] = {oc_pad / 16, 16, ip[P_WG_TRANSFORMED] ? WG_F : 9, C};
+  KILN_TRY(kiln_checked_product(u_dims, 4, &count));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[1], count));
+  /* The whole transformed input and sums (36 x N*TH*TW x (C + OC)), U
+   * (36 x C x OC) and the U blocks of every panel stay in int64, so the
+   * scratch (kiln_winograd_scratch_floats: one wave, at most the sum) does. */
+  int64_t c_oc, vm, blocks;
+  KILN_TRY(kiln_checked_add(C, OC, &c_oc));
+  const int64_t v_dims[5] = {WG_F, N, TH, TW, c_oc}, w_dims[3] = {WG_F, C, OC};
+  KILN_TRY(kiln_checked_product(v_dims, 5, &vm));
+  KILN_TRY(kiln_checked_product(w_dims, 3, &count));
+  KILN_TRY(kiln_checked_mul(oc_pad / 16 * 16, WG_F * KILN_WINOGRAD_RAW_KC, &blocks));
+  KILN_TRY(kiln_checked_add(vm, blocks, &count));
+  count = kiln_winograd_scratch_floats(N, C, OC, ip[P_OH], ip[P_OW], (int)ip[P_WG_TRANSFORMED]);
+  return kiln_check_f32_binding(binding_bytes[residual ? 5 : 4], count);
+}
+
+int kiln_conv2d_winograd_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                                   uint32_t fparam_count, const uint64_t* binding_bytes) {
+  return wg_check(ip, iparam_count, fp, fparam_count, binding_bytes, 0);
+}
+
+int kiln_conv2d_winograd_res_f32_check(const int64_t* ip, uint32_t iparam_count,
+                                       const float* fp, uint32_t fparam_count,
+                                       const uint64_t* binding_bytes) {
+  return wg_check(ip, iparam_count, fp, fparam_count, binding_bytes, 1);
+}

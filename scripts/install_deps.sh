@@ -12,6 +12,7 @@ PACKAGES=(
   python3 python3-numpy python3-onnx python3-torch python3-torchvision
   libonnx-testdata libopenblas-dev
   gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
+  gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user
 )
 
 missing=()

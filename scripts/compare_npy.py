@@ -1,8 +1,9 @@
 #!/usr/bin/python3
-"""Compares .npy outputs: compare_npy.py [--tol REL] [--label L] REF GOT [REF GOT ...]
+"""Compares .npy outputs: compare_npy.py [--tol REL | --bitwise] [--label L] REF GOT [REF GOT ...]
 
 Passes when, for every pair, max|got - ref| <= REL * max(1, max|ref|)
-(default REL = 1e-4). Prints one line per pair and exits non-zero on failure.
+(default REL = 1e-4); with --bitwise, when the two arrays hold the same bytes.
+Prints one line per pair and exits non-zero on failure.
 """
 import argparse
 import sys
@@ -13,6 +14,8 @@ import numpy as np
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--tol", type=float, default=1e-4)
+    parser.add_argument("--bitwise", action="store_true",
+                        help="pass only when the arrays are bitwise identical")
     parser.add_argument("--label", default="")
     parser.add_argument("files", nargs="+")
     args = parser.parse_args()
@@ -29,11 +32,13 @@ def main():
             continue
         diff = float(np.max(np.abs(got.astype(np.float64) - ref))) if ref.size else 0.0
         bound = args.tol * max(1.0, float(np.max(np.abs(ref))) if ref.size else 1.0)
-        bitwise = bool(np.array_equal(ref, got))
-        verdict = "ok" if diff <= bound else "MISMATCH"
-        print(f"{args.label}max_abs_diff={diff:.3g} bound={bound:.3g} "
+        bitwise = ref.tobytes() == got.tobytes()
+        good = bitwise if args.bitwise else diff <= bound
+        verdict = "ok" if good else "MISMATCH"
+        print(f"{args.label}max_abs_diff={diff:.3g} "
+              f"bound={'bitwise' if args.bitwise else f'{bound:.3g}'} "
               f"bitwise={'yes' if bitwise else 'no'} {verdict}")
-        ok = ok and diff <= bound
+        ok = ok and good
     sys.exit(0 if ok else 1)
 
 

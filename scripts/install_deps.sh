@@ -19,6 +19,7 @@ TEST_PACKAGES=(
   libonnx-testdata libopenblas-dev
   gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
   python3-dev pybind11-dev python3-pybind11 python3-pytest
+  gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user
 )
 PACKAGES=("${DEMO_PACKAGES[@]}")
 if [ "${1:-}" != demo ]; then PACKAGES+=("${TEST_PACKAGES[@]}"); fi

@@ -34,10 +34,12 @@ struct Expectation {
 absl::StatusOr<std::map<std::string, Expectation>> ReadExpectations(const std::string& path);
 
 // Problems between results and expectations: unexpected failures and passes
-// (so the list only shrinks). `aot_checked` false ignores the AOT column.
+// (so the list only shrinks). `vm_checked` / `aot_checked` false ignores that
+// column; `every_test` says the results hold every test of their suites, so a
+// listed test missing from them is missing from the data.
 std::vector<std::string> CheckExpectations(const std::vector<TestResult>& results,
                                            const std::map<std::string, Expectation>& expected,
-                                           bool aot_checked);
+                                           bool vm_checked, bool aot_checked, bool every_test);
 
 // Rewrites `path`: the failing tests among `results`, plus the existing lines
 // of suites not in `results` (so one suite can be regenerated alone).

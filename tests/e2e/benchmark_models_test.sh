@@ -1,71 +1,55 @@
 #!/usr/bin/env bash
-# The benchmark models (MLP, ResNet-18, MobileNetV2, GoogLeNet, EfficientNet-B0, a DS-CNN,
-# a BERT-style encoder at opsets 13 and 17, a GRU and an LSTM) exported by
-# benchmarks/models/export.py, compiled, run in the VM and as an AOT bundle,
-# and compared with PyTorch: max|diff| <= 1e-4 * max(1, max|ref|) for both,
-# and VM vs AOT within 1e-5 * max(1, max|ref|).
-# usage: benchmark_models_test.sh KILN SOURCE_DIR WORK_DIR
+# The benchmark models (benchmark_models_lib.sh) on one SIMD kernel path:
+# compiled, run in the VM on that path (kiln run --isa PATH) and as an AOT
+# bundle built with that path's compile flags (so the bundle's own compiled
+# kernels are what is tested), and compared with PyTorch:
+# max|diff| <= 1e-4 * max(1, max|ref|) for both, and VM vs AOT bitwise equal
+# (the same kernel sources, compiled with the same flags, no FMA contraction).
+# A path this CPU lacks is skipped: exit 77, with FLAGS_TOOL's reason.
+# usage: benchmark_models_test.sh KILN SOURCE_DIR WORK_DIR MODELS_DIR PATH FLAGS_TOOL
+#   FLAGS_TOOL PATH prints the bundle flags of PATH (exit 77 if the CPU lacks it)
 set -euo pipefail
 KILN=$1
 SRC=$2
 WORK=$3
+MODELS=$4
+KPATH=$5
+FLAGS_TOOL=$6
 PY=/usr/bin/python3
-mkdir -p "$WORK"
+source "$SRC/tests/e2e/benchmark_models_lib.sh"
 
-MODELS="mlp resnet18 mobilenet_v2 googlenet efficientnet_b0 ds_cnn bert bert_op17 gru lstm"
-# Exporting is deterministic; reuse files from an earlier run of this build
-# and export only the models that are missing or older than the exporter.
-missing=""
-for model in $MODELS; do
-  out="$WORK/models/$model.output.npy"
-  [ "$out" -nt "$SRC/benchmarks/models/export.py" ] &&
-    [ "$out" -nt "$SRC/benchmarks/models/seq_models.py" ] || missing="$missing,$model"
-done
-if [ -n "$missing" ]; then
-  "$PY" "$SRC/benchmarks/models/export.py" --out "$WORK/models" --models "${missing#,}"
+set +e
+FLAGS=$("$FLAGS_TOOL" "$KPATH")
+rc=$?
+set -e
+if [ "$rc" -ne 0 ]; then
+  echo "$FLAGS"
+  exit "$rc"
 fi
+echo "path $KPATH: bundles built with CFLAGS='-O3 $FLAGS'"
+mkdir -p "$WORK"
+export_missing_models "$SRC" "$MODELS"
 
 passed=0
 failed=0
-for model in $MODELS; do
-  m="$WORK/models/$model"
-  # One input: NAME.input.npy; several: NAME.input0.npy, NAME.input1.npy, ...
-  # in signature order.
-  inputs=()
-  if [ -f "$m.input.npy" ]; then
-    inputs=(--input "$m.input.npy")
-  else
-    for ((i = 0; i < 10; ++i)); do
-      [ -f "$m.input$i.npy" ] || break
-      inputs+=(--input "$m.input$i.npy")
-    done
-  fi
-  if [ "${#inputs[@]}" -gt 0 ] &&
+for model in $BENCHMARK_MODELS; do
+  m="$MODELS/$model"
+  model_inputs "$m"
+  if [ "${#INPUTS[@]}" -gt 0 ] &&
      "$KILN" compile "$m.onnx" -o "$WORK/$model.kiln" &&
-     "$KILN" run "$WORK/$model.kiln" "${inputs[@]}" --output "$WORK/$model.vm.npy" &&
+     "$KILN" run "$WORK/$model.kiln" --isa "$KPATH" "${INPUTS[@]}" --output "$WORK/$model.vm.npy" &&
      "$KILN" aot "$WORK/$model.kiln" -o "$WORK/$model.aot" --name "$model" &&
-     make -s -C "$WORK/$model.aot" -j2 > "$WORK/$model.make.log" 2>&1 &&
-     "$WORK/$model.aot/${model}_run" "${inputs[@]}" --output "$WORK/$model.aot.npy" &&
-     "$PY" "$SRC/scripts/compare_npy.py" --label "$model vm:  " "$m.output.npy" "$WORK/$model.vm.npy" &&
-     "$PY" "$SRC/scripts/compare_npy.py" --label "$model aot: " "$m.output.npy" "$WORK/$model.aot.npy" &&
-     "$PY" "$SRC/scripts/compare_npy.py" --tol 1e-5 --label "$model vm-vs-aot: " \
+     make -s -C "$WORK/$model.aot" -j2 CFLAGS="-O3 $FLAGS" > "$WORK/$model.make.log" 2>&1 &&
+     "$WORK/$model.aot/${model}_run" "${INPUTS[@]}" --output "$WORK/$model.aot.npy" &&
+     "$PY" "$SRC/scripts/compare_npy.py" --label "$model $KPATH vm:  " "$m.output.npy" "$WORK/$model.vm.npy" &&
+     "$PY" "$SRC/scripts/compare_npy.py" --label "$model $KPATH aot: " "$m.output.npy" "$WORK/$model.aot.npy" &&
+     "$PY" "$SRC/scripts/compare_npy.py" --bitwise --label "$model $KPATH vm-vs-aot: " \
        "$WORK/$model.vm.npy" "$WORK/$model.aot.npy"; then
     passed=$((passed + 1))
   else
-    echo "FAILED: $model"
+    echo "FAILED: $model on $KPATH"
     failed=$((failed + 1))
   fi
 done
-# The ResNet-18 arena must be well below the sum of its intermediates
-# (at most half of it) and equal to the liveness lower bound within 10%.
-if "$KILN" inspect "$WORK/resnet18.kiln" | tee "$WORK/resnet18.inspect" | grep -A1 arena_bytes &&
-   awk '/arena_bytes/ { arena = $2 } /unshared_bytes/ { bound = $2; unshared = $6 }
-        END { exit !(arena > 0 && arena <= unshared / 2 && arena <= bound * 1.1) }' \
-       "$WORK/resnet18.inspect"; then
-  passed=$((passed + 1))
-else
-  echo "FAILED: resnet18 arena budget"
-  failed=$((failed + 1))
-fi
-echo "$passed passed, $failed failed"
+echo "$KPATH: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

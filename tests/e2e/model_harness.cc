@@ -44,10 +44,11 @@ absl::StatusOr<std::string> CompileModel(const std::string& onnx_path) {
 }
 
 absl::StatusOr<std::vector<vm::NpyArray>> RunInVm(const std::string& module_bytes,
-                                                  const std::vector<vm::NpyArray>& inputs) {
+                                                  const std::vector<vm::NpyArray>& inputs,
+                                                  vm::KernelPath path) {
   auto image = vm::ModuleImage::LoadBytes(module_bytes.data(), module_bytes.size(), "e2e.kiln");
   if (!image.ok()) return image.status();
-  auto instance = vm::Instance::Create(*image);
+  auto instance = vm::Instance::Create(*image, 1, vm::KernelPathName(path));
   if (!instance.ok()) return instance.status();
   const fb::Signature& sig = (*instance)->signature();
   std::vector<vm::HostTensor> in;
@@ -77,7 +78,7 @@ absl::StatusOr<std::vector<vm::NpyArray>> RunInVm(const std::string& module_byte
 absl::StatusOr<std::vector<vm::NpyArray>> RunAot(const std::string& module_bytes,
                                                  const std::string& dir,
                                                  const std::vector<std::string>& input_files,
-                                                 size_t output_count) {
+                                                 size_t output_count, vm::KernelPath path) {
   auto image = vm::ModuleImage::LoadBytes(module_bytes.data(), module_bytes.size(), "e2e.kiln");
   if (!image.ok()) return image.status();
   aot::AotOptions options;
@@ -86,8 +87,8 @@ absl::StatusOr<std::vector<vm::NpyArray>> RunAot(const std::string& module_bytes
   if (!files.ok()) return files.status();
   if (absl::Status s = aot::WriteBundle(dir, *files); !s.ok()) return s;
   // Warnings in generated code are errors too.
-  std::string make = absl::StrCat("make -s -C '", dir,
-                                  "' CFLAGS='-O2 -Wall -Wextra -Werror' > '", dir,
+  std::string make = absl::StrCat("make -s -C '", dir, "' CFLAGS='-O2 -Wall -Wextra -Werror ",
+                                  vm::KernelPathCompileFlags(path), "' > '", dir,
                                   "/make.log' 2>&1");
   if (std::system(make.c_str()) != 0) {
     return absl::InternalError(absl::StrCat("building the bundle failed; see ", dir, "/make.log"));

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "vm/kernel_paths.h"
 #include "vm/npy.h"
 
 namespace kiln::e2e {
@@ -18,16 +19,18 @@ double MaxAbs(const vm::NpyArray& a);
 // Module bytes for the ONNX file.
 absl::StatusOr<std::string> CompileModel(const std::string& onnx_path);
 
-// Outputs of the module run once in the VM.
+// Outputs of the module run once in the VM on the kernels of `path`.
 absl::StatusOr<std::vector<vm::NpyArray>> RunInVm(const std::string& module_bytes,
-                                                  const std::vector<vm::NpyArray>& inputs);
+                                                  const std::vector<vm::NpyArray>& inputs,
+                                                  vm::KernelPath path);
 
-// Writes the AOT bundle for the module into `dir`, builds it with make, runs
-// NAME_run on the input files and returns its outputs.
+// Writes the AOT bundle for the module into `dir`, builds it with make and
+// the compile flags of `path` (so its kernels are that path's), runs NAME_run
+// on the input files and returns its outputs.
 absl::StatusOr<std::vector<vm::NpyArray>> RunAot(const std::string& module_bytes,
                                                  const std::string& dir,
                                                  const std::vector<std::string>& input_files,
-                                                 size_t output_count);
+                                                 size_t output_count, vm::KernelPath path);
 
 }  // namespace kiln::e2e
 

@@ -1,6 +1,5 @@
 #include "compiler/passes/conv_algorithm.h"
 
-#include <cstdlib>
 #include <vector>
 
 #include "compiler/passes/shape_rule_context.h"
@@ -47,7 +46,6 @@ bool WinogradShaped(const ir::Graph& g, const ir::Node& n) {
 }  // namespace
 
 bool WinogradWins(int64_t channels, int64_t out_channels, int64_t out_h, int64_t out_w) {
-  if (const char* e = std::getenv("KILN_WINO_MIN_HW")) return channels >= 16 && out_channels >= 16 && out_h >= std::atoi(e) && out_w >= std::atoi(e);
   return channels >= 16 && out_channels >= 16 && out_h >= 8 && out_w >= 8;
 }
 
@@ -60,8 +58,7 @@ absl::Status ChooseConvAlgorithms(ir::Graph& graph) {
     // Few tiles share each weight: the kernel transforms the plain weights
     // itself rather than read U, 4x their size (kiln/conv_winograd.h).
     const int64_t tiles = x[0] * kiln_winograd_tiles(y[2]) * kiln_winograd_tiles(y[3]);
-    const char* e = std::getenv("KILN_WINO_RAW_MAX");
-    const bool transformed = tiles > (e ? std::atoi(e) : KILN_WINOGRAD_RAW_MAX_TILES);
+    const bool transformed = tiles > KILN_WINOGRAD_RAW_MAX_TILES;
     node.SetInt("kiln.winograd", transformed ? 1 : 2);
     const std::vector<ir::ConstantPtr> no_known_values;
     ShapeRuleContext rule(graph, node, no_known_values);

@@ -11,6 +11,7 @@
 #include "tests/vm/zero_input_run.h"
 #include "vm/disassembler.h"
 #include "vm/module_image.h"
+#include "vm/observer.h"
 
 namespace kiln {
 namespace {
@@ -47,16 +48,32 @@ TEST(CalleeModules, AConstantNoLimitTripWithoutAConditionIsRefused) {
   EXPECT_NE(message.find("nor an expected count ends it: it never ends"), std::string::npos) << message;
 }
 
+// Counts the calls of LOOP/LOOP_DYN/IF bodies: the interpreter reports each
+// entry into a called function and each return from it.
+class BodyCallCounter : public vm::DispatchObserver {
+ public:
+  void FunctionIntRegisters(const int64_t*, uint32_t) override { ++transitions; }
+  void BeforeDispatch(uint32_t, void* const*) override {}
+  bool AfterDispatch(uint32_t, void* const*) override { return true; }
+  int transitions = 0;
+};
+
 TEST(CalleeModules, ANegativeTripCountRunsNoIteration) {
   auto image = Load("loop_dyn_negative_trip.kiln");
   ASSERT_TRUE(image.ok()) << image.status();
-  EXPECT_TRUE(testing::RunOnZeroInputs(*image, kN, kMaxBytes).ok());
+  BodyCallCounter bodies;
+  EXPECT_TRUE(testing::RunOnZeroInputs(*image, kN, kMaxBytes, {}, &bodies).ok());
+  EXPECT_EQ(bodies.transitions, 0) << "the loop body was entered";
 }
 
 TEST(CalleeModules, AnExpectedCountTheTripNeverReachesFailsTheRun) {
   auto image = Load("loop_dyn_expected_huge.kiln");
   ASSERT_TRUE(image.ok()) << image.status();
-  const absl::Status s = testing::RunOnZeroInputs(*image, kN, kMaxBytes);
+  // The same loop with trip N = 1: the counter sees its one body call (the
+  // check above can fail), then the expected count fails the run.
+  BodyCallCounter bodies;
+  const absl::Status s = testing::RunOnZeroInputs(*image, kN, kMaxBytes, {}, &bodies);
+  EXPECT_EQ(bodies.transitions, 2) << "one entry into the body and one return";
   ASSERT_FALSE(s.ok());
   EXPECT_NE(std::string(s.message()).find("the iteration count differs"), std::string::npos) << s;
   EXPECT_NE(std::string(s.message()).find("(4611686018427387904)"), std::string::npos) << s;

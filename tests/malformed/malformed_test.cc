@@ -194,25 +194,34 @@ TEST(MalformedModule, FuzzerReproducers) {
 // Reproducers that still verify (they are valid, if odd, modules): they must
 // run without any memory error or undefined behaviour (the asan preset checks).
 TEST(MalformedModule, FuzzerReproducersRunClean) {
-  // depthwise_huge_dilation_pointer: a 2^60 dilation put an empty tap's row
-  // pointer 2^63 bytes away (formed, never read).
-  // conv_one_channel_null_a: a one-channel conv sent to the im2col GEMM
-  // (a huge dilation) offset the GEMM's unused NULL A pointer.
-  for (const char* file : {"conv_huge_pad_pointer_overflow.kiln",
-                           "depthwise_huge_dilation_pointer.kiln",
-                           "conv_one_channel_null_a.kiln",
-                           // a 2^56 stride: the tile's offsets of rows far outside
-                           // the image overflowed int64 (never read).
-                           "conv_packed_huge_stride_offset.kiln"}) {
-    std::ifstream in(kDir + "modules/" + file, std::ios::binary);
-    ASSERT_TRUE(in) << file;
+  // Each loads (the verifier has no reason to refuse it) and its run ends
+  // with the status below; under ASan/UBSan the kernels' pointer arithmetic
+  // is checked as well.
+  struct Reproducer {
+    const char* file;
+    absl::StatusCode run;
+  };
+  for (const Reproducer& r : {
+           // a huge pad offset the conv's row pointers past int64.
+           Reproducer{"conv_huge_pad_pointer_overflow.kiln", absl::StatusCode::kOk},
+           // a 2^60 dilation put an empty tap's row pointer 2^63 bytes away
+           // (formed, never read).
+           Reproducer{"depthwise_huge_dilation_pointer.kiln", absl::StatusCode::kOk},
+           // a one-channel conv sent to the im2col GEMM (a huge dilation)
+           // offset the GEMM's unused NULL A pointer.
+           Reproducer{"conv_one_channel_null_a.kiln", absl::StatusCode::kOk},
+           // a 2^56 stride: the tile's offsets of rows far outside the image
+           // overflowed int64 (never read).
+           Reproducer{"conv_packed_huge_stride_offset.kiln", absl::StatusCode::kOk}}) {
+    std::ifstream in(kDir + "modules/" + r.file, std::ios::binary);
+    ASSERT_TRUE(in) << r.file;
     std::stringstream bytes;
     bytes << in.rdbuf();
     const std::string data = bytes.str();
-    auto image = vm::ModuleImage::LoadBytes(data.data(), data.size(), file);
-    if (!image.ok()) continue;  // refusing it is fine too
+    auto image = vm::ModuleImage::LoadBytes(data.data(), data.size(), r.file);
+    ASSERT_TRUE(image.ok()) << r.file << ": " << image.status();
     auto instance = vm::Instance::Create(*image);
-    ASSERT_TRUE(instance.ok());
+    ASSERT_TRUE(instance.ok()) << r.file << ": " << instance.status();
     std::vector<std::vector<uint8_t>> bufs;
     std::vector<const void*> ins;
     std::vector<void*> outs;
@@ -224,7 +233,8 @@ TEST(MalformedModule, FuzzerReproducersRunClean) {
       bufs.emplace_back(vm::TensorDescBytes(*t) + 1, 0);
       outs.push_back(bufs.back().data());
     }
-    (void)(*instance)->RunUnchecked(ins.data(), outs.data());
+    const absl::Status run = (*instance)->RunUnchecked(ins.data(), outs.data());
+    EXPECT_EQ(run.code(), r.run) << r.file << ": " << run;
   }
 }
 

@@ -17,11 +17,12 @@ namespace kiln::testing {
 
 // Runs when the buffers (and, with symbols, the workspace) stay under
 // `max_bytes`, within `limits` (a loop whose trip count or condition is data
-// may run as long as the data says); returns the run's status, or OK when it
-// was skipped.
+// may run as long as the data says), reporting to `observer` if given;
+// returns the run's status, or OK when it was skipped.
 inline absl::Status RunOnZeroInputs(const std::shared_ptr<const vm::ModuleImage>& image,
                                     int64_t symbol_value, uint64_t max_bytes,
-                                    const vm::RunLimits& limits = {}) {
+                                    const vm::RunLimits& limits = {},
+                                    vm::DispatchObserver* observer = nullptr) {
   const fb::Signature& sig = *image->module().signature();
   if (sig.inputs()->size() > 16 || sig.outputs()->size() > 16) return absl::OkStatus();
   auto instance = vm::Instance::Create(image);
@@ -67,7 +68,7 @@ inline absl::Status RunOnZeroInputs(const std::shared_ptr<const vm::ModuleImage>
   }
   if ((*instance)->workspace_needed() > max_bytes) return absl::OkStatus();
   if (absl::Status s = (*instance)->Reserve(ins); !s.ok()) return s;
-  return (*instance)->Run(ins, outs, nullptr, limits);
+  return (*instance)->Run(ins, outs, observer, limits);
 }
 
 }  // namespace kiln::testing

@@ -292,7 +292,7 @@ void RegisterMathLowerings(LoweringTable& table) {
        {"Abs", "Neg", "Exp", "Log", "Sqrt", "Reciprocal", "Floor", "Ceil", "Round", "Sign",
         "Erf", "Sin", "Cos", "Tan", "Sinh", "Cosh", "Asin", "Acos", "Atan", "Asinh", "Acosh",
         "Atanh", "HardSigmoid", "HardSwish", "LeakyRelu", "Elu", "Selu", "Celu", "Softplus",
-        "Softsign", "ThresholdedRelu", "Mish", "Shrink", "Gelu"}) {
+        "Softsign", "ThresholdedRelu", "Mish", "Shrink", "Gelu", "Silu"}) {
     table[op] = LowerMathUnary;
   }
   for (const char* op : {"Pow", "PRelu", "Mod", "Max", "Min"}) table[op] = LowerMathBinary;

@@ -25,7 +25,8 @@ bool SoleUse(const Graph& g, ValueId v) {
 
 bool IsF32(const Graph& g, ValueId v) { return g.value(v).dtype == ir::DType::F32; }
 
-// Moves `consumer`'s output 0 onto `producer` and retires the consumer.
+// Moves `consumer`'s output 0 onto `producer` and retires the consumer; the
+// nodes fused into the consumer before (a Gelu's chain) stay named.
 void Absorb(Graph& g, NodeId producer, NodeId consumer) {
   Node& p = g.nodes[producer];
   Node& c = g.nodes[consumer];
@@ -33,6 +34,7 @@ void Absorb(Graph& g, NodeId producer, NodeId consumer) {
   p.outputs[0] = out;
   g.value(out).producer = producer;
   p.fused.push_back({c.name, c.op_type});
+  p.fused.insert(p.fused.end(), c.fused.begin(), c.fused.end());
   c.removed = true;
 }
 
@@ -184,6 +186,32 @@ bool FuseGelu(Graph& g, NodeId erf_id) {
   return true;
 }
 
+// SiLU (Swish) as PyTorch exports nn.SiLU(): s = Sigmoid(x) used only by
+// Mul(x, s) (either order), no broadcasting → one Silu node on x
+// (KILN_ACT_SILU), which may then fuse into the Conv or Gemm producing x.
+// The Sigmoid node becomes the Silu node.
+bool FuseSilu(Graph& g, NodeId sigmoid_id) {
+  const Node& s = g.nodes[sigmoid_id];
+  if (!IsDefault(s, "Sigmoid") || s.inputs.size() != 1 || s.outputs.size() != 1) return false;
+  const ValueId x = s.inputs[0];
+  if (x == ir::kNoValue || !IsF32(g, x)) return false;
+  const NodeId mul_id = SoleUserOf(g, s.outputs[0], "Mul");
+  if (mul_id == ir::kNoNode || OtherOperand(g.nodes[mul_id], s.outputs[0]) != x) return false;
+  const ValueId out = g.nodes[mul_id].outputs[0];
+  const ir::Value& xv = g.value(x);
+  const ir::Value& ov = g.value(out);
+  if (!xv.has_shape || !ov.has_shape || xv.shape != ov.shape || !IsF32(g, out)) return false;
+  Node& silu = g.nodes[sigmoid_id];
+  ir::Attribute src;  // debug info keeps naming the ONNX ops
+  src.kind = ir::Attribute::Kind::kString;
+  src.s = "Sigmoid";
+  silu.op_type = "Silu";
+  silu.attributes.clear();
+  silu.attributes["kiln.source_op"] = src;
+  Absorb(g, sigmoid_id, mul_id);
+  return true;
+}
+
 }  // namespace
 
 bool ActivationParams(const Graph& g, const Node& n, int64_t* kind, float* alpha, float* beta) {
@@ -294,6 +322,9 @@ absl::Status FormDispatches(ir::Graph& graph) {
   bool changed = false;
   for (size_t k = 0; k < graph.nodes.size(); ++k) {
     if (!graph.nodes[k].removed) changed |= FuseGelu(graph, static_cast<NodeId>(k));
+  }
+  for (size_t k = 0; k < graph.nodes.size(); ++k) {
+    if (!graph.nodes[k].removed) changed |= FuseSilu(graph, static_cast<NodeId>(k));
   }
   for (size_t k = 0; k < graph.nodes.size(); ++k) {
     if (!graph.nodes[k].removed && IsDefault(graph.nodes[k], "MatMul")) {

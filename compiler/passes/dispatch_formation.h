@@ -11,7 +11,9 @@ namespace kiln::compiler {
 
 // Rewrites, in order:
 //  0. GELU as PyTorch exports it (Div by sqrt 2, Erf, Add 1, Mul by x, Mul by
-//     0.5, in either order of the Muls) → one "Gelu" node (KILN_ACT_GELU).
+//     0.5, in either order of the Muls) → one "Gelu" node (KILN_ACT_GELU);
+//     SiLU as PyTorch exports it (Sigmoid(x) used only by Mul with x) → one
+//     "Silu" node (KILN_ACT_SILU).
 //  1. MatMul with a 2-D constant B and an A of static shape [..., M, K] →
 //     Gemm, A's leading dims flattened into rows by the Gemm lowering
 //     (attribute "kiln.source_op" = "MatMul" keeps the ONNX op type for
@@ -19,7 +21,7 @@ namespace kiln::compiler {
 //  2. Gemm (no C) whose only user is an Add of a constant row vector ([N] or
 //     [1,N]) → Gemm with that C (beta = 1).
 //  3. Relu / Clip (constant bounds) / Sigmoid / Tanh / any unary math op or
-//     activation of math_activations.h (Gelu included) whose input comes from a
+//     activation of math_activations.h (Gelu and Silu included) whose input comes from a
 //     Conv, Gemm or BatchNormalization with exactly one user and not a graph
 //     output → "kiln.activation"/"kiln.act_alpha"/"kiln.act_beta" on the
 //     producer.

@@ -57,6 +57,8 @@ const std::map<std::string, ActSpec>& Specs() {
       // dispatch formation also writes PyTorch's exported Div-Erf-Add-Mul-Mul
       // chain as one.
       {"Gelu", {KILN_ACT_GELU, nullptr, 0, nullptr, 0}},
+      // Not an ONNX op: dispatch formation's name for x * Sigmoid(x).
+      {"Silu", {KILN_ACT_SILU, nullptr, 0, nullptr, 0}},
   };
   return *specs;
 }

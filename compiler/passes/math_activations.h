@@ -10,7 +10,7 @@
 
 namespace kiln::compiler {
 
-// For Abs ... Mish and Gelu (not Relu/Clip/Sigmoid/Tanh, which
+// For Abs ... Mish, Gelu and Silu (not Relu/Clip/Sigmoid/Tanh, which
 // ActivationParams handles): the kind and its alpha/beta with ONNX defaults
 // applied.
 bool MathActivationParams(const ir::Node& node, int64_t* kind, float* alpha, float* beta);

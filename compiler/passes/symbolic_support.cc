@@ -25,6 +25,7 @@ const std::set<std::string>& SymbolicOps() {
       "Floor", "Ceil", "Round", "Sign", "Sin", "Cos", "Tan", "Sinh", "Cosh", "Asin", "Acos",
       "Atan", "Asinh", "Acosh", "Atanh", "Selu", "Celu", "Softsign", "ThresholdedRelu", "Mish",
       "Gelu",  // only as dispatch formation's fusion of Div-Erf-Add-Mul-Mul
+      "Silu",  // only as dispatch formation's fusion of Sigmoid-Mul
       "Shrink",
       // lengths known during the run: static inputs, outputs of a data symbol's length
       "NonZero", "Compress", "Unique", "NonMaxSuppression",

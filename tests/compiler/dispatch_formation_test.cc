@@ -260,6 +260,57 @@ TEST(DispatchFormation, LinearThenGeluIsOneGemm) {
   EXPECT_EQ(b.g.nodes[0].outputs[0], v[4]);
 }
 
+// x → Conv → t → Sigmoid → s, Mul(t, s) or Mul(s, t) → y: PyTorch's nn.SiLU.
+struct ConvSilu {
+  GraphBuilder b;
+  ir::ValueId t, s, y;
+  explicit ConvSilu(bool sigmoid_first) {
+    const ir::ValueId x = b.Input("x", {1, 2, 4, 4});
+    const ir::ValueId w = b.RandomConst("w", {3, 2, 1, 1}, -1, 1, 1);
+    t = b.Tensor("t", {1, 3, 4, 4});
+    s = b.Tensor("s", {1, 3, 4, 4});
+    y = b.Tensor("y", {1, 3, 4, 4});
+    b.Node("Conv", "conv", {x, w}, {t});
+    b.Node("Sigmoid", "sigmoid", {t}, {s});
+    b.Node("Mul", "mul", sigmoid_first ? std::vector<ir::ValueId>{s, t}
+                                       : std::vector<ir::ValueId>{t, s}, {y});
+    b.Output(y);
+  }
+};
+
+TEST(DispatchFormation, SigmoidTimesItsInputIsSiluFusedIntoConv) {
+  for (bool sigmoid_first : {false, true}) {
+    ConvSilu m(sigmoid_first);
+    ASSERT_TRUE(FormDispatches(m.b.g).ok());
+    const ir::Graph& g = m.b.g;
+    ASSERT_EQ(g.nodes.size(), 1u) << sigmoid_first;
+    EXPECT_EQ(g.nodes[0].op_type, "Conv");
+    EXPECT_EQ(g.nodes[0].GetInt("kiln.activation", -1), KILN_ACT_SILU);
+    EXPECT_EQ(g.nodes[0].outputs[0], m.y);
+    ASSERT_EQ(g.nodes[0].fused.size(), 2u);
+    EXPECT_EQ(g.nodes[0].fused[0].name, "sigmoid");  // the debug info keeps both ONNX nodes
+    EXPECT_EQ(g.nodes[0].fused[0].op_type, "Silu");
+    EXPECT_EQ(g.nodes[0].fused[1].name, "mul");
+  }
+}
+
+TEST(DispatchFormation, SiluNeedsAPrivateSigmoidOfTheSameOperand) {
+  ConvSilu shared(false);  // the sigmoid is also a graph output
+  shared.b.Output(shared.s);
+  ASSERT_TRUE(FormDispatches(shared.b.g).ok());
+  EXPECT_EQ(shared.b.g.nodes.size(), 3u);  // nor Sigmoid into Conv: t has two users
+  // Sigmoid of one value times another (a squeeze-excitation gate) is no SiLU.
+  GraphBuilder b;
+  const ir::ValueId x = b.Input("x", {1, 3, 4, 4}), g = b.Input("g", {1, 3, 4, 4});
+  const ir::ValueId s = b.Tensor("s", {1, 3, 4, 4}), y = b.Tensor("y", {1, 3, 4, 4});
+  b.Node("Sigmoid", "sigmoid", {g}, {s});
+  b.Node("Mul", "mul", {x, s}, {y});
+  b.Output(y);
+  ASSERT_TRUE(FormDispatches(b.g).ok());
+  ASSERT_EQ(b.g.nodes.size(), 2u);
+  EXPECT_EQ(b.g.nodes[0].op_type, "Sigmoid");
+}
+
 TEST(DispatchFormation, GemmWithCKeepsAdd) {
   GraphBuilder b;
   const ir::ValueId x = b.Input("x", {2, 5});

@@ -266,5 +266,11 @@ x = gelu_rng.uniform(-6, 6, size=45).astype(np.float32)
 write_case("gelu", "unary_f32", [38, x.size], [0, 0],
            [binding(IN, x), binding(OUT, expected=f32(F.gelu(t64(x))))])
 
+# SiLU (kind 39), its own generator likewise: x * sigmoid(x).
+silu_rng = np.random.default_rng(20261201)
+x = silu_rng.uniform(-12, 12, size=45).astype(np.float32)
+write_case("silu", "unary_f32", [39, x.size], [0, 0],
+           [binding(IN, x), binding(OUT, expected=f32(F.silu(t64(x))))])
+
 total = sum(os.path.getsize(p) for p in written)
 print("wrote %d cases, %d bytes, to %s" % (len(written), total, OUT_DIR))

@@ -23,7 +23,7 @@ KILN_REFERENCE_SUITE(UnaryMathReference, "unary_f32.abs", "unary_f32.acos", "una
                      "unary_f32.hard_sigmoid", "unary_f32.hard_swish", "unary_f32.leaky_relu",
                      "unary_f32.log", "unary_f32.mish", "unary_f32.neg", "unary_f32.reciprocal",
                      "unary_f32.round", "unary_f32.selu", "unary_f32.sign", "unary_f32.sin",
-                     "unary_f32.sinh", "unary_f32.softplus", "unary_f32.softsign",
+                     "unary_f32.silu", "unary_f32.sinh", "unary_f32.softplus", "unary_f32.softsign",
                      "unary_f32.sqrt", "unary_f32.tan", "unary_f32.thresholded_relu");
 
 KILN_REFERENCE_SUITE(BinaryMathReference, "binary_f32.fmod_mixed_sign",
@@ -47,7 +47,7 @@ KILN_REFERENCE_SUITE(NormalizeReference, "hardmax_f32.middle_ties", "instance_no
 
 TEST(UnaryMathCheck, RejectsUnknownKind) {
   KILN_LOAD_CASE("unary_f32.mish", c);
-  EXPECT_EQ(c.Check(With(c.iparams, {{0, KILN_ACT_GELU + 1}}), c.binding_bytes()),
+  EXPECT_EQ(c.Check(With(c.iparams, {{0, KILN_ACT_SILU + 1}}), c.binding_bytes()),
             KILN_ERR_INVALID_ARGUMENT);
 }
 

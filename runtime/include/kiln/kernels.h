@@ -46,6 +46,8 @@ typedef enum kiln_activation {
                                      x < -alpha ? x + beta : x > alpha ? x - beta : 0 */
   KILN_ACT_GELU = 38,             /* x * (erf(x / sqrt(2)) + 1) / 2 (ONNX Gelu, approximate
                                      "none"; what PyTorch exports as Div, Erf, Add, Mul, Mul) */
+  KILN_ACT_SILU = 39,             /* x * sigmoid(x) (SiLU/Swish: what PyTorch exports as
+                                     Sigmoid, Mul) */
 } kiln_activation;
 
 typedef enum kiln_binary_op {

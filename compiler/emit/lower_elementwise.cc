@@ -15,6 +15,25 @@ absl::Status LowerBinary(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(auto a, ctx.InputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(auto b, ctx.InputShape(node, 1));
   KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
+  if (ctx.value(node.outputs[0]).channels_last) {
+    // A squeeze-excitation gate in NHWC (passes/layout_selection): the data
+    // operand and the product are stored [N, H, W, C]; the per-channel gate's
+    // bytes read the same as [N, 1, 1, C]. So the kernel sees NHWC shapes.
+    auto to_nhwc = [](std::vector<int64_t> s) {
+      s.insert(s.begin(), 4 - s.size(), 1);
+      return std::vector<int64_t>{s[0], s[2], s[3], s[1]};
+    };
+    const bool a_cl = ctx.value(node.inputs[0]).channels_last;
+    const bool b_cl = ctx.value(node.inputs[1]).channels_last;
+    const auto& gate = a_cl ? b : a;
+    if (y.size() != 4 || a_cl == b_cl || a.size() > 4 || b.size() > 4 ||
+        gate.size() < 3 || gate[gate.size() - 1] != 1 || gate[gate.size() - 2] != 1) {
+      return ctx.Invalid(node, "only a per-channel gate of an NHWC tensor is stored channels last");
+    }
+    a = to_nhwc(a);
+    b = to_nhwc(b);
+    y = to_nhwc(y);
+  }
   const size_t r = y.size();
   if (r > KILN_MAX_RANK) return ctx.Unimplemented(node, absl::StrCat("rank ", r, " is too high"));
   if (a.size() > r || b.size() > r) return ctx.Invalid(node, "operand rank exceeds output rank");

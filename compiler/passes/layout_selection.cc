@@ -59,29 +59,82 @@ bool IsGlobalPool(const ir::Node& n) {
   return n.domain.empty() && (n.op_type == "GlobalAveragePool" || n.op_type == "GlobalMaxPool");
 }
 
-// Whether value `v` can be stored channels last given the chosen depthwise
-// convs: every kernel that writes or reads it takes NHWC there.
-bool CanBeChannelsLast(const ir::Graph& g, ir::ValueId v, const std::set<ir::NodeId>& chosen) {
-  const ir::Value& value = g.value(v);
-  if (value.constant != nullptr || value.producer == ir::kNoNode || g.IsGraphOutput(v) ||
-      value.live_to_end) {
-    return false;
+// The operand slot of a squeeze-excitation gate that carries the data: a Mul
+// of a static float [N, C, H, W] by a per-channel gate ([N or 1, C, 1, 1],
+// or fewer leading dims) giving [N, C, H, W]; -1 if n is none. The gate's
+// bytes read the same as [N, 1, 1, C], so binary_f32 takes it in NHWC too.
+int GateDataSlot(const ir::Graph& g, const ir::Node& n) {
+  if (!n.domain.empty() || n.op_type != "Mul" || n.inputs.size() != 2 || n.outputs.size() != 1) {
+    return -1;
   }
-  const ir::Node& producer = g.nodes[value.producer];
-  if (producer.outputs.size() != 1 || producer.outputs[0] != v) return false;
-  const bool written = chosen.count(value.producer) != 0 ||
-                       (PackedConv(g, producer) && !HasResidual(producer));
-  if (!written) return false;
+  const ir::Value& y = g.value(n.outputs[0]);
+  if (!StaticRank4F32(y)) return -1;
+  for (int slot = 0; slot < 2; ++slot) {
+    const ir::Value& x = g.value(n.inputs[slot]);
+    const ir::Value& s = g.value(n.inputs[1 - slot]);
+    if (!StaticRank4F32(x) || x.shape != y.shape || s.dtype != ir::DType::F32 || !s.has_shape ||
+        s.shape.size() > 4 || s.shape.size() < 3) {
+      continue;
+    }
+    const size_t r = s.shape.size();
+    const bool per_channel = s.shape[r - 1] == 1 && s.shape[r - 2] == 1 &&
+                             (s.shape[r - 3] == y.shape[1] || s.shape[r - 3] == 1) &&
+                             (r == 3 || s.shape[0] == 1 || s.shape[0] == y.shape[0]);
+    if (per_channel) return slot;
+  }
+  return -1;
+}
+
+// A value the host or a later run sees as it is, or a constant.
+bool Pinned(const ir::Graph& g, ir::ValueId v) {
+  const ir::Value& value = g.value(v);
+  return value.constant != nullptr || value.producer == ir::kNoNode || g.IsGraphOutput(v) ||
+         value.live_to_end;
+}
+
+// Whether every kernel reading `v` takes it in NHWC: a chosen depthwise
+// conv, a packed conv or a global pool (as its input), or a gate's data
+// operand whose product every reader takes in NHWC too (the gate keeps the
+// layout).
+bool ReadersTakeNhwc(const ir::Graph& g, ir::ValueId v, const std::set<ir::NodeId>& chosen) {
   for (ir::NodeId u : g.Users(v)) {
     const ir::Node& user = g.nodes[u];
     for (size_t slot = 0; slot < user.inputs.size(); ++slot) {
       if (user.inputs[slot] != v) continue;
-      const bool reads = slot == 0 && (chosen.count(u) != 0 || PackedConv(g, user) ||
-                                       IsGlobalPool(user));
+      bool reads = slot == 0 && (chosen.count(u) != 0 || PackedConv(g, user) ||
+                                 IsGlobalPool(user));
+      if (!reads && GateDataSlot(g, user) == static_cast<int>(slot)) {
+        const ir::ValueId product = user.outputs[0];
+        reads = !Pinned(g, product) && ReadersTakeNhwc(g, product, chosen);
+      }
       if (!reads) return false;
     }
   }
   return true;
+}
+
+// Whether value `v` can be stored channels last given the chosen depthwise
+// convs: every kernel that writes or reads it takes NHWC there.
+bool CanBeChannelsLast(const ir::Graph& g, ir::ValueId v, const std::set<ir::NodeId>& chosen) {
+  if (Pinned(g, v)) return false;
+  const ir::Node& producer = g.nodes[g.value(v).producer];
+  if (producer.outputs.size() != 1 || producer.outputs[0] != v) return false;
+  const bool written = chosen.count(g.value(v).producer) != 0 ||
+                       (PackedConv(g, producer) && !HasResidual(producer));
+  return written && ReadersTakeNhwc(g, v, chosen);
+}
+
+// Marks `v` channels last, and with it the product of each gate reading it
+// (ReadersTakeNhwc has checked that their readers take NHWC).
+void MarkChannelsLast(ir::Graph& g, ir::ValueId v) {
+  g.value(v).channels_last = true;
+  for (ir::NodeId u : g.Users(v)) {
+    const ir::Node& user = g.nodes[u];
+    const int slot = GateDataSlot(g, user);
+    if (slot >= 0 && user.inputs[slot] == v && !g.value(user.outputs[0]).channels_last) {
+      MarkChannelsLast(g, user.outputs[0]);
+    }
+  }
 }
 
 }  // namespace
@@ -107,8 +160,8 @@ absl::Status ChooseLayouts(ir::Graph& graph) {
     }
   }
   for (ir::NodeId n : chosen) {
-    graph.value(graph.nodes[n].inputs[0]).channels_last = true;
-    graph.value(graph.nodes[n].outputs[0]).channels_last = true;
+    MarkChannelsLast(graph, graph.nodes[n].inputs[0]);
+    MarkChannelsLast(graph, graph.nodes[n].outputs[0]);
   }
   // A one-group conv reading NHWC keeps it for its output where every
   // reader takes NHWC too (nodes are in topological order, so chains carry).
@@ -118,7 +171,7 @@ absl::Status ChooseLayouts(ir::Graph& graph) {
       continue;
     }
     if (CanBeChannelsLast(graph, node.outputs[0], chosen)) {
-      graph.value(node.outputs[0]).channels_last = true;
+      MarkChannelsLast(graph, node.outputs[0]);
     }
   }
   return absl::OkStatus();

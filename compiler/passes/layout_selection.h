@@ -19,8 +19,10 @@ inline constexpr int64_t kMaxPackedConvTaps = 64;
 // 1.3-10x on MobileNetV2's layers, BM_DepthwiseNhwc against BM_ConvRect).
 // So a depthwise conv goes channels last when both its input and its output
 // can: each is produced by a one-group Conv with a fast NHWC route or
-// another such depthwise conv, read only by these or by a global pool, and
-// is neither a graph input nor output. The one-group convs at the edges read
+// another such depthwise conv, read only by these, by a global pool or by a
+// squeeze-excitation gate (a Mul by a per-channel [N, C, 1, 1] factor, as
+// EfficientNet's and MobileNetV3's blocks have) whose product these read in
+// turn, and is neither a graph input nor output. The one-group convs at the edges read
 // or write NHWC through conv2d_packed_cl_f32, so the layout changes without a
 // transpose; one with few input channels (a 3-channel stem, 3 x 3) has no
 // fast NHWC route and keeps its neighbours NCHW. A one-group conv reading

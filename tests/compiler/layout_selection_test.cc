@@ -117,6 +117,56 @@ TEST(LayoutSelection, DroppingOneDepthwiseConvDropsItsNeighbour) {
   for (ir::ValueId v : {m.a, m.d, e, m.c}) EXPECT_FALSE(m.Nhwc(v));
 }
 
+// x → expand → a → dw → d → {pool → g, Mul(d, g) → m} → project → c → pool:
+// a squeeze-excitation gate between the depthwise and the projecting conv.
+struct GatedBlock {
+  GraphBuilder b;
+  ir::ValueId a, d, g, m, c;
+  explicit GatedBlock(std::vector<int64_t> gate_shape = {1, 32, 1, 1}) {
+    const ir::ValueId x = b.Input("x", {1, 16, 6, 5});
+    a = b.Tensor("a", {1, 32, 6, 5});
+    d = b.Tensor("d", {1, 32, 6, 5});
+    g = b.Tensor("g", gate_shape);
+    m = b.Tensor("m", {1, 32, 6, 5});
+    c = b.Tensor("c", {1, 16, 6, 5});
+    const ir::ValueId p = b.Tensor("p", {1, 16, 1, 1});
+    b.Node("Conv", "expand", {x, b.RandomConst("w1", {32, 16, 1, 1}, -1, 1, 1)}, {a});
+    const ir::NodeId dw =
+        b.Node("Conv", "dw", {a, b.RandomConst("w2", {32, 1, 3, 3}, -1, 1, 2)}, {d});
+    b.g.nodes[dw].SetInt("group", 32);
+    if (gate_shape == std::vector<int64_t>{1, 32, 1, 1}) {
+      b.Node("GlobalAveragePool", "squeeze", {d}, {g});
+    } else {  // another gate shape, from an input of its own
+      b.Node("Sigmoid", "gate", {b.Input("h", gate_shape)}, {g});
+    }
+    b.Node("Mul", "excite", {g, d}, {m});
+    b.Node("Conv", "project", {m, b.RandomConst("w3", {16, 32, 1, 1}, -1, 1, 3)}, {c});
+    b.Node("GlobalAveragePool", "pool", {c}, {p});
+    b.Output(p);
+  }
+  bool Nhwc(ir::ValueId v) const { return b.g.value(v).channels_last; }
+};
+
+TEST(LayoutSelection, ASqueezeExcitationGateKeepsTheChainChannelsLast) {
+  GatedBlock m;
+  ASSERT_TRUE(ChooseLayouts(m.b.g).ok());
+  for (ir::ValueId v : {m.a, m.d, m.m, m.c}) EXPECT_TRUE(m.Nhwc(v));
+  EXPECT_FALSE(m.Nhwc(m.g));  // the per-channel gate: its bytes are the same either way
+  GatedBlock rank3({32, 1, 1});  // a gate broadcast from [C, 1, 1]
+  ASSERT_TRUE(ChooseLayouts(rank3.b.g).ok());
+  EXPECT_TRUE(rank3.Nhwc(rank3.m));
+}
+
+TEST(LayoutSelection, AGateWhoseProductLeavesNhwcKeepsTheChainNchw) {
+  GatedBlock m;
+  m.b.Output(m.m);  // the product is a graph output
+  ASSERT_TRUE(ChooseLayouts(m.b.g).ok());
+  for (ir::ValueId v : {m.a, m.d, m.m}) EXPECT_FALSE(m.Nhwc(v));
+  GatedBlock spatial({1, 32, 6, 1});  // not per channel: varies along H
+  ASSERT_TRUE(ChooseLayouts(spatial.b.g).ok());
+  for (ir::ValueId v : {spatial.a, spatial.d, spatial.m}) EXPECT_FALSE(spatial.Nhwc(v));
+}
+
 TEST(LayoutSelection, ADepthwiseConvOnTheGraphInputStaysNchw) {
   GraphBuilder b;
   const ir::ValueId x = b.Input("x", {1, 32, 6, 5});

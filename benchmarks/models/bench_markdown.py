@@ -48,6 +48,8 @@ def _machine(info, settings):
     before, after = info["load average before / after"]
     lines.append(f"- load average before / after: {before} / {after} (other processes sharing "
                  "the cores inflate and scatter every number)")
+    if "kiln commit" in info:
+        lines.append(f"- Kiln source: {info['kiln commit']}")
     lines.append(f"- duration: {info['duration_s']} s; settings: " +
                  ", ".join(f"{k} {v}" for k, v in settings.items()))
     return lines

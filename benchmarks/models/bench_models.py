@@ -56,6 +56,19 @@ CALLER_CORETYPE = "KILN_BENCH_CALLER_OPENBLAS_CORETYPE"
 CORETYPE_CHOICE = "KILN_BENCH_OPENBLAS_CORETYPE_CHOICE"
 
 
+def _source_commit():
+    """The commit of the source tree the timed kiln was built from (with
+    "-dirty" when tracked files differ from it)."""
+    import subprocess
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    try:
+        rev = subprocess.run(["git", "-C", root, "describe", "--always", "--dirty"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        rev = "unknown (not a git checkout)"
+    return rev
+
+
 def _reexec_in_benchmark_environment():
     """OpenBLAS reads OPENBLAS_CORETYPE once, when torch/numpy load it: the
     process restarts with the value --openblas-coretype decides (default
@@ -371,6 +384,7 @@ def main(argv):
         "versions": bench_machine.tool_versions(torch.__version__),
         "load average before / after": [load_before, load_after],
         "duration_s": round(time.time() - started),
+        "kiln commit": _source_commit(),
     }
     settings = {"repeat": args.repeat, "rounds": args.rounds, "max_seconds": args.max_seconds,
                 "min_runs": args.min_runs, "check_runs": CHECK_RUNS}

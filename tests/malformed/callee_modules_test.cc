@@ -6,6 +6,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "gtest/gtest.h"
 #include "tests/vm/zero_input_run.h"
@@ -77,6 +78,24 @@ TEST(CalleeModules, AnExpectedCountTheTripNeverReachesFailsTheRun) {
   ASSERT_FALSE(s.ok());
   EXPECT_NE(std::string(s.message()).find("the iteration count differs"), std::string::npos) << s;
   EXPECT_NE(std::string(s.message()).find("(4611686018427387904)"), std::string::npos) << s;
+}
+
+// Found by the module fuzzer: an Einsum whose summed letter is empty at run
+// time (nothing is read) and whose operand strides are near 2^62; the kernel
+// formed the operands' offsets anyway and overflowed int64 (UBSan stopped at
+// the Einsum, +121). It now writes the zero output and forms none, and the
+// run goes on to the module's other corrupted dispatches, which refuse their
+// parameters with an error naming them.
+TEST(CalleeModules, AnEmptyEinsumSumFormsNoOperandOffset) {
+  auto image = Load("einsum_empty_sum_stride_overflow.kiln");
+  ASSERT_TRUE(image.ok()) << image.status();
+  for (auto [n, where] : {std::pair<int64_t, const char*>{1, "+159: DISPATCH_DYN failed"},
+                          std::pair<int64_t, const char*>{3, "+142: DISPATCH_DYN failed"}}) {
+    const absl::Status s = testing::RunOnZeroInputs(*image, n, kMaxBytes);
+    ASSERT_FALSE(s.ok()) << "symbols = " << n;
+    EXPECT_NE(std::string(s.message()).find(where), std::string::npos)
+        << "symbols = " << n << ": " << s;
+  }
 }
 
 // A register whose expression text doubles 60 times: the requirement's

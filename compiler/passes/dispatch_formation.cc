@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "compiler/passes/math_activations.h"
@@ -38,6 +39,25 @@ void Absorb(Graph& g, NodeId producer, NodeId consumer) {
   c.removed = true;
 }
 
+// Turns n into a Kiln `op_type` node with no attributes but "kiln.source_op",
+// which keeps naming the ONNX op it was for the debug info.
+void Retype(Node& n, const char* op_type) {
+  ir::Attribute src;
+  src.kind = ir::Attribute::Kind::kString;
+  src.s = n.op_type;
+  n.attributes.clear();
+  n.attributes["kiln.source_op"] = std::move(src);
+  n.op_type = op_type;
+}
+
+// Whether `out` is float32 of x's (known) shape: an elementwise result, no
+// broadcasting.
+bool SameShapeF32(const Graph& g, ValueId x, ValueId out) {
+  const ir::Value& xv = g.value(x);
+  const ir::Value& ov = g.value(out);
+  return xv.has_shape && ov.has_shape && xv.shape == ov.shape && IsF32(g, out);
+}
+
 bool MatMulToGemm(Graph& g, NodeId id) {
   Node& n = g.nodes[id];
   if (n.inputs.size() != 2 || n.outputs.size() != 1) return false;
@@ -50,12 +70,7 @@ bool MatMulToGemm(Graph& g, NodeId id) {
   for (int64_t d : a.shape) {
     if (ir::IsSymbolic(d)) return false;
   }
-  n.op_type = "Gemm";
-  n.attributes.clear();
-  ir::Attribute src;  // debug info keeps naming the ONNX op
-  src.kind = ir::Attribute::Kind::kString;
-  src.s = "MatMul";
-  n.attributes["kiln.source_op"] = src;
+  Retype(n, "Gemm");
   return true;
 }
 
@@ -165,19 +180,10 @@ bool FuseGelu(Graph& g, NodeId erf_id) {
     if (!IsDefault(h, "Mul") || h.outputs.size() != 1 || !ConstOperandIs(g, h, x, 0.5))
       return false;
   }
-  // Elementwise only: the result has x's shape (no broadcasting).
-  const ValueId out = g.nodes[last].outputs[0];
-  const ir::Value& xv = g.value(x);
-  const ir::Value& ov = g.value(out);
-  if (!xv.has_shape || !ov.has_shape || xv.shape != ov.shape || !IsF32(g, out)) return false;
+  if (!SameShapeF32(g, x, g.nodes[last].outputs[0])) return false;
   Node& gelu = g.nodes[s_id];
-  ir::Attribute src;  // debug info keeps naming the scaling node's ONNX op
-  src.kind = ir::Attribute::Kind::kString;
-  src.s = gelu.op_type;
-  gelu.op_type = "Gelu";
+  Retype(gelu, "Gelu");
   gelu.inputs = {x};
-  gelu.attributes.clear();
-  gelu.attributes["kiln.source_op"] = src;
   if (half_id != ir::kNoNode) Absorb(g, s_id, half_id);
   Absorb(g, s_id, erf_id);
   Absorb(g, s_id, add_id);
@@ -197,17 +203,8 @@ bool FuseSilu(Graph& g, NodeId sigmoid_id) {
   if (x == ir::kNoValue || !IsF32(g, x)) return false;
   const NodeId mul_id = SoleUserOf(g, s.outputs[0], "Mul");
   if (mul_id == ir::kNoNode || OtherOperand(g.nodes[mul_id], s.outputs[0]) != x) return false;
-  const ValueId out = g.nodes[mul_id].outputs[0];
-  const ir::Value& xv = g.value(x);
-  const ir::Value& ov = g.value(out);
-  if (!xv.has_shape || !ov.has_shape || xv.shape != ov.shape || !IsF32(g, out)) return false;
-  Node& silu = g.nodes[sigmoid_id];
-  ir::Attribute src;  // debug info keeps naming the ONNX ops
-  src.kind = ir::Attribute::Kind::kString;
-  src.s = "Sigmoid";
-  silu.op_type = "Silu";
-  silu.attributes.clear();
-  silu.attributes["kiln.source_op"] = src;
+  if (!SameShapeF32(g, x, g.nodes[mul_id].outputs[0])) return false;
+  Retype(g.nodes[sigmoid_id], "Silu");
   Absorb(g, sigmoid_id, mul_id);
   return true;
 }

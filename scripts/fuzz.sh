@@ -2,7 +2,8 @@
 # Runs one libFuzzer target (or all) for a bounded time.
 # usage: scripts/fuzz.sh TARGET|all SECONDS [libFuzzer args...]
 #   SECONDS = 0 runs every seed and every reproducer in tests/malformed once
-#   (a deterministic regression check, what CI runs).
+#   (a deterministic regression check; CI runs the same replay without
+#   libFuzzer as the ctests fuzz_replay_TARGET, tests/fuzz/replay_test.sh).
 #   TARGET: module (load+verify+run), onnx (import+compile), npy, aot (transpile)
 # The module target gives each run a 0.5 s deadline (the VM's run budget), so a
 # verified module that loops for as long as its data says is stopped, and
@@ -32,66 +33,24 @@ cmake --build --preset fuzz --target module_fuzzer onnx_fuzzer npy_fuzzer aot_fu
 
 FUZZ=$ROOT/build/fuzz
 mkdir -p "$FUZZ/artifacts"
-seed() {  # seed TARGET: add the test models the corpus lacks (new models join old corpora)
-  local dir=$FUZZ/corpus/$1 out
-  mkdir -p "$dir"
-  case $1 in
-    onnx)
-      for f in "$ROOT"/tests/models/*.onnx "$ROOT"/tests/compiler/models/*.onnx \
-               "$ROOT"/tests/malformed/*.onnx "$ROOT"/tests/models/control/*.onnx \
-               "$ROOT"/tests/models/result/*.onnx "$ROOT"/tests/models/dynamic/*.onnx; do
-        cp -n "$f" "$dir/$(basename "$(dirname "$f")")_$(basename "$f")"
-      done ;;
-    npy) cp -n "$ROOT"/tests/models/*.npy "$ROOT"/tests/models/bad/*.npy "$dir"/ ;;
-    module|aot)
-      for m in "$ROOT"/tests/models/*.onnx "$ROOT"/tests/models/dynamic/*.onnx \
-               "$ROOT"/tests/models/control/*.onnx "$ROOT"/tests/models/result/*.onnx; do
-        out="$dir/$(basename "$m" .onnx).kiln"
-        [ -e "$out" ] || "$FUZZ/tools/kiln" compile "$m" -o "$out" 2> /dev/null || true
-      done ;;
-  esac
-}
+source "$ROOT/scripts/fuzz_inputs.sh"
+seed() { fuzz_seed "$1" "$ROOT" "$FUZZ/corpus/$1" "$FUZZ/tools/kiln"; }
 
 regress() {  # regress TARGET: every seed and reproducer once (SECONDS = 0)
   seed "$1"
-  local inputs=("$FUZZ/corpus/$1")
-  case $1 in
-    onnx) inputs+=("$ROOT/tests/malformed") ;;
-    module|aot) inputs+=("$ROOT/tests/malformed/modules") ;;
-  esac
+  local inputs=("$FUZZ/corpus/$1") repro
+  repro=$(fuzz_reproducers "$1" "$ROOT")
+  [ -n "$repro" ] && inputs+=("$repro")
   echo "== fuzz $1: regression over seeds and reproducers"
   if ! "$FUZZ/tests/fuzz/$1_fuzzer" -runs=0 -timeout=20 "${inputs[@]}" > "$FUZZ/$1.log" 2>&1; then
     grep -E "ERROR|SUMMARY|runtime error" "$FUZZ/$1.log" || true
     echo "fuzz $1: FAILED"
     return 1
   fi
-  if [ "$1" = aot ]; then compile_bundles 60 "${inputs[@]}" || { echo "fuzz aot: FAILED"; return 1; }; fi
+  if [ "$1" = aot ]; then
+    fuzz_compile_bundles "$FUZZ/tools/kiln" "$FUZZ" 60 "${inputs[@]}" || { echo "fuzz aot: FAILED"; return 1; }
+  fi
   echo "fuzz $1: ok"
-}
-
-# compile_bundles LIMIT DIR...: the C that kiln aot writes for every module
-# the verifier accepts must compile (the aot fuzzer itself only transpiles).
-# Builds the bundles of the LIMIT newest modules of the DIRs that verify;
-# refused modules are skipped.
-compile_bundles() {
-  local limit=$1 built=0 refused=0 m
-  shift
-  local work=$FUZZ/aot-compile
-  while IFS= read -r m; do
-    [ "$built" -ge "$limit" ] && break
-    rm -rf "$work"
-    if ! "$FUZZ/tools/kiln" aot "$m" -o "$work" --name fuzz --no-size-report > /dev/null 2>&1; then
-      refused=$((refused + 1))
-      continue
-    fi
-    if ! make -s -C "$work" -j2 fuzz_model.o CFLAGS=-O0 > "$FUZZ/aot-compile.log" 2>&1; then
-      echo "fuzz aot: the bundle of $m does not compile:"
-      tail -n 20 "$FUZZ/aot-compile.log"
-      return 1
-    fi
-    built=$((built + 1))
-  done < <(find "$@" -maxdepth 1 -type f -printf '%T@ %p\n' | sort -rn | cut -d' ' -f2-)
-  echo "fuzz aot: $built bundles compiled, $refused modules refused"
 }
 
 run() {  # run TARGET: the full log goes to build/fuzz/TARGET.log
@@ -105,7 +64,7 @@ run() {  # run TARGET: the full log goes to build/fuzz/TARGET.log
   grep -E "^Done [0-9]+ runs|stat::number_of_executed_units|cov: .*corp" "$FUZZ/$1.log" | tail -2 || true
   grep -E "ERROR|SUMMARY|runtime error|Test unit written" "$FUZZ/$1.log" || true
   if [ "$code" -ne 0 ]; then echo "fuzz $1: FAILED (exit $code)"; return "$code"; fi
-  if [ "$1" = aot ]; then compile_bundles 100 "$FUZZ/corpus/aot" || { echo "fuzz aot: FAILED"; return 1; }; fi
+  if [ "$1" = aot ]; then fuzz_compile_bundles "$FUZZ/tools/kiln" "$FUZZ" 100 "$FUZZ/corpus/aot" || { echo "fuzz aot: FAILED"; return 1; }; fi
   echo "fuzz $1: ok"
 }
 

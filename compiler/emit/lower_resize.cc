@@ -38,7 +38,8 @@ absl::Status ResizeMethodOf(const LoweringContext& ctx, const ir::Node& node,
       {"asymmetric", KILN_RESIZE_ASYMMETRIC},
       {"tf_crop_and_resize", KILN_RESIZE_TF_CROP_AND_RESIZE},
       {"pytorch_half_pixel", KILN_RESIZE_PYTORCH_HALF_PIXEL},
-      {"tf_half_pixel_for_nn", KILN_RESIZE_TF_HALF_PIXEL_FOR_NN}};
+      {"tf_half_pixel_for_nn", KILN_RESIZE_TF_HALF_PIXEL_FOR_NN},
+      {"half_pixel_symmetric", KILN_RESIZE_HALF_PIXEL_SYMMETRIC}};
   const std::string mode = node.GetString("mode", "nearest");
   const std::string nearest = node.GetString("nearest_mode", "round_prefer_floor");
   const std::string ctm = node.GetString("coordinate_transformation_mode", "half_pixel");
@@ -48,6 +49,17 @@ absl::Status ResizeMethodOf(const LoweringContext& ctx, const ir::Node& node,
   }
   if (!Lookup(*kTransforms, ctm, &m->ctm)) {
     return ctx.Unimplemented(node, absl::StrCat("coordinate_transformation_mode '", ctm, "'"));
+  }
+  // antialias (opset 18) widens the linear and cubic filters when they
+  // shrink an axis; upscaling and nearest sampling are unchanged by it.
+  if (node.GetInt("antialias", 0) != 0 && m->mode != KILN_RESIZE_NEAREST) {
+    auto it = node.attributes.find("kiln.scales");
+    if (it == node.attributes.end()) {
+      return ctx.Unimplemented(node, "antialias with scales known only at run time");
+    }
+    for (float s : it->second.floats) {
+      if (s < 1.0f) return ctx.Unimplemented(node, "antialias on an axis it shrinks (scale < 1)");
+    }
   }
   m->exclude_outside = node.GetInt("exclude_outside", 0) != 0 ? 1 : 0;
   m->cubic_a = node.GetFloat("cubic_coeff_a", -0.75f);

@@ -165,7 +165,9 @@ absl::Status LowerPowTyped(LoweringContext& ctx, const ir::Node& node) {
 // inference into "kiln.axes".
 absl::Status LowerReduceTyped(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(int64_t dtype, Code(ctx, node, node.inputs[0]));
-  if (dtype != KILN_DTYPE_F64 && dtype != KILN_DTYPE_F16) {
+  const bool bool_extreme =
+      dtype == KILN_DTYPE_BOOL && (node.op_type == "ReduceMax" || node.op_type == "ReduceMin");
+  if (dtype != KILN_DTYPE_F64 && dtype != KILN_DTYPE_F16 && !bool_extreme) {
     return ctx.Unimplemented(node, absl::StrCat("tensor '", ctx.value(node.inputs[0]).name,
                                                 "' is ", ir::DTypeName(ctx.value(node.inputs[0]).dtype),
                                                 "; only float32 kernels exist"));

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/frontend/domain_imports.h"
+#include "compiler/frontend/function_ops.h"
 #include "compiler/frontend/legacy_opset.h"
 #include "compiler/frontend/onnx_tensor.h"
 #include "compiler/ir/graph_util.h"
@@ -25,7 +26,7 @@ namespace {
 
 // Older opsets are upgraded node by node to opset-11 forms (legacy_opset.h).
 constexpr int64_t kMinOpset = 1;
-constexpr int64_t kMaxOpset = 17;
+constexpr int64_t kMaxOpset = 21;
 
 bool IsDefaultDomain(const std::string& domain) {
   return domain.empty() || domain == "ai.onnx";
@@ -405,6 +406,7 @@ absl::Status ImportNode(const onnx::NodeProto& proto, int index, const std::stri
   if (node.domain.empty() && node.op_type == "Scan" && opset < 9) node.SetInt("kiln.batched_scan", 1);
   absl::Status legacy = UpgradeLegacyNode(opset, where, &node, graph);
   if (!legacy.ok()) return legacy;
+  if (absl::Status s = ExpandFunctionOp(opset, where, &node, graph); !s.ok()) return s;
   for (const std::string& out : proto.output()) {
     node.outputs.push_back(out.empty() ? ir::kNoValue : graph->AddValue(out));
   }

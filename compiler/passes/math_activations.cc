@@ -53,9 +53,9 @@ const std::map<std::string, ActSpec>& Specs() {
       {"ThresholdedRelu", {KILN_ACT_THRESHOLDED_RELU, "alpha", 1.0f, nullptr, 0}},
       {"Mish", {KILN_ACT_MISH, nullptr, 0, nullptr, 0}},
       {"Shrink", {KILN_ACT_SHRINK, "lambd", 0.5f, "bias", 0.0f}},
-      // ONNX Gelu with approximate "none" (the tanh form is refused below);
-      // dispatch formation also writes PyTorch's exported Div-Erf-Add-Mul-Mul
-      // chain as one.
+      // ONNX Gelu (opset 20) with approximate "none" (the "tanh" form is
+      // KILN_ACT_GELU_TANH, below); dispatch formation also writes PyTorch's
+      // exported Div-Erf-Add-Mul-Mul chain as one.
       {"Gelu", {KILN_ACT_GELU, nullptr, 0, nullptr, 0}},
       // Not an ONNX op: dispatch formation's name for x * Sigmoid(x).
       {"Silu", {KILN_ACT_SILU, nullptr, 0, nullptr, 0}},
@@ -68,9 +68,13 @@ const std::map<std::string, ActSpec>& Specs() {
 bool MathActivationParams(const ir::Node& node, int64_t* kind, float* alpha, float* beta) {
   const auto it = Specs().find(node.op_type);
   if (it == Specs().end()) return false;
-  if (node.op_type == "Gelu" && node.GetString("approximate", "none") != "none") return false;
   const ActSpec& s = it->second;
   *kind = s.kind;
+  if (node.op_type == "Gelu") {
+    const std::string approximate = node.GetString("approximate", "none");
+    if (approximate == "tanh") *kind = KILN_ACT_GELU_TANH;
+    else if (approximate != "none") return false;
+  }
   *alpha = s.alpha_name ? node.GetFloat(s.alpha_name, s.alpha_default) : 0.0f;
   *beta = s.beta_name ? node.GetFloat(s.beta_name, s.beta_default) : 0.0f;
   return true;

@@ -24,7 +24,7 @@ bool IsKernelOp(const std::string& op_type) {
       "Abs", "Neg", "Exp", "Log", "Sqrt", "Reciprocal", "Floor", "Ceil", "Round", "Sign",
       "Erf", "Sin", "Cos", "Tan", "Sinh", "Cosh", "Asin", "Acos", "Atan", "Asinh", "Acosh",
       "Atanh", "HardSigmoid", "HardSwish", "LeakyRelu", "Elu", "Selu", "Celu", "Softplus",
-      "Softsign", "ThresholdedRelu", "Mish", "Pow", "PRelu", "Mod", "Max", "Min", "Mean",
+      "Softsign", "ThresholdedRelu", "Mish", "Gelu", "Pow", "PRelu", "Mod", "Max", "Min", "Mean",
       "Sum", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
       "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare", "ArgMax", "ArgMin",
       "LayerNormalization", "InstanceNormalization", "LpNormalization", "LRN", "LogSoftmax",

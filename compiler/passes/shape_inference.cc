@@ -284,10 +284,6 @@ absl::Status Pool(Ctx& c) {
     return c.Err(absl::StrCat("kernel_shape ", ShapeStr(kernel), " does not fit input ",
                               ShapeStr(x)));
   }
-  if (c.node().op_type == "AveragePool" && c.node().HasAttr("dilations") &&
-      c.node().GetInts("dilations", {}) != Shape(kernel.size(), 1)) {
-    return c.Err("AveragePool with dilations is not supported");
-  }
   Shape spatial;
   KILN_RETURN_IF_ERROR(Window(c, x, kernel, /*allow_ceil=*/true, &spatial));
   Shape out = {x[0], x[1]};

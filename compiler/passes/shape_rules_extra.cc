@@ -69,8 +69,22 @@ absl::Status Quantize(ir::Graph& g, ir::Node& n) {
   const ir::Value& x = g.value(n.inputs[0]);
   const ir::Value& s = g.value(n.inputs[1]);
   if (!x.has_shape || !s.has_shape) return Err(g, n, "inputs have no shape");
+  if (n.GetInt("block_size", 0) != 0) {
+    return Err(g, n, "block_size (opset 21 blocked quantization) is not supported");
+  }
   const bool has_zp = n.inputs.size() > 2 && n.inputs[2] != ir::kNoValue;
-  const DType qt = q ? (has_zp ? g.value(n.inputs[2]).dtype : DType::U8) : x.dtype;
+  // Opset 21: without a zero point, output_dtype names the quantized type.
+  DType qt = x.dtype;
+  if (q) {
+    qt = has_zp ? g.value(n.inputs[2]).dtype : DType::U8;
+    if (const int64_t out = n.GetInt("output_dtype", 0); out != 0) {
+      const DType named = ir::DTypeFromOnnx(out);
+      if (has_zp && named != qt) {
+        return Err(g, n, "output_dtype differs from the zero point's type");
+      }
+      qt = named;
+    }
+  }
   if (qt != DType::U8 && qt != DType::I8 && (q || qt != DType::I32)) {
     return Err(g, n, absl::StrCat("quantized type ", ir::DTypeName(qt), " is not supported"));
   }

@@ -190,7 +190,7 @@ const std::map<std::string, MathRule>& MathRules() {
          {"Abs", "Neg", "Exp", "Log", "Sqrt", "Reciprocal", "Floor", "Ceil", "Round", "Sign",
           "Erf", "Sin", "Cos", "Tan", "Sinh", "Cosh", "Asin", "Acos", "Atan", "Asinh", "Acosh",
           "Atanh", "HardSigmoid", "HardSwish", "LeakyRelu", "Elu", "Selu", "Celu", "Softplus",
-          "Softsign", "ThresholdedRelu", "Mish", "Shrink"}) {
+          "Softsign", "ThresholdedRelu", "Mish", "Shrink", "Gelu"}) {
       (*m)[op] = SameShape;
     }
     for (const char* op : {"Pow", "Mod", "Max", "Min", "Mean", "Sum", "BitShift"}) {

@@ -360,40 +360,77 @@ absl::Status Resize(Ctx& c) {
                                 "' depends on run-time data (only compile-time values are supported)"));
     }
   }
-  if (c.node().HasAttr("axes")) return c.Err("the axes attribute (opset 18) is not supported");
-  if (c.node().GetString("keep_aspect_ratio_policy", "stretch") != "stretch") {
-    return c.Err("keep_aspect_ratio_policy other than stretch is not supported");
+  // Opset 18: scales/sizes may name a subset of the axes (the others keep
+  // their size), and sizes may be fitted keeping the aspect ratio.
+  std::vector<int64_t> axes;
+  if (c.node().HasAttr("axes")) {
+    std::set<int64_t> seen;
+    for (int64_t a : c.node().GetInts("axes", {})) {
+      int64_t ax = 0;
+      KILN_RETURN_IF_ERROR(c.Axis(a, r, &ax));
+      if (!seen.insert(ax).second) return c.Err(absl::StrCat("axis ", a, " is listed twice in axes"));
+      axes.push_back(ax);
+    }
+  } else {
+    for (int64_t d = 0; d < r; ++d) axes.push_back(d);
   }
-  std::vector<float> scales;
-  Shape out;
+  const int64_t n = static_cast<int64_t>(axes.size());
+  const std::string policy = c.node().GetString("keep_aspect_ratio_policy", "stretch");
+  if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller") {
+    return c.Err(absl::StrCat("unknown keep_aspect_ratio_policy '", policy, "'"));
+  }
+  std::vector<float> scales(r, 1.0f);
+  Shape out = x;
   const ConstantData* sz = c.opset() >= 11 ? c.C(sizes_at) : nullptr;
   const ConstantData* sc = c.C(scales_at);
   if (sz && sz->element_count() > 0) {
-    if (sz->element_count() != r) return c.Err("sizes must have one entry per axis");
-    for (int64_t d = 0; d < r; ++d) {
+    if (sz->element_count() != n) return c.Err("sizes must have one entry per resized axis");
+    for (int64_t d : axes) {
       KILN_RETURN_IF_ERROR(c.RequireStatic(x[d], "an axis resized to a constant size"));
-      out.push_back(sz->IntAt(d));
-      scales.push_back(x[d] == 0 ? 1.0f : static_cast<float>(out[d]) / static_cast<float>(x[d]));
+    }
+    if (policy == "stretch") {
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t d = axes[i];
+        out[d] = sz->IntAt(i);
+        scales[d] = x[d] == 0 ? 1.0f : static_cast<float>(out[d]) / static_cast<float>(x[d]);
+      }
+    } else {
+      // One scale for every listed axis: the largest that fits inside the
+      // sizes (not_larger) or the smallest that covers them (not_smaller);
+      // each size is then that scale times the input's, rounded.
+      double fit = policy == "not_larger" ? HUGE_VAL : 0.0;
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t d = axes[i];
+        if (x[d] == 0) return c.Err("keep_aspect_ratio_policy needs non-empty resized axes");
+        const double ratio = static_cast<double>(sz->IntAt(i)) / static_cast<double>(x[d]);
+        fit = policy == "not_larger" ? std::min(fit, ratio) : std::max(fit, ratio);
+      }
+      if (!(fit > 0) || fit > 1e6) return c.Err("sizes give a scale out of range");
+      for (int64_t d : axes) {
+        out[d] = static_cast<int64_t>(std::round(fit * static_cast<double>(x[d])));
+        scales[d] = static_cast<float>(fit);
+      }
     }
   } else if (sc && sc->element_count() > 0) {
-    if (sc->element_count() != r) return c.Err("scales must have one entry per axis");
-    for (int64_t d = 0; d < r; ++d) {
-      const float s = static_cast<float>(sc->FloatAt(d));
+    if (sc->element_count() != n) return c.Err("scales must have one entry per resized axis");
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t d = axes[i];
+      const float s = static_cast<float>(sc->FloatAt(i));
       if (!(s > 0)) return c.Err("scales must be positive");
-      scales.push_back(s);
+      scales[d] = s;
       if (ir::IsSymbolic(x[d])) {
         int64_t dim = 0;
         KILN_RETURN_IF_ERROR(SymbolicScaled(c, x[d], s, &dim));
-        out.push_back(dim);
+        out[d] = dim;
         continue;
       }
       const double dim = std::floor(static_cast<double>(x[d]) * s);
       // Beyond 2^53 a dim is no longer an exact integer; the element-count
       // limits downstream refuse far smaller tensors anyway.
       if (!(dim <= 9007199254740992.0)) {
-        return c.Err(absl::StrCat("scales[", d, "] = ", s, " makes axis ", d, " too large"));
+        return c.Err(absl::StrCat("scales[", i, "] = ", s, " makes axis ", d, " too large"));
       }
-      out.push_back(static_cast<int64_t>(dim));
+      out[d] = static_cast<int64_t>(dim);
     }
   } else {
     return c.Err("needs scales or sizes");

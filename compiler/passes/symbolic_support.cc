@@ -24,7 +24,7 @@ const std::set<std::string>& SymbolicOps() {
       "And", "Or", "Xor", "Not", "IsNaN", "IsInf", "CastLike", "Max", "Min", "Mod", "PRelu",
       "Floor", "Ceil", "Round", "Sign", "Sin", "Cos", "Tan", "Sinh", "Cosh", "Asin", "Acos",
       "Atan", "Asinh", "Acosh", "Atanh", "Selu", "Celu", "Softsign", "ThresholdedRelu", "Mish",
-      "Gelu",  // only as dispatch formation's fusion of Div-Erf-Add-Mul-Mul
+      "Gelu",  // ONNX Gelu-20, and dispatch formation's fusion of Div-Erf-Add-Mul-Mul
       "Silu",  // only as dispatch formation's fusion of Sigmoid-Mul
       "Shrink",
       // lengths known during the run: static inputs, outputs of a data symbol's length

@@ -1,6 +1,6 @@
 /* The fused activation epilogue, applied as its own tight pass over a row of
  * finished outputs so the switch on the kind stays out of the inner loops.
- * ReLU, Clip, Sigmoid, Tanh, Exp, Erf, GELU and SiLU run on whole vectors of this path
+ * ReLU, Clip, Sigmoid, Tanh, Exp, Erf, both GELUs and SiLU run on whole vectors of this path
  * (vec.h; vec_math.h states the accuracy of exp, sigmoid, tanh and erf); the
  * rest are per-element C (libm).
  * Internal to runtime/kernels: an AOT bundle copies it beside the kernels. */
@@ -13,7 +13,7 @@
 #include "kiln/kernels.h"
 #include "vec_math.h"
 
-#define KILN_ACT_LAST KILN_ACT_SILU
+#define KILN_ACT_LAST KILN_ACT_GELU_TANH
 
 /* log(1 + exp(v)) without overflow for large v. */
 static inline float kiln_softplus(float v) {
@@ -97,6 +97,14 @@ static inline void kiln_activation_apply(const float* x, float* y, int64_t n,
                             kv_set1(0.5f)))
     /* x * sigmoid(x), as the exported Sigmoid then Mul compute it. */
     case KILN_ACT_SILU: KILN_ACT_VLOOP(kv_mul(v, kv_sigmoid(v)))
+    /* (x * (tanh(sqrt(2/pi) * (x + 0.044715 x^3)) + 1)) * 0.5 */
+    case KILN_ACT_GELU_TANH:
+      KILN_ACT_VLOOP(kv_mul(
+          kv_mul(v, kv_add(kv_tanh(kv_mul(kv_set1(0.797884561f),
+                                          kv_add(v, kv_mul(kv_set1(0.044715f),
+                                                           kv_mul(v, kv_mul(v, v)))))),
+                           kv_set1(1.0f))),
+          kv_set1(0.5f)))
     default: /* KILN_ACT_NONE */
       if (x != y)
         for (i = 0; i < n; ++i) y[i] = x[i];

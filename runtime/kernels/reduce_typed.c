@@ -1,5 +1,5 @@
 /* reduce_typed: every ONNX Reduce* on float64 and float16 data, computed in
- * double (float16 rounds once, at the store). Same layout as reduce_f32 with
+ * double (float16 rounds once, at the store), and ReduceMax/ReduceMin on bool. Same layout as reduce_f32 with
  * the dtype after the kind; a plain odometer walk, no fast paths. */
 #include <math.h>
 #include <stdint.h>
@@ -53,9 +53,13 @@ int kiln_reduce_typed(const int64_t* ip, const float* fp, void* const* bindings,
     for (int64_t d = 0; d < ro; ++d) base += oidx[d] * os[d];
     double r;
     if (kind == KILN_REDUCE_MAX || kind == KILN_REDUCE_MIN) {
-      r = red_count > 0 ? extreme(X, t, base, rr, rd, rs, kind == KILN_REDUCE_MIN)
-                        : (kind == KILN_REDUCE_MIN ? INFINITY : -INFINITY);
-      kiln_store_f(Y, t, o, r);
+      const int is_min = kind == KILN_REDUCE_MIN;
+      r = red_count > 0 ? extreme(X, t, base, rr, rd, rs, is_min) : (is_min ? INFINITY : -INFINITY);
+      if (t == KILN_DTYPE_BOOL) {
+        kiln_store_bits(Y, t, o, red_count > 0 ? r != 0 : (uint64_t)is_min);
+      } else {
+        kiln_store_f(Y, t, o, r);
+      }
       continue;
     }
     double shift = 0;
@@ -103,7 +107,9 @@ int kiln_reduce_typed_check(const int64_t* ip, uint32_t iparam_count, const floa
   KILN_TRY(kiln_check_nonneg(ip, want));
   KILN_TRY(kiln_check_enum(ip[RT_KIND], KILN_REDUCE_SUM, KILN_REDUCE_SUM_SQUARE));
   const int64_t t = ip[RT_DTYPE];
-  if (t != KILN_DTYPE_F64 && t != KILN_DTYPE_F16) return KILN_ERR_INVALID_ARGUMENT;
+  const int extreme_kind = ip[RT_KIND] == KILN_REDUCE_MAX || ip[RT_KIND] == KILN_REDUCE_MIN;
+  if (t != KILN_DTYPE_F64 && t != KILN_DTYPE_F16 && !(t == KILN_DTYPE_BOOL && extreme_kind))
+    return KILN_ERR_INVALID_ARGUMENT;
   const int64_t eb = kiln_dtype_size(t);
   int64_t dims[2 * KILN_MAX_RANK], strides[2 * KILN_MAX_RANK];
   for (int64_t d = 0; d < ro; ++d) dims[d] = ip[RT_HEAD + d], strides[d] = ip[RT_HEAD + ro + d];

@@ -35,7 +35,8 @@ enum {
   KILN_RESIZE_ASYMMETRIC = 2,
   KILN_RESIZE_TF_CROP_AND_RESIZE = 3,
   KILN_RESIZE_PYTORCH_HALF_PIXEL = 4,
-  KILN_RESIZE_TF_HALF_PIXEL_FOR_NN = 5
+  KILN_RESIZE_TF_HALF_PIXEL_FOR_NN = 5,
+  KILN_RESIZE_HALF_PIXEL_SYMMETRIC = 6 /* opset 19 */
 };
 
 /* At most this many taps per axis (cubic). */
@@ -45,7 +46,7 @@ enum {
 typedef struct {
   int64_t mode;    /* KILN_RESIZE_NEAREST .. KILN_RESIZE_CUBIC */
   int64_t nearest; /* KILN_RESIZE_ROUND_PREFER_FLOOR .. KILN_RESIZE_CEIL */
-  int64_t ctm;     /* KILN_RESIZE_HALF_PIXEL .. KILN_RESIZE_TF_HALF_PIXEL_FOR_NN */
+  int64_t ctm;     /* KILN_RESIZE_HALF_PIXEL .. KILN_RESIZE_HALF_PIXEL_SYMMETRIC */
   int64_t exclude_outside;
   double cubic_a;
 } kiln_resize_method;
@@ -95,6 +96,12 @@ static inline double kiln_resize_source(const kiln_resize_method* m, int64_t in,
       return out_w == 1 ? -0.5 : (x + 0.5) / scale - 0.5;
     case KILN_RESIZE_TF_HALF_PIXEL_FOR_NN:
       return (x + 0.5) / scale;
+    case KILN_RESIZE_HALF_PIXEL_SYMMETRIC: {
+      /* half_pixel, shifted so that the rounding of the output size is
+       * shared equally by both ends of the axis. */
+      const double adjustment = (double)out / out_w;
+      return 0.5 * (double)in * (1 - adjustment) + (x + 0.5) / scale - 0.5;
+    }
     default: /* half_pixel */
       return (x + 0.5) / scale - 0.5;
   }

@@ -98,7 +98,7 @@ int kiln_resize_rt_f32_check(const int64_t* ip, uint32_t iparam_count, const flo
                              RR_FPARAMS));
   KILN_TRY(kiln_check_enum(ip[RR_MODE], KILN_RESIZE_NEAREST, KILN_RESIZE_CUBIC));
   KILN_TRY(kiln_check_enum(ip[RR_NEAREST], KILN_RESIZE_ROUND_PREFER_FLOOR, KILN_RESIZE_CEIL));
-  KILN_TRY(kiln_check_enum(ip[RR_CTM], KILN_RESIZE_HALF_PIXEL, KILN_RESIZE_TF_HALF_PIXEL_FOR_NN));
+  KILN_TRY(kiln_check_enum(ip[RR_CTM], KILN_RESIZE_HALF_PIXEL, KILN_RESIZE_HALF_PIXEL_SYMMETRIC));
   KILN_TRY(kiln_check_enum(ip[RR_EXCLUDE], 0, 1));
   KILN_TRY(kiln_check_enum(ip[RR_CHECK], 0, 1));
   const int64_t roi_t = ip[RR_ROI_T];

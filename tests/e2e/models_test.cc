@@ -4,6 +4,11 @@
 // generator computed with PyTorch or NumPy (tests/models/README.md). A path
 // this CPU cannot run is skipped, saying so.
 //
+// tests/models/opset holds the forms that opsets 18 to 21 introduced, with
+// ONNX Runtime's outputs as the reference (tests/models/opset/generate.py);
+// they test the importer and the lowerings, not kernel paths, so they run on
+// the widest path this CPU runs only (OpsetModels).
+//
 // Tolerances (float32): each output within 1e-4 * max(1, max|ref|) of the
 // reference; VM and AOT on the same path bitwise equal (the same kernels,
 // compiled with the same flags and no FMA contraction).
@@ -28,10 +33,14 @@ namespace fs = std::filesystem;
 
 const std::string kModelDir = std::string(KILN_SOURCE_DIR) + "/tests/models";
 
-std::vector<std::string> ModelNames() {
+// The models of tests/models/<subdir>, as paths relative to tests/models.
+std::vector<std::string> ModelNames(const std::string& subdir = "") {
   std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(kModelDir)) {
-    if (entry.path().extension() == ".onnx") names.push_back(entry.path().stem().string());
+  const std::string prefix = subdir.empty() ? "" : subdir + "/";
+  for (const auto& entry : fs::directory_iterator(kModelDir + "/" + subdir)) {
+    if (entry.path().extension() == ".onnx") {
+      names.push_back(prefix + entry.path().stem().string());
+    }
   }
   std::sort(names.begin(), names.end());
   return names;
@@ -110,14 +119,22 @@ TEST_P(ModelTest, VmAndAotMatchReference) {
   }
 }
 
-// Test names: <path>_<model>.
-INSTANTIATE_TEST_SUITE_P(
-    Models, ModelTest, ::testing::Combine(::testing::ValuesIn(TestedPaths()),
-                                          ::testing::ValuesIn(ModelNames())),
-    [](const ::testing::TestParamInfo<std::tuple<vm::KernelPath, std::string>>& info) {
-      return absl::StrCat(vm::KernelPathName(std::get<0>(info.param)), "_",
-                          std::get<1>(info.param));
-    });
+// Test names: <path>_<model> ('/' of a subfolder as '_').
+std::string TestName(const ::testing::TestParamInfo<std::tuple<vm::KernelPath, std::string>>& info) {
+  std::string name = std::get<1>(info.param);
+  std::replace(name.begin(), name.end(), '/', '_');
+  return absl::StrCat(vm::KernelPathName(std::get<0>(info.param)), "_", name);
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, ModelTest,
+                         ::testing::Combine(::testing::ValuesIn(TestedPaths()),
+                                            ::testing::ValuesIn(ModelNames())),
+                         TestName);
+
+INSTANTIATE_TEST_SUITE_P(OpsetModels, ModelTest,
+                         ::testing::Combine(::testing::Values(vm::WidestKernelPath()),
+                                            ::testing::ValuesIn(ModelNames("opset"))),
+                         TestName);
 
 }  // namespace
 }  // namespace kiln::e2e

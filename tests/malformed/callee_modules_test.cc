@@ -98,6 +98,23 @@ TEST(CalleeModules, AnEmptyEinsumSumFormsNoOperandOffset) {
   }
 }
 
+// Found by the module fuzzer (30-minute run, libFuzzer timeout): a Scan
+// body's iteration_slice_write of empty slices (0 inner bytes) over 2^50
+// outer rows: every binding is tiny, so its checker passed and the copy loop
+// spun for hours. The checker now bounds the rows (kiln_check_work) and the
+// dispatch fails at once with "a size is out of range".
+TEST(CalleeModules, EmptySliceCopiesCannotSpin) {
+  auto image = Load("iteration_slice_empty_rows_spin.kiln");
+  ASSERT_TRUE(image.ok()) << image.status();
+  for (int64_t n : {1, 3}) {
+    const absl::Status s = testing::RunOnZeroInputs(*image, n, kMaxBytes);
+    ASSERT_FALSE(s.ok()) << "symbols = " << n;
+    EXPECT_NE(std::string(s.message()).find("+155: DISPATCH_DYN failed with code 2"),
+              std::string::npos)
+        << "symbols = " << n << ": " << s;
+  }
+}
+
 // A register whose expression text doubles 60 times: the requirement's
 // message and kiln inspect took gigabytes before; long expressions now
 // read as the register's name.

@@ -83,7 +83,7 @@ def main():
         "reduce_symbolic", [xr], [yr]))
     # An opset this compiler does not read.
     save("opset_too_new.onnx", helper.make_graph(
-        [helper.make_node("Relu", ["x"], ["y"], name="relu")], "new", [x], [y]), opset=19)
+        [helper.make_node("Relu", ["x"], ["y"], name="relu")], "new", [x], [y]), opset=22)
     # Weights stored in an external file.
     w = numpy_helper.from_array(np.ones((4, 4), np.float32), "w_ext")
     w.data_location = TensorProto.EXTERNAL

@@ -18,7 +18,7 @@ KILN_REFERENCE_SUITE(ChannelAffineReference, "channel_affine_f32.relu",
 
 TEST(ChannelAffineCheck, RejectsActivationOutOfRange) {
   KILN_LOAD_CASE("channel_affine_f32.relu", c);
-  EXPECT_EQ(c.Check(With(c.iparams, {{3, KILN_ACT_SILU + 1}}), c.binding_bytes()),
+  EXPECT_EQ(c.Check(With(c.iparams, {{3, KILN_ACT_GELU_TANH + 1}}), c.binding_bytes()),
             KILN_ERR_INVALID_ARGUMENT);
 }
 

@@ -156,6 +156,11 @@ std::vector<WorkCase> Cases() {
        {uint64_t{1} << 30, uint64_t{1} << 30, 0, uint64_t{1} << 30},
        // M = 0: nothing runs however large B is.
        {0, 4096, 4096, 0, 0, 0, 0, 0, KILN_ACT_NONE}, {0, uint64_t{1} << 26, 0, 0}},
+      // The fuzzer's reproducer (tests/malformed/modules/iteration_slice_empty_rows_spin.kiln).
+      {"iteration_slice_write", "2^50 outer rows of empty slices", 0,
+       {k2(50), 3, 0, 0}, {8, 0, 0}, {2, 3, 0, 0}, {8, 0, 0}},
+      {"iteration_slice_read", "2^50 outer rows of empty slices", 0,
+       {k2(50), 3, 0, 0}, {8, 0, 0}, {2, 3, 0, 0}, {8, 0, 0}},
       {"pool_nd", "a 2^60-tap window over one element", 0,
        PoolNdParams(1, 0), {4, 4}, PoolNdParams(2, 2), {32, 4}},
   };

@@ -36,7 +36,7 @@ TEST(Conv2dCheck, RejectsGroupsThatDoNotDivideChannels) {
 
 TEST(Conv2dCheck, RejectsEnumsOutOfRange) {
   KILN_LOAD_CASE("conv2d_f32.basic", c);
-  EXPECT_EQ(c.Check(With(c.iparams, {{ACT, KILN_ACT_SILU + 1}}), c.binding_bytes()),
+  EXPECT_EQ(c.Check(With(c.iparams, {{ACT, KILN_ACT_GELU_TANH + 1}}), c.binding_bytes()),
             KILN_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(c.Check(With(c.iparams, {{HAS_BIAS, 2}}), c.binding_bytes()),
             KILN_ERR_INVALID_ARGUMENT);

@@ -50,7 +50,7 @@ TEST(Conv3dCheck, RejectsGroupsThatDoNotDivideChannels) {
 
 TEST(Conv3dCheck, RejectsEnumsOutOfRange) {
   KILN_LOAD_CASE("conv3d_f32.basic", c);
-  EXPECT_EQ(c.Check(With(c.iparams, {{ACT, KILN_ACT_SILU + 1}}), c.binding_bytes()),
+  EXPECT_EQ(c.Check(With(c.iparams, {{ACT, KILN_ACT_GELU_TANH + 1}}), c.binding_bytes()),
             KILN_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(c.Check(With(c.iparams, {{HAS_BIAS, 2}}), c.binding_bytes()),
             KILN_ERR_INVALID_ARGUMENT);

@@ -30,7 +30,7 @@ TEST(GemmCheck, RejectsEnumsOutOfRange) {
     EXPECT_EQ(c.Check(With(c.iparams, {{i, 2}}), c.binding_bytes()), KILN_ERR_INVALID_ARGUMENT)
         << "iparam " << i;
   }
-  EXPECT_EQ(c.Check(With(c.iparams, {{ACT, KILN_ACT_SILU + 1}}), c.binding_bytes()),
+  EXPECT_EQ(c.Check(With(c.iparams, {{ACT, KILN_ACT_GELU_TANH + 1}}), c.binding_bytes()),
             KILN_ERR_INVALID_ARGUMENT);
 }
 

@@ -272,5 +272,12 @@ x = silu_rng.uniform(-12, 12, size=45).astype(np.float32)
 write_case("silu", "unary_f32", [39, x.size], [0, 0],
            [binding(IN, x), binding(OUT, expected=f32(F.silu(t64(x))))])
 
+# GELU's tanh approximation (kind 40, ONNX Gelu-20 approximate="tanh"), its own
+# generator likewise.
+gelu_tanh_rng = np.random.default_rng(20261202)
+x = gelu_tanh_rng.uniform(-6, 6, size=45).astype(np.float32)
+write_case("gelu_tanh", "unary_f32", [40, x.size], [0, 0],
+           [binding(IN, x), binding(OUT, expected=f32(F.gelu(t64(x), approximate="tanh")))])
+
 total = sum(os.path.getsize(p) for p in written)
 print("wrote %d cases, %d bytes, to %s" % (len(written), total, OUT_DIR))

@@ -19,7 +19,7 @@ KILN_REFERENCE_SUITE(UnaryMathReference, "unary_f32.abs", "unary_f32.acos", "una
                      "unary_f32.asin", "unary_f32.asinh", "unary_f32.atan", "unary_f32.atanh",
                      "unary_f32.ceil", "unary_f32.celu", "unary_f32.cos", "unary_f32.cosh",
                      "unary_f32.elu", "unary_f32.erf", "unary_f32.exp", "unary_f32.floor",
-                     "unary_f32.gelu",
+                     "unary_f32.gelu", "unary_f32.gelu_tanh",
                      "unary_f32.hard_sigmoid", "unary_f32.hard_swish", "unary_f32.leaky_relu",
                      "unary_f32.log", "unary_f32.mish", "unary_f32.neg", "unary_f32.reciprocal",
                      "unary_f32.round", "unary_f32.selu", "unary_f32.sign", "unary_f32.sin",
@@ -47,7 +47,7 @@ KILN_REFERENCE_SUITE(NormalizeReference, "hardmax_f32.middle_ties", "instance_no
 
 TEST(UnaryMathCheck, RejectsUnknownKind) {
   KILN_LOAD_CASE("unary_f32.mish", c);
-  EXPECT_EQ(c.Check(With(c.iparams, {{0, KILN_ACT_SILU + 1}}), c.binding_bytes()),
+  EXPECT_EQ(c.Check(With(c.iparams, {{0, KILN_ACT_GELU_TANH + 1}}), c.binding_bytes()),
             KILN_ERR_INVALID_ARGUMENT);
 }
 

@@ -125,7 +125,8 @@ TEST(ResizeRtKernel, CheckerRefusesBadParameters) {
   EXPECT_EQ(c.Check(c.iparams, bytes), KILN_OK);
   EXPECT_EQ(c.Check(With(c.iparams, {{1, 3}}), bytes), KILN_ERR_INVALID_ARGUMENT);  // mode
   EXPECT_EQ(c.Check(With(c.iparams, {{2, 4}}), bytes), KILN_ERR_INVALID_ARGUMENT);  // nearest
-  EXPECT_EQ(c.Check(With(c.iparams, {{3, 6}}), bytes), KILN_ERR_INVALID_ARGUMENT);  // ctm
+  EXPECT_EQ(c.Check(With(c.iparams, {{3, 7}}), bytes),  // one past half_pixel_symmetric
+            KILN_ERR_INVALID_ARGUMENT);  // ctm
   EXPECT_EQ(c.Check(With(c.iparams, {{4, 2}}), bytes), KILN_ERR_INVALID_ARGUMENT);  // exclude
   EXPECT_EQ(c.Check(With(c.iparams, {{5, 2}}), bytes), KILN_ERR_INVALID_ARGUMENT);  // check
   EXPECT_EQ(c.Check(With(c.iparams, {{6, KILN_DTYPE_I64}}), bytes), KILN_ERR_INVALID_ARGUMENT);

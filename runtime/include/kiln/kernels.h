@@ -48,6 +48,8 @@ typedef enum kiln_activation {
                                      "none"; what PyTorch exports as Div, Erf, Add, Mul, Mul) */
   KILN_ACT_SILU = 39,             /* x * sigmoid(x) (SiLU/Swish: what PyTorch exports as
                                      Sigmoid, Mul) */
+  KILN_ACT_GELU_TANH = 40,        /* x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))) / 2
+                                     (ONNX Gelu-20, approximate "tanh") */
 } kiln_activation;
 
 typedef enum kiln_binary_op {
@@ -558,7 +560,9 @@ KILN_DECLARE_KERNEL(pow_typed)
  * fparams: none. */
 KILN_DECLARE_KERNEL(nll_loss_f32)
 
-/* reduce_typed: reduce_f32 for float64 and float16 data (computed in double).
+/* reduce_typed: reduce_f32 for float64 and float16 data (computed in double),
+ * and ReduceMax/ReduceMin of bool data (opset 20: any/all; over nothing,
+ * false/true).
  * bindings: [0] X  [1] Y [prod(out_dims)] contiguous, X's dtype
  * iparams (4 + 2*RO + 2*RR): kind dtype RO RR  out_dims[RO] out_strides[RO]
  *                            red_dims[RR] red_strides[RR]   (as reduce_f32)

@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+"""Models in the forms that ONNX opsets 18 to 21 introduced, for the ops Kiln
+supports, with reference outputs from ONNX Runtime (npm onnxruntime-node, the
+version pinned in benchmarks/models/ort/package.json).
+
+Debian's onnx 1.12 knows opsets up to 17 only, so the models are written with
+onnx.helper and an explicit opset import, without its checker; ONNX Runtime
+validates them against its own schemas when it loads them.
+
+Writes, per model NAME: NAME.onnx, NAME.input<i>.npy, NAME.output<i>.npy (ORT's
+outputs), and refused/NAME.onnx for forms Kiln refuses, with the words the
+refusal must contain in refused/expected.txt.
+
+usage: /usr/bin/python3 tests/models/opset/generate.py   (after
+       bash benchmarks/models/ort/install.sh)
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+ORT_RUN = os.path.join(ROOT, "benchmarks", "models", "ort", "ort_run.js")
+F = TensorProto.FLOAT
+RNG = np.random.default_rng(18)
+
+
+def rand(*shape):
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+def model(opset, nodes, inputs, outputs, initializers=()):
+    graph = helper.make_graph(nodes, "g", inputs, outputs, list(initializers))
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                          producer_name="kiln tests/models/opset/generate.py")
+    m.ir_version = 8 if opset < 21 else 10
+    return m
+
+
+def vinfo(name, elem, shape):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def const(name, array):
+    return numpy_helper.from_array(np.asarray(array), name)
+
+
+def save(name, m, inputs, out_dir=HERE):
+    """Writes NAME.onnx and its inputs; references come from ORT."""
+    path = os.path.join(out_dir, name + ".onnx")
+    with open(path, "wb") as f:
+        f.write(m.SerializeToString())
+    if out_dir != HERE:
+        return
+    args = ["node", ORT_RUN, path]
+    for i, x in enumerate(inputs):
+        p = os.path.join(HERE, f"{name}.input{i}.npy")
+        np.save(p, x)
+        args += ["--input", p]
+    for i in range(len(m.graph.output)):
+        args += ["--output", os.path.join(HERE, f"{name}.output{i}.npy")]
+    subprocess.run(args, check=True)
+
+
+def reduce_models():
+    x = rand(2, 3, 4)
+    for op in ["ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
+               "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"]:
+        xin = np.abs(x) + 0.5 if op == "ReduceLogSum" else x
+        # Axes as an input (opset 18), keepdims 0.
+        m = model(18, [helper.make_node(op, ["x", "axes"], ["y"], keepdims=0)],
+                  [vinfo("x", F, [2, 3, 4])], [vinfo("y", F, None)],
+                  [const("axes", np.array([0, -1], np.int64))])
+        save(f"reduce18_{op[6:].lower()}_axes_input", m, [xin])
+    # No axes: every axis; with noop_with_empty_axes=1: the identity.
+    m = model(18, [helper.make_node("ReduceMean", ["x"], ["y"])],
+              [vinfo("x", F, [2, 3, 4])], [vinfo("y", F, None)])
+    save("reduce18_mean_no_axes", m, [x])
+    m = model(18, [helper.make_node("ReduceMax", ["x"], ["y"], noop_with_empty_axes=1)],
+              [vinfo("x", F, [2, 3, 4])], [vinfo("y", F, None)])
+    save("reduce18_max_noop_empty_axes", m, [x])
+    # ReduceMax/ReduceMin over bool (opset 20).
+    b = RNG.random((3, 5)) > 0.5
+    m = model(20, [helper.make_node("ReduceMax", ["x", "axes"], ["y"]),
+                   helper.make_node("ReduceMin", ["x", "axes"], ["z"])],
+              [vinfo("x", TensorProto.BOOL, [3, 5])],
+              [vinfo("y", TensorProto.BOOL, None), vinfo("z", TensorProto.BOOL, None)],
+              [const("axes", np.array([1], np.int64))])
+    save("reduce20_max_min_bool", m, [b])
+
+
+def movement_models():
+    x = rand(2, 7)
+    m = model(18, [helper.make_node("Split", ["x"], ["a", "b", "c"], axis=1, num_outputs=3)],
+              [vinfo("x", F, [2, 7])], [vinfo(n, F, None) for n in "abc"])
+    save("split18_num_outputs", m, [x])
+    x = rand(1, 2, 4, 5)
+    for mode in ["constant", "reflect", "edge"]:
+        nodes = [helper.make_node("Pad", ["x", "pads", "value", "axes"], ["y"], mode=mode)]
+        m = model(18, nodes, [vinfo("x", F, [1, 2, 4, 5])], [vinfo("y", F, None)],
+                  [const("pads", np.array([1, 2, 2, 1], np.int64)),
+                   const("value", np.array(0.5, np.float32)),
+                   const("axes", np.array([-2, 3], np.int64))])
+        save(f"pad18_axes_{mode}", m, [x])
+    m = model(19, [helper.make_node("Pad", ["x", "pads"], ["y"], mode="wrap")],
+              [vinfo("x", F, [1, 2, 4, 5])], [vinfo("y", F, None)],
+              [const("pads", np.array([0, 0, 1, 2, 0, 0, 2, 3], np.int64))])
+    save("pad19_wrap", m, [x])
+
+
+def resize_models():
+    x = rand(1, 2, 4, 6)
+    empty = const("roi", np.array([], np.float32))
+    m = model(18, [helper.make_node("Resize", ["x", "roi", "", "sizes"], ["y"], mode="linear",
+                                    keep_aspect_ratio_policy="not_larger", axes=[2, 3])],
+              [vinfo("x", F, [1, 2, 4, 6])], [vinfo("y", F, None)],
+              [empty, const("sizes", np.array([7, 7], np.int64))])
+    save("resize18_keep_aspect_not_larger", m, [x])
+    m = model(18, [helper.make_node("Resize", ["x", "roi", "", "sizes"], ["y"], mode="nearest",
+                                    keep_aspect_ratio_policy="not_smaller", axes=[2, 3])],
+              [vinfo("x", F, [1, 2, 4, 6])], [vinfo("y", F, None)],
+              [empty, const("sizes", np.array([7, 7], np.int64))])
+    save("resize18_keep_aspect_not_smaller", m, [x])
+    m = model(18, [helper.make_node("Resize", ["x", "roi", "scales"], ["y"], mode="linear",
+                                    axes=[2, 3])],
+              [vinfo("x", F, [1, 2, 4, 6])], [vinfo("y", F, None)],
+              [empty, const("scales", np.array([2.0, 1.5], np.float32))])
+    save("resize18_axes", m, [x])
+    m = model(19, [helper.make_node("Resize", ["x", "roi", "scales"], ["y"], mode="linear",
+                                    coordinate_transformation_mode="half_pixel_symmetric")],
+              [vinfo("x", F, [1, 2, 4, 6])], [vinfo("y", F, None)],
+              [empty, const("scales", np.array([1, 1, 1.5, 0.75], np.float32))])
+    save("resize19_half_pixel_symmetric", m, [x])
+    m = model(18, [helper.make_node("Resize", ["x", "roi", "scales"], ["y"], mode="linear",
+                                    antialias=1)],
+              [vinfo("x", F, [1, 2, 4, 6])], [vinfo("y", F, None)],
+              [empty, const("scales", np.array([1, 1, 2.0, 2.0], np.float32))])
+    save("resize18_antialias_upscale", m, [x])
+
+
+def scatter_pool_models():
+    data = rand(3, 4)
+    idx = np.array([[1, 0, 2, 0], [1, 1, 0, 2]], np.int64)
+    upd = rand(2, 4)
+    for red in ["max", "min"]:
+        m = model(18, [helper.make_node("ScatterElements", ["x", "i", "u"], ["y"], axis=0,
+                                        reduction=red)],
+                  [vinfo("x", F, [3, 4]), vinfo("u", F, [2, 4])], [vinfo("y", F, None)],
+                  [const("i", idx)])
+        save(f"scatter_elements18_{red}", m, [data, upd])
+        m = model(18, [helper.make_node("ScatterND", ["x", "i", "u"], ["y"], reduction=red)],
+                  [vinfo("x", F, [3, 4]), vinfo("u", F, [3, 4])], [vinfo("y", F, None)],
+                  [const("i", np.array([[1], [0], [1]], np.int64))])
+        save(f"scatter_nd18_{red}", m, [data, rand(3, 4)])
+    x = rand(1, 2, 7, 7)
+    m = model(18, [helper.make_node("LpPool", ["x"], ["y"], kernel_shape=[3, 3], strides=[2, 2],
+                                    p=2, ceil_mode=1)],
+              [vinfo("x", F, [1, 2, 7, 7])], [vinfo("y", F, None)])
+    save("lppool18_ceil_mode", m, [x])
+    m = model(19, [helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[2, 2],
+                                    dilations=[2, 2], strides=[1, 1])],
+              [vinfo("x", F, [1, 2, 7, 7])], [vinfo("y", F, None)])
+    save("averagepool19_dilations", m, [x])
+
+
+def math_models():
+    x = rand(2, 3, 5)
+    m = model(18, [helper.make_node("Mish", ["x"], ["y"])],
+              [vinfo("x", F, [2, 3, 5])], [vinfo("y", F, None)])
+    save("mish18", m, [x])
+    for approx in ["none", "tanh"]:
+        m = model(20, [helper.make_node("Gelu", ["x"], ["y"], approximate=approx)],
+                  [vinfo("x", F, [2, 3, 5])], [vinfo("y", F, None)])
+        save(f"gelu20_{approx}", m, [x])
+    m = model(19, [helper.make_node("Cast", ["x"], ["y"], to=TensorProto.INT32, saturate=1)],
+              [vinfo("x", F, [2, 3, 5])], [vinfo("y", TensorProto.INT32, None)])
+    save("cast19_saturate_attr", m, [x * 10])
+    x = rand(2, 6, 3, 3)
+    m = model(18, [helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"], num_groups=3,
+                                    epsilon=1e-3)],
+              [vinfo("x", F, [2, 6, 3, 3])], [vinfo("y", F, None)],
+              [const("s", rand(3)), const("b", rand(3))])
+    save("group_norm18", m, [x])
+    m = model(21, [helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"], num_groups=3,
+                                    epsilon=1e-3)],
+              [vinfo("x", F, [2, 6, 3, 3])], [vinfo("y", F, None)],
+              [const("s", rand(6)), const("b", rand(6))])
+    save("group_norm21", m, [x])
+    # Opset 21 forms whose change is new element types only.
+    m = model(21, [helper.make_node("Transpose", ["x"], ["t"], perm=[0, 2, 1, 3]),
+                   helper.make_node("Flatten", ["t"], ["f"], axis=2),
+                   helper.make_node("Unsqueeze", ["f", "ax"], ["u"]),
+                   helper.make_node("Squeeze", ["u", "ax"], ["s"]),
+                   helper.make_node("Shape", ["s"], ["sh"]),
+                   helper.make_node("Reshape", ["s", "sh"], ["y"])],
+              [vinfo("x", F, [2, 6, 3, 3])], [vinfo("y", F, None)],
+              [const("ax", np.array([0], np.int64))])
+    save("movement21", m, [x])
+
+
+def grid_dft_models():
+    x = rand(1, 2, 4, 5)
+    grid = (RNG.random((1, 3, 4, 2)) * 2.2 - 1.1).astype(np.float32)
+    for mode in ["linear", "nearest", "cubic"]:
+        m = model(20, [helper.make_node("GridSample", ["x", "g"], ["y"], mode=mode,
+                                        align_corners=0)],
+                  [vinfo("x", F, [1, 2, 4, 5]), vinfo("g", F, [1, 3, 4, 2])],
+                  [vinfo("y", F, None)])
+        save(f"grid_sample20_{mode}", m, [x, grid])
+    sig = rand(2, 8, 1)
+    m = model(20, [helper.make_node("DFT", ["x", "", "axis"], ["y"])],
+              [vinfo("x", F, [2, 8, 1])], [vinfo("y", F, None)],
+              [const("axis", np.array(1, np.int64))])
+    save("dft20_axis_input", m, [sig])
+    m = model(20, [helper.make_node("DFT", ["x", "len", "axis"], ["y"], onesided=1)],
+              [vinfo("x", F, [2, 8, 1])], [vinfo("y", F, None)],
+              [const("len", np.array(6, np.int64)), const("axis", np.array(-2, np.int64))])
+    save("dft20_length_onesided", m, [sig])
+
+
+def refused_models():
+    out = os.path.join(HERE, "refused")
+    os.makedirs(out, exist_ok=True)
+    expected = []
+    x = [vinfo("x", F, [1, 2, 4, 6])]
+    y = [vinfo("y", F, None)]
+    empty = const("roi", np.array([], np.float32))
+    m = model(18, [helper.make_node("Resize", ["x", "roi", "scales"], ["y"], mode="linear",
+                                    antialias=1)], x, y,
+              [empty, const("scales", np.array([1, 1, 0.5, 0.5], np.float32))])
+    save("resize18_antialias_downscale", m, [], out)
+    expected.append(("resize18_antialias_downscale", "antialias"))
+    m = model(21, [helper.make_node("QuantizeLinear", ["x", "s"], ["y"], block_size=2, axis=3)],
+              x, [vinfo("y", TensorProto.UINT8, None)], [const("s", np.ones((1, 2, 4, 3), np.float32))])
+    save("quantize21_block_size", m, [], out)
+    expected.append(("quantize21_block_size", "block_size"))
+    m = model(22, [helper.make_node("Relu", ["x"], ["y"])], x, y)
+    save("opset22", m, [], out)
+    expected.append(("opset22", "opsets 1 to 21"))
+    m = model(18, [helper.make_node("Col2Im", ["x", "i", "b"], ["y"])],
+              [vinfo("x", F, [1, 4, 6])], y,
+              [const("i", np.array([3, 4], np.int64)), const("b", np.array([2, 2], np.int64))])
+    save("col2im18", m, [], out)
+    expected.append(("col2im18", "Col2Im"))
+    with open(os.path.join(out, "expected.txt"), "w") as f:
+        f.write("# model  words the refusal must contain (tests/models/opset/generate.py)\n")
+        for name, words in expected:
+            f.write(f"{name}\t{words}\n")
+
+
+def main():
+    if not os.path.exists(os.path.join(ROOT, "benchmarks/models/ort/node_modules/onnxruntime-node")):
+        sys.exit("ONNX Runtime is missing: bash benchmarks/models/ort/install.sh")
+    reduce_models()
+    movement_models()
+    resize_models()
+    scatter_pool_models()
+    math_models()
+    grid_dft_models()
+    refused_models()
+
+
+if __name__ == "__main__":
+    main()

@@ -22,6 +22,10 @@ struct BuildOptions {
   bool choose_layouts = true;
   // Input name -> dims fixed at compile time (frontend/onnx_importer.h).
   std::map<std::string, std::vector<int64_t>> input_shapes;
+  // Symbolic dim name -> value, and input name -> value (as text), fixed at
+  // compile time (frontend/onnx_importer.h, frontend/input_binding.h).
+  std::map<std::string, int64_t> dims;
+  std::map<std::string, std::string> input_values;
   // Let the compiler run 3x3 stride-1 convolutions by Winograd's F(4x4, 3x3)
   // where that is faster on every SIMD path (passes/conv_algorithm); false
   // keeps every convolution direct (kiln compile --conv-algo direct).

@@ -108,6 +108,8 @@ absl::StatusOr<std::string> BuildImported(absl::StatusOr<ir::Graph> imported,
 ImportOptions ImportOptionsOf(const BuildOptions& options) {
   ImportOptions import;
   import.input_shapes = options.input_shapes;
+  import.dims = options.dims;
+  import.input_values = options.input_values;
   return import;
 }
 

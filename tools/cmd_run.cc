@@ -108,7 +108,7 @@ int RunCommand(const std::vector<std::string>& argv) {
   auto debug = RunDebugSession::Create(*args, **instance, repeat);
   if (!debug.ok()) return ReportError("run", std::string(debug.status().message()));
 
-  auto input_files = AssignFiles(args->All("--input"), *sig.inputs(), "input");
+  auto input_files = PlaceInputFiles(sig, args->All("--input"));
   if (!input_files.ok()) return ReportError("run", std::string(input_files.status().message()));
   auto output_files = AssignFiles(args->All("--output"), *sig.outputs(), "output");
   if (!output_files.ok()) return ReportError("run", std::string(output_files.status().message()));
@@ -116,10 +116,6 @@ int RunCommand(const std::vector<std::string>& argv) {
   std::vector<vm::NpyArray> inputs(sig.inputs()->size());
   std::vector<vm::HostTensor> input_views;
   for (uint32_t i = 0; i < inputs.size(); ++i) {
-    const std::string name = sig.inputs()->Get(i)->name() ? sig.inputs()->Get(i)->name()->str() : "";
-    if ((*input_files)[i].empty()) {
-      return ReportError("run", absl::StrCat("missing --input for input ", i, " ('", name, "')"));
-    }
     auto array = vm::ReadNpy((*input_files)[i]);
     if (!array.ok()) return ReportError("run", std::string(array.status().message()));
     inputs[i] = std::move(*array);

@@ -5,16 +5,17 @@
 
 #include "absl/strings/str_cat.h"
 #include "kiln/dtype.h"
+#include "vm/bound_inputs.h"
 #include "vm/module_verifier.h"
 
 namespace kiln::tools {
 
-absl::StatusOr<std::vector<vm::NpyArray>> LoadInputs(const fb::Signature& sig,
-                                                     const std::vector<std::string>& files) {
+absl::StatusOr<std::vector<std::string>> PlaceInputFiles(const fb::Signature& sig,
+                                                         const std::vector<std::string>& args) {
   const uint32_t n = sig.inputs()->size();
   std::vector<std::string> placed(n);
   size_t next = 0;
-  for (const std::string& arg : files) {
+  for (const std::string& arg : args) {
     const size_t eq = arg.find('=');
     bool named = false;
     for (uint32_t i = 0; eq != std::string::npos && i < n; ++i) {
@@ -25,6 +26,14 @@ absl::StatusOr<std::vector<vm::NpyArray>> LoadInputs(const fb::Signature& sig,
       }
     }
     if (named) continue;
+    if (eq != std::string::npos) {
+      if (const fb::BoundInput* bound = vm::FindBoundInput(sig, arg.substr(0, eq))) {
+        auto given = vm::ReadNpy(arg.substr(eq + 1));
+        if (!given.ok()) return given.status();
+        if (absl::Status s = vm::CheckBoundInputValue(*bound, *given); !s.ok()) return s;
+        continue;  // the value the module was compiled with
+      }
+    }
     while (next < n && !placed[next].empty()) ++next;
     if (next >= n) {
       return absl::InvalidArgumentError(
@@ -32,13 +41,22 @@ absl::StatusOr<std::vector<vm::NpyArray>> LoadInputs(const fb::Signature& sig,
     }
     placed[next++] = arg;
   }
-  std::vector<vm::NpyArray> arrays;
   for (uint32_t i = 0; i < n; ++i) {
     if (placed[i].empty()) {
       return absl::InvalidArgumentError(absl::StrCat("missing --input for input ", i, " ('",
                                                      sig.inputs()->Get(i)->name()->str(), "')"));
     }
-    auto a = vm::ReadNpy(placed[i]);
+  }
+  return placed;
+}
+
+absl::StatusOr<std::vector<vm::NpyArray>> LoadInputs(const fb::Signature& sig,
+                                                     const std::vector<std::string>& args) {
+  auto placed = PlaceInputFiles(sig, args);
+  if (!placed.ok()) return placed.status();
+  std::vector<vm::NpyArray> arrays;
+  for (const std::string& file : *placed) {
+    auto a = vm::ReadNpy(file);
     if (!a.ok()) return a.status();
     arrays.push_back(std::move(*a));
   }

@@ -13,8 +13,15 @@
 
 namespace kiln::tools {
 
+// The file of each signature input, from --input arguments FILE (in
+// signature order) or NAME=FILE. NAME=FILE for an input the compiler bound
+// (kiln compile --input-value) is checked against the bound value and
+// dropped: another value is an error naming both.
+absl::StatusOr<std::vector<std::string>> PlaceInputFiles(const fb::Signature& sig,
+                                                         const std::vector<std::string>& args);
+// The same, read.
 absl::StatusOr<std::vector<vm::NpyArray>> LoadInputs(const fb::Signature& sig,
-                                                     const std::vector<std::string>& files);
+                                                     const std::vector<std::string>& args);
 
 // Uniform in [-1, 1) from a fixed seed; float32 inputs only.
 absl::StatusOr<std::vector<vm::NpyArray>> RandomInputs(const fb::Signature& sig, uint32_t seed);

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "kiln/control_ops.h"
 #include "kiln/dtype.h"
+#include "vm/bound_inputs.h"
 #include "vm/bytecode.h"
 #include "vm/kernel_params.h"
 #include "vm/module_verifier.h"
@@ -187,6 +188,12 @@ std::string DescribeModule(const ModuleImage& image) {
     const fb::TensorDesc* t = sig.outputs()->Get(i);
     absl::StrAppend(&out, absl::StrFormat("  output[%u] %-20s %s%s\n", i, Str(t->name()),
                                           DTypeName(t->dtype()), SymbolicShape(*t)));
+  }
+  if (sig.bound_inputs() != nullptr) {
+    for (const fb::BoundInput* b : *sig.bound_inputs()) {
+      absl::StrAppend(&out, "  bound     ", DescribeBoundInput(*b),
+                      "  (kiln compile --input-value; a run may give only this value)\n");
+    }
   }
   if (m.symbols() != nullptr && m.symbols()->size() > 0) {
     std::vector<std::string> names;

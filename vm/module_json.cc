@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "kiln/dtype.h"
+#include "vm/bound_inputs.h"
 #include "vm/bytecode.h"
 #include "vm/debug_info.h"
 #include "vm/disassembler.h"
@@ -37,6 +38,19 @@ std::string Tensors(const flatbuffers::Vector<flatbuffers::Offset<fb::TensorDesc
   return absl::StrCat("[", absl::StrJoin(rows, ",\n    "), "]");
 }
 
+// ",\n  "bound_inputs":[...]" when the compiler bound inputs, else nothing.
+std::string BoundInputs(const fb::Signature& sig) {
+  if (sig.bound_inputs() == nullptr || sig.bound_inputs()->size() == 0) return "";
+  std::vector<std::string> rows;
+  for (const fb::BoundInput* b : *sig.bound_inputs()) {
+    rows.push_back(absl::StrCat("{\"name\":", JsonString(Str(b->desc()->name())), ",\"dtype\":",
+                                JsonString(DTypeName(b->desc()->dtype())), ",\"shape\":",
+                                Ints(b->desc()->shape()), ",\"value\":",
+                                JsonString(DescribeBoundInput(*b)), "}"));
+  }
+  return absl::StrCat(",\n  \"bound_inputs\":[", absl::StrJoin(rows, ",\n    "), "]");
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> DescribeModuleJson(const ModuleImage& image) {
@@ -50,7 +64,7 @@ absl::StatusOr<std::string> DescribeModuleJson(const ModuleImage& image) {
       ",\n\"max_trip_count\":", m.max_trip_count(),
       ",\n\"source\":", JsonString(m.debug() ? Str(m.debug()->source()) : ""),
       ",\n\"signature\":{\"inputs\":", Tensors(*m.signature()->inputs()),
-      ",\n  \"outputs\":", Tensors(*m.signature()->outputs()), "}");
+      ",\n  \"outputs\":", Tensors(*m.signature()->outputs()), BoundInputs(*m.signature()), "}");
 
   const fb::MemoryPlan& plan = *m.memory();
   std::vector<std::string> tensors;

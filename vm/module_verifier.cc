@@ -186,6 +186,38 @@ class Verifier {
     return -1;
   }
 
+  // Inputs bound at compile time: static shapes whose bytes the value holds.
+  absl::Status CheckBoundInputs(const fb::Signature& sig) {
+    if (sig.bound_inputs() == nullptr) return absl::OkStatus();
+    if (sig.bound_inputs()->size() > kMaxBoundInputs) {
+      return Error(absl::StrCat(sig.bound_inputs()->size(), " bound inputs; the limit is ",
+                                kMaxBoundInputs));
+    }
+    for (uint32_t i = 0; i < sig.bound_inputs()->size(); ++i) {
+      const fb::BoundInput* b = sig.bound_inputs()->Get(i);
+      const std::string where = absl::StrCat("signature bound input ", i);
+      const fb::TensorDesc* d = b->desc();
+      if (d == nullptr || d->name() == nullptr || d->name()->size() == 0 || d->shape() == nullptr ||
+          !Aligned(d->shape()) || d->dim_symbols() != nullptr || d->dim_registers() != nullptr) {
+        return Error(where + " has no name or no static shape");
+      }
+      if (DTypeSize(d->dtype()) == 0) return Error(where + " has an unknown dtype");
+      if (d->shape()->size() > KILN_MAX_RANK) return Error(where + " has too high a rank");
+      uint64_t bytes = DTypeSize(d->dtype());
+      for (int64_t dim : *d->shape()) {
+        if (dim < 0 || (dim > 0 && bytes > kMaxBoundInputBytes / static_cast<uint64_t>(dim))) {
+          return Error(absl::StrCat(where, " has a dim out of range (", dim, ")"));
+        }
+        bytes *= static_cast<uint64_t>(dim);
+      }
+      if (b->value() == nullptr || b->value()->size() != bytes) {
+        return Error(absl::StrCat(where, " holds ", b->value() ? b->value()->size() : 0,
+                                  " bytes; its shape needs ", bytes));
+      }
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status CheckSignature() {
     const fb::Signature* sig = module_->signature();
     if (sig == nullptr || sig->inputs() == nullptr || sig->outputs() == nullptr) {
@@ -214,6 +246,7 @@ class Verifier {
         return s;
       }
     }
+    if (absl::Status s = CheckBoundInputs(*sig); !s.ok()) return s;
     for (uint32_t k = 0; k < n_symbols; ++k) {
       if (!symbol_bound_[k]) {
         return Error(absl::StrCat("symbol '", module_->symbols()->Get(k)->str(),

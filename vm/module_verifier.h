@@ -34,6 +34,9 @@ constexpr uint64_t kMaxArenaBytes = uint64_t{16} << 30;
 constexpr uint64_t kMaxTensorBytes = uint64_t{16} << 30;
 constexpr uint32_t kMaxRegisters = 1u << 20;
 constexpr uint32_t kMaxSymbols = 64;
+// Inputs bound at compile time (configuration values: a sample rate, a flag).
+constexpr uint32_t kMaxBoundInputs = 64;
+constexpr uint64_t kMaxBoundInputBytes = uint64_t{1} << 20;
 // The largest constant LOOP trip count accepted from a module that declares
 // none (Module.max_trip_count absent: written before modules declared it).
 // Modules that declare one are held to what they declare.

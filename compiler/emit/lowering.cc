@@ -390,6 +390,7 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
     if (!d.ok()) return d.status();
     module_.outputs.push_back(*d);
   }
+  module_.bound_inputs = graph_.bound_inputs;
 
   BytecodeBuilder bc;
   // Shape arithmetic first: every size the views and dispatches need.

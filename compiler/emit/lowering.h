@@ -89,6 +89,7 @@ struct LoweredModule {
   std::string source;
   std::vector<TensorDesc> inputs;
   std::vector<TensorDesc> outputs;
+  std::vector<std::pair<std::string, ir::ConstantPtr>> bound_inputs;  // ir::Graph's
   std::vector<ExecutableDesc> executables;
   std::vector<ConstantDesc> constants;
   std::vector<uint32_t> bytecode;  // functions[0], the entry point

@@ -69,7 +69,16 @@ absl::StatusOr<std::string> WriteModule(const LoweredModule& m) {
   std::vector<Offset<fb::TensorDesc>> inputs, outputs;
   for (const TensorDesc& t : m.inputs) inputs.push_back(WriteTensor(b, t));
   for (const TensorDesc& t : m.outputs) outputs.push_back(WriteTensor(b, t));
-  const auto signature = fb::CreateSignatureDirect(b, &inputs, &outputs);
+  std::vector<Offset<fb::BoundInput>> bound;
+  for (const auto& [name, value] : m.bound_inputs) {
+    TensorDesc t;
+    t.name = name;
+    t.dtype = value->dtype;
+    t.shape = value->shape;
+    bound.push_back(fb::CreateBoundInputDirect(b, WriteTensor(b, t), &value->bytes));
+  }
+  const auto signature =
+      fb::CreateSignatureDirect(b, &inputs, &outputs, bound.empty() ? nullptr : &bound);
 
   std::vector<Offset<fb::Function>> functions = {
       fb::CreateFunctionDirect(b, "main", m.register_count, &m.bytecode, m.int_register_count)};

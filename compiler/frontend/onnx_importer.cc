@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "compiler/frontend/domain_imports.h"
 #include "compiler/frontend/function_ops.h"
+#include "compiler/frontend/input_binding.h"
 #include "compiler/frontend/legacy_opset.h"
 #include "compiler/frontend/onnx_tensor.h"
 #include "compiler/ir/graph_util.h"
@@ -106,8 +107,11 @@ absl::Status CheckBoundShape(const onnx::TypeProto::Tensor& tt, const std::vecto
 }
 
 // `bound`, when not null, replaces the declared dims (ImportOptions::input_shapes).
+// `dims` binds symbolic dims by name; the names met are added to `dim_names`.
 absl::Status ImportInput(const onnx::ValueInfoProto& info, const std::string& path,
-                         const std::vector<int64_t>* bound, ir::Graph* graph) {
+                         const std::vector<int64_t>* bound,
+                         const std::map<std::string, int64_t>& dims,
+                         std::set<std::string>* dim_names, ir::Graph* graph) {
   const std::string where = absl::StrCat("'", path, "': input '", info.name(), "'");
   if (graph->FindValue(info.name()) != ir::kNoValue) {
     return absl::InvalidArgumentError(absl::StrCat(where, " is declared twice"));
@@ -133,13 +137,16 @@ absl::Status ImportInput(const onnx::ValueInfoProto& info, const std::string& pa
     const auto& dim = tt.shape().dim(k);
     if (dim.has_dim_value() && dim.dim_value() >= 0) {
       shape.push_back(dim.dim_value());
-    } else if (dim.has_dim_param() && !dim.dim_param().empty()) {
-      // A symbolic dimension: the module takes any positive value at run time.
-      shape.push_back(graph->dims.Symbol(dim.dim_param()));
-    } else {
-      // An unnamed dynamic dimension gets a name of its own.
-      shape.push_back(graph->dims.Symbol(absl::StrCat(info.name(), "_dim", k)));
+      continue;
     }
+    // A symbolic dimension: the module takes any positive value at run time,
+    // unless the caller fixes it. An unnamed one gets a name of its own.
+    const std::string name = dim.has_dim_param() && !dim.dim_param().empty()
+                                 ? dim.dim_param()
+                                 : absl::StrCat(info.name(), "_dim", k);
+    dim_names->insert(name);
+    const auto fixed = dims.find(name);
+    shape.push_back(fixed != dims.end() ? fixed->second : graph->dims.Symbol(name));
   }
   std::vector<int64_t> static_dims;
   for (int64_t d : shape) static_dims.push_back(ir::IsSymbolic(d) ? 1 : d);
@@ -414,18 +421,21 @@ absl::Status ImportNode(const onnx::NodeProto& proto, int index, const std::stri
   return absl::OkStatus();
 }
 
-// Every name ImportOptions::input_shapes binds is a graph input (not an
-// initializer, not a typo).
+// Every name ImportOptions::input_shapes and input_values bind is a graph
+// input (not an initializer, not a typo).
 absl::Status CheckBoundNamesAreInputs(const ImportOptions& options, const ir::Graph& graph,
                                       const std::string& path) {
-  for (const auto& [name, shape] : options.input_shapes) {
+  std::vector<std::pair<std::string, const char*>> given;
+  for (const auto& [name, shape] : options.input_shapes) given.emplace_back(name, "an input shape");
+  for (const auto& [name, text] : options.input_values) given.emplace_back(name, "a value");
+  for (const auto& [name, what] : given) {
     bool found = false;
     for (ir::ValueId id : graph.inputs) found |= graph.value(id).name == name;
     if (found) continue;
     std::vector<std::string> names;
     for (ir::ValueId id : graph.inputs) names.push_back(absl::StrCat("'", graph.value(id).name, "'"));
     return absl::InvalidArgumentError(absl::StrCat(
-        "'", path, "': an input shape is given for '", name, "', which is not an input of the "
+        "'", path, "': ", what, " is given for '", name, "', which is not an input of the "
         "model (its inputs: ", names.empty() ? "none" : absl::StrJoin(names, ", "), ")"));
   }
   return absl::OkStatus();
@@ -469,14 +479,22 @@ absl::StatusOr<ir::Graph> ImportOnnxBytes(const std::string& bytes, const std::s
   }
   // Inputs that are also initializers are constants (old exporters list
   // weights as inputs too); they are not part of the signature.
+  std::set<std::string> dim_names;
   for (const auto& in : g.input()) {
     if (initializer_names.count(in.name())) continue;
     const auto bound = options.input_shapes.find(in.name());
-    absl::Status s = ImportInput(
-        in, path, bound == options.input_shapes.end() ? nullptr : &bound->second, &graph);
+    absl::Status s = ImportInput(in, path,
+                                 bound == options.input_shapes.end() ? nullptr : &bound->second,
+                                 options.dims, &dim_names, &graph);
     if (!s.ok()) return s;
   }
   if (absl::Status s = CheckBoundNamesAreInputs(options, graph, path); !s.ok()) return s;
+  if (absl::Status s = CheckBoundDimsUsed(options.dims, dim_names, path); !s.ok()) return s;
+  for (const auto& [name, text] : options.input_values) {
+    const std::string where = absl::StrCat("'", path, "': input '", name, "'");
+    absl::Status s = BindInputValue(graph.FindValue(name), text, where, &graph);
+    if (!s.ok()) return s;
+  }
   for (int k = 0; k < g.node_size(); ++k) {
     Scope top{&graph, nullptr, nullptr};
     absl::Status s = ImportNode(g.node(k), k, path, *opset, top);

@@ -28,6 +28,13 @@ struct ImportOptions {
   // number before shape inference sees it. The rank must be the declared
   // one, every dim >= 1, and every name a graph input.
   std::map<std::string, std::vector<int64_t>> input_shapes;
+  // Symbolic dim name -> value (kiln compile --dim NAME=VALUE): every input
+  // dim of that name (its dim_param, or INPUT_dimK, the name Kiln gives an
+  // unnamed one) becomes the number; each name must be one the inputs use.
+  std::map<std::string, int64_t> dims;
+  // Input name -> its value as text (kiln compile --input-value; the input
+  // becomes a constant, frontend/input_binding.h).
+  std::map<std::string, std::string> input_values;
 };
 
 absl::StatusOr<ir::Graph> ImportOnnx(const std::string& path, const ImportOptions& options = {});

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "compiler/ir/dim_expr.h"
@@ -141,6 +142,10 @@ class Graph {
   // empty for the entry graph. Prefixes the names of the run-time lengths
   // it computes, which thus differ from those of other graphs.
   std::string scope;
+  // Inputs bound to one value at compile time (kiln compile --input-value):
+  // constants of the graph now, no longer among `inputs`; the module
+  // records them so that a run naming one can be held to the value.
+  std::vector<std::pair<std::string, ConstantPtr>> bound_inputs;
   // Symbolic dimensions (empty: every shape is static). Mutable because
   // interning an expression, even from a const pass, changes no meaning.
   mutable DimPool dims;

@@ -1,5 +1,6 @@
 #include "compiler/passes/constant_folding.h"
 
+#include "compiler/passes/if_inlining.h"
 #include "compiler/passes/shape_inference.h"
 
 namespace kiln::compiler {
@@ -10,6 +11,19 @@ absl::Status PropagateShapesAndConstants(ir::Graph& graph, bool commit) {
   bool folded_any = false;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     if (graph.nodes[n].removed) continue;
+    if (commit && graph.nodes[n].op_type == "If" && !graph.nodes[n].inputs.empty() &&
+        graph.nodes[n].inputs[0] != ir::kNoValue) {
+      auto inlined = InlineKnownIf(graph, n, known[graph.nodes[n].inputs[0]]);
+      if (!inlined.ok()) return inlined.status();
+      if (*inlined) {  // node n is now the taken branch's first
+        known.resize(graph.values.size());
+        for (size_t v = 0; v < graph.values.size(); ++v) {
+          if (known[v] == nullptr) known[v] = graph.values[v].constant;
+        }
+        --n;
+        continue;
+      }
+    }
     absl::Status s = InferNodeShapes(graph, static_cast<ir::NodeId>(n), known);
     if (!s.ok()) return s;
     auto results = EvaluateNode(graph, graph.nodes[n], known);

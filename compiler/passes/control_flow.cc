@@ -215,7 +215,9 @@ class Analysis {
         return Unimplemented(absl::StrCat(
             "the branches give output ", k, " as ", ir::DTypeName(a.dtype), ShapeText(a.shape),
             " and ", ir::DTypeName(b.dtype), ShapeText(b.shape),
-            "; branches must agree in type and rank, and may differ only in static dims"));
+            "; branches must agree in type and rank, and may differ only in static dims (an "
+            "If whose condition comes from a configuration input folds away when the input is "
+            "bound: kiln compile --input-value NAME=VALUE)"));
       }
       out->output_dtypes.push_back(a.dtype);
       out->output_shapes.push_back(std::move(shape));

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Models in old ONNX opsets (< 11) for legacy_opset_test.cc, written into
-tests/compiler/models/legacy_*.onnx, plus opset18.onnx (beyond the range
+tests/compiler/models/legacy_*.onnx, plus opset22.onnx (beyond the range
 Kiln imports). Run with Debian's /usr/bin/python3 (onnx 1.12)."""
 import os
 
@@ -46,7 +46,7 @@ def main():
           n("Add", ["r", "b"], ["y"], name="add", broadcast=1, axis=0)],
          [vi("a", [2, 3]), vi("b", [2])], [vi("y", None)], "legacy_axis_unknown_rank.onnx", 6)
     save([n("Relu", ["x"], ["y"], name="r")], [vi("x", [2, 3])], [vi("y", None)],
-         "opset18.onnx", 18)
+         "opset22.onnx", 22)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,9 @@
 # tests/conformance/expectations.txt and regenerates docs/conformance.md.
 # usage: scripts/conformance.sh [--update] [BUILD_DIR]
 #   --update  rewrite expectations.txt from the results instead of checking
+# Then the same suites with the models' declared value_info and output shapes
+# removed (--strip-declared-shapes: what shape inference finds by itself),
+# against expectations_stripped.txt.
 # The kernels run on the widest SIMD path this CPU has, or the one KILN_ISA
 # names (portable, avx2, avx512, neon), in the VM and in the AOT bundles.
 set -euo pipefail
@@ -19,3 +22,7 @@ cmake --build "$BUILD" -j2 --target conformance_runner
   --expectations tests/conformance/expectations.txt \
   --runtime-dir "$BUILD/runtime" \
   --write-report docs/conformance.md --jobs 2 "${UPDATE[@]}"
+"$BUILD/tests/conformance/conformance_runner" \
+  --work-dir "$BUILD/tests/conformance/work_stripped" \
+  --expectations tests/conformance/expectations_stripped.txt \
+  --runtime-dir "$BUILD/runtime" --strip-declared-shapes --jobs 2 "${UPDATE[@]}"

@@ -5,6 +5,8 @@ import json as _json
 import os
 import subprocess
 
+import numpy as np
+
 from . import _kiln
 from . import signature as _signature
 from ._inputs import order_inputs
@@ -100,6 +102,10 @@ class Module:
             produces a NaN or Inf. profile: also return per-dispatch times.
         trace: write a Chrome trace (ui.perfetto.dev) to this path.
         """
+        # Inputs the compiler bound (input_values=...) may be passed only
+        # with their bound value; they are not run inputs.
+        named = {name: a for name, a in named.items()
+                 if not _kiln.check_bound_input(self._native, name, np.asarray(a))}
         inputs = order_inputs(self._signature.inputs, arrays, named)
         trace_path = "" if trace is None else os.fspath(trace)
         outputs, dump_list, profile_rows = self._native.run(
@@ -144,34 +150,61 @@ class Module:
         return f"<kiln.Module {self.origin!r} {self._signature}>"
 
 
-def compile(model, *, input_shapes=None, layout="auto"):
+def _value_text(input_name, value):
+    """A bound input's value as `kiln compile --input-value` spells it."""
+    flat = np.asarray(value).reshape(-1)
+    if flat.size == 0:
+        raise InvalidArgumentError(f"input_values['{input_name}'] is empty")
+    if flat.dtype == np.bool_:
+        return ",".join("true" if v else "false" for v in flat)
+    if not (np.issubdtype(flat.dtype, np.integer) or np.issubdtype(flat.dtype, np.floating)):
+        raise InvalidArgumentError(
+            f"input_values['{input_name}'] must be numbers or bools, not {value!r}")
+    return ",".join(repr(v.item()) for v in flat)
+
+
+def compile(model, *, input_shapes=None, dims=None, input_values=None, layout="auto"):
     """Compiles an ONNX model into a kiln.Module, in memory (no files).
 
     model: a path, the bytes of an ONNX model, or an onnx.ModelProto.
     input_shapes: {input name: dims} fixing those inputs' dims at compile
         time (e.g. a symbolic batch), as `kiln compile --input-shape`; the
         rank must be the declared one.
+    dims: {dim name: value} fixing every input dim of that name (a symbolic
+        batch, height, ...), as `kiln compile --dim`.
+    input_values: {input name: value (a number, a sequence, an array)}
+        binding configuration inputs (a sample rate, a flag) to a value, as
+        `kiln compile --input-value`: they fold, an If on them disappears,
+        and a run may pass them only with that value.
     layout: "auto" lets the compiler store tensors channels last where its
         kernels gain; "nchw" keeps the ONNX layout (`kiln compile --layout`).
     """
     if layout not in _LAYOUTS:
         raise InvalidArgumentError(f"layout must be auto or nchw, not '{layout}'")
     shapes = {}
-    for input_name, dims in (input_shapes or {}).items():
+    for input_name, shape in (input_shapes or {}).items():
         try:
-            shapes[str(input_name)] = [int(d) for d in dims]
+            shapes[str(input_name)] = [int(d) for d in shape]
         except (TypeError, ValueError):
             raise InvalidArgumentError(
                 f"input_shapes['{input_name}'] must be a sequence of whole numbers, "
-                f"not {dims!r}") from None
+                f"not {shape!r}") from None
+    fixed = {}
+    for dim_name, value in (dims or {}).items():
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise InvalidArgumentError(f"dims['{dim_name}'] must be a whole number >= 1, "
+                                       f"not {value!r}")
+        fixed[str(dim_name)] = int(value)
+    values = {str(k): _value_text(k, v) for k, v in (input_values or {}).items()}
     choose_layouts = layout == "auto"
     if isinstance(model, (str, os.PathLike)):
-        native = _kiln.compile_file(os.fspath(model), shapes, choose_layouts)
+        native = _kiln.compile_file(os.fspath(model), shapes, fixed, values, choose_layouts)
     elif isinstance(model, (bytes, bytearray, memoryview)):
-        native = _kiln.compile_bytes(bytes(model), "<onnx bytes>", shapes, choose_layouts)
+        native = _kiln.compile_bytes(bytes(model), "<onnx bytes>", shapes, fixed, values,
+                                     choose_layouts)
     elif hasattr(model, "SerializeToString"):
         native = _kiln.compile_bytes(model.SerializeToString(), "<onnx.ModelProto>", shapes,
-                                     choose_layouts)
+                                     fixed, values, choose_layouts)
     else:
         raise TypeError("kiln.compile takes a path, bytes or an onnx.ModelProto, "
                         f"not {type(model).__name__}")

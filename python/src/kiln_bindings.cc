@@ -21,6 +21,7 @@
 #include "tools/aot_bundle.h"
 #include "tools/commands.h"
 #include "tools/module_compare.h"
+#include "vm/bound_inputs.h"
 #include "vm/disassembler.h"
 #include "vm/module_json.h"
 
@@ -35,30 +36,39 @@ std::shared_ptr<PyModule> FromModuleBytes(const std::string& bytes, const std::s
       ValueOrThrow(vm::ModuleImage::LoadBytes(bytes.data(), bytes.size(), origin)));
 }
 
-compiler::BuildOptions Options(const InputShapes& input_shapes, bool choose_layouts) {
+using Dims = std::map<std::string, int64_t>;
+using InputValues = std::map<std::string, std::string>;
+
+compiler::BuildOptions Options(const InputShapes& input_shapes, const Dims& dims,
+                               const InputValues& input_values, bool choose_layouts) {
   compiler::BuildOptions options;
   options.input_shapes = input_shapes;
+  options.dims = dims;
+  options.input_values = input_values;
   options.choose_layouts = choose_layouts;
   return options;
 }
 
 std::shared_ptr<PyModule> CompileFile(const std::string& path, const InputShapes& input_shapes,
+                                      const Dims& dims, const InputValues& input_values,
                                       bool choose_layouts) {
   absl::StatusOr<std::string> bytes;
   {
     py::gil_scoped_release release;
-    bytes = compiler::BuildModule(path, Options(input_shapes, choose_layouts));
+    bytes = compiler::BuildModule(path, Options(input_shapes, dims, input_values, choose_layouts));
   }
   return FromModuleBytes(ValueOrThrow(std::move(bytes)), path);
 }
 
 std::shared_ptr<PyModule> CompileBytes(const py::bytes& onnx, const std::string& origin,
-                                       const InputShapes& input_shapes, bool choose_layouts) {
+                                       const InputShapes& input_shapes, const Dims& dims,
+                                       const InputValues& input_values, bool choose_layouts) {
   const std::string model = onnx;
   absl::StatusOr<std::string> bytes;
   {
     py::gil_scoped_release release;
-    bytes = compiler::BuildModuleFromBytes(model, origin, Options(input_shapes, choose_layouts));
+    bytes = compiler::BuildModuleFromBytes(
+        model, origin, Options(input_shapes, dims, input_values, choose_layouts));
   }
   return FromModuleBytes(ValueOrThrow(std::move(bytes)), origin);
 }
@@ -209,6 +219,16 @@ PYBIND11_MODULE(_kiln, m) {
       .def("aot", &Aot);
 
   m.def("compile_file", &CompileFile);
+  // Whether `name` is an input the compiler bound (--input-value); raises
+  // when `array` is not its value.
+  m.def("check_bound_input", [](const PyModule& module, const std::string& name,
+                                const py::array& array) {
+    const kiln::fb::BoundInput* bound =
+        kiln::vm::FindBoundInput(*module.image()->module().signature(), name);
+    if (bound == nullptr) return false;
+    ThrowIfError(kiln::vm::CheckBoundInputValue(*bound, NpyFromArray(array)));
+    return true;
+  });
   m.def("compile_bytes", &CompileBytes);
   m.def("compare", &Compare);
   m.def("time_c_function", &TimeCFunction);

@@ -25,9 +25,10 @@ enum { P_X_CL = P_COUNT, P_Y_CL, P_CL_COUNT };
 
 /* One spatial axis: the bottom/right pad is implied by `out`, so `out` is
  * consistent when it is at least the count an unpadded end gives. Also keeps
- * every index the kernel forms (out*stride + taps*dilation + pads) in int64. */
-static inline int kiln_conv_axis_check(int64_t in, int64_t k, int64_t stride, int64_t pad,
-                                       int64_t dil, int64_t out) {
+ * every index the kernel forms (out*stride + taps*dilation + pads) in int64:
+ * below *span, when span is not NULL. */
+static inline int kiln_conv_axis_span(int64_t in, int64_t k, int64_t stride, int64_t pad,
+                                      int64_t dil, int64_t out, int64_t* span) {
   int64_t ek, lead, t;
   KILN_TRY(kiln_checked_mul(k - 1, dil, &ek));
   KILN_TRY(kiln_checked_add(ek, 1, &ek));
@@ -39,7 +40,13 @@ static inline int kiln_conv_axis_check(int64_t in, int64_t k, int64_t stride, in
   KILN_TRY(kiln_checked_add(t, lead, &t));
   KILN_TRY(kiln_checked_add(t, stride, &t));
   KILN_TRY(kiln_checked_add(t, dil, &t));
+  if (span != NULL) *span = t;
   return KILN_OK;
+}
+
+static inline int kiln_conv_axis_check(int64_t in, int64_t k, int64_t stride, int64_t pad,
+                                       int64_t dil, int64_t out) {
+  return kiln_conv_axis_span(in, k, stride, pad, dil, out, NULL);
 }
 
 /* Checks iparams and bindings x, w, bias and (at y_binding) y. With

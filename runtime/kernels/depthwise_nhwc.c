@@ -653,5 +653,15 @@ int kiln_conv2d_dw_nhwc_f32_check(const int64_t* ip, uint32_t iparam_count, cons
   KILN_TRY(kiln_check_counts(ip, iparam_count, P_COUNT, fp, fparam_count, 2));
   /* Not depthwise is a wrong kernel choice, whatever the bindings say. */
   if (ip[P_GROUPS] != ip[P_C] || ip[P_OC] != ip[P_C]) return KILN_ERR_INVALID_ARGUMENT;
-  return kiln_conv_check(ip, iparam_count, fp, fparam_count, binding_bytes, 3, 0);
+  KILN_TRY(kiln_conv_check(ip, iparam_count, fp, fparam_count, binding_bytes, 3, 0));
+  /* This layout scales every column index by C and every row index by W*C
+   * (a position's step is SW*C): the axes' index spans, so scaled, must stay
+   * in int64 (fuzzer find: SW near 2^59 with C = 16 overflowed SW*C). */
+  int64_t rows, cols, t;
+  KILN_TRY(kiln_conv_axis_span(ip[P_H], ip[P_KH], ip[P_SH], ip[P_PT], ip[P_DH], ip[P_OH], &rows));
+  KILN_TRY(kiln_conv_axis_span(ip[P_W], ip[P_KW], ip[P_SW], ip[P_PL], ip[P_DW], ip[P_OW], &cols));
+  KILN_TRY(kiln_checked_mul(rows, ip[P_W], &t)); /* (row * W + column) * C */
+  KILN_TRY(kiln_checked_add(t, cols, &t));
+  KILN_TRY(kiln_checked_mul(t, ip[P_C], &t));
+  return KILN_OK;
 }

@@ -171,6 +171,11 @@ TEST(MalformedModule, FuzzerReproducers) {
                         // A 2^30-element reduction (under the 2^40 work limit) re-reading
                         // one element through a zero stride: half a minute under ASan.
                         Case{"reduce_zero_stride_spin.kiln", "kernel rejects"},
+                        // An NHWC depthwise conv whose column stride times its 16
+                        // channels overflowed int64 (UBSan), in bounds per axis.
+                        Case{"depthwise_nhwc_stride_times_channels_overflow.kiln",
+                             "executable 1 (kiln_conv2d_dw_nhwc_f32) has static parameters the "
+                             "kernel rejects"},
                         // gather of nothing whose row size inner * eb overflows int64.
                         Case{"gather_empty_row_overflow.kiln", "kernel rejects"},
                         // A dynamic module writing integer register n0 twice: the VM

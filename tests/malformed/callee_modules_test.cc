@@ -115,6 +115,22 @@ TEST(CalleeModules, EmptySliceCopiesCannotSpin) {
   }
 }
 
+// Found by the module fuzzer (30-minute run, libFuzzer timeout): an Einsum
+// whose operand strides were zeroed summed 2^30-odd terms of one element,
+// within the work limit but minutes long. Its checker now allows a bounded
+// number of passes over what the operands hold, and the dispatch fails.
+TEST(CalleeModules, AZeroStrideEinsumCannotSpin) {
+  auto image = Load("einsum_zero_stride_spin.kiln");
+  ASSERT_TRUE(image.ok()) << image.status();
+  for (int64_t n : {1, 3}) {
+    const absl::Status s = testing::RunOnZeroInputs(*image, n, kMaxBytes);
+    ASSERT_FALSE(s.ok()) << "symbols = " << n;
+    EXPECT_NE(std::string(s.message()).find("+121: DISPATCH_DYN failed with code 2"),
+              std::string::npos)
+        << "symbols = " << n << ": " << s;
+  }
+}
+
 // A register whose expression text doubles 60 times: the requirement's
 // message and kiln inspect took gigabytes before; long expressions now
 // read as the register's name.

@@ -148,6 +148,9 @@ std::vector<WorkCase> Cases() {
       {"einsum", "2^60 summed terms of one element", 0,
        {3, 1, 0, 0, 1, k2(30), k2(30), 0, 0, 0, 0, 0, 0}, {4, 0, 4},
        {2, 1, 0, 0, 3, 0, 0, 1, 0, 0}, {0, 0, 12}},
+      // Under the 2^40 limit, re-reading one element 2^30 times (module fuzzer find).
+      {"einsum", "2^30 summed terms of one element", 0,
+       {1, 0, 0, 0, k2(30), 0, 0}, {4, 0, 4}, {1, 0, 0, 0, 4096, 0, 0}, {4, 0, 4}},
       {"strided_copy", "2^60 copies of one element", 0,
        {4, 2, 0, 0, k2(30), k2(30), 0, 0, 0, 0}, {4, 4},
        {4, 2, 0, 0, 0, k2(40), 1, 1, 1, 1}, {0, 0}},

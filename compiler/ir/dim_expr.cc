@@ -396,21 +396,66 @@ bool DimPool::SameDim(int64_t a, int64_t b) const {
 }
 
 bool DimPool::KnownNonNegative(int64_t dim) const {
-  if (!IsSymbolic(dim)) return dim >= 0;
+  int64_t lo = 0;
+  return LowerBound(dim, &lo) && lo >= 0;
+}
+
+// Symbols are >= 1 and data symbols >= 0; a floor-division, minimum or
+// maximum is bounded by its operands' bounds. A polynomial whose non-constant
+// terms all have positive coefficients over atoms bounded below by >= 0 is at
+// least its constant plus each term's coefficient times its atoms' bounds.
+bool DimPool::LowerBound(int64_t dim, int64_t* lo) const {
+  if (!IsSymbolic(dim)) {
+    *lo = dim;
+    return true;
+  }
   if (!Known(dim)) return false;
+  int64_t sum = 0;
   for (const Term& t : PolyOf(dim)) {
-    if (t.coeff < 0) return false;
-    for (int32_t id : t.atoms) {
-      const Atom& atom = atoms_[id];
-      if (atom.kind == AtomKind::kSymbol || atom.kind == AtomKind::kData) continue;
-      if (atom.kind == AtomKind::kMax) {
-        if (!KnownNonNegative(atom.a) && !KnownNonNegative(atom.b)) return false;
-      } else if (!KnownNonNegative(atom.a) || !KnownNonNegative(atom.b)) {
-        return false;
+    int64_t term = t.coeff;
+    if (!t.atoms.empty()) {
+      if (t.coeff < 0) return false;
+      for (int32_t id : t.atoms) {
+        int64_t a = 0;
+        if (!AtomLowerBound(id, &a) || a < 0 || __builtin_mul_overflow(term, a, &term)) {
+          return false;
+        }
       }
     }
+    if (__builtin_add_overflow(sum, term, &sum)) return false;
   }
+  *lo = sum;
   return true;
+}
+
+bool DimPool::AtomLowerBound(int32_t id, int64_t* lo) const {
+  const Atom& atom = atoms_[id];
+  if (atom.kind == AtomKind::kSymbol) {
+    *lo = 1;
+    return true;
+  }
+  if (atom.kind == AtomKind::kData) {
+    *lo = 0;
+    return true;
+  }
+  int64_t a = 0, b = 0;
+  const bool has_a = LowerBound(atom.a, &a), has_b = LowerBound(atom.b, &b);
+  switch (atom.kind) {
+    case AtomKind::kFloorDiv:
+      // floor(n / d) >= 0 for n >= 0 and d > 0; a static d gives floor(lo / d).
+      if (!has_a || a < 0) return false;
+      *lo = IsSymbolic(atom.b) ? 0 : a / atom.b;
+      return true;
+    case AtomKind::kMin:
+      if (!has_a || !has_b) return false;
+      *lo = std::min(a, b);
+      return true;
+    case AtomKind::kMax:
+      if (!has_a && !has_b) return false;
+      *lo = has_a && has_b ? std::max(a, b) : (has_a ? a : b);
+      return true;
+    default: return false;
+  }
 }
 
 std::string DimPool::AtomString(int32_t id) const {

@@ -95,6 +95,9 @@ class DimPool {
   // Whether `dim` is >= 0 for every symbol value (symbols are >= 1): a
   // polynomial with non-negative coefficients over such atoms.
   bool KnownNonNegative(int64_t dim) const;
+  // A value `dim` is never below, for every symbol value (symbols >= 1,
+  // data symbols >= 0); false when none is found (a negative coefficient).
+  bool LowerBound(int64_t dim, int64_t* lo) const;
 
   // False once any arithmetic overflowed (coefficients beyond 2^50, or a
   // static result beyond int64); the caller reports the node.
@@ -140,6 +143,7 @@ class DimPool {
   };
   bool IntervalOf(int64_t dim, Interval* out) const;
   bool AtomInterval(int32_t id, Interval* out) const;
+  bool AtomLowerBound(int32_t id, int64_t* lo) const;
 
   std::vector<std::string> symbols_;
   std::vector<DataSymbol> data_;

@@ -183,6 +183,52 @@ absl::Status Gemm(Ctx& c) {
 
 // ---- convolution and pooling ----------------------------------------------
 
+// Requires in >= need at run time (a window no larger than its padded
+// input) unless the pool can tell: the run fails with "in == max(in, need)".
+void RequireAtLeast(Ctx& c, int64_t in, int64_t need) {
+  ir::DimPool& dims = c.dims();
+  if (need <= 0 || (need == 1 && ir::IsSymbolic(in)) || dims.KnownNonNegative(dims.Sub(in, need))) {
+    return;
+  }
+  dims.AssumeEqual(in, dims.Max(in, need));
+}
+
+// One output dim of a window over a symbolic input dim `in` (kernel extent
+// dk, stride s): the same formulas as the static case, as expressions; pads
+// of SAME auto_pad become expressions too (patched kernel parameters).
+absl::Status SymbolicWindowDim(Ctx& c, const std::string& auto_pad, int64_t in, int64_t dk,
+                               int64_t s, bool ceil_mode, int64_t* pad_begin, int64_t* pad_end,
+                               int64_t* out) {
+  ir::DimPool& dims = c.dims();
+  if (auto_pad == "NOTSET" || auto_pad.empty()) {
+    const int64_t padded = dims.Add(in, *pad_begin + *pad_end);
+    RequireAtLeast(c, padded, dk);
+    const int64_t span = dims.Sub(padded, dk);
+    if (!ceil_mode) {
+      *out = dims.Add(dims.FloorDiv(span, s), 1);
+    } else {
+      // The last window must start inside the input or its leading pad.
+      *out = dims.Min(dims.Add(dims.CeilDiv(span, s), 1),
+                      dims.Add(dims.FloorDiv(dims.Add(in, *pad_begin - 1), s), 1));
+    }
+  } else if (auto_pad == "VALID") {
+    *pad_begin = *pad_end = 0;
+    RequireAtLeast(c, in, dk);
+    *out = dims.Add(dims.FloorDiv(dims.Sub(in, dk), s), 1);
+  } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    *out = dims.CeilDiv(in, s);
+    const int64_t total =
+        dims.Max(0, dims.Sub(dims.Add(dims.Mul(dims.Sub(*out, 1), s), dk), in));
+    const int64_t small = dims.FloorDiv(total, 2), big = dims.Sub(total, small);
+    *pad_begin = auto_pad == "SAME_UPPER" ? small : big;
+    *pad_end = auto_pad == "SAME_UPPER" ? big : small;
+  } else {
+    return c.Err(absl::StrCat("unknown auto_pad '", auto_pad, "'"));
+  }
+  if (!dims.ok()) return c.Err("the window's output size overflows");
+  return absl::OkStatus();
+}
+
 // Fills kiln.* window attributes and the output's spatial dims.
 absl::Status Window(Ctx& c, const Shape& x, const Shape& kernel, bool allow_ceil,
                     Shape* spatial_out) {
@@ -208,9 +254,15 @@ absl::Status Window(Ctx& c, const Shape& x, const Shape& kernel, bool allow_ceil
   }
   spatial_out->clear();
   for (size_t i = 0; i < nd; ++i) {
-    KILN_RETURN_IF_ERROR(c.RequireStatic(x[2 + i], "a spatial dimension of the input"));
     const int64_t in = x[2 + i], s = strides[i];
     const int64_t dk = (kernel[i] - 1) * dilations[i] + 1;
+    if (ir::IsSymbolic(in)) {
+      int64_t out = 0;
+      KILN_RETURN_IF_ERROR(SymbolicWindowDim(c, auto_pad, in, dk, s, ceil_mode, &pads[i],
+                                             &pads[i + nd], &out));
+      spatial_out->push_back(out);
+      continue;
+    }
     int64_t out;
     if (auto_pad == "NOTSET" || auto_pad.empty()) {
       const int64_t span = in + pads[i] + pads[i + nd] - dk;

@@ -138,7 +138,9 @@ ir::ConstantPtr FoldSymbolicArithmetic(const ir::Graph& graph, const ir::Node& n
       values[k] = dims.Mul(x, y);
     } else {
       // Truncation equals the floor only for a non-negative dividend.
-      const bool positive_divisor = dims.Known(y) ? dims.KnownNonNegative(y) : y > 0;
+      int64_t divisor_low = 0;
+      const bool positive_divisor =
+          dims.Known(y) ? dims.LowerBound(y, &divisor_low) && divisor_low >= 1 : y > 0;
       if (!dims.KnownNonNegative(x) || !positive_divisor) return nullptr;
       values[k] = dims.FloorDiv(x, y);
     }

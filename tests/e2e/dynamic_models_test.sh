@@ -178,6 +178,31 @@ run_model resize_dynhw "$DYN" "1 4 9" yes
 run_model resize_frac_dynhw "$DYN" "2 5 9" yes
 run_model einsum_dynseq "$DYN" "1 3 8" yes
 
+# Symbolic spatial dims (generate_spatial.py, PyTorch references): a CNN
+# over [N,3,H,W] (strided, packed-size, depthwise and 1x1 Convs, MaxPool
+# ceil_mode, padded AvgPool, Upsample, a Shape-sliced residual), Convs and a
+# MaxPool with auto_pad SAME_UPPER/SAME_LOWER/VALID over [1,4,H,W], and an
+# audio front end over [N,L] (Conv1d framing, mel MatMul, Conv1d, MaxPool1d).
+run_model cnn_dynhw "$DYN" "1x20x20 1x9x31 2x33x14" yes
+run_model conv_autopad_dynhw "$DYN" "8x8 13x6 21x30" yes
+run_model audio_frontend_dynlen "$DYN" "1x400 2x1000 1x97" yes
+# An input smaller than a VALID 4x4 window: refused by both, naming the requirement.
+if [ -x "$WORK/conv_autopad_dynhw/aot/dyn_run" ]; then
+  "$PY" -c "import numpy as np; np.save('$WORK/autopad_small.npy', np.zeros((1, 4, 2, 9), np.float32))"
+  for runner in vm aot; do
+    if [ $runner = vm ]; then cmd=("$KILN" run "$WORK/conv_autopad_dynhw/conv_autopad_dynhw.kiln");
+    else cmd=("$WORK/conv_autopad_dynhw/aot/dyn_run"); fi
+    if "${cmd[@]}" --input "$WORK/autopad_small.npy" --output "$WORK/autopad_small.out.npy" \
+         > "$WORK/autopad_small.$runner.log" 2>&1; then
+      fail "conv_autopad_dynhw at H=2 (below the 4x4 VALID window): $runner accepted it"
+    else
+      echo "ok   conv_autopad_dynhw@2x9 refused by $runner: $(tail -n 1 "$WORK/autopad_small.$runner.log")"
+    fi
+  done
+  grep -q "requirement H == max(H, 4)" "$WORK/autopad_small.vm.log" ||
+    fail "conv_autopad_dynhw@2x9: the VM's message does not state the requirement"
+fi
+
 # Control flow over symbolic dims (generate_control.py): an If whose branches
 # read x [N,4], a Loop carrying [N,4] with scan outputs [3,N,4], Scans over
 # S steps (LOOP_DYN; one over axis 1 of [N,S,3], reversed), and a Loop whose

@@ -71,6 +71,32 @@ TEST(DimPool, SplitsMonomials) {
   EXPECT_FALSE(p.SplitMonomial(64, &coeff, &monomial));
 }
 
+TEST(DimPool, LowerBoundsTakeSymbolsAsAtLeastOne) {
+  DimPool p;
+  const int64_t h = p.Symbol("H"), w = p.Symbol("W");
+  int64_t lo = 0;
+  // A stride-2 window's output, floor((H - 1) / 2) + 1, is at least 1.
+  const int64_t out = p.Add(p.FloorDiv(p.Sub(h, 1), 2), 1);
+  ASSERT_TRUE(p.LowerBound(out, &lo));
+  EXPECT_EQ(lo, 1);
+  EXPECT_TRUE(p.KnownNonNegative(p.Sub(h, 1)));
+  EXPECT_TRUE(p.LowerBound(p.Add(p.Mul(h, w), p.Mul(h, 3)), &lo));
+  EXPECT_EQ(lo, 4);
+  EXPECT_TRUE(p.LowerBound(p.Min(p.Add(h, 5), p.Add(w, 2)), &lo));
+  EXPECT_EQ(lo, 3);
+  // H - 4 may be negative (-3 at H = 1); 4 - H has no lower bound.
+  ASSERT_TRUE(p.LowerBound(p.Sub(h, 4), &lo));
+  EXPECT_EQ(lo, -3);
+  EXPECT_FALSE(p.LowerBound(p.Sub(4, h), &lo));
+  EXPECT_FALSE(p.KnownNonNegative(p.Sub(h, 2)));
+  // Each bound holds at the smallest symbol values it assumes.
+  for (int64_t hv : {1, 2, 7}) {
+    for (int64_t wv : {1, 3}) {
+      EXPECT_GE(p.Evaluate(out, {hv, wv}), 1);
+    }
+  }
+}
+
 TEST(DimPool, OverflowIsReportedNotWrapped) {
   DimPool p;
   const int64_t n = p.Symbol("N");

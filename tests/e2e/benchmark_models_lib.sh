@@ -5,6 +5,8 @@
 # MLP, ResNet-18, MobileNetV2, GoogLeNet, EfficientNet-B0, a DS-CNN, a
 # BERT-style encoder at opsets 13 and 17, a GRU and an LSTM.
 BENCHMARK_MODELS="mlp resnet18 mobilenet_v2 googlenet efficientnet_b0 ds_cnn bert bert_op17 gru lstm"
+# What runs on an x86 path narrower than the widest this CPU has.
+BENCHMARK_MODELS_NARROWER="mobilenet_v2 efficientnet_b0 ds_cnn bert lstm"
 
 # export_missing_models SOURCE_DIR MODELS_DIR: exports the models not yet in
 # MODELS_DIR or older than the exporter (exporting is deterministic, so

@@ -202,7 +202,8 @@ absl::Status SymbolicWindowDim(Ctx& c, const std::string& auto_pad, int64_t in, 
   ir::DimPool& dims = c.dims();
   if (auto_pad == "NOTSET" || auto_pad.empty()) {
     const int64_t padded = dims.Add(in, *pad_begin + *pad_end);
-    RequireAtLeast(c, padded, dk);
+    // ceil_mode keeps a partial window as long as one starts in the input.
+    RequireAtLeast(c, padded, ceil_mode ? dk - (s - 1) : dk);
     const int64_t span = dims.Sub(padded, dk);
     if (!ceil_mode) {
       *out = dims.Add(dims.FloorDiv(span, s), 1);
@@ -266,7 +267,7 @@ absl::Status Window(Ctx& c, const Shape& x, const Shape& kernel, bool allow_ceil
     int64_t out;
     if (auto_pad == "NOTSET" || auto_pad.empty()) {
       const int64_t span = in + pads[i] + pads[i + nd] - dk;
-      if (span < 0) {
+      if (span < (ceil_mode ? 1 - s : 0)) {
         return c.Err(absl::StrCat("kernel ", ShapeStr(kernel), " (dilated) is larger than the padded input ",
                                   ShapeStr(x)));
       }

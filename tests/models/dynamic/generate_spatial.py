@@ -12,6 +12,8 @@ pools (issue 19: paddle2onnx OCR models declare x [N,3,H,W]).
                    output the sum of global pools [1,8] plus a spatial map
   audio_frontend_dynlen  x [N,L]: framed "STFT" as Conv1d(1,32,k=64,s=16),
                    power, mel MatMul, log, Conv1d k=3 pad 1, MaxPool1d
+  conv3d_dynd      x [1,2,D,7,7]: Conv3d 3x3x3 (depth unpadded), MaxPool3d
+                   ceil_mode over a symbolic depth
 
 Writes into --out, per model NAME and size label K ("HxW" or the length):
   NAME.onnx, NAME.K.input.npy, NAME.K.output.npy (PyTorch, float32).
@@ -179,6 +181,28 @@ def audio_frontend_dynlen(out):
         save_case(out, "audio_frontend_dynlen", f"{n}x{length}", x, y)
 
 
+class Conv3dNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv3d(2, 4, 3, padding=(0, 1, 1))
+        self.pool = nn.MaxPool3d(2, ceil_mode=True)
+
+    def forward(self, x):
+        return self.pool(F.relu(self.conv(x)))
+
+
+def conv3d_dynd(out):
+    torch.manual_seed(SEED + 3)
+    model = Conv3dNet().eval()
+    export(model, torch.randn(1, 2, 6, 7, 7), out, "conv3d_dynd", {2: "D"})
+    rng = np.random.default_rng(SEED + 3)
+    for depth in (3, 6, 11):
+        x = rng.standard_normal((1, 2, depth, 7, 7)).astype(np.float32)
+        with torch.no_grad():
+            y = model(torch.from_numpy(x)).numpy()
+        save_case(out, "conv3d_dynd", f"{depth}", x, y)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -188,6 +212,7 @@ def main():
     cnn_dynhw(args.out)
     conv_autopad_dynhw(args.out)
     audio_frontend_dynlen(args.out)
+    conv3d_dynd(args.out)
 
 
 if __name__ == "__main__":

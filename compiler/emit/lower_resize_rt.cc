@@ -75,17 +75,19 @@ absl::Status LowerResizeRt(LoweringContext& ctx, const ir::Node& node) {
     b[2] = BindFloats(ctx, node, "scales", scales);
   }
   KILN_ASSIGN_OR_RETURN(b[3], ctx.Bind(node, node.outputs[0]));
-  return DispatchResizeRt(ctx, node, m, x, y, check_scales, roi_dtype, b);
+  return DispatchResizeRt(ctx, node, m, x, y,
+                          check_scales ? KILN_RESIZE_SCALES_CHECKED : KILN_RESIZE_SCALES_GIVEN,
+                          roi_dtype, b);
 }
 
 }  // namespace
 
 absl::Status DispatchResizeRt(LoweringContext& ctx, const ir::Node& node,
                               const kiln_resize_method& m, const std::vector<int64_t>& x,
-                              const std::vector<int64_t>& y, bool check_scales, int64_t roi_dtype,
+                              const std::vector<int64_t>& y, int64_t scales_mode, int64_t roi_dtype,
                               const std::vector<Binding>& bindings) {
   std::vector<int64_t> ip = {static_cast<int64_t>(x.size()), m.mode, m.nearest, m.ctm,
-                             m.exclude_outside, check_scales ? 1 : 0, roi_dtype};
+                             m.exclude_outside, scales_mode, roi_dtype};
   ip.insert(ip.end(), x.begin(), x.end());
   ip.insert(ip.end(), y.begin(), y.end());
   std::vector<float> fp = {static_cast<float>(m.cubic_a),

@@ -1,8 +1,10 @@
-// Resize over symbolic dims (a dynamic batch, or H and W scaled by constant
-// scales) → resize_rt_f32, whose taps are computed per output coordinate at
-// run time: resize_f32's tap tables need every extent at compile time. The
-// in/out dims are patched parameters and the kernel (check_scales = 1)
-// verifies floor(in * scale) == out on every axis at run time. Wraps the
+// Resize over symbolic dims (a dynamic batch, H and W scaled by constant
+// scales, or resized to sizes that are symbolic or meet a symbolic input)
+// → resize_rt_f32, whose taps are computed per output coordinate at run
+// time: resize_f32's tap tables need every extent at compile time. The
+// in/out dims are patched parameters; with scales the kernel verifies
+// floor(in * scale) == out on every axis at run time, with sizes it
+// derives each scale as out / in. Wraps the
 // Resize lowering; static Resizes go on to it unchanged.
 #include <memory>
 #include <string>
@@ -45,7 +47,9 @@ absl::Status LowerResizeSymbolic(LoweringContext& ctx, const ir::Node& node) {
   b[1] = BindFloats(ctx, node, "roi", roi);
   b[2] = BindFloats(ctx, node, "scales", it->second.floats);
   KILN_ASSIGN_OR_RETURN(b[3], ctx.Bind(node, node.outputs[0]));
-  return DispatchResizeRt(ctx, node, m, x, y, /*check_scales=*/true, KILN_DTYPE_F32, b);
+  const int64_t mode = node.GetInt("kiln.scales_from_sizes", 0) != 0 ? KILN_RESIZE_SCALES_FROM_SIZES
+                                                                     : KILN_RESIZE_SCALES_CHECKED;
+  return DispatchResizeRt(ctx, node, m, x, y, mode, KILN_DTYPE_F32, b);
 }
 
 }  // namespace

@@ -17,11 +17,12 @@ absl::Status ResizeMethodOf(const LoweringContext& ctx, const ir::Node& node,
                             kiln_resize_method* m);  // lower_resize.cc
 
 // resize_rt_f32 from x to y (lower_resize_rt.cc; the symbolic lowering,
-// lower_resize_sym.cc, too): bindings X, roi, scales, Y; check_scales makes
-// the kernel verify floor(x * scale) == y per axis.
+// lower_resize_sym.cc, too): bindings X, roi, scales, Y; `scales_mode`
+// (KILN_RESIZE_SCALES_*, kernels.h) says whether the kernel checks the bound
+// scales against the dims or derives them from the dims itself.
 absl::Status DispatchResizeRt(LoweringContext& ctx, const ir::Node& node,
                               const kiln_resize_method& m, const std::vector<int64_t>& x,
-                              const std::vector<int64_t>& y, bool check_scales, int64_t roi_dtype,
+                              const std::vector<int64_t>& y, int64_t scales_mode, int64_t roi_dtype,
                               const std::vector<Binding>& bindings);
 
 }  // namespace kiln::compiler::emit

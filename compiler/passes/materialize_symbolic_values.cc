@@ -20,6 +20,7 @@ bool ReadsAsDims(const ir::Node& node, size_t k) {
   if (op == "ConstantOfShape") return k == 0;
   if (op == "Range") return k <= 2;
   if (op == "Slice") return k >= 1;
+  if (op == "Resize") return k == 3;  // its sizes (lower_resize_sym.cc patches them)
   return false;
 }
 

@@ -385,16 +385,25 @@ absl::Status Resize(Ctx& c) {
   const ConstantData* sc = c.C(scales_at);
   if (sz && sz->element_count() > 0) {
     if (sz->element_count() != n) return c.Err("sizes must have one entry per resized axis");
-    for (int64_t d : axes) {
-      KILN_RETURN_IF_ERROR(c.RequireStatic(x[d], "an axis resized to a constant size"));
-    }
     if (policy == "stretch") {
       for (int64_t i = 0; i < n; ++i) {
         const int64_t d = axes[i];
         out[d] = sz->IntAt(i);
+        if (ir::IsSymbolic(x[d]) || ir::IsSymbolic(out[d])) {
+          // out / in is known when the run's dims are: the kernel derives it
+          // (lower_resize_sym.cc).
+          if (ir::IsSymbolic(out[d]) ? !c.dims().Known(out[d]) : out[d] < 0) {
+            return c.Err(absl::StrCat("sizes[", i, "] = ", out[d], " is not a size"));
+          }
+          c.node().SetInt("kiln.scales_from_sizes", 1);
+          continue;
+        }
         scales[d] = x[d] == 0 ? 1.0f : static_cast<float>(out[d]) / static_cast<float>(x[d]);
       }
     } else {
+      for (int64_t d : axes) {
+        KILN_RETURN_IF_ERROR(c.RequireStatic(x[d], "an axis resized to keep its aspect ratio"));
+      }
       // One scale for every listed axis: the largest that fits inside the
       // sizes (not_larger) or the smallest that covers them (not_smaller);
       // each size is then that scale times the input's, rounded.

@@ -65,6 +65,7 @@ bool TakesSymbolicValueAt(const std::string& op, size_t input) {
   if (op == "Range") return input <= 1;  // start and limit (SymbolicRange)
   if (op == "Slice") return input <= 2;  // data, starts, ends (SliceParams clamps them)
   if (op == "Tile") return input == 1;  // its repeats (the rule reads them as dims)
+  if (op == "Resize") return input == 3;  // its sizes (the rule reads them as dims)
   return data_only->count(op) != 0 && input == 0;
 }
 

@@ -44,10 +44,15 @@ int kiln_resize_rt_f32(const int64_t* ip, const float* fp, void* const* bindings
   double scale[KILN_MAX_RANK], roi[2 * KILN_MAX_RANK];
   int64_t n = 1;
   for (int64_t d = 0; d < R; ++d) {
-    scale[d] = (double)scales_in[d];
+    /* KILN_RESIZE_SCALES_FROM_SIZES: sizes known only during the run (a
+     * symbolic H resized to 224, or to another tensor's H): out / in in
+     * float, as the compiler derives them from constant sizes. */
+    scale[d] = ip[RR_CHECK] != KILN_RESIZE_SCALES_FROM_SIZES ? (double)scales_in[d]
+               : in[d] > 0 ? (double)((float)out[d] / (float)in[d])
+                           : 1.0;
     /* ONNX: the output length is floor(in * scale), in double as the
      * reference computes it; NaN and non-positive scales fail too. */
-    if (ip[RR_CHECK] &&
+    if (ip[RR_CHECK] == KILN_RESIZE_SCALES_CHECKED &&
         (!(scale[d] > 0) || floor((double)in[d] * scale[d]) != (double)out[d]))
       return KILN_ERR_SHAPE_MISMATCH;
     n *= out[d];
@@ -100,7 +105,7 @@ int kiln_resize_rt_f32_check(const int64_t* ip, uint32_t iparam_count, const flo
   KILN_TRY(kiln_check_enum(ip[RR_NEAREST], KILN_RESIZE_ROUND_PREFER_FLOOR, KILN_RESIZE_CEIL));
   KILN_TRY(kiln_check_enum(ip[RR_CTM], KILN_RESIZE_HALF_PIXEL, KILN_RESIZE_HALF_PIXEL_SYMMETRIC));
   KILN_TRY(kiln_check_enum(ip[RR_EXCLUDE], 0, 1));
-  KILN_TRY(kiln_check_enum(ip[RR_CHECK], 0, 1));
+  KILN_TRY(kiln_check_enum(ip[RR_CHECK], KILN_RESIZE_SCALES_GIVEN, KILN_RESIZE_SCALES_FROM_SIZES));
   const int64_t roi_t = ip[RR_ROI_T];
   if (roi_t != KILN_DTYPE_F32 && roi_t != KILN_DTYPE_F64) return KILN_ERR_INVALID_ARGUMENT;
   KILN_TRY(kiln_check_nonneg(ip + RR_HEAD, 2 * R));

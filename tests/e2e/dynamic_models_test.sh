@@ -187,6 +187,7 @@ run_model cnn_dynhw "$DYN" "1x20x20 1x9x31 2x33x14" yes
 run_model conv_autopad_dynhw "$DYN" "8x8 13x6 21x30" yes
 run_model audio_frontend_dynlen "$DYN" "1x400 2x1000 1x97" yes
 run_model conv3d_dynd "$DYN" "3 6 11" yes
+run_model resize_sizes_dynhw "$DYN" "16x16 7x25 30x9" yes
 # An input smaller than a VALID 4x4 window: refused by both, naming the requirement.
 if [ -x "$WORK/conv_autopad_dynhw/aot/dyn_run" ]; then
   "$PY" -c "import numpy as np; np.save('$WORK/autopad_small.npy', np.zeros((1, 4, 2, 9), np.float32))"

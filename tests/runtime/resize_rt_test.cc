@@ -117,6 +117,44 @@ TEST(ResizeRtKernel, SizesFormDoesNotCheckScales) {
   EXPECT_FALSE(untouched);
 }
 
+// Runs case `c` with iparams `ip`, its scales binding replaced by `scales`;
+// returns the output bytes.
+std::vector<unsigned char> RunCase(const Case& c, const std::vector<int64_t>& ip,
+                                   const std::vector<float>& scales) {
+  std::vector<std::vector<unsigned char>> buf(c.bindings.size());
+  std::vector<void*> ptrs(c.bindings.size(), nullptr);
+  for (size_t i = 0; i < c.bindings.size(); ++i) {
+    buf[i] = i == kOutput ? std::vector<unsigned char>(c.bindings[i].nbytes, 0xAB)
+                          : c.bindings[i].initial;
+    if (!buf[i].empty()) ptrs[i] = buf[i].data();
+  }
+  EXPECT_EQ(buf[kScales].size(), scales.size() * sizeof(float));
+  std::memcpy(buf[kScales].data(), scales.data(), buf[kScales].size());
+  EXPECT_EQ(kiln_test::FindKernel(c.kernel)->fn(ip.data(), c.fp(), ptrs.data(), nullptr), KILN_OK);
+  return buf[kOutput];
+}
+
+// Sizes known only during the run (KILN_RESIZE_SCALES_FROM_SIZES): the
+// kernel derives out/in itself, ignoring the scales binding (NaN here), and
+// samples exactly as with out/in bound by the compiler (the sizes form,
+// checked against ONNX's reference Resize by the suite above).
+TEST(ResizeRtKernel, ScalesFromSizesMatchBoundOutOverIn) {
+  for (const std::string name : {"resize_rt_f32.linear_sizes_half_pixel",
+                                 "resize_rt_f32.cubic_half_pixel", "resize_rt_f32.nearest_rank5"}) {
+    const Case c = Load(name);
+    const size_t R = static_cast<size_t>(c.iparams[0]);
+    std::vector<float> out_over_in(R), poison(R, kNaN);
+    for (size_t d = 0; d < R; ++d) {
+      const int64_t in = c.iparams[7 + d], out = c.iparams[7 + R + d];
+      out_over_in[d] = in > 0 ? static_cast<float>(out) / static_cast<float>(in) : 1.0f;
+    }
+    std::vector<int64_t> given = c.iparams, from_sizes = c.iparams;
+    given[5] = KILN_RESIZE_SCALES_GIVEN;
+    from_sizes[5] = KILN_RESIZE_SCALES_FROM_SIZES;
+    EXPECT_EQ(RunCase(c, from_sizes, poison), RunCase(c, given, out_over_in)) << name;
+  }
+}
+
 // Parameters a corrupt module could carry.
 TEST(ResizeRtKernel, CheckerRefusesBadParameters) {
   const Case c = Load("resize_rt_f32.tf_crop_linear_f32_roi");  // R 4, in [1,1,4,4], out [1,1,3,3]
@@ -128,7 +166,9 @@ TEST(ResizeRtKernel, CheckerRefusesBadParameters) {
   EXPECT_EQ(c.Check(With(c.iparams, {{3, 7}}), bytes),  // one past half_pixel_symmetric
             KILN_ERR_INVALID_ARGUMENT);  // ctm
   EXPECT_EQ(c.Check(With(c.iparams, {{4, 2}}), bytes), KILN_ERR_INVALID_ARGUMENT);  // exclude
-  EXPECT_EQ(c.Check(With(c.iparams, {{5, 2}}), bytes), KILN_ERR_INVALID_ARGUMENT);  // check
+  EXPECT_EQ(c.Check(With(c.iparams, {{5, KILN_RESIZE_SCALES_FROM_SIZES}}), bytes), KILN_OK);
+  EXPECT_EQ(c.Check(With(c.iparams, {{5, KILN_RESIZE_SCALES_FROM_SIZES + 1}}), bytes),
+            KILN_ERR_INVALID_ARGUMENT);  // check
   EXPECT_EQ(c.Check(With(c.iparams, {{6, KILN_DTYPE_I64}}), bytes), KILN_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(c.Check(With(c.iparams, {{0, KILN_MAX_RANK + 1}}), bytes),
             KILN_ERR_INVALID_ARGUMENT);

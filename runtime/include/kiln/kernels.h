@@ -889,10 +889,13 @@ KILN_DECLARE_KERNEL(grid_sample_f32)
 /* resize_rt_f32: Resize of float32 data whose scales (or roi) are run-time
  * tensors; each axis's taps are computed per output coordinate with
  * runtime/kernels/resize_core.h, the math behind resize_f32's tables.
- * With check_scales, floor(in_dims[d] * scales[d]) must equal out_dims[d]
- * on every axis, else the kernel fails with KILN_ERR_INVALID_ARGUMENT and
- * writes nothing; without it (run-time sizes, checked by shape_check) the
- * compiler binds scales = out_dims / in_dims.
+ * check_scales: KILN_RESIZE_SCALES_CHECKED: floor(in_dims[d] * scales[d])
+ * must equal out_dims[d] on every axis, else the kernel fails with
+ * KILN_ERR_SHAPE_MISMATCH and writes nothing; KILN_RESIZE_SCALES_GIVEN
+ * (run-time sizes, checked by shape_check): the compiler binds scales =
+ * out_dims / in_dims; KILN_RESIZE_SCALES_FROM_SIZES: dims patched at run
+ * time, the kernel takes scales = (float)out_dims / (float)in_dims itself
+ * and does not read binding 2.
  * bindings: [0] X [in_dims] float32  [1] roi [2R] (starts then ends;
  *           roi_dtype; the compiler binds [0.., 1..] when absent)
  *           [2] scales [R] float32  [3] Y [out_dims] float32
@@ -901,6 +904,9 @@ KILN_DECLARE_KERNEL(grid_sample_f32)
  *                   exclude_outside check_scales roi_dtype (float32/float64)
  *                   in_dims[R] out_dims[R]
  * fparams (2): cubic_coeff_a extrapolation_value */
+#define KILN_RESIZE_SCALES_GIVEN 0
+#define KILN_RESIZE_SCALES_CHECKED 1
+#define KILN_RESIZE_SCALES_FROM_SIZES 2
 KILN_DECLARE_KERNEL(resize_rt_f32)
 
 /* Optimizers of the ai.onnx.preview.training domain (Adagrad, Adam,

@@ -12,6 +12,8 @@ pools (issue 19: paddle2onnx OCR models declare x [N,3,H,W]).
                    output the sum of global pools [1,8] plus a spatial map
   audio_frontend_dynlen  x [N,L]: framed "STFT" as Conv1d(1,32,k=64,s=16),
                    power, mel MatMul, log, Conv1d k=3 pad 1, MaxPool1d
+  resize_sizes_dynhw  x [1,4,H,W]: bilinear Resize to sizes from Shape(x)
+                   (symbolic), then to a constant 8x12 from symbolic H, W
   conv3d_dynd      x [1,2,D,7,7]: Conv3d 3x3x3 (depth unpadded), MaxPool3d
                    ceil_mode over a symbolic depth
 
@@ -203,6 +205,30 @@ def conv3d_dynd(out):
         save_case(out, "conv3d_dynd", f"{depth}", x, y)
 
 
+class ResizeSizes(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.down = nn.Conv2d(4, 4, 3, stride=2, padding=1)
+
+    def forward(self, x):
+        # Sizes from Shape(x) (symbolic), then a constant size from a
+        # symbolic input (torchvision's segmentation heads and transforms).
+        y = F.interpolate(self.down(x), size=x.shape[-2:], mode="bilinear", align_corners=False)
+        return F.interpolate(y + x, size=(8, 12), mode="bilinear", align_corners=False)
+
+
+def resize_sizes_dynhw(out):
+    torch.manual_seed(SEED + 4)
+    model = ResizeSizes().eval()
+    export(model, torch.randn(1, 4, 16, 16), out, "resize_sizes_dynhw", {2: "H", 3: "W"})
+    rng = np.random.default_rng(SEED + 4)
+    for h, w in [(16, 16), (7, 25), (30, 9)]:
+        x = rng.standard_normal((1, 4, h, w)).astype(np.float32)
+        with torch.no_grad():
+            y = model(torch.from_numpy(x)).numpy()
+        save_case(out, "resize_sizes_dynhw", f"{h}x{w}", x, y)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -213,6 +239,7 @@ def main():
     conv_autopad_dynhw(args.out)
     audio_frontend_dynlen(args.out)
     conv3d_dynd(args.out)
+    resize_sizes_dynhw(args.out)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "kiln/dtype.h"
@@ -330,10 +331,17 @@ std::string Instance::AssumptionMessage(uint32_t function, uint32_t pc) const {
     absl::StrAppend(&found, values.empty() ? " (" : " and the lengths (",
                     absl::StrJoin(lengths, ", "), values.empty() ? ")" : ") it found");
   }
+  // X == max(X, k) is how the compiler states "at least k" (a window's
+  // input), X == min(X, k) "at most k" (a table of k positions).
+  auto either = [&](const char* prefix) {
+    return absl::StartsWith(exprs[a], prefix) || absl::StartsWith(exprs[b], prefix);
+  };
+  const char* why = either("max(")   ? "a size is below the least the model takes"
+                    : either("min(") ? "a size is above the most the model takes"
+                                     : "two dims it combines must be equal";
   return absl::StrCat(found, " break", values.empty() ? "s" : "",
                       " the model's requirement ", exprs[a], " == ", exprs[b], " (",
-                      registers[a], " != ", registers[b],
-                      "): two dims it combines must be equal");
+                      registers[a], " != ", registers[b], "): ", why);
 }
 
 std::vector<int64_t> Instance::OutputShape(size_t k) const {

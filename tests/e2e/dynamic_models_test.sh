@@ -43,6 +43,11 @@ if "$PY" -c "import torch" 2> /dev/null; then
     fail "generating ${missing#,} (log: $WORK/generate.log)"
     tail -n 20 "$WORK/generate.log"
   fi
+  if [ ! -f "$GEN/lraspp_dynhw.onnx" ] &&
+     ! "$PY" "$DYN/generate_spatial.py" --torchvision --out "$GEN" > "$WORK/generate_lraspp.log" 2>&1; then
+    fail "generating lraspp_dynhw (log: $WORK/generate_lraspp.log)"
+    tail -n 20 "$WORK/generate_lraspp.log"
+  fi
   if [ ! -f "$GEN/bert_dynseq.onnx" ] &&
      ! "$PY" "$DYN/generate_bert.py" --out "$GEN" > "$WORK/generate_bert.log" 2>&1; then
     fail "generating bert_dynseq (log: $WORK/generate_bert.log)"
@@ -188,6 +193,10 @@ run_model conv_autopad_dynhw "$DYN" "8x8 13x6 21x30" yes
 run_model audio_frontend_dynlen "$DYN" "1x400 2x1000 1x97" yes
 run_model conv3d_dynd "$DYN" "3 6 11" yes
 run_model resize_sizes_dynhw "$DYN" "16x16 7x25 30x9" yes
+# torchvision's LR-ASPP MobileNetV3 exported with dynamic N, H, W (generated).
+if [ -f "$GEN/lraspp_dynhw.onnx" ]; then
+  run_model lraspp_dynhw "$GEN" "1x96x96 1x64x136 2x57x75" yes
+fi
 # An input smaller than a VALID 4x4 window: refused by both, naming the requirement.
 if [ -x "$WORK/conv_autopad_dynhw/aot/dyn_run" ]; then
   "$PY" -c "import numpy as np; np.save('$WORK/autopad_small.npy', np.zeros((1, 4, 2, 9), np.float32))"

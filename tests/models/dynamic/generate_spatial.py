@@ -14,6 +14,8 @@ pools (issue 19: paddle2onnx OCR models declare x [N,3,H,W]).
                    power, mel MatMul, log, Conv1d k=3 pad 1, MaxPool1d
   resize_sizes_dynhw  x [1,4,H,W]: bilinear Resize to sizes from Shape(x)
                    (symbolic), then to a constant 8x12 from symbolic H, W
+  lraspp_dynhw     (--torchvision, generated at test time) torchvision
+                   LR-ASPP MobileNetV3 over [N,3,H,W]
   conv3d_dynd      x [1,2,D,7,7]: Conv3d 3x3x3 (depth unpadded), MaxPool3d
                    ceil_mode over a symbolic depth
 
@@ -29,6 +31,7 @@ Deterministic (fixed seeds).
 import argparse
 import io
 import os
+import sys
 import warnings
 
 import numpy as np
@@ -229,12 +232,53 @@ def resize_sizes_dynhw(out):
         save_case(out, "resize_sizes_dynhw", f"{h}x{w}", x, y)
 
 
+def lraspp_dynhw(out):
+    """torchvision's LR-ASPP MobileNetV3-Large (weights=None) exported as
+    users export it, with dynamic batch, height and width: its head resizes
+    to Shape(x)[-2:]. BatchNorm statistics calibrated on seeded images
+    (benchmarks/models/export.py) so the output depends on the input.
+    About 13 MB: generated at test time, not committed."""
+    import torchvision
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))))
+    sys.path.insert(0, os.path.join(root, "benchmarks", "models"))
+    sys.dont_write_bytecode = True
+    from export import calibrate_batchnorm, randomise_batchnorm
+
+    class Out(nn.Module):
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, x):
+            return self.m(x)["out"]
+
+    torch.manual_seed(SEED + 5)
+    net = torchvision.models.segmentation.lraspp_mobilenet_v3_large(
+        weights=None, weights_backbone=None)
+    randomise_batchnorm(net, SEED + 5)
+    calibrate_batchnorm(net, (1, 3, 96, 96), SEED + 6)
+    model = Out(net).eval()
+    export(model, torch.randn(1, 3, 96, 96), out, "lraspp_dynhw", {0: "N", 2: "H", 3: "W"})
+    rng = np.random.default_rng(SEED + 5)
+    for n, h, w in [(1, 96, 96), (1, 64, 136), (2, 57, 75)]:
+        x = rng.standard_normal((n, 3, h, w)).astype(np.float32)
+        with torch.no_grad():
+            y = model(torch.from_numpy(x)).numpy()
+        save_case(out, "lraspp_dynhw", f"{n}x{h}x{w}", x, y)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
+    ap.add_argument("--torchvision", action="store_true",
+                    help="write only the (large) torchvision model lraspp_dynhw")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     torch.set_num_threads(1)
+    if args.torchvision:
+        lraspp_dynhw(args.out)
+        return
     cnn_dynhw(args.out)
     conv_autopad_dynhw(args.out)
     audio_frontend_dynlen(args.out)

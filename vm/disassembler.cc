@@ -250,8 +250,13 @@ std::string DescribeModule(const ModuleImage& image) {
                   plan.arena_alignment(), "\n");
   if (plan.workspace_register() >= 0) {
     const std::vector<std::string> exprs = IntegerExpressions(m, *m.functions()->Get(0));
-    absl::StrAppend(&out, "  workspace_bytes = ", exprs[plan.workspace_register()],
-                    "  (static arena first, then the tensors sized by symbols)\n");
+    const std::string& formula = exprs[plan.workspace_register()];
+    // Capped(): a formula too long to read prints as its register.
+    const bool capped = formula == absl::StrCat("n", plan.workspace_register());
+    absl::StrAppend(&out, "  workspace_bytes = ", formula,
+                    capped ? "  (a formula of the symbols too long to print; an AOT bundle's "
+                             "NAME_workspace_size gives its value at given sizes)\n"
+                           : "  (static arena first, then the tensors sized by symbols)\n");
   }
   if (plan.unshared_bytes() > 0) {
     absl::StrAppend(&out, "  live_bytes_lower_bound ", Bytes(plan.live_bytes_lower_bound()),

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernel_case.h"
@@ -49,13 +50,11 @@ Case Load(const std::string& name) {
   return c;
 }
 
-// Runs case `name` with its scales replaced by `scales` (same count, so the
-// checker still accepts the module); returns the kernel's code and whether
-// the output kept its sentinel bytes.
-int RunWithScales(const std::string& name, const std::vector<float>& scales, bool* untouched) {
-  const Case c = Load(name);
-  EXPECT_EQ(scales.size() * sizeof(float), c.bindings.at(kScales).nbytes) << name;
-  EXPECT_EQ(c.Check(c.iparams, c.binding_bytes()), KILN_OK) << name;
+// Runs case `c` with iparams `ip` and its scales binding replaced by
+// `scales`; returns the kernel's code and leaves the output bytes (0xAB
+// where unwritten) in *out.
+int RunKernel(const Case& c, const std::vector<int64_t>& ip, const std::vector<float>& scales,
+              std::vector<unsigned char>* out) {
   std::vector<std::vector<unsigned char>> buf(c.bindings.size());
   std::vector<void*> ptrs(c.bindings.size(), nullptr);
   for (size_t i = 0; i < c.bindings.size(); ++i) {
@@ -63,11 +62,23 @@ int RunWithScales(const std::string& name, const std::vector<float>& scales, boo
                           : c.bindings[i].initial;
     if (!buf[i].empty()) ptrs[i] = buf[i].data();
   }
+  EXPECT_EQ(buf[kScales].size(), scales.size() * sizeof(float));
   std::memcpy(buf[kScales].data(), scales.data(), buf[kScales].size());
-  const int code = kiln_test::FindKernel(c.kernel)->fn(c.iparams.data(), c.fp(), ptrs.data(),
-                                                        nullptr);
+  const int code = kiln_test::FindKernel(c.kernel)->fn(ip.data(), c.fp(), ptrs.data(), nullptr);
+  *out = std::move(buf[kOutput]);
+  return code;
+}
+
+// Runs case `name` with its scales replaced by `scales` (same count, so the
+// checker still accepts the module); returns the kernel's code and whether
+// the output kept its sentinel bytes.
+int RunWithScales(const std::string& name, const std::vector<float>& scales, bool* untouched) {
+  const Case c = Load(name);
+  EXPECT_EQ(c.Check(c.iparams, c.binding_bytes()), KILN_OK) << name;
+  std::vector<unsigned char> out;
+  const int code = RunKernel(c, c.iparams, scales, &out);
   *untouched = true;
-  for (unsigned char b : buf[kOutput]) *untouched = *untouched && b == 0xAB;
+  for (unsigned char b : out) *untouched = *untouched && b == 0xAB;
   return code;
 }
 
@@ -117,21 +128,11 @@ TEST(ResizeRtKernel, SizesFormDoesNotCheckScales) {
   EXPECT_FALSE(untouched);
 }
 
-// Runs case `c` with iparams `ip`, its scales binding replaced by `scales`;
-// returns the output bytes.
 std::vector<unsigned char> RunCase(const Case& c, const std::vector<int64_t>& ip,
                                    const std::vector<float>& scales) {
-  std::vector<std::vector<unsigned char>> buf(c.bindings.size());
-  std::vector<void*> ptrs(c.bindings.size(), nullptr);
-  for (size_t i = 0; i < c.bindings.size(); ++i) {
-    buf[i] = i == kOutput ? std::vector<unsigned char>(c.bindings[i].nbytes, 0xAB)
-                          : c.bindings[i].initial;
-    if (!buf[i].empty()) ptrs[i] = buf[i].data();
-  }
-  EXPECT_EQ(buf[kScales].size(), scales.size() * sizeof(float));
-  std::memcpy(buf[kScales].data(), scales.data(), buf[kScales].size());
-  EXPECT_EQ(kiln_test::FindKernel(c.kernel)->fn(ip.data(), c.fp(), ptrs.data(), nullptr), KILN_OK);
-  return buf[kOutput];
+  std::vector<unsigned char> out;
+  EXPECT_EQ(RunKernel(c, ip, scales, &out), KILN_OK);
+  return out;
 }
 
 // Sizes known only during the run (KILN_RESIZE_SCALES_FROM_SIZES): the

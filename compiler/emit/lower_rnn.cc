@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/emit/lower_ops.h"
 #include "compiler/emit/panel_packing.h"
+#include "compiler/passes/recurrent_scratch.h"
 #include "kiln/kernels.h"
 
 namespace kiln::compiler::emit {
@@ -111,7 +112,7 @@ absl::Status LowerRecurrent(LoweringContext& ctx, const ir::Node& node) {
                              cell == 2 && present_in(7), present_out(0), present_out(1),
                              cell == 2 && present_out(2), node.GetInt("linear_before_reset", 0) != 0,
                              node.GetInt("input_forget", 0) != 0, node.HasAttr("clip"),
-                             lens_at_run_time};
+                             lens_at_run_time ? 1 : present_in(4) ? 0 : 2};
   // Activations: per direction f (, g (, h)); missing slots stay Sigmoid.
   std::vector<std::string> names;
   if (node.HasAttr("activations")) {
@@ -141,17 +142,20 @@ absl::Status LowerRecurrent(LoweringContext& ctx, const ir::Node& node) {
     fp[7 + slot] = i < betas.size() ? betas[i] : def->beta;
   }
   ip.insert(ip.end(), codes.begin(), codes.end());
-  for (int64_t k = 0; k < batch; ++k) {
-    ip.push_back(present_in(4) && ctx.value(node.inputs[4]).constant
-                     ? ctx.value(node.inputs[4]).constant->IntAt(k) : seq);
+  // Without sequence_lens every length is seq (has_lens 2): no per-batch
+  // list, so a symbolic batch needs none.
+  for (int64_t k = 0; present_in(4) && k < batch; ++k) {
+    ip.push_back(ctx.value(node.inputs[4]).constant ? ctx.value(node.inputs[4]).constant->IntAt(k)
+                                                    : seq);
   }
   // The kernel whose scratch the shape rule planned (the same test).
   const ir::Value& w = ctx.value(node.inputs[1]);
   const ir::Value& rv = ctx.value(node.inputs[2]);
   const bool packed = w.constant && rv.constant && w.dtype == ir::DType::F32 &&
                       rv.dtype == ir::DType::F32;
-  const int64_t want = kiln_recurrent_scratch_floats(cell, seq, x[2], hidden, dirs, packed);
-  if (ir::ElementCount(ctx.value(node.outputs[n_out]).shape) != want) {
+  const int64_t want = RecurrentScratchFloats(ctx.dims(), cell, seq, x[2], hidden, dirs, packed);
+  const std::vector<int64_t>& planned = ctx.value(node.outputs[n_out]).shape;
+  if (planned.size() != 1 || !ctx.dims().SameDim(planned[0], want)) {
     return ctx.Invalid(node, "the scratch output does not have the kernel's size");
   }
   if (!packed) return ctx.Dispatch(node, "recurrent_f32", std::move(ip), std::move(fp), b, bytes);

@@ -583,15 +583,10 @@ void LoweringContext::PrepareDataSymbols(ShapeProgram* shapes) {
       if (dims().HasData(d)) waiting_dims_.push_back(d);
     }
   }
-  // The requirements on this graph's lengths are its own to check (the
-  // entry's also those on the symbols alone).
-  for (const auto& [a, b] : dims().assumptions()) {
-    std::set<int32_t> in;
-    dims().DataSymbolsIn(a, &in);
-    dims().DataSymbolsIn(b, &in);
-    bool mine = in.empty() ? !called_ : false;
-    for (int32_t k : in) mine = mine || own(k);
-    if (mine) waiting_assumptions_.push_back({a, b});
+  // Each graph checks the requirements its own shape rules made (a branch's
+  // only when it runs), as soon as the lengths they involve are known.
+  for (const ir::DimPool::Assumption& x : dims().assumptions()) {
+    if (x.scope == graph_.scope) waiting_assumptions_.push_back({x.a, x.b});
   }
 }
 

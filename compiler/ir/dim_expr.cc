@@ -381,16 +381,32 @@ bool DimPool::SplitMonomial(int64_t dim, int64_t* coeff, int64_t* monomial) {
 
 int64_t DimPool::AssumeEqual(int64_t a, int64_t b) {
   if (a == b) return a;
-  if (!SameDim(a, b)) assumptions_.push_back({a, b});
+  bool recorded = false;  // here: an If inlined into its caller asks again
+  for (const Assumption& x : assumptions_) {
+    const bool pair = (x.a == a && x.b == b) || (x.a == b && x.b == a);
+    recorded = recorded || (pair && x.scope == scope_);
+  }
+  if (!recorded) assumptions_.push_back({a, b, scope_});
   // Prefer a static dim, else the simpler expression (S over min(S, 64)).
   if (!IsSymbolic(a) || !IsSymbolic(b)) return IsSymbolic(a) ? b : a;
   return ToString(b).size() < ToString(a).size() ? b : a;
 }
 
+// Equal through a chain of assumptions too (Concat of A, B, C assumes
+// A == B, then the survivor == C).
 bool DimPool::SameDim(int64_t a, int64_t b) const {
   if (a == b) return true;
-  for (const auto& [x, y] : assumptions_) {
-    if ((x == a && y == b) || (x == b && y == a)) return true;
+  std::set<int64_t> reached = {a};
+  std::vector<int64_t> todo = {a};
+  while (!todo.empty()) {
+    const int64_t d = todo.back();
+    todo.pop_back();
+    for (const Assumption& x : assumptions_) {
+      const int64_t other = x.a == d ? x.b : x.b == d ? x.a : d;
+      if (other == d || !reached.insert(other).second) continue;
+      if (other == b) return true;
+      todo.push_back(other);
+    }
   }
   return false;
 }

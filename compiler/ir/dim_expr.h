@@ -88,9 +88,18 @@ class DimPool {
   // min(S, 64), N against 8): ONNX requires them equal at run time, so the
   // result is `a` (or the static one) and the pair is recorded; the emitter
   // turns each recorded pair into a run-time check (IASSERT_EQ).
+  // Each pair is recorded with the scope (ir::Graph::scope) whose shape
+  // rules made it, and checked there: a requirement of one If branch holds
+  // only when that branch runs.
+  struct Assumption {
+    int64_t a = 0, b = 0;
+    std::string scope;
+  };
   int64_t AssumeEqual(int64_t a, int64_t b);
   bool SameDim(int64_t a, int64_t b) const;
-  const std::vector<std::pair<int64_t, int64_t>>& assumptions() const { return assumptions_; }
+  const std::vector<Assumption>& assumptions() const { return assumptions_; }
+  // The graph whose shapes are being inferred (set by shape propagation).
+  void set_scope(const std::string& scope) { scope_ = scope; }
 
   // Whether `dim` is >= 0 for every symbol value (symbols are >= 1): a
   // polynomial with non-negative coefficients over such atoms.
@@ -151,7 +160,8 @@ class DimPool {
   std::map<std::string, int32_t> atom_ids_;
   std::vector<Poly> polys_;
   std::map<std::string, int64_t> poly_ids_;
-  std::vector<std::pair<int64_t, int64_t>> assumptions_;
+  std::vector<Assumption> assumptions_;
+  std::string scope_;
   mutable bool ok_ = true;  // ToPoly of an unknown encoded dim clears it
 };
 

@@ -2,10 +2,12 @@
 
 #include "compiler/passes/if_inlining.h"
 #include "compiler/passes/shape_inference.h"
+#include "compiler/passes/size_cast_widening.h"
 
 namespace kiln::compiler {
 
 absl::Status PropagateShapesAndConstants(ir::Graph& graph, bool commit) {
+  graph.dims.set_scope(graph.scope);  // requirements found here are checked here
   std::vector<ir::ConstantPtr> known(graph.values.size());
   for (size_t v = 0; v < graph.values.size(); ++v) known[v] = graph.values[v].constant;
   bool folded_any = false;
@@ -24,6 +26,7 @@ absl::Status PropagateShapesAndConstants(ir::Graph& graph, bool commit) {
         continue;
       }
     }
+    WidenSizeCast(graph, n, known);
     absl::Status s = InferNodeShapes(graph, static_cast<ir::NodeId>(n), known);
     if (!s.ok()) return s;
     auto results = EvaluateNode(graph, graph.nodes[n], known);

@@ -153,6 +153,7 @@ class Analysis {
       }
     }
     pool_ = g.dims;
+    pool_.set_scope(graph_.scope);
     return out;
   }
 
@@ -217,7 +218,8 @@ class Analysis {
             " and ", ir::DTypeName(b.dtype), ShapeText(b.shape),
             "; branches must agree in type and rank, and may differ only in static dims (an "
             "If whose condition comes from a configuration input folds away when the input is "
-            "bound: kiln compile --input-value NAME=VALUE)"));
+            "bound: kiln compile --input-value NAME=VALUE; one that tests input sizes, when "
+            "they are: --input-shape NAME=D0,D1,... or --dim NAME=VALUE)"));
       }
       out->output_dtypes.push_back(a.dtype);
       out->output_shapes.push_back(std::move(shape));

@@ -380,7 +380,8 @@ ConstantPtr UnaryOp(const E& e) {
     } else {
       const int64_t v = x->IntAt(k);
       StoreI(x->dtype, p,
-             op == "Neg" ? WrapSub(0, v)
+             op == "Neg"   ? WrapSub(0, v)
+             : op == "Not" ? static_cast<int64_t>(v == 0)
              : op == "Sqrt" ? FloatToIntBits(std::sqrt(static_cast<double>(v)), x->dtype)
                             : v);
     }
@@ -494,7 +495,8 @@ static absl::StatusOr<std::vector<ConstantPtr>> EvaluateNodeUnchecked(
   static const std::set<std::string> kFoldable = {
       "Shape", "Identity", "Dropout", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Cast",
       "Gather", "Concat", "Slice", "Transpose", "Expand", "Where", "Equal", "Add", "Sub",
-      "Mul", "Div", "Pow", "Floor", "Sqrt", "Neg", "ConstantOfShape", "Range", "ReduceProd"};
+      "Mul", "Div", "Pow", "Floor", "Sqrt", "Neg", "Not", "ConstantOfShape", "Range",
+      "ReduceProd"};
   if (!node.domain.empty() || !kFoldable.count(node.op_type) || node.outputs.empty() ||
       node.outputs[0] == ir::kNoValue) {
     return std::vector<ConstantPtr>{};
@@ -517,7 +519,7 @@ static absl::StatusOr<std::vector<ConstantPtr>> EvaluateNodeUnchecked(
       {"Pow", 2}, {"Equal", 2}, {"Gather", 2}, {"Expand", 2}, {"Concat", 1},
       {"Identity", 1}, {"Dropout", 1}, {"Reshape", 1}, {"Flatten", 1}, {"Squeeze", 1},
       {"Unsqueeze", 1}, {"Cast", 1}, {"Slice", 1}, {"Transpose", 1}, {"Floor", 1},
-      {"Sqrt", 1}, {"Neg", 1}, {"ConstantOfShape", 1}, {"ReduceProd", 1}};
+      {"Sqrt", 1}, {"Neg", 1}, {"Not", 1}, {"ConstantOfShape", 1}, {"ReduceProd", 1}};
   const auto required = kRequired.find(op);
   for (size_t k = 0; required != kRequired.end() && k < required->second; ++k) {
     if (k >= node.inputs.size() || node.inputs[k] == ir::kNoValue) {
@@ -562,7 +564,7 @@ static absl::StatusOr<std::vector<ConstantPtr>> EvaluateNodeUnchecked(
     result = ExpandOp(e);
   } else if (op == "Where") {
     result = WhereOp(e);
-  } else if (op == "Floor" || op == "Sqrt" || op == "Neg") {
+  } else if (op == "Floor" || op == "Sqrt" || op == "Neg" || op == "Not") {
     result = UnaryOp(e);
   } else if (op == "ConstantOfShape") {
     result = ConstantOfShapeOp(e);

@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/graph_util.h"
+#include "compiler/passes/recurrent_scratch.h"
 #include "compiler/passes/shape_rule_context.h"
 #include "kiln/kernels.h"
 
@@ -450,6 +451,36 @@ absl::Status Resize(Ctx& c) {
 
 // ---- NN ------------------------------------------------------------------------
 
+// One spatial axis of a ConvTranspose whose input size `in` is symbolic:
+// full = stride*(in - 1) + output_padding + ek. SAME pads by full - in*stride,
+// which does not depend on `in`, so every pad stays a number; an explicit
+// output_shape would make them symbolic and is refused.
+absl::Status SymbolicTransposeSize(Ctx& c, int64_t in, int64_t stride, int64_t ek,
+                                   int64_t outpad, const std::string& auto_pad,
+                                   bool has_output_shape, int64_t* pad_begin, int64_t* pad_end,
+                                   Shape* spatial) {
+  if (has_output_shape) {
+    return c.Err(absl::StrCat("output_shape with a symbolic input size (",
+                              c.dims().ToString(in), ") is not supported; give pads instead"));
+  }
+  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    const int64_t total = std::max<int64_t>(0, outpad + ek - stride);
+    *pad_begin = auto_pad == "SAME_LOWER" ? total - total / 2 : total / 2;
+    *pad_end = total - *pad_begin;
+  } else if (auto_pad == "VALID") {
+    *pad_begin = *pad_end = 0;
+  }
+  // The smallest output (in = 1) must be positive for every size.
+  const int64_t least = outpad + ek - *pad_begin - *pad_end;
+  if (least <= 0) {
+    return c.Err(absl::StrCat("pads leave no output for an input size of 1 (",
+                              c.dims().ToString(in), " is symbolic)"));
+  }
+  ir::DimPool& dims = c.dims();
+  spatial->push_back(dims.Add(dims.Mul(stride, dims.Sub(in, 1)), least));
+  return absl::OkStatus();
+}
+
 absl::Status ConvTranspose(Ctx& c) {
   KILN_RETURN_IF_ERROR(c.Need(2));
   const Shape& x = c.S(0);
@@ -486,6 +517,12 @@ absl::Status ConvTranspose(Ctx& c) {
       return c.Err("pads, output_padding and output_shape must be within 2^40");
     }
     const int64_t in = x[2 + i], ek = (kernel[i] - 1) * dil[i] + 1;
+    if (ir::IsSymbolic(in)) {
+      KILN_RETURN_IF_ERROR(SymbolicTransposeSize(c, in, strides[i], ek, outpad[i], auto_pad,
+                                                 !out_shape.empty(), &pads[i], &pads[i + nd],
+                                                 &spatial));
+      continue;
+    }
     const int64_t full = strides[i] * (in - 1) + outpad[i] + ek;
     int64_t o;
     if (!out_shape.empty() || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
@@ -625,6 +662,9 @@ absl::Status Recurrent(Ctx& c) {
   }
   if (c.Has(3) && c.S(3) != Shape{dirs, 2 * gates * hidden}) return c.Err("B has the wrong shape");
   if (c.Has(4)) {
+    if (ir::IsSymbolic(batch) || ir::IsSymbolic(seq)) {
+      return c.Err("sequence_lens with a symbolic batch or sequence length is not supported");
+    }
     if (ir::ElementCount(c.S(4)) != batch) return c.Err("sequence_lens must have one entry per batch");
     // Run-time lengths are clamped by the kernel; constant ones are checked here.
     if (const ConstantData* lens = c.C(4)) {
@@ -633,10 +673,20 @@ absl::Status Recurrent(Ctx& c) {
       }
     }
   }
-  const Shape state = layout ? Shape{batch, dirs, hidden} : Shape{dirs, batch, hidden};
+  Shape state = layout ? Shape{batch, dirs, hidden} : Shape{dirs, batch, hidden};
   for (size_t k : {size_t{5}, size_t{6}}) {
     if (k == 6 && op != "LSTM") break;
-    if (c.Has(k) && c.S(k) != state) return c.Err("initial state has the wrong shape");
+    if (!c.Has(k)) continue;
+    const Shape& s = c.S(k);
+    bool ok = s.size() == state.size();
+    for (size_t d = 0; ok && d < s.size(); ++d) {
+      if (s[d] == state[d]) continue;
+      // A batch from another input's symbol (X [N, ...], state [2, M, H]):
+      // ONNX requires them equal, so the run checks it.
+      ok = ir::IsSymbolic(s[d]) || ir::IsSymbolic(state[d]);
+      if (ok) state[d] = c.dims().AssumeEqual(state[d], s[d]);
+    }
+    if (!ok) return c.Err("initial state has the wrong shape");
   }
   if (op == "LSTM" && c.Has(7) && c.S(7) != Shape{dirs, 3 * hidden}) return c.Err("P has the wrong shape");
   if (c.node().HasAttr("activations")) {
@@ -652,8 +702,10 @@ absl::Status Recurrent(Ctx& c) {
   // the lowering packs at compile time (recurrent_pb_f32).
   const int64_t cell = op == "LSTM" ? 2 : op == "GRU" ? 1 : 0;
   const bool packed = c.C(1) && c.C(2) && c.T(1) == DType::F32 && c.T(2) == DType::F32;
-  const int64_t scratch = kiln_recurrent_scratch_floats(cell, seq, input, hidden, dirs, packed);
-  if (scratch < 0) return c.Err("the recurrent kernel's scratch size overflows");
+  const int64_t scratch = RecurrentScratchFloats(c.dims(), cell, seq, input, hidden, dirs, packed);
+  if (!ir::IsSymbolic(scratch) && scratch < 0) {
+    return c.Err("the recurrent kernel's scratch size overflows");
+  }
   return c.SetScratch(n_out, DType::F32, {scratch});
 }
 

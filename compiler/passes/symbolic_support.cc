@@ -13,7 +13,8 @@ namespace {
 // dims of convolutions and pools must still be static; their rules say so.
 const std::set<std::string>& SymbolicOps() {
   static const auto* ops = new std::set<std::string>{
-      "Conv", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool",
+      "Conv", "ConvTranspose", "MaxPool", "AveragePool", "RNN", "GRU", "LSTM",
+      "GlobalAveragePool", "GlobalMaxPool",
       "BatchNormalization", "Flatten", "Gemm", "Add", "Sub", "Mul", "Div",
       "Relu", "Sigmoid", "Tanh", "Clip", "Identity", "Dropout", "Softmax", "Shape",
       "Transpose", "Split", "MatMul", "ReduceMean", "Pow", "Sqrt", "Reshape", "Unsqueeze",
@@ -52,7 +53,8 @@ const std::set<std::string>& SymbolicOps() {
 // number), and Reshape's rule reads them as its shape.
 bool TakesSymbolicValueAt(const std::string& op, size_t input) {
   static const auto* data_only = new std::set<std::string>{
-      "Shape", "Gather", "Unsqueeze", "Squeeze", "Identity", "Slice", "Flatten", "Cast"};
+      "Shape", "Gather", "Unsqueeze", "Squeeze", "Identity", "Slice", "Flatten", "Cast",
+      "Size"};  // Size reads only the (static) shape of a shape value
   // Subgraph inputs (a trip count, captured shape values) take them as
   // constants of the subgraph, where the ops reading them are checked.
   if (op == "Concat" || op == "If" || op == "Loop" || op == "Scan") return true;

@@ -321,8 +321,8 @@ static void rnn_direction(const rnn_run* r, int64_t d) {
   float* Y = ip[RN_HAS_Y] ? (float*)bindings[B_Y] : NULL;
   const int64_t x_step = layout ? I : B * I; /* X rows of one batch row, t to t + 1 */
   for (int64_t b = 0; b < B; ++b) {
-    int64_t len = ip[RN_HEAD + b];
-    if (ip[RN_HAS_LENS]) { /* run-time int32 lengths, clamped to [0, S] */
+    int64_t len = ip[RN_HAS_LENS] == 2 ? S : ip[RN_HEAD + b];
+    if (ip[RN_HAS_LENS] == 1) { /* run-time int32 lengths, clamped to [0, S] */
       int32_t v;
       memcpy(&v, (const unsigned char*)bindings[B_LENS] + b * 4, 4);
       len = v < 0 ? 0 : v > S ? S : v;
@@ -412,20 +412,23 @@ static int rnn_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
   if (ip == NULL || iparam_count < RN_HEAD) return KILN_ERR_INVALID_ARGUMENT;
   const int64_t B = ip[RN_BATCH];
   if (B < 0 || B > (int64_t)UINT32_MAX - RN_HEAD) return KILN_ERR_INVALID_ARGUMENT;
-  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(RN_HEAD + B), fp, fparam_count, 13));
-  KILN_TRY(kiln_check_nonneg(ip, RN_HEAD + B));
+  KILN_TRY(kiln_check_enum(ip[RN_HAS_LENS], 0, 2));
+  /* has_lens 2: every length is S, no per-batch list. */
+  const int64_t listed = ip[RN_HAS_LENS] == 2 ? 0 : B;
+  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(RN_HEAD + listed), fp, fparam_count, 13));
+  KILN_TRY(kiln_check_nonneg(ip, RN_HEAD + listed));
   KILN_TRY(kiln_check_enum(ip[RN_CELL], CELL_RNN, CELL_LSTM));
   KILN_TRY(kiln_check_enum(ip[RN_DIRS], 1, 2));
   KILN_TRY(kiln_check_enum(ip[RN_DIRECTION], 0, 2));
   if ((ip[RN_DIRECTION] == 2) != (ip[RN_DIRS] == 2)) return KILN_ERR_INVALID_ARGUMENT;
   KILN_TRY(kiln_check_enum(ip[RN_LAYOUT], 0, 1));
-  for (int k = RN_HAS_B; k <= RN_HAS_LENS; ++k) KILN_TRY(kiln_check_enum(ip[k], 0, 1));
+  for (int k = RN_HAS_B; k < RN_HAS_LENS; ++k) KILN_TRY(kiln_check_enum(ip[k], 0, 1));
   for (int k = 0; k < 6; ++k) KILN_TRY(kiln_check_enum(ip[RN_ACTS + k], 0, 10));
   if (ip[RN_CELL] != CELL_LSTM && (ip[RN_HAS_C0] || ip[RN_HAS_P] || ip[RN_HAS_YC]))
     return KILN_ERR_INVALID_ARGUMENT;
   const int64_t S = ip[RN_SEQ], I = ip[RN_INPUT], H = ip[RN_HIDDEN], D = ip[RN_DIRS];
   const int64_t G = gate_count(ip[RN_CELL]);
-  for (int64_t b = 0; b < B; ++b)
+  for (int64_t b = 0; b < listed; ++b)
     if (ip[RN_HEAD + b] > S) return KILN_ERR_INVALID_ARGUMENT;
   int64_t gh, dot_len;
   KILN_TRY(kiln_checked_mul(G, H, &gh));
@@ -450,7 +453,7 @@ static int rnn_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
   KILN_TRY(need(binding_bytes, B_Y, ip[RN_HAS_Y], y, 4));
   KILN_TRY(need(binding_bytes, B_YH, ip[RN_HAS_YH], st, 3));
   KILN_TRY(need(binding_bytes, B_YC, ip[RN_HAS_YC], st, 3));
-  if (ip[RN_HAS_LENS]) {
+  if (ip[RN_HAS_LENS] == 1) {
     int64_t lb;
     KILN_TRY(kiln_dense_bytes(B, 4, &lb));
     KILN_TRY(kiln_check_binding(binding_bytes[B_LENS], lb));

@@ -111,6 +111,25 @@ run_model() {
   done
 }
 
+# expect_refused MODEL LABEL INPUT GREP WHY: the compiled MODEL (run_model)
+# refuses INPUT in the VM and the AOT runner; the VM's message matches GREP.
+expect_refused() {
+  local model=$1 label=$2 input=$3 pattern=$4 why=$5 runner cmd
+  [ -x "$WORK/$model/aot/dyn_run" ] || return
+  for runner in vm aot; do
+    if [ $runner = vm ]; then cmd=("$KILN" run "$WORK/$model/$model.kiln");
+    else cmd=("$WORK/$model/aot/dyn_run"); fi
+    if "${cmd[@]}" --input "$input" --output "$WORK/$model.$label.npy" \
+         > "$WORK/$model.$label.$runner.log" 2>&1; then
+      fail "$model at $label, $why: $runner accepted it"
+    else
+      echo "ok   $model@$label refused by $runner: $(tail -n 1 "$WORK/$model.$label.$runner.log")"
+    fi
+  done
+  grep -q "$pattern" "$WORK/$model.$label.vm.log" ||
+    fail "$model@$label: the VM's message does not state the requirement"
+}
+
 run_model cnn_dynbatch "$DYN" "1 2 5" yes
 run_model mlp_dynbatch "$DYN" "1 4 9" yes
 if [ -f "$GEN/resnet18_dynbatch.onnx" ]; then
@@ -193,6 +212,19 @@ run_model conv_autopad_dynhw "$DYN" "8x8 13x6 21x30" yes
 run_model audio_frontend_dynlen "$DYN" "1x400 2x1000 1x97" yes
 run_model conv3d_dynd "$DYN" "3 6 11" yes
 run_model resize_sizes_dynhw "$DYN" "16x16 7x25 30x9" yes
+# Patterns of published models (generate_published_patterns.py): an If whose
+# Squeeze branch requires L == 1 run with L = 5 down the other branch (a
+# branch's requirements are checked only when it runs), paddle2onnx's int32
+# size arithmetic before a Reshape, a Concat of x with its down-up-sampled
+# self (H == floor(H/2)*2 checked at run time), ConvTranspose and LSTM over
+# symbolic sizes.
+run_model if_squeeze_dynlen "$DYN" "2x5f 3x1t 1x7f" yes
+run_model int32_shape_dynhw "$DYN" "1x6x9 3x4x4 2x11x5" yes
+run_model concat_updown_dynhw "$DYN" "8x6 4x10 12x12" yes
+run_model convtranspose_dynhw "$DYN" "5x7 8x8 3x11" yes
+run_model lstm_dynseq "$DYN" "7x2 1x1 20x3" yes
+expect_refused concat_updown_dynhw 7x6 "$DYN/concat_updown_dynhw.7x6.input.npy" \
+  "break the model's requirement H == " "an odd height (H == floor(H/2)*2 broken)"
 # torchvision's LR-ASPP MobileNetV3 exported with dynamic N, H, W (generated).
 if [ -f "$GEN/lraspp_dynhw.onnx" ]; then
   run_model lraspp_dynhw "$GEN" "1x96x96 1x64x136 2x57x75" yes
@@ -200,18 +232,8 @@ fi
 # An input smaller than a VALID 4x4 window: refused by both, naming the requirement.
 if [ -x "$WORK/conv_autopad_dynhw/aot/dyn_run" ]; then
   "$PY" -c "import numpy as np; np.save('$WORK/autopad_small.npy', np.zeros((1, 4, 2, 9), np.float32))"
-  for runner in vm aot; do
-    if [ $runner = vm ]; then cmd=("$KILN" run "$WORK/conv_autopad_dynhw/conv_autopad_dynhw.kiln");
-    else cmd=("$WORK/conv_autopad_dynhw/aot/dyn_run"); fi
-    if "${cmd[@]}" --input "$WORK/autopad_small.npy" --output "$WORK/autopad_small.out.npy" \
-         > "$WORK/autopad_small.$runner.log" 2>&1; then
-      fail "conv_autopad_dynhw at H=2 (below the 4x4 VALID window): $runner accepted it"
-    else
-      echo "ok   conv_autopad_dynhw@2x9 refused by $runner: $(tail -n 1 "$WORK/autopad_small.$runner.log")"
-    fi
-  done
-  grep -q "requirement H == max(H, 4)" "$WORK/autopad_small.vm.log" ||
-    fail "conv_autopad_dynhw@2x9: the VM's message does not state the requirement"
+  expect_refused conv_autopad_dynhw 2x9 "$WORK/autopad_small.npy" "requirement H == max(H, 4)" \
+    "H=2 (below the 4x4 VALID window)"
 fi
 
 # Control flow over symbolic dims (generate_control.py): an If whose branches

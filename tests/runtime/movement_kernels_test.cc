@@ -195,6 +195,35 @@ TEST(RecurrentKernel, CheckerBoundsEveryBinding) {
   EXPECT_EQ(Check(kiln_recurrent_f32_check, ip, fp, bytes), KILN_ERR_INVALID_ARGUMENT);
 }
 
+TEST(RecurrentKernel, HasLensTwoRunsEveryRowForTheWholeSequenceWithoutAList) {
+  // The RNN above with has_lens 2: 25 iparams, no per-batch list (a
+  // symbolic batch needs none); batch 2 rows, each over both steps.
+  std::vector<int64_t> ip = {0, 2, 2, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 2,
+                             1, 0, 0, 0, 0, 0};
+  const std::vector<float> fp(13, 0.0f);
+  const int64_t scratch_floats = kiln_recurrent_scratch_floats(0, 2, 1, 1, 1, 0);
+  const uint64_t scratch_bytes = static_cast<uint64_t>(scratch_floats) * 4;
+  const std::vector<uint64_t> bytes = {16, 4, 4, 0, 0, 0, 0, 16, 0, 0, scratch_bytes, 0};
+  ASSERT_EQ(Check(kiln_recurrent_f32_check, ip, fp, bytes), KILN_OK);
+  const std::vector<float> x = {1, -1, 2, 3}, w = {0.5f}, r = {0.25f};  // [seq, batch, 1]
+  std::vector<float> y(4), scratch(static_cast<size_t>(scratch_floats));
+  void* b[12] = {const_cast<float*>(x.data()), const_cast<float*>(w.data()),
+                 const_cast<float*>(r.data()), nullptr, nullptr, nullptr, nullptr, y.data(),
+                 nullptr, nullptr, scratch.data(), nullptr};
+  ASSERT_EQ(kiln_recurrent_f32(ip.data(), fp.data(), b, nullptr), KILN_OK);
+  for (int row = 0; row < 2; ++row) {
+    const float h1 = std::tanh(0.5f * x[row]), h2 = std::tanh(0.5f * x[2 + row] + 0.25f * h1);
+    EXPECT_NEAR(y[row], h1, 1e-6) << row;
+    EXPECT_NEAR(y[2 + row], h2, 1e-6) << row;
+  }
+  ip.push_back(2);  // a list as well: the wrong iparam count
+  ip.push_back(2);
+  EXPECT_EQ(Check(kiln_recurrent_f32_check, ip, fp, bytes), KILN_ERR_INVALID_ARGUMENT);
+  ip.resize(25);
+  ip[18] = 3;  // no such mode
+  EXPECT_EQ(Check(kiln_recurrent_f32_check, ip, fp, bytes), KILN_ERR_INVALID_ARGUMENT);
+}
+
 TEST(EinsumKernel, CheckerBoundsStridedOperands) {
   // "ij,jk->ik" with i=2, j=3, k=2: letters i k j.
   const std::vector<int64_t> ip = {3, 2, 1, 0, 2, 2, 3, 3, 0, 1, 0, 1, 2};

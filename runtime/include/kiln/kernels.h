@@ -413,12 +413,13 @@ KILN_DECLARE_KERNEL(einsum)
  *           [10] scratch (kiln_recurrent_scratch_floats(..., packed 0) floats)
  *           [11] sequence_lens (int32 [batch], read when has_lens; clamped
  *                to [0, seq])
- * iparams (25 + batch): cell seq batch input hidden num_dirs direction(0 fwd,
- *   1 reverse, 2 bidirectional) layout has_b has_h0 has_c0 has_p has_y has_yh
- *   has_yc linear_before_reset input_forget has_clip has_lens  act[6] (per direction
- *   f,g,h: 0 Sigmoid 1 Tanh 2 Relu 3 Affine 4 LeakyRelu 5 ThresholdedRelu
- *   6 ScaledTanh 7 HardSigmoid 8 Elu 9 Softsign 10 Softplus)  seq_lens[batch]
- *   (the lengths used when has_lens is 0)
+ * iparams (25 + batch, or 25 when has_lens is 2): cell seq batch input hidden
+ *   num_dirs direction(0 fwd, 1 reverse, 2 bidirectional) layout has_b has_h0
+ *   has_c0 has_p has_y has_yh has_yc linear_before_reset input_forget has_clip
+ *   has_lens (0: the listed lengths, 1: binding [11], 2: every length is seq,
+ *   no list)  act[6] (per direction f,g,h: 0 Sigmoid 1 Tanh 2 Relu 3 Affine
+ *   4 LeakyRelu 5 ThresholdedRelu 6 ScaledTanh 7 HardSigmoid 8 Elu 9 Softsign
+ *   10 Softplus)  seq_lens[batch] (the lengths used when has_lens is 0)
  * fparams (13): clip  alpha[6]  beta[6]
  * Absent optional bindings (flag 0) are not read. */
 KILN_DECLARE_KERNEL(recurrent_f32)

@@ -125,6 +125,14 @@ static inline int kiln_check_reuse(int64_t work, int64_t reached) {
   return work / KILN_MAX_REUSE > reached ? KILN_ERR_OUT_OF_RANGE : KILN_OK;
 }
 
+/* The work of `extents` as kiln_check_work counts it (an extent below 1
+ * counts 1); call after kiln_check_work accepted them, so it fits int64. */
+static inline int64_t kiln_work_of(const int64_t* extents, int64_t n) {
+  int64_t work = 1;
+  for (int64_t i = 0; i < n; ++i) work *= extents[i] > 1 ? extents[i] : 1;
+  return work;
+}
+
 /* Bytes of a dense tensor of `count` elements of `elem_bytes` each. */
 static inline int kiln_dense_bytes(int64_t count, int64_t elem_bytes, int64_t* out) {
   return kiln_checked_mul(count, elem_bytes, out);

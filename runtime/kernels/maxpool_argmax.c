@@ -76,5 +76,7 @@ int kiln_maxpool_argmax_f32_check(const int64_t* ip, uint32_t iparam_count, cons
   KILN_TRY(kiln_check_f32_binding(binding_bytes[0], in_count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[1], out_count));
   KILN_TRY(kiln_dense_bytes(out_count, 8, &bytes));
+  /* Taps in the padding read nothing: at most KILN_MAX_REUSE reads per element. */
+  KILN_TRY(kiln_check_reuse(kiln_work_of(work, 6), in_count + out_count));
   return kiln_check_binding(binding_bytes[2], bytes);
 }

@@ -200,12 +200,13 @@ int kiln_pool2d_f32_check(const int64_t* ip, uint32_t iparam_count,
   KILN_TRY(kiln_check_work(loops, 6));
   const int64_t x_dims[4] = {ip[P_N], ip[P_C], ip[P_H], ip[P_W]};
   const int64_t y_dims[4] = {ip[P_N], ip[P_C], ip[P_OH], ip[P_OW]};
-  int64_t count;
-  KILN_TRY(kiln_checked_product(x_dims, 4, &count));
-  KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));
-  KILN_TRY(kiln_checked_product(y_dims, 4, &count));
-  KILN_TRY(kiln_check_f32_binding(binding_bytes[1], count));
-  return KILN_OK;
+  int64_t in_count, out_count;
+  KILN_TRY(kiln_checked_product(x_dims, 4, &in_count));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[0], in_count));
+  KILN_TRY(kiln_checked_product(y_dims, 4, &out_count));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[1], out_count));
+  /* Taps in the padding read nothing: at most KILN_MAX_REUSE reads per element. */
+  return kiln_check_reuse(kiln_work_of(loops, 6), in_count + out_count);
 }
 
 int kiln_global_pool_f32(const int64_t* ip, const float* fp, void* const* bindings,

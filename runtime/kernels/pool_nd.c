@@ -106,20 +106,22 @@ int kiln_pool_nd_check(const int64_t* ip, uint32_t iparam_count, const float* fp
     KILN_TRY(kiln_checked_add(in[d], in[S * 6 + d], &c));
   }
   /* NC x output positions x window taps: the window is bounded by no binding
-   * (taps outside the input are skipped, not read). An empty plane returns
-   * before any loop; NC == 0 runs none. */
+   * (taps outside the input are skipped, not read), so a huge window over
+   * a few elements would spin; like any window pool it may re-read each
+   * element at most KILN_MAX_REUSE times. An empty plane returns before any
+   * loop; NC == 0 runs none. */
   int64_t in_count, out_count, plane, out_plane, bytes;
   KILN_TRY(kiln_checked_product(in, S, &plane));
   KILN_TRY(kiln_checked_product(out, S, &out_plane));
+  KILN_TRY(kiln_checked_mul(plane, ip[PN_NC], &in_count));
+  KILN_TRY(kiln_checked_mul(out_plane, ip[PN_NC], &out_count));
   if (plane > 0 && out_plane > 0 && ip[PN_NC] > 0) {
     int64_t loops[1 + 2 * KILN_MAX_RANK];
     loops[0] = ip[PN_NC];
     for (int64_t d = 0; d < 2 * S; ++d) loops[1 + d] = out[d]; /* out, then k */
     KILN_TRY(kiln_check_work(loops, 1 + 2 * S));
+    KILN_TRY(kiln_check_reuse(kiln_work_of(loops, 1 + 2 * S), in_count + out_count));
   }
-  KILN_TRY(kiln_checked_mul(plane, ip[PN_NC], &in_count));
-  KILN_TRY(kiln_checked_product(out, S, &plane));
-  KILN_TRY(kiln_checked_mul(plane, ip[PN_NC], &out_count));
   KILN_TRY(kiln_dense_bytes(in_count, eb, &bytes));
   KILN_TRY(kiln_check_binding(binding_bytes[0], bytes));
   KILN_TRY(kiln_dense_bytes(out_count, eb, &bytes));

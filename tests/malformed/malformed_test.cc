@@ -196,6 +196,28 @@ TEST(MalformedModule, FuzzerReproducers) {
   }
 }
 
+// The module fuzzer's 30-minute run (issue 22) found a dynamic MaxPool whose
+// patched window (2 x 2 x 2^20 taps, dilation 65281, end pad 2^21) over an
+// input of a few hundred elements passed the 2^40 work limit and spun for
+// minutes inside one kernel call, where no run budget reaches. Window pools
+// may now re-read each element at most KILN_MAX_REUSE times: the dispatch's
+// check refuses these sizes before the kernel runs.
+TEST(MalformedModule, DynamicPoolWindowSpinIsRefusedByItsDispatchCheck) {
+  std::ifstream in(kDir + "modules/pool_nd_huge_window_spin.kiln", std::ios::binary);
+  ASSERT_TRUE(in);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  const std::string data = bytes.str();
+  auto image =
+      vm::ModuleImage::LoadBytes(data.data(), data.size(), "pool_nd_huge_window_spin.kiln");
+  ASSERT_TRUE(image.ok()) << image.status();  // its static parameters are fine
+  const absl::Status s = testing::RunOnZeroInputs(*image, 3, uint64_t{64} << 20);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(std::string(s.message()).find("DISPATCH_DYN failed with code"), std::string::npos)
+      << s;
+  EXPECT_NE(std::string(s.message()).find("out of range"), std::string::npos) << s;
+}
+
 // Reproducers that still verify (they are valid, if odd, modules): they must
 // run without any memory error or undefined behaviour (the asan preset checks).
 TEST(MalformedModule, FuzzerReproducersRunClean) {

@@ -75,9 +75,26 @@ TEST(Pool2dCheck, RejectsWindowAreaOverflow) {
   int64_t ip[] = {KILN_POOL_AVG, 1, 1, 1, 1, 1, 1, b, b, s, s, b, b, b, b, 1, 1, 1};
   const uint64_t bytes[2] = {4, 4};
   EXPECT_EQ(kiln_pool2d_f32_check(ip, 18, nullptr, 0, bytes), KILN_ERR_OUT_OF_RANGE);
-  ip[KW] = 1;  // a 2^40 x 1 window is fine
+  ip[KW] = 1;  // a 2^40 x 1 window: no overflow, but 2^40 taps over one element
   ip[PL] = ip[PR] = 0;
+  EXPECT_EQ(kiln_pool2d_f32_check(ip, 18, nullptr, 0, bytes), KILN_ERR_OUT_OF_RANGE);
+  ip[KH] = ip[PT] = ip[PB] = 4096;  // 4096 taps over it: within the reuse bound
+  ip[SH] = 8192;
   EXPECT_EQ(kiln_pool2d_f32_check(ip, 18, nullptr, 0, bytes), KILN_OK);
+}
+
+TEST(Pool2dCheck, BoundsTapsPerElementRead) {
+  // One 64 x 64 input read by 2^13 x 2^13 windows at stride 1 (padding
+  // 2^13 on every side): about 2^37 taps, nearly all in the padding —
+  // minutes inside one kernel call. A window pool may re-read each element
+  // at most KILN_MAX_REUSE (4096) times; 3x3 windows are far inside it.
+  const int64_t k = 8192, pad = 8192, out = 64 + 2 * pad - k + 1;
+  int64_t ip[] = {KILN_POOL_MAX, 1, 1, 64, 64, out, out, k, k, 1, 1, pad, pad, pad, pad, 1, 1, 0};
+  const uint64_t bytes[2] = {64 * 64 * 4, static_cast<uint64_t>(out * out * 4)};
+  EXPECT_EQ(kiln_pool2d_f32_check(ip, 18, nullptr, 0, bytes), KILN_ERR_OUT_OF_RANGE);
+  int64_t small[] = {KILN_POOL_MAX, 1, 1, 64, 64, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0};
+  const uint64_t small_bytes[2] = {64 * 64 * 4, 64 * 64 * 4};
+  EXPECT_EQ(kiln_pool2d_f32_check(small, 18, nullptr, 0, small_bytes), KILN_OK);
 }
 
 TEST(GlobalPoolCheck, RejectsKindAndOverflow) {

@@ -50,7 +50,9 @@ int kiln_pool_nd(const int64_t* ip, const float* fp, void* const* bindings,
           const int64_t pos = o[d] * stride[d] - pb[d] + w[d] * dil[d];
           if (pos < 0 || pos >= in[d]) inside = 0;
           if (pos < -pb[d] || pos >= in[d] + pe[d]) in_padded = 0;
-          off = off * in[d] + pos;
+          /* Only a tap inside the input has an offset (outside, pos may be
+           * anything the checked sums allow and off * in[d] would overflow). */
+          if (inside) off = off * in[d] + pos;
         }
         padded_count += in_padded;
         if (!inside) continue;

@@ -218,6 +218,24 @@ TEST(MalformedModule, DynamicPoolWindowSpinIsRefusedByItsDispatchCheck) {
   EXPECT_NE(std::string(s.message()).find("out of range"), std::string::npos) << s;
 }
 
+// Its second find: a pad of 4.7e18 put a tap's flattened offset, formed even
+// for taps outside the input, past int64 (UBSan). Such a tap now has no
+// offset; the run ends normally, which the asan preset checks for UB.
+TEST(MalformedModule, DynamicPoolHugePadRunsWithoutOverflow) {
+  std::ifstream in(kDir + "modules/pool_nd_outside_offset_overflow.kiln", std::ios::binary);
+  ASSERT_TRUE(in);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  const std::string data = bytes.str();
+  auto image = vm::ModuleImage::LoadBytes(data.data(), data.size(),
+                                          "pool_nd_outside_offset_overflow.kiln");
+  ASSERT_TRUE(image.ok()) << image.status();
+  for (int64_t d : {3, 5}) {
+    const absl::Status s = testing::RunOnZeroInputs(*image, d, uint64_t{64} << 20);
+    EXPECT_TRUE(s.ok()) << "D = " << d << ": " << s;
+  }
+}
+
 // Reproducers that still verify (they are valid, if odd, modules): they must
 // run without any memory error or undefined behaviour (the asan preset checks).
 TEST(MalformedModule, FuzzerReproducersRunClean) {

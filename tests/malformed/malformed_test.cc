@@ -196,6 +196,16 @@ TEST(MalformedModule, FuzzerReproducers) {
   }
 }
 
+// A reproducer of tests/malformed/modules loaded as the VM loads modules
+// (an empty file fails to load).
+absl::StatusOr<std::shared_ptr<const vm::ModuleImage>> LoadReproducer(const std::string& file) {
+  std::ifstream in(kDir + "modules/" + file, std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  const std::string data = bytes.str();
+  return vm::ModuleImage::LoadBytes(data.data(), data.size(), file);
+}
+
 // The module fuzzer's 30-minute run (issue 22) found a dynamic MaxPool whose
 // patched window (2 x 2 x 2^20 taps, dilation 65281, end pad 2^21) over an
 // input of a few hundred elements passed the 2^40 work limit and spun for
@@ -203,13 +213,7 @@ TEST(MalformedModule, FuzzerReproducers) {
 // may now re-read each element at most KILN_MAX_REUSE times: the dispatch's
 // check refuses these sizes before the kernel runs.
 TEST(MalformedModule, DynamicPoolWindowSpinIsRefusedByItsDispatchCheck) {
-  std::ifstream in(kDir + "modules/pool_nd_huge_window_spin.kiln", std::ios::binary);
-  ASSERT_TRUE(in);
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  const std::string data = bytes.str();
-  auto image =
-      vm::ModuleImage::LoadBytes(data.data(), data.size(), "pool_nd_huge_window_spin.kiln");
+  auto image = LoadReproducer("pool_nd_huge_window_spin.kiln");
   ASSERT_TRUE(image.ok()) << image.status();  // its static parameters are fine
   const absl::Status s = testing::RunOnZeroInputs(*image, 3, uint64_t{64} << 20);
   ASSERT_FALSE(s.ok());
@@ -222,13 +226,7 @@ TEST(MalformedModule, DynamicPoolWindowSpinIsRefusedByItsDispatchCheck) {
 // for taps outside the input, past int64 (UBSan). Such a tap now has no
 // offset; the run ends normally, which the asan preset checks for UB.
 TEST(MalformedModule, DynamicPoolHugePadRunsWithoutOverflow) {
-  std::ifstream in(kDir + "modules/pool_nd_outside_offset_overflow.kiln", std::ios::binary);
-  ASSERT_TRUE(in);
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  const std::string data = bytes.str();
-  auto image = vm::ModuleImage::LoadBytes(data.data(), data.size(),
-                                          "pool_nd_outside_offset_overflow.kiln");
+  auto image = LoadReproducer("pool_nd_outside_offset_overflow.kiln");
   ASSERT_TRUE(image.ok()) << image.status();
   for (int64_t d : {3, 5}) {
     const absl::Status s = testing::RunOnZeroInputs(*image, d, uint64_t{64} << 20);

@@ -1,14 +1,16 @@
 /* pool2d_f32, global_pool_f32 and global_pool_nhwc_f32. pool2d works a
  * whole output row at a time: each window tap (kh, kw) updates the row's
  * valid columns in one contiguous (or strided) pass; average counts are
- * separable, rows times columns. Max pooling with column stride 1 or 2 has a
- * separable AVX-512 path. Planes split over the host's threads. */
+ * separable, rows times columns. Rows that fit a stack buffer pool
+ * separably on every path (vec.h): window rows, then window columns.
+ * Planes split over the host's threads. */
 #include <math.h>
 #include <stdint.h>
 
 #include "check_util.h"
 #include "kiln/kernels.h"
 #include "simd.h"
+#include "vec.h"
 #include "window.h"
 
 enum {
@@ -16,120 +18,156 @@ enum {
   P_PB, P_PR, P_DH, P_DW, P_CIP, P_COUNT
 };
 
-/* Floats of the padded row buffer of the vector max path. */
+/* Floats of the padded row buffer of the separable path. */
 #define KILN_POOL_ROW 2048
 
-#ifdef KILN_HAVE_AVX512
-/* Whether max_plane_avx512 takes this geometry: column stride 1 or 2, and
- * every column it reads (lane blocks past OW included) inside its buffer. */
-static int max_vector_fits(const int64_t* ip) {
+/* Whether pool_plane_separable takes this geometry: every buffer column it
+ * reads (lane blocks past OW and a stride-2 block's second vector included)
+ * lies inside its row buffer. */
+static int separable_fits(const int64_t* ip) {
   const int64_t OW = ip[P_OW], SW = ip[P_SW], KW = ip[P_KW], DW = ip[P_DW];
-  if (ip[P_KIND] != KILN_POOL_MAX || (SW != 1 && SW != 2)) return 0;
-  if (OW > KILN_POOL_ROW || KW > KILN_POOL_ROW || DW > KILN_POOL_ROW) return 0;
-  const int64_t span = (OW + 15) / 16 * 16 * SW + (KW - 1) * DW + 32;
-  return span <= KILN_POOL_ROW && ip[P_PL] + ip[P_W] + 16 <= KILN_POOL_ROW;
+  if (OW > KILN_POOL_ROW || SW > KILN_POOL_ROW || KW > KILN_POOL_ROW || DW > KILN_POOL_ROW ||
+      ip[P_PL] > KILN_POOL_ROW || ip[P_W] > KILN_POOL_ROW)
+    return 0;
+  const int64_t blocks = (OW + KV_LANES - 1) / KV_LANES * KV_LANES;
+  const int64_t span = blocks * SW + (KW - 1) * DW + 2 * KV_LANES;
+  return span <= KILN_POOL_ROW && ip[P_PL] + ip[P_W] + KV_LANES <= KILN_POOL_ROW;
 }
 
-/* Max pooling of one plane, separably: per output row, the max over the
- * window's rows goes into a buffer that holds input column iw at PL + iw and
- * -inf in the padding on both sides; the max over the window's columns then
- * reads 16 outputs per vector from it with no masks (stride 2: two loads and
- * a permute keeping the even elements). max_ps(v, m) returns m when either
- * is NaN, as the scalar loop's `v > m ? v : m`: NaN never wins either way. */
-static void max_plane_avx512(const int64_t* ip, const float* xp, float* yp) {
+/* The divisor of an average window starting at column iw0: its columns in
+ * [lo, hi) (the padded input with count_include_pad, else the input). */
+static KILN_ALWAYS_INLINE int64_t pool_cols(int64_t iw0, int64_t DW, int64_t KW, int64_t lo,
+                                            int64_t hi) {
+  if (iw0 >= lo && iw0 + (KW - 1) * DW < hi) return KW;
+  return kiln_window_count(iw0, DW, KW, lo, hi);
+}
+
+/* One plane, separably: per output row, the window's rows combine (max, or
+ * sum in row order) into `row`, which holds input column iw at PL + iw and
+ * the identity (-inf, or 0) in the padding on both sides; the window's
+ * columns then combine from it KV_LANES outputs per vector, with no masks
+ * (stride 2: the even lanes of two vectors; other strides one output at a
+ * time). An average is each output's sum of column sums over its count.
+ * kv_max(v, m) is v > m ? v : m: NaN never wins, as in the direct loop. */
+static void pool_plane_separable(const int64_t* ip, const float* xp, float* yp, float* row) {
   const int64_t H = ip[P_H], W = ip[P_W], OH = ip[P_OH], OW = ip[P_OW];
   const int64_t KH = ip[P_KH], KW = ip[P_KW], SH = ip[P_SH], SW = ip[P_SW];
   const int64_t PT = ip[P_PT], PL = ip[P_PL], DH = ip[P_DH], DW = ip[P_DW];
-  const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
-  const __m512 ninf = _mm512_set1_ps(-INFINITY);
-  float row[KILN_POOL_ROW] KILN_ALIGN64;
-  for (int64_t i = 0; i < KILN_POOL_ROW; i += 16) _mm512_store_ps(row + i, ninf);
+  const int is_max = ip[P_KIND] == KILN_POOL_MAX, cip = (int)ip[P_CIP];
+  const kv init = kv_set1(is_max ? -INFINITY : 0.0f);
   for (int64_t oh = 0; oh < OH; ++oh) {
     const int64_t ih0 = oh * SH - PT;
     int64_t kh0, kh1;
     kiln_window_range(ih0, DH, KH, 0, H, &kh0, &kh1);
-    for (int64_t c = 0; c < W; c += 16) {
-      const __mmask16 m = W - c >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (W - c)) - 1u);
-      __m512 acc = ninf;
-      for (int64_t kh = kh0; kh < kh1; ++kh)
-        acc = _mm512_max_ps(_mm512_maskz_loadu_ps(m, xp + (ih0 + kh * DH) * W + c), acc);
-      _mm512_mask_storeu_ps(row + PL + c, m, acc);
-    }
-    for (int64_t ow0 = 0; ow0 < OW; ow0 += 16) {
-      __m512 acc = ninf;
-      for (int64_t kw = 0; kw < KW; ++kw) {
-        const float* r = row + ow0 * SW + kw * DW;
-        const __m512 v = SW == 1 ? _mm512_loadu_ps(r)
-                                 : _mm512_permutex2var_ps(_mm512_loadu_ps(r), even,
-                                                          _mm512_loadu_ps(r + 16));
-        acc = _mm512_max_ps(v, acc);
+    for (int64_t c = 0; c < W; c += KV_LANES) {
+      const int64_t n = W - c < KV_LANES ? W - c : KV_LANES;
+      kv acc = init;
+      for (int64_t kh = kh0; kh < kh1; ++kh) {
+        const float* p = xp + (ih0 + kh * DH) * W + c;
+        const kv v = n == KV_LANES ? kv_load(p) : kv_load_n(p, n);
+        acc = is_max ? kv_max(v, acc) : kv_add(acc, v);
       }
-      const __mmask16 n = OW - ow0 >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (OW - ow0)) - 1u);
-      _mm512_mask_storeu_ps(yp + oh * OW + ow0, n, acc);
+      if (n == KV_LANES) kv_store(row + PL + c, acc);
+      else kv_store_n(row + PL + c, acc, n);
+    }
+    float* yr = yp + oh * OW;
+    if (SW <= 2) {
+      for (int64_t ow0 = 0; ow0 < OW; ow0 += KV_LANES) {
+        kv acc = init;
+        for (int64_t kw = 0; kw < KW; ++kw) {
+          const float* r = row + ow0 * SW + kw * DW;
+          const kv v = SW == 1 ? kv_load(r) : kv_even(kv_load(r), kv_load(r + KV_LANES));
+          acc = is_max ? kv_max(v, acc) : kv_add(acc, v);
+        }
+        if (OW - ow0 >= KV_LANES) kv_store(yr + ow0, acc);
+        else kv_store_n(yr + ow0, acc, OW - ow0);
+      }
+    } else {
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        float acc = is_max ? -INFINITY : 0.0f;
+        for (int64_t kw = 0; kw < KW; ++kw) {
+          const float v = row[ow * SW + kw * DW];
+          acc = is_max ? (v > acc ? v : acc) : acc + v;
+        }
+        yr[ow] = acc;
+      }
+    }
+    if (is_max) continue;
+    const int64_t rows = cip ? kiln_window_count(ih0, DH, KH, -PT, H + ip[P_PB]) : kh1 - kh0;
+    const int64_t lo = cip ? -PL : 0, hi = cip ? W + ip[P_PR] : W;
+    for (int64_t ow = 0; ow < OW; ++ow) {
+      const int64_t count = rows * pool_cols(ow * SW - PL, DW, KW, lo, hi);
+      /* A window wholly in the padding averages nothing: report 0. */
+      yr[ow] = count > 0 ? yr[ow] / (float)count : 0.0f;
     }
   }
 }
-#endif
 
-typedef struct pool_job {
-  const int64_t* ip;
-  const float* x;
-  float* y;
-  int vector_max; /* max_plane_avx512 handles every plane */
-} pool_job;
-
-static void pool_planes(void* ctx, int64_t begin, int64_t end) {
-  const pool_job* j = (const pool_job*)ctx;
-  const int64_t* ip = j->ip;
+/* One plane, tap by tap over whole output rows: the geometries whose rows
+ * do not fit the separable path's buffer. */
+static void pool_plane_direct(const int64_t* ip, const float* xp, float* yp) {
   const int64_t is_max = ip[P_KIND] == KILN_POOL_MAX;
   const int64_t H = ip[P_H], W = ip[P_W];
   const int64_t OH = ip[P_OH], OW = ip[P_OW], KH = ip[P_KH], KW = ip[P_KW];
   const int64_t SH = ip[P_SH], SW = ip[P_SW], PT = ip[P_PT], PL = ip[P_PL];
   const int64_t PB = ip[P_PB], PR = ip[P_PR], DH = ip[P_DH], DW = ip[P_DW];
   const int64_t cip = ip[P_CIP];
-
-  for (int64_t p = begin; p < end; ++p) {
-    const float* xp = j->x + p * H * W;
-    float* yp = j->y + p * OH * OW;
-#ifdef KILN_HAVE_AVX512
-    if (j->vector_max) {
-      max_plane_avx512(ip, xp, yp);
-      continue;
-    }
-#endif
-    for (int64_t oh = 0; oh < OH; ++oh) {
-      float* yr = yp + oh * OW;
-      const int64_t ih0 = oh * SH - PT;
-      int64_t kh0, kh1;
-      kiln_window_range(ih0, DH, KH, 0, H, &kh0, &kh1);
-      const float init = is_max ? -INFINITY : 0.0f;
-      for (int64_t ow = 0; ow < OW; ++ow) yr[ow] = init;
-      for (int64_t kh = kh0; kh < kh1; ++kh) {
-        const float* xr = xp + (ih0 + kh * DH) * W;
-        for (int64_t kw = 0; kw < KW; ++kw) {
-          const int64_t off = kw * DW - PL; /* iw = ow*SW + off */
-          int64_t o0, o1;
-          kiln_window_range(off, SW, OW, 0, W, &o0, &o1);
-          if (is_max) {
-            for (int64_t ow = o0; ow < o1; ++ow) {
-              const float v = xr[ow * SW + off];
-              yr[ow] = v > yr[ow] ? v : yr[ow];
-            }
-          } else {
-            for (int64_t ow = o0; ow < o1; ++ow) yr[ow] += xr[ow * SW + off];
+  for (int64_t oh = 0; oh < OH; ++oh) {
+    float* yr = yp + oh * OW;
+    const int64_t ih0 = oh * SH - PT;
+    int64_t kh0, kh1;
+    kiln_window_range(ih0, DH, KH, 0, H, &kh0, &kh1);
+    const float init = is_max ? -INFINITY : 0.0f;
+    for (int64_t ow = 0; ow < OW; ++ow) yr[ow] = init;
+    for (int64_t kh = kh0; kh < kh1; ++kh) {
+      const float* xr = xp + (ih0 + kh * DH) * W;
+      for (int64_t kw = 0; kw < KW; ++kw) {
+        const int64_t off = kw * DW - PL; /* iw = ow*SW + off */
+        int64_t o0, o1;
+        kiln_window_range(off, SW, OW, 0, W, &o0, &o1);
+        if (is_max) {
+          for (int64_t ow = o0; ow < o1; ++ow) {
+            const float v = xr[ow * SW + off];
+            yr[ow] = v > yr[ow] ? v : yr[ow];
           }
+        } else {
+          for (int64_t ow = o0; ow < o1; ++ow) yr[ow] += xr[ow * SW + off];
         }
       }
-      if (is_max) continue;
-      const int64_t rows = cip ? kiln_window_count(ih0, DH, KH, -PT, H + PB)
-                               : kh1 - kh0;
-      for (int64_t ow = 0; ow < OW; ++ow) {
-        const int64_t iw0 = ow * SW - PL;
-        const int64_t cols = cip ? kiln_window_count(iw0, DW, KW, -PL, W + PR)
-                                 : kiln_window_count(iw0, DW, KW, 0, W);
-        /* A window wholly in the padding averages nothing: report 0. */
-        yr[ow] = rows * cols > 0 ? yr[ow] / (float)(rows * cols) : 0.0f;
-      }
+    }
+    if (is_max) continue;
+    const int64_t rows = cip ? kiln_window_count(ih0, DH, KH, -PT, H + PB) : kh1 - kh0;
+    for (int64_t ow = 0; ow < OW; ++ow) {
+      const int64_t iw0 = ow * SW - PL;
+      const int64_t cols = cip ? kiln_window_count(iw0, DW, KW, -PL, W + PR)
+                               : kiln_window_count(iw0, DW, KW, 0, W);
+      yr[ow] = rows * cols > 0 ? yr[ow] / (float)(rows * cols) : 0.0f;
+    }
+  }
+}
+
+typedef struct pool_job {
+  const int64_t* ip;
+  const float* x;
+  float* y;
+  int separable; /* pool_plane_separable takes every plane */
+} pool_job;
+
+static void pool_planes(void* ctx, int64_t begin, int64_t end) {
+  const pool_job* j = (const pool_job*)ctx;
+  const int64_t* ip = j->ip;
+  const int64_t in_plane = ip[P_H] * ip[P_W], out_plane = ip[P_OH] * ip[P_OW];
+  float row[KILN_POOL_ROW] KILN_ALIGN64;
+  if (j->separable) {
+    /* The padding around a row's columns keeps the identity for every plane. */
+    const float identity = ip[P_KIND] == KILN_POOL_MAX ? -INFINITY : 0.0f;
+    for (int64_t i = 0; i < KILN_POOL_ROW; ++i) row[i] = identity;
+  }
+  for (int64_t p = begin; p < end; ++p) {
+    if (j->separable) {
+      pool_plane_separable(ip, j->x + p * in_plane, j->y + p * out_plane, row);
+    } else {
+      pool_plane_direct(ip, j->x + p * in_plane, j->y + p * out_plane);
     }
   }
 }
@@ -141,11 +179,7 @@ int kiln_pool2d_f32(const int64_t* ip, const float* fp, void* const* bindings,
   j.ip = ip;
   j.x = (const float*)bindings[0];
   j.y = (float*)bindings[1];
-#ifdef KILN_HAVE_AVX512
-  j.vector_max = max_vector_fits(ip);
-#else
-  j.vector_max = 0;
-#endif
+  j.separable = separable_fits(ip);
   const int64_t NC = ip[P_N] * ip[P_C];
   /* Small layers stay on one thread: the hand-off would cost more. */
   const double work = (double)NC * ip[P_OH] * ip[P_OW] * ip[P_KH] * ip[P_KW];
@@ -258,28 +292,38 @@ int kiln_global_pool_f32_check(const int64_t* ip, uint32_t iparam_count,
   return KILN_OK;
 }
 
-#ifdef KILN_HAVE_AVX512
-/* One image's sums (average pooling) over channels [c0, c0 + 64) in
- * registers, each channel's chain in pixel order; lanes past C masked. */
-static void global_avg_nhwc_avx512(const float* xn, int64_t spatial,
-                                                      int64_t C, int64_t c0, float* yn) {
-  __mmask16 m[4];
-  __m512 acc[4];
+/* One image's sums (average pooling) over channels [c0, c0 + 4 * KV_LANES)
+ * in registers, each channel's chain in pixel order, as the scalar loop's. */
+static void global_avg_nhwc_block(const float* xn, int64_t spatial, int64_t C, int64_t c0,
+                                  float* yn) {
+  int64_t n[4];
+  kv acc[4];
   for (int v = 0; v < 4; ++v) {
-    const int64_t left = C - c0 - 16 * v;
-    m[v] = left >= 16 ? (__mmask16)0xFFFF : left > 0 ? (__mmask16)((1u << left) - 1u) : 0;
-    acc[v] = _mm512_setzero_ps();
+    const int64_t left = C - c0 - KV_LANES * v;
+    n[v] = left >= KV_LANES ? KV_LANES : left > 0 ? left : 0;
+    acc[v] = kv_zero();
   }
-  for (int64_t i = 0; i < spatial; ++i) {
-    const float* px = xn + i * C + c0;
-    for (int v = 0; v < 4; ++v)
-      acc[v] = _mm512_add_ps(acc[v], _mm512_maskz_loadu_ps(m[v], kiln_simd_at(px, 16 * v)));
+  if (n[3] == KV_LANES) {
+    for (int64_t i = 0; i < spatial; ++i) {
+      const float* px = xn + i * C + c0;
+      for (int v = 0; v < 4; ++v) acc[v] = kv_add(acc[v], kv_load(px + KV_LANES * v));
+    }
+  } else {
+    for (int64_t i = 0; i < spatial; ++i) {
+      const float* px = xn + i * C + c0;
+      for (int v = 0; v < 4 && n[v] > 0; ++v) {
+        const kv x = n[v] == KV_LANES ? kv_load(px + KV_LANES * v) : kv_load_n(px + KV_LANES * v, n[v]);
+        acc[v] = kv_add(acc[v], x);
+      }
+    }
   }
-  const __m512 count = _mm512_set1_ps((float)spatial);
-  for (int v = 0; v < 4; ++v)
-    _mm512_mask_storeu_ps(yn + c0 + 16 * v, m[v], _mm512_div_ps(acc[v], count));
+  const kv count = kv_set1((float)spatial);
+  for (int v = 0; v < 4 && n[v] > 0; ++v) {
+    const kv mean = kv_div(acc[v], count);
+    if (n[v] == KV_LANES) kv_store(yn + c0 + KV_LANES * v, mean);
+    else kv_store_n(yn + c0 + KV_LANES * v, mean, n[v]);
+  }
 }
-#endif
 
 int kiln_global_pool_nhwc_f32(const int64_t* ip, const float* fp, void* const* bindings,
                               const kiln_host* host) {
@@ -295,12 +339,10 @@ int kiln_global_pool_nhwc_f32(const int64_t* ip, const float* fp, void* const* b
     float* yn = y + n * C;
     /* Per block of channels, one pass over the pixels: every channel's
      * chain runs in index order. */
-#ifdef KILN_HAVE_AVX512
     if (!is_max && spatial > 0) {
-      for (int64_t c0 = 0; c0 < C; c0 += 64) global_avg_nhwc_avx512(xn, spatial, C, c0, yn);
+      for (int64_t c0 = 0; c0 < C; c0 += 4 * KV_LANES) global_avg_nhwc_block(xn, spatial, C, c0, yn);
       continue;
     }
-#endif
     for (int64_t c0 = 0; c0 < C; c0 += BLOCK) {
       const int64_t w = C - c0 < BLOCK ? C - c0 : BLOCK;
       float acc[BLOCK];

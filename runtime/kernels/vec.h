@@ -25,6 +25,9 @@
  *   kv_as_bits, kv_from_bits      bit casts between kv and kvi
  *   kvi_set1, kvi_add, kvi_and, kvi_or, kvi_shl(a, n)
  *
+ * kv_even(a, b) is the even lanes of a's and b's lanes side by side (a0, a2,
+ * ..., b0, b2, ...): a stride-2 read of 2 * KV_LANES floats.
+ *
  * kv_transpose(r) transposes the KV_LANES x KV_LANES block held in the
  * vectors r[0 .. KV_LANES): a shuffle network on each path (one vector is
  * a row, lane j of r[i] becomes lane i of r[j]).
@@ -96,6 +99,10 @@ static KILN_ALWAYS_INLINE kvi kvi_add(kvi a, kvi b) { return _mm512_add_epi32(a,
 static KILN_ALWAYS_INLINE kvi kvi_and(kvi a, kvi b) { return _mm512_and_si512(a, b); }
 static KILN_ALWAYS_INLINE kvi kvi_or(kvi a, kvi b) { return _mm512_or_si512(a, b); }
 static KILN_ALWAYS_INLINE kvi kvi_shl(kvi a, unsigned n) { return _mm512_slli_epi32(a, n); }
+static KILN_ALWAYS_INLINE kv kv_even(kv a, kv b) {
+  const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+  return _mm512_permutex2var_ps(a, even, b);
+}
 /* 16 x 16: pairs of rows interleaved by 32 then 64 bits within each
  * 128-bit block (u[4i+k], block b: column 4b+k of rows 4i..4i+3), then the
  * 4 x 4 grid of 128-bit blocks transposed. */
@@ -180,6 +187,12 @@ static KILN_ALWAYS_INLINE kvi kvi_add(kvi a, kvi b) { return _mm256_add_epi32(a,
 static KILN_ALWAYS_INLINE kvi kvi_and(kvi a, kvi b) { return _mm256_and_si256(a, b); }
 static KILN_ALWAYS_INLINE kvi kvi_or(kvi a, kvi b) { return _mm256_or_si256(a, b); }
 static KILN_ALWAYS_INLINE kvi kvi_shl(kvi a, unsigned n) { return _mm256_slli_epi32(a, (int)n); }
+/* a0 a2 b0 b2 | a4 a6 b4 b6 within the 128-bit halves, then the middle
+ * 64-bit pairs swapped. */
+static KILN_ALWAYS_INLINE kv kv_even(kv a, kv b) {
+  const __m256 t = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(t), _MM_SHUFFLE(3, 1, 2, 0)));
+}
 /* 8 x 8: rows interleaved by 32 bits, 4 x 4 blocks formed within each
  * 128-bit half (s[k], half b: column 4b+k of 4 rows), then the halves swapped. */
 static KILN_ALWAYS_INLINE void kv_transpose(kv* r) {
@@ -244,6 +257,7 @@ static KILN_ALWAYS_INLINE kvi kvi_or(kvi a, kvi b) { return vorrq_u32(a, b); }
 static KILN_ALWAYS_INLINE kvi kvi_shl(kvi a, unsigned n) {
   return vshlq_u32(a, vdupq_n_s32((int32_t)n));
 }
+static KILN_ALWAYS_INLINE kv kv_even(kv a, kv b) { return vuzp1q_f32(a, b); }
 static KILN_ALWAYS_INLINE void kv_transpose(kv* r) {
   const float32x4x2_t t0 = vtrnq_f32(r[0], r[1]), t1 = vtrnq_f32(r[2], r[3]);
   r[0] = vcombine_f32(vget_low_f32(t0.val[0]), vget_low_f32(t1.val[0]));
@@ -298,6 +312,13 @@ static KILN_ALWAYS_INLINE kvi kvi_add(kvi a, kvi b) { return a + b; }
 static KILN_ALWAYS_INLINE kvi kvi_and(kvi a, kvi b) { return a & b; }
 static KILN_ALWAYS_INLINE kvi kvi_or(kvi a, kvi b) { return a | b; }
 static KILN_ALWAYS_INLINE kvi kvi_shl(kvi a, unsigned n) { return a << n; }
+static KILN_ALWAYS_INLINE kv kv_even(kv a, kv b) {
+#if defined(__clang__)
+  return __builtin_shufflevector(a, b, 0, 2, 4, 6);
+#else
+  return __builtin_shuffle(a, b, (kv_keep_mask){0, 2, 4, 6});
+#endif
+}
 /* Through memory: compilers turn it into their target's shuffles. */
 static KILN_ALWAYS_INLINE void kv_transpose(kv* r) {
   float t[4][4];
@@ -348,6 +369,10 @@ static KILN_ALWAYS_INLINE kvi kvi_add(kvi a, kvi b) { return a + b; }
 static KILN_ALWAYS_INLINE kvi kvi_and(kvi a, kvi b) { return a & b; }
 static KILN_ALWAYS_INLINE kvi kvi_or(kvi a, kvi b) { return a | b; }
 static KILN_ALWAYS_INLINE kvi kvi_shl(kvi a, unsigned n) { return a << n; }
+static KILN_ALWAYS_INLINE kv kv_even(kv a, kv b) {
+  (void)b;
+  return a;
+}
 static KILN_ALWAYS_INLINE void kv_transpose(kv* r) { (void)r; } /* 1 x 1 */
 
 #endif

@@ -367,19 +367,31 @@ x = rng.integers(0, 256, size=(37,), dtype=np.uint8)
 write_case("odd_bytes", "copy", [37], [], [binding(IN, x), binding(OUT, expected=x)],
            compare=1)
 
-# Max pooling over rows wider than one 16-lane vector (the AVX-512 path's
-# blocks and edge masks), and a column stride it leaves to the scalar loop.
+# Max pooling over rows wider than one 16-lane vector (the separable path's
+# blocks and edge lanes), and a column stride it reads one output at a time.
 pool_case_torch("max_wide_k3_s2_p1", POOL_MAX, (1, 3, 9, 70), 3, 2, 1)
 pool_case_torch("max_wide_k3_s1_p1", POOL_MAX, (1, 2, 5, 40), 3, 1, 1)
 pool_case_torch("max_wide_dilated_ceil", POOL_MAX, (1, 2, 7, 53), 3, 2, 1, dil=2, ceil=True)
 pool_case_asym("max_wide_asym_pads", POOL_MAX, (1, 2, 6, 37), 2, 3, (1, 1), (0, 2, 1, 1))
 pool_case_torch("max_wide_stride3", POOL_MAX, (1, 2, 8, 50), 4, 3, 1)
 
+
 # Global average pooling over more rows than its eight-row blocks, with a
 # remainder.
 x = rand(1, 19, 5, 3)
 write_case("avg_rows_19", "global_pool_f32", [POOL_AVG, 19, 15], [],
            [binding(IN, x), binding(OUT, expected=to_f32(F.adaptive_avg_pool2d(f64(x), 1)))])
+
+# Average pooling over wide rows: the separable path's vector blocks and
+# edge lanes on every path, its counts at both edges, and a stride it
+# reads one output at a time.
+pool_case_torch("avg_wide_k3_s1_p1_cip", POOL_AVG, (1, 2, 5, 41), 3, 1, 1, cip=1)
+pool_case_torch("avg_wide_k3_s2_ceil_nocip", POOL_AVG, (1, 3, 7, 53), 3, 2, 1, ceil=True, cip=0)
+pool_case_asym("avg_wide_asym_pads_nocip", POOL_AVG, (1, 2, 6, 37), 2, 3, (1, 1), (0, 2, 1, 1), cip=0)
+pool_case_torch("avg_wide_stride3_cip", POOL_AVG, (1, 2, 8, 50), 4, 3, 1, cip=1)
+# Rows longer than the separable path's buffer: the direct loop.
+pool_case_torch("max_long_rows_direct", POOL_MAX, (1, 1, 3, 2100), 3, 2, 1)
+pool_case_torch("avg_long_rows_direct", POOL_AVG, (1, 1, 3, 2100), 3, 2, 1, cip=0)
 
 total = sum(os.path.getsize(p) for p in written)
 print("wrote %d cases, %d bytes, to %s" % (len(written), total, OUT_DIR))

@@ -26,7 +26,10 @@ KILN_REFERENCE_SUITE(Pool2dReference, "pool2d_f32.max_k3_s2_p1", "pool2d_f32.max
                      "pool2d_f32.avg_asym_pads_cip", "pool2d_f32.avg_asym_pads_nocip",
                      "pool2d_f32.max_wide_k3_s2_p1", "pool2d_f32.max_wide_k3_s1_p1",
                      "pool2d_f32.max_wide_dilated_ceil", "pool2d_f32.max_wide_asym_pads",
-                     "pool2d_f32.max_wide_stride3");
+                     "pool2d_f32.max_wide_stride3", "pool2d_f32.avg_wide_k3_s1_p1_cip",
+                     "pool2d_f32.avg_wide_k3_s2_ceil_nocip",
+                     "pool2d_f32.avg_wide_asym_pads_nocip", "pool2d_f32.avg_wide_stride3_cip",
+                     "pool2d_f32.max_long_rows_direct", "pool2d_f32.avg_long_rows_direct");
 
 KILN_REFERENCE_SUITE(GlobalPoolReference, "global_pool_f32.max", "global_pool_f32.avg",
                      "global_pool_f32.avg_rows_19");

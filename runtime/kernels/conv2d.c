@@ -2,7 +2,9 @@
  * (sgemm.h): Y[oc, oh*OW+ow] = W[oc, (ic,kh,kw)] * im2col(X)[(ic,kh,kw), oh*OW+ow]
  * with the weights read in place as A. A 1x1/stride-1/unpadded group reads
  * X itself as B; any other window packs im2col columns one K-block of 32
- * columns at a time, so the whole matrix never exists. Depthwise groups
+ * columns at a time, so the whole matrix never exists; a one-group layer
+ * over at most 4 input channels (an image stem) runs direct instead
+ * (conv_small_c.h). Depthwise groups
  * (one channel in, one out) use depthwise_flat.h (AVX-512, stride-1 planes
  * with OW == W), else depthwise_rows.h (AVX-512, column strides 1 and 2),
  * else depthwise.h. Bias, residual and activation
@@ -12,6 +14,7 @@
 #include "activation.h"
 #include "check_util.h"
 #include "conv_check.h"
+#include "conv_small_c.h"
 #include "depthwise.h"
 #include "depthwise_flat.h"
 #include "depthwise_rows.h"
@@ -71,6 +74,12 @@ static int conv_run(const int64_t* ip, const float* fp, void* const* bindings,
     } else {
       dw_planes(&j, 0, N * C);
     }
+    return KILN_OK;
+  }
+
+  smallc_job sj;
+  if (smallc_fits(ip, &sj)) {
+    smallc_run(&sj, ip, fp, bindings, res, y, host);
     return KILN_OK;
   }
 

@@ -429,7 +429,6 @@ static void convp_one_channel_gemm(const int64_t* ip, const float* fp, void* con
 #define CONVP_ROWS_PAD_MAX 4096
 #define CONVP_ROWS_MAX_OW 8
 
-#ifdef KILN_HAVE_AVX512
 /* The padded extent of one axis: every input index a window reaches. */
 static int64_t convp_reach(int64_t out, int64_t stride, int64_t k, int64_t dil) {
   return (out - 1) * stride + (k - 1) * dil + 1;
@@ -446,35 +445,50 @@ static int convp_rows_fit(const int64_t* ip, int y_channels_last) {
   return hp <= CONVP_ROWS_PAD_MAX && wp <= CONVP_ROWS_PAD_MAX && hp * wp <= CONVP_ROWS_PAD_MAX;
 }
 
-/* One output row (OW positions) x NV panels of 16 channels from oc0, held in
- * registers over all taps of the padded image xp (row stride wp): per tap,
- * NV weight loads and OW broadcasts feed OW x NV FMAs. Per output: taps in
- * (kh, kw) order, padding included as zeros (as the tiles' masked taps),
- * then bias, residual and activation in the tiles' order. */
-static KILN_ALWAYS_INLINE void convp_row_body(
-    const int64_t* ip, const float* fp, const float* xp, int64_t wp, const float* w,
-    const float* bias, const float* res, float* y, int64_t oh, int64_t oc0, const int OW,
-    const int NV) {
+/* What one register block of convp_row_body holds: positions x vectors of
+ * channels (AVX-512 8 x 4 panels, AVX2 6 x 1 panel, 4 lanes 4 x 1 panel). */
+#if KV_LANES == 16
+#define CONVP_ROWS_POS 8
+#define CONVP_ROWS_VECS 4
+#elif KV_LANES == 8
+#define CONVP_ROWS_POS 6
+#define CONVP_ROWS_VECS 2
+#else
+#define CONVP_ROWS_POS 4
+#define CONVP_ROWS_VECS (16 / KV_LANES)
+#endif
+
+/* Positions p0 .. p0 + P of one output row x NV vectors of channels from
+ * oc0 (a panel's first channel), held in registers over all taps of the
+ * padded image xp (row stride wp): per tap, NV weight loads and P
+ * broadcasts feed P x NV FMAs. Per output: taps in (kh, kw) order, padding
+ * included as zeros (as the tiles' masked taps), then bias, residual and
+ * activation in the tiles' order. */
+static KILN_ALWAYS_INLINE void convp_row_body(const int64_t* ip, const float* fp, const float* xp,
+                                              int64_t wp, const float* w, const float* bias,
+                                              const float* res, float* y, int64_t oh, int64_t p0,
+                                              int64_t oc0, const int P, const int NV) {
   const int64_t KH = ip[P_KH], KW = ip[P_KW], SW = ip[P_SW], DW = ip[P_DW], OC = ip[P_OC];
   const int64_t K = KH * KW, act = ip[P_ACT];
-  __m512 acc[CONVP_ROWS_MAX_OW][4];
+  kv acc[CONVP_ROWS_POS][CONVP_ROWS_VECS];
 #pragma GCC unroll 8
-  for (int p = 0; p < OW; ++p)
+  for (int p = 0; p < P; ++p)
 #pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) acc[p][v] = _mm512_setzero_ps();
-  const float* wk = w + oc0 * K;  /* panel oc0/16, tap 0 */
+    for (int v = 0; v < NV; ++v) acc[p][v] = kv_zero();
+  const float* wk = w + oc0 * K; /* panel oc0/16, tap 0 */
   for (int64_t kh = 0; kh < KH; ++kh) {
-    const float* xr = xp + (oh * ip[P_SH] + kh * ip[P_DH]) * wp;
+    const float* xr = xp + (oh * ip[P_SH] + kh * ip[P_DH]) * wp + p0 * SW;
     for (int64_t kw = 0; kw < KW; ++kw, wk += 16) {
-      __m512 wv[4];
+      kv wv[CONVP_ROWS_VECS];
 #pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) wv[v] = _mm512_loadu_ps(wk + v * K * 16);
+      for (int v = 0; v < NV; ++v)
+        wv[v] = kv_load(wk + (v * KV_LANES / 16) * K * 16 + (v * KV_LANES) % 16);
       const float* xk = xr + kw * DW;
 #pragma GCC unroll 8
-      for (int p = 0; p < OW; ++p) {
-        const __m512 a = _mm512_set1_ps(xk[p * SW]);
+      for (int p = 0; p < P; ++p) {
+        const kv a = kv_set1(xk[p * SW]);
 #pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v) acc[p][v] = _mm512_fmadd_ps(a, wv[v], acc[p][v]);
+        for (int v = 0; v < NV; ++v) acc[p][v] = kv_fma(a, wv[v], acc[p][v]);
       }
     }
   }
@@ -482,43 +496,59 @@ static KILN_ALWAYS_INLINE void convp_row_body(
    * ReLU/Clip (other activations below). */
   kiln_tile_epilogue te = {bias ? bias + oc0 : NULL, 0, 1, 1.0f, NULL, 0, act, fp[0], fp[1]};
 #pragma GCC unroll 8
-  for (int p = 0; p < OW; ++p) {
-    float* yo = y + (oh * ip[P_OW] + p) * OC + oc0;
-    te.r = res ? res + (oh * ip[P_OW] + p) * OC + oc0 : NULL;
+  for (int p = 0; p < P; ++p) {
+    float* yo = y + (oh * ip[P_OW] + p0 + p) * OC + oc0;
+    te.r = res ? res + (oh * ip[P_OW] + p0 + p) * OC + oc0 : NULL;
 #pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) {
-      _mm512_storeu_ps(yo + 16 * v,
-                       kiln_tile_epilogue_avx512(&te, 0, 16 * v, (__mmask16)0xFFFF, acc[p][v]));
-    }
+    for (int v = 0; v < NV; ++v)
+      kv_store(yo + KV_LANES * v, kiln_tile_epilogue_kv(&te, 0, KV_LANES * v, acc[p][v]));
     if (act != KILN_ACT_NONE && act != KILN_ACT_RELU && act != KILN_ACT_CLIP)
-      kiln_activation_apply(yo, yo, 16 * NV, act, fp[0], fp[1]);
+      kiln_activation_apply(yo, yo, KV_LANES * NV, act, fp[0], fp[1]);
   }
 }
 
-#define CONVP_ROW_NV(OW)                                                                   \
-  switch (nv) {                                                                            \
-    case 4: convp_row_body(ip, fp, xp, wp, w, bias, res, y, oh, oc0, OW, 4); break;        \
-    case 3: convp_row_body(ip, fp, xp, wp, w, bias, res, y, oh, oc0, OW, 3); break;        \
-    case 2: convp_row_body(ip, fp, xp, wp, w, bias, res, y, oh, oc0, OW, 2); break;        \
-    default: convp_row_body(ip, fp, xp, wp, w, bias, res, y, oh, oc0, OW, 1); break;       \
+#define CONVP_ROW_BODY(P, NV) \
+  convp_row_body(ip, fp, xp, wp, w, bias, res, y, oh, p0, oc0, P, NV)
+#if KV_LANES == 16
+/* A block is up to 4 panels; below 16 lanes it is one whole panel (the
+ * layer's channels are whole panels). */
+#define CONVP_ROW_NV(P)                      \
+  switch (nv) {                              \
+    case 4: CONVP_ROW_BODY(P, 4); break;     \
+    case 3: CONVP_ROW_BODY(P, 3); break;     \
+    case 2: CONVP_ROW_BODY(P, 2); break;     \
+    default: CONVP_ROW_BODY(P, 1); break;    \
   }
+#else
+#define CONVP_ROW_NV(P) CONVP_ROW_BODY(P, CONVP_ROWS_VECS);
+#endif
 
-static void convp_row(const int64_t* ip, const float* fp, const float* xp,
-                                         int64_t wp, const float* w, const float* bias,
-                                         const float* res, float* y, int64_t oh, int64_t oc0,
-                                         int64_t nv) {
-  switch (ip[P_OW]) {
+/* Positions p0 .. p0 + np (np <= CONVP_ROWS_POS) x nv vectors from oc0. */
+static void convp_row(const int64_t* ip, const float* fp, const float* xp, int64_t wp,
+                      const float* w, const float* bias, const float* res, float* y, int64_t oh,
+                      int64_t p0, int64_t np, int64_t oc0, int64_t nv) {
+  (void)nv; /* a whole block below 16 lanes */
+  switch (np) {
     case 1: CONVP_ROW_NV(1) break;
     case 2: CONVP_ROW_NV(2) break;
     case 3: CONVP_ROW_NV(3) break;
+#if CONVP_ROWS_POS > 4
     case 4: CONVP_ROW_NV(4) break;
     case 5: CONVP_ROW_NV(5) break;
+#if CONVP_ROWS_POS > 6
     case 6: CONVP_ROW_NV(6) break;
     case 7: CONVP_ROW_NV(7) break;
     default: CONVP_ROW_NV(8) break;
+#else
+    default: CONVP_ROW_NV(6) break;
+#endif
+#else
+    default: CONVP_ROW_NV(4) break;
+#endif
   }
 }
 #undef CONVP_ROW_NV
+#undef CONVP_ROW_BODY
 
 /* A one-channel image with short output rows into NHWC (a keyword
  * spotter's stem over a spectrogram): per image, a zero-padded copy on the
@@ -530,6 +560,7 @@ static void convp_rows(const int64_t* ip, const float* fp, void* const* bindings
   const int64_t hp = convp_reach(OH, ip[P_SH], ip[P_KH], ip[P_DH]);
   const int64_t wp = convp_reach(OW, ip[P_SW], ip[P_KW], ip[P_DW]);
   const float* bias = ip[P_HAS_BIAS] ? (const float*)bindings[2] : NULL;
+  const int64_t block = CONVP_ROWS_VECS * KV_LANES; /* channels per register block */
   float xp[CONVP_ROWS_PAD_MAX];
   for (int64_t n = 0; n < ip[P_N]; ++n) {
     const float* x = (const float*)bindings[0] + n * H * W;
@@ -543,22 +574,23 @@ static void convp_rows(const int64_t* ip, const float* fp, void* const* bindings
     float* yn = y + n * OH * OW * OC;
     const float* rn = res ? res + n * OH * OW * OC : NULL;
     for (int64_t oh = 0; oh < OH; ++oh)
-      for (int64_t oc0 = 0; oc0 < OC; oc0 += 64) {
-        const int64_t nv = (OC - oc0 < 64 ? OC - oc0 : 64) / 16;
-        convp_row(ip, fp, xp, wp, (const float*)bindings[1], bias, rn, yn, oh, oc0, nv);
+      for (int64_t oc0 = 0; oc0 < OC; oc0 += block) {
+        const int64_t nv = (OC - oc0 < block ? OC - oc0 : block) / KV_LANES;
+        for (int64_t p0 = 0; p0 < OW; p0 += CONVP_ROWS_POS) {
+          const int64_t np = OW - p0 < CONVP_ROWS_POS ? OW - p0 : CONVP_ROWS_POS;
+          convp_row(ip, fp, xp, wp, (const float*)bindings[1], bias, rn, yn, oh, p0, np, oc0,
+                    nv);
+        }
       }
   }
 }
-#endif /* KILN_HAVE_AVX512 */
 
 static int convp_run(const int64_t* ip, const float* fp, void* const* bindings, const float* res,
                      float* y, int x_channels_last, int y_channels_last, const kiln_host* host) {
-#ifdef KILN_HAVE_AVX512
   if (convp_rows_fit(ip, y_channels_last)) {
     convp_rows(ip, fp, bindings, res, y);
     return KILN_OK;
   }
-#endif
   if (convp_is_pointwise_gemm(ip, y_channels_last)) {
     convp_pointwise_gemm(ip, fp, bindings, res, y, x_channels_last, host);
     return KILN_OK;

@@ -613,6 +613,42 @@ static inline void kiln_pack_im2col_avx512(const kiln_im2col* g, int64_t k0,
 }
 #endif
 
+#ifndef KILN_HAVE_AVX512
+/* kiln_pack_im2col with whole-vector copies, for column strides 1 and 2: a
+ * K row of a full panel whose 16 columns share an output row and read only
+ * inside the image (stride 2: the even lanes of twice as many floats) is
+ * KILN_PANEL / KV_LANES vector copies, the common case away from the image's
+ * edges; any other K row is packed as kiln_pack_im2col packs it. */
+static inline void kiln_pack_im2col_vec(const kiln_im2col* g, int64_t k0, int64_t kc, int64_t n0,
+                                        int64_t nw, float* dst) {
+  const int64_t SW = g->SW, ow0 = n0 % g->OW, oh = n0 / g->OW;
+  if ((SW != 1 && SW != 2) || nw != KILN_PANEL || ow0 + KILN_PANEL > g->OW) {
+    kiln_pack_im2col(g, k0, kc, n0, nw, dst);
+    return;
+  }
+  const int64_t taps = g->KH * g->KW, plane = g->H * g->W;
+  int64_t ic = k0 / taps, kh = k0 % taps / g->KW, kw = k0 % taps % g->KW;
+  for (int64_t kk = 0; kk < kc; ++kk) {
+    float* o = dst + kk * KILN_PANEL;
+    const int64_t ih = oh * g->SH - g->PT + kh * g->DH;
+    const int64_t iw0 = ow0 * SW - g->PL + kw * g->DW; /* lane 0's column */
+    if (ih >= 0 && ih < g->H && iw0 >= 0 && iw0 + KILN_PANEL * SW <= g->W) {
+      const float* p = g->x + ic * plane + ih * g->W + iw0;
+      for (int64_t v = 0; v < KILN_PANEL; v += KV_LANES) {
+        kv_store(o + v, SW == 1 ? kv_load(p + v)
+                                : kv_even(kv_load(p + 2 * v), kv_load(p + 2 * v + KV_LANES)));
+      }
+    } else {
+      kiln_pack_im2col(g, k0 + kk, 1, n0, nw, o);
+    }
+    if (++kw == g->KW) {
+      kw = 0;
+      if (++kh == g->KH) kh = 0, ++ic;
+    }
+  }
+}
+#endif
+
 /* Rows m0 .. m0 + rows of the transposed im2col matrix, K columns k0 ..
  * k0 + kc: dst[i*kc + kk] = B[k0 + kk, m0 + i], zero outside the image. Per
  * output and kernel row, the KW taps are one (strided) run of an input row. */
@@ -702,7 +738,7 @@ static inline kiln_im2col_pack_fn kiln_im2col_pack_select(void) {
 #ifdef KILN_HAVE_AVX512
   return kiln_pack_im2col_avx512;
 #else
-  return kiln_pack_im2col;
+  return kiln_pack_im2col_vec;
 #endif
 }
 

@@ -70,6 +70,7 @@ INSTANTIATE_TEST_SUITE_P(
                           ConvShape{1, 1, 21, 10, 64, 4, 2, 2, 1, 1},   // one-channel stem
                           ConvShape{2, 1, 9, 12, 20, 5, 1, 2, 2, 1},    // one channel, dilated
                           ConvShape{2, 1, 9, 6, 32, 3, 1, 2, 2, 1},     // short rows, dilated
+                          ConvShape{1, 1, 15, 15, 48, 3, 2, 1, 1, 1},   // rows of 8, 3 panels
                           ConvShape{1, 3, 11, 13, 16, 3, 2, 1, 1, 1}),  // three channels
         ::testing::Values(1, 2, 3)));  // x NHWC; y NHWC; both
 

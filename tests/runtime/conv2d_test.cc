@@ -18,7 +18,9 @@ KILN_REFERENCE_SUITE(Conv2dReference, "conv2d_f32.basic", "conv2d_f32.strided_as
                      "conv2d_f32.dilated_grouped", "conv2d_f32.depthwise_s2_clip",
                      "conv2d_f32.depthwise_k5_nobias", "conv2d_f32.pointwise_tanh",
                      "conv2d_f32.pointwise_strided", "conv2d_f32.pad_beyond_kernel",
-                     "conv2d_f32.grouped_oc_multiple");
+                     "conv2d_f32.grouped_oc_multiple", "conv2d_f32.smallc_stem_wide_clip",
+                     "conv2d_f32.smallc_rows_dilated_sigmoid", "conv2d_f32.im2col_vector_s1",
+                     "conv2d_f32.im2col_vector_s2");
 
 TEST(Conv2dCheck, RejectsZeroKernelStrideDilationOrGroups) {
   KILN_LOAD_CASE("conv2d_f32.basic", c);

@@ -393,6 +393,18 @@ pool_case_torch("avg_wide_stride3_cip", POOL_AVG, (1, 2, 8, 50), 4, 3, 1, cip=1)
 pool_case_torch("max_long_rows_direct", POOL_MAX, (1, 1, 3, 2100), 3, 2, 1)
 pool_case_torch("avg_long_rows_direct", POOL_AVG, (1, 1, 3, 2100), 3, 2, 1, cip=0)
 
+# Few input channels run direct (conv_small_c.h): a 7x7 stride-2 stem whose
+# rows take more than one buffered block on every path, with Clip; a 3x3
+# stride-1 layer dilated down the rows (DH 2, DW 1), 13 output channels
+# (a partial register block), two images, Sigmoid after the store.
+conv_case("smallc_stem_wide_clip", 1, 3, 9, 300, 10, 7, 7, stride=(2, 2),
+          pads=(3, 3, 3, 3), act=ACT_CLIP, alpha=-0.3, beta=0.5)
+conv_case("smallc_rows_dilated_sigmoid", 2, 2, 11, 37, 13, 3, 3, pads=(2, 1, 2, 1),
+          dil=(2, 1), act=ACT_SIGMOID)
+# More channels: im2col panels copied a vector at a time (stride 1 and 2).
+conv_case("im2col_vector_s1", 1, 6, 9, 40, 10, 3, 3, pads=(1, 1, 1, 1), act=ACT_RELU)
+conv_case("im2col_vector_s2", 1, 8, 11, 71, 9, 3, 3, stride=(2, 2), pads=(1, 1, 1, 1))
+
 total = sum(os.path.getsize(p) for p in written)
 print("wrote %d cases, %d bytes, to %s" % (len(written), total, OUT_DIR))
 

@@ -29,9 +29,7 @@
 #define SMALLC_MOC 4            /* output channels per register block */
 #if KV_LANES == 16
 #define SMALLC_NPV 4 /* vectors of positions per register block */
-#elif KV_LANES == 8
-#define SMALLC_NPV 3
-#elif KV_LANES == 4
+#elif KV_LANES >= 4
 #define SMALLC_NPV 3
 #else
 #define SMALLC_NPV 4

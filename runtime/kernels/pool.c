@@ -34,12 +34,24 @@ static int separable_fits(const int64_t* ip) {
   return span <= KILN_POOL_ROW && ip[P_PL] + ip[P_W] + KV_LANES <= KILN_POOL_ROW;
 }
 
-/* The divisor of an average window starting at column iw0: its columns in
- * [lo, hi) (the padded input with count_include_pad, else the input). */
-static KILN_ALWAYS_INLINE int64_t pool_cols(int64_t iw0, int64_t DW, int64_t KW, int64_t lo,
-                                            int64_t hi) {
-  if (iw0 >= lo && iw0 + (KW - 1) * DW < hi) return KW;
-  return kiln_window_count(iw0, DW, KW, lo, hi);
+/* Output row yr of sums (window rows kh0 .. kh1 from ih0) into averages:
+ * each over its window's rows times columns in the padded input
+ * (count_include_pad) or in the input. An interior window's columns are KW
+ * without counting. A window wholly in the padding averages nothing: 0. */
+static void pool_average_row(const int64_t* ip, float* yr, int64_t ih0, int64_t kh0,
+                             int64_t kh1) {
+  const int64_t W = ip[P_W], KW = ip[P_KW], SW = ip[P_SW], DW = ip[P_DW], PL = ip[P_PL];
+  const int cip = (int)ip[P_CIP];
+  const int64_t rows =
+      cip ? kiln_window_count(ih0, ip[P_DH], ip[P_KH], -ip[P_PT], ip[P_H] + ip[P_PB]) : kh1 - kh0;
+  const int64_t lo = cip ? -PL : 0, hi = cip ? W + ip[P_PR] : W;
+  for (int64_t ow = 0; ow < ip[P_OW]; ++ow) {
+    const int64_t iw0 = ow * SW - PL;
+    const int64_t cols = iw0 >= lo && iw0 + (KW - 1) * DW < hi
+                             ? KW
+                             : kiln_window_count(iw0, DW, KW, lo, hi);
+    yr[ow] = rows * cols > 0 ? yr[ow] / (float)(rows * cols) : 0.0f;
+  }
 }
 
 /* One plane, separably: per output row, the window's rows combine (max, or
@@ -53,7 +65,7 @@ static void pool_plane_separable(const int64_t* ip, const float* xp, float* yp, 
   const int64_t H = ip[P_H], W = ip[P_W], OH = ip[P_OH], OW = ip[P_OW];
   const int64_t KH = ip[P_KH], KW = ip[P_KW], SH = ip[P_SH], SW = ip[P_SW];
   const int64_t PT = ip[P_PT], PL = ip[P_PL], DH = ip[P_DH], DW = ip[P_DW];
-  const int is_max = ip[P_KIND] == KILN_POOL_MAX, cip = (int)ip[P_CIP];
+  const int is_max = ip[P_KIND] == KILN_POOL_MAX;
   const kv init = kv_set1(is_max ? -INFINITY : 0.0f);
   for (int64_t oh = 0; oh < OH; ++oh) {
     const int64_t ih0 = oh * SH - PT;
@@ -92,14 +104,7 @@ static void pool_plane_separable(const int64_t* ip, const float* xp, float* yp, 
         yr[ow] = acc;
       }
     }
-    if (is_max) continue;
-    const int64_t rows = cip ? kiln_window_count(ih0, DH, KH, -PT, H + ip[P_PB]) : kh1 - kh0;
-    const int64_t lo = cip ? -PL : 0, hi = cip ? W + ip[P_PR] : W;
-    for (int64_t ow = 0; ow < OW; ++ow) {
-      const int64_t count = rows * pool_cols(ow * SW - PL, DW, KW, lo, hi);
-      /* A window wholly in the padding averages nothing: report 0. */
-      yr[ow] = count > 0 ? yr[ow] / (float)count : 0.0f;
-    }
+    if (!is_max) pool_average_row(ip, yr, ih0, kh0, kh1);
   }
 }
 
@@ -110,8 +115,7 @@ static void pool_plane_direct(const int64_t* ip, const float* xp, float* yp) {
   const int64_t H = ip[P_H], W = ip[P_W];
   const int64_t OH = ip[P_OH], OW = ip[P_OW], KH = ip[P_KH], KW = ip[P_KW];
   const int64_t SH = ip[P_SH], SW = ip[P_SW], PT = ip[P_PT], PL = ip[P_PL];
-  const int64_t PB = ip[P_PB], PR = ip[P_PR], DH = ip[P_DH], DW = ip[P_DW];
-  const int64_t cip = ip[P_CIP];
+  const int64_t DH = ip[P_DH], DW = ip[P_DW];
   for (int64_t oh = 0; oh < OH; ++oh) {
     float* yr = yp + oh * OW;
     const int64_t ih0 = oh * SH - PT;
@@ -135,14 +139,7 @@ static void pool_plane_direct(const int64_t* ip, const float* xp, float* yp) {
         }
       }
     }
-    if (is_max) continue;
-    const int64_t rows = cip ? kiln_window_count(ih0, DH, KH, -PT, H + PB) : kh1 - kh0;
-    for (int64_t ow = 0; ow < OW; ++ow) {
-      const int64_t iw0 = ow * SW - PL;
-      const int64_t cols = cip ? kiln_window_count(iw0, DW, KW, -PL, W + PR)
-                               : kiln_window_count(iw0, DW, KW, 0, W);
-      yr[ow] = rows * cols > 0 ? yr[ow] / (float)(rows * cols) : 0.0f;
-    }
+    if (!is_max) pool_average_row(ip, yr, ih0, kh0, kh1);
   }
 }
 

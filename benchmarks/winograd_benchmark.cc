@@ -9,6 +9,7 @@
 #include "kiln/conv_winograd.h"
 #include "kiln/kernels.h"
 #include "path_benchmark.h"
+#include "vm/thread_pool.h"
 
 namespace {
 
@@ -16,9 +17,13 @@ void Fill(std::vector<float>& v) {
   for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>((i * 7919) % 97) / 97.0f - 0.5f;
 }
 
-// args: C, H(=W), OC, channels_last (x and y NHWC). Pad 1, bias, ReLU.
+// args: C, H(=W), OC, channels_last (x and y NHWC), threads (the VM's pool:
+// 1 runs the kernel without a host). Pad 1, bias, ReLU.
 void RunConv3x3(benchmark::State& state, kiln_kernel_fn kernel, bool winograd) {
   const int64_t c = state.range(0), h = state.range(1), oc = state.range(2), cl = state.range(3);
+  const int threads = static_cast<int>(state.range(4));
+  kiln::vm::ThreadPool pool(threads);
+  const kiln_host* host = threads > 1 ? pool.host() : nullptr;
   const int64_t panels = (oc + 15) / 16;
   // Only the speed is measured: the weights' values need not be a transform's.
   std::vector<float> x(c * h * h), w(panels * 16 * (winograd ? 36 : 9) * c), b(oc), y(oc * h * h);
@@ -30,7 +35,7 @@ void RunConv3x3(benchmark::State& state, kiln_kernel_fn kernel, bool winograd) {
   const float fp[2] = {0, 0};
   void* bindings[5] = {x.data(), w.data(), b.data(), y.data(), scratch.data()};
   for (auto _ : state) {
-    benchmark::DoNotOptimize(kernel(ip, fp, bindings, nullptr));
+    benchmark::DoNotOptimize(kernel(ip, fp, bindings, host));
   }
   const double flops = 2.0 * oc * h * h * c * 9;
   state.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9 * state.iterations(),
@@ -45,20 +50,28 @@ void BM_ConvPacked3x3(benchmark::State& state, kiln_kernel_fn kernel) {
 }
 
 void Conv3x3Args(benchmark::internal::Benchmark* b) {
-  b->ArgNames({"C", "H", "OC", "nhwc"})
-      ->Args({64, 56, 64, 0})     // ResNet-18 layer1
-      ->Args({128, 28, 128, 0})   // ResNet-18 layer2
-      ->Args({256, 14, 256, 0})   // ResNet-18 layer3
-      ->Args({512, 7, 512, 0})    // ResNet-18 layer4
-      ->Args({64, 56, 192, 0})    // GoogLeNet conv2 3x3
-      ->Args({96, 28, 128, 0})    // GoogLeNet inception 3a 3x3
-      ->Args({128, 28, 192, 0})   // GoogLeNet inception 3b 3x3
-      ->Args({112, 14, 224, 0})   // GoogLeNet inception 4c 3x3
-      ->Args({160, 7, 320, 0})    // GoogLeNet inception 5a 3x3
-      ->Args({32, 28, 32, 0})     // a narrow layer
-      ->Args({16, 16, 16, 0})     // a small one
-      ->Args({64, 56, 64, 1})     // ResNet-18 layer1, channels last
-      ->Args({256, 14, 256, 1})   // ResNet-18 layer3, channels last
+  b->ArgNames({"C", "H", "OC", "nhwc", "threads"})
+      ->Args({64, 56, 64, 0, 1})     // ResNet-18 layer1
+      ->Args({128, 28, 128, 0, 1})   // ResNet-18 layer2
+      ->Args({256, 14, 256, 0, 1})   // ResNet-18 layer3
+      ->Args({512, 7, 512, 0, 1})    // ResNet-18 layer4
+      ->Args({64, 56, 192, 0, 1})    // GoogLeNet conv2 3x3
+      ->Args({96, 28, 128, 0, 1})    // GoogLeNet inception 3a 3x3
+      ->Args({128, 28, 192, 0, 1})   // GoogLeNet inception 3b 3x3
+      ->Args({112, 14, 224, 0, 1})   // GoogLeNet inception 4c 3x3
+      ->Args({160, 7, 320, 0, 1})    // GoogLeNet inception 5a 3x3
+      ->Args({32, 28, 32, 0, 1})     // a narrow layer
+      ->Args({16, 16, 16, 0, 1})     // a small one
+      ->Args({64, 56, 64, 1, 1})     // ResNet-18 layer1, channels last
+      ->Args({256, 14, 256, 1, 1})   // ResNet-18 layer3, channels last
+      ->Args({64, 56, 64, 0, 2})     // ResNet-18 layer1 and layer3 on the VM's
+      ->Args({256, 14, 256, 0, 2})   //   pool of 2 threads
+      ->Args({64, 56, 64, 1, 2})
+      ->Args({128, 28, 128, 0, 2})
+      ->Args({256, 14, 256, 1, 2})
+      ->Args({64, 56, 192, 0, 2})
+      ->Args({128, 28, 192, 0, 2})
+      ->UseRealTime()  // the pool's threads work while the caller waits
       ->Unit(benchmark::kMillisecond);
 }
 KILN_PATH_BENCHMARK(BM_ConvWinograd, "kiln_conv2d_winograd_f32", Conv3x3Args);

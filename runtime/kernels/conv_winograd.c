@@ -48,7 +48,8 @@ enum { P_WG_TRANSFORMED = P_CL_COUNT, P_WG_COUNT };
  * input rows, KV_LANES channels each, live on the stack. */
 #define WG_STRIP 8
 #define WG_STRIP_COLS (WG_M * WG_STRIP + 2)
-/* Micro-tiles of rows (tiles) per phase-2 task with transformed weights:
+/* Micro-tiles of rows (tiles) per phase-2 task with transformed weights on
+ * one thread:
  * each frequency's weights serve them all from L1. */
 #define WG_ROW_GROUPS 2
 
@@ -334,14 +335,17 @@ static void wg_sums_raw(const wg_job* j, int64_t oc0, int64_t nr, int64_t t0, in
   }
 }
 
-/* Task: chunk of path.nr output channels (outer, so consecutive tasks share
- * its weights), block of tiles. */
+/* Task: block of tiles (outer), chunk of path.nr output channels. Tile
+ * blocks outer, the host's contiguous split gives each thread the tiles of
+ * the tile rows whose V it wrote in phase 1 (rows outer there too): with
+ * chunks outer, half of each thread's V came from the other core's cache
+ * (ResNet-18 layer1 ran slower on 2 threads than on 1). */
 static void wg_gemm_tasks(void* ctx, int64_t begin, int64_t end) {
   const wg_job* j = (const wg_job*)ctx;
   const int64_t OC = j->OC, NR = j->path.nr;
   const int64_t T = j->rows * j->TW; /* tiles of the wave */
   for (int64_t task = begin; task < end; ++task) {
-    const int64_t oc0 = task / j->blocks * NR, t0 = task % j->blocks * j->block;
+    const int64_t oc0 = task % j->chunks * NR, t0 = task / j->chunks * j->block;
     const int64_t tiles = T - t0 < j->block ? T - t0 : j->block;
     const int64_t nr = OC - oc0 < NR ? OC - oc0 : NR;
     if (j->transformed) {
@@ -418,8 +422,10 @@ static int wg_run(const int64_t* ip, const float* fp, void* const* bindings, con
   for (j.row0 = 0; j.row0 < all_rows; j.row0 += wave) {
     j.rows = all_rows - j.row0 < wave ? all_rows - j.row0 : wave;
     /* Plain weights are transformed once per task: then a task takes all
-     * the wave's tiles (few, as the compiler chose them). */
-    j.block = j.transformed ? WG_ROW_GROUPS * j.path.mr : j.rows * j.TW;
+     * the wave's tiles (few, as the compiler chose them). On threads, a
+     * micro-tile of tiles per task: blocks of WG_ROW_GROUPS rarely split a
+     * wave evenly between the threads. */
+    j.block = j.transformed ? (threaded ? 1 : WG_ROW_GROUPS) * j.path.mr : j.rows * j.TW;
     j.blocks = (j.rows * j.TW + j.block - 1) / j.block;
     wg_run_phase(host, threaded, j.rows * j.cgroups, wg_input_tasks, &j);
     wg_run_phase(host, threaded, j.chunks * j.blocks, wg_gemm_tasks, &j);

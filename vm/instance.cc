@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "kiln/dtype.h"
 #include "kiln/dynamic_ops.h"
+#include "kiln/limits.h"
 #include "kiln/opcodes.h"
 #include "vm/bytecode.h"
 #include "vm/disassembler.h"
@@ -238,7 +239,6 @@ absl::Status Instance::BindInputs(absl::Span<const HostTensor> inputs) {
   }
   // Each symbol takes its value from the first input dim naming it; every
   // other dim naming it must agree.
-  constexpr size_t kMaxSymbols = 64;
   bool bound[kMaxSymbols] = {false};
   for (size_t i = 0; i < inputs.size(); ++i) {
     const fb::TensorDesc& desc = *sig.inputs()->Get(i);

@@ -25,18 +25,12 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "kiln/limits.h"
 #include "kiln/module_generated.h"
 
 namespace kiln::vm {
 
-// Limits a verified module stays within.
-constexpr uint64_t kMaxArenaBytes = uint64_t{16} << 30;
-constexpr uint64_t kMaxTensorBytes = uint64_t{16} << 30;
-constexpr uint32_t kMaxRegisters = 1u << 20;
-constexpr uint32_t kMaxSymbols = 64;
-// Inputs bound at compile time (configuration values: a sample rate, a flag).
-constexpr uint32_t kMaxBoundInputs = 64;
-constexpr uint64_t kMaxBoundInputBytes = uint64_t{1} << 20;
+// A verified module stays within kiln/limits.h.
 // The largest constant LOOP trip count accepted from a module that declares
 // none (Module.max_trip_count absent: written before modules declared it).
 // Modules that declare one are held to what they declare.

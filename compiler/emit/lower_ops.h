@@ -8,21 +8,7 @@
 #include <string>
 
 #include "compiler/emit/lowering_context.h"
-
-#define KILN_RETURN_IF_ERROR(expr)           \
-  do {                                       \
-    absl::Status kiln_status_ = (expr);      \
-    if (!kiln_status_.ok()) return kiln_status_; \
-  } while (0)
-
-#define KILN_CONCAT_INNER_(a, b) a##b
-#define KILN_CONCAT_(a, b) KILN_CONCAT_INNER_(a, b)
-#define KILN_ASSIGN_OR_RETURN(lhs, expr) \
-  KILN_ASSIGN_OR_RETURN_IMPL_(KILN_CONCAT_(kiln_statusor_, __LINE__), lhs, expr)
-#define KILN_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
-  auto tmp = (expr);                                \
-  if (!tmp.ok()) return tmp.status();               \
-  lhs = std::move(*tmp)
+#include "compiler/status_macros.h"
 
 namespace kiln::compiler::emit {
 

@@ -1,5 +1,5 @@
 // Resize → resize_f32 with per-axis tap tables computed here from the
-// compile-time scales (and roi) by runtime/kernels/resize_core.h, the math
+// compile-time scales (and roi) by runtime/include/kiln/resize_core.h, the math
 // resize_rt_f32 uses for run-time scales, so the two paths cannot drift.
 #include <algorithm>
 #include <map>

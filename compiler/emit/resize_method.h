@@ -1,6 +1,6 @@
 // Resize's sampling attributes (mode, nearest_mode,
 // coordinate_transformation_mode, exclude_outside, cubic_coeff_a) as
-// runtime/kernels/resize_core.h's method, the one both Resize lowerings
+// runtime/include/kiln/resize_core.h's method, the one both Resize lowerings
 // (lower_resize.cc: tables from compile-time scales; lower_resize_rt.cc:
 // resize_rt_f32 for run-time scales/roi, lower_resize_sym.cc for symbolic
 // dims) sample with.
@@ -8,7 +8,7 @@
 #define KILN_COMPILER_EMIT_RESIZE_METHOD_H_
 
 #include "compiler/emit/lowering_context.h"
-#include "runtime/kernels/resize_core.h"
+#include "kiln/resize_core.h"
 
 namespace kiln::compiler::emit {
 

@@ -20,6 +20,8 @@
 #include "compiler/ir/graph_util.h"
 #include "compiler/passes/op_support.h"
 #include "compiler/passes/sequence_resolution.h"
+#include "kiln/kernel_abi.h"
+#include "kiln/limits.h"
 #include "onnx/onnx_pb.h"
 
 namespace kiln::compiler {
@@ -152,13 +154,11 @@ absl::Status ImportInput(const onnx::ValueInfoProto& info, const std::string& pa
   for (int64_t d : shape) static_dims.push_back(ir::IsSymbolic(d) ? 1 : d);
   // Limits: the rank kernels accept and a size whose bytes fit the VM's
   // largest tensor, so no later size computation can overflow.
-  constexpr size_t kMaxRank = 8;
-  constexpr int64_t kMaxTensorBytes = int64_t{16} << 30;
   const int64_t elements = ir::ElementCount(static_dims);
-  if (shape.size() > kMaxRank || elements < 0 ||
-      elements > kMaxTensorBytes / std::max<int64_t>(1, static_cast<int64_t>(ir::DTypeSize(dtype)))) {
+  if (shape.size() > KILN_MAX_RANK || elements < 0 ||
+      elements > static_cast<int64_t>(kMaxTensorBytes) / std::max<int64_t>(1, static_cast<int64_t>(ir::DTypeSize(dtype)))) {
     return absl::InvalidArgumentError(absl::StrCat(
-        where, ": shape [", absl::StrJoin(static_dims, ","), "] exceeds the limits (rank <= ", kMaxRank,
+        where, ": shape [", absl::StrJoin(static_dims, ","), "] exceeds the limits (rank <= ", KILN_MAX_RANK,
         ", at most ", kMaxTensorBytes, " bytes)"));
   }
   const ir::ValueId id = graph->AddValue(info.name());

@@ -7,44 +7,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "kiln/dtype.h"
 
 namespace kiln::ir {
 
-size_t DTypeSize(DType dtype) {
-  switch (dtype) {
-    case DType::F32: return 4;
-    case DType::F16: return 2;
-    case DType::F64: return 8;
-    case DType::I8: return 1;
-    case DType::I16: return 2;
-    case DType::I32: return 4;
-    case DType::I64: return 8;
-    case DType::U8: return 1;
-    case DType::Bool: return 1;
-    case DType::U16: return 2;
-    case DType::U32: return 4;
-    case DType::U64: return 8;
-    default: return 0;
-  }
-}
+// The module format's table (kiln/dtype.h): one table for writer and readers.
+size_t DTypeSize(DType dtype) { return ::kiln::DTypeSize(dtype); }
 
-const char* DTypeName(DType dtype) {
-  switch (dtype) {
-    case DType::F32: return "float32";
-    case DType::F16: return "float16";
-    case DType::F64: return "float64";
-    case DType::I8: return "int8";
-    case DType::I16: return "int16";
-    case DType::I32: return "int32";
-    case DType::I64: return "int64";
-    case DType::U8: return "uint8";
-    case DType::Bool: return "bool";
-    case DType::U16: return "uint16";
-    case DType::U32: return "uint32";
-    case DType::U64: return "uint64";
-    default: return "unknown";
-  }
-}
+const char* DTypeName(DType dtype) { return ::kiln::DTypeName(dtype); }
 
 int64_t ElementCount(const std::vector<int64_t>& shape) {
   int64_t n = 1;

@@ -47,12 +47,6 @@ int64_t FloorDiv(int64_t a, int64_t b) { return a / b - (a % b < 0 ? 1 : 0); }
 // Per-node view with the helpers every rule needs.
 using Ctx = ShapeRuleContext;
 
-#define KILN_RETURN_IF_ERROR(expr)        \
-  do {                                    \
-    absl::Status _st = (expr);            \
-    if (!_st.ok()) return _st;            \
-  } while (0)
-
 void SetInts(ir::Node& n, const std::string& key, std::vector<int64_t> v) {
   ir::Attribute a;
   a.kind = ir::Attribute::Kind::kInts;

@@ -12,14 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/graph.h"
 #include "compiler/ir/graph_util.h"
-
-// Returns the status of `expr` from the enclosing rule when it is an error
-// (one macro for the rule files instead of one per file).
-#define KILN_RULE_TRY(expr)                        \
-  do {                                             \
-    absl::Status kiln_rule_s_ = (expr);            \
-    if (!kiln_rule_s_.ok()) return kiln_rule_s_;   \
-  } while (0)
+#include "compiler/status_macros.h"
 
 namespace kiln::compiler {
 

@@ -50,7 +50,7 @@ absl::Status Compress(Ctx& c, const Shape& y) {
     ok = y.size() == 1 && y[0] <= ir::ElementCount(x) && y[0] <= n;
   } else {
     int64_t axis = 0;
-    KILN_RULE_TRY(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
+    KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
     ok = y.size() == x.size();
     for (size_t d = 0; ok && d < x.size(); ++d) {
       const int64_t a = static_cast<int64_t>(d);
@@ -87,7 +87,7 @@ absl::Status Unique(Ctx& c, const Shape& y) {
   bool ok = y.size() == 1;
   if (c.node().HasAttr("axis")) {
     int64_t axis = 0;
-    KILN_RULE_TRY(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
+    KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
     const size_t a = static_cast<size_t>(axis);
     n = x[a];
     ok = y.size() == x.size();
@@ -100,12 +100,12 @@ absl::Status Unique(Ctx& c, const Shape& y) {
                                        c.node().HasAttr("axis") ? "slices" : "elements", " of ",
                                        ShapeStr(x)));
   }
-  KILN_RULE_TRY(c.Set(0, c.T(0), y));
+  KILN_RETURN_IF_ERROR(c.Set(0, c.T(0), y));
   const Shape per_unique = {count}, per_slice = {n};
   for (size_t k = 1; k < 4; ++k) {
     const Shape& s = k == 2 ? per_slice : per_unique;
-    KILN_RULE_TRY(CheckDeclared(c, k, s));
-    KILN_RULE_TRY(c.Set(k, DType::I64, s));
+    KILN_RETURN_IF_ERROR(CheckDeclared(c, k, s));
+    KILN_RETURN_IF_ERROR(c.Set(k, DType::I64, s));
   }
   return c.SetScratch(4, DType::I64, {2 * n});
 }
@@ -153,12 +153,12 @@ absl::Status NmsMost(Ctx& c, int64_t* most) {
 // Scratch: candidate order, sort buffer and kept boxes, N int64 each.
 absl::Status NonMaxSuppression(Ctx& c, const Shape& y) {
   int64_t most = 0;
-  KILN_RULE_TRY(NmsMost(c, &most));
+  KILN_RETURN_IF_ERROR(NmsMost(c, &most));
   if (y.size() != 2 || y[1] != 3 || y[0] > most) {
     return Mismatch(c, y, absl::StrCat("is not [count, 3] with count <= ", most,
                                        " (batches x classes x boxes kept per class)"));
   }
-  KILN_RULE_TRY(c.Set(0, DType::I64, y));
+  KILN_RETURN_IF_ERROR(c.Set(0, DType::I64, y));
   return c.SetScratch(1, DType::I64, {3 * c.S(0)[1]});
 }
 
@@ -176,7 +176,7 @@ int64_t DataLength(Ctx& c, size_t k, int64_t bound, ir::ValueId count) {
 // An output `bound` whose dim `dim` is the length a kernel reports after
 // the run, in a scratch int64.
 absl::Status SetAfterRun(Ctx& c, Shape bound, int64_t dim) {
-  KILN_RULE_TRY(c.SetScratch(1, DType::I64, {1}));
+  KILN_RETURN_IF_ERROR(c.SetScratch(1, DType::I64, {1}));
   ir::Node& n = c.node();
   n.SetInt("kiln.result_count", 1);
   bound[dim] = DataLength(c, 0, bound[dim], n.outputs[1]);
@@ -199,7 +199,7 @@ absl::Status AfterRun(Ctx& c) {
   const int64_t n = c.S(1)[0];
   if (!c.node().HasAttr("axis")) return SetAfterRun(c, {std::min(ir::ElementCount(x), n)}, 0);
   int64_t axis = 0;
-  KILN_RULE_TRY(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
+  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
   Shape y = x;
   y[axis] = std::min(x[axis], n);
   return SetAfterRun(c, std::move(y), axis);
@@ -250,24 +250,24 @@ absl::Status UniqueAfterRun(Ctx& c) {
   int64_t n = ir::ElementCount(x), axis = 0;
   Shape y = {n};
   if (c.node().HasAttr("axis")) {
-    KILN_RULE_TRY(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
+    KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
     n = x[static_cast<size_t>(axis)];
     y = x;
   }
-  KILN_RULE_TRY(CheckDeclared(c, 2, {n}));
+  KILN_RETURN_IF_ERROR(CheckDeclared(c, 2, {n}));
   const DType t = c.T(0);
-  KILN_RULE_TRY(c.Set(0, t, std::move(y)));
-  for (size_t k = 1; k < 4; ++k) KILN_RULE_TRY(c.Set(k, DType::I64, {n}));
-  KILN_RULE_TRY(c.SetScratch(4, DType::I64, {2 * n}));
+  KILN_RETURN_IF_ERROR(c.Set(0, t, std::move(y)));
+  for (size_t k = 1; k < 4; ++k) KILN_RETURN_IF_ERROR(c.Set(k, DType::I64, {n}));
+  KILN_RETURN_IF_ERROR(c.SetScratch(4, DType::I64, {2 * n}));
   return ResultSlot(c, 5, {0, 1, 3}, {static_cast<int32_t>(axis), 0, 0});
 }
 
 // NonMaxSuppression with no declared shape: [at most NmsMost's, 3].
 absl::Status NmsAfterRun(Ctx& c) {
   int64_t most = 0;
-  KILN_RULE_TRY(NmsMost(c, &most));
-  KILN_RULE_TRY(c.Set(0, DType::I64, {most, 3}));
-  KILN_RULE_TRY(c.SetScratch(1, DType::I64, {3 * c.S(0)[1]}));
+  KILN_RETURN_IF_ERROR(NmsMost(c, &most));
+  KILN_RETURN_IF_ERROR(c.Set(0, DType::I64, {most, 3}));
+  KILN_RETURN_IF_ERROR(c.SetScratch(1, DType::I64, {3 * c.S(0)[1]}));
   return ResultSlot(c, 2, {0}, {0});
 }
 

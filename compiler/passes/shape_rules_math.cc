@@ -21,12 +21,6 @@ using Shape = std::vector<int64_t>;
 // The node under inference and the helpers its rule needs.
 using MathCtx = ShapeRuleContext;
 
-#define KILN_RETURN_IF_ERROR(expr) \
-  do {                             \
-    absl::Status _st = (expr);     \
-    if (!_st.ok()) return _st;     \
-  } while (0)
-
 absl::Status SameShape(MathCtx& c) {
   KILN_RETURN_IF_ERROR(c.Need(1));
   return c.Set(0, c.T(0), c.S(0));

@@ -52,11 +52,11 @@ absl::Status SizeInput(Ctx& c, size_t k, const char* what, size_t d, size_t alt_
 }
 
 absl::Status TopK(Ctx& c) {
-  KILN_RULE_TRY(c.Need(1));
+  KILN_RETURN_IF_ERROR(c.Need(1));
   const Shape& x = c.S(0);
   if (x.empty()) return c.Err("input must have rank >= 1");
   int64_t axis = 0, k = 0;
-  KILN_RULE_TRY(c.Axis(c.node().GetInt("axis", -1), c.Rank(0), &axis));
+  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", -1), c.Rank(0), &axis));
   bool runtime = false;
   if (!c.Has(1)) {
     if (!c.node().HasAttr("k")) return c.Err("k is required (attribute or input)");
@@ -64,7 +64,7 @@ absl::Status TopK(Ctx& c) {
   } else {
     if (c.T(1) != DType::I64 && c.T(1) != DType::I32) return c.Err("k must be int64");
     runtime = c.C(1) == nullptr;
-    KILN_RULE_TRY(SizeInput(c, 1, "k", static_cast<size_t>(axis), 1, &k));
+    KILN_RETURN_IF_ERROR(SizeInput(c, 1, "k", static_cast<size_t>(axis), 1, &k));
   }
   // A symbolic axis's length is known at run time only: the kernel's
   // checker refuses k beyond it then.
@@ -79,7 +79,7 @@ absl::Status TopK(Ctx& c) {
   c.node().SetInt("kiln.axis", axis);
   Shape out = x;
   out[axis] = k;
-  KILN_RULE_TRY(c.Set(1, DType::I64, out));
+  KILN_RETURN_IF_ERROR(c.Set(1, DType::I64, out));
   return c.Set(0, c.T(0), std::move(out));
 }
 
@@ -98,9 +98,9 @@ absl::Status Need8(Ctx& c, size_t k) {
 absl::Status QMatMul(Ctx& c) {
   const bool qlinear = c.node().op_type == "QLinearMatMul";
   const size_t ai = 0, bi = qlinear ? 3 : 1;
-  KILN_RULE_TRY(c.Need(qlinear ? 8 : 2));
-  KILN_RULE_TRY(Need8(c, ai));
-  KILN_RULE_TRY(Need8(c, bi));
+  KILN_RETURN_IF_ERROR(c.Need(qlinear ? 8 : 2));
+  KILN_RETURN_IF_ERROR(Need8(c, ai));
+  KILN_RETURN_IF_ERROR(Need8(c, bi));
   const Shape &a = c.S(ai), &b = c.S(bi);
   if (a.size() < 2 || b.size() < 2) return c.Err("both operands must have rank >= 2");
   const int64_t M = a[a.size() - 2], K = a.back(), N = b.back();
@@ -116,7 +116,7 @@ absl::Status QMatMul(Ctx& c) {
   batch.push_back(N);
   DType out = DType::I32;
   if (qlinear) {
-    KILN_RULE_TRY(Need8(c, 7));
+    KILN_RETURN_IF_ERROR(Need8(c, 7));
     out = c.T(7);
   }
   return c.Set(0, out, std::move(batch));
@@ -129,9 +129,9 @@ int64_t CeilDivMore(int64_t a, int64_t b) { return a / b + (a % b > 0 ? 1 : 0); 
 absl::Status QConv(Ctx& c) {
   const bool qlinear = c.node().op_type == "QLinearConv";
   const size_t wi = qlinear ? 3 : 1;
-  KILN_RULE_TRY(c.Need(qlinear ? 8 : 2));
-  KILN_RULE_TRY(Need8(c, 0));
-  KILN_RULE_TRY(Need8(c, wi));
+  KILN_RETURN_IF_ERROR(c.Need(qlinear ? 8 : 2));
+  KILN_RETURN_IF_ERROR(Need8(c, 0));
+  KILN_RETURN_IF_ERROR(Need8(c, wi));
   const Shape &x = c.S(0), &w = c.S(wi);
   if ((x.size() != 3 && x.size() != 4) || w.size() != x.size()) {
     return c.Err(absl::StrCat("only 1-D and 2-D windows are supported; input ", ir::ShapeStr(x),
@@ -157,8 +157,8 @@ absl::Status QConv(Ctx& c) {
   }
   Shape out = {x[0], w[0]};
   for (size_t i = 0; i < nd; ++i) {
-    KILN_RULE_TRY(c.Scale(strides[i], "strides"));
-    KILN_RULE_TRY(c.Scale(dil[i], "dilations"));
+    KILN_RETURN_IF_ERROR(c.Scale(strides[i], "strides"));
+    KILN_RETURN_IF_ERROR(c.Scale(dil[i], "dilations"));
     if (pads[i] < 0 || pads[i + nd] < 0 || pads[i] > Ctx::kMaxDim || pads[i + nd] > Ctx::kMaxDim ||
         kernel[i] <= 0 || kernel[i] > Ctx::kMaxDim) {
       return c.Err("kernel and pads must be in range (pads non-negative)");
@@ -189,7 +189,7 @@ absl::Status QConv(Ctx& c) {
   SetInts(n, "kiln.pads", pads);
   DType ty = DType::I32;
   if (qlinear) {
-    KILN_RULE_TRY(Need8(c, 7));
+    KILN_RETURN_IF_ERROR(Need8(c, 7));
     ty = c.T(7);
     if (c.Has(8) && (c.T(8) != DType::I32 || c.S(8) != Shape{w[0]})) {
       return c.Err(absl::StrCat("bias must be int32 [", w[0], "]"));
@@ -207,17 +207,17 @@ absl::Status OutputFloat(Ctx& c, DType* t) {
 }
 
 absl::Status SignalWindow(Ctx& c) {
-  KILN_RULE_TRY(c.Need(1));
+  KILN_RETURN_IF_ERROR(c.Need(1));
   if (c.T(0) != DType::I32 && c.T(0) != DType::I64) return c.Err("size must be int32 or int64");
   int64_t n = 0;
-  KILN_RULE_TRY(SizeInput(c, 0, "size", 0, 0, &n));
+  KILN_RETURN_IF_ERROR(SizeInput(c, 0, "size", 0, 0, &n));
   DType t;
-  KILN_RULE_TRY(OutputFloat(c, &t));
+  KILN_RETURN_IF_ERROR(OutputFloat(c, &t));
   return c.Set(0, t, {n});
 }
 
 absl::Status MelWeightMatrix(Ctx& c) {
-  KILN_RULE_TRY(c.Need(5));
+  KILN_RETURN_IF_ERROR(c.Need(5));
   if (c.T(0) != c.T(1) || c.T(0) != c.T(2) || (c.T(0) != DType::I32 && c.T(0) != DType::I64)) {
     return c.Err("num_mel_bins, dft_length and sample_rate must share an int32/int64 dtype");
   }
@@ -225,17 +225,17 @@ absl::Status MelWeightMatrix(Ctx& c) {
     return c.Err("lower_edge_hertz and upper_edge_hertz must share a float dtype");
   }
   int64_t bins = 0, spec = 0;
-  KILN_RULE_TRY(SizeInput(c, 0, "num_mel_bins", 1, 0, &bins));
+  KILN_RETURN_IF_ERROR(SizeInput(c, 0, "num_mel_bins", 1, 0, &bins));
   if (const ir::ConstantData* d = c.C(1)) {
     if (d->element_count() != 1 || d->IntAt(0) < 0 || d->IntAt(0) > Ctx::kMaxDim) {
       return c.Err("dft_length must be one value in range");
     }
     spec = d->IntAt(0) / 2 + 1;
   } else {
-    KILN_RULE_TRY(SizeInput(c, 1, "dft_length", 0, 0, &spec));
+    KILN_RETURN_IF_ERROR(SizeInput(c, 1, "dft_length", 0, 0, &spec));
   }
   DType t;
-  KILN_RULE_TRY(OutputFloat(c, &t));
+  KILN_RETURN_IF_ERROR(OutputFloat(c, &t));
   return c.Set(0, t, {spec, bins});
 }
 

@@ -24,12 +24,6 @@ using ir::DType;
 using ir::ShapeStr;
 using Shape = std::vector<int64_t>;
 
-#define KILN_RETURN_IF_ERROR(expr)   \
-  do {                               \
-    absl::Status _st = (expr);       \
-    if (!_st.ok()) return _st;       \
-  } while (0)
-
 // Per-node view: inputs, compile-time values and output setters.
 using Ctx = ShapeRuleContext;
 

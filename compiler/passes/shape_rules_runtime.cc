@@ -106,7 +106,7 @@ absl::Status Tile(Ctx& c, int64_t count, const Shape& y) {
 absl::Status Split(Ctx& c, int64_t count, const std::vector<Shape>& ys) {
   const Shape& x = c.S(0);
   int64_t axis = 0;
-  KILN_RULE_TRY(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
+  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
   if (count != static_cast<int64_t>(ys.size())) {
     return c.Err(absl::StrCat("split has ", count, " sizes for ", ys.size(), " outputs"));
   }
@@ -127,7 +127,7 @@ absl::Status Split(Ctx& c, int64_t count, const std::vector<Shape>& ys) {
   a.kind = ir::Attribute::Kind::kInts;
   a.ints = split;
   c.node().attributes["kiln.split"] = std::move(a);
-  for (size_t k = 0; k < ys.size(); ++k) KILN_RULE_TRY(c.Set(k, c.T(0), ys[k]));
+  for (size_t k = 0; k < ys.size(); ++k) KILN_RETURN_IF_ERROR(c.Set(k, c.T(0), ys[k]));
   return absl::OkStatus();
 }
 
@@ -166,13 +166,13 @@ absl::Status ResizeBySizes(Ctx& c, int64_t count, const Shape& y,
 }
 
 absl::Status OneHot(Ctx& c, int64_t count, const Shape& y) {
-  KILN_RULE_TRY(c.Need(3));
+  KILN_RETURN_IF_ERROR(c.Need(3));
   if (count != 1) return c.Err("depth must hold one value");
   if (ir::ElementCount(c.S(2)) != 2) return c.Err("values must hold [off, on]");
   const Shape& x = c.S(0);
   const int64_t r = c.Rank(0) + 1;
   int64_t axis = 0;
-  KILN_RULE_TRY(c.Axis(c.node().GetInt("axis", -1), r, &axis));
+  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", -1), r, &axis));
   Shape rest = y;
   if (static_cast<int64_t>(y.size()) == r) rest.erase(rest.begin() + axis);
   if (static_cast<int64_t>(y.size()) != r || rest != x) {

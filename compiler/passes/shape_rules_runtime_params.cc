@@ -63,12 +63,12 @@ absl::Status Mismatch(Ctx& c, const Shape& y, const std::string& why) {
 }
 
 absl::Status Slice(Ctx& c, const Shape& y) {
-  KILN_RULE_TRY(c.Need(3));
+  KILN_RETURN_IF_ERROR(c.Need(3));
   const Shape& x = c.S(0);
   int64_t n = -1;
   const char* names[] = {"", "starts", "ends", "axes", "steps"};
   for (size_t k = 1; k < 5; ++k) {
-    if (c.Has(k)) KILN_RULE_TRY(IndexVector(c, k, names[k], &n));
+    if (c.Has(k)) KILN_RETURN_IF_ERROR(IndexVector(c, k, names[k], &n));
   }
   if (n > c.Rank(0)) return c.Err(absl::StrCat("starts has ", n, " entries for rank ", c.Rank(0)));
   bool ok = y.size() == x.size();
@@ -78,11 +78,11 @@ absl::Status Slice(Ctx& c, const Shape& y) {
 }
 
 absl::Status Pad(Ctx& c, const Shape& y) {
-  KILN_RULE_TRY(c.Need(2));
+  KILN_RETURN_IF_ERROR(c.Need(2));
   const Shape& x = c.S(0);
   int64_t n = c.Has(3) ? -1 : c.Rank(0), pads = -1;
-  if (c.Has(3)) KILN_RULE_TRY(IndexVector(c, 3, "axes", &n));
-  KILN_RULE_TRY(IndexVector(c, 1, "pads", &pads));
+  if (c.Has(3)) KILN_RETURN_IF_ERROR(IndexVector(c, 3, "axes", &n));
+  KILN_RETURN_IF_ERROR(IndexVector(c, 1, "pads", &pads));
   if (pads != 2 * n) return c.Err(absl::StrCat("pads has ", pads, " entries for ", n, " axes"));
   if (n > c.Rank(0)) return c.Err(absl::StrCat("axes has ", n, " entries for rank ", c.Rank(0)));
   if (c.Has(2) && (c.T(2) != c.T(0) || ir::ElementCount(c.S(2)) != 1)) {
@@ -104,10 +104,10 @@ absl::Status Pad(Ctx& c, const Shape& y) {
 }
 
 absl::Status Reduce(Ctx& c, const Shape& y) {
-  KILN_RULE_TRY(c.Need(2));
+  KILN_RETURN_IF_ERROR(c.Need(2));
   const Shape& x = c.S(0);
   int64_t n = -1;
-  KILN_RULE_TRY(IndexVector(c, 1, "axes", &n));
+  KILN_RETURN_IF_ERROR(IndexVector(c, 1, "axes", &n));
   if (n > c.Rank(0)) return c.Err(absl::StrCat("axes has ", n, " entries for rank ", c.Rank(0)));
   if (c.T(0) != DType::F32) {
     return c.Err(absl::StrCat("run-time axes are supported for float32 data, got ",
@@ -130,7 +130,7 @@ absl::Status Reduce(Ctx& c, const Shape& y) {
 }
 
 absl::Status Range(Ctx& c, const Shape& y) {
-  KILN_RULE_TRY(c.Need(3));
+  KILN_RETURN_IF_ERROR(c.Need(3));
   const DType t = c.T(0);
   if (t != DType::F32 && t != DType::F64 && t != DType::I16 && t != DType::I32 &&
       t != DType::I64) {

@@ -28,7 +28,7 @@ absl::Status CheckSignal(Ctx& c, size_t k, const char* what, int64_t min_rank) {
     return c.Err(absl::StrCat(what, " must have rank >= ", min_rank, ", got ",
                               ir::ShapeStr(c.S(k))));
   }
-  for (int64_t d : c.S(k)) KILN_RULE_TRY(c.RequireStatic(d, what));
+  for (int64_t d : c.S(k)) KILN_RETURN_IF_ERROR(c.RequireStatic(d, what));
   const int64_t comps = c.S(k).back();
   if (comps != 1 && comps != 2) {
     return c.Err(absl::StrCat("the last dim of ", what,
@@ -69,8 +69,8 @@ absl::Status DeclaredDim(Ctx& c, size_t d, const char* what, int64_t* out) {
 }
 
 absl::Status Dft(Ctx& c) {
-  KILN_RULE_TRY(c.Need(1));
-  KILN_RULE_TRY(CheckSignal(c, 0, "input", 2));
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  KILN_RETURN_IF_ERROR(CheckSignal(c, 0, "input", 2));
   const Shape& x = c.S(0);
   const int64_t r = c.Rank(0);
   int64_t axis = c.node().GetInt("axis", 1);
@@ -82,7 +82,7 @@ absl::Status Dft(Ctx& c) {
   int64_t n = x[axis];
   if (c.Has(1)) {
     bool known = false;
-    KILN_RULE_TRY(ConstScalar(c, 1, "dft_length", &known, &n));
+    KILN_RETURN_IF_ERROR(ConstScalar(c, 1, "dft_length", &known, &n));
     if (!known) {
       return absl::UnimplementedError(
           absl::StrCat(c.graph().source, ": node ", c.node().Describe(),
@@ -103,15 +103,15 @@ absl::Status Dft(Ctx& c) {
 }
 
 absl::Status Stft(Ctx& c) {
-  KILN_RULE_TRY(c.Need(2));
-  KILN_RULE_TRY(CheckSignal(c, 0, "signal", 3));
+  KILN_RETURN_IF_ERROR(c.Need(2));
+  KILN_RETURN_IF_ERROR(CheckSignal(c, 0, "signal", 3));
   if (c.Rank(0) != 3) return c.Err("signal must be [batch, length, 1 or 2]");
   const Shape& x = c.S(0);
   const bool onesided = c.node().GetInt("onesided", 1) != 0;
   if (onesided && x[2] == 2) return c.Err("onesided output needs a real signal");
   bool step_known = false, fl_known = false;
   int64_t step = 0, fl = 0;
-  KILN_RULE_TRY(ConstScalar(c, 1, "frame_step", &step_known, &step));
+  KILN_RETURN_IF_ERROR(ConstScalar(c, 1, "frame_step", &step_known, &step));
   if (c.Has(2)) {
     if (c.T(2) != DType::F32 || c.Rank(2) != 1 || ir::IsSymbolic(c.S(2)[0])) {
       return c.Err("window must be a static float32 vector");
@@ -122,7 +122,7 @@ absl::Status Stft(Ctx& c) {
   if (c.Has(3)) {
     bool known = false;
     int64_t v = 0;
-    KILN_RULE_TRY(ConstScalar(c, 3, "frame_length", &known, &v));
+    KILN_RETURN_IF_ERROR(ConstScalar(c, 3, "frame_length", &known, &v));
     if (known && fl_known && v != fl) {
       return c.Err(absl::StrCat("frame_length ", v, " differs from the window's length ", fl));
     }
@@ -140,12 +140,12 @@ absl::Status Stft(Ctx& c) {
   if (step_known && fl_known) {
     frames = (x[1] - fl) / step + 1;
   } else {
-    KILN_RULE_TRY(DeclaredDim(c, 1, "frame_step or frame_length", &frames));
+    KILN_RETURN_IF_ERROR(DeclaredDim(c, 1, "frame_step or frame_length", &frames));
   }
   if (fl_known) {
     bins = onesided ? fl / 2 + 1 : fl;
   } else {
-    KILN_RULE_TRY(DeclaredDim(c, 2, "frame_length", &bins));
+    KILN_RETURN_IF_ERROR(DeclaredDim(c, 2, "frame_length", &bins));
   }
   SetInt(c.node(), "kiln.frame_length", fl_known ? fl : 0);
   return c.Set(0, DType::F32, {x[0], frames, bins, 2});

@@ -100,7 +100,7 @@ bool ParseTfIdf(const ir::Node& node, TfIdfPlan* plan, std::string* why) {
 namespace {
 
 absl::Status TfIdf(ShapeRuleContext& c) {
-  KILN_RULE_TRY(c.Need(1));
+  KILN_RETURN_IF_ERROR(c.Need(1));
   const std::vector<int64_t>& x = c.S(0);
   if (c.T(0) != ir::DType::I32 && c.T(0) != ir::DType::I64) {
     return absl::UnimplementedError(absl::StrCat(

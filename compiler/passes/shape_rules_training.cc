@@ -51,12 +51,12 @@ absl::Status Infer(Ctx& c) {
     return c.Err(absl::StrCat(k, " optimized tensors need ", k * outs_per, " outputs; got ",
                               node.outputs.size()));
   }
-  KILN_RULE_TRY(c.Need(node.inputs.size()));
+  KILN_RETURN_IF_ERROR(c.Need(node.inputs.size()));
   for (size_t o = 0; o < node.outputs.size(); ++o) {
     if (!c.HasOut(o)) return c.Err(absl::StrCat("output ", o, " is required"));
   }
-  KILN_RULE_TRY(CheckScalars(c));
-  if (node.op_type == "Momentum") KILN_RULE_TRY(CheckMomentumAttributes(c));
+  KILN_RETURN_IF_ERROR(CheckScalars(c));
+  if (node.op_type == "Momentum") KILN_RETURN_IF_ERROR(CheckMomentumAttributes(c));
   for (size_t i = 0; i < k; ++i) {
     const size_t x = 2 + i;
     for (size_t t = 0; t < group; ++t) {
@@ -77,7 +77,7 @@ absl::Status Infer(Ctx& c) {
       }
     }
     for (size_t t = 0; t < outs_per; ++t) {
-      KILN_RULE_TRY(c.Set(t * k + i, DType::F32, c.S(x)));
+      KILN_RETURN_IF_ERROR(c.Set(t * k + i, DType::F32, c.S(x)));
     }
   }
   return absl::OkStatus();

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/graph_util.h"
 #include "compiler/passes/shape_rule_context.h"
+#include "kiln/kernel_abi.h"
 
 namespace kiln::compiler {
 namespace {
@@ -14,8 +15,6 @@ using ir::DType;
 using ir::ShapeStr;
 using Shape = std::vector<int64_t>;
 using Ctx = ShapeRuleContext;
-
-constexpr size_t kMaxRank = 8;  // KILN_MAX_RANK
 
 absl::Status RequireStaticInputs(Ctx& c) {
   if (c.StaticInputs()) return absl::OkStatus();
@@ -38,37 +37,37 @@ absl::Status InferredShape(Ctx& c, Shape* out) {
   }
   *out = {x[0], x[1]};
   for (size_t d = 0; d < s; ++d) {
-    KILN_RULE_TRY(c.Scale(kernel[d], "kernel_shape"));
-    KILN_RULE_TRY(c.Scale(strides[d], "strides"));
+    KILN_RETURN_IF_ERROR(c.Scale(kernel[d], "kernel_shape"));
+    KILN_RETURN_IF_ERROR(c.Scale(strides[d], "strides"));
     if (!Ctx::Within(pads[d]) || !Ctx::Within(pads[s + d]) || pads[d] < 0 || pads[s + d] < 0) {
       return c.Err("pads must be non-negative and at most 2^40");
     }
     const __int128 v = (static_cast<__int128>(x[2 + d]) - 1) * strides[d] + kernel[d] - pads[d] -
                        pads[s + d];
     int64_t dim = 0;
-    KILN_RULE_TRY(c.Narrow(v, "the unpooled size", &dim));
+    KILN_RETURN_IF_ERROR(c.Narrow(v, "the unpooled size", &dim));
     out->push_back(dim);
   }
   return absl::OkStatus();
 }
 
 absl::Status MaxUnpool(Ctx& c) {
-  KILN_RULE_TRY(c.Need(2));
-  KILN_RULE_TRY(RequireStaticInputs(c));
+  KILN_RETURN_IF_ERROR(c.Need(2));
+  KILN_RETURN_IF_ERROR(RequireStaticInputs(c));
   const Shape& x = c.S(0);
   const DType t = c.T(0);
   if (t != DType::F32 && t != DType::F64 && t != DType::F16) {
     return c.Err(absl::StrCat("X must be float16, float32 or float64, got ", ir::DTypeName(t)));
   }
-  if (x.size() < 3 || x.size() > kMaxRank) {
-    return c.Err(absl::StrCat("X must have rank 3 to ", kMaxRank, ", got ", ShapeStr(x)));
+  if (x.size() < 3 || x.size() > KILN_MAX_RANK) {
+    return c.Err(absl::StrCat("X must have rank 3 to ", KILN_MAX_RANK, ", got ", ShapeStr(x)));
   }
   if (c.T(1) != DType::I64 || c.S(1) != x) {
     return c.Err(absl::StrCat("I must be int64 of X's shape ", ShapeStr(x), ", got ",
                               ir::DTypeName(c.T(1)), " ", ShapeStr(c.S(1))));
   }
   Shape inferred;
-  KILN_RULE_TRY(InferredShape(c, &inferred));
+  KILN_RETURN_IF_ERROR(InferredShape(c, &inferred));
   Shape y = inferred;
   if (c.Has(2)) {
     if (c.T(2) != DType::I64 || c.Rank(2) != 1 || c.S(2)[0] != c.Rank(0)) {
@@ -76,7 +75,7 @@ absl::Status MaxUnpool(Ctx& c) {
                                 " entries, got ", ir::DTypeName(c.T(2)), " ", ShapeStr(c.S(2))));
     }
     if (c.C(2) != nullptr) {
-      KILN_RULE_TRY(c.KnownInts(2, "output_shape", &y));
+      KILN_RETURN_IF_ERROR(c.KnownInts(2, "output_shape", &y));
     } else if (!c.DeclaredStatic(0, &y)) {
       return c.Err("output_shape is a run-time input; Kiln needs the model to declare a fully "
                    "static output shape");
@@ -96,8 +95,8 @@ absl::Status MaxUnpool(Ctx& c) {
 }
 
 absl::Status RoiAlign(Ctx& c) {
-  KILN_RULE_TRY(c.Need(3));
-  KILN_RULE_TRY(RequireStaticInputs(c));
+  KILN_RETURN_IF_ERROR(c.Need(3));
+  KILN_RETURN_IF_ERROR(RequireStaticInputs(c));
   const Shape& x = c.S(0);
   if (c.T(0) != DType::F32 || x.size() != 4) {
     return c.Err(absl::StrCat("X must be a float32 [N, C, H, W] tensor, got ",
@@ -117,8 +116,8 @@ absl::Status RoiAlign(Ctx& c) {
   }
   const ir::Node& n = c.node();
   const int64_t oh = n.GetInt("output_height", 1), ow = n.GetInt("output_width", 1);
-  KILN_RULE_TRY(c.Scale(oh, "output_height"));
-  KILN_RULE_TRY(c.Scale(ow, "output_width"));
+  KILN_RETURN_IF_ERROR(c.Scale(oh, "output_height"));
+  KILN_RETURN_IF_ERROR(c.Scale(ow, "output_width"));
   const int64_t sampling = n.GetInt("sampling_ratio", 0);
   if (sampling < 0 || sampling > Ctx::kMaxScale) {
     return c.Err(absl::StrCat("sampling_ratio must be in 0..2^20, got ", sampling));

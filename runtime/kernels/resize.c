@@ -11,7 +11,7 @@
 
 #include "check_util.h"
 #include "kiln/kernels.h"
-#include "resize_core.h"
+#include "kiln/resize_core.h"
 
 enum { RS_R, RS_HEAD };
 

@@ -12,7 +12,7 @@
 
 #include "check_util.h"
 #include "kiln/kernels.h"
-#include "resize_core.h"
+#include "kiln/resize_core.h"
 
 enum { RR_R, RR_MODE, RR_NEAREST, RR_CTM, RR_EXCLUDE, RR_CHECK, RR_ROI_T, RR_HEAD };
 enum { RR_CUBIC_A, RR_EXTRAPOLATION, RR_FPARAMS };

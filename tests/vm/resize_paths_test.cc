@@ -2,7 +2,7 @@
 // written by generate_runtime_resize.py): a Resize with run-time scales
 // (resize_rt_f32, taps computed at run time) and the same Resize with
 // constant scales (resize_f32, tap tables built by the compiler) share
-// runtime/kernels/resize_core.h, so they give bit-identical outputs; and
+// runtime/include/kiln/resize_core.h, so they give bit-identical outputs; and
 // scales that mean another output shape fail the run naming the node,
 // leaving its output untouched. Numbers against the reference: models_test.cc.
 #include <cstring>

@@ -889,7 +889,7 @@ KILN_DECLARE_KERNEL(grid_sample_f32)
 
 /* resize_rt_f32: Resize of float32 data whose scales (or roi) are run-time
  * tensors; each axis's taps are computed per output coordinate with
- * runtime/kernels/resize_core.h, the math behind resize_f32's tables.
+ * runtime/include/kiln/resize_core.h, the math behind resize_f32's tables.
  * check_scales: KILN_RESIZE_SCALES_CHECKED: floor(in_dims[d] * scales[d])
  * must equal out_dims[d] on every axis, else the kernel fails with
  * KILN_ERR_SHAPE_MISMATCH and writes nothing; KILN_RESIZE_SCALES_GIVEN

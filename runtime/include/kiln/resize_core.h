@@ -6,11 +6,11 @@
  * output coordinate o maps to x_ori by the coordinate transformation mode;
  * the taps are the n input positions nearest to x_ori (n = 2 for
  * nearest/linear, 4 for cubic; ties to the lower one; edge clamped) with
- * coefficients from the fractional part. Internal to runtime/kernels (and
- * the compiler): an AOT bundle copies it beside the kernels. Plain C that
- * also compiles as C++. */
-#ifndef KILN_KERNELS_RESIZE_CORE_H_
-#define KILN_KERNELS_RESIZE_CORE_H_
+ * coefficients from the fractional part. Shared by runtime/kernels and the
+ * compiler, so public; an AOT bundle copies it with the other headers.
+ * Plain C that also compiles as C++. */
+#ifndef KILN_RESIZE_CORE_H_
+#define KILN_RESIZE_CORE_H_
 
 #include <math.h>
 #include <stdint.h>
@@ -185,4 +185,4 @@ static inline float kiln_resize_element(int64_t R, const int64_t* const* idx,
   return (float)acc;
 }
 
-#endif /* KILN_KERNELS_RESIZE_CORE_H_ */
+#endif /* KILN_RESIZE_CORE_H_ */

@@ -111,7 +111,7 @@ absl::StatusOr<std::unique_ptr<Instance>> Instance::Create(
     for (uint32_t pc = 0; pc < f->bytecode()->size();) {
       const Instruction inst = DecodeVerified(f->bytecode()->data(), pc);
       if (inst.opcode == KILN_OP_DISPATCH || inst.opcode == KILN_OP_DISPATCH_DYN) ++dispatch_base;
-      function.dynamic |= inst.opcode >= KILN_OP_ISYM;
+      function.dynamic |= kiln_opcode_is_dynamic(inst.opcode) != 0;
       if (inst.opcode == KILN_OP_DISPATCH_DYN) {
         max_patched = std::max(max_patched, instance->executables_[inst.operands[0]].iparam_count);
       }

@@ -125,10 +125,7 @@ constexpr uint32_t FixedOperandWords(const char* kinds) {
 }
 
 // The opcodes of symbolic dimensions (integer registers, dynamic views and
-// dispatches): only the kDynamic loop runs them.
-// (kiln_opcode_is_dynamic, as a constant expression for `if constexpr`.)
-static_assert(KILN_OP_ISYM == 0x10, "the dynamic opcodes start at 0x10 (kiln/opcodes.h)");
-constexpr bool IsDynamicOpcode(uint32_t opcode) { return opcode >= KILN_OP_ISYM; }
+// dispatches, KILN_OPCODE_IS_DYNAMIC): only the kDynamic loop runs them.
 
 // kObserved selects, once per run, the instrumented loop that reports each
 // dispatch to an observer (tracing, profiling, dumps); the plain loop is
@@ -176,7 +173,7 @@ __attribute__((always_inline)) inline int InterpretLoop(const InterpreterFrame& 
 #define KILN_OP(name, code_value, operands, semantics)          \
   case KILN_OP_##name:                                          \
     next = pc + 1 + FixedOperandWords(operands);              \
-    if constexpr (kDynamic || !IsDynamicOpcode(KILN_OP_##name)) { \
+    if constexpr (kDynamic || !KILN_OPCODE_IS_DYNAMIC(KILN_OP_##name)) { \
       KILN_EXEC_##name;                                         \
     } else {                                                    \
       return KILN_ERR_INVALID_ARGUMENT; /* not a dynamic frame */ \

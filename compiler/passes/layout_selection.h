@@ -5,12 +5,12 @@
 
 #include "absl/status/status.h"
 #include "compiler/ir/graph.h"
+#include "kiln/kernels.h"
 
 namespace kiln::compiler {
 
-// Most window taps conv2d_packed_f32 and its channels-last form take
-// (runtime/kernels/conv_check.h KILN_CONVP_MAX_TAPS).
-inline constexpr int64_t kMaxPackedConvTaps = 64;
+// Most window taps conv2d_packed_f32 and its channels-last form take.
+inline constexpr int64_t kMaxPackedConvTaps = KILN_CONVP_MAX_TAPS;
 
 // A depthwise Conv in NCHW puts a row's pixels in the vector lanes, which
 // wastes most lanes on narrow planes (DS-CNN's 25 x 5, 7 x 7) and makes a

@@ -20,9 +20,6 @@ enum {
  * 0 NCHW, 1 NHWC (channels last). */
 enum { P_X_CL = P_COUNT, P_Y_CL, P_CL_COUNT };
 
-/* Most window taps (KH*KW) conv2d_packed_f32 takes: its per-tile tables. */
-#define KILN_CONVP_MAX_TAPS 64
-
 /* One spatial axis: the bottom/right pad is implied by `out`, so `out` is
  * consistent when it is at least the count an unpadded end gives. Also keeps
  * every index the kernel forms (out*stride + taps*dilation + pads) in int64:

@@ -29,9 +29,12 @@ static inline const char* kiln_opcode_operands(uint32_t opcode) {
   }
 }
 
-/* The dynamic-shape opcodes (codes 0x10 and up: integer instructions and the
- * *_DYN views and dispatch), meaningful only in a module with symbols. */
-static inline int kiln_opcode_is_dynamic(uint32_t opcode) { return opcode >= 0x10; }
+/* The dynamic-shape opcodes (ISYM and up: integer instructions and the
+ * *_DYN views and dispatch), meaningful only in a module with symbols. A
+ * macro so that C++ may test it in constant expressions. */
+#define KILN_OPCODE_IS_DYNAMIC(opcode) ((uint32_t)(opcode) >= (uint32_t)KILN_OP_ISYM)
+
+static inline int kiln_opcode_is_dynamic(uint32_t opcode) { return KILN_OPCODE_IS_DYNAMIC(opcode); }
 
 /* Integer instructions (shape arithmetic on the symbols): their operands are
  * only integer registers, symbols and immediates, never buffer views. */

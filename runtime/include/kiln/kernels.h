@@ -278,6 +278,9 @@ KILN_DECLARE_KERNEL(conv2d_packed_f32)
  * bindings: [0] x  [1] packed w  [2] bias  [3] r  [4] y */
 KILN_DECLARE_KERNEL(conv2d_packed_res_f32)
 
+/* Most window taps (KH*KW) conv2d_packed_f32 takes: its per-tile tables. */
+#define KILN_CONVP_MAX_TAPS 64
+
 /* conv2d_packed_cl_f32: conv2d_packed_f32 where x and y may each be
  * channels last (NHWC: x [N,H,W,C], y [N,OH,OW,OC]), so a layer between
  * channels-last neighbours needs no transpose. iparams: conv2d_f32's, then

@@ -64,7 +64,7 @@ void Conv3x3Args(benchmark::internal::Benchmark* b) {
       ->Args({16, 16, 16, 0, 1})     // a small one
       ->Args({64, 56, 64, 1, 1})     // ResNet-18 layer1, channels last
       ->Args({256, 14, 256, 1, 1})   // ResNet-18 layer3, channels last
-      ->Args({64, 56, 64, 0, 2})     // ResNet-18 layer1 and layer3 on the VM's
+      ->Args({64, 56, 64, 0, 2})     // from here: the same layers on the VM's
       ->Args({256, 14, 256, 0, 2})   //   pool of 2 threads
       ->Args({64, 56, 64, 1, 2})
       ->Args({128, 28, 128, 0, 2})

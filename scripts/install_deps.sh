@@ -20,6 +20,7 @@ TEST_PACKAGES=(
   gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
   python3-dev pybind11-dev python3-pybind11 python3-pytest
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user
+  ccache
 )
 PACKAGES=("${DEMO_PACKAGES[@]}")
 if [ "${1:-}" != demo ]; then PACKAGES+=("${TEST_PACKAGES[@]}"); fi

@@ -16,6 +16,11 @@ KPATH=$5
 FLAGS=$6
 CROSS_CC=$7
 read -r -a RUN_PREFIX <<< "$8"
+# The same compiler through ccache's link when scripts/test.sh put it on PATH
+# (the models share their kernel sources).
+case $(command -v "${CROSS_CC##*/}") in
+  */ccache/*) CROSS_CC=$(command -v "${CROSS_CC##*/}") ;;
+esac
 PY=/usr/bin/python3
 source "$SRC/tests/e2e/benchmark_models_lib.sh"
 mkdir -p "$WORK"

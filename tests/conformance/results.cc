@@ -47,6 +47,10 @@ absl::StatusOr<std::map<std::string, Expectation>> ReadExpectations(const std::s
   return out;
 }
 
+std::string ReasonKind(const std::string& reason) {
+  return std::string(absl::StripAsciiWhitespace(reason.substr(0, reason.find(':'))));
+}
+
 std::vector<std::string> CheckExpectations(const std::vector<TestResult>& results,
                                            const std::map<std::string, Expectation>& expected,
                                            bool vm_checked, bool aot_checked,
@@ -68,6 +72,19 @@ std::vector<std::string> CheckExpectations(const std::vector<TestResult>& result
     }
     if (aot_checked && !r.aot_pass && !xaot) {
       problems.push_back(absl::StrCat("unexpected AOT failure: ", r.Key(), ": ", r.aot_reason));
+    }
+    // A listed test that now fails for another reason is news too (the
+    // reason recorded is the VM's, or the AOT's when only AOT fails).
+    if (vm_checked && !r.vm_pass && xvm && ReasonKind(r.vm_reason) != ReasonKind(it->second.reason)) {
+      problems.push_back(absl::StrCat("VM failure of another kind than listed: ", r.Key(),
+                                      ": listed '", it->second.reason, "', got '", r.vm_reason,
+                                      "'"));
+    }
+    if (aot_checked && !r.aot_pass && xaot && !it->second.vm() &&
+        ReasonKind(r.aot_reason) != ReasonKind(it->second.reason)) {
+      problems.push_back(absl::StrCat("AOT failure of another kind than listed: ", r.Key(),
+                                      ": listed '", it->second.reason, "', got '", r.aot_reason,
+                                      "'"));
     }
     if (aot_checked && r.aot_pass && xaot) {
       problems.push_back(absl::StrCat("unexpected AOT pass (remove it from the expectations): ",

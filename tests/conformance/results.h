@@ -33,8 +33,12 @@ struct Expectation {
 // Lines `suite/name  which  reason`; '#' starts a comment line.
 absl::StatusOr<std::map<std::string, Expectation>> ReadExpectations(const std::string& path);
 
+// A reason's kind: the text before its first ':' ("unsupported op",
+// "numerics", "control flow", ...), which stays while the details change.
+std::string ReasonKind(const std::string& reason);
+
 // Problems between results and expectations: unexpected failures and passes
-// (so the list only shrinks). `vm_checked` / `aot_checked` false ignores that
+// (so the list only shrinks), and listed failures whose reason changed kind. `vm_checked` / `aot_checked` false ignores that
 // column; `every_test` says the results hold every test of their suites, so a
 // listed test missing from them is missing from the data.
 std::vector<std::string> CheckExpectations(const std::vector<TestResult>& results,

@@ -130,8 +130,9 @@ std::string ClassifyCompileError(const TestCase& t, const std::string& raw) {
                                                   "ai.onnx.preview.training:Adam",
                                                   "ai.onnx.preview.training:Momentum"};
   std::string prefix = absl::StrContains(t.name, "training") ? "training-only: " : "";
-  if (absl::StrContains(msg, "unsupported op")) {
-    std::vector<std::string> ops = NodeOpsIn(msg);
+  if (const size_t at = msg.find("unsupported op"); at != std::string::npos) {
+    // The ops named after it: the context before may name an enclosing If.
+    std::vector<std::string> ops = NodeOpsIn(msg.substr(at));
     std::vector<std::string> control, dd, train, other;
     for (const std::string& op : ops) {
       if (kControl.count(op)) control.push_back(op);

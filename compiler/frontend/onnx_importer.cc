@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/frontend/attribute_kinds.h"
 #include "compiler/frontend/domain_imports.h"
 #include "compiler/frontend/function_ops.h"
 #include "compiler/frontend/input_binding.h"
@@ -380,6 +381,9 @@ absl::Status ImportNode(const onnx::NodeProto& proto, int index, const std::stri
     }
   }
 
+  if (node.domain.empty()) {
+    if (absl::Status s = CheckAttributeKinds(proto, opset, where); !s.ok()) return s;
+  }
   if (node.domain.empty() && node.op_type == "Constant") {
     if (proto.output_size() != 1 || proto.output(0).empty()) {
       return absl::InvalidArgumentError(absl::StrCat(where, " must have exactly one output"));

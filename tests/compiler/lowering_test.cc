@@ -6,6 +6,7 @@
 #include "kiln/kernels.h"
 #include "kiln/opcodes.h"
 #include "tests/compiler/backend_graph_builder.h"
+#include "vm/bytecode.h"
 
 namespace kiln::compiler {
 namespace {
@@ -26,28 +27,18 @@ struct Instr {
   std::vector<uint32_t> operands;
 };
 
-// Decodes with the operand kinds from opcodes.def ('q' two words, 'L' counted).
+// Decodes with the VM's decoder (vm/bytecode.h: the operand kinds of
+// opcodes.def); every operand word is kept, counts of 'L' and 'P' included.
 std::vector<Instr> Decode(const std::vector<uint32_t>& words) {
   std::vector<Instr> out;
-  size_t pc = 0;
-  while (pc < words.size()) {
-    Instr in{words[pc++], {}};
-    const char* kinds = kiln_opcode_operands(in.op);
-    EXPECT_NE(kinds, nullptr) << "bad opcode at " << pc - 1;
-    if (!kinds) break;
-    for (const char* k = kinds; *k; ++k) {
-      if (*k == 'q') {
-        in.operands.push_back(words[pc++]);
-        in.operands.push_back(words[pc++]);
-      } else if (*k == 'L') {
-        const uint32_t n = words[pc++];
-        in.operands.push_back(n);
-        for (uint32_t r = 0; r < n; ++r) in.operands.push_back(words[pc++]);
-      } else {
-        in.operands.push_back(words[pc++]);
-      }
-    }
-    out.push_back(in);
+  for (uint32_t pc = 0; pc < words.size();) {
+    EXPECT_NE(kiln_opcode_operands(words[pc]), nullptr) << "bad opcode at " << pc;
+    if (kiln_opcode_operands(words[pc]) == nullptr) break;
+    const vm::Instruction inst = vm::DecodeVerified(words.data(), pc);
+    EXPECT_LE(pc + inst.length, words.size()) << "instruction at " << pc << " runs past the end";
+    if (pc + inst.length > words.size()) break;
+    out.push_back({inst.opcode, {inst.operands, inst.operands + inst.length - 1}});
+    pc += inst.length;
   }
   return out;
 }

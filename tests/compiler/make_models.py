@@ -297,6 +297,20 @@ def error_models():
     m.graph.output.append(vi("z", None))
     save(m, "custom_domain.onnx")
 
+    # Attributes of another kind than the op's schema declares: a FLOAT
+    # where Conv takes INTS, an INT where Transpose takes INTS, and an
+    # attribute with no type at all.
+    conv = n("Conv", ["x", "w"], ["y"], name="float_strides")
+    conv.attribute.append(helper.make_attribute("strides", 2.0))
+    save(make([conv], [vi("x", [1, 1, 5, 5])], [vi("y", None)],
+              [numpy_helper.from_array(np.ones((1, 1, 3, 3), np.float32), "w")]),
+         "attr_wrong_kind.onnx")
+    save(make([n("Transpose", ["x"], ["y"], name="int_perm", perm=1)], [vi("x", [2, 3])],
+              [vi("y", None)]), "attr_int_for_ints.onnx")
+    untyped = n("Softmax", ["x"], ["y"], name="untyped_axis", axis=0)
+    untyped.attribute[0].type = onnx.AttributeProto.UNDEFINED
+    save(make([untyped], [vi("x", [2, 3])], [vi("y", None)]), "attr_untyped.onnx")
+
     valid = make([n("Relu", ["x"], ["y"], name="r")], [vi("x", [2, 3])], [vi("y", None)],
                  [numpy_helper.from_array(np.ones((64, 64), np.float32), "unused_w")])
     data = valid.SerializeToString()

@@ -52,6 +52,18 @@ TEST(OnnxImporterTest, NonTopologicalNamesNode) {
               {"'relu_b' (Relu)", "'h'", "topologically"});
 }
 
+// The IR's getters would answer these with the attribute's default.
+TEST(OnnxImporterTest, AttributeOfAnotherKindThanTheSchemaIsRefused) {
+  ExpectError("attr_wrong_kind.onnx", absl::StatusCode::kInvalidArgument,
+              {"node 'float_strides' (Conv)", "attribute 'strides' has type FLOAT",
+               "takes INTS"});
+  ExpectError("attr_int_for_ints.onnx", absl::StatusCode::kInvalidArgument,
+              {"node 'int_perm' (Transpose)", "attribute 'perm' has type INT", "takes INTS"});
+  ExpectError("attr_untyped.onnx", absl::StatusCode::kInvalidArgument,
+              {"node 'untyped_axis' (Softmax)", "attribute 'axis' has type UNDEFINED",
+               "takes INT"});
+}
+
 TEST(OnnxImporterTest, SymbolicDimensionBecomesASymbol) {
   auto g = ImportOnnx(Model("symbolic_dim.onnx"));
   ASSERT_TRUE(g.ok()) << g.status();

@@ -13,10 +13,6 @@ namespace {
 
 using Shape = std::vector<int64_t>;
 
-bool HasInput(const ir::Node& node, size_t k) {
-  return node.inputs.size() > k && node.inputs[k] != ir::kNoValue;
-}
-
 // The window shape inference resolved (auto_pad, output_shape and
 // output_padding already folded into kiln.pads and the output size), as
 // kernel[3] strides[3] begin-pads[3] dilations[3].

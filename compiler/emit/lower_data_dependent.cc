@@ -38,10 +38,6 @@ absl::Status Shapes(LoweringContext& ctx, const ir::Node& node, Shape* x, Shape*
   return absl::OkStatus();
 }
 
-int64_t DTypeCode(const LoweringContext& ctx, ir::ValueId v) {
-  return static_cast<int64_t>(ctx.value(v).dtype);
-}
-
 // X viewed as [outer, len, inner] around the node's `axis` attribute (shape
 // inference checked its range); without one, [1, all elements, 1]. *out is
 // the output's extent there.

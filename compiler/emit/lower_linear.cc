@@ -1,7 +1,11 @@
-// Gemm and MatMul.
+// Gemm and MatMul; Einsum (one or two operands, einsum) and Det (det_f32).
+#include <string>
+
 #include "absl/strings/str_cat.h"
 #include "compiler/emit/lower_ops.h"
 #include "compiler/emit/panel_packing.h"
+#include "compiler/ir/graph_util.h"
+#include "compiler/passes/shape_rules_movement.h"
 #include "kiln/kernel_abi.h"
 
 namespace kiln::compiler::emit {
@@ -117,11 +121,86 @@ absl::Status LowerMatMul(LoweringContext& ctx, const ir::Node& node) {
   return ctx.Dispatch(node, "matmul_f32", std::move(ip), {}, {ba, bb, by});
 }
 
+using Shape = std::vector<int64_t>;
+
+absl::Status LowerEinsum(LoweringContext& ctx, const ir::Node& node) {
+  const ir::DType t = ctx.value(node.outputs[0]).dtype;
+  if (t != ir::DType::F32 && t != ir::DType::F64) {
+    return ctx.Unimplemented(node, "Einsum supports float32 and float64");
+  }
+  for (ir::ValueId v : node.inputs) {
+    if (v == ir::kNoValue || ctx.value(v).dtype != t) return ctx.Invalid(node, "operand dtypes differ");
+  }
+  std::vector<Shape> shapes;
+  for (size_t k = 0; k < node.inputs.size(); ++k) {
+    KILN_ASSIGN_OR_RETURN(auto s, ctx.InputShape(node, k));
+    shapes.push_back(s);
+  }
+  if (shapes.empty() || shapes.size() > 2) {
+    return ctx.Unimplemented(node, "only one- and two-operand Einsum is supported");
+  }
+  auto spec = compiler::ParseEinsum(node.GetString("equation", ""), shapes);
+  if (!spec.ok()) return ctx.Invalid(node, std::string(spec.status().message()));
+  // Letters: output first, then the summed ones in order of appearance.
+  std::string letters = spec->output;
+  for (const std::string& t : spec->inputs) {
+    for (char ch : t) if (letters.find(ch) == std::string::npos) letters += ch;
+  }
+  if (letters.size() > 16) return ctx.Unimplemented(node, "more than 16 distinct letters");
+  const size_t L = letters.size();
+  Shape dims(L, 1), strides[2] = {Shape(L, 0), Shape(L, 0)};
+  // Dims may be symbolic (graphs with symbols): sizes and strides through the
+  // pool; two different symbolic sizes of a letter must agree at run time.
+  ir::DimPool* pool = ctx.dims().empty() ? nullptr : &ctx.dims();
+  for (size_t k = 0; k < shapes.size(); ++k) {
+    const Shape st = pool ? ContiguousStrides(shapes[k], *pool) : ContiguousStrides(shapes[k]);
+    for (size_t i = 0; i < spec->inputs[k].size(); ++i) {
+      const size_t l = letters.find(spec->inputs[k][i]);
+      const int64_t d = shapes[k][i];
+      if (pool && (ir::IsSymbolic(d) || ir::IsSymbolic(dims[l]))) {
+        if (dims[l] == 1) dims[l] = d;
+        else if (d != 1 && d != dims[l]) dims[l] = pool->AssumeEqual(dims[l], d);
+      } else {
+        dims[l] = std::max(dims[l], d);
+      }
+      // repeated letter: diagonal
+      if (d != 1) strides[k][l] = pool ? pool->Add(strides[k][l], st[i]) : strides[k][l] + st[i];
+    }
+  }
+  std::vector<int64_t> ip = {static_cast<int64_t>(L), static_cast<int64_t>(spec->output.size()),
+                             shapes.size() == 2 ? 1 : 0, t == ir::DType::F64 ? 1 : 0};
+  ip.insert(ip.end(), dims.begin(), dims.end());
+  ip.insert(ip.end(), strides[0].begin(), strides[0].end());
+  ip.insert(ip.end(), strides[1].begin(), strides[1].end());
+  KILN_ASSIGN_OR_RETURN(Binding ba, ctx.Bind(node, node.inputs[0]));
+  Binding bb = ba;
+  if (shapes.size() == 2) {
+    KILN_ASSIGN_OR_RETURN(bb, ctx.Bind(node, node.inputs[1]));
+  }
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  return ctx.Dispatch(node, "einsum", std::move(ip), {}, {ba, bb, by},
+                      {-1, shapes.size() == 2 ? -1 : 0, -1});
+}
+
+absl::Status LowerDet(LoweringContext& ctx, const ir::Node& node) {
+  KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  const int64_t m = x.back();
+  if (m > 32) return ctx.Unimplemented(node, "matrices larger than 32 x 32 are not supported");
+  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  const int64_t batch = m == 0 ? ir::ElementCount({x.begin(), x.end() - 2})
+                               : ir::ElementCount(x) / (m * m);
+  return ctx.Dispatch(node, "det_f32", {batch, m}, {}, {bx, by});
+}
+
 }  // namespace
 
 void RegisterLinearLowerings(LoweringTable& table) {
   table["Gemm"] = LowerGemm;
   table["MatMul"] = LowerMatMul;
+  table["Einsum"] = LowerEinsum;
+  table["Det"] = LowerDet;
 }
 
 }  // namespace kiln::compiler::emit

@@ -1,7 +1,9 @@
-// Transpose and Concat as strided copies (any dtype: they only move bytes).
+// Transpose and Concat as strided copies, ReverseSequence (reverse_sequence);
+// any dtype: they only move bytes.
 #include "absl/strings/str_cat.h"
 #include "compiler/emit/lower_ops.h"
 #include "compiler/ir/graph.h"
+#include "compiler/ir/graph_util.h"
 #include "kiln/kernel_abi.h"
 
 namespace kiln::compiler::emit {
@@ -75,11 +77,27 @@ absl::Status LowerConcat(LoweringContext& ctx, const ir::Node& node) {
   return absl::OkStatus();
 }
 
+absl::Status LowerReverseSequence(LoweringContext& ctx, const ir::Node& node) {
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  const int64_t eb = static_cast<int64_t>(ir::DTypeSize(ctx.value(node.inputs[0]).dtype));
+  if (eb < 1 || eb > 8) return ctx.Unimplemented(node, "unsupported dtype");
+  const bool batch_first = node.GetInt("batch_axis", 1) == 0;
+  int64_t inner = 1;
+  for (size_t d = 2; d < x.size(); ++d) inner *= x[d];
+  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding bl, ctx.Bind(node, node.inputs[1]));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  const int64_t t = batch_first ? x[1] : x[0], b = batch_first ? x[0] : x[1];
+  return ctx.Dispatch(node, "reverse_sequence", {eb, batch_first ? 1 : 0, t, b, inner}, {},
+                      {bx, bl, by});
+}
+
 }  // namespace
 
 void RegisterMovementLowerings(LoweringTable& table) {
   table["Transpose"] = LowerTranspose;
   table["Concat"] = LowerConcat;
+  table["ReverseSequence"] = LowerReverseSequence;
 }
 
 }  // namespace kiln::compiler::emit

@@ -17,12 +17,14 @@ const LoweringTable& Table() {
     RegisterIndexingLowerings(*t);
     RegisterCopyLowerings(*t);
     RegisterResizeLowerings(*t);
-    RegisterNNExtraLowerings(*t);
+    RegisterConvTransposeLowerings(*t);
     RegisterRecurrentLowerings(*t);
     RegisterMathLowerings(*t);
-    RegisterExtraLowerings(*t);
-    RegisterConv3dLowerings(*t);  // after Spatial/NNExtra: wraps Conv, ConvTranspose
-    RegisterMoreLowerings(*t);    // after Spatial/Extra: wraps MaxPool
+    RegisterQuantizedLowerings(*t);
+    RegisterLossLowerings(*t);
+    RegisterConv3dLowerings(*t);  // after Spatial/ConvTranspose: wraps Conv, ConvTranspose
+    RegisterPoolVariantLowerings(*t);  // after Spatial: wraps MaxPool, AveragePool
+    RegisterTopKLowerings(*t);
     RegisterShapeCheckLowerings(*t);
     RegisterTypedLowerings(*t);  // last: wraps Add/Sub/Mul/Div/Neg/Abs for non-float32
     RegisterRuntimeParamLowerings(*t);  // after all: wraps Slice/Pad/Reduce*, adds Range
@@ -34,7 +36,7 @@ const LoweringTable& Table() {
     RegisterUnpoolRoiLowerings(*t);  // MaxUnpool, RoiAlign
     RegisterControlFlowLowerings(*t);  // If, Loop, Scan
     RegisterTfIdfLowerings(*t);  // TfIdfVectorizer
-    RegisterSpectralLowerings(*t);  // DFT, STFT
+    RegisterSpectralLowerings(*t);  // DFT, STFT, windows, MelWeightMatrix
     return t;
   }();
   return *table;

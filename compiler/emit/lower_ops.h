@@ -35,13 +35,15 @@ void RegisterMovementLowerings(LoweringTable& table);    // lower_movement.cc
 void RegisterIndexingLowerings(LoweringTable& table);    // lower_indexing.cc
 void RegisterCopyLowerings(LoweringTable& table);        // lower_copy_ops.cc
 void RegisterResizeLowerings(LoweringTable& table);      // lower_resize.cc
-void RegisterNNExtraLowerings(LoweringTable& table);     // lower_nn_extra.cc
+void RegisterConvTransposeLowerings(LoweringTable& table);  // lower_conv_transpose.cc
 void RegisterRecurrentLowerings(LoweringTable& table);   // lower_rnn.cc
 void RegisterMathLowerings(LoweringTable& table);        // lower_math.cc
-void RegisterExtraLowerings(LoweringTable& table);        // lower_extra.cc
+void RegisterQuantizedLowerings(LoweringTable& table);   // lower_quantized.cc
+void RegisterLossLowerings(LoweringTable& table);        // lower_loss.cc
 void RegisterTypedLowerings(LoweringTable& table);       // lower_typed.cc (after the others)
 void RegisterConv3dLowerings(LoweringTable& table);      // lower_conv3d.cc (wraps Conv, ConvTranspose)
-void RegisterMoreLowerings(LoweringTable& table);        // lower_more.cc (wraps MaxPool)
+void RegisterPoolVariantLowerings(LoweringTable& table); // lower_pool_variants.cc (wraps MaxPool, AveragePool)
+void RegisterTopKLowerings(LoweringTable& table);        // lower_topk.cc
 void RegisterShapeCheckLowerings(LoweringTable& table);  // lower_shape_check.cc (ConstantOfShape)
 // lower_runtime_params.cc: Slice/Pad/Reduce*/Range with run-time parameter values.
 void RegisterRuntimeParamLowerings(LoweringTable& table);
@@ -62,7 +64,17 @@ void RegisterTrainingLowerings(LoweringTable& table);
 void RegisterUnpoolRoiLowerings(LoweringTable& table);  // lower_unpool_roi.cc
 void RegisterControlFlowLowerings(LoweringTable& table);  // lower_control_flow.cc (If, Loop, Scan)
 void RegisterTfIdfLowerings(LoweringTable& table);  // lower_tfidf.cc (TfIdfVectorizer)
-void RegisterSpectralLowerings(LoweringTable& table);  // lower_spectral.cc (DFT, STFT)
+void RegisterSpectralLowerings(LoweringTable& table);  // lower_spectral.cc (DFT, STFT, windows, mel)
+// Whether the node's input k is given (an optional input may be omitted).
+inline bool HasInput(const ir::Node& node, size_t k) {
+  return node.inputs.size() > k && node.inputs[k] != ir::kNoValue;
+}
+
+// The dtype of value `v` as kernels take it in their parameters (kiln_dtype).
+inline int64_t DTypeCode(const LoweringContext& ctx, ir::ValueId v) {
+  return static_cast<int64_t>(ctx.value(v).dtype);
+}
+
 // The kiln_reduce_kind of a Reduce* op type (KILN_REDUCE_SUM, ...); -1 for
 // any other op. lower_math.cc
 int64_t ReduceKind(const std::string& op);

@@ -1,6 +1,8 @@
-// Lowering of DFT (dft_f32) and STFT (stft_f32). Shape inference
-// (passes/shape_rules_spectral.cc) resolved the axis, the transform length
-// and, when static, STFT's frame length. Each transform length known here
+// The audio front end: DFT (dft_f32), STFT (stft_f32), the windows
+// HannWindow, HammingWindow, BlackmanWindow (signal_window) and
+// MelWeightMatrix (mel_weight_matrix). Shape inference
+// (passes/shape_rules_spectral.cc) resolved the axis, the transform length,
+// the window and matrix sizes and, when static, STFT's frame length. Each transform length known here
 // gets a constant table of cos / sin of 2 pi m / n in double, computed once
 // at compile time so the kernels spend no trigonometry per term.
 #include <cmath>
@@ -16,10 +18,6 @@ namespace kiln::compiler::emit {
 namespace {
 
 using Shape = std::vector<int64_t>;
-
-bool HasInput(const ir::Node& node, size_t k) {
-  return node.inputs.size() > k && node.inputs[k] != ir::kNoValue;
-}
 
 // Tables past this many entries (16 bytes each) are not worth their size:
 // the kernel computes those twiddles with cos / sin instead.
@@ -95,9 +93,31 @@ absl::Status LowerStft(LoweringContext& ctx, const ir::Node& node) {
                       {-1, -1, has_window ? -1 : 0, has_fl ? -1 : 0, table_n > 0 ? -1 : 0, -1});
 }
 
+absl::Status LowerSignalWindow(LoweringContext& ctx, const ir::Node& node) {
+  KILN_ASSIGN_OR_RETURN(Shape y, ctx.OutputShape(node, 0));
+  const int64_t kind = node.op_type == "HannWindow" ? 0 : node.op_type == "HammingWindow" ? 1 : 2;
+  KILN_ASSIGN_OR_RETURN(Binding bs, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  Shape ip = {kind, y[0], node.GetInt("periodic", 1) != 0 ? 1 : 0, DTypeCode(ctx, node.inputs[0]),
+              static_cast<int64_t>(ctx.value(node.outputs[0]).dtype)};
+  return ctx.Dispatch(node, "signal_window", std::move(ip), {}, {bs, by});
+}
+
+absl::Status LowerMel(LoweringContext& ctx, const ir::Node& node) {
+  KILN_ASSIGN_OR_RETURN(Shape y, ctx.OutputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(std::vector<Binding> binds, BindAll(ctx, node, {0, 1, 2, 3, 4}));
+  Shape ip = {y[1], y[0], DTypeCode(ctx, node.inputs[0]), DTypeCode(ctx, node.inputs[3]),
+              static_cast<int64_t>(ctx.value(node.outputs[0]).dtype)};
+  return ctx.Dispatch(node, "mel_weight_matrix", std::move(ip), {}, binds);
+}
+
 }  // namespace
 
 void RegisterSpectralLowerings(LoweringTable& table) {
+  table["HannWindow"] = LowerSignalWindow;
+  table["HammingWindow"] = LowerSignalWindow;
+  table["BlackmanWindow"] = LowerSignalWindow;
+  table["MelWeightMatrix"] = LowerMel;
   table["DFT"] = LowerDft;
   table["STFT"] = LowerStft;
 }

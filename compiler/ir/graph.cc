@@ -129,6 +129,13 @@ void Node::SetFloat(const std::string& key, float v) {
   attributes[key] = std::move(a);
 }
 
+void Node::SetInts(const std::string& key, std::vector<int64_t> v) {
+  Attribute a;
+  a.kind = Attribute::Kind::kInts;
+  a.ints = std::move(v);
+  attributes[key] = std::move(a);
+}
+
 std::string Node::Describe() const {
   return absl::StrCat("'", name, "' (", op_type, ")");
 }

@@ -126,6 +126,7 @@ struct Node {
                                const std::vector<int64_t>& fallback) const;
   void SetInt(const std::string& key, int64_t v);
   void SetFloat(const std::string& key, float v);
+  void SetInts(const std::string& key, std::vector<int64_t> v);
   // "name (op_type)" for error messages.
   std::string Describe() const;
 };

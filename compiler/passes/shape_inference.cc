@@ -17,8 +17,9 @@
 #include "compiler/passes/shape_rules_math.h"
 #include "compiler/passes/shape_rules_movement.h"
 #include "compiler/passes/shape_rules_typed.h"
-#include "compiler/passes/shape_rules_extra.h"
-#include "compiler/passes/shape_rules_more.h"
+#include "compiler/passes/shape_rules_loss.h"
+#include "compiler/passes/shape_rules_quantized.h"
+#include "compiler/passes/shape_rules_topk.h"
 #include "compiler/passes/shape_rules_runtime.h"
 #include "compiler/passes/shape_rules_runtime_params.h"
 #include "compiler/passes/shape_rules_resize_rt.h"
@@ -46,13 +47,6 @@ int64_t FloorDiv(int64_t a, int64_t b) { return a / b - (a % b < 0 ? 1 : 0); }
 
 // Per-node view with the helpers every rule needs.
 using Ctx = ShapeRuleContext;
-
-void SetInts(ir::Node& n, const std::string& key, std::vector<int64_t> v) {
-  ir::Attribute a;
-  a.kind = ir::Attribute::Kind::kInts;
-  a.ints = std::move(v);
-  n.attributes[key] = std::move(a);
-}
 
 // ---- elementwise ----------------------------------------------------------
 
@@ -285,10 +279,10 @@ absl::Status Window(Ctx& c, const Shape& x, const Shape& kernel, bool allow_ceil
     }
     spatial_out->push_back(out);
   }
-  SetInts(n, "kiln.kernel_shape", kernel);
-  SetInts(n, "kiln.strides", strides);
-  SetInts(n, "kiln.dilations", dilations);
-  SetInts(n, "kiln.pads", pads);
+  n.SetInts("kiln.kernel_shape", kernel);
+  n.SetInts("kiln.strides", strides);
+  n.SetInts("kiln.dilations", dilations);
+  n.SetInts("kiln.pads", pads);
   return absl::OkStatus();
 }
 
@@ -335,7 +329,7 @@ absl::Status Pool(Ctx& c) {
   KILN_RETURN_IF_ERROR(Window(c, x, kernel, /*allow_ceil=*/true, &spatial));
   Shape out = {x[0], x[1]};
   out.insert(out.end(), spatial.begin(), spatial.end());
-  KILN_RETURN_IF_ERROR(c.Set(1, ir::DType::I64, out));  // MaxPool's Indices (lower_more.cc)
+  KILN_RETURN_IF_ERROR(c.Set(1, ir::DType::I64, out));  // MaxPool's Indices (lower_pool_variants.cc)
   return c.Set(0, c.T(0), std::move(out));
 }
 
@@ -445,7 +439,7 @@ absl::Status Transpose(Ctx& c) {
   }
   Shape out;
   for (int64_t p : perm) out.push_back(x[p]);
-  if (!c.node().HasAttr("perm")) SetInts(c.node(), "perm", perm);
+  if (!c.node().HasAttr("perm")) c.node().SetInts("perm", perm);
   return c.Set(0, c.T(0), std::move(out));
 }
 
@@ -872,8 +866,9 @@ absl::Status InferNodeShapes(ir::Graph& graph, ir::NodeId id,
   if (absl::Status s; InferMathShapes(graph, node, known, &s)) return s;  // shape_rules_math.cc
   if (absl::Status s; InferMovementShapes(graph, node, known, &s)) return s;  // shape_rules_movement.cc
   if (absl::Status s; InferTypedShapes(graph, node, &s)) return s;  // shape_rules_typed.cc
-  if (absl::Status s; InferExtraShapes(graph, node, &s)) return s;  // shape_rules_extra.cc
-  if (absl::Status s; InferMoreShapes(graph, node, known, &s)) return s;  // shape_rules_more.cc
+  if (absl::Status s; InferQuantizedShapes(graph, node, known, &s)) return s;  // shape_rules_quantized.cc
+  if (absl::Status s; InferLossShapes(graph, node, known, &s)) return s;  // shape_rules_loss.cc
+  if (absl::Status s; InferTopKShapes(graph, node, known, &s)) return s;  // shape_rules_topk.cc
   if (absl::Status s; InferGridSampleShapes(graph, node, &s)) return s;  // shape_rules_grid_sample.cc
   if (absl::Status s; InferUnpoolRoiShapes(graph, node, known, &s)) return s;  // shape_rules_unpool_roi.cc
   if (absl::Status s; InferSpectralShapes(graph, node, known, &s)) return s;  // shape_rules_spectral.cc

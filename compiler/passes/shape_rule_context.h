@@ -140,6 +140,33 @@ class ShapeRuleContext {
     v.has_shape = true;
     return absl::OkStatus();
   }
+  // Dim `d` of output k as the model declares it, or -1.
+  int64_t DeclaredDim(size_t k, size_t d) const {
+    if (!HasOut(k)) return -1;
+    const ir::Value& v = g_.value(n_.outputs[k]);
+    if (!v.has_declared_shape || d >= v.declared_shape.size()) return -1;
+    return v.declared_shape[d];
+  }
+  // A scalar size from input k (TopK's k, a window's length): its constant
+  // value, or else dim `d` of the declared shape of output 0 (or `alt_out`),
+  // which the kernel re-checks against the run-time input.
+  absl::Status SizeInput(size_t k, const char* what, size_t d, size_t alt_out,
+                         int64_t* out) const {
+    if (const ir::ConstantData* v = C(k)) {
+      if (v->element_count() != 1) return Err(absl::StrCat(what, " must hold one value"));
+      *out = v->IntAt(0);
+    } else {
+      *out = DeclaredDim(0, d);
+      if (*out < 0) *out = DeclaredDim(alt_out, d);
+      if (*out < 0) {
+        return Err(absl::StrCat(what, " input '", In(k).name,
+                                "' is not known at compile time and no static output shape is "
+                                "declared (dynamic shapes are not supported)"));
+      }
+    }
+    if (*out < 0 || *out > kMaxDim) return Err(absl::StrCat(what, " is out of range"));
+    return absl::OkStatus();
+  }
   // Checks inputs [0, count) exist and have shapes.
   absl::Status Need(size_t count) const {
     for (size_t k = 0; k < count; ++k) {

@@ -27,13 +27,6 @@ using Shape = std::vector<int64_t>;
 // Per-node view: inputs, compile-time values and output setters.
 using Ctx = ShapeRuleContext;
 
-void SetInts(ir::Node& n, const std::string& key, Shape v) {
-  ir::Attribute a;
-  a.kind = ir::Attribute::Kind::kInts;
-  a.ints = std::move(v);
-  n.attributes[key] = std::move(a);
-}
-
 void SetFloats(ir::Node& n, const std::string& key, std::vector<float> v) {
   ir::Attribute a;
   a.kind = ir::Attribute::Kind::kFloats;
@@ -74,7 +67,7 @@ absl::Status Tile(Ctx& c) {
     out.push_back(o);
   }
   // The lowering cannot divide symbolic output dims back into repeats.
-  if (any_symbolic) SetInts(c.node(), "kiln.repeats", rep);
+  if (any_symbolic) c.node().SetInts("kiln.repeats", rep);
   return c.Set(0, c.T(0), std::move(out));
 }
 
@@ -119,7 +112,7 @@ absl::Status Split(Ctx& c) {
     out[axis] = split[k];
     KILN_RETURN_IF_ERROR(c.Set(k, c.T(0), std::move(out)));
   }
-  SetInts(c.node(), "kiln.split", split);
+  c.node().SetInts("kiln.split", split);
   return absl::OkStatus();
 }
 
@@ -254,7 +247,7 @@ absl::Status Pad(Ctx& c) {
     if (mode != "constant" && x[d] == 0 && o > 0) return c.Err("cannot edge/reflect pad an empty axis");
     out.push_back(o);
   }
-  SetInts(c.node(), "kiln.pads", full);
+  c.node().SetInts("kiln.pads", full);
   return c.Set(0, c.T(0), std::move(out));
 }
 
@@ -538,15 +531,15 @@ absl::Status ConvTranspose(Ctx& c) {
   }
   // Canonical 2-D form: a 1-D op has H = 1.
   if (nd == 1) {
-    SetInts(c.node(), "kiln.kernel_shape", {1, kernel[0]});
-    SetInts(c.node(), "kiln.strides", {1, strides[0]});
-    SetInts(c.node(), "kiln.dilations", {1, dil[0]});
-    SetInts(c.node(), "kiln.pads", {0, pads[0], 0, pads[1]});
+    c.node().SetInts("kiln.kernel_shape", {1, kernel[0]});
+    c.node().SetInts("kiln.strides", {1, strides[0]});
+    c.node().SetInts("kiln.dilations", {1, dil[0]});
+    c.node().SetInts("kiln.pads", {0, pads[0], 0, pads[1]});
   } else {
-    SetInts(c.node(), "kiln.kernel_shape", kernel);
-    SetInts(c.node(), "kiln.strides", strides);
-    SetInts(c.node(), "kiln.dilations", dil);
-    SetInts(c.node(), "kiln.pads", pads);
+    c.node().SetInts("kiln.kernel_shape", kernel);
+    c.node().SetInts("kiln.strides", strides);
+    c.node().SetInts("kiln.dilations", dil);
+    c.node().SetInts("kiln.pads", pads);
   }
   Shape out = {x[0], oc};
   out.insert(out.end(), spatial.begin(), spatial.end());
@@ -596,10 +589,10 @@ absl::Status LpPool(Ctx& c) {
     }
     out.push_back(o);
   }
-  SetInts(c.node(), "kiln.kernel_shape", kernel);
-  SetInts(c.node(), "kiln.strides", strides);
-  SetInts(c.node(), "kiln.dilations", dil);
-  SetInts(c.node(), "kiln.pads", pads);
+  c.node().SetInts("kiln.kernel_shape", kernel);
+  c.node().SetInts("kiln.strides", strides);
+  c.node().SetInts("kiln.dilations", dil);
+  c.node().SetInts("kiln.pads", pads);
   return c.Set(0, c.T(0), std::move(out));
 }
 
@@ -703,6 +696,26 @@ absl::Status Recurrent(Ctx& c) {
   return c.SetScratch(n_out, DType::F32, {scratch});
 }
 
+absl::Status ReverseSequence(Ctx& c) {
+  ir::Graph& g = c.graph();
+  ir::Node& n = c.node();
+  if (n.inputs.size() < 2 || n.inputs[0] == ir::kNoValue || n.inputs[1] == ir::kNoValue ||
+      !g.value(n.inputs[0]).has_shape || !g.value(n.inputs[1]).has_shape) {
+    return c.Err("expects shaped input and sequence_lens");
+  }
+  const ir::Value& x = g.value(n.inputs[0]);
+  const int64_t ba = n.GetInt("batch_axis", 1), ta = n.GetInt("time_axis", 0);
+  if (x.shape.size() < 2 || !((ba == 0 && ta == 1) || (ba == 1 && ta == 0))) {
+    return c.Err("needs rank >= 2 with batch and time axes 0 and 1");
+  }
+  const ir::Value& lens = g.value(n.inputs[1]);
+  if (lens.dtype != DType::I64 || lens.shape != Shape{x.shape[ba]}) {
+    return c.Err(absl::StrCat("sequence_lens must be int64 [", x.shape[ba], "]"));
+  }
+  KILN_RETURN_IF_ERROR(c.Set(0, x.dtype, x.shape));
+  return absl::OkStatus();
+}
+
 using Rule = std::function<absl::Status(Ctx&)>;
 
 const std::map<std::string, Rule>& Rules() {
@@ -713,7 +726,7 @@ const std::map<std::string, Rule>& Rules() {
       {"DepthToSpace", DepthSpace}, {"SpaceToDepth", DepthSpace}, {"EyeLike", EyeLike},
       {"Trilu", Trilu}, {"CumSum", CumSum}, {"OneHot", OneHot}, {"Resize", Resize},
       {"ConvTranspose", ConvTranspose}, {"LpPool", LpPool}, {"GlobalLpPool", LpPool},
-      {"Einsum", Einsum}, {"RNN", Recurrent}, {"GRU", Recurrent}, {"LSTM", Recurrent},
+      {"Einsum", Einsum}, {"ReverseSequence", ReverseSequence}, {"RNN", Recurrent}, {"GRU", Recurrent}, {"LSTM", Recurrent},
   };
   return *rules;
 }

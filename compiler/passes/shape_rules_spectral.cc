@@ -151,13 +151,57 @@ absl::Status Stft(Ctx& c) {
   return c.Set(0, DType::F32, {x[0], frames, bins, 2});
 }
 
+absl::Status OutputFloat(Ctx& c, DType* t) {
+  *t = ir::DTypeFromOnnx(c.node().GetInt("output_datatype", 1));
+  if (*t != DType::F32 && *t != DType::F64 && *t != DType::F16) {
+    return c.Err("output_datatype must be a float type");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SignalWindow(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  if (c.T(0) != DType::I32 && c.T(0) != DType::I64) return c.Err("size must be int32 or int64");
+  int64_t n = 0;
+  KILN_RETURN_IF_ERROR(c.SizeInput(0, "size", 0, 0, &n));
+  DType t;
+  KILN_RETURN_IF_ERROR(OutputFloat(c, &t));
+  return c.Set(0, t, {n});
+}
+
+absl::Status MelWeightMatrix(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(5));
+  if (c.T(0) != c.T(1) || c.T(0) != c.T(2) || (c.T(0) != DType::I32 && c.T(0) != DType::I64)) {
+    return c.Err("num_mel_bins, dft_length and sample_rate must share an int32/int64 dtype");
+  }
+  if (c.T(3) != c.T(4) || (c.T(3) != DType::F32 && c.T(3) != DType::F64 && c.T(3) != DType::F16)) {
+    return c.Err("lower_edge_hertz and upper_edge_hertz must share a float dtype");
+  }
+  int64_t bins = 0, spec = 0;
+  KILN_RETURN_IF_ERROR(c.SizeInput(0, "num_mel_bins", 1, 0, &bins));
+  if (const ir::ConstantData* d = c.C(1)) {
+    if (d->element_count() != 1 || d->IntAt(0) < 0 || d->IntAt(0) > Ctx::kMaxDim) {
+      return c.Err("dft_length must be one value in range");
+    }
+    spec = d->IntAt(0) / 2 + 1;
+  } else {
+    KILN_RETURN_IF_ERROR(c.SizeInput(1, "dft_length", 0, 0, &spec));
+  }
+  DType t;
+  KILN_RETURN_IF_ERROR(OutputFloat(c, &t));
+  return c.Set(0, t, {spec, bins});
+}
+
 }  // namespace
 
 bool InferSpectralShapes(ir::Graph& graph, ir::Node& node,
                          const std::vector<ir::ConstantPtr>& known, absl::Status* status) {
   Ctx c(graph, node, known);
-  if (node.op_type == "DFT") *status = Dft(c);
-  else if (node.op_type == "STFT") *status = Stft(c);
+  const std::string& op = node.op_type;
+  if (op == "DFT") *status = Dft(c);
+  else if (op == "STFT") *status = Stft(c);
+  else if (op == "HannWindow" || op == "HammingWindow" || op == "BlackmanWindow") *status = SignalWindow(c);
+  else if (op == "MelWeightMatrix") *status = MelWeightMatrix(c);
   else return false;
   return true;
 }

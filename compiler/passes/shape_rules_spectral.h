@@ -1,5 +1,8 @@
-// Shape rules for the spectral ops DFT and STFT (opset 17), float32 with a
-// trailing component dim (1 real, 2 complex). They resolve what lowering
+// Shape rules for the audio front end: the spectral ops DFT and STFT
+// (opset 17), float32 with a trailing component dim (1 real, 2 complex), and
+// the signal constants HannWindow, HammingWindow, BlackmanWindow and
+// MelWeightMatrix, whose sizes come from constant inputs or else from the
+// model's declared output shape (the kernel re-checks the run-time input). They resolve what lowering
 // (emit/lower_spectral.cc) needs into attributes:
 //   DFT:  kiln.axis (normalised), kiln.n (transform length);
 //   STFT: kiln.frame_length (0 when only known at run time).
@@ -16,7 +19,7 @@
 
 namespace kiln::compiler {
 
-// True if `node` is DFT or STFT; the rule's result is then in *status.
+// True if `node`'s op has a rule here; the rule's result is then in *status.
 bool InferSpectralShapes(ir::Graph& graph, ir::Node& node,
                          const std::vector<ir::ConstantPtr>& known, absl::Status* status);
 

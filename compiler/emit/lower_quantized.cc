@@ -1,8 +1,8 @@
-// TopK (topk), MaxPool with its Indices output (maxpool_argmax_f32), the
-// integer ops MatMulInteger / QLinearMatMul (qmatmul) and ConvInteger /
-// QLinearConv (qconv2d), and the signal constants HannWindow, HammingWindow,
-// BlackmanWindow (signal_window) and MelWeightMatrix (mel_weight_matrix).
-// Shape inference (passes/shape_rules_more.cc) resolved k, axes and windows.
+// The quantized ops: MatMulInteger / QLinearMatMul (qmatmul), ConvInteger /
+// QLinearConv (qconv2d), QuantizeLinear / DequantizeLinear
+// (quantize_linear, dequantize_linear) and DynamicQuantizeLinear
+// (dynamic_quantize_linear). Shape inference (passes/shape_rules_quantized.cc)
+// checked the operand dtypes and resolved the conv window.
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -14,81 +14,6 @@ namespace kiln::compiler::emit {
 namespace {
 
 using Shape = std::vector<int64_t>;
-
-bool HasInput(const ir::Node& node, size_t k) {
-  return node.inputs.size() > k && node.inputs[k] != ir::kNoValue;
-}
-
-int64_t Code(const LoweringContext& ctx, ir::ValueId v) {
-  return static_cast<int64_t>(ctx.value(v).dtype);
-}
-
-absl::Status LowerTopK(LoweringContext& ctx, const ir::Node& node) {
-  KILN_ASSIGN_OR_RETURN(Shape x, ctx.InputShape(node, 0));
-  if (!node.HasAttr("kiln.k")) return ctx.Invalid(node, "k was not resolved");
-  const int64_t axis = node.GetInt("kiln.axis", 0), k = node.GetInt("kiln.k", 0);
-  const bool runtime_k = node.GetInt("kiln.k_runtime", 0) != 0;
-  const int64_t t = Code(ctx, node.inputs[0]);
-  if (ir::DTypeSize(ctx.value(node.inputs[0]).dtype) == 0 ||
-      ctx.value(node.inputs[0]).dtype == ir::DType::Bool) {
-    return ctx.Unimplemented(node, "unsupported input dtype");
-  }
-  if (node.outputs.size() < 2 || node.outputs[0] == ir::kNoValue ||
-      node.outputs[1] == ir::kNoValue) {
-    return ctx.Unimplemented(node, "both outputs (values and indices) must be present");
-  }
-  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
-  KILN_ASSIGN_OR_RETURN(Binding bv, ctx.Bind(node, node.outputs[0]));
-  KILN_ASSIGN_OR_RETURN(Binding bi, ctx.Bind(node, node.outputs[1]));
-  Binding bk = bx;  // unread when k is static
-  if (runtime_k) {
-    KILN_ASSIGN_OR_RETURN(bk, ctx.Bind(node, node.inputs[1]));
-  }
-  // Symbolic dims multiply through the pool; the kernel's checker refuses
-  // k beyond a symbolic axis's run-time length.
-  ir::DimPool& dims = ctx.dims();
-  Shape ip = {t, dims.Product(Shape(x.begin(), x.begin() + axis)), x[axis],
-              dims.Product(Shape(x.begin() + axis + 1, x.end())), k,
-              node.GetInt("largest", 1) != 0 ? 1 : 0,
-              runtime_k ? Code(ctx, node.inputs[1]) : 0};
-  return ctx.Dispatch(node, "topk", std::move(ip), {}, {bx, bk, bv, bi},
-                      {-1, runtime_k ? -1 : 0, -1, -1});
-}
-
-bool IndicesUsed(const LoweringContext& ctx, const ir::Node& node) {
-  if (node.outputs.size() < 2 || node.outputs[1] == ir::kNoValue) return false;
-  return !ctx.graph().Users(node.outputs[1]).empty() ||
-         ctx.graph().IsGraphOutput(node.outputs[1]);
-}
-
-absl::Status LowerMaxPoolArgmax(LoweringContext& ctx, const ir::Node& node) {
-  KILN_ASSIGN_OR_RETURN(Shape x, ctx.InputShape(node, 0));
-  KILN_ASSIGN_OR_RETURN(Shape y, ctx.OutputShape(node, 0));
-  if (ctx.value(node.inputs[0]).dtype != ir::DType::F32) {
-    return ctx.Unimplemented(node, "MaxPool with Indices supports float32 only");
-  }
-  if ((x.size() != 3 && x.size() != 4) || y.size() != x.size()) {
-    return ctx.Unimplemented(node, "MaxPool with Indices supports 1-D and 2-D windows only");
-  }
-  const size_t sp = x.size() - 2;
-  const Shape kernel = node.GetInts("kiln.kernel_shape", {});
-  const Shape strides = node.GetInts("kiln.strides", {});
-  const Shape dil = node.GetInts("kiln.dilations", {});
-  const Shape pads = node.GetInts("kiln.pads", {});
-  if (kernel.size() != sp || strides.size() != sp || dil.size() != sp || pads.size() != 2 * sp) {
-    return ctx.Invalid(node, "the window was not resolved");
-  }
-  // 1-D pools as 2-D with a unit height.
-  const bool one = sp == 1;
-  Shape ip = {x[0], x[1], one ? 1 : x[2], x.back(), one ? 1 : y[2], y.back(),
-              one ? 1 : kernel[0], kernel.back(), one ? 1 : strides[0], strides.back(),
-              one ? 0 : pads[0], pads[sp - 1], one ? 1 : dil[0], dil.back(),
-              node.GetInt("storage_order", 0) != 0 ? 1 : 0};
-  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
-  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  KILN_ASSIGN_OR_RETURN(Binding bi, ctx.Bind(node, node.outputs[1]));
-  return ctx.Dispatch(node, "maxpool_argmax_f32", std::move(ip), {}, {bx, by, bi});
-}
 
 // How a zero-point / scale input is read: absent, one value, or one per
 // row/column of length `len`.
@@ -143,7 +68,7 @@ absl::Status LowerQMatMul(LoweringContext& ctx, const ir::Node& node) {
     }
   }
   const size_t R = y.size() - 2;
-  Shape ip = {Code(ctx, node.inputs[pos[0]]), Code(ctx, node.inputs[pos[1]]),
+  Shape ip = {DTypeCode(ctx, node.inputs[pos[0]]), DTypeCode(ctx, node.inputs[pos[1]]),
               static_cast<int64_t>(ctx.value(node.outputs[0]).dtype), M, N, K,
               modes[0], modes[1], modes[2], modes[3], static_cast<int64_t>(R)};
   Shape sa(R, 0), sb(R, 0);
@@ -219,7 +144,7 @@ absl::Status LowerQConv(LoweringContext& ctx, const ir::Node& node) {
     }
   }
   const bool one = sp == 1;
-  Shape ip = {Code(ctx, node.inputs[0]), Code(ctx, node.inputs[pos[1]]),
+  Shape ip = {DTypeCode(ctx, node.inputs[0]), DTypeCode(ctx, node.inputs[pos[1]]),
               static_cast<int64_t>(ctx.value(node.outputs[0]).dtype),
               x[0], x[1], one ? 1 : x[2], x.back(), OC, one ? 1 : y[2], y.back(),
               one ? 1 : w[2], w.back(), one ? 1 : strides[0], strides.back(),
@@ -242,44 +167,64 @@ absl::Status LowerQConv(LoweringContext& ctx, const ir::Node& node) {
   return ctx.Dispatch(node, "qconv2d", std::move(ip), {}, binds, over);
 }
 
-absl::Status LowerSignalWindow(LoweringContext& ctx, const ir::Node& node) {
-  KILN_ASSIGN_OR_RETURN(Shape y, ctx.OutputShape(node, 0));
-  const int64_t kind = node.op_type == "HannWindow" ? 0 : node.op_type == "HammingWindow" ? 1 : 2;
-  KILN_ASSIGN_OR_RETURN(Binding bs, ctx.Bind(node, node.inputs[0]));
+absl::Status LowerQuantize(LoweringContext& ctx, const ir::Node& node) {
+  if (node.inputs.size() < 2) return ctx.Invalid(node, "expects x and scale");
+  const bool q = node.op_type == "QuantizeLinear";
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(auto s, ctx.InputShape(node, 1));
+  const bool has_zp = node.inputs.size() > 2 && node.inputs[2] != ir::kNoValue;
+  const ir::DType qt = ctx.value(q ? node.outputs[0] : node.inputs[0]).dtype;
+  int64_t outer = 1, axis_len = 1, inner = ir::ElementCount(x);
+  const bool per_axis = s.size() == 1;
+  if (per_axis) {
+    const int64_t r = static_cast<int64_t>(x.size());
+    int64_t axis = node.GetInt("axis", 1);
+    if (axis < 0) axis += r;
+    if (axis < 0 || axis >= r) return ctx.Invalid(node, "axis out of range");
+    outer = 1;
+    for (int64_t d = 0; d < axis; ++d) outer *= x[d];
+    axis_len = x[axis];
+    inner = 1;
+    for (int64_t d = axis + 1; d < r; ++d) inner *= x[d];
+  }
+  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding bs, ctx.Bind(node, node.inputs[1]));
+  Binding bz = bs;  // unread without a zero point
+  if (has_zp) {
+    KILN_ASSIGN_OR_RETURN(bz, ctx.Bind(node, node.inputs[2]));
+  }
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  Shape ip = {kind, y[0], node.GetInt("periodic", 1) != 0 ? 1 : 0, Code(ctx, node.inputs[0]),
-              static_cast<int64_t>(ctx.value(node.outputs[0]).dtype)};
-  return ctx.Dispatch(node, "signal_window", std::move(ip), {}, {bs, by});
+  return ctx.Dispatch(node, q ? "quantize_linear" : "dequantize_linear",
+                      {outer, axis_len, inner, static_cast<int64_t>(qt), has_zp ? 1 : 0,
+                       per_axis ? 1 : 0},
+                      {}, {bx, bs, bz, by}, {-1, -1, has_zp ? -1 : 0, -1});
 }
 
-absl::Status LowerMel(LoweringContext& ctx, const ir::Node& node) {
-  KILN_ASSIGN_OR_RETURN(Shape y, ctx.OutputShape(node, 0));
-  KILN_ASSIGN_OR_RETURN(std::vector<Binding> binds, BindAll(ctx, node, {0, 1, 2, 3, 4}));
-  Shape ip = {y[1], y[0], Code(ctx, node.inputs[0]), Code(ctx, node.inputs[3]),
-              static_cast<int64_t>(ctx.value(node.outputs[0]).dtype)};
-  return ctx.Dispatch(node, "mel_weight_matrix", std::move(ip), {}, binds);
+absl::Status LowerDynamicQuantize(LoweringContext& ctx, const ir::Node& node) {
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  std::vector<Binding> b;
+  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
+  b.push_back(bx);
+  for (size_t k = 0; k < 3; ++k) {
+    if (k >= node.outputs.size() || node.outputs[k] == ir::kNoValue) {
+      return ctx.Unimplemented(node, "all three outputs must be used");
+    }
+    KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[k]));
+    b.push_back(by);
+  }
+  return ctx.Dispatch(node, "dynamic_quantize_linear", {ir::ElementCount(x)}, {}, b);
 }
 
 }  // namespace
 
-void RegisterMoreLowerings(LoweringTable& table) {
-  table["TopK"] = LowerTopK;
+void RegisterQuantizedLowerings(LoweringTable& table) {
   table["MatMulInteger"] = LowerQMatMul;
   table["QLinearMatMul"] = LowerQMatMul;
   table["ConvInteger"] = LowerQConv;
   table["QLinearConv"] = LowerQConv;
-  table["HannWindow"] = LowerSignalWindow;
-  table["HammingWindow"] = LowerSignalWindow;
-  table["BlackmanWindow"] = LowerSignalWindow;
-  table["MelWeightMatrix"] = LowerMel;
-  // MaxPool keeps its lowering unless its Indices output is used.
-  auto it = table.find("MaxPool");
-  LowerFn other = it != table.end() ? it->second : LowerFn();
-  table["MaxPool"] = [other](LoweringContext& ctx, const ir::Node& node) -> absl::Status {
-    if (IndicesUsed(ctx, node)) return LowerMaxPoolArgmax(ctx, node);
-    if (other) return other(ctx, node);
-    return ctx.Unimplemented(node, "no kernel lowers this op");
-  };
+  table["QuantizeLinear"] = LowerQuantize;
+  table["DequantizeLinear"] = LowerQuantize;
+  table["DynamicQuantizeLinear"] = LowerDynamicQuantize;
 }
 
 }  // namespace kiln::compiler::emit

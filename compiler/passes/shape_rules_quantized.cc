@@ -1,4 +1,4 @@
-#include "compiler/passes/shape_rules_more.h"
+#include "compiler/passes/shape_rules_quantized.h"
 
 #include <algorithm>
 #include <string>
@@ -15,73 +15,6 @@ namespace {
 using ir::DType;
 using Shape = std::vector<int64_t>;
 using Ctx = ShapeRuleContext;
-
-void SetInts(ir::Node& n, const std::string& key, const Shape& v) {
-  ir::Attribute a;
-  a.kind = ir::Attribute::Kind::kInts;
-  a.ints = v;
-  n.attributes[key] = std::move(a);
-}
-
-// Dim `d` of output k as the model declares it, or -1.
-int64_t DeclaredDim(Ctx& c, size_t k, size_t d) {
-  if (!c.HasOut(k)) return -1;
-  const ir::Value& v = c.graph().value(c.node().outputs[k]);
-  if (!v.has_declared_shape || d >= v.declared_shape.size()) return -1;
-  return v.declared_shape[d];
-}
-
-// A scalar size from input k: its constant value, or else dim `d` of the
-// declared shape of output 0 (or `alt_out`) — the kernel re-checks it.
-absl::Status SizeInput(Ctx& c, size_t k, const char* what, size_t d, size_t alt_out,
-                       int64_t* out) {
-  if (const ir::ConstantData* v = c.C(k)) {
-    if (v->element_count() != 1) return c.Err(absl::StrCat(what, " must hold one value"));
-    *out = v->IntAt(0);
-  } else {
-    *out = DeclaredDim(c, 0, d);
-    if (*out < 0) *out = DeclaredDim(c, alt_out, d);
-    if (*out < 0) {
-      return c.Err(absl::StrCat(what, " input '", c.In(k).name,
-                                "' is not known at compile time and no static output shape is "
-                                "declared (dynamic shapes are not supported)"));
-    }
-  }
-  if (*out < 0 || *out > Ctx::kMaxDim) return c.Err(absl::StrCat(what, " is out of range"));
-  return absl::OkStatus();
-}
-
-absl::Status TopK(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(1));
-  const Shape& x = c.S(0);
-  if (x.empty()) return c.Err("input must have rank >= 1");
-  int64_t axis = 0, k = 0;
-  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", -1), c.Rank(0), &axis));
-  bool runtime = false;
-  if (!c.Has(1)) {
-    if (!c.node().HasAttr("k")) return c.Err("k is required (attribute or input)");
-    k = c.node().GetInt("k", 0);
-  } else {
-    if (c.T(1) != DType::I64 && c.T(1) != DType::I32) return c.Err("k must be int64");
-    runtime = c.C(1) == nullptr;
-    KILN_RETURN_IF_ERROR(SizeInput(c, 1, "k", static_cast<size_t>(axis), 1, &k));
-  }
-  // A symbolic axis's length is known at run time only: the kernel's
-  // checker refuses k beyond it then.
-  if (k < 0 || (!ir::IsSymbolic(x[axis]) && k > x[axis])) {
-    return c.Err(absl::StrCat("k = ", k, " is outside [0, ", x[axis], "]"));
-  }
-  if (c.node().GetInt("largest", 1) != 0 && c.node().GetInt("largest", 1) != 1) {
-    return c.Err("largest must be 0 or 1");
-  }
-  c.node().SetInt("kiln.k", k);
-  c.node().SetInt("kiln.k_runtime", runtime ? 1 : 0);
-  c.node().SetInt("kiln.axis", axis);
-  Shape out = x;
-  out[axis] = k;
-  KILN_RETURN_IF_ERROR(c.Set(1, DType::I64, out));
-  return c.Set(0, c.T(0), std::move(out));
-}
 
 bool Is8(DType t) { return t == DType::U8 || t == DType::I8; }
 
@@ -122,7 +55,7 @@ absl::Status QMatMul(Ctx& c) {
   return c.Set(0, out, std::move(batch));
 }
 
-int64_t CeilDivMore(int64_t a, int64_t b) { return a / b + (a % b > 0 ? 1 : 0); }
+int64_t CeilDiv(int64_t a, int64_t b) { return a / b + (a % b > 0 ? 1 : 0); }
 
 // ConvInteger (x, w, x_zp, w_zp) and QLinearConv (x, x_scale, x_zp, w,
 // w_scale, w_zp, y_scale, y_zp, bias): 1-D and 2-D windows.
@@ -174,7 +107,7 @@ absl::Status QConv(Ctx& c) {
       if (in < dk) return c.Err("the (dilated) kernel is larger than the input");
       o = (in - dk) / s + 1;
     } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      o = CeilDivMore(in, s);
+      o = CeilDiv(in, s);
       const int64_t total = std::max<int64_t>(0, (o - 1) * s + dk - in);
       const int64_t small = total / 2;
       pads[i] = auto_pad == "SAME_UPPER" ? small : total - small;
@@ -184,9 +117,9 @@ absl::Status QConv(Ctx& c) {
     }
     out.push_back(o);
   }
-  SetInts(n, "kiln.strides", strides);
-  SetInts(n, "kiln.dilations", dil);
-  SetInts(n, "kiln.pads", pads);
+  n.SetInts("kiln.strides", strides);
+  n.SetInts("kiln.dilations", dil);
+  n.SetInts("kiln.pads", pads);
   DType ty = DType::I32;
   if (qlinear) {
     KILN_RETURN_IF_ERROR(Need8(c, 7));
@@ -198,58 +131,81 @@ absl::Status QConv(Ctx& c) {
   return c.Set(0, ty, std::move(out));
 }
 
-absl::Status OutputFloat(Ctx& c, DType* t) {
-  *t = ir::DTypeFromOnnx(c.node().GetInt("output_datatype", 1));
-  if (*t != DType::F32 && *t != DType::F64 && *t != DType::F16) {
-    return c.Err("output_datatype must be a float type");
+// QuantizeLinear / DequantizeLinear: same shape; scale (and zero point) a
+// scalar or one entry per element of `axis`.
+absl::Status Quantize(Ctx& c) {
+  ir::Graph& g = c.graph();
+  ir::Node& n = c.node();
+  const bool q = n.op_type == "QuantizeLinear";
+  if (n.inputs.size() < 2 || n.inputs[0] == ir::kNoValue || n.inputs[1] == ir::kNoValue) {
+    return c.Err("expects x and scale inputs");
   }
+  const ir::Value& x = g.value(n.inputs[0]);
+  const ir::Value& s = g.value(n.inputs[1]);
+  if (!x.has_shape || !s.has_shape) return c.Err("inputs have no shape");
+  if (n.GetInt("block_size", 0) != 0) {
+    return c.Err("block_size (opset 21 blocked quantization) is not supported");
+  }
+  const bool has_zp = n.inputs.size() > 2 && n.inputs[2] != ir::kNoValue;
+  // Opset 21: without a zero point, output_dtype names the quantized type.
+  DType qt = x.dtype;
+  if (q) {
+    qt = has_zp ? g.value(n.inputs[2]).dtype : DType::U8;
+    if (const int64_t out = n.GetInt("output_dtype", 0); out != 0) {
+      const DType named = ir::DTypeFromOnnx(out);
+      if (has_zp && named != qt) {
+        return c.Err("output_dtype differs from the zero point's type");
+      }
+      qt = named;
+    }
+  }
+  if (qt != DType::U8 && qt != DType::I8 && (q || qt != DType::I32)) {
+    return c.Err(absl::StrCat("quantized type ", ir::DTypeName(qt), " is not supported"));
+  }
+  if ((q ? x.dtype : s.dtype) != DType::F32 || s.dtype != DType::F32) {
+    return c.Err("only float32 data and scales are supported");
+  }
+  if (s.shape.size() > 1) return c.Err("scale must be a scalar or 1-D");
+  if (s.shape.size() == 1) {
+    const int64_t r = static_cast<int64_t>(x.shape.size());
+    int64_t axis = n.GetInt("axis", 1);
+    if (axis < 0) axis += r;
+    if (axis < 0 || axis >= r || x.shape[axis] != s.shape[0]) {
+      return c.Err(absl::StrCat("scale ", ir::ShapeStr(s.shape), " does not fit axis ",
+                                    n.GetInt("axis", 1), " of ", ir::ShapeStr(x.shape)));
+    }
+  }
+  if (has_zp && (g.value(n.inputs[2]).shape != s.shape || g.value(n.inputs[2]).dtype != qt)) {
+    return c.Err("zero point must match the scale's shape and the quantized type");
+  }
+  KILN_RETURN_IF_ERROR(c.Set(0, q ? qt : DType::F32, x.shape));
   return absl::OkStatus();
 }
 
-absl::Status SignalWindow(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(1));
-  if (c.T(0) != DType::I32 && c.T(0) != DType::I64) return c.Err("size must be int32 or int64");
-  int64_t n = 0;
-  KILN_RETURN_IF_ERROR(SizeInput(c, 0, "size", 0, 0, &n));
-  DType t;
-  KILN_RETURN_IF_ERROR(OutputFloat(c, &t));
-  return c.Set(0, t, {n});
-}
-
-absl::Status MelWeightMatrix(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(5));
-  if (c.T(0) != c.T(1) || c.T(0) != c.T(2) || (c.T(0) != DType::I32 && c.T(0) != DType::I64)) {
-    return c.Err("num_mel_bins, dft_length and sample_rate must share an int32/int64 dtype");
+absl::Status DynamicQuantize(Ctx& c) {
+  ir::Graph& g = c.graph();
+  ir::Node& n = c.node();
+  if (n.inputs.empty() || n.inputs[0] == ir::kNoValue || !g.value(n.inputs[0]).has_shape) {
+    return c.Err("expects a shaped input");
   }
-  if (c.T(3) != c.T(4) || (c.T(3) != DType::F32 && c.T(3) != DType::F64 && c.T(3) != DType::F16)) {
-    return c.Err("lower_edge_hertz and upper_edge_hertz must share a float dtype");
-  }
-  int64_t bins = 0, spec = 0;
-  KILN_RETURN_IF_ERROR(SizeInput(c, 0, "num_mel_bins", 1, 0, &bins));
-  if (const ir::ConstantData* d = c.C(1)) {
-    if (d->element_count() != 1 || d->IntAt(0) < 0 || d->IntAt(0) > Ctx::kMaxDim) {
-      return c.Err("dft_length must be one value in range");
-    }
-    spec = d->IntAt(0) / 2 + 1;
-  } else {
-    KILN_RETURN_IF_ERROR(SizeInput(c, 1, "dft_length", 0, 0, &spec));
-  }
-  DType t;
-  KILN_RETURN_IF_ERROR(OutputFloat(c, &t));
-  return c.Set(0, t, {spec, bins});
+  const ir::Value& x = g.value(n.inputs[0]);
+  if (x.dtype != DType::F32) return c.Err("only float32 input is supported");
+  KILN_RETURN_IF_ERROR(c.Set(0, DType::U8, x.shape));
+  KILN_RETURN_IF_ERROR(c.Set(1, DType::F32, {}));
+  KILN_RETURN_IF_ERROR(c.Set(2, DType::U8, {}));
+  return absl::OkStatus();
 }
 
 }  // namespace
 
-bool InferMoreShapes(ir::Graph& graph, ir::Node& node, const std::vector<ir::ConstantPtr>& known,
-                     absl::Status* status) {
+bool InferQuantizedShapes(ir::Graph& graph, ir::Node& node,
+                          const std::vector<ir::ConstantPtr>& known, absl::Status* status) {
   const std::string& op = node.op_type;
   Ctx c(graph, node, known);
-  if (op == "TopK") *status = TopK(c);
-  else if (op == "MatMulInteger" || op == "QLinearMatMul") *status = QMatMul(c);
+  if (op == "MatMulInteger" || op == "QLinearMatMul") *status = QMatMul(c);
   else if (op == "ConvInteger" || op == "QLinearConv") *status = QConv(c);
-  else if (op == "HannWindow" || op == "HammingWindow" || op == "BlackmanWindow") *status = SignalWindow(c);
-  else if (op == "MelWeightMatrix") *status = MelWeightMatrix(c);
+  else if (op == "QuantizeLinear" || op == "DequantizeLinear") *status = Quantize(c);
+  else if (op == "DynamicQuantizeLinear") *status = DynamicQuantize(c);
   else return false;
   return true;
 }

@@ -35,7 +35,7 @@ for model in $BENCHMARK_MODELS; do
   start=$SECONDS
   if [ "${#INPUTS[@]}" -gt 0 ] &&
      "$KILN" compile "$m.onnx" -o "$WORK/$model.kiln" &&
-     "$KILN" aot "$WORK/$model.kiln" -o "$WORK/$model.aot" --name "$model" &&
+     "$KILN" aot "$WORK/$model.kiln" -o "$WORK/$model.aot" --name "$model" --no-size-report &&
      make -s -C "$WORK/$model.aot" -j2 CC="$CROSS_CC" CFLAGS="-O3 $FLAGS" \
        > "$WORK/$model.make.log" 2>&1 &&
      "${RUN_PREFIX[@]}" "$WORK/$model.aot/${model}_run" "${INPUTS[@]}" \

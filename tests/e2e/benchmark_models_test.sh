@@ -46,7 +46,7 @@ for model in $MODELS_HERE; do
   if [ "${#INPUTS[@]}" -gt 0 ] &&
      "$KILN" compile "$m.onnx" -o "$WORK/$model.kiln" &&
      "$KILN" run "$WORK/$model.kiln" --isa "$KPATH" "${INPUTS[@]}" --output "$WORK/$model.vm.npy" &&
-     "$KILN" aot "$WORK/$model.kiln" -o "$WORK/$model.aot" --name "$model" &&
+     "$KILN" aot "$WORK/$model.kiln" -o "$WORK/$model.aot" --name "$model" --no-size-report &&
      make -s -C "$WORK/$model.aot" -j2 CFLAGS="-O3 $FLAGS" > "$WORK/$model.make.log" 2>&1 &&
      "$WORK/$model.aot/${model}_run" "${INPUTS[@]}" --output "$WORK/$model.aot.npy" &&
      "$PY" "$SRC/scripts/compare_npy.py" --label "$model $KPATH vm:  " "$m.output.npy" "$WORK/$model.vm.npy" &&

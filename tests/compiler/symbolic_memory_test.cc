@@ -16,6 +16,16 @@ namespace {
 
 class SymbolicMemory : public ::testing::TestWithParam<std::string> {};
 
+// Workspace / peak of live bytes, over the sizes the test evaluates
+// (2026-12-02: cnn and mlp 1.00, concat 1.25, attention 2.24, slice 2.50;
+// group planning with symbolic sizes leaves gaps the bound does not).
+double MaxWorkspaceOverLiveBound(const std::string& model) {
+  if (model == "cnn_dynbatch" || model == "mlp_dynbatch") return 1.01;
+  if (model == "concat_dynseq") return 1.3;
+  if (model == "attention_dynseq") return 2.3;
+  return 2.55;  // slice_dynseq
+}
+
 TEST_P(SymbolicMemory, PlacementHoldsAtEverySymbolValue) {
   const std::string path =
       std::string(KILN_SOURCE_DIR) + "/tests/models/dynamic/" + GetParam() + ".onnx";
@@ -64,11 +74,15 @@ TEST_P(SymbolicMemory, PlacementHoldsAtEverySymbolValue) {
             << v;
       }
     }
-    // Informational: how far the per-group plan is from the bound.
+    // How far the plan is from the bound, pinned per model at what the
+    // planner reaches today (a regression fails; an improvement lowers it).
+    const double ratio =
+        peak_live ? static_cast<double>(workspace) / static_cast<double>(peak_live) : 1.0;
+    EXPECT_LE(ratio, MaxWorkspaceOverLiveBound(GetParam())) << "at " << v;
     std::printf("%s at %lld: workspace %lld bytes, live lower bound %lld (%.2fx)\n",
                 GetParam().c_str(), static_cast<long long>(v), static_cast<long long>(workspace),
                 static_cast<long long>(peak_live),
-                peak_live ? static_cast<double>(workspace) / static_cast<double>(peak_live) : 0.0);
+                ratio);
   }
 }
 

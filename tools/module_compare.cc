@@ -12,14 +12,14 @@
 namespace kiln::tools {
 namespace {
 
-double Element(const vm::RecordedValue& v, uint64_t i) {
-  if (v.info->dtype == fb::DType::F32) {
+double Element(const ComparedValue& v, uint64_t i) {
+  if (v.dtype == fb::DType::F32) {
     float f;
-    std::memcpy(&f, v.bytes.data() + i * 4, 4);
+    std::memcpy(&f, v.bytes->data() + i * 4, 4);
     return f;
   }
   double d;
-  std::memcpy(&d, v.bytes.data() + i * 8, 8);
+  std::memcpy(&d, v.bytes->data() + i * 8, 8);
   return d;
 }
 
@@ -58,39 +58,54 @@ absl::StatusOr<RecordedRun> RunAndRecord(std::shared_ptr<const vm::ModuleImage> 
   return r;
 }
 
+std::vector<ComparedValue> ValuesOf(const RecordedRun& run) {
+  std::vector<ComparedValue> out;
+  out.reserve(run.recorder->values().size());
+  for (const vm::RecordedValue& v : run.recorder->values()) {
+    out.push_back({v.info->name, v.info->dtype, v.shape, &v.bytes,
+                   vm::DescribeDispatch(run.dispatches[v.dispatch])});
+  }
+  return out;
+}
+
 ModuleComparison CompareRecordedRuns(const RecordedRun& a, const RecordedRun& b, double atol,
                                      double rtol) {
+  return CompareValues(ValuesOf(a), ValuesOf(b), atol, rtol);
+}
+
+ModuleComparison CompareValues(const std::vector<ComparedValue>& a,
+                               const std::vector<ComparedValue>& b, double atol, double rtol) {
   ModuleComparison c;
   c.atol = atol;
   c.rtol = rtol;
   // A value recorded several times (in a Loop or Scan body, once per
   // iteration) pairs its k-th recording in A with its k-th in B, as --dump
   // names them NAME, NAME__2, ...
-  auto keyed = [](const std::vector<vm::RecordedValue>& values) {
-    std::map<std::pair<std::string, size_t>, const vm::RecordedValue*> out;
+  auto keyed = [](const std::vector<ComparedValue>& values) {
+    std::map<std::pair<std::string, size_t>, const ComparedValue*> out;
     std::map<std::string, size_t> seen;
-    for (const vm::RecordedValue& v : values) out[{v.info->name, ++seen[v.info->name]}] = &v;
+    for (const ComparedValue& v : values) out[{v.name, ++seen[v.name]}] = &v;
     return out;
   };
-  const auto in_a = keyed(a.recorder->values());
-  const auto in_b = keyed(b.recorder->values());
+  const auto in_a = keyed(a);
+  const auto in_b = keyed(b);
   std::map<std::string, size_t> seen;
-  for (const vm::RecordedValue& va : a.recorder->values()) {  // in run order
-    const std::pair<std::string, size_t> key = {va.info->name, ++seen[va.info->name]};
+  for (const ComparedValue& va : a) {  // in A's order
+    const std::pair<std::string, size_t> key = {va.name, ++seen[va.name]};
     auto it = in_b.find(key);
     if (it == in_b.end()) {
       ++c.only_a;
       continue;
     }
-    const vm::RecordedValue& vb = *it->second;
-    const bool floating = va.info->dtype == fb::DType::F32 || va.info->dtype == fb::DType::F64;
-    if (va.info->dtype != vb.info->dtype || va.shape != vb.shape || !floating) {
-      if (va.bytes != vb.bytes && !floating) ++c.differing;
+    const ComparedValue& vb = *it->second;
+    const bool floating = va.dtype == fb::DType::F32 || va.dtype == fb::DType::F64;
+    if (va.dtype != vb.dtype || va.shape != vb.shape || !floating) {
+      if (*va.bytes != *vb.bytes && !floating) ++c.differing;
       ++c.skipped;
       continue;
     }
     ++c.compared;
-    const uint64_t n = va.bytes.size() / (va.info->dtype == fb::DType::F32 ? 4 : 8);
+    const uint64_t n = va.bytes->size() / (va.dtype == fb::DType::F32 ? 4 : 8);
     double worst = 0, worst_excess = 0;
     uint64_t worst_at = 0, bad = 0;
     for (uint64_t i = 0; i < n; ++i) {
@@ -112,7 +127,7 @@ ModuleComparison CompareRecordedRuns(const RecordedRun& a, const RecordedRun& b,
       if (!c.has_first) {
         c.has_first = true;
         ValueDifference& f = c.first;
-        f.value = absl::StrCat(va.info->name, key.second > 1 ? absl::StrCat("__", key.second) : "");
+        f.value = absl::StrCat(va.name, key.second > 1 ? absl::StrCat("__", key.second) : "");
         f.shape = va.shape;
         f.max_abs_diff = worst;
         f.outside = bad;
@@ -120,8 +135,8 @@ ModuleComparison CompareRecordedRuns(const RecordedRun& a, const RecordedRun& b,
         f.worst_at = worst_at;
         f.a = Element(va, worst_at);
         f.b = Element(vb, worst_at);
-        f.dispatch_a = vm::DescribeDispatch(a.dispatches[va.dispatch]);
-        f.dispatch_b = vm::DescribeDispatch(b.dispatches[vb.dispatch]);
+        f.dispatch_a = va.where;
+        f.dispatch_b = vb.where;
       }
     }
   }
@@ -131,8 +146,8 @@ ModuleComparison CompareRecordedRuns(const RecordedRun& a, const RecordedRun& b,
 
 std::string ModuleComparison::Report() const {
   std::string out = absl::StrFormat(
-      "compared %zu values (%zu only in A, %zu only in B, %zu skipped for dtype/shape)\n",
-      compared, only_a, only_b, skipped);
+      "compared %zu values (%zu only in %s, %zu only in %s, %zu skipped for dtype/shape)\n",
+      compared, only_a, label_a, only_b, label_b, skipped);
   if (differing == 0) {
     return out + absl::StrFormat("no value differs beyond atol=%g rtol=%g\n", atol, rtol);
   }
@@ -142,12 +157,12 @@ std::string ModuleComparison::Report() const {
         &out,
         absl::StrFormat(
             "first difference: value '%s' %s\n  max_abs_diff=%.6g, %llu of %llu elements outside "
-            "atol=%g rtol=%g (worst at flat index %llu: A=%.9g B=%.9g)\n  A: %s\n  B: %s\n",
+            "atol=%g rtol=%g (worst at flat index %llu: %s=%.9g %s=%.9g)\n  %s: %s\n  %s: %s\n",
             first.value, vm::ShapeText(first.shape), first.max_abs_diff,
             static_cast<unsigned long long>(first.outside),
             static_cast<unsigned long long>(first.elements), atol, rtol,
-            static_cast<unsigned long long>(first.worst_at), first.a, first.b, first.dispatch_a,
-            first.dispatch_b));
+            static_cast<unsigned long long>(first.worst_at), label_a, first.a, label_b, first.b,
+            label_a, first.dispatch_a, label_b, first.dispatch_b));
   }
   return out;
 }

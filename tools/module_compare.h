@@ -1,6 +1,7 @@
-// Two modules of one model run on the same inputs, every ONNX value each
-// keeps recorded, and the values both have compared in A's dispatch order:
-// what `kiln compare` prints and `kiln.compare` in Python returns.
+// Two runs of one model on the same inputs, every ONNX value each keeps
+// recorded, and the values both have compared in A's order: two modules (what
+// `kiln compare` prints and `kiln.compare` in Python returns), or a module
+// and ONNX Runtime (`kiln compare --reference ort`, tools/ort_reference.h).
 #ifndef KILN_TOOLS_MODULE_COMPARE_H_
 #define KILN_TOOLS_MODULE_COMPARE_H_
 
@@ -30,6 +31,18 @@ absl::StatusOr<RecordedRun> RunAndRecord(std::shared_ptr<const vm::ModuleImage> 
                                          const std::vector<std::string>& input_files,
                                          std::vector<vm::NpyArray>* inputs);
 
+// One value as one side of a comparison has it.
+struct ComparedValue {
+  std::string name;  // the ONNX value
+  fb::DType dtype = fb::DType::Unknown;
+  std::vector<int64_t> shape;
+  const std::vector<uint8_t>* bytes = nullptr;  // C order; owned by the side's run
+  std::string where;  // what computed it: vm::DescribeDispatch, or the reference's node
+};
+
+// A module run's values in dispatch order.
+std::vector<ComparedValue> ValuesOf(const RecordedRun& run);
+
 // The first value outside the tolerance, as `kiln compare` describes it.
 struct ValueDifference {
   std::string value;     // the ONNX value, NAME__k for its k-th recording (k > 1)
@@ -39,11 +52,12 @@ struct ValueDifference {
   uint64_t elements = 0;
   uint64_t worst_at = 0;  // flat index of the element furthest outside
   double a = 0, b = 0;    // the two values there
-  std::string dispatch_a, dispatch_b;  // vm::DescribeDispatch of each side
+  std::string dispatch_a, dispatch_b;  // ComparedValue::where of each side
 };
 
 struct ModuleComparison {
   double atol = 0, rtol = 0;
+  std::string label_a = "A", label_b = "B";  // the sides' names in Report()
   size_t compared = 0, only_a = 0, only_b = 0, skipped = 0, differing = 0;
   bool has_first = false;
   ValueDifference first;
@@ -51,9 +65,13 @@ struct ModuleComparison {
   std::string Report() const;
 };
 
-// Pairs the values both runs recorded (a value recorded several times, in a
-// Loop or Scan body, pairs its k-th recording in A with its k-th in B) and
-// compares the floating ones element by element.
+// Pairs the values both sides have by name (a value recorded several times,
+// in a Loop or Scan body, pairs its k-th recording in A with its k-th in B)
+// and compares the floating ones element by element, in A's order.
+ModuleComparison CompareValues(const std::vector<ComparedValue>& a,
+                               const std::vector<ComparedValue>& b, double atol, double rtol);
+
+// CompareValues of two module runs.
 ModuleComparison CompareRecordedRuns(const RecordedRun& a, const RecordedRun& b, double atol,
                                      double rtol);
 

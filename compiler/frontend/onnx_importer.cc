@@ -1,12 +1,7 @@
 #include "compiler/frontend/onnx_importer.h"
 
 #include <algorithm>
-
-#include <fstream>
-#include <limits>
 #include <set>
-#include <sstream>
-#include <sys/stat.h>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -17,6 +12,7 @@
 #include "compiler/frontend/function_ops.h"
 #include "compiler/frontend/input_binding.h"
 #include "compiler/frontend/legacy_opset.h"
+#include "compiler/frontend/onnx_model_file.h"
 #include "compiler/frontend/onnx_tensor.h"
 #include "compiler/ir/graph_util.h"
 #include "compiler/passes/op_support.h"
@@ -34,36 +30,6 @@ constexpr int64_t kMaxOpset = 21;
 
 bool IsDefaultDomain(const std::string& domain) {
   return domain.empty() || domain == "ai.onnx";
-}
-
-absl::StatusOr<std::string> ReadModelFile(const std::string& path) {
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0) {
-    return absl::NotFoundError(absl::StrCat("ONNX file '", path, "' does not exist"));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot open ONNX file '", path, "'"));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-// `path` names the bytes' origin in messages (a file, or what the caller says).
-absl::StatusOr<onnx::ModelProto> ParseModel(const std::string& bytes, const std::string& path) {
-  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("'", path, "' is larger than 2 GB; external data is not supported yet"));
-  }
-  onnx::ModelProto model;
-  if (!model.ParseFromString(bytes)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("'", path, "' is not a valid ONNX model (protobuf parsing failed)"));
-  }
-  if (!model.has_graph() || model.opset_import_size() == 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "'", path, "' is not a valid ONNX model (no graph or no opset_import)"));
-  }
-  return model;
 }
 
 absl::StatusOr<int64_t> DefaultOpset(const onnx::ModelProto& model, const std::string& path) {
@@ -448,14 +414,14 @@ absl::Status CheckBoundNamesAreInputs(const ImportOptions& options, const ir::Gr
 }  // namespace
 
 absl::StatusOr<ir::Graph> ImportOnnx(const std::string& path, const ImportOptions& options) {
-  auto bytes = ReadModelFile(path);
+  auto bytes = ReadOnnxFile(path);
   if (!bytes.ok()) return bytes.status();
   return ImportOnnxBytes(*bytes, path, options);
 }
 
 absl::StatusOr<ir::Graph> ImportOnnxBytes(const std::string& bytes, const std::string& path,
                                           const ImportOptions& options) {
-  auto model = ParseModel(bytes, path);
+  auto model = ParseOnnxModel(bytes, path);
   if (!model.ok()) return model.status();
   ir::Graph graph;
   graph.source = path;

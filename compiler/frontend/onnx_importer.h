@@ -15,7 +15,7 @@
 
 namespace kiln::compiler {
 
-// Reads and checks the model at `path`: opset 1..17 for the default domain
+// Reads and checks the model at `path`: opset 1..21 for the default domain
 // (opsets below 11 upgraded to opset-11 node forms, see legacy_opset.h),
 // static input shapes, topologically sorted nodes, every op supported (see
 // passes/op_support.h). Initializers and Constant nodes become constant values

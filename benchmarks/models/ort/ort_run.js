@@ -5,9 +5,12 @@
 //   latency_ms median=... min=... max=... runs=N
 // timed by ORT's own profiler (its per-run "model_run" events), so the Node
 // binding's overhead is left out. Usable as `kiln bench --baseline-cmd`.
+// --output-dir DIR writes every output as DIR/K.npy (K: its index) and lists
+// them in DIR/outputs.json ({"name", "file"}; "skipped" for a type .npy cannot
+// hold): `kiln compare --reference ort` reads them.
 //
 // usage: node ort_run.js MODEL.onnx --input [NAME=]FILE.npy ... [--output FILE.npy ...]
-//        [--repeat N] [--warmup N] [--threads N]
+//        [--output-dir DIR] [--repeat N] [--warmup N] [--threads N]
 'use strict';
 const fs = require('fs');
 const os = require('os');
@@ -15,7 +18,7 @@ const path = require('path');
 const ort = require('onnxruntime-node');
 
 const DTYPES = {
-  '<f4': ['float32', Float32Array], '<f8': ['float64', Float64Array],
+  '<f4': ['float32', Float32Array], '<f8': ['float64', Float64Array], '<f2': ['float16', Uint16Array],
   '<i8': ['int64', BigInt64Array], '<i4': ['int32', Int32Array], '<i2': ['int16', Int16Array],
   '|i1': ['int8', Int8Array], '|u1': ['uint8', Uint8Array], '<u2': ['uint16', Uint16Array],
   '<u4': ['uint32', Uint32Array], '<u8': ['uint64', BigUint64Array], '|b1': ['bool', Uint8Array],
@@ -73,6 +76,7 @@ function parseArgs(argv) {
     const value = () => (i + 1 < argv.length ? argv[++i] : fail(`${a} needs a value`));
     if (a === '--input') o.inputs.push(value());
     else if (a === '--output') o.outputs.push(value());
+    else if (a === '--output-dir') o.outputDir = value();
     else if (a === '--repeat') o.repeat = Number(value());
     else if (a === '--warmup') o.warmup = Number(value());
     else if (a === '--threads') o.threads = Number(value());
@@ -80,7 +84,7 @@ function parseArgs(argv) {
     else if (!o.model) o.model = a;
     else fail(`unexpected argument ${a}`);
   }
-  if (!o.model) fail('usage: node ort_run.js MODEL.onnx --input FILE.npy ... [--output FILE.npy ...] [--repeat N] [--warmup N] [--threads N]');
+  if (!o.model) fail('usage: node ort_run.js MODEL.onnx --input FILE.npy ... [--output FILE.npy ...] [--output-dir DIR] [--repeat N] [--warmup N] [--threads N]');
   return o;
 }
 
@@ -113,6 +117,19 @@ async function main() {
   let results = await session.run(feeds);
   for (let r = 0; r < o.warmup + o.repeat; ++r) results = await session.run(feeds);
   o.outputs.forEach((file, k) => writeNpy(file, results[session.outputNames[k]]));
+  if (o.outputDir) {
+    fs.mkdirSync(o.outputDir, { recursive: true });
+    const listed = session.outputNames.map((name, k) => {
+      const t = results[name];
+      if (!t || !Object.values(DTYPES).some((d) => d[0] === t.type)) {
+        return { name, skipped: t ? `type ${t.type}` : 'no tensor' };
+      }
+      const file = `${k}.npy`;
+      writeNpy(path.join(o.outputDir, file), t);
+      return { name, file };
+    });
+    fs.writeFileSync(path.join(o.outputDir, 'outputs.json'), JSON.stringify(listed, null, 1));
+  }
   if (o.repeat > 0) {
     session.endProfiling();
     const file = fs.readdirSync(profileDir).map((f) => path.join(profileDir, f))[0];

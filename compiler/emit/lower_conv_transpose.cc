@@ -24,7 +24,7 @@ absl::Status LowerConvTranspose(LoweringContext& ctx, const ir::Node& node) {
   if (x.size() != 4 || k.size() != 2 || s.size() != 2 || d.size() != 2 || p.size() != 4) {
     return ctx.Invalid(node, "window attributes are missing");
   }
-  const bool has_bias = node.inputs.size() > 2 && node.inputs[2] != ir::kNoValue;
+  const bool has_bias = HasInput(node, 2);
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding bw, ctx.Bind(node, node.inputs[1]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));

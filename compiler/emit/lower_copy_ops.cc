@@ -166,7 +166,7 @@ absl::Status LowerPad(LoweringContext& ctx, const ir::Node& node) {
   const int64_t eb = ElemBytes(ctx, node.inputs[0]);
   if (eb < 1 || eb > 8) return ctx.Unimplemented(node, "element type is too wide");
   int64_t fill = 0;
-  if (node.inputs.size() > 2 && node.inputs[2] != ir::kNoValue) {
+  if (HasInput(node, 2)) {
     const ir::ConstantPtr& c = ctx.value(node.inputs[2]).constant;
     if (!c || c->bytes.size() != static_cast<size_t>(eb)) {
       return ctx.Invalid(node, "constant_value must be a compile-time scalar of the data type");

@@ -150,7 +150,7 @@ absl::Status LowerTrilu(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
   int64_t k = 0, k_binding = 0;
   Binding bk = bx;
-  if (node.inputs.size() > 1 && node.inputs[1] != ir::kNoValue) {
+  if (HasInput(node, 1)) {
     const ir::ConstantPtr& c = ctx.value(node.inputs[1]).constant;
     if (c) {
       k = c->IntAt(0);

@@ -34,7 +34,7 @@ absl::Status LowerGemm(LoweringContext& ctx, const ir::Node& node) {
   if ((trans_b ? b[1] : b[0]) != k || y[0] != m || y[1] != n) {
     return ctx.Invalid(node, "operand shapes do not agree");
   }
-  const bool has_c = node.inputs.size() > 2 && node.inputs[2] != ir::kNoValue;
+  const bool has_c = HasInput(node, 2);
   int64_t c_stride_m = 0, c_stride_n = 0;
   KILN_ASSIGN_OR_RETURN(Binding ba, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));

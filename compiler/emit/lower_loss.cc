@@ -13,7 +13,7 @@ namespace {
 absl::Status LowerLoss(LoweringContext& ctx, const ir::Node& node) {
   if (node.inputs.size() < 2) return ctx.Invalid(node, "expects scores and target");
   const bool sce = node.op_type == "SoftmaxCrossEntropyLoss";
-  const bool has_weight = node.inputs.size() > 2 && node.inputs[2] != ir::kNoValue;
+  const bool has_weight = HasInput(node, 2);
   const bool has_log_prob = sce && node.outputs.size() > 1 && node.outputs[1] != ir::kNoValue;
   if (ctx.value(node.inputs[0]).dtype != ir::DType::F32 ||
       (has_weight && ctx.value(node.inputs[2]).dtype != ir::DType::F32)) {

@@ -243,7 +243,7 @@ absl::Status LowerLayerNorm(LoweringContext& ctx, const ir::Node& node) {
     return ctx.Unimplemented(node, "Mean and InvStdDev outputs must be requested together");
   }
   const bool stats = has_out(1);
-  const bool has_bias = node.inputs.size() > 2 && node.inputs[2] != ir::kNoValue;
+  const bool has_bias = HasInput(node, 2);
   // Scale and B are read as [n]; a broadcast constant is expanded here.
   auto bind_param = [&](size_t k) -> absl::StatusOr<Binding> {
     const ir::Value& v = ctx.value(node.inputs[k]);

@@ -172,7 +172,7 @@ absl::Status LowerQuantize(LoweringContext& ctx, const ir::Node& node) {
   const bool q = node.op_type == "QuantizeLinear";
   KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(auto s, ctx.InputShape(node, 1));
-  const bool has_zp = node.inputs.size() > 2 && node.inputs[2] != ir::kNoValue;
+  const bool has_zp = HasInput(node, 2);
   const ir::DType qt = ctx.value(q ? node.outputs[0] : node.inputs[0]).dtype;
   int64_t outer = 1, axis_len = 1, inner = ir::ElementCount(x);
   const bool per_axis = s.size() == 1;

@@ -99,7 +99,7 @@ absl::Status LowerResize(LoweringContext& ctx, const ir::Node& node) {
   if (it != node.attributes.end() && it->second.floats.size() == r) scales = it->second.floats;
   std::vector<double> roi(2 * r, 0.0);
   for (size_t d = 0; d < r; ++d) roi[r + d] = 1.0;
-  if (node.inputs.size() > 1 && node.inputs[1] != ir::kNoValue && ctx.graph().opset >= 11) {
+  if (HasInput(node, 1) && ctx.graph().opset >= 11) {
     const ir::ConstantPtr& c = ctx.value(node.inputs[1]).constant;
     if (c && c->element_count() == static_cast<int64_t>(2 * r)) {
       for (size_t k = 0; k < 2 * r; ++k) roi[k] = c->FloatAt(static_cast<int64_t>(k));

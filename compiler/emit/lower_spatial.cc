@@ -99,7 +99,7 @@ absl::Status LowerConv(LoweringContext& ctx, const ir::Node& node) {
   Window win;
   KILN_RETURN_IF_ERROR(ResolveWindow(ctx, node, x, y, kernel, &win));
   const int64_t groups = node.GetInt("group", 1);
-  const bool has_bias = node.inputs.size() > 2 && node.inputs[2] != ir::kNoValue;
+  const bool has_bias = HasInput(node, 2);
   const int64_t oc = w[0];
   if (groups <= 0 || win.c != w[1] * groups || oc % groups != 0 || y[1] != oc) {
     return ctx.Invalid(node, "channel counts do not match the weight and group");
@@ -153,7 +153,7 @@ absl::Status LowerConv(LoweringContext& ctx, const ir::Node& node) {
     KILN_ASSIGN_OR_RETURN(bb, ctx.Bind(node, node.inputs[2]));
   }
   // A residual fused by dispatch formation (input 3) selects conv2d_res_f32.
-  const bool has_residual = node.inputs.size() > 3 && node.inputs[3] != ir::kNoValue;
+  const bool has_residual = HasInput(node, 3);
   const bool any_cl = x_cl || y_cl;
   if (packed && any_cl) {
     ip.push_back(x_cl);

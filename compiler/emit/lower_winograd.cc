@@ -79,7 +79,7 @@ absl::Status LowerWinogradConv(LoweringContext& ctx, const ir::Node& node,
                                                        return o * 9 * c + k;
                                                      }),
                                         /*layout=PackedPanel16*/ 1);
-  const bool has_bias = node.inputs.size() > 2 && node.inputs[2] != ir::kNoValue;
+  const bool has_bias = HasInput(node, 2);
   Binding bias = u;  // unread when there is no bias
   if (has_bias) {
     KILN_ASSIGN_OR_RETURN(bias, ctx.Bind(node, node.inputs[2]));
@@ -87,7 +87,7 @@ absl::Status LowerWinogradConv(LoweringContext& ctx, const ir::Node& node,
   KILN_ASSIGN_OR_RETURN(Binding scratch, ctx.Bind(node, node.outputs[1]));
   const int64_t unread = has_bias ? -1 : 0;
   // A residual fused by dispatch formation (input 3).
-  if (node.inputs.size() > 3 && node.inputs[3] != ir::kNoValue) {
+  if (HasInput(node, 3)) {
     KILN_ASSIGN_OR_RETURN(Binding r, ctx.Bind(node, node.inputs[3]));
     return ctx.Dispatch(node, "conv2d_winograd_res_f32", std::move(ip), std::move(fp),
                         {x, u, bias, r, y, scratch}, {-1, -1, unread, -1, -1, -1});

@@ -41,10 +41,6 @@ using ir::DType;
 using ir::ShapeStr;
 using Shape = std::vector<int64_t>;
 
-// Rounded division for b > 0, without the overflow of a + b - 1.
-int64_t CeilDiv(int64_t a, int64_t b) { return a / b + (a % b > 0 ? 1 : 0); }
-int64_t FloorDiv(int64_t a, int64_t b) { return a / b - (a % b < 0 ? 1 : 0); }
-
 // Per-node view with the helpers every rule needs.
 using Ctx = ShapeRuleContext;
 

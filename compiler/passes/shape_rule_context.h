@@ -4,6 +4,7 @@
 #ifndef KILN_COMPILER_PASSES_SHAPE_RULE_CONTEXT_H_
 #define KILN_COMPILER_PASSES_SHAPE_RULE_CONTEXT_H_
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +16,10 @@
 #include "compiler/status_macros.h"
 
 namespace kiln::compiler {
+
+// Rounded division of static dims for b > 0, without the overflow of a + b - 1.
+inline int64_t CeilDiv(int64_t a, int64_t b) { return a / b + (a % b > 0 ? 1 : 0); }
+inline int64_t FloorDiv(int64_t a, int64_t b) { return a / b - (a % b < 0 ? 1 : 0); }
 
 class ShapeRuleContext {
  public:

@@ -55,8 +55,6 @@ absl::Status QMatMul(Ctx& c) {
   return c.Set(0, out, std::move(batch));
 }
 
-int64_t CeilDiv(int64_t a, int64_t b) { return a / b + (a % b > 0 ? 1 : 0); }
-
 // ConvInteger (x, w, x_zp, w_zp) and QLinearConv (x, x_scale, x_zp, w,
 // w_scale, w_zp, y_scale, y_zp, bias): 1-D and 2-D windows.
 absl::Status QConv(Ctx& c) {

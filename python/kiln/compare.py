@@ -1,7 +1,8 @@
-"""kiln.compare: a module against another module (every intermediate, as
-`kiln compare` does) or against a reference (a callable such as a PyTorch
-model, or its outputs)."""
+"""kiln.compare: a module against another module or against ONNX Runtime
+running the ONNX model (every intermediate, as `kiln compare` does), or
+against a reference (a callable such as a PyTorch model, or its outputs)."""
 
+import os
 import sys
 from collections.abc import Mapping
 
@@ -13,8 +14,9 @@ from .errors import InvalidArgumentError
 
 
 class ModuleComparison:
-    """Two modules run on the same inputs; every ONNX value both keep is
-    compared in A's dispatch order. `report` is what `kiln compare` prints.
+    """Two modules (or a module and ONNX Runtime) run on the same inputs;
+    every ONNX value both keep is compared in A's dispatch order. `report` is
+    what `kiln compare` prints.
 
     A value differs when |a - b| > atol + rtol * |a| for some element.
     `first` describes the first differing value (dict: value, shape,
@@ -115,12 +117,17 @@ def _compare_outputs(module, got, refs, tol):
     return OutputComparison(rows, tol)
 
 
-def compare(a, b, inputs=None, *, atol=1e-5, rtol=1e-4, tol=1e-4):
+def compare(a, b, inputs=None, *, atol=None, rtol=None, tol=1e-4, reference=None,
+            ort_cmd=None):
     """Compares kiln.Module `a` with `b` on the same inputs.
 
     b a kiln.Module: both run in the VM with every intermediate recorded
         (fixed-seed random inputs when `inputs` is None, as `kiln compare`);
-        returns a ModuleComparison (atol, rtol apply).
+        returns a ModuleComparison (atol, rtol apply; defaults 1e-5, 1e-4).
+    b the ONNX model's path, reference="ort": ONNX Runtime runs it with every
+        intermediate exposed (`kiln compare A.kiln B.onnx --reference ort`;
+        ort_cmd as its --ort-cmd); returns a ModuleComparison (defaults
+        atol 1e-4, rtol 1e-3).
     b a callable (a PyTorch model, a function of NumPy arrays) or a list of
         reference outputs: `a` runs on `inputs`, its outputs are compared;
         returns an OutputComparison (tol applies).
@@ -140,8 +147,19 @@ def compare(a, b, inputs=None, *, atol=1e-5, rtol=1e-4, tol=1e-4):
             if not isinstance(inputs, (list, tuple)):
                 inputs = [inputs]
             arrays = order_inputs(specs, tuple(inputs), {})
+    if reference not in (None, "ort"):
+        raise InvalidArgumentError(f"reference must be None or 'ort', not {reference!r}")
+    if reference == "ort":
+        if not isinstance(b, (str, os.PathLike)):
+            raise TypeError("with reference='ort', b is the ONNX model's path, "
+                            f"not {type(b).__name__}")
+        return ModuleComparison(_kiln.compare_ort(
+            a._native, os.fspath(b), arrays, float(1e-4 if atol is None else atol),
+            float(1e-3 if rtol is None else rtol), ort_cmd or ""))
     if isinstance(b, Module):
-        return ModuleComparison(_kiln.compare(a._native, b._native, arrays, float(atol), float(rtol)))
+        return ModuleComparison(_kiln.compare(
+            a._native, b._native, arrays, float(1e-5 if atol is None else atol),
+            float(1e-4 if rtol is None else rtol)))
     if arrays is None:
         raise InvalidArgumentError("comparing against a reference needs the inputs")
     got = a.run(*arrays)

@@ -21,6 +21,7 @@
 #include "tools/aot_bundle.h"
 #include "tools/commands.h"
 #include "tools/module_compare.h"
+#include "tools/ort_reference.h"
 #include "vm/bound_inputs.h"
 #include "vm/disassembler.h"
 #include "vm/module_json.h"
@@ -93,30 +94,15 @@ py::dict Aot(const PyModule& module, const std::string& dir, const std::string& 
   return out;
 }
 
-py::dict Compare(const PyModule& a, const PyModule& b,
-                 const std::optional<std::vector<py::array>>& arrays, double atol, double rtol) {
-  if (atol < 0 || rtol < 0) {
-    throw StatusError(absl::InvalidArgumentError("atol and rtol must be non-negative numbers"));
-  }
-  std::vector<vm::NpyArray> inputs;  // empty: fixed-seed random inputs, as `kiln compare`
-  if (arrays.has_value()) {
-    for (const py::array& array : *arrays) inputs.push_back(NpyFromArray(array));
-  }
-  tools::ModuleComparison c;
-  {
-    py::gil_scoped_release release;
-    tools::RecordedRun ra = ValueOrThrow(tools::RunAndRecord(a.image(), {}, &inputs));
-    tools::RecordedRun rb = ValueOrThrow(tools::RunAndRecord(b.image(), {}, &inputs));
-    c = tools::CompareRecordedRuns(ra, rb, atol, rtol);
-  }
+py::dict ComparisonDict(const tools::ModuleComparison& c) {
   py::dict out;
   out["compared"] = c.compared;
   out["only_a"] = c.only_a;
   out["only_b"] = c.only_b;
   out["skipped"] = c.skipped;
   out["differing"] = c.differing;
-  out["atol"] = atol;
-  out["rtol"] = rtol;
+  out["atol"] = c.atol;
+  out["rtol"] = c.rtol;
   out["report"] = Text(c.Report());
   if (c.has_first) {
     const tools::ValueDifference& f = c.first;
@@ -136,6 +122,51 @@ py::dict Compare(const PyModule& a, const PyModule& b,
     out["first"] = py::none();
   }
   return out;
+}
+
+std::vector<vm::NpyArray> CompareInputs(const std::optional<std::vector<py::array>>& arrays,
+                                        double atol, double rtol) {
+  if (atol < 0 || rtol < 0) {
+    throw StatusError(absl::InvalidArgumentError("atol and rtol must be non-negative numbers"));
+  }
+  std::vector<vm::NpyArray> inputs;  // empty: fixed-seed random inputs, as `kiln compare`
+  if (arrays.has_value()) {
+    for (const py::array& array : *arrays) inputs.push_back(NpyFromArray(array));
+  }
+  return inputs;
+}
+
+py::dict Compare(const PyModule& a, const PyModule& b,
+                 const std::optional<std::vector<py::array>>& arrays, double atol, double rtol) {
+  std::vector<vm::NpyArray> inputs = CompareInputs(arrays, atol, rtol);
+  tools::ModuleComparison c;
+  {
+    py::gil_scoped_release release;
+    tools::RecordedRun ra = ValueOrThrow(tools::RunAndRecord(a.image(), {}, &inputs));
+    tools::RecordedRun rb = ValueOrThrow(tools::RunAndRecord(b.image(), {}, &inputs));
+    c = tools::CompareRecordedRuns(ra, rb, atol, rtol);
+  }
+  return ComparisonDict(c);
+}
+
+// `kiln compare A.kiln MODEL.onnx --reference ort` (tools/ort_reference.h).
+py::dict CompareOrt(const PyModule& a, const std::string& onnx_path,
+                    const std::optional<std::vector<py::array>>& arrays, double atol, double rtol,
+                    const std::string& ort_cmd) {
+  std::vector<vm::NpyArray> inputs = CompareInputs(arrays, atol, rtol);
+  tools::ModuleComparison c;
+  {
+    py::gil_scoped_release release;
+    tools::RecordedRun ra = ValueOrThrow(tools::RunAndRecord(a.image(), {}, &inputs));
+    const std::string command = ValueOrThrow(tools::OrtCommand(ort_cmd));
+    tools::OrtValues ort;
+    ThrowIfError(tools::RunOrtReference(onnx_path, command, *a.image()->module().signature(),
+                                        inputs, &ort));
+    c = tools::CompareValues(tools::ValuesOf(ra), ort.values, atol, rtol);
+    c.label_a = "Kiln";
+    c.label_b = "ORT";
+  }
+  return ComparisonDict(c);
 }
 
 // Times `NAME_run(inputs, outputs, workspace)` of an AOT library loaded with
@@ -231,5 +262,6 @@ PYBIND11_MODULE(_kiln, m) {
   });
   m.def("compile_bytes", &CompileBytes);
   m.def("compare", &Compare);
+  m.def("compare_ort", &CompareOrt);
   m.def("time_c_function", &TimeCFunction);
 }

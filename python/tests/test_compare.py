@@ -1,6 +1,7 @@
 """kiln.compare: module against module (as `kiln compare`, same report),
-against a reference callable (PyTorch, a NumPy function) and against stored
-reference outputs."""
+against ONNX Runtime running the ONNX model (as `kiln compare --reference
+ort`), against a reference callable (PyTorch, a NumPy function) and against
+stored reference outputs."""
 
 import subprocess
 
@@ -8,7 +9,9 @@ import numpy as np
 import pytest
 
 import kiln
-from conftest import EXAMPLE, MODELS, numbered
+from conftest import EXAMPLE, MODELS, SOURCE_DIR, numbered
+
+ORT_INSTALLED = (SOURCE_DIR / "benchmarks/models/ort/node_modules/onnxruntime-node").is_dir()
 
 
 def perturbed(name, scale):
@@ -124,6 +127,25 @@ def test_against_pytorch_module():
     assert not kiln.compare(module, net, [x]).ok
 
 
+@pytest.mark.skipif(not ORT_INSTALLED, reason="bash benchmarks/models/ort/install.sh first")
+def test_against_onnx_runtime_like_the_cli(tiny_cnn, tmp_path, kiln_cli):
+    module, x, _ = tiny_cnn
+    result = kiln.compare(module, f"{EXAMPLE}.onnx", [x], reference="ort")
+    assert result.ok and result.compared > 0 and (result.atol, result.rtol) == (1e-4, 1e-3)
+    (tmp_path / "changed.onnx").write_bytes(perturbed("dw.0.weight", 1.01))
+    changed = kiln.compare(module, tmp_path / "changed.onnx", [x], reference="ort")
+    assert not changed.ok
+    assert changed.first["value"] == "/dw/dw.2/Relu_output_0"
+    assert changed.first["dispatch_b"] == "ONNX Runtime, node '/dw/dw.2/Relu' (Relu)"
+    module.save(tmp_path / "a.kiln")
+    cli = subprocess.run([kiln_cli, "compare", tmp_path / "a.kiln", tmp_path / "changed.onnx",
+                          "--reference", "ort", "--input", f"{EXAMPLE}.input.npy"],
+                         capture_output=True, text=True, check=False)
+    assert cli.returncode == 1 and cli.stdout == changed.report
+    with pytest.raises(kiln.FailedPreconditionError, match="ONNX Runtime did not run"):
+        kiln.compare(module, f"{EXAMPLE}.onnx", [x], reference="ort", ort_cmd="false")
+
+
 def test_argument_errors(tiny_cnn):
     module, x, ref = tiny_cnn
     with pytest.raises(TypeError):
@@ -132,3 +154,7 @@ def test_argument_errors(tiny_cnn):
         kiln.compare(module, [ref])
     with pytest.raises(kiln.InvalidArgumentError, match="has dtype float64"):
         kiln.compare(module, module, [x.astype(np.float64)])
+    with pytest.raises(kiln.InvalidArgumentError, match="reference must be"):
+        kiln.compare(module, f"{EXAMPLE}.onnx", [x], reference="onnx")
+    with pytest.raises(TypeError, match="ONNX model's path"):
+        kiln.compare(module, module, [x], reference="ort")

@@ -46,6 +46,23 @@ bool PackedConv(const ir::Graph& g, const ir::Node& n) {
          (pointwise || w[1] == 1 || w[1] >= kTileMinChannels);
 }
 
+// A one-group conv over an NCHW image's few channels (an RGB stem) that
+// conv2d_packed_cl_f32 runs like conv2d_f32, positions in the vector lanes,
+// storing NHWC (runtime/kernels/conv_small_c.h: horizontal stride 1 or 2, no
+// dilation, at most 16 x 16 taps), so the layers after it can start NHWC.
+bool SmallChannelStem(const ir::Graph& g, const ir::Node& n) {
+  int64_t groups = 0;
+  if (!PlainConv2d(g, n, &groups) || groups != 1 || g.value(n.inputs[0]).channels_last) {
+    return false;
+  }
+  const std::vector<int64_t>& w = g.value(n.inputs[1]).shape;
+  const std::vector<int64_t> strides = n.GetInts("strides", {1, 1});
+  const std::vector<int64_t> dilations = n.GetInts("dilations", {1, 1});
+  return w[1] >= 2 && w[1] <= KILN_CONVP_SMALL_C && w[2] <= 16 && w[3] <= 16 &&
+         w[2] * w[3] <= kMaxPackedConvTaps && strides.size() == 2 &&
+         (strides[1] == 1 || strides[1] == 2) && dilations == std::vector<int64_t>{1, 1};
+}
+
 // One group per channel and no fused residual.
 bool Depthwise(const ir::Graph& g, const ir::Node& n) {
   int64_t groups = 0;
@@ -119,8 +136,9 @@ bool CanBeChannelsLast(const ir::Graph& g, ir::ValueId v, const std::set<ir::Nod
   if (Pinned(g, v)) return false;
   const ir::Node& producer = g.nodes[g.value(v).producer];
   if (producer.outputs.size() != 1 || producer.outputs[0] != v) return false;
-  const bool written = chosen.count(g.value(v).producer) != 0 ||
-                       (PackedConv(g, producer) && !HasResidual(producer));
+  const bool written =
+      chosen.count(g.value(v).producer) != 0 ||
+      ((PackedConv(g, producer) || SmallChannelStem(g, producer)) && !HasResidual(producer));
   return written && ReadersTakeNhwc(g, v, chosen);
 }
 

@@ -24,8 +24,9 @@ inline constexpr int64_t kMaxPackedConvTaps = KILN_CONVP_MAX_TAPS;
 // EfficientNet's and MobileNetV3's blocks have) whose product these read in
 // turn, and is neither a graph input nor output. The one-group convs at the edges read
 // or write NHWC through conv2d_packed_cl_f32, so the layout changes without a
-// transpose; one with few input channels (a 3-channel stem, 3 x 3) has no
-// fast NHWC route and keeps its neighbours NCHW. A one-group conv reading
+// transpose; so does an image stem (2 to KILN_CONVP_SMALL_C input channels, NCHW
+// in), which conv2d_packed_cl_f32 runs with positions in the lanes as conv2d_f32
+// does and stores NHWC. A one-group conv reading
 // NHWC also writes it when all its readers take it, so the layout carries on
 // to the next conv or pool. Marks the values (ir::Value::channels_last);
 // their shapes stay NCHW. Runs after dispatch formation, which fixes what

@@ -12,6 +12,11 @@
  * Per output: the taps in (c, kh, kw) order, one FMA each, rows in the
  * padding skipped (they add zero), then bias, residual and activation in the
  * GEMM epilogue's order. Rows split over the host's threads.
+ *
+ * conv2d_packed_cl_f32 runs an NCHW image into an NHWC y here too (an image
+ * stem whose successors are channels last): its weights are the 16-channel
+ * panels (kernels.h), summed tap-major as that kernel sums, and each register
+ * block goes through a small tile to y's channels-last rows.
  * Internal to runtime/kernels: an AOT bundle copies it beside the kernels. */
 #ifndef KILN_KERNELS_CONV_SMALL_C_H_
 #define KILN_KERNELS_CONV_SMALL_C_H_
@@ -24,7 +29,7 @@
 #include "vec.h"
 #include "window.h"
 
-#define SMALLC_MAX_C 4          /* input channels it takes */
+#define SMALLC_MAX_C KILN_CONVP_SMALL_C /* input channels it takes */
 #define SMALLC_BUF_FLOATS 4096  /* the padded rows of one block (16 KiB of stack) */
 #define SMALLC_MOC 4            /* output channels per register block */
 #if KV_LANES == 16
@@ -36,12 +41,20 @@
 #endif
 #define SMALLC_BLOCK_POS (SMALLC_NPV * KV_LANES)
 
+/* The weights and y of conv2d_f32, or of conv2d_packed_cl_f32 from NCHW. */
+typedef enum { SMALLC_ONNX_NCHW, SMALLC_PANELS_NHWC } smallc_layout;
+
 typedef struct smallc_job {
   const float *x, *w, *bias, *res;
   float* y;
   int64_t C, H, W, OC, OH, OW, KH, KW, SH, SW, PT, PL, DH;
   int64_t act;
   float act_alpha, act_beta;
+  /* Weight (oc0 + m, c, kh, kw) of a block of channels from oc0 (a multiple
+   * of SMALLC_MOC, so within one panel) lies at
+   * smallc_weights(j, oc0)[m*wm + c*wc + kh*wkh + kw*wkw]. */
+  int64_t wm, wc, wkh, wkw;
+  int panels; /* SMALLC_PANELS_NHWC: tap-major sums, y channels last */
   int64_t pos;  /* output positions per buffered block: a multiple of KV_LANES */
   int64_t span; /* floats per buffered input row (each parity, stride 2) */
   /* Tap kw reads its parity's row from index kw_off[kw] on: position p of a
@@ -106,6 +119,26 @@ static void smallc_fill(const smallc_job* j, const float* xn, int64_t oh, int64_
   }
 }
 
+/* The first weight of the block of channels from oc0. */
+static inline const float* smallc_weights(const smallc_job* j, int64_t oc0) {
+  const int64_t K = j->C * j->KH * j->KW;
+  return j->panels ? j->w + (oc0 / 16) * 16 * K + oc0 % 16 : j->w + oc0 * K;
+}
+
+/* One tap's FMAs: NPV vectors of positions from r, MOC weights from wk
+ * (stride wm). */
+#define SMALLC_TAP(r, wk)                                                     \
+  do {                                                                        \
+    kv xv[SMALLC_NPV];                                                        \
+    _Pragma("GCC unroll 4") for (int v = 0; v < NPV; ++v) xv[v] =             \
+        kv_load((r) + v * KV_LANES);                                          \
+    _Pragma("GCC unroll 4") for (int m = 0; m < MOC; ++m) {                   \
+      const kv wv = kv_set1((wk)[m * wm]);                                    \
+      _Pragma("GCC unroll 4") for (int v = 0; v < NPV; ++v) acc[m][v] =       \
+          kv_fma(xv[v], wv, acc[m][v]);                                       \
+    }                                                                         \
+  } while (0)
+
 /* Channels oc0 .. oc0 + MOC x NPV vectors of positions from the block's
  * position p0 (buffer-relative), into y row oh at column ow0 + p0; the
  * last vector stores `last` lanes. */
@@ -114,38 +147,42 @@ static KILN_ALWAYS_INLINE void smallc_block(const smallc_job* j, const float* bu
                                             int64_t oc0, int64_t last, const int MOC,
                                             const int NPV) {
   const int64_t KH = j->KH, KW = j->KW, SW = j->SW, span = j->span;
-  const int64_t taps = KH * KW, wsize = j->C * taps;
+  const int64_t wm = j->wm, wc = j->wc, wkh = j->wkh, wkw = j->wkw;
   const int64_t* kw_off = j->kw_off;
   kv acc[SMALLC_MOC][SMALLC_NPV];
 #pragma GCC unroll 4
   for (int m = 0; m < MOC; ++m)
 #pragma GCC unroll 4
     for (int v = 0; v < NPV; ++v) acc[m][v] = kv_zero();
-  const float* w0 = j->w + oc0 * wsize;
-  for (int64_t c = 0; c < j->C; ++c) {
+  const float* w0 = smallc_weights(j, oc0);
+  if (!j->panels) {
+    for (int64_t c = 0; c < j->C; ++c) {
+      for (int64_t kh = 0; kh < KH; ++kh) {
+        const int64_t ih = oh * j->SH - j->PT + kh * j->DH;
+        if (ih < 0 || ih >= j->H) continue; /* the padding adds zero */
+        const float* row = buf + (c * KH + kh) * SW * span + p0;
+        const float* wk = w0 + c * wc + kh * wkh;
+        for (int64_t kw = 0; kw < KW; ++kw) SMALLC_TAP(row + kw_off[kw], wk + kw * wkw);
+      }
+    }
+  } else {
     for (int64_t kh = 0; kh < KH; ++kh) {
       const int64_t ih = oh * j->SH - j->PT + kh * j->DH;
-      if (ih < 0 || ih >= j->H) continue; /* the padding adds zero */
-      const float* row = buf + (c * KH + kh) * SW * span + p0;
-      const float* wk = w0 + (c * KH + kh) * KW;
+      if (ih < 0 || ih >= j->H) continue;
       for (int64_t kw = 0; kw < KW; ++kw) {
-        const float* r = row + kw_off[kw];
-        kv xv[SMALLC_NPV];
-#pragma GCC unroll 4
-        for (int v = 0; v < NPV; ++v) xv[v] = kv_load(r + v * KV_LANES);
-#pragma GCC unroll 4
-        for (int m = 0; m < MOC; ++m) {
-          const kv wv = kv_set1(wk[m * wsize + kw]);
-#pragma GCC unroll 4
-          for (int v = 0; v < NPV; ++v) acc[m][v] = kv_fma(xv[v], wv, acc[m][v]);
+        const float* wk = w0 + kh * wkh + kw * wkw;
+        for (int64_t c = 0; c < j->C; ++c) {
+          SMALLC_TAP(buf + (c * KH + kh) * SW * span + p0 + kw_off[kw], wk + c * wc);
         }
       }
     }
   }
   const int64_t plane = j->OH * j->OW, at = oh * j->OW + ow0 + p0;
+  /* Channels last: each channel's row of positions goes to a tile first. */
+  float tile[SMALLC_MOC][SMALLC_BLOCK_POS];
 #pragma GCC unroll 4
   for (int m = 0; m < MOC; ++m) {
-    float* yo = yn + (oc0 + m) * plane + at;
+    float* yo = j->panels ? tile[m] : yn + (oc0 + m) * plane + at;
     const float* ro = rn ? rn + (oc0 + m) * plane + at : NULL;
     const kv b = kv_set1(j->bias ? j->bias[oc0 + m] : 0.0f);
 #pragma GCC unroll 4
@@ -165,7 +202,16 @@ static KILN_ALWAYS_INLINE void smallc_block(const smallc_job* j, const float* bu
       kiln_activation_apply(yo, yo, (NPV - 1) * KV_LANES + last, j->act, j->act_alpha,
                             j->act_beta);
   }
+  if (j->panels) {
+    const int64_t np = (NPV - 1) * KV_LANES + last, OC = j->OC;
+    float* y0 = yn + at * OC + oc0;
+    for (int64_t p = 0; p < np; ++p) {
+#pragma GCC unroll 4
+      for (int m = 0; m < MOC; ++m) y0[p * OC + m] = tile[m][p];
+    }
+  }
 }
+#undef SMALLC_TAP
 
 #if SMALLC_NPV == 4
 #define SMALLC_NPV_CASES(MOC)                                                   \
@@ -214,10 +260,11 @@ static void smallc_rows(void* ctx, int64_t begin, int64_t end) {
 }
 #undef SMALLC_NPV_CASES
 
-/* Runs the layer (smallc_fits filled j's block sizes). */
-static inline void smallc_run(smallc_job* j, const int64_t* ip, const float* fp,
-                              void* const* bindings, const float* res, float* y,
-                              const kiln_host* host) {
+/* Runs the layer (smallc_fits filled j's block sizes); SMALLC_PANELS_NHWC
+ * takes no residual. */
+static inline void smallc_run(smallc_job* j, smallc_layout layout, const int64_t* ip,
+                              const float* fp, void* const* bindings, const float* res,
+                              float* y, const kiln_host* host) {
   j->x = (const float*)bindings[0];
   j->w = (const float*)bindings[1];
   j->bias = ip[P_HAS_BIAS] ? (const float*)bindings[2] : NULL;
@@ -227,6 +274,12 @@ static inline void smallc_run(smallc_job* j, const int64_t* ip, const float* fp,
   j->OH = ip[P_OH], j->OW = ip[P_OW], j->KH = ip[P_KH], j->KW = ip[P_KW];
   j->SH = ip[P_SH], j->SW = ip[P_SW], j->PT = ip[P_PT], j->PL = ip[P_PL], j->DH = ip[P_DH];
   j->act = ip[P_ACT], j->act_alpha = fp[0], j->act_beta = fp[1];
+  j->panels = layout == SMALLC_PANELS_NHWC;
+  if (j->panels) { /* w[(oc/16)*16K + ((kh*KW + kw)*C + c)*16 + oc%16] */
+    j->wm = 1, j->wc = 16, j->wkh = j->KW * j->C * 16, j->wkw = j->C * 16;
+  } else { /* w[oc, c, kh, kw] */
+    j->wm = j->C * j->KH * j->KW, j->wc = j->KH * j->KW, j->wkh = j->KW, j->wkw = 1;
+  }
   const int64_t tasks = ip[P_N] * j->OH;
   const double work = (double)tasks * j->OW * j->OC * j->C * j->KH * j->KW;
   if (host && host->parallel_for && tasks > 1 && work >= (double)(1 << 19)) {

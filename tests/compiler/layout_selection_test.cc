@@ -2,7 +2,10 @@
 // convs, and every reason a value must stay NCHW.
 #include "compiler/passes/layout_selection.h"
 
+#include <utility>
+
 #include "gtest/gtest.h"
+#include "kiln/kernels.h"
 #include "tests/compiler/backend_graph_builder.h"
 
 namespace kiln::compiler {
@@ -48,22 +51,36 @@ TEST(LayoutSelection, WideRowsGoChannelsLastToo) {
   for (ir::ValueId v : {m.a, m.d, m.c}) EXPECT_TRUE(m.Nhwc(v));
 }
 
-TEST(LayoutSelection, AFewChannelStemKeepsItsOutputNchw) {
-  // A 3x3 over 3 channels writing the depthwise conv's input: the packed
-  // tiles have no fast NHWC route for it.
+// x [1, c, 12, 12] → 3x3 stem (32 channels) → s → depthwise 3x3 → d → pool;
+// whether s and d went channels last.
+std::pair<bool, bool> StemLayouts(int64_t c) {
   GraphBuilder b;
-  const ir::ValueId x = b.Input("x", {1, 3, 12, 12});
+  const ir::ValueId x = b.Input("x", {1, c, 12, 12});
   const ir::ValueId s = b.Tensor("s", {1, 32, 12, 12});
   const ir::ValueId d = b.Tensor("d", {1, 32, 12, 12});
   const ir::ValueId p = b.Tensor("p", {1, 32, 1, 1});
-  b.Node("Conv", "stem", {x, b.RandomConst("w1", {32, 3, 3, 3}, -1, 1, 6)}, {s});
+  b.Node("Conv", "stem", {x, b.RandomConst("w1", {32, c, 3, 3}, -1, 1, 6)}, {s});
   const ir::NodeId dw = b.Node("Conv", "dw", {s, b.RandomConst("w2", {32, 1, 3, 3}, -1, 1, 7)}, {d});
   b.g.nodes[dw].SetInt("group", 32);
   b.Node("GlobalAveragePool", "pool", {d}, {p});
   b.Output(p);
-  ASSERT_TRUE(ChooseLayouts(b.g).ok());
-  EXPECT_FALSE(b.g.value(s).channels_last);
-  EXPECT_FALSE(b.g.value(d).channels_last);
+  EXPECT_TRUE(ChooseLayouts(b.g).ok());
+  return {b.g.value(s).channels_last, b.g.value(d).channels_last};
+}
+
+TEST(LayoutSelection, AFewChannelStemWritesItsOutputNhwc) {
+  // conv2d_packed_cl_f32 runs an NCHW image of 2 to KILN_CONVP_SMALL_C
+  // channels into NHWC with positions in the lanes: the depthwise conv after
+  // it goes NHWC.
+  EXPECT_EQ(StemLayouts(3), std::make_pair(true, true));
+  EXPECT_EQ(StemLayouts(KILN_CONVP_SMALL_C), std::make_pair(true, true));
+}
+
+TEST(LayoutSelection, AStemOverMoreChannelsKeepsItsOutputNchw) {
+  // Past KILN_CONVP_SMALL_C and below the tiles' 16 channels, no NHWC route
+  // of the packed kernel is fast.
+  EXPECT_EQ(StemLayouts(KILN_CONVP_SMALL_C + 1), std::make_pair(false, false));
+  EXPECT_EQ(StemLayouts(8), std::make_pair(false, false));
 }
 
 TEST(LayoutSelection, AReaderWithoutAnNhwcKernelKeepsTheChainNchw) {

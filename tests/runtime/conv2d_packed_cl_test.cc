@@ -1,8 +1,10 @@
 // conv2d_packed_cl_f32 / _res_f32 (conv2d_packed_f32 with x and y each NCHW
 // or NHWC) against the direct double-precision loop of conv_reference.h, in
 // every layout pair, over the shapes that take its four routes: the tiles,
-// the pointwise GEMM (1x1 into NHWC), and for one input channel into NHWC
-// the rows in registers (rows of at most 8, whole panels) or the im2col GEMM.
+// the pointwise GEMM (1x1 into NHWC), for one input channel into NHWC the
+// rows in registers (rows of at most 8, whole panels) or the im2col GEMM, and
+// for 2 to KILN_CONVP_SMALL_C channels from NCHW into NHWC conv_small_c.h's
+// positions-in-lanes blocks (stride 1 or 2, no dilation; else the tiles).
 // Tolerance: 1e-5 * (1 + |bias| + sum |products|) per element.
 #include <gtest/gtest.h>
 
@@ -71,7 +73,15 @@ INSTANTIATE_TEST_SUITE_P(
                           ConvShape{2, 1, 9, 12, 20, 5, 1, 2, 2, 1},    // one channel, dilated
                           ConvShape{2, 1, 9, 6, 32, 3, 1, 2, 2, 1},     // short rows, dilated
                           ConvShape{1, 1, 15, 15, 48, 3, 2, 1, 1, 1},   // rows of 8, 3 panels
-                          ConvShape{1, 3, 11, 13, 16, 3, 2, 1, 1, 1}),  // three channels
+                          ConvShape{1, 3, 11, 13, 16, 3, 2, 1, 1, 1},   // three channels
+                          // NCHW images of 2..KILN_CONVP_SMALL_C channels into NHWC:
+                          // positions in the lanes (conv_small_c.h) where it fits
+                          ConvShape{2, 3, 30, 30, 32, 3, 2, 1, 1, 1},   // MobileNet-like stem
+                          ConvShape{1, 3, 37, 41, 24, 7, 2, 3, 1, 1},   // ResNet-like 7x7 stem
+                          ConvShape{1, 3, 9, 150, 19, 3, 1, 1, 1, 1},   // wide rows, 19 channels
+                          ConvShape{1, 4, 12, 70, 33, 5, 2, 2, 1, 1},   // four channels, 33 out
+                          ConvShape{1, 2, 13, 11, 17, 3, 1, 2, 2, 1},   // dilated: the tiles
+                          ConvShape{1, 4, 9, 20, 33, 5, 3, 1, 1, 1}),   // stride 3: the tiles
         ::testing::Values(1, 2, 3)));  // x NHWC; y NHWC; both
 
 TEST(ChannelsLastConvCheck, RefusesBadLayoutsAndCounts) {

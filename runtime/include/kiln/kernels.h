@@ -281,6 +281,12 @@ KILN_DECLARE_KERNEL(conv2d_packed_res_f32)
 /* Most window taps (KH*KW) conv2d_packed_f32 takes: its per-tile tables. */
 #define KILN_CONVP_MAX_TAPS 64
 
+/* Input channels up to which conv2d_packed_cl_f32 runs an NCHW x into an
+ * NHWC y with the output positions in the vector lanes (an image stem), as
+ * fast as conv2d_f32 writes NCHW: the compiler may store a stem's output
+ * channels last. */
+#define KILN_CONVP_SMALL_C 4
+
 /* conv2d_packed_cl_f32: conv2d_packed_f32 where x and y may each be
  * channels last (NHWC: x [N,H,W,C], y [N,OH,OW,OC]), so a layer between
  * channels-last neighbours needs no transpose. iparams: conv2d_f32's, then

@@ -1,6 +1,7 @@
 // Routes each node to its op's lowering.
 #include "absl/strings/str_cat.h"
 #include "compiler/emit/lower_ops.h"
+#include "compiler/ops/op_registry.h"
 #include "compiler/passes/dispatch_formation.h"
 #include "compiler/passes/symbolic_support.h"
 
@@ -37,6 +38,7 @@ const LoweringTable& Table() {
     RegisterControlFlowLowerings(*t);  // If, Loop, Scan
     RegisterTfIdfLowerings(*t);  // TfIdfVectorizer
     RegisterSpectralLowerings(*t);  // DFT, STFT, windows, MelWeightMatrix
+    for (const OpDef& def : AllOpDefs()) (*t)[def.op_type] = def.lower;  // compiler/ops/
     return t;
   }();
   return *table;

@@ -75,6 +75,16 @@ inline int64_t DTypeCode(const LoweringContext& ctx, ir::ValueId v) {
   return static_cast<int64_t>(ctx.value(v).dtype);
 }
 
+// The dtype-generic elementwise kernels (lower_typed.cc): one binary_typed
+// dispatch (KILN_TBINARY_*, inputs 0 and 1 of the same dtype, broadcast to
+// output 0) or one unary_typed dispatch (KILN_TUNARY_*); the caller has
+// checked that the op takes the dtype.
+absl::Status EmitTypedBinary(LoweringContext& ctx, const ir::Node& node, int64_t op);
+absl::Status EmitTypedUnary(LoweringContext& ctx, const ir::Node& node, int64_t op,
+                            int64_t arg0 = 0, int64_t arg1 = 0);
+// "dtype <input 0's dtype> is not supported by this op", as Unimplemented.
+absl::Status UnsupportedDType(LoweringContext& ctx, const ir::Node& node);
+
 // The kiln_reduce_kind of a Reduce* op type (KILN_REDUCE_SUM, ...); -1 for
 // any other op. lower_math.cc
 int64_t ReduceKind(const std::string& op);

@@ -49,6 +49,37 @@ absl::StatusOr<std::vector<int64_t>> BroadcastParams(LoweringContext& ctx, const
   return ip;
 }
 
+}  // namespace
+
+absl::Status UnsupportedDType(LoweringContext& ctx, const ir::Node& node) {
+  return ctx.Unimplemented(node, absl::StrCat("dtype ", ir::DTypeName(ctx.value(node.inputs[0]).dtype),
+                                              " is not supported by this op"));
+}
+
+absl::Status EmitTypedBinary(LoweringContext& ctx, const ir::Node& node, int64_t op) {
+  if (node.inputs.size() < 2) return ctx.Invalid(node, "expects 2 inputs");
+  KILN_ASSIGN_OR_RETURN(int64_t dtype, Code(ctx, node, node.inputs[0]));
+  if (ctx.value(node.inputs[1]).dtype != ctx.value(node.inputs[0]).dtype) {
+    return ctx.Invalid(node, "input dtypes differ");
+  }
+  KILN_ASSIGN_OR_RETURN(auto bp, BroadcastParams(ctx, node, {0, 1}));
+  std::vector<int64_t> ip = {op, dtype};
+  ip.insert(ip.end(), bp.begin(), bp.end());
+  KILN_ASSIGN_OR_RETURN(auto b, BindAll(ctx, node, {0, 1}));
+  return ctx.Dispatch(node, "binary_typed", std::move(ip), {}, b);
+}
+
+absl::Status EmitTypedUnary(LoweringContext& ctx, const ir::Node& node, int64_t op, int64_t arg0,
+                            int64_t arg1) {
+  if (node.inputs.empty()) return ctx.Invalid(node, "expects an input");
+  KILN_ASSIGN_OR_RETURN(int64_t dtype, Code(ctx, node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(auto b, BindAll(ctx, node, {0}));
+  return ctx.Dispatch(node, "unary_typed", {op, dtype, ctx.dims().Product(x), arg0, arg1}, {}, b);
+}
+
+namespace {
+
 // Add/Sub/Mul/Div/Max/Min/Mod on non-float32 dtypes, And/Or/Xor on bool,
 // BitShift on unsigned integers.
 absl::Status LowerTypedBinary(LoweringContext& ctx, const ir::Node& node) {
@@ -76,14 +107,9 @@ absl::Status LowerTypedBinary(LoweringContext& ctx, const ir::Node& node) {
     op = kOps.at(node.op_type);
   }
   if ((op >= KILN_TBINARY_AND && op <= KILN_TBINARY_XOR) != (dtype == KILN_DTYPE_BOOL)) {
-    return ctx.Unimplemented(node, absl::StrCat("dtype ", ir::DTypeName(ctx.value(node.inputs[0]).dtype),
-                                                " is not supported by this op"));
+    return UnsupportedDType(ctx, node);
   }
-  KILN_ASSIGN_OR_RETURN(auto bp, BroadcastParams(ctx, node, {0, 1}));
-  std::vector<int64_t> ip = {op, dtype};
-  ip.insert(ip.end(), bp.begin(), bp.end());
-  KILN_ASSIGN_OR_RETURN(auto b, BindAll(ctx, node, {0, 1}));
-  return ctx.Dispatch(node, "binary_typed", std::move(ip), {}, b);
+  return EmitTypedBinary(ctx, node, op);
 }
 
 absl::Status LowerCompare(LoweringContext& ctx, const ir::Node& node) {
@@ -137,12 +163,9 @@ absl::Status LowerTypedUnary(LoweringContext& ctx, const ir::Node& node) {
   if ((op == KILN_TUNARY_NOT && dtype != KILN_DTYPE_BOOL) ||
       ((op == KILN_TUNARY_ISNAN || op == KILN_TUNARY_ISINF) && !is_float) ||
       (op >= KILN_TUNARY_NEG && dtype == KILN_DTYPE_BOOL)) {
-    return ctx.Unimplemented(node, absl::StrCat("dtype ", ir::DTypeName(ctx.value(node.inputs[0]).dtype),
-                                                " is not supported by this op"));
+    return UnsupportedDType(ctx, node);
   }
-  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
-  KILN_ASSIGN_OR_RETURN(auto b, BindAll(ctx, node, {0}));
-  return ctx.Dispatch(node, "unary_typed", {op, dtype, ctx.dims().Product(x), a0, a1}, {}, b);
+  return EmitTypedUnary(ctx, node, op, a0, a1);
 }
 
 // Pow with a non-float32 base, or a float32 base and a run-time exponent of

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/ops/op_registry.h"
 #include "compiler/passes/shape_rules_runtime.h"
 #include "compiler/passes/shape_rules_runtime_params.h"
 #include "compiler/passes/shape_rules_training.h"
@@ -13,6 +14,7 @@
 namespace kiln::compiler {
 
 bool IsKernelOp(const std::string& op_type) {
+  if (FindOpDef(op_type) != nullptr) return true;  // declared in compiler/ops/
   static const std::set<std::string> kOps = {
       "Conv",     "Gemm",          "MatMul",   "Add",         "Sub",
       "Mul",      "Div",           "Relu",     "Clip",        "Sigmoid",

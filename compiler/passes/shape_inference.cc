@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/ir/graph_util.h"
+#include "compiler/ops/op_registry.h"
 #include "compiler/passes/shape_rule_context.h"
 #include "compiler/passes/constant_folding.h"
 #include "compiler/passes/shape_rules_math.h"
@@ -859,6 +860,9 @@ absl::Status InferNodeShapes(ir::Graph& graph, ir::NodeId id,
   if (absl::Status s; InferRuntimeParams(graph, node, known, &s)) return s;  // shape_rules_runtime_params.cc
   if (absl::Status s; InferDataDependent(graph, node, known, &s)) return s;  // shape_rules_data_dependent.cc
   if (node.op_type == "Slice") return Slice(c, graph, known);
+  if (const OpDef* def = FindOpDef(node); def != nullptr && def->shape != nullptr) {
+    return def->shape(c);  // compiler/ops/
+  }
   if (absl::Status s; InferMathShapes(graph, node, known, &s)) return s;  // shape_rules_math.cc
   if (absl::Status s; InferMovementShapes(graph, node, known, &s)) return s;  // shape_rules_movement.cc
   if (absl::Status s; InferTypedShapes(graph, node, &s)) return s;  // shape_rules_typed.cc

@@ -12,6 +12,39 @@
 #include "compiler/passes/shape_rule_context.h"
 
 namespace kiln::compiler {
+
+absl::Status ElementwiseSameShape(ShapeRuleContext& c) {
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  return c.Set(0, c.T(0), c.S(0));
+}
+
+absl::Status ElementwiseBroadcast(ShapeRuleContext& c) {
+  const size_t n = c.node().inputs.size();
+  if (n == 0) return c.Err("needs at least one input");
+  KILN_RETURN_IF_ERROR(c.Need(n));
+  const std::string& op = c.node().op_type;
+  ShapeRuleContext::Shape acc = c.S(0);
+  std::vector<std::string> shapes = {ir::ShapeStr(c.S(0))};
+  for (size_t k = 1; k < n; ++k) {
+    if (op != "Pow" && c.T(k) != c.T(0)) {
+      return c.Err(absl::StrCat("input dtypes differ: ", ir::DTypeName(c.T(0)), " vs ",
+                                ir::DTypeName(c.T(k))));
+    }
+    shapes.push_back(ir::ShapeStr(c.S(k)));
+    ShapeRuleContext::Shape next;
+    if (!ir::BroadcastShapes(acc, c.S(k), &next, &c.dims())) {  // symbolic dims: as Add
+      return c.Err(absl::StrCat("shapes ", absl::StrJoin(shapes, " and "),
+                                " cannot be broadcast together"));
+    }
+    acc = std::move(next);
+  }
+  if (op == "Mod" && c.node().GetInt("fmod", 0) == 0 &&
+      (c.T(0) == ir::DType::F32 || c.T(0) == ir::DType::F64 || c.T(0) == ir::DType::F16)) {
+    return c.Err("fmod=0 is invalid for floating-point inputs");
+  }
+  return c.Set(0, c.T(0), std::move(acc));
+}
+
 namespace {
 
 using ir::DType;
@@ -20,39 +53,6 @@ using Shape = std::vector<int64_t>;
 
 // The node under inference and the helpers its rule needs.
 using MathCtx = ShapeRuleContext;
-
-absl::Status SameShape(MathCtx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(1));
-  return c.Set(0, c.T(0), c.S(0));
-}
-
-// Numpy broadcast of every present input.
-absl::Status Broadcasting(MathCtx& c) {
-  const size_t n = c.node().inputs.size();
-  if (n == 0) return c.Err("needs at least one input");
-  KILN_RETURN_IF_ERROR(c.Need(n));
-  const std::string& op = c.node().op_type;
-  Shape acc = c.S(0);
-  std::vector<std::string> shapes = {ShapeStr(c.S(0))};
-  for (size_t k = 1; k < n; ++k) {
-    if (op != "Pow" && c.T(k) != c.T(0)) {
-      return c.Err(absl::StrCat("input dtypes differ: ", ir::DTypeName(c.T(0)), " vs ",
-                                ir::DTypeName(c.T(k))));
-    }
-    shapes.push_back(ShapeStr(c.S(k)));
-    Shape next;
-    if (!ir::BroadcastShapes(acc, c.S(k), &next, &c.dims())) {  // symbolic dims: as Add
-      return c.Err(absl::StrCat("shapes ", absl::StrJoin(shapes, " and "),
-                                " cannot be broadcast together"));
-    }
-    acc = std::move(next);
-  }
-  if (op == "Mod" && c.node().GetInt("fmod", 0) == 0 &&
-      (c.T(0) == DType::F32 || c.T(0) == DType::F64 || c.T(0) == DType::F16)) {
-    return c.Err("fmod=0 is invalid for floating-point inputs");
-  }
-  return c.Set(0, c.T(0), std::move(acc));
-}
 
 absl::Status PRelu(MathCtx& c) {
   KILN_RETURN_IF_ERROR(c.Need(2));
@@ -210,10 +210,10 @@ const std::map<std::string, MathRule>& MathRules() {
           "Erf", "Sin", "Cos", "Tan", "Sinh", "Cosh", "Asin", "Acos", "Atan", "Asinh", "Acosh",
           "Atanh", "HardSigmoid", "HardSwish", "LeakyRelu", "Elu", "Selu", "Celu", "Softplus",
           "Softsign", "ThresholdedRelu", "Mish", "Shrink", "Gelu"}) {
-      (*m)[op] = SameShape;
+      (*m)[op] = ElementwiseSameShape;
     }
     for (const char* op : {"Pow", "Mod", "Max", "Min", "Mean", "Sum", "BitShift"}) {
-      (*m)[op] = Broadcasting;
+      (*m)[op] = ElementwiseBroadcast;
     }
     for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
                            "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",

@@ -13,8 +13,16 @@
 
 #include "absl/status/status.h"
 #include "compiler/ir/graph.h"
+#include "compiler/passes/shape_rule_context.h"
 
 namespace kiln::compiler {
+
+// Output 0 takes input 0's dtype and shape (unary elementwise ops).
+absl::Status ElementwiseSameShape(ShapeRuleContext& c);
+// Output 0 takes input 0's dtype and the numpy broadcast of every input's
+// shape (symbolic dims as Add takes them); the inputs' dtypes must agree
+// (except Pow's exponent), and Mod with fmod=0 refuses floats.
+absl::Status ElementwiseBroadcast(ShapeRuleContext& c);
 
 // True if `node`'s op has a rule here; the rule's result is then in *status.
 bool InferMathShapes(ir::Graph& graph, ir::Node& node,

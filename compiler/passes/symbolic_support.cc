@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/ops/op_registry.h"
 
 namespace kiln::compiler {
 namespace {
@@ -27,7 +28,7 @@ const std::set<std::string>& SymbolicOps() {
       "Atan", "Asinh", "Acosh", "Atanh", "Selu", "Celu", "Softsign", "ThresholdedRelu", "Mish",
       "Gelu",  // ONNX Gelu-20, and dispatch formation's fusion of Div-Erf-Add-Mul-Mul
       "Silu",  // only as dispatch formation's fusion of Sigmoid-Mul
-      "Shrink",
+      "Shrink", "BitShift",
       // lengths known during the run: static inputs, outputs of a data symbol's length
       "NonZero", "Compress", "Unique", "NonMaxSuppression",
       // symops2: sizes as patched kernel parameters (the kernels check indices,
@@ -135,7 +136,9 @@ absl::Status CheckSymbolicSupport(const ir::Graph& graph, const ir::Node& node,
         graph.value(node.inputs[k]).name, "') is computed from symbolic dimensions, which ",
         node.op_type, " does not support there yet"));
   }
-  if (!HasSymbolicShape(graph, node) || SymbolicOps().count(node.op_type) != 0) {
+  const OpDef* def = FindOpDef(node);  // compiler/ops/
+  if (!HasSymbolicShape(graph, node) || SymbolicOps().count(node.op_type) != 0 ||
+      (def != nullptr && def->symbolic)) {
     return absl::OkStatus();
   }
   for (ir::ValueId v : node.inputs) {

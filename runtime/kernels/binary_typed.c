@@ -1,5 +1,6 @@
 /* binary_typed: Add/Sub/Mul/Div/Max/Min/Mod for every non-float32 dtype,
- * And/Or/Xor on bool and BitShift on unsigned integers, broadcasting through
+ * And/Or/Xor on bool, BitShift on unsigned integers and BitwiseAnd/Or/Xor on
+ * integers, broadcasting through
  * strides. Integer arithmetic runs on uint64
  * patterns so overflow wraps instead of being undefined; division follows
  * C (truncation toward zero), which is what ONNX Div means for integers. */
@@ -55,6 +56,9 @@ static uint64_t int_op(int64_t op, uint64_t a, uint64_t b, int64_t t) {
     case KILN_TBINARY_SUB: return a - b;
     case KILN_TBINARY_MUL: return a * b;
     case KILN_TBINARY_DIV: return int_div(a, b, t);
+    case KILN_TBINARY_BITAND: return a & b; /* kiln_store_bits keeps the dtype's width */
+    case KILN_TBINARY_BITOR: return a | b;
+    case KILN_TBINARY_BITXOR: return a ^ b;
     case KILN_TBINARY_AND: return (a != 0) & (b != 0);
     case KILN_TBINARY_OR: return (a != 0) | (b != 0);
     default: return (a != 0) ^ (b != 0);
@@ -123,7 +127,7 @@ int kiln_binary_typed_check(const int64_t* ip, uint32_t iparam_count, const floa
                             uint32_t fparam_count, const uint64_t* binding_bytes) {
   int64_t R;
   KILN_TRY(kiln_check_bcast_params(ip, iparam_count, T_HEAD, T_R, fp, fparam_count, &R));
-  KILN_TRY(kiln_check_enum(ip[T_OP], KILN_TBINARY_ADD, KILN_TBINARY_SHR));
+  KILN_TRY(kiln_check_enum(ip[T_OP], KILN_TBINARY_ADD, KILN_TBINARY_BITXOR));
   const int64_t op = ip[T_OP], t = ip[T_DTYPE], eb = kiln_dtype_size(t);
   if (eb == 0) return KILN_ERR_INVALID_ARGUMENT;
   const int logic = op >= KILN_TBINARY_AND && op <= KILN_TBINARY_XOR;
@@ -131,6 +135,8 @@ int kiln_binary_typed_check(const int64_t* ip, uint32_t iparam_count, const floa
   const int shift = op == KILN_TBINARY_SHL || op == KILN_TBINARY_SHR;
   if (shift && (kiln_dtype_is_float(t) || !kiln_dtype_is_unsigned(t)))
     return KILN_ERR_INVALID_ARGUMENT;
+  const int bitwise = op >= KILN_TBINARY_BITAND && op <= KILN_TBINARY_BITXOR;
+  if (bitwise && (kiln_dtype_is_float(t) || t == KILN_DTYPE_BOOL)) return KILN_ERR_INVALID_ARGUMENT;
   /* Work is bounded by Y: one pass over its elements, none when it is empty. */
   const int64_t in_eb[2] = {eb, eb};
   return kiln_check_bcast(ip + T_HEAD, R, ip + T_HEAD + R, 2, in_eb, eb, binding_bytes);

@@ -1,5 +1,5 @@
 /* unary_typed: Not (bool), IsNaN / IsInf (float -> bool), Neg / Abs for the
- * dtypes unary_f32 does not take. Integer Neg/Abs wrap like two's
+ * dtypes unary_f32 does not take, BitwiseNot (integers). Integer Neg/Abs wrap like two's
  * complement hardware instead of overflowing. */
 #include <math.h>
 #include <stdint.h>
@@ -27,6 +27,7 @@ int kiln_unary_typed(const int64_t* ip, const float* fp, void* const* bindings,
         yb[k] = (unsigned char)((ip[U_ARG0] && v == INFINITY) || (ip[U_ARG1] && v == -INFINITY));
         break;
       }
+      case KILN_TUNARY_BITNOT: kiln_store_bits(y, t, k, ~kiln_load_bits(x, t, k)); break;
       default: {
         if (kiln_dtype_is_float(t)) {
           const double v = kiln_load_f(x, t, k);
@@ -47,13 +48,15 @@ int kiln_unary_typed_check(const int64_t* ip, uint32_t iparam_count, const float
                            uint32_t fparam_count, const uint64_t* binding_bytes) {
   KILN_TRY(kiln_check_counts(ip, iparam_count, U_N, fp, fparam_count, 0));
   KILN_TRY(kiln_check_nonneg(ip, U_N));
-  KILN_TRY(kiln_check_enum(ip[U_OP], KILN_TUNARY_NOT, KILN_TUNARY_ABS));
+  KILN_TRY(kiln_check_enum(ip[U_OP], KILN_TUNARY_NOT, KILN_TUNARY_BITNOT));
   const int64_t op = ip[U_OP], t = ip[U_DTYPE], eb = kiln_dtype_size(t);
   if (eb == 0) return KILN_ERR_INVALID_ARGUMENT;
   if (op == KILN_TUNARY_NOT && t != KILN_DTYPE_BOOL) return KILN_ERR_INVALID_ARGUMENT;
   if ((op == KILN_TUNARY_ISNAN || op == KILN_TUNARY_ISINF) && !kiln_dtype_is_float(t))
     return KILN_ERR_INVALID_ARGUMENT;
   if ((op == KILN_TUNARY_NEG || op == KILN_TUNARY_ABS) && t == KILN_DTYPE_BOOL)
+    return KILN_ERR_INVALID_ARGUMENT;
+  if (op == KILN_TUNARY_BITNOT && (kiln_dtype_is_float(t) || t == KILN_DTYPE_BOOL))
     return KILN_ERR_INVALID_ARGUMENT;
   /* Work is bounded by the bindings: one flat loop over ip[U_COUNT] elements. */
   const int64_t out_eb = op <= KILN_TUNARY_ISINF ? 1 : eb;

@@ -55,14 +55,24 @@ absl::StatusOr<std::vector<vm::NpyArray>> RunInVm(const std::string& module_byte
   for (const vm::NpyArray& a : inputs) {
     in.push_back({a.dtype, a.shape, const_cast<uint8_t*>(a.data.data()), a.data.size()});
   }
+  // A module with symbols: workspace and output shapes for these inputs.
+  if ((*instance)->has_symbols()) {
+    if (absl::Status s = (*instance)->Reserve(in); !s.ok()) return s;
+    if (absl::Status s = (*instance)->BindInputs(in); !s.ok()) return s;
+  }
   std::vector<vm::NpyArray> outputs(sig.outputs()->size());
   std::vector<vm::HostTensor> out;
   for (uint32_t i = 0; i < outputs.size(); ++i) {
     const fb::TensorDesc* desc = sig.outputs()->Get(i);
     outputs[i].dtype = desc->dtype();
-    outputs[i].shape.assign(desc->shape()->begin(), desc->shape()->end());
+    if ((*instance)->has_symbols()) {
+      outputs[i].shape = (*instance)->OutputShape(i);
+    } else {
+      outputs[i].shape.assign(desc->shape()->begin(), desc->shape()->end());
+    }
     // Filled with NaN so an output the module never writes cannot pass.
-    outputs[i].data.resize(vm::TensorDescBytes(*desc));
+    outputs[i].data.resize(static_cast<size_t>(outputs[i].element_count()) *
+                           DTypeSize(outputs[i].dtype));
     if (outputs[i].dtype == fb::DType::F32) {
       for (int64_t k = 0; k < outputs[i].element_count(); ++k) outputs[i].floats()[k] = NAN;
     } else {

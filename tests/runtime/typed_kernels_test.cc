@@ -146,6 +146,35 @@ TEST(BinaryTyped, BoolLogicScalarBroadcast) {
   }
 }
 
+TEST(BinaryTyped, BitwiseOnSignedAndUint64KeepsEveryBit) {
+  // [2,2] op [2]: the sign bit of int8 and the top bit of uint64 take part.
+  std::vector<int8_t> a = {-128, 0x5a, -1, 0x0f}, b = {-1, 0x33}, y(4);
+  for (auto [op, want] : std::vector<std::pair<int64_t, std::vector<int8_t>>>{
+           {KILN_TBINARY_BITAND, {-128, 0x12, -1, 0x03}},
+           {KILN_TBINARY_BITOR, {-1, 0x7b, -1, 0x3f}},
+           {KILN_TBINARY_BITXOR, {127, 0x69, 0, 0x3c}}}) {
+    Run3(kiln_binary_typed, kiln_binary_typed_check, {op, KILN_DTYPE_I8, 2, 2, 2, 2, 1, 0, 1}, a, b,
+         y);
+    EXPECT_EQ(y, want) << "op " << op;
+  }
+  const uint64_t top = uint64_t{1} << 63;
+  std::vector<uint64_t> c = {top | 6, 5}, d = {top | 3}, z(2);
+  Run3(kiln_binary_typed, kiln_binary_typed_check, {KILN_TBINARY_BITXOR, KILN_DTYPE_U64, 1, 2, 1, 0},
+       c, d, z);
+  EXPECT_EQ(z, (std::vector<uint64_t>{5, top | 6}));
+}
+
+TEST(BinaryTypedCheck, RejectsBitwiseOnFloatAndBool) {
+  const uint64_t bb[3] = {32, 32, 32};
+  for (int64_t dtype : {KILN_DTYPE_F32, KILN_DTYPE_F64, KILN_DTYPE_F16, KILN_DTYPE_BOOL}) {
+    const int64_t ip[] = {KILN_TBINARY_BITAND, dtype, 1, 4, 1, 1};
+    EXPECT_EQ(kiln_binary_typed_check(ip, 6, nullptr, 0, bb), KILN_ERR_INVALID_ARGUMENT)
+        << "dtype " << dtype;
+  }
+  const int64_t past_last_op[] = {KILN_TBINARY_BITXOR + 1, KILN_DTYPE_I32, 1, 4, 1, 1};
+  EXPECT_EQ(kiln_binary_typed_check(past_last_op, 6, nullptr, 0, bb), KILN_ERR_INVALID_ARGUMENT);
+}
+
 TEST(BinaryTypedCheck, RejectsLogicOnIntsArithmeticOnBoolAndShortInput) {
   const uint64_t bb[3] = {16, 16, 16};
   const int64_t logic_int[] = {KILN_TBINARY_AND, KILN_DTYPE_I32, 1, 4, 1, 1};
@@ -229,7 +258,24 @@ TEST(UnaryTyped, NotIsNaNIsInfNegAbs) {
   EXPECT_EQ(o, (std::vector<int8_t>{-128, 3, -4}));
 }
 
+TEST(UnaryTyped, BitwiseNotFlipsEveryBit) {
+  std::vector<int16_t> i = {0, -1, 0x1234, -32768}, o(4);
+  Run2(kiln_unary_typed, kiln_unary_typed_check, {KILN_TUNARY_BITNOT, KILN_DTYPE_I16, 4, 0, 0}, i,
+       o);
+  EXPECT_EQ(o, (std::vector<int16_t>{-1, 0, -0x1235, 32767}));
+  std::vector<uint32_t> u = {0, 0xf0f0f0f0u}, v(2);
+  Run2(kiln_unary_typed, kiln_unary_typed_check, {KILN_TUNARY_BITNOT, KILN_DTYPE_U32, 2, 0, 0}, u,
+       v);
+  EXPECT_EQ(v, (std::vector<uint32_t>{0xffffffffu, 0x0f0f0f0fu}));
+}
+
 TEST(UnaryTypedCheck, RejectsMismatchedDtypes) {
+  const uint64_t bits[2] = {64, 64};
+  for (int64_t dtype : {KILN_DTYPE_F32, KILN_DTYPE_F64, KILN_DTYPE_BOOL}) {
+    const int64_t bitnot[] = {KILN_TUNARY_BITNOT, dtype, 4, 0, 0};
+    EXPECT_EQ(kiln_unary_typed_check(bitnot, 5, nullptr, 0, bits), KILN_ERR_INVALID_ARGUMENT)
+        << "dtype " << dtype;
+  }
   const uint64_t bb[2] = {64, 64};
   const int64_t not_int[] = {KILN_TUNARY_NOT, KILN_DTYPE_I32, 4, 0, 0};
   EXPECT_EQ(kiln_unary_typed_check(not_int, 5, nullptr, 0, bb), KILN_ERR_INVALID_ARGUMENT);

@@ -491,6 +491,9 @@ typedef enum kiln_typed_binary_op {
   KILN_TBINARY_FMOD = 10,/* C fmod: the result has the sign of A; integer x % 0 gives 0 */
   KILN_TBINARY_SHL = 11, /* unsigned only; shifts >= the bit width give 0 */
   KILN_TBINARY_SHR = 12,
+  KILN_TBINARY_BITAND = 13, /* integers only (BitwiseAnd/Or/Xor, opset 18): on the bits */
+  KILN_TBINARY_BITOR = 14,
+  KILN_TBINARY_BITXOR = 15,
 } kiln_typed_binary_op;
 
 typedef enum kiln_compare_op {
@@ -507,6 +510,7 @@ typedef enum kiln_typed_unary_op {
   KILN_TUNARY_ISINF = 2, /* float -> bool; arg0 detect +inf, arg1 detect -inf */
   KILN_TUNARY_NEG = 3,   /* same dtype; integers wrap */
   KILN_TUNARY_ABS = 4,   /* same dtype; integers wrap (abs(INT_MIN) = INT_MIN) */
+  KILN_TUNARY_BITNOT = 5, /* integers only (BitwiseNot, opset 18): every bit flipped */
 } kiln_typed_unary_op;
 
 /* cast: Y = X converted from src_dtype to dst_dtype, element by element.

@@ -222,6 +222,39 @@ def grid_dft_models():
     save("dft20_length_onesided", m, [sig])
 
 
+def bitwise_models():
+    """BitwiseAnd/Or/Xor/Not (opset 18) on every integer width, signed and
+    unsigned, with broadcasting; values span each dtype's whole range (the
+    sign bit and the top bit of uint64 included). Its own generator, so the
+    models above keep their inputs."""
+    rng = np.random.default_rng(1818)
+    cases = [(np.int8, TensorProto.INT8), (np.uint16, TensorProto.UINT16),
+             (np.int32, TensorProto.INT32), (np.uint64, TensorProto.UINT64),
+             (np.int64, TensorProto.INT64), (np.uint8, TensorProto.UINT8)]
+    for np_type, elem in cases:
+        info = np.iinfo(np_type)
+        a = rng.integers(info.min, info.max, size=(2, 3, 4), dtype=np_type, endpoint=True)
+        b = rng.integers(info.min, info.max, size=(3, 1), dtype=np_type, endpoint=True)
+        name = np.dtype(np_type).name
+        for op in ["BitwiseAnd", "BitwiseOr", "BitwiseXor"]:
+            m = model(18, [helper.make_node(op, ["a", "b"], ["y"])],
+                      [vinfo("a", elem, [2, 3, 4]), vinfo("b", elem, [3, 1])],
+                      [vinfo("y", elem, None)])
+            save(f"{op.lower()}18_{name}_broadcast", m, [a, b])
+        m = model(18, [helper.make_node("BitwiseNot", ["a"], ["y"])],
+                  [vinfo("a", elem, [2, 3, 4])], [vinfo("y", elem, None)])
+        save(f"bitwisenot18_{name}", m, [a])
+    # A symbolic batch: the ops broadcast as Add does (docs/dynamic-shapes.md).
+    a = rng.integers(0, 255, size=(5, 3), dtype=np.uint8, endpoint=True)
+    b = rng.integers(0, 9, size=(3,), dtype=np.uint8)
+    m = model(18, [helper.make_node("BitwiseXor", ["a", "b"], ["x"]),
+                   helper.make_node("BitShift", ["x", "b"], ["s"], direction="LEFT"),
+                   helper.make_node("BitwiseNot", ["s"], ["y"])],
+              [vinfo("a", TensorProto.UINT8, ["N", 3]), vinfo("b", TensorProto.UINT8, [3])],
+              [vinfo("y", TensorProto.UINT8, ["N", 3])])
+    save("bitwise18_symbolic_batch", m, [a, b])
+
+
 def refused_models():
     out = os.path.join(HERE, "refused")
     os.makedirs(out, exist_ok=True)
@@ -246,6 +279,10 @@ def refused_models():
               [const("i", np.array([3, 4], np.int64)), const("b", np.array([2, 2], np.int64))])
     save("col2im18", m, [], out)
     expected.append(("col2im18", "Col2Im"))
+    # ONNX types BitwiseAnd for integers only; a float one is refused, not bit-cast.
+    m = model(18, [helper.make_node("BitwiseAnd", ["x", "x"], ["y"])], x, y)
+    save("bitwiseand18_float", m, [], out)
+    expected.append(("bitwiseand18_float", "dtype float32 is not supported by this op"))
     with open(os.path.join(out, "expected.txt"), "w") as f:
         f.write("# model  words the refusal must contain (tests/models/opset/generate.py)\n")
         for name, words in expected:
@@ -262,6 +299,7 @@ def main():
     math_models()
     grid_dft_models()
     refused_models()
+    bitwise_models()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,39 @@
+// One ONNX op as the compiler knows it, declared in one place: its op-family
+// file under compiler/ops/ says that the op is supported, how its outputs'
+// dtypes and shapes follow from its inputs, whether that rule and the
+// lowering handle symbolic dims, and how it lowers to kernel dispatches.
+// The passes (op support, shape inference, symbolic support) and the
+// lowering read these declarations through op_registry.h.
+//
+// Ops not yet moved here are still listed in compiler/passes/op_support.cc,
+// the shape_rules_*.cc files, symbolic_support.cc and compiler/emit/lower_*.cc
+// (docs/adding-an-op.md).
+#ifndef KILN_COMPILER_OPS_OP_DEF_H_
+#define KILN_COMPILER_OPS_OP_DEF_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "compiler/emit/lower_ops.h"
+#include "compiler/passes/shape_rule_context.h"
+
+namespace kiln::compiler {
+
+using ShapeRule = absl::Status (*)(ShapeRuleContext&);
+
+struct OpDef {
+  std::string op_type;  // in the default ONNX domain
+  ShapeRule shape = nullptr;
+  // The shape rule and the lowering do their dim arithmetic through the
+  // graph's DimPool, so the op compiles when its inputs have symbolic dims.
+  bool symbolic = false;
+  emit::LowerFn lower;
+};
+
+// Each op-family file defines one of these; op_registry.cc calls them all.
+void RegisterBitwiseOps(std::vector<OpDef>& ops);  // bitwise.cc
+
+}  // namespace kiln::compiler
+
+#endif  // KILN_COMPILER_OPS_OP_DEF_H_

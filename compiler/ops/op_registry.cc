@@ -1,0 +1,33 @@
+#include "compiler/ops/op_registry.h"
+
+#include <map>
+
+namespace kiln::compiler {
+
+const std::vector<OpDef>& AllOpDefs() {
+  static const std::vector<OpDef>* ops = [] {
+    auto* v = new std::vector<OpDef>;
+    RegisterBitwiseOps(*v);
+    return v;
+  }();
+  return *ops;
+}
+
+const OpDef* FindOpDef(const std::string& op_type) {
+  static const std::map<std::string, const OpDef*>* index = [] {
+    auto* m = new std::map<std::string, const OpDef*>;
+    // The first declaration wins; tests/compiler/op_registry_test.cc checks
+    // that there is only one per op.
+    for (const OpDef& d : AllOpDefs()) m->emplace(d.op_type, &d);
+    return m;
+  }();
+  const auto it = index->find(op_type);
+  return it == index->end() ? nullptr : it->second;
+}
+
+const OpDef* FindOpDef(const ir::Node& node) {
+  const bool default_domain = node.domain.empty() || node.domain == "ai.onnx";
+  return default_domain ? FindOpDef(node.op_type) : nullptr;
+}
+
+}  // namespace kiln::compiler

@@ -1,0 +1,37 @@
+// The op declarations of compiler/ops/ (op_def.h): each is complete and
+// declared once, and the passes see them (supported, symbolic).
+#include <set>
+#include <string>
+
+#include "compiler/ops/op_registry.h"
+#include "compiler/passes/op_support.h"
+#include "gtest/gtest.h"
+
+namespace kiln::compiler {
+namespace {
+
+TEST(OpRegistry, EveryDeclarationIsCompleteAndUnique) {
+  ASSERT_FALSE(AllOpDefs().empty());
+  std::set<std::string> seen;
+  for (const OpDef& def : AllOpDefs()) {
+    EXPECT_TRUE(seen.insert(def.op_type).second) << def.op_type << " is declared twice";
+    EXPECT_NE(def.shape, nullptr) << def.op_type << " has no shape rule";
+    EXPECT_TRUE(static_cast<bool>(def.lower)) << def.op_type << " has no lowering";
+    EXPECT_TRUE(IsKernelOp(def.op_type)) << def.op_type;
+    EXPECT_EQ(FindOpDef(def.op_type), &def);
+  }
+}
+
+TEST(OpRegistry, LooksUpTheDefaultDomainOnly) {
+  ir::Node node;
+  node.op_type = "BitwiseAnd";
+  ASSERT_NE(FindOpDef(node), nullptr);
+  node.domain = "ai.onnx";
+  EXPECT_NE(FindOpDef(node), nullptr);
+  node.domain = "com.example";
+  EXPECT_EQ(FindOpDef(node), nullptr);
+  EXPECT_EQ(FindOpDef("NoSuchOp"), nullptr);
+}
+
+}  // namespace
+}  // namespace kiln::compiler

@@ -25,14 +25,12 @@ const LoweringTable& Table() {
     RegisterLossLowerings(*t);
     RegisterConv3dLowerings(*t);  // after Spatial/ConvTranspose: wraps Conv, ConvTranspose
     RegisterPoolVariantLowerings(*t);  // after Spatial: wraps MaxPool, AveragePool
-    RegisterTopKLowerings(*t);
     RegisterShapeCheckLowerings(*t);
     RegisterTypedLowerings(*t);  // last: wraps Add/Sub/Mul/Div/Neg/Abs for non-float32
     RegisterRuntimeParamLowerings(*t);  // after all: wraps Slice/Pad/Reduce*, adds Range
     RegisterDataDependentLowerings(*t);  // NonZero, Compress, Unique, NMS, training Dropout
     RegisterResizeRtLowerings(*t);  // wraps Resize (run-time scales/roi)
     RegisterResizeSymbolicLowerings(*t);  // wraps Resize (symbolic dims)
-    RegisterGridSampleLowerings(*t);
     RegisterTrainingLowerings(*t);   // "ai.onnx.preview.training:Adam", ...
     RegisterUnpoolRoiLowerings(*t);  // MaxUnpool, RoiAlign
     RegisterControlFlowLowerings(*t);  // If, Loop, Scan

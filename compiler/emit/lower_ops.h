@@ -43,7 +43,6 @@ void RegisterLossLowerings(LoweringTable& table);        // lower_loss.cc
 void RegisterTypedLowerings(LoweringTable& table);       // lower_typed.cc (after the others)
 void RegisterConv3dLowerings(LoweringTable& table);      // lower_conv3d.cc (wraps Conv, ConvTranspose)
 void RegisterPoolVariantLowerings(LoweringTable& table); // lower_pool_variants.cc (wraps MaxPool, AveragePool)
-void RegisterTopKLowerings(LoweringTable& table);        // lower_topk.cc
 void RegisterShapeCheckLowerings(LoweringTable& table);  // lower_shape_check.cc (ConstantOfShape)
 // lower_runtime_params.cc: Slice/Pad/Reduce*/Range with run-time parameter values.
 void RegisterRuntimeParamLowerings(LoweringTable& table);
@@ -57,7 +56,6 @@ Binding BindFloats(LoweringContext& ctx, const ir::Node& node, const char* what,
                    const std::vector<float>& values);
 // lower_resize_sym.cc: Resize over symbolic dims (wraps Resize, after the above).
 void RegisterResizeSymbolicLowerings(LoweringTable& table);
-void RegisterGridSampleLowerings(LoweringTable& table);  // lower_grid_sample.cc
 // lower_training.cc: ai.onnx.preview.training Adagrad/Adam/Momentum, registered
 // as "ai.onnx.preview.training:<Op>" (lower_node.cc looks non-default domains up so).
 void RegisterTrainingLowerings(LoweringTable& table);

@@ -32,7 +32,9 @@ struct OpDef {
 };
 
 // Each op-family file defines one of these; op_registry.cc calls them all.
-void RegisterBitwiseOps(std::vector<OpDef>& ops);  // bitwise.cc
+void RegisterBitwiseOps(std::vector<OpDef>& ops);      // bitwise.cc
+void RegisterGridSampleOps(std::vector<OpDef>& ops);   // grid_sample.cc
+void RegisterTopKOps(std::vector<OpDef>& ops);         // topk.cc
 
 }  // namespace kiln::compiler
 

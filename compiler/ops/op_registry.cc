@@ -8,6 +8,8 @@ const std::vector<OpDef>& AllOpDefs() {
   static const std::vector<OpDef>* ops = [] {
     auto* v = new std::vector<OpDef>;
     RegisterBitwiseOps(*v);
+    RegisterGridSampleOps(*v);
+    RegisterTopKOps(*v);
     return v;
   }();
   return *ops;

@@ -43,13 +43,11 @@ bool IsKernelOp(const std::string& op_type) {
       "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "BitShift", "Shrink",
       "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear", "Det", "ReverseSequence",
       "MeanVarianceNormalization",
-      // ops helper: selection, integer (quantized) linear algebra, signal constants
-      "TopK", "MatMulInteger", "ConvInteger", "QLinearMatMul", "QLinearConv", "HannWindow",
+      // integer (quantized) linear algebra, signal constants
+      "MatMulInteger", "ConvInteger", "QLinearMatMul", "QLinearConv", "HannWindow",
       "HammingWindow", "BlackmanWindow", "MelWeightMatrix",
       // data-dependent output length, for a declared static shape (shape_rules_data_dependent.h)
       "NonZero", "Compress", "Unique", "NonMaxSuppression",
-      // sampling at run-time coordinates (shape_rules_grid_sample.h)
-      "GridSample",
       // n-gram counting on integer tokens (shape_rules_tfidf.h)
       "TfIdfVectorizer",
       // shape_rules_unpool_roi.h

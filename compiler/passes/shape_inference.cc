@@ -20,14 +20,12 @@
 #include "compiler/passes/shape_rules_typed.h"
 #include "compiler/passes/shape_rules_loss.h"
 #include "compiler/passes/shape_rules_quantized.h"
-#include "compiler/passes/shape_rules_topk.h"
 #include "compiler/passes/shape_rules_runtime.h"
 #include "compiler/passes/shape_rules_runtime_params.h"
 #include "compiler/passes/shape_rules_resize_rt.h"
 #include "compiler/passes/control_flow.h"
 #include "compiler/passes/shape_rules_data_dependent.h"
 #include "compiler/passes/shape_rules_dropout.h"
-#include "compiler/passes/shape_rules_grid_sample.h"
 #include "compiler/passes/symbolic_support.h"
 #include "compiler/passes/shape_rules_training.h"
 #include "compiler/passes/shape_rules_unpool_roi.h"
@@ -868,8 +866,6 @@ absl::Status InferNodeShapes(ir::Graph& graph, ir::NodeId id,
   if (absl::Status s; InferTypedShapes(graph, node, &s)) return s;  // shape_rules_typed.cc
   if (absl::Status s; InferQuantizedShapes(graph, node, known, &s)) return s;  // shape_rules_quantized.cc
   if (absl::Status s; InferLossShapes(graph, node, known, &s)) return s;  // shape_rules_loss.cc
-  if (absl::Status s; InferTopKShapes(graph, node, known, &s)) return s;  // shape_rules_topk.cc
-  if (absl::Status s; InferGridSampleShapes(graph, node, &s)) return s;  // shape_rules_grid_sample.cc
   if (absl::Status s; InferUnpoolRoiShapes(graph, node, known, &s)) return s;  // shape_rules_unpool_roi.cc
   if (absl::Status s; InferSpectralShapes(graph, node, known, &s)) return s;  // shape_rules_spectral.cc
   if (absl::Status s; InferTfIdfShapes(graph, node, &s)) return s;  // shape_rules_tfidf.cc

@@ -31,11 +31,10 @@ const std::set<std::string>& SymbolicOps() {
       "Shrink", "BitShift",
       // lengths known during the run: static inputs, outputs of a data symbol's length
       "NonZero", "Compress", "Unique", "NonMaxSuppression",
-      // symops2: sizes as patched kernel parameters (the kernels check indices,
-      // k and empty axes against them at run time)
+      // symops2: sizes as patched kernel parameters (the kernels check indices
+      // and empty axes against them at run time)
       "GatherND", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceSumSquare",
       "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ArgMax", "ArgMin", "CumSum",
-      "TopK",
       // shapes and sequences from symbolic values (torch.zeros(N, 4),
       // torch.arange(S)) and masks over symbolic dims (kernels fill/arange/trilu)
       "ConstantOfShape", "Range", "Trilu",

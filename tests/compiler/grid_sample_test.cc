@@ -1,5 +1,4 @@
-// GridSample in the compiler (passes/shape_rules_grid_sample.cc,
-// emit/lower_grid_sample.cc): the output shape, the kernel parameters each
+// GridSample in the compiler (compiler/ops/grid_sample.cc): the output shape, the kernel parameters each
 // attribute becomes, and the refusals (shapes, attributes, dtypes) with
 // messages naming the node. The numbers are the ONNX node conformance
 // tests' (VM and AOT) and tests/runtime/grid_sample_test.cc's.

@@ -1,16 +1,24 @@
-#include "compiler/passes/shape_rules_grid_sample.h"
-
+// GridSample (opsets 16+, 4-D only) → grid_sample_f32
+// (runtime/kernels/grid_sample.c): X [N, C, H, W] sampled at grid
+// [N, H_out, W_out, 2] gives Y [N, C, H_out, W_out]. The shape rule refuses
+// unknown mode / padding_mode / align_corners values, so the lowering only
+// maps names to kernel codes.
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/graph_util.h"
-#include "compiler/passes/shape_rule_context.h"
+#include "compiler/ops/op_def.h"
 #include "kiln/kernels.h"
 
 namespace kiln::compiler {
+namespace {
 
-bool GridSampleModes(const ir::Node& node, int64_t* mode, int64_t* padding, std::string* bad) {
+// The grid_sample_f32 codes (KILN_GRID_SAMPLE_*) of the node's mode and
+// padding_mode attributes; false for a name the op does not define, with
+// what is wrong in *bad (when given).
+bool GridSampleModes(const ir::Node& node, int64_t* mode, int64_t* padding,
+                     std::string* bad = nullptr) {
   // Opset 20 renamed bilinear/bicubic to linear/cubic; the 2-D math is the same.
   const std::string m = node.GetString("mode", "bilinear");
   const std::string p = node.GetString("padding_mode", "zeros");
@@ -31,9 +39,7 @@ bool GridSampleModes(const ir::Node& node, int64_t* mode, int64_t* padding, std:
   return true;
 }
 
-namespace {
-
-absl::Status GridSample(ShapeRuleContext& c) {
+absl::Status GridSampleShape(ShapeRuleContext& c) {
   if (!c.Has(0) || !c.Has(1)) return c.Err("expects inputs X and grid");
   if (absl::Status s = c.Need(2); !s.ok()) return s;
   const std::vector<int64_t>& x = c.S(0);
@@ -60,14 +66,29 @@ absl::Status GridSample(ShapeRuleContext& c) {
   return c.Set(0, c.T(0), {x[0], x[1], g[1], g[2]});
 }
 
+// Only float32 X and grid are accepted.
+absl::Status LowerGridSample(emit::LoweringContext& ctx, const ir::Node& node) {
+  KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(auto g, ctx.InputShape(node, 1));
+  if (x.size() != 4 || g.size() != 4) return ctx.Invalid(node, "X and grid must be 4-D");
+  int64_t mode = 0, padding = 0;
+  if (!GridSampleModes(node, &mode, &padding)) {
+    return ctx.Invalid(node, "unknown mode or padding_mode");
+  }
+  const int64_t align = node.GetInt("align_corners", 0) != 0 ? 1 : 0;
+  KILN_ASSIGN_OR_RETURN(emit::Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(emit::Binding bg, ctx.Bind(node, node.inputs[1]));
+  KILN_ASSIGN_OR_RETURN(emit::Binding by, ctx.Bind(node, node.outputs[0]));
+  return ctx.Dispatch(node, "grid_sample_f32",
+                      {x[0], x[1], x[2], x[3], g[1], g[2], mode, padding, align}, {},
+                      {bx, bg, by});
+}
+
 }  // namespace
 
-bool InferGridSampleShapes(ir::Graph& graph, ir::Node& node, absl::Status* status) {
-  if (node.op_type != "GridSample") return false;
-  static const std::vector<ir::ConstantPtr> kNoKnown;  // the rule reads no values
-  ShapeRuleContext c(graph, node, kNoKnown);
-  *status = GridSample(c);
-  return true;
+void RegisterGridSampleOps(std::vector<OpDef>& ops) {
+  ops.push_back({"GridSample", GridSampleShape, /*symbolic=*/false, LowerGridSample});
 }
 
 }  // namespace kiln::compiler

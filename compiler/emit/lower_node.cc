@@ -22,7 +22,6 @@ const LoweringTable& Table() {
     RegisterRecurrentLowerings(*t);
     RegisterMathLowerings(*t);
     RegisterQuantizedLowerings(*t);
-    RegisterLossLowerings(*t);
     RegisterConv3dLowerings(*t);  // after Spatial/ConvTranspose: wraps Conv, ConvTranspose
     RegisterPoolVariantLowerings(*t);  // after Spatial: wraps MaxPool, AveragePool
     RegisterShapeCheckLowerings(*t);
@@ -32,9 +31,7 @@ const LoweringTable& Table() {
     RegisterResizeRtLowerings(*t);  // wraps Resize (run-time scales/roi)
     RegisterResizeSymbolicLowerings(*t);  // wraps Resize (symbolic dims)
     RegisterTrainingLowerings(*t);   // "ai.onnx.preview.training:Adam", ...
-    RegisterUnpoolRoiLowerings(*t);  // MaxUnpool, RoiAlign
     RegisterControlFlowLowerings(*t);  // If, Loop, Scan
-    RegisterTfIdfLowerings(*t);  // TfIdfVectorizer
     RegisterSpectralLowerings(*t);  // DFT, STFT, windows, MelWeightMatrix
     for (const OpDef& def : AllOpDefs()) (*t)[def.op_type] = def.lower;  // compiler/ops/
     return t;

@@ -39,7 +39,6 @@ void RegisterConvTransposeLowerings(LoweringTable& table);  // lower_conv_transp
 void RegisterRecurrentLowerings(LoweringTable& table);   // lower_rnn.cc
 void RegisterMathLowerings(LoweringTable& table);        // lower_math.cc
 void RegisterQuantizedLowerings(LoweringTable& table);   // lower_quantized.cc
-void RegisterLossLowerings(LoweringTable& table);        // lower_loss.cc
 void RegisterTypedLowerings(LoweringTable& table);       // lower_typed.cc (after the others)
 void RegisterConv3dLowerings(LoweringTable& table);      // lower_conv3d.cc (wraps Conv, ConvTranspose)
 void RegisterPoolVariantLowerings(LoweringTable& table); // lower_pool_variants.cc (wraps MaxPool, AveragePool)
@@ -59,9 +58,7 @@ void RegisterResizeSymbolicLowerings(LoweringTable& table);
 // lower_training.cc: ai.onnx.preview.training Adagrad/Adam/Momentum, registered
 // as "ai.onnx.preview.training:<Op>" (lower_node.cc looks non-default domains up so).
 void RegisterTrainingLowerings(LoweringTable& table);
-void RegisterUnpoolRoiLowerings(LoweringTable& table);  // lower_unpool_roi.cc
 void RegisterControlFlowLowerings(LoweringTable& table);  // lower_control_flow.cc (If, Loop, Scan)
-void RegisterTfIdfLowerings(LoweringTable& table);  // lower_tfidf.cc (TfIdfVectorizer)
 void RegisterSpectralLowerings(LoweringTable& table);  // lower_spectral.cc (DFT, STFT, windows, mel)
 // Whether the node's input k is given (an optional input may be omitted).
 inline bool HasInput(const ir::Node& node, size_t k) {

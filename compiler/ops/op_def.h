@@ -35,6 +35,9 @@ struct OpDef {
 void RegisterBitwiseOps(std::vector<OpDef>& ops);      // bitwise.cc
 void RegisterGridSampleOps(std::vector<OpDef>& ops);   // grid_sample.cc
 void RegisterTopKOps(std::vector<OpDef>& ops);         // topk.cc
+void RegisterLossOps(std::vector<OpDef>& ops);         // loss.cc
+void RegisterTfIdfOps(std::vector<OpDef>& ops);        // tfidf.cc
+void RegisterUnpoolRoiOps(std::vector<OpDef>& ops);    // unpool_roi.cc
 
 }  // namespace kiln::compiler
 

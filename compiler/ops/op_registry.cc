@@ -10,6 +10,9 @@ const std::vector<OpDef>& AllOpDefs() {
     RegisterBitwiseOps(*v);
     RegisterGridSampleOps(*v);
     RegisterTopKOps(*v);
+    RegisterLossOps(*v);
+    RegisterTfIdfOps(*v);
+    RegisterUnpoolRoiOps(*v);
     return v;
   }();
   return *ops;

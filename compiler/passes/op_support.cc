@@ -39,8 +39,8 @@ bool IsKernelOp(const std::string& op_type) {
       // dtype-generic elementwise (h5): casts, comparisons, logic, selection
       "Cast", "CastLike", "Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "And",
       "Or", "Xor", "Not", "Where", "IsNaN", "IsInf",
-      // h10: losses, shifts, Shrink
-      "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "BitShift", "Shrink",
+      // h10: shifts, Shrink
+      "BitShift", "Shrink",
       "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear", "Det", "ReverseSequence",
       "MeanVarianceNormalization",
       // integer (quantized) linear algebra, signal constants
@@ -48,10 +48,6 @@ bool IsKernelOp(const std::string& op_type) {
       "HammingWindow", "BlackmanWindow", "MelWeightMatrix",
       // data-dependent output length, for a declared static shape (shape_rules_data_dependent.h)
       "NonZero", "Compress", "Unique", "NonMaxSuppression",
-      // n-gram counting on integer tokens (shape_rules_tfidf.h)
-      "TfIdfVectorizer",
-      // shape_rules_unpool_roi.h
-      "MaxUnpool", "RoiAlign",
       // control flow: subgraphs become functions IF and LOOP call (control_flow.h)
       "If", "Loop", "Scan",
       // spectral transforms (shape_rules_spectral.h)

@@ -1,6 +1,5 @@
-// TfIdfVectorizer in the compiler (passes/shape_rules_tfidf.cc,
-// emit/lower_tfidf.cc): the output shape, the entry table the attributes
-// become (n-grams outside [min_gram_length, max_gram_length] dropped), and
+// TfIdfVectorizer in the compiler (compiler/ops/tfidf.cc): the output shape,
+// the entry table the attributes become (n-grams outside [min_gram_length, max_gram_length] dropped), and
 // the refusal of inconsistent attributes with messages naming the node. The
 // numbers follow the ONNX document's layout of ngram_counts / pool_int64s;
 // the counting itself is tested by tests/runtime/tfidf_test.cc and the ONNX

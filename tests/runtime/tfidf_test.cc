@@ -20,7 +20,7 @@ namespace {
 const std::vector<std::vector<int64_t>> kRows = {{4, 7, 9, 4, 7, 7, 9},
                                                  {9, -3, 4, 9, 9, -3, 7}};
 const std::vector<int64_t> kPool = {4, -3, 9, 4, 7, 7, 9, 4, 7, 9, 9, -3, 7};
-// (len, off, index) per pool n-gram, as lower_tfidf.cc builds them.
+// (len, off, index) per pool n-gram, as compiler/ops/tfidf.cc builds them.
 const std::vector<int64_t> kEntries = {1, 0, 5, 1, 1, 0, 1, 2, 3, 2, 3, 1,
                                        2, 5, 4, 3, 7, 2, 3, 10, 6};
 const std::vector<float> kWeights = {0.5f, 1.5f, 2.0f, 0.25f, 3.0f, 1.25f, 0.75f};

@@ -1,13 +1,35 @@
-#include "compiler/passes/shape_rules_tfidf.h"
-
+// TfIdfVectorizer (opset 9) on integer tokens → tfidf (runtime/kernels/tfidf.c).
+// The shape rule: X [C] -> Y [max(ngram_indexes) + 1], X [N, C] -> Y [N, that],
+// float32. Every inconsistent attribute is refused there, naming the node, so
+// the kernel only ever sees tables its checker accepts; the lowering turns
+// the attributes into the kernel's entry table (iparams), weights (fparams)
+// and a constant int64 pool binding.
 #include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "compiler/passes/shape_rule_context.h"
+#include "compiler/ops/op_def.h"
 #include "kiln/kernels.h"
 
 namespace kiln::compiler {
 namespace {
+
+// The n-grams of the pool the node will count, in pool order.
+struct TfIdfPlan {
+  int64_t mode = 0;       // kiln_tfidf_mode
+  int64_t skips = 0;      // max_skip_count
+  int64_t out_len = 0;    // max(ngram_indexes) + 1
+  std::vector<int64_t> pool;     // pool_int64s
+  // Per n-gram whose length is in [min_gram_length, max_gram_length]:
+  struct Entry {
+    int64_t len, off, index;
+    float weight;
+  };
+  std::vector<Entry> entries;
+};
+
 
 // Bounds that keep every table offset and the output row far from int64
 // overflow; real vocabularies are orders of magnitude smaller.
@@ -20,8 +42,7 @@ bool Fail(std::string* why, std::string msg) {
   return false;
 }
 
-}  // namespace
-
+// Validates the node's attributes; on error, what is wrong in *why.
 bool ParseTfIdf(const ir::Node& node, TfIdfPlan* plan, std::string* why) {
   const std::string mode = node.GetString("mode", "");
   if (mode == "TF") plan->mode = KILN_TFIDF_TF;
@@ -97,9 +118,7 @@ bool ParseTfIdf(const ir::Node& node, TfIdfPlan* plan, std::string* why) {
   return true;
 }
 
-namespace {
-
-absl::Status TfIdf(ShapeRuleContext& c) {
+absl::Status TfIdfShape(ShapeRuleContext& c) {
   KILN_RETURN_IF_ERROR(c.Need(1));
   const std::vector<int64_t>& x = c.S(0);
   if (c.T(0) != ir::DType::I32 && c.T(0) != ir::DType::I64) {
@@ -116,14 +135,51 @@ absl::Status TfIdf(ShapeRuleContext& c) {
   return c.Set(0, ir::DType::F32, {x[0], plan.out_len});
 }
 
+absl::Status LowerTfIdf(emit::LoweringContext& ctx, const ir::Node& node) {
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, x, "the input shape"));
+  const ir::DType dt = ctx.value(node.inputs[0]).dtype;
+  if (dt != ir::DType::I32 && dt != ir::DType::I64) {
+    return ctx.Unimplemented(node, "only int32 and int64 tokens are supported");
+  }
+  if (x.size() != 1 && x.size() != 2) return ctx.Invalid(node, "input must be 1-D or 2-D");
+  TfIdfPlan plan;
+  if (std::string why; !ParseTfIdf(node, &plan, &why)) return ctx.Invalid(node, why);
+  const int64_t rows = x.size() == 2 ? x[0] : 1;
+  const int64_t cols = x.back();
+  const int64_t dtype = dt == ir::DType::I32 ? KILN_DTYPE_I32 : KILN_DTYPE_I64;
+  // An empty pool still gets a one-value binding: constants are never empty.
+  std::vector<int64_t> pool = plan.pool;
+  if (pool.empty()) pool.push_back(0);
+  auto data = std::make_shared<ir::ConstantData>();
+  data->dtype = ir::DType::I64;
+  data->shape = {static_cast<int64_t>(pool.size())};
+  data->bytes.resize(pool.size() * sizeof(int64_t));
+  std::memcpy(data->bytes.data(), pool.data(), data->bytes.size());
+  const emit::Binding bp = ctx.BindNewConstant(absl::StrCat(node.name, ".pool"), data);
+
+  std::vector<int64_t> ip = {dtype,
+                             rows,
+                             cols,
+                             plan.skips,
+                             static_cast<int64_t>(plan.entries.size()),
+                             static_cast<int64_t>(plan.pool.size()),
+                             plan.out_len,
+                             plan.mode};
+  std::vector<float> fp;
+  for (const TfIdfPlan::Entry& e : plan.entries) {
+    ip.insert(ip.end(), {e.len, e.off, e.index});
+    fp.push_back(e.weight);
+  }
+  KILN_ASSIGN_OR_RETURN(emit::Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(emit::Binding by, ctx.Bind(node, node.outputs[0]));
+  return ctx.Dispatch(node, "tfidf", std::move(ip), std::move(fp), {bx, bp, by});
+}
+
 }  // namespace
 
-bool InferTfIdfShapes(ir::Graph& graph, ir::Node& node, absl::Status* status) {
-  if (node.op_type != "TfIdfVectorizer") return false;
-  static const std::vector<ir::ConstantPtr> kNoKnown;  // the rule reads no values
-  ShapeRuleContext c(graph, node, kNoKnown);
-  *status = TfIdf(c);
-  return true;
+void RegisterTfIdfOps(std::vector<OpDef>& ops) {
+  ops.push_back({"TfIdfVectorizer", TfIdfShape, /*symbolic=*/false, LowerTfIdf});
 }
 
 }  // namespace kiln::compiler

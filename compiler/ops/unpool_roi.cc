@@ -1,16 +1,33 @@
-#include "compiler/passes/shape_rules_unpool_roi.h"
-
+// MaxUnpool → max_unpool and RoiAlign → roi_align_f32.
+//
+// MaxUnpool's output is the shape its kernel, strides and pads infer from X,
+// or the output_shape input: its compile-time value, or, when it arrives at
+// run time, the model's declared static output shape (lowering then checks
+// the run-time value against it, as shape_rules_runtime.h does). The
+// inferred shape, which the indices address, is recorded as the attribute
+// kiln.unpool_inferred.
+//
+// RoiAlign's output is [num_rois, C, output_height, output_width]; its
+// regions and batch indices are run-time data, checked by the kernel.
+//
+// A run-time output_shape of MaxUnpool is first checked against the declared
+// output shape (shape_check EXACT).
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/graph_util.h"
-#include "compiler/passes/shape_rule_context.h"
+#include "compiler/ops/op_def.h"
 #include "kiln/kernel_abi.h"
+#include "kiln/kernels.h"
 
 namespace kiln::compiler {
 namespace {
 
+using emit::BindAll;
+using emit::Binding;
+using emit::LoweringContext;
 using ir::DType;
 using ir::ShapeStr;
 using Shape = std::vector<int64_t>;
@@ -51,7 +68,7 @@ absl::Status InferredShape(Ctx& c, Shape* out) {
   return absl::OkStatus();
 }
 
-absl::Status MaxUnpool(Ctx& c) {
+absl::Status MaxUnpoolShape(Ctx& c) {
   KILN_RETURN_IF_ERROR(c.Need(2));
   KILN_RETURN_IF_ERROR(RequireStaticInputs(c));
   const Shape& x = c.S(0);
@@ -94,7 +111,7 @@ absl::Status MaxUnpool(Ctx& c) {
   return c.Set(0, t, y);
 }
 
-absl::Status RoiAlign(Ctx& c) {
+absl::Status RoiAlignShape(Ctx& c) {
   KILN_RETURN_IF_ERROR(c.Need(3));
   KILN_RETURN_IF_ERROR(RequireStaticInputs(c));
   const Shape& x = c.S(0);
@@ -135,15 +152,64 @@ absl::Status RoiAlign(Ctx& c) {
   return c.Set(0, DType::F32, {rois[0], x[1], oh, ow});
 }
 
+
+absl::Status CheckRuntimeOutputShape(LoweringContext& ctx, const ir::Node& node,
+                                     const Shape& y) {
+  if (node.inputs.size() < 3 || node.inputs[2] == ir::kNoValue) return absl::OkStatus();
+  const ir::Value& v = ctx.value(node.inputs[2]);
+  if (v.constant) return absl::OkStatus();  // shape inference read its value
+  std::vector<int64_t> ip = {KILN_SHAPE_CHECK_EXACT, static_cast<int64_t>(v.dtype),
+                             static_cast<int64_t>(y.size()), 0, 0,
+                             static_cast<int64_t>(y.size())};
+  ip.insert(ip.end(), y.begin(), y.end());
+  KILN_ASSIGN_OR_RETURN(Binding b, ctx.Bind(node, node.inputs[2]));
+  return ctx.Dispatch(node, "shape_check", std::move(ip), {}, {b});
+}
+
+absl::Status LowerMaxUnpool(LoweringContext& ctx, const ir::Node& node) {
+  KILN_ASSIGN_OR_RETURN(Shape x, ctx.InputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(Shape y, ctx.OutputShape(node, 0));
+  KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, x, "the input shape"));
+  KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, y, "the output shape"));
+  const Shape inferred = node.GetInts("kiln.unpool_inferred", {});
+  if (inferred.size() != y.size() || y.size() > KILN_MAX_RANK) {
+    return ctx.Invalid(node, "the unpooled shape is missing");
+  }
+  KILN_RETURN_IF_ERROR(CheckRuntimeOutputShape(ctx, node, y));
+  std::vector<int64_t> ip = {static_cast<int64_t>(ir::DTypeSize(ctx.value(node.inputs[0]).dtype)),
+                             ir::ElementCount(x), static_cast<int64_t>(y.size())};
+  ip.insert(ip.end(), inferred.begin(), inferred.end());
+  ip.insert(ip.end(), y.begin(), y.end());
+  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding bi, ctx.Bind(node, node.inputs[1]));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  return ctx.Dispatch(node, "max_unpool", std::move(ip), {}, {bx, bi, by});
+}
+
+absl::Status LowerRoiAlign(LoweringContext& ctx, const ir::Node& node) {
+  KILN_ASSIGN_OR_RETURN(Shape x, ctx.InputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(Shape y, ctx.OutputShape(node, 0));
+  KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, x, "the input shape"));
+  KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, y, "the output shape"));
+  if (x.size() != 4 || y.size() != 4) return ctx.Invalid(node, "X and Y must be 4-D");
+  // Defaults as RoiAlignShape read them.
+  const std::string ctm = node.GetString(
+      "coordinate_transformation_mode",
+      ctx.graph().opset >= 16 ? "half_pixel" : "output_half_pixel");
+  std::vector<int64_t> ip = {x[0], x[1], x[2], x[3], y[0], y[2], y[3],
+                             node.GetInt("sampling_ratio", 0),
+                             node.GetString("mode", "avg") == "max" ? 1 : 0,
+                             ctm == "half_pixel" ? 1 : 0};
+  std::vector<float> fp = {node.GetFloat("spatial_scale", 1.0f)};
+  KILN_ASSIGN_OR_RETURN(std::vector<Binding> b, BindAll(ctx, node, {0, 1, 2}));
+  return ctx.Dispatch(node, "roi_align_f32", std::move(ip), std::move(fp), b);
+}
+
 }  // namespace
 
-bool InferUnpoolRoiShapes(ir::Graph& graph, ir::Node& node,
-                          const std::vector<ir::ConstantPtr>& known, absl::Status* status) {
-  if (!node.domain.empty() && node.domain != "ai.onnx") return false;
-  if (node.op_type != "MaxUnpool" && node.op_type != "RoiAlign") return false;
-  Ctx c(graph, node, known);
-  *status = node.op_type == "MaxUnpool" ? MaxUnpool(c) : RoiAlign(c);
-  return true;
+void RegisterUnpoolRoiOps(std::vector<OpDef>& ops) {
+  ops.push_back({"MaxUnpool", MaxUnpoolShape, /*symbolic=*/false, LowerMaxUnpool});
+  ops.push_back({"RoiAlign", RoiAlignShape, /*symbolic=*/false, LowerRoiAlign});
 }
 
 }  // namespace kiln::compiler

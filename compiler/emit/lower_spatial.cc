@@ -116,6 +116,11 @@ absl::Status LowerConv(LoweringContext& ctx, const ir::Node& node) {
                              win.kw,       win.stride_h, win.stride_w, win.pad_top,
                              win.pad_left, win.dil_h,    win.dil_w,   groups,
                              act.kind,     has_bias ? 1 : 0};
+  // Every residual kernel reads the residual in y's layout.
+  if (HasInput(node, 3) && ctx.value(node.inputs[3]).channels_last != (y_cl != 0)) {
+    return ctx.Error(absl::StatusCode::kInternal, node,
+                     "the residual's layout differs from the output's");
+  }
   if (node.GetInt("kiln.winograd", 0) != 0) {  // chosen by passes/conv_algorithm
     ip.push_back(x_cl);
     ip.push_back(y_cl);

@@ -109,10 +109,24 @@ bool Pinned(const ir::Graph& g, ir::ValueId v) {
          value.live_to_end;
 }
 
+bool ReadersTakeNhwc(const ir::Graph& g, ir::ValueId v, const std::set<ir::NodeId>& chosen);
+
+// A packed conv with a fused residual (the sum of a block and its shortcut)
+// whose output can be NHWC: its input already is, and every reader of the
+// output takes NHWC. The kernel reads the residual in the output's layout,
+// so the shortcut must be NHWC too; the forward pass in ChooseLayouts marks
+// the shortcut first (it is produced earlier) and then this output.
+bool ResidualConvWritesNhwc(const ir::Graph& g, const ir::Node& n,
+                            const std::set<ir::NodeId>& chosen) {
+  return PackedConv(g, n) && HasResidual(n) && n.outputs.size() == 1 &&
+         g.value(n.inputs[0]).channels_last && !Pinned(g, n.outputs[0]) &&
+         ReadersTakeNhwc(g, n.outputs[0], chosen);
+}
+
 // Whether every kernel reading `v` takes it in NHWC: a chosen depthwise
-// conv, a packed conv or a global pool (as its input), or a gate's data
-// operand whose product every reader takes in NHWC too (the gate keeps the
-// layout).
+// conv, a packed conv or a global pool (as its input), a residual conv that
+// will write NHWC (as its shortcut), or a gate's data operand whose product
+// every reader takes in NHWC too (the gate keeps the layout).
 bool ReadersTakeNhwc(const ir::Graph& g, ir::ValueId v, const std::set<ir::NodeId>& chosen) {
   for (ir::NodeId u : g.Users(v)) {
     const ir::Node& user = g.nodes[u];
@@ -120,6 +134,7 @@ bool ReadersTakeNhwc(const ir::Graph& g, ir::ValueId v, const std::set<ir::NodeI
       if (user.inputs[slot] != v) continue;
       bool reads = slot == 0 && (chosen.count(u) != 0 || PackedConv(g, user) ||
                                  IsGlobalPool(user));
+      if (!reads && slot == 3) reads = ResidualConvWritesNhwc(g, user, chosen);
       if (!reads && GateDataSlot(g, user) == static_cast<int>(slot)) {
         const ir::ValueId product = user.outputs[0];
         reads = !Pinned(g, product) && ReadersTakeNhwc(g, product, chosen);
@@ -138,7 +153,9 @@ bool CanBeChannelsLast(const ir::Graph& g, ir::ValueId v, const std::set<ir::Nod
   if (producer.outputs.size() != 1 || producer.outputs[0] != v) return false;
   const bool written =
       chosen.count(g.value(v).producer) != 0 ||
-      ((PackedConv(g, producer) || SmallChannelStem(g, producer)) && !HasResidual(producer));
+      ((PackedConv(g, producer) || SmallChannelStem(g, producer)) && !HasResidual(producer)) ||
+      (PackedConv(g, producer) && HasResidual(producer) &&
+       g.value(producer.inputs[3]).channels_last);
   return written && ReadersTakeNhwc(g, v, chosen);
 }
 
@@ -182,9 +199,11 @@ absl::Status ChooseLayouts(ir::Graph& graph) {
     MarkChannelsLast(graph, graph.nodes[n].outputs[0]);
   }
   // A one-group conv reading NHWC keeps it for its output where every
-  // reader takes NHWC too (nodes are in topological order, so chains carry).
+  // reader takes NHWC too (nodes are in topological order, so chains carry);
+  // a residual conv also needs its shortcut NHWC, marked when its producer
+  // came by (ReadersTakeNhwc counted this conv as an NHWC reader of it).
   for (const ir::Node& node : graph.nodes) {
-    if (node.removed || !PackedConv(graph, node) || HasResidual(node) ||
+    if (node.removed || !PackedConv(graph, node) ||
         !graph.value(node.inputs[0]).channels_last) {
       continue;
     }

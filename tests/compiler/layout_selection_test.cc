@@ -2,7 +2,9 @@
 // convs, and every reason a value must stay NCHW.
 #include "compiler/passes/layout_selection.h"
 
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "kiln/kernels.h"
@@ -117,6 +119,60 @@ TEST(LayoutSelection, AResidualReadStaysNchw) {
   m.b.g.nodes[m.project].inputs.push_back(m.a);
   ASSERT_TRUE(ChooseLayouts(m.b.g).ok());
   EXPECT_FALSE(m.Nhwc(m.a));
+}
+
+// MobileNetV2's inverted residual blocks: c (a block's output) is read by
+// the next block's expansion and, through the residual fused into that
+// block's projection, added to its sum; the kernel reads the residual in
+// its output's layout, so c and the block's sum c2 go NHWC together.
+struct ResidualBlocks {
+  GraphBuilder b;
+  ir::ValueId c, c2;
+  explicit ResidualBlocks(bool shortcut_is_graph_input) {
+    const ir::ValueId x = b.Input("x", {1, 16, 6, 5});
+    ir::ValueId in = x;
+    std::vector<ir::ValueId> outs;
+    for (int block = 0; block < 2; ++block) {
+      const std::string n = std::to_string(block);
+      const ir::ValueId a = b.Tensor("a" + n, {1, 32, 6, 5});
+      const ir::ValueId d = b.Tensor("d" + n, {1, 32, 6, 5});
+      const ir::ValueId out = b.Tensor("c" + n, {1, 16, 6, 5});
+      b.Node("Conv", "expand" + n, {in, b.RandomConst("we" + n, {32, 16, 1, 1}, -1, 1, 10 + block)}, {a});
+      const ir::NodeId dw =
+          b.Node("Conv", "dw" + n, {a, b.RandomConst("wd" + n, {32, 1, 3, 3}, -1, 1, 20 + block)}, {d});
+      b.g.nodes[dw].SetInt("group", 32);
+      const ir::NodeId project =
+          b.Node("Conv", "project" + n, {d, b.RandomConst("wp" + n, {16, 32, 1, 1}, -1, 1, 30 + block)}, {out});
+      if (block == 1) {
+        b.g.nodes[project].inputs.push_back(ir::kNoValue);  // no bias
+        b.g.nodes[project].inputs.push_back(shortcut_is_graph_input ? x : in);  // fused residual
+      }
+      outs.push_back(out);
+      in = out;
+    }
+    c = outs[0];
+    c2 = outs[1];
+    const ir::ValueId p = b.Tensor("p", {1, 16, 1, 1});
+    b.Node("GlobalAveragePool", "pool", {c2}, {p});
+    b.Output(p);
+  }
+  bool Nhwc(ir::ValueId v) const { return b.g.value(v).channels_last; }
+};
+
+TEST(LayoutSelection, AResidualBlockKeepsTheStreamNhwc) {
+  ResidualBlocks m(/*shortcut_is_graph_input=*/false);
+  ASSERT_TRUE(ChooseLayouts(m.b.g).ok());
+  EXPECT_TRUE(m.Nhwc(m.c));   // the shortcut
+  EXPECT_TRUE(m.Nhwc(m.c2));  // the block's sum, in the shortcut's layout
+}
+
+TEST(LayoutSelection, AnNchwShortcutKeepsTheSumNchw) {
+  // The shortcut is the caller's input, which stays NCHW: the residual conv
+  // writes NCHW too, and the expansion before it writes c NHWC only if its
+  // readers take it (c is read at slot 0 by the second expansion only).
+  ResidualBlocks m(/*shortcut_is_graph_input=*/true);
+  ASSERT_TRUE(ChooseLayouts(m.b.g).ok());
+  EXPECT_FALSE(m.Nhwc(m.c2));
 }
 
 TEST(LayoutSelection, DroppingOneDepthwiseConvDropsItsNeighbour) {

@@ -21,7 +21,6 @@ const LoweringTable& Table() {
     RegisterConvTransposeLowerings(*t);
     RegisterRecurrentLowerings(*t);
     RegisterMathLowerings(*t);
-    RegisterQuantizedLowerings(*t);
     RegisterConv3dLowerings(*t);  // after Spatial/ConvTranspose: wraps Conv, ConvTranspose
     RegisterPoolVariantLowerings(*t);  // after Spatial: wraps MaxPool, AveragePool
     RegisterShapeCheckLowerings(*t);
@@ -32,7 +31,6 @@ const LoweringTable& Table() {
     RegisterResizeSymbolicLowerings(*t);  // wraps Resize (symbolic dims)
     RegisterTrainingLowerings(*t);   // "ai.onnx.preview.training:Adam", ...
     RegisterControlFlowLowerings(*t);  // If, Loop, Scan
-    RegisterSpectralLowerings(*t);  // DFT, STFT, windows, MelWeightMatrix
     for (const OpDef& def : AllOpDefs()) (*t)[def.op_type] = def.lower;  // compiler/ops/
     return t;
   }();

@@ -38,7 +38,6 @@ void RegisterResizeLowerings(LoweringTable& table);      // lower_resize.cc
 void RegisterConvTransposeLowerings(LoweringTable& table);  // lower_conv_transpose.cc
 void RegisterRecurrentLowerings(LoweringTable& table);   // lower_rnn.cc
 void RegisterMathLowerings(LoweringTable& table);        // lower_math.cc
-void RegisterQuantizedLowerings(LoweringTable& table);   // lower_quantized.cc
 void RegisterTypedLowerings(LoweringTable& table);       // lower_typed.cc (after the others)
 void RegisterConv3dLowerings(LoweringTable& table);      // lower_conv3d.cc (wraps Conv, ConvTranspose)
 void RegisterPoolVariantLowerings(LoweringTable& table); // lower_pool_variants.cc (wraps MaxPool, AveragePool)
@@ -59,7 +58,6 @@ void RegisterResizeSymbolicLowerings(LoweringTable& table);
 // as "ai.onnx.preview.training:<Op>" (lower_node.cc looks non-default domains up so).
 void RegisterTrainingLowerings(LoweringTable& table);
 void RegisterControlFlowLowerings(LoweringTable& table);  // lower_control_flow.cc (If, Loop, Scan)
-void RegisterSpectralLowerings(LoweringTable& table);  // lower_spectral.cc (DFT, STFT, windows, mel)
 // Whether the node's input k is given (an optional input may be omitted).
 inline bool HasInput(const ir::Node& node, size_t k) {
   return node.inputs.size() > k && node.inputs[k] != ir::kNoValue;

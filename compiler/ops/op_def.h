@@ -38,6 +38,8 @@ void RegisterTopKOps(std::vector<OpDef>& ops);         // topk.cc
 void RegisterLossOps(std::vector<OpDef>& ops);         // loss.cc
 void RegisterTfIdfOps(std::vector<OpDef>& ops);        // tfidf.cc
 void RegisterUnpoolRoiOps(std::vector<OpDef>& ops);    // unpool_roi.cc
+void RegisterQuantizedOps(std::vector<OpDef>& ops);    // quantized.cc
+void RegisterSpectralOps(std::vector<OpDef>& ops);     // spectral.cc
 
 }  // namespace kiln::compiler
 

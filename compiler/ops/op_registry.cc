@@ -13,6 +13,8 @@ const std::vector<OpDef>& AllOpDefs() {
     RegisterLossOps(*v);
     RegisterTfIdfOps(*v);
     RegisterUnpoolRoiOps(*v);
+    RegisterQuantizedOps(*v);
+    RegisterSpectralOps(*v);
     return v;
   }();
   return *ops;

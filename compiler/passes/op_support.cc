@@ -41,17 +41,12 @@ bool IsKernelOp(const std::string& op_type) {
       "Or", "Xor", "Not", "Where", "IsNaN", "IsInf",
       // h10: shifts, Shrink
       "BitShift", "Shrink",
-      "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear", "Det", "ReverseSequence",
+      "Det", "ReverseSequence",
       "MeanVarianceNormalization",
-      // integer (quantized) linear algebra, signal constants
-      "MatMulInteger", "ConvInteger", "QLinearMatMul", "QLinearConv", "HannWindow",
-      "HammingWindow", "BlackmanWindow", "MelWeightMatrix",
       // data-dependent output length, for a declared static shape (shape_rules_data_dependent.h)
       "NonZero", "Compress", "Unique", "NonMaxSuppression",
       // control flow: subgraphs become functions IF and LOOP call (control_flow.h)
-      "If", "Loop", "Scan",
-      // spectral transforms (shape_rules_spectral.h)
-      "DFT", "STFT"};
+      "If", "Loop", "Scan"};
   return kOps.count(op_type) != 0;
 }
 

@@ -18,7 +18,6 @@
 #include "compiler/passes/shape_rules_math.h"
 #include "compiler/passes/shape_rules_movement.h"
 #include "compiler/passes/shape_rules_typed.h"
-#include "compiler/passes/shape_rules_quantized.h"
 #include "compiler/passes/shape_rules_runtime.h"
 #include "compiler/passes/shape_rules_runtime_params.h"
 #include "compiler/passes/shape_rules_resize_rt.h"
@@ -27,7 +26,6 @@
 #include "compiler/passes/shape_rules_dropout.h"
 #include "compiler/passes/symbolic_support.h"
 #include "compiler/passes/shape_rules_training.h"
-#include "compiler/passes/shape_rules_spectral.h"
 
 namespace kiln::compiler {
 namespace {
@@ -861,8 +859,6 @@ absl::Status InferNodeShapes(ir::Graph& graph, ir::NodeId id,
   if (absl::Status s; InferMathShapes(graph, node, known, &s)) return s;  // shape_rules_math.cc
   if (absl::Status s; InferMovementShapes(graph, node, known, &s)) return s;  // shape_rules_movement.cc
   if (absl::Status s; InferTypedShapes(graph, node, &s)) return s;  // shape_rules_typed.cc
-  if (absl::Status s; InferQuantizedShapes(graph, node, known, &s)) return s;  // shape_rules_quantized.cc
-  if (absl::Status s; InferSpectralShapes(graph, node, known, &s)) return s;  // shape_rules_spectral.cc
   auto it = Rules().find(node.op_type);
   if (it == Rules().end()) {
     for (ir::ValueId out : node.outputs) {

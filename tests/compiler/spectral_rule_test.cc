@@ -1,5 +1,4 @@
-// DFT and STFT in the compiler (passes/shape_rules_spectral.cc,
-// emit/lower_spectral.cc): output shapes, the kernel parameters, the
+// DFT and STFT in the compiler (compiler/ops/spectral.cc): output shapes, the kernel parameters, the
 // twiddle table, and refusals naming the node. Sizes follow the ONNX node
 // conformance tests test_dft* / test_stft* (which run in VM and AOT).
 #include <string>

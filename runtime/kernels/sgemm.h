@@ -859,6 +859,9 @@ static inline int64_t kiln_gemm_task_count(const kiln_gemm_plan* p) {
  * 32->16 projection with cold caches (sets 16) went from about 200 to
  * 175 us, and warm it did not slow down. */
 #define KILN_GEMM_AHEAD 2
+/* At most this many micro-tiles of rows per B block: packed B's next block
+ * is prefetched (kiln_gemm_next_b). */
+#define KILN_GEMM_FEW_TILES 16
 
 /* Prefetches Y rows m .. m + mr (columns n0 .. n0 + cols) for writing. */
 static inline void kiln_gemm_prefetch_y(const kiln_gemm_desc* d, int64_t m, int64_t m_hi,
@@ -867,6 +870,43 @@ static inline void kiln_gemm_prefetch_y(const kiln_gemm_desc* d, int64_t m, int6
   for (int64_t i = 0; i < rows; ++i) {
     const char* y = (const char*)(d->y + (m + i) * d->y_rs + n0);
     for (int64_t off = 0; off < cols * (int64_t)sizeof(float); off += 64) KILN_PREFETCH_WRITE(y + off);
+  }
+}
+
+/* Packed B's next block after (n0, k0) within tasks up to `end` of plan p:
+ * the next K block of the same columns, else the first of the next task's
+ * columns. A small-M GEMM (a 7x7 layer's 1x1 conv, a classifier) reads
+ * each block for only a few micro-tiles, so the weights' first touch from
+ * memory is most of its time: the block after is prefetched, a slice per
+ * micro-tile, while this one runs. Sets *lines to 0 when there is none. */
+typedef struct kiln_b_next {
+  const char* first; /* the first panel's block */
+  int64_t panel_stride; /* bytes between panels */
+  int64_t panels, lines; /* lines per panel */
+} kiln_b_next;
+
+static inline kiln_b_next kiln_gemm_next_b(const kiln_gemm_plan* p, int64_t t, int64_t end,
+                                           int64_t n0, int64_t k0, int64_t kc) {
+  const kiln_gemm_desc* d = p->d;
+  kiln_b_next b = {NULL, 0, 0, 0};
+  int64_t nn0 = n0, nk0 = k0 + kc;
+  if (nk0 >= d->K) {
+    if (t + 1 >= end || (t + 1) / p->n_groups != t / p->n_groups) return b;
+    nn0 = ((t + 1) % p->n_groups) * p->group, nk0 = 0;
+  }
+  const int64_t ncols = d->N - nn0 < p->group ? d->N - nn0 : p->group;
+  const int64_t nkc = d->K - nk0 < KILN_KC ? d->K - nk0 : KILN_KC;
+  b.first = (const char*)(d->b_packed + (nn0 / KILN_PANEL) * d->K * KILN_PANEL + nk0 * KILN_PANEL);
+  b.panel_stride = d->K * KILN_PANEL * (int64_t)sizeof(float);
+  b.panels = (ncols + KILN_PANEL - 1) / KILN_PANEL;
+  b.lines = nkc * KILN_PANEL * (int64_t)sizeof(float) / 64;
+  return b;
+}
+
+/* Prefetches lines [lo, hi) of the block, counted panel by panel. */
+static inline void kiln_gemm_prefetch_b(const kiln_b_next* b, int64_t lo, int64_t hi) {
+  for (int64_t l = lo; l < hi; ++l) {
+    KILN_PREFETCH_READ(b->first + (l / b->lines) * b->panel_stride + (l % b->lines) * 64);
   }
 }
 
@@ -908,9 +948,19 @@ static inline void kiln_gemm_run_tasks(const kiln_gemm_plan* p, int64_t begin, i
       }
       const int last = k0 + kc >= d->K;
       int64_t a_packed_m0 = 0, a_packed_end = 0; /* rows of A in buf */
+      /* Only when few micro-tiles share a block: with many, the block stays
+       * in cache after the first and the hardware prefetchers keep up. */
+      const int64_t tiles = (m_hi - m_lo + path.mr - 1) / path.mr;
+      kiln_b_next next = {NULL, 0, 0, 0};
+      if (d->b_packed && tiles <= KILN_GEMM_FEW_TILES) next = kiln_gemm_next_b(p, t, end, n0, k0, kc);
+      const int64_t next_lines = next.panels * next.lines;
       for (int64_t m = m_lo; m < m_hi; m += path.mr) {
         const int64_t mr = m_hi - m < path.mr ? m_hi - m : path.mr;
         if (k0 == 0) kiln_gemm_prefetch_y(d, m + KILN_GEMM_AHEAD * path.mr, m_hi, path.mr, n0, cols);
+        if (next_lines > 0) {
+          const int64_t i = (m - m_lo) / path.mr;
+          kiln_gemm_prefetch_b(&next, i * next_lines / tiles, (i + 1) * next_lines / tiles);
+        }
         const float* a;
         int64_t a_rs, a_cs;
         if (d->a_im2col) {

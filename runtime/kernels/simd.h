@@ -54,12 +54,14 @@
 #if defined(__GNUC__) || defined(__clang__)
 #define KILN_ALWAYS_INLINE inline __attribute__((always_inline))
 #define KILN_ALIGN64 __attribute__((aligned(64)))
-/* A hint that the cache line at p will soon be written. */
+/* Hints that the cache line at p will soon be written / read. */
 #define KILN_PREFETCH_WRITE(p) __builtin_prefetch((p), 1, 3)
+#define KILN_PREFETCH_READ(p) __builtin_prefetch((p), 0, 3)
 #else
 #define KILN_ALWAYS_INLINE inline
 #define KILN_ALIGN64
 #define KILN_PREFETCH_WRITE(p) ((void)(p))
+#define KILN_PREFETCH_READ(p) ((void)(p))
 #endif
 
 /* The address of element idx of x, which may lie outside x's buffer: formed

@@ -878,11 +878,12 @@ static inline void kiln_gemm_prefetch_y(const kiln_gemm_desc* d, int64_t m, int6
  * columns. A small-M GEMM (a 7x7 layer's 1x1 conv, a classifier) reads
  * each block for only a few micro-tiles, so the weights' first touch from
  * memory is most of its time: the block after is prefetched, a slice per
- * micro-tile, while this one runs. Sets *lines to 0 when there is none. */
+ * micro-tile, while this one runs. A block of no panels when there is none. */
 typedef struct kiln_b_next {
   const char* first; /* the first panel's block */
   int64_t panel_stride; /* bytes between panels */
-  int64_t panels, lines; /* lines per panel */
+  int64_t panels;
+  int64_t lines; /* 64-byte lines per panel: one K row of 16 floats each */
 } kiln_b_next;
 
 static inline kiln_b_next kiln_gemm_next_b(const kiln_gemm_plan* p, int64_t t, int64_t end,

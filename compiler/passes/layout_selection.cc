@@ -153,9 +153,9 @@ bool CanBeChannelsLast(const ir::Graph& g, ir::ValueId v, const std::set<ir::Nod
   if (producer.outputs.size() != 1 || producer.outputs[0] != v) return false;
   const bool written =
       chosen.count(g.value(v).producer) != 0 ||
-      ((PackedConv(g, producer) || SmallChannelStem(g, producer)) && !HasResidual(producer)) ||
-      (PackedConv(g, producer) && HasResidual(producer) &&
-       g.value(producer.inputs[3]).channels_last);
+      (SmallChannelStem(g, producer) && !HasResidual(producer)) ||
+      (PackedConv(g, producer) &&
+       (!HasResidual(producer) || g.value(producer.inputs[3]).channels_last));
   return written && ReadersTakeNhwc(g, v, chosen);
 }
 

@@ -46,9 +46,27 @@ Shape Iota(int64_t n) {
   return v;
 }
 
+// Whether the output's dims are reported by the kernel after its run
+// (shape_rules_runtime_params.cc: no declared output shape): its shape here
+// is then the bound, and the *_bounded kernel writes the dims to the last
+// output.
+bool AfterRun(const ir::Node& node) { return node.GetInt("kiln.result_dims", 0) != 0; }
+
+// The kernel `name`, or its *_bounded twin with the dims binding appended.
+absl::Status DispatchRt(LoweringContext& ctx, const ir::Node& node, const std::string& name,
+                        std::vector<int64_t> ip, std::vector<Binding> b) {
+  if (!AfterRun(node)) return ctx.Dispatch(node, name, std::move(ip), {}, b);
+  KILN_ASSIGN_OR_RETURN(Binding dims, ctx.Bind(node, node.outputs.back()));
+  b.push_back(dims);
+  return ctx.Dispatch(node, name + "_bounded", std::move(ip), {}, b);
+}
+
 absl::Status Shapes(LoweringContext& ctx, const ir::Node& node, Shape* x, Shape* y) {
   KILN_ASSIGN_OR_RETURN(*x, ctx.InputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(*y, ctx.OutputShape(node, 0));
+  if (AfterRun(node)) {
+    KILN_ASSIGN_OR_RETURN(*y, ctx.BoundShape(node, *y));
+  }
   KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, *x, "the input shape"));
   KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, *y, "the output shape"));
   if (x->size() > KILN_MAX_RANK) {
@@ -84,7 +102,7 @@ absl::Status LowerSliceRt(LoweringContext& ctx, const ir::Node& node) {
     b[4] = BindInts(ctx, node, "steps", Shape(static_cast<size_t>(n), 1));
   }
   KILN_ASSIGN_OR_RETURN(b[5], ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, "slice_rt", std::move(ip), {}, b);
+  return DispatchRt(ctx, node, "slice_rt", std::move(ip), std::move(b));
 }
 
 absl::Status LowerPadRt(LoweringContext& ctx, const ir::Node& node) {
@@ -145,7 +163,7 @@ absl::Status LowerReduceRt(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding ba, ctx.Bind(node, node.inputs[1]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, "reduce_rt_f32", std::move(ip), {}, {bx, ba, by});
+  return DispatchRt(ctx, node, "reduce_rt_f32", std::move(ip), {bx, ba, by});
 }
 
 absl::Status LowerRange(LoweringContext& ctx, const ir::Node& node) {

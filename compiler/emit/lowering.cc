@@ -321,6 +321,11 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
     const ir::DimPool::DataSymbol& d = dims().data_symbols()[k];
     auto called = module_.called_count_offsets.find(static_cast<int32_t>(k));
     if (called != module_.called_count_offsets.end()) {
+      if (d.count_element != 0) {
+        return absl::UnimplementedError(absl::StrCat(
+            graph_.source, ": '", d.name, "' is one of several dims a kernel reports inside a "
+            "function; not supported yet"));
+      }
       module_.result_symbols.push_back({d.name, d.bound, called->second});
       continue;
     }
@@ -330,7 +335,9 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
       return absl::InternalError(absl::StrCat(graph_.source, ": the count of '", d.name,
                                               "' has no arena slot"));
     }
-    module_.result_symbols.push_back({d.name, d.bound, plan_.storage[d.count_value].offset});
+    module_.result_symbols.push_back(
+        {d.name, d.bound,
+         plan_.storage[d.count_value].offset + 8 * static_cast<uint64_t>(d.count_element)});
   }
   // Output dims that are expressions of the symbols (S + T rows): their
   // registers are filled in once the shape program exists.

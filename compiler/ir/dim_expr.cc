@@ -54,13 +54,14 @@ int64_t DimPool::Symbol(const std::string& name) {
 }
 
 int64_t DimPool::Data(const std::string& name, int64_t bound, int32_t count_value,
-                      const std::string& scope) {
+                      const std::string& scope, int32_t count_element) {
   size_t index = 0;
   while (index < data_.size() && data_[index].name != name) ++index;
-  if (index == data_.size()) data_.push_back({name, bound, count_value, -1, scope});
+  if (index == data_.size()) data_.push_back({name, bound, count_value, -1, scope, 0});
   data_[index].bound = bound;
   data_[index].count_value = count_value;
   data_[index].scope = scope;
+  data_[index].count_element = count_element;
   Atom atom;
   atom.kind = AtomKind::kData;
   atom.symbol = static_cast<int32_t>(index);

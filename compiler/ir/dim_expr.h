@@ -55,9 +55,12 @@ class DimPool {
     int32_t count_value = -1;
     int32_t atom = -1;
     std::string scope;
+    // The int64 element of count_value that holds it (kernels that report
+    // several dims write them to one [k] tensor).
+    int32_t count_element = 0;
   };
   int64_t Data(const std::string& name, int64_t bound, int32_t count_value,
-               const std::string& scope);
+               const std::string& scope, int32_t count_element = 0);
   const std::vector<DataSymbol>& data_symbols() const { return data_; }
   // Whether `dim` involves a data symbol (directly or inside an atom).
   bool HasData(int64_t dim) const;

@@ -1,5 +1,6 @@
 #include "compiler/passes/shape_rules_runtime_params.h"
 
+#include <algorithm>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -145,6 +146,64 @@ absl::Status Range(Ctx& c, const Shape& y) {
   return c.Set(0, t, y);
 }
 
+// Without a declared output shape: each output dim is a data symbol the
+// kernel reports after its run (the *_bounded kernels write them, in order,
+// to an int64 [rank] tensor appended as the last output; the node's
+// "kiln.result_dims" names it), at most `bound`'s dim there. Rules may run
+// more than once: the tensor is appended once.
+absl::Status SetDimsAfterRun(Ctx& c, DType dtype, const Shape& bound) {
+  ir::Node& n = c.node();
+  ir::Graph& g = c.graph();
+  if (n.GetInt("kiln.result_dims", 0) == 0) {
+    if (n.outputs.size() != 1) return c.Err("has an unexpected number of outputs");
+    const ir::ValueId s = g.AddValue("");
+    n.outputs.push_back(s);
+    for (size_t k = 0; k < g.nodes.size(); ++k) {
+      if (&g.nodes[k] == &n) g.value(s).producer = static_cast<ir::NodeId>(k);
+    }
+    n.SetInt("kiln.result_dims", 1);
+  }
+  const ir::ValueId dims = n.outputs[1];
+  ir::Value& v = g.value(dims);
+  v.dtype = DType::I64;
+  v.shape = {static_cast<int64_t>(std::max<size_t>(bound.size(), 1))};
+  v.has_shape = true;
+  v.live_to_end = true;
+  const std::string name = g.scope + g.value(n.outputs[0]).name;
+  Shape y(bound.size());
+  for (size_t d = 0; d < bound.size(); ++d) {
+    y[d] = g.dims.Data(absl::StrCat(name, ".dim", d), bound[d], static_cast<int32_t>(dims),
+                       g.scope, static_cast<int32_t>(d));
+  }
+  return c.Set(0, dtype, std::move(y));
+}
+
+// Slice shaped after the run: each dim at most the input's.
+absl::Status SliceAfterRun(Ctx& c) {
+  KILN_RETURN_IF_ERROR(Slice(c, c.S(0)));
+  return SetDimsAfterRun(c, c.T(0), c.S(0));
+}
+
+// Reduce* shaped after the run: with keepdims every dim is the input's or
+// 1; without, rank - (number of axes) dims, each at most the largest input
+// dim.
+absl::Status ReduceAfterRun(Ctx& c) {
+  const Shape& x = c.S(0);
+  Shape bound = x;
+  if (c.node().GetInt("keepdims", 1) == 0) {
+    int64_t n = -1;
+    KILN_RETURN_IF_ERROR(IndexVector(c, 1, "axes", &n));
+    if (n > c.Rank(0)) return c.Err(absl::StrCat("axes has ", n, " entries for rank ", c.Rank(0)));
+    int64_t largest = 0;
+    for (int64_t d : x) largest = std::max(largest, d);
+    bound.assign(x.size() - static_cast<size_t>(n), largest);
+    KILN_RETURN_IF_ERROR(Reduce(c, Shape(x.begin() + n, x.end())));  // checks the inputs
+  } else {
+    KILN_RETURN_IF_ERROR(Reduce(c, x));
+  }
+  return SetDimsAfterRun(c, DType::F32, bound);
+}
+
 }  // namespace
 
 bool HasRuntimeParams(const ir::Graph& graph, const ir::Node& node) {
@@ -167,10 +226,19 @@ bool InferRuntimeParams(ir::Graph& graph, ir::Node& node,
   for (size_t k = first; k <= last; ++k) runtime = runtime || (c.Has(k) && c.C(k) == nullptr);
   if (!runtime) return false;
   if (IsReduce(node.op_type) && EmptyAxes(graph, node)) return false;  // as above
-  // Only static shapes: every input's and the declared output's.
+  // Only static shapes: every input's and the declared output's, or,
+  // without a declaration, output dims that the kernel reports (not inside
+  // control-flow bodies yet: their lengths take one int64 slot each).
   Shape y;
-  if (!c.StaticInputs() || node.outputs.size() != 1 || !c.DeclaredStatic(0, &y)) return false;
   const std::string& op = node.op_type;
+  if (!c.StaticInputs()) return false;
+  if (node.GetInt("kiln.result_dims", 0) != 0 ||
+      (node.outputs.size() == 1 && !c.DeclaredStatic(0, &y) && graph.scope.empty() &&
+       (op == "Slice" || IsReduce(op)))) {
+    *status = op == "Slice" ? SliceAfterRun(c) : ReduceAfterRun(c);
+    return true;
+  }
+  if (node.outputs.size() != 1 || !c.DeclaredStatic(0, &y)) return false;
   if (op == "Slice") *status = Slice(c, y);
   else if (op == "Pad") *status = Pad(c, y);
   else if (op == "Range") *status = Range(c, y);

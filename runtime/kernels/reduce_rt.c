@@ -14,25 +14,21 @@
 
 enum { RR_KIND, RR_KEEPDIMS, RR_NOOP, RR_T_AXES, RR_N, RR_R, RR_RO, RR_HEAD };
 
-int kiln_reduce_rt_f32(const int64_t* ip, const float* fp, void* const* bindings,
-                       const kiln_host* host) {
-  (void)fp;
-  (void)host;
-  const int64_t n = ip[RR_N], R = ip[RR_R], ro = ip[RR_RO], keep = ip[RR_KEEPDIMS];
+/* Reads the axes and reduces X into y; the output dims the axes give go to
+ * got[] (*got_rank of them). */
+static int reduce_rt(const int64_t* ip, void* const* bindings, float* y, int64_t* got,
+                     int64_t* got_rank) {
+  const int64_t n = ip[RR_N], R = ip[RR_R], keep = ip[RR_KEEPDIMS];
   const int64_t* in = ip + RR_HEAD;
-  const int64_t* out = in + R;
   uint32_t seen = 0;
   for (int64_t k = 0; k < n; ++k) {
     if (kiln_rt_axis(bindings[1], ip[RR_T_AXES], k, R, &seen) < 0) return KILN_ERR_SHAPE_MISMATCH;
   }
   if (n == 0 && ip[RR_NOOP]) { /* the input unchanged */
-    if (ro != R) return KILN_ERR_SHAPE_MISMATCH;
-    for (int64_t d = 0; d < R; ++d) {
-      if (out[d] != in[d]) return KILN_ERR_SHAPE_MISMATCH;
-    }
     int64_t count = 1;
-    for (int64_t d = 0; d < R; ++d) count *= in[d];
-    if (count > 0) memcpy(bindings[2], bindings[0], (size_t)count * 4);
+    for (int64_t d = 0; d < R; ++d) count *= got[d] = in[d];
+    *got_rank = R;
+    if (count > 0) memcpy(y, bindings[0], (size_t)count * 4);
     return KILN_OK;
   }
   if (n == 0) seen = R == 0 ? 0 : (uint32_t)((1u << R) - 1u); /* every axis */
@@ -42,10 +38,7 @@ int kiln_reduce_rt_f32(const int64_t* ip, const float* fp, void* const* bindings
   kiln_rt_strides(R, in, xs);
   for (int64_t d = 0; d < R; ++d) {
     const int reduced = (seen >> d) & 1u;
-    if (!reduced || keep) {
-      if (o >= ro || out[o] != (reduced ? 1 : in[d])) return KILN_ERR_SHAPE_MISMATCH;
-      ++o;
-    }
+    if (!reduced || keep) got[o++] = reduced ? 1 : in[d];
     if (reduced) {
       rd[nr] = in[d];
       rs[nr++] = xs[d];
@@ -54,9 +47,57 @@ int kiln_reduce_rt_f32(const int64_t* ip, const float* fp, void* const* bindings
       os[nk++] = xs[d];
     }
   }
-  if (o != ro) return KILN_ERR_SHAPE_MISMATCH;
-  kiln_reduce_f32_run(ip[RR_KIND], nk, od, os, nr, rd, rs, (const float*)bindings[0],
-                      (float*)bindings[2]);
+  *got_rank = o;
+  kiln_reduce_f32_run(ip[RR_KIND], nk, od, os, nr, rd, rs, (const float*)bindings[0], y);
+  return KILN_OK;
+}
+
+/* Whether the axes give exactly the compiled out_dims. Run before writing
+ * Y: the compiled Y may be smaller than what other axes give. */
+static int reduce_rt_shape_ok(const int64_t* ip, void* const* bindings) {
+  const int64_t n = ip[RR_N], R = ip[RR_R], ro = ip[RR_RO], keep = ip[RR_KEEPDIMS];
+  const int64_t* in = ip + RR_HEAD;
+  const int64_t* out = in + R;
+  uint32_t seen = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    if (kiln_rt_axis(bindings[1], ip[RR_T_AXES], k, R, &seen) < 0) return 0;
+  }
+  if (n == 0) seen = ip[RR_NOOP] || R == 0 ? 0 : (uint32_t)((1u << R) - 1u);
+  int64_t o = 0;
+  for (int64_t d = 0; d < R; ++d) {
+    const int reduced = (seen >> d) & 1u;
+    if (!reduced || keep) {
+      if (o >= ro || out[o] != (reduced ? 1 : in[d])) return 0;
+      ++o;
+    }
+  }
+  return o == ro;
+}
+
+int kiln_reduce_rt_f32(const int64_t* ip, const float* fp, void* const* bindings,
+                       const kiln_host* host) {
+  (void)fp;
+  (void)host;
+  if (!reduce_rt_shape_ok(ip, bindings)) return KILN_ERR_SHAPE_MISMATCH;
+  int64_t got[KILN_MAX_RANK], got_rank = 0;
+  return reduce_rt(ip, bindings, (float*)bindings[2], got, &got_rank);
+}
+
+/* reduce_rt_f32_bounded: out_dims are capacities; the dims the axes give
+ * go to binding 3 as RO int64 (their count must be RO), Y holds them. */
+int kiln_reduce_rt_f32_bounded(const int64_t* ip, const float* fp, void* const* bindings,
+                               const kiln_host* host) {
+  (void)fp;
+  (void)host;
+  const int64_t R = ip[RR_R], ro = ip[RR_RO], n = ip[RR_N];
+  /* Rank without keepdims: R - n, unless n = 0 (every axis, or none). */
+  if (!ip[RR_KEEPDIMS] && n == 0) return KILN_ERR_SHAPE_MISMATCH;
+  (void)R;
+  int64_t got[KILN_MAX_RANK], got_rank = 0;
+  KILN_TRY(reduce_rt(ip, bindings, (float*)bindings[2], got, &got_rank));
+  if (got_rank != ro) return KILN_ERR_SHAPE_MISMATCH;
+  int64_t* dims = (int64_t*)bindings[3];
+  for (int64_t d = 0; d < ro; ++d) dims[d] = got[d];
   return KILN_OK;
 }
 
@@ -80,4 +121,28 @@ int kiln_reduce_rt_f32_check(const int64_t* ip, uint32_t iparam_count, const flo
    * empty reduction still walks Y once. Both are bounded by the bindings. */
   KILN_TRY(kiln_check_f32_binding(binding_bytes[0], in_n));
   return kiln_check_f32_binding(binding_bytes[2], out_n);
+}
+
+int kiln_reduce_rt_f32_bounded_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                                     uint32_t fparam_count, const uint64_t* binding_bytes) {
+  KILN_TRY(kiln_reduce_rt_f32_check(ip, iparam_count, fp, fparam_count, binding_bytes));
+  /* The capacities hold any result: with keepdims the input's dims, else
+   * R - n dims each at least the largest input dim. */
+  const int64_t R = ip[RR_R], ro = ip[RR_RO], n = ip[RR_N];
+  const int64_t* in = ip + RR_HEAD;
+  const int64_t* out = in + R;
+  int64_t largest = 0;
+  for (int64_t d = 0; d < R; ++d) largest = in[d] > largest ? in[d] : largest;
+  if (ip[RR_KEEPDIMS]) {
+    if (ro != R) return KILN_ERR_INVALID_ARGUMENT;
+    for (int64_t d = 0; d < R; ++d) {
+      if (out[d] != in[d]) return KILN_ERR_INVALID_ARGUMENT;
+    }
+  } else {
+    if (n < 1 || ro != R - n) return KILN_ERR_INVALID_ARGUMENT;
+    for (int64_t d = 0; d < ro; ++d) {
+      if (out[d] < largest) return KILN_ERR_INVALID_ARGUMENT;
+    }
+  }
+  return kiln_check_binding(binding_bytes[3], (ro > 0 ? ro : 1) * 8);
 }

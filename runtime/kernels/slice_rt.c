@@ -3,7 +3,9 @@
  * kernel resolves the parameters with Slice's semantics (negative indices
  * count from the back, bounds clamp, negative steps walk backwards) and
  * fails with KILN_ERR_SHAPE_MISMATCH unless they give exactly that shape;
- * otherwise it copies the view with the strided_copy loop. */
+ * otherwise it copies the view with the strided_copy loop.
+ * slice_rt_bounded, for a model that declares no output shape, reports the
+ * dims it finds instead. */
 #include <stdint.h>
 
 #include "check_util.h"
@@ -33,35 +35,38 @@ static int64_t slice_len(int64_t d, int64_t s, int64_t e, int64_t step, int64_t*
   return s > e ? (s - e - 1) / mag + 1 : 0;
 }
 
-int kiln_slice_rt(const int64_t* ip, const float* fp, void* const* bindings,
-                  const kiln_host* host) {
-  (void)fp;
-  (void)host;
-  const int64_t eb = ip[SL_EB], R = ip[SL_R], n = ip[SL_N];
+/* Resolves the run-time parameters against in_dims: the output dims
+ * (*out), and the first index and step of every axis. */
+static int slice_resolve(const int64_t* ip, void* const* bindings, int64_t* out, int64_t* first,
+                         int64_t* step) {
+  const int64_t R = ip[SL_R], n = ip[SL_N];
   const int64_t* in = ip + SL_HEAD;
-  const int64_t* out = in + R;
-  int64_t first[KILN_MAX_RANK], step[KILN_MAX_RANK], xs[KILN_MAX_RANK], ss[KILN_MAX_RANK],
-      ds[KILN_MAX_RANK];
   uint32_t seen = 0;
+  for (int64_t d = 0; d < R; ++d) {
+    out[d] = in[d];
+    first[d] = 0;
+    step[d] = 1;
+  }
   for (int64_t k = 0; k < n; ++k) {
     const int64_t a = kiln_rt_axis(bindings[3], ip[SL_T_AXES], k, R, &seen);
     if (a < 0) return KILN_ERR_SHAPE_MISMATCH;
     step[a] = kiln_rt_int(bindings[4], ip[SL_T_STEPS], k);
     if (step[a] == 0) return KILN_ERR_SHAPE_MISMATCH;
-    const int64_t len = slice_len(in[a], kiln_rt_int(bindings[1], ip[SL_T_STARTS], k),
-                                  kiln_rt_int(bindings[2], ip[SL_T_ENDS], k), step[a], &first[a]);
-    if (len != out[a]) return KILN_ERR_SHAPE_MISMATCH;
+    out[a] = slice_len(in[a], kiln_rt_int(bindings[1], ip[SL_T_STARTS], k),
+                       kiln_rt_int(bindings[2], ip[SL_T_ENDS], k), step[a], &first[a]);
   }
-  int64_t off = 0, empty = 0;
+  return KILN_OK;
+}
+
+/* Copies the slice of X with dims out[] densely to y. */
+static void slice_copy(const int64_t* ip, const void* x, const int64_t* out, const int64_t* first,
+                       const int64_t* step, void* y) {
+  const int64_t eb = ip[SL_EB], R = ip[SL_R];
+  const int64_t* in = ip + SL_HEAD;
+  int64_t xs[KILN_MAX_RANK], ss[KILN_MAX_RANK], ds[KILN_MAX_RANK], off = 0;
   for (int64_t d = 0; d < R; ++d) {
-    if (!(seen & (1u << d))) {
-      if (out[d] != in[d]) return KILN_ERR_SHAPE_MISMATCH;
-      first[d] = 0;
-      step[d] = 1;
-    }
-    empty |= out[d] == 0;
+    if (out[d] == 0) return; /* nothing to copy */
   }
-  if (empty) return KILN_OK; /* nothing to copy */
   kiln_rt_strides(R, in, xs);
   kiln_rt_strides(R, out, ds);
   for (int64_t d = 0; d < R; ++d) {
@@ -69,8 +74,37 @@ int kiln_slice_rt(const int64_t* ip, const float* fp, void* const* bindings,
     ss[d] = out[d] > 1 ? step[d] * xs[d] : 0;
     off += first[d] * xs[d];
   }
-  kiln_strided_copy_run(eb, R, out, ss, ds, (const unsigned char*)bindings[0] + off * eb,
-                        (unsigned char*)bindings[5]);
+  kiln_strided_copy_run(eb, R, out, ss, ds, (const unsigned char*)x + off * eb,
+                        (unsigned char*)y);
+}
+
+int kiln_slice_rt(const int64_t* ip, const float* fp, void* const* bindings,
+                  const kiln_host* host) {
+  (void)fp;
+  (void)host;
+  const int64_t R = ip[SL_R];
+  const int64_t* want = ip + SL_HEAD + R;
+  int64_t out[KILN_MAX_RANK], first[KILN_MAX_RANK], step[KILN_MAX_RANK];
+  KILN_TRY(slice_resolve(ip, bindings, out, first, step));
+  for (int64_t d = 0; d < R; ++d) {
+    if (out[d] != want[d]) return KILN_ERR_SHAPE_MISMATCH;
+  }
+  slice_copy(ip, bindings[0], out, first, step, bindings[5]);
+  return KILN_OK;
+}
+
+/* slice_rt_bounded: out_dims are capacities (the input's); the real dims
+ * go to binding 6 as R int64, Y holds them densely. */
+int kiln_slice_rt_bounded(const int64_t* ip, const float* fp, void* const* bindings,
+                          const kiln_host* host) {
+  (void)fp;
+  (void)host;
+  const int64_t R = ip[SL_R];
+  int64_t out[KILN_MAX_RANK], first[KILN_MAX_RANK], step[KILN_MAX_RANK];
+  KILN_TRY(slice_resolve(ip, bindings, out, first, step));
+  slice_copy(ip, bindings[0], out, first, step, bindings[5]);
+  int64_t* dims = (int64_t*)bindings[6];
+  for (int64_t d = 0; d < R; ++d) dims[d] = out[d];
   return KILN_OK;
 }
 
@@ -99,4 +133,15 @@ int kiln_slice_rt_check(const int64_t* ip, uint32_t iparam_count, const float* f
   KILN_TRY(kiln_checked_product(out, R, &count));
   KILN_TRY(kiln_dense_bytes(count, eb, &bytes));
   return kiln_check_binding(binding_bytes[5], bytes);
+}
+
+int kiln_slice_rt_bounded_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                                uint32_t fparam_count, const uint64_t* binding_bytes) {
+  KILN_TRY(kiln_slice_rt_check(ip, iparam_count, fp, fparam_count, binding_bytes));
+  /* Every out dim is the input's (a slice never grows past it). */
+  const int64_t R = ip[SL_R];
+  for (int64_t d = 0; d < R; ++d) {
+    if (ip[SL_HEAD + R + d] != ip[SL_HEAD + d]) return KILN_ERR_INVALID_ARGUMENT;
+  }
+  return kiln_check_binding(binding_bytes[6], (R > 0 ? R : 1) * 8);
 }

@@ -764,6 +764,12 @@ KILN_DECLARE_KERNEL(shape_check)
  *                   steps_dtype  in_dims[R] out_dims[R]
  * fparams: none. */
 KILN_DECLARE_KERNEL(slice_rt)
+/* slice_rt_bounded: slice_rt for a model that declares no output shape:
+ * out_dims are the capacities (equal to in_dims); the dims the parameters
+ * give go to binding 6 as R int64 (the module's result symbols) and Y holds
+ * them densely.
+ * bindings: as slice_rt, then [6] dims [R] int64 [out] */
+KILN_DECLARE_KERNEL(slice_rt_bounded)
 
 /* pad_rt: Pad (constant/edge/reflect/wrap as pad's mode; any element type of
  * 1..8 bytes). pads holds the n begins then the n ends of the listed axes;
@@ -785,6 +791,12 @@ KILN_DECLARE_KERNEL(pad_rt)
  *                       in_dims[R] out_dims[RO]
  * fparams: none. */
 KILN_DECLARE_KERNEL(reduce_rt_f32)
+/* reduce_rt_f32_bounded: reduce_rt_f32 for a model that declares no output
+ * shape: out_dims are capacities (with keepdims the input's dims; without,
+ * RO = R - n dims, each at least the largest input dim); the dims the axes
+ * give go to binding 3 as RO int64 and Y holds them densely.
+ * bindings: as reduce_rt_f32, then [3] dims [RO] int64 [out] */
+KILN_DECLARE_KERNEL(reduce_rt_f32_bounded)
 
 /* range: Range with run-time scalars; y[i] = start + i * delta for
  * i < n = max(ceil((limit - start) / delta), 0), which must equal the

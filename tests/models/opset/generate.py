@@ -255,6 +255,34 @@ def bitwise_models():
     save("bitwise18_symbolic_batch", m, [a, b])
 
 
+def runtime_dims_models():
+    """Slice and Reduce* whose parameters are graph inputs and whose outputs
+    declare no shape: the kernels report the dims they find (data symbols),
+    also feeding an op after them. Its own generator, so the models above
+    keep their inputs."""
+    rng = np.random.default_rng(1819)
+    i64 = TensorProto.INT64
+    x = rng.standard_normal((4, 6, 5)).astype(np.float32)
+    params = [np.array(v, np.int64) for v in ([-1, 1], [-5, 6], [0, 2], [-2, 2])]
+    m = model(18, [helper.make_node("Slice", ["x", "s", "e", "a", "t"], ["y"])],
+              [vinfo("x", F, [4, 6, 5])] + [vinfo(n, i64, [2]) for n in "seat"],
+              [vinfo("y", F, None)])
+    save("slice18_runtime_params_undeclared", m, [x] + params)
+    # A slice taken whole on one axis, then an op over the reported dims.
+    m = model(18, [helper.make_node("Slice", ["x", "s", "e"], ["z"]),
+                   helper.make_node("Relu", ["z"], ["y"])],
+              [vinfo("x", F, [4, 6, 5]), vinfo("s", i64, [3]), vinfo("e", i64, [3])],
+              [vinfo("y", F, None)])
+    save("slice18_runtime_then_relu", m,
+         [x, np.array([1, 0, -3], np.int64), np.array([3, 100, 5], np.int64)])
+    m = model(18, [helper.make_node("ReduceSum", ["x", "a"], ["y"], keepdims=1)],
+              [vinfo("x", F, [4, 6, 5]), vinfo("a", i64, [1])], [vinfo("y", F, None)])
+    save("reducesum18_runtime_axes_keepdims_undeclared", m, [x, np.array([1], np.int64)])
+    m = model(18, [helper.make_node("ReduceMax", ["x", "a"], ["y"], keepdims=0)],
+              [vinfo("x", F, [4, 6, 5]), vinfo("a", i64, [2])], [vinfo("y", F, None)])
+    save("reducemax18_runtime_axes_undeclared", m, [x, np.array([0, -1], np.int64)])
+
+
 def refused_models():
     out = os.path.join(HERE, "refused")
     os.makedirs(out, exist_ok=True)
@@ -300,6 +328,7 @@ def main():
     grid_dft_models()
     refused_models()
     bitwise_models()
+    runtime_dims_models()
 
 
 if __name__ == "__main__":

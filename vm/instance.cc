@@ -223,6 +223,8 @@ absl::Status Instance::CheckBuffer(const fb::TensorDesc& desc, const HostTensor&
     return absl::InvalidArgumentError(absl::StrCat(where(), " has shape ", ShapeString(t.shape),
                                                    "; the module expects ", ShapeString(want)));
   }
+  // Dims reported during the run may have fewer bytes than their bounds.
+  if (desc.capacity_bytes() != 0 && desc.capacity_bytes() < need) need = desc.capacity_bytes();
   if ((need > 0 && t.data == nullptr) || t.bytes < need) {
     return absl::InvalidArgumentError(absl::StrCat(where(), " buffer holds ", t.bytes,
                                                    " bytes; the module needs ", need));

@@ -940,7 +940,9 @@ bool HasSymbols(const fb::TensorDesc& desc) {
 uint64_t TensorDescBytes(const fb::TensorDesc& desc) {
   uint64_t bytes = DTypeSize(desc.dtype());
   for (int64_t dim : *desc.shape()) bytes *= dim < 0 ? 1 : static_cast<uint64_t>(dim);
-  return bytes;
+  // A capacity only ever narrows the bound shape's bytes.
+  const uint64_t capacity = desc.capacity_bytes();
+  return capacity != 0 && capacity < bytes ? capacity : bytes;
 }
 
 absl::StatusOr<const fb::Module*> VerifyModuleBytes(const uint8_t* data, size_t size,

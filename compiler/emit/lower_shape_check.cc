@@ -1,5 +1,6 @@
 // Run-time shape-like inputs (passes/shape_rules_runtime.h): the shape_check
-// dispatch that verifies the value before the op's own dispatches, and
+// dispatch that verifies the value before the op's own dispatches (or, with
+// no declared output shape, shape_resolve, which reports the dims), and
 // ConstantOfShape filled by a kernel when its dims arrive at run time.
 #include <memory>
 
@@ -112,6 +113,12 @@ absl::Status LowerShapeInputCheck(LoweringContext& ctx, const ir::Node& node) {
   int64_t mode = 0;
   Shape in, out;
   KILN_RETURN_IF_ERROR(CheckParams(ctx, node, &mode, &in, &out));
+  // Without a declared shape the dims are reported (shape_resolve); the
+  // output's shape here is their bound.
+  const bool reports = node.GetInt("kiln.result_dims", 0) != 0;
+  if (reports) {
+    KILN_ASSIGN_OR_RETURN(out, ctx.BoundShape(node, out));
+  }
   KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, in, "the input shape"));
   KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, out, "the output shape"));
   const int64_t count = ir::ElementCount(vshape);
@@ -128,6 +135,10 @@ absl::Status LowerShapeInputCheck(LoweringContext& ctx, const ir::Node& node) {
   ip.insert(ip.end(), in.begin(), in.end());
   ip.insert(ip.end(), out.begin(), out.end());
   KILN_ASSIGN_OR_RETURN(Binding b, ctx.Bind(node, v));
+  if (reports) {
+    KILN_ASSIGN_OR_RETURN(Binding dims, ctx.Bind(node, node.outputs.back()));
+    return ctx.Dispatch(node, "shape_resolve", std::move(ip), {}, {b, dims});
+  }
   return ctx.Dispatch(node, "shape_check", std::move(ip), {}, {b});
 }
 

@@ -348,7 +348,8 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
   std::vector<ExprDim> expr_dims;
   auto desc = [&](ir::ValueId v) -> absl::StatusOr<TensorDesc> {
     const ir::Value& val = value(v);
-    TensorDesc d{val.name, val.dtype, val.shape, {}, {}};
+    TensorDesc d{val.name, val.dtype, val.shape, {}, {}, 0};
+    if (val.capacity_bytes >= 0) d.capacity_bytes = static_cast<uint64_t>(val.capacity_bytes);
     for (size_t k = 0; k < val.shape.size(); ++k) {
       const int64_t dim = val.shape[k];
       if (!ir::IsSymbolic(dim)) {

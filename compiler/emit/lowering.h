@@ -23,6 +23,9 @@ struct TensorDesc {
   // Outputs: the integer register of each dim that is an expression of the
   // symbols (-1 elsewhere); empty when there is none.
   std::vector<int32_t> dim_registers;
+  // Outputs shaped after the run: the bytes the result can take when fewer
+  // than the bound shape's (ir::Value::capacity_bytes); 0 otherwise.
+  uint64_t capacity_bytes = 0;
 };
 
 struct ExecutableDesc {

@@ -28,7 +28,8 @@ Offset<fb::TensorDesc> WriteTensor(FlatBufferBuilder& b, const TensorDesc& t) {
   auto symbols = Strings(b, t.dim_symbols);
   return fb::CreateTensorDescDirect(b, t.name.c_str(), t.dtype, &t.shape,
                                     t.dim_symbols.empty() ? nullptr : &symbols,
-                                    t.dim_registers.empty() ? nullptr : &t.dim_registers);
+                                    t.dim_registers.empty() ? nullptr : &t.dim_registers,
+                                    t.capacity_bytes);
 }
 
 }  // namespace

@@ -92,6 +92,10 @@ struct Value {
   // Kept alive (not overwritten) until the run ends, for the VM and AOT
   // code to read afterwards.
   bool live_to_end = false;
+  // Bytes the value can take when its dims are reported during the run
+  // and that is fewer than their bounds give (a Reshape to run-time dims
+  // keeps its element count); -1 when the bounds are the size.
+  int64_t capacity_bytes = -1;
   // A rank-4 float tensor stored N,H,W,C while `shape` stays N,C,H,W
   // (passes/layout_selection). Only kernels that take NHWC touch it.
   bool channels_last = false;

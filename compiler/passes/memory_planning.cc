@@ -128,7 +128,10 @@ int64_t PlannedBytesExpr(const ir::Graph& graph, const ir::Value& value) {
   const int64_t bytes = ValueBytesExpr(graph, value);
   if (!graph.dims.HasData(bytes)) return bytes;
   int64_t bound = -1;
-  if (graph.dims.UpperBound(bytes, &bound)) return bound >= 0 ? bound : -1;
+  if (graph.dims.UpperBound(bytes, &bound)) {
+    if (value.capacity_bytes >= 0 && value.capacity_bytes < bound) return value.capacity_bytes;
+    return bound >= 0 ? bound : -1;
+  }
   // Beside the model's symbols: a formula of them (20*N for [N, n <= 5] floats).
   if (graph.dims.DataAtBound(bytes, &bound) && graph.dims.KnownNonNegative(bound)) return bound;
   graph.dims.ClearError();
@@ -204,7 +207,11 @@ absl::StatusOr<MemoryPlan> PlanMemory(const ir::Graph& graph) {
         st[out] = st[node.inputs[0]];
         continue;
       }
-      if (alias) {
+      // The dims a shape_resolve kernel reports for the aliased output
+      // (shape_rules_runtime.cc) live in the arena like any result.
+      const bool reported_dims =
+          node.GetInt("kiln.result_dims", 0) != 0 && k + 1 == node.outputs.size();
+      if (alias && !reported_dims) {
         if (!graph.Users(out).empty() || graph.IsGraphOutput(out)) {
           return absl::UnimplementedError(absl::StrCat(
               graph.source, ": node ", node.Describe(), ": output ", k, " ('",

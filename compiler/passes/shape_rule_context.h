@@ -145,6 +145,37 @@ class ShapeRuleContext {
     v.has_shape = true;
     return absl::OkStatus();
   }
+  // Output 0 (the op's only one) shaped after the run: each dim a data
+  // symbol the kernel reports, at most `bound`'s dim there; the *_bounded
+  // kernels write them, in order, to an int64 [rank] tensor appended as the
+  // last output (the node's "kiln.result_dims" names it; appended once, as
+  // rules may run more than once). `capacity_bytes` >= 0 caps the planned
+  // size below what the bounds give (ir::Value::capacity_bytes).
+  absl::Status DimsAfterRun(ir::DType dtype, const Shape& bound, int64_t capacity_bytes = -1) {
+    if (n_.GetInt("kiln.result_dims", 0) == 0) {
+      if (n_.outputs.size() != 1) return Err("has an unexpected number of outputs");
+      const ir::ValueId s = g_.AddValue("");
+      n_.outputs.push_back(s);
+      for (size_t k = 0; k < g_.nodes.size(); ++k) {
+        if (&g_.nodes[k] == &n_) g_.value(s).producer = static_cast<ir::NodeId>(k);
+      }
+      n_.SetInt("kiln.result_dims", 1);
+    }
+    const ir::ValueId dims = n_.outputs[1];
+    ir::Value& v = g_.value(dims);
+    v.dtype = ir::DType::I64;
+    v.shape = {static_cast<int64_t>(bound.empty() ? 1 : bound.size())};
+    v.has_shape = true;
+    v.live_to_end = true;
+    const std::string name = g_.scope + g_.value(n_.outputs[0]).name;
+    Shape y(bound.size());
+    for (size_t d = 0; d < bound.size(); ++d) {
+      y[d] = g_.dims.Data(absl::StrCat(name, ".dim", d), bound[d], static_cast<int32_t>(dims),
+                          g_.scope, static_cast<int32_t>(d));
+    }
+    g_.value(n_.outputs[0]).capacity_bytes = capacity_bytes;
+    return Set(0, dtype, std::move(y));
+  }
   // Dim `d` of output k as the model declares it, or -1.
   int64_t DeclaredDim(size_t k, size_t d) const {
     if (!HasOut(k)) return -1;

@@ -182,6 +182,35 @@ absl::Status OneHot(Ctx& c, int64_t count, const Shape& y) {
   return c.Set(0, c.T(2), y);
 }
 
+// Reshape, Squeeze and Unsqueeze without a declared output shape: the dims
+// are data symbols shape_resolve reports after its run (the data is the
+// input's, aliased). Each is at most the element count (Reshape) or the
+// largest input dim; the output takes the input's bytes whatever the dims.
+// An empty input is refused: Reshape with allowzero could then take any dims.
+absl::Status MovesAfterRun(Ctx& c, int64_t count) {
+  const std::string& op = c.node().op_type;
+  const Shape& x = c.S(0);
+  const int64_t n = ir::ElementCount(x);
+  if (n == 0) return c.Err("a run-time shape for an empty input needs a declared output shape");
+  int64_t largest = 1;
+  for (int64_t d : x) largest = std::max(largest, d);
+  const int64_t r = c.Rank(0);
+  Shape bound;
+  if (op == "Reshape") {
+    bound.assign(static_cast<size_t>(count), n);
+  } else if (op == "Squeeze") {
+    if (count == 0 || count > r) {
+      return c.Err(absl::StrCat("run-time axes of ", count, " entries for rank ", r,
+                                " need a declared output shape"));
+    }
+    bound.assign(static_cast<size_t>(r - count), largest);
+  } else {
+    bound.assign(static_cast<size_t>(r + count), largest);
+  }
+  const int64_t bytes = n * static_cast<int64_t>(ir::DTypeSize(c.T(0)));
+  return c.DimsAfterRun(c.T(0), bound, bytes);
+}
+
 }  // namespace
 
 int RuntimeShapeInput(const ir::Graph& graph, const ir::Node& node) {
@@ -200,12 +229,16 @@ bool InferRuntimeShapeInput(ir::Graph& graph, ir::Node& node,
   // Only static shapes: the data input's, the shape-like input's own (its
   // length is a kernel parameter) and every output's declaration.
   if (!c.StaticInputs()) return false;
-  std::vector<Shape> ys(node.outputs.size());
-  for (size_t o = 0; o < node.outputs.size(); ++o) {
-    if (!c.DeclaredStatic(o, &ys[o])) return false;
-  }
-  if (ys.empty()) return false;
   const std::string& op = node.op_type;
+  std::vector<Shape> ys(node.outputs.size());
+  bool declared = !ys.empty();
+  for (size_t o = 0; o < node.outputs.size(); ++o) declared = declared && c.DeclaredStatic(o, &ys[o]);
+  // Without a declaration: dims reported after the run (not inside
+  // control-flow bodies yet: their lengths take one int64 slot each).
+  const bool after_run = node.GetInt("kiln.result_dims", 0) != 0 ||
+                         (!declared && graph.scope.empty() && node.outputs.size() == 1 &&
+                          (op == "Reshape" || op == "Squeeze" || op == "Unsqueeze"));
+  if (!declared && !after_run) return false;
   const DType t = c.T(k);
   if (op != "OneHot") {
     if (t != DType::I64 && t != DType::I32) {
@@ -231,6 +264,10 @@ bool InferRuntimeShapeInput(ir::Graph& graph, ir::Node& node,
     return true;
   }
   const int64_t count = ir::ElementCount(c.S(k));
+  if (after_run) {
+    *status = MovesAfterRun(c, count);
+    return true;
+  }
   if (op == "Reshape") *status = Reshape(c, count, ys[0]);
   else if (op == "Squeeze") *status = Squeeze(c, count, ys[0]);
   else if (op == "Unsqueeze") *status = Unsqueeze(c, count, ys[0]);

@@ -146,42 +146,10 @@ absl::Status Range(Ctx& c, const Shape& y) {
   return c.Set(0, t, y);
 }
 
-// Without a declared output shape: each output dim is a data symbol the
-// kernel reports after its run (the *_bounded kernels write them, in order,
-// to an int64 [rank] tensor appended as the last output; the node's
-// "kiln.result_dims" names it), at most `bound`'s dim there. Rules may run
-// more than once: the tensor is appended once.
-absl::Status SetDimsAfterRun(Ctx& c, DType dtype, const Shape& bound) {
-  ir::Node& n = c.node();
-  ir::Graph& g = c.graph();
-  if (n.GetInt("kiln.result_dims", 0) == 0) {
-    if (n.outputs.size() != 1) return c.Err("has an unexpected number of outputs");
-    const ir::ValueId s = g.AddValue("");
-    n.outputs.push_back(s);
-    for (size_t k = 0; k < g.nodes.size(); ++k) {
-      if (&g.nodes[k] == &n) g.value(s).producer = static_cast<ir::NodeId>(k);
-    }
-    n.SetInt("kiln.result_dims", 1);
-  }
-  const ir::ValueId dims = n.outputs[1];
-  ir::Value& v = g.value(dims);
-  v.dtype = DType::I64;
-  v.shape = {static_cast<int64_t>(std::max<size_t>(bound.size(), 1))};
-  v.has_shape = true;
-  v.live_to_end = true;
-  const std::string name = g.scope + g.value(n.outputs[0]).name;
-  Shape y(bound.size());
-  for (size_t d = 0; d < bound.size(); ++d) {
-    y[d] = g.dims.Data(absl::StrCat(name, ".dim", d), bound[d], static_cast<int32_t>(dims),
-                       g.scope, static_cast<int32_t>(d));
-  }
-  return c.Set(0, dtype, std::move(y));
-}
-
 // Slice shaped after the run: each dim at most the input's.
 absl::Status SliceAfterRun(Ctx& c) {
   KILN_RETURN_IF_ERROR(Slice(c, c.S(0)));
-  return SetDimsAfterRun(c, c.T(0), c.S(0));
+  return c.DimsAfterRun(c.T(0), c.S(0));
 }
 
 // Reduce* shaped after the run: with keepdims every dim is the input's or
@@ -201,7 +169,7 @@ absl::Status ReduceAfterRun(Ctx& c) {
   } else {
     KILN_RETURN_IF_ERROR(Reduce(c, x));
   }
-  return SetDimsAfterRun(c, DType::F32, bound);
+  return c.DimsAfterRun(DType::F32, bound);
 }
 
 }  // namespace

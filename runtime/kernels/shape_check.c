@@ -212,3 +212,96 @@ int kiln_shape_check_check(const int64_t* ip, uint32_t iparam_count, const float
   KILN_TRY(kiln_dense_bytes(count, eb, &n));
   return kiln_check_binding(binding_bytes[0], n);
 }
+
+/* shape_resolve: the dims the value gives (RESHAPE, SQUEEZE, UNSQUEEZE),
+ * validated by the same rules as shape_check, each within its capacity
+ * (out_dims), written to binding 1. */
+static int sr_candidate(const int64_t* ip, const void* v, int64_t* got) {
+  const int64_t t = ip[SC_DTYPE], count = ip[SC_COUNT];
+  const int64_t in_rank = ip[SC_IN_RANK], out_rank = ip[SC_OUT_RANK];
+  const int64_t* in = ip + SC_HEAD;
+  switch (ip[SC_MODE]) {
+    case KILN_SHAPE_CHECK_RESHAPE: {
+      if (count != out_rank) return 0;
+      int64_t infer = -1, known = 1;
+      for (int64_t i = 0; i < count; ++i) {
+        if (!sc_load(v, t, i, &got[i])) return 0;
+        if (got[i] == 0 && ip[SC_FLAG] == 0 && i < in_rank) got[i] = in[i];
+        if (got[i] == -1) {
+          if (infer >= 0) return 0;
+          infer = i;
+        } else if (got[i] < 0 || kiln_checked_mul(known, got[i], &known) != KILN_OK) {
+          return 0;
+        }
+      }
+      if (infer >= 0) {
+        if (known == 0) return 0;
+        got[infer] = sc_product(in, in_rank, -1) / known;
+      }
+      return 1;
+    }
+    case KILN_SHAPE_CHECK_SQUEEZE: {
+      if (count > in_rank) return 0;
+      int64_t o = 0;
+      for (int64_t i = 0; i < in_rank; ++i) {
+        if (sc_has_axis(v, t, count, in_rank, i)) continue;
+        if (o >= out_rank) return 0;
+        got[o++] = in[i];
+      }
+      return o == out_rank;
+    }
+    case KILN_SHAPE_CHECK_UNSQUEEZE: {
+      if (in_rank + count != out_rank) return 0;
+      int64_t i = 0;
+      for (int64_t p = 0; p < out_rank; ++p) {
+        if (sc_has_axis(v, t, count, out_rank, p)) {
+          got[p] = 1;
+        } else {
+          if (i >= in_rank) return 0;
+          got[p] = in[i++];
+        }
+      }
+      return i == in_rank;
+    }
+    default: return 0;
+  }
+}
+
+int kiln_shape_resolve(const int64_t* ip, const float* fp, void* const* bindings,
+                       const kiln_host* host) {
+  (void)fp;
+  (void)host;
+  const int64_t t = ip[SC_DTYPE], count = ip[SC_COUNT];
+  const int64_t in_rank = ip[SC_IN_RANK], out_rank = ip[SC_OUT_RANK];
+  const int64_t* in = ip + SC_HEAD;
+  const int64_t* cap = in + in_rank;
+  const void* v = bindings[0];
+  int64_t got[KILN_SHAPE_CHECK_MAX_LEN];
+  if (!sr_candidate(ip, v, got)) return KILN_ERR_SHAPE_MISMATCH;
+  int ok = 0;
+  switch (ip[SC_MODE]) {
+    case KILN_SHAPE_CHECK_RESHAPE:
+      ok = sc_reshape(v, t, count, ip[SC_FLAG] != 0, in, in_rank, got, out_rank);
+      break;
+    case KILN_SHAPE_CHECK_SQUEEZE: ok = sc_squeeze(v, t, count, in, in_rank, got, out_rank); break;
+    default: ok = sc_unsqueeze(v, t, count, in, in_rank, got, out_rank); break;
+  }
+  if (!ok) return KILN_ERR_SHAPE_MISMATCH;
+  for (int64_t d = 0; d < out_rank; ++d) {
+    if (got[d] > cap[d]) return KILN_ERR_SHAPE_MISMATCH;
+  }
+  int64_t* dims = (int64_t*)bindings[1];
+  for (int64_t d = 0; d < out_rank; ++d) dims[d] = got[d];
+  return KILN_OK;
+}
+
+int kiln_shape_resolve_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                             uint32_t fparam_count, const uint64_t* binding_bytes) {
+  KILN_TRY(kiln_shape_check_check(ip, iparam_count, fp, fparam_count, binding_bytes));
+  if (ip[SC_MODE] != KILN_SHAPE_CHECK_RESHAPE && ip[SC_MODE] != KILN_SHAPE_CHECK_SQUEEZE &&
+      ip[SC_MODE] != KILN_SHAPE_CHECK_UNSQUEEZE) {
+    return KILN_ERR_INVALID_ARGUMENT;
+  }
+  const int64_t out_rank = ip[SC_OUT_RANK];
+  return kiln_check_binding(binding_bytes[1], (out_rank > 0 ? out_rank : 1) * 8);
+}

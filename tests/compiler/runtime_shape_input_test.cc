@@ -1,6 +1,7 @@
 // Shape-like inputs known only at run time (passes/shape_rules_runtime.h):
 // the output shapes come from the model's static declaration when it fits
-// the data input, today's error stands without a declaration, and a
+// the data input; without one, Reshape/Squeeze/Unsqueeze report their dims
+// after the run (the others' error stands); and a
 // declaration that does not fit is refused naming the node.
 #include <string>
 
@@ -47,11 +48,45 @@ TEST(RuntimeShapeInput, ReshapeTakesTheDeclaredShape) {
   EXPECT_EQ(RuntimeShapeInput(m.b.g, m.b.g.nodes[m.node]), 1);
 }
 
-TEST(RuntimeShapeInput, WithoutADeclarationTodaysErrorStands) {
-  Model m("Reshape", 3, {{-1}});  // output declared without a static shape
-  const absl::Status s = InferShapes(m.b.g);
+TEST(RuntimeShapeInput, WithoutADeclarationExpandAndTileStillNeedOne) {
+  for (const std::string op : {"Expand", "Tile"}) {
+    Model m(op, 3, {{-1}});  // output declared without a static shape
+    const absl::Status s = InferShapes(m.b.g);
+    EXPECT_FALSE(s.ok()) << op;
+    EXPECT_NE(s.message().find("not known at compile time"), std::string::npos) << s;
+  }
+}
+
+// Without a declaration, Reshape/Squeeze/Unsqueeze dims are data symbols
+// shape_resolve reports: bounded by the element count (Reshape) or the
+// largest input dim, the output planned at the input's bytes.
+TEST(RuntimeShapeInput, WithoutADeclarationReshapeSqueezeUnsqueezeReportTheirDims) {
+  struct Case {
+    std::string op;
+    int64_t len;
+    Dims x, bounds;
+  };
+  for (const Case& c : std::vector<Case>{{"Reshape", 4, {2, 3, 4}, {24, 24, 24, 24}},
+                                         {"Squeeze", 2, {1, 3, 1, 5}, {5, 5}},
+                                         {"Unsqueeze", 2, {3, 4, 5}, {5, 5, 5, 5, 5}}}) {
+    Model m(c.op, c.len, {{-1}}, c.x);
+    const absl::Status s = InferShapes(m.b.g);
+    ASSERT_TRUE(s.ok()) << c.op << ": " << s;
+    const ir::Node& n = m.b.g.nodes[m.node];
+    ASSERT_EQ(n.outputs.size(), 2u) << c.op;
+    EXPECT_EQ(m.Out(0).capacity_bytes, ir::ElementCount(c.x) * 4) << c.op;
+    ASSERT_EQ(m.Out(0).shape.size(), c.bounds.size()) << c.op;
+    for (size_t d = 0; d < c.bounds.size(); ++d) {
+      const int32_t k = m.b.g.dims.BareData(m.Out(0).shape[d]);
+      ASSERT_GE(k, 0) << c.op;
+      EXPECT_EQ(m.b.g.dims.data_symbols()[static_cast<size_t>(k)].bound, c.bounds[d]) << c.op;
+    }
+  }
+  // An empty input: Reshape with allowzero could give any dims.
+  Model empty("Reshape", 2, {{-1}}, {0, 3});
+  const absl::Status s = InferShapes(empty.b.g);
   EXPECT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("not known at compile time"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("empty input"), std::string::npos) << s;
 }
 
 TEST(RuntimeShapeInput, DeclarationsThatDoNotFitAreRefusedNamingTheNode) {

@@ -743,6 +743,13 @@ typedef enum kiln_shape_check_mode {
 } kiln_shape_check_mode;
 #define KILN_SHAPE_CHECK_MAX_LEN 1024
 KILN_DECLARE_KERNEL(shape_check)
+/* shape_resolve: shape_check's RESHAPE, SQUEEZE and UNSQUEEZE modes for a
+ * model that declares no output shape: out_dims are capacities; the dims the
+ * value gives (validated by the same rules) must each lie within them and go
+ * to binding 1 as OR int64 (the module's result symbols). The data is the
+ * input's (an alias), so nothing else is written.
+ * bindings: [0] v [count]  [1] dims [OR] int64 [out] */
+KILN_DECLARE_KERNEL(shape_resolve)
 
 /* Run-time operator parameters (the *_rt kernels and range): Slice's
  * starts/ends/axes/steps, Pad's pads/axes and Reduce*'s axes arrive as

@@ -281,6 +281,24 @@ def runtime_dims_models():
     m = model(18, [helper.make_node("ReduceMax", ["x", "a"], ["y"], keepdims=0)],
               [vinfo("x", F, [4, 6, 5]), vinfo("a", i64, [2])], [vinfo("y", F, None)])
     save("reducemax18_runtime_axes_undeclared", m, [x, np.array([0, -1], np.int64)])
+    # Reshape/Squeeze/Unsqueeze: shape_resolve reports the dims, the data is
+    # the input's; an Add after the Squeeze broadcasts a reported dim
+    # against a constant (a run-time requirement).
+    x = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    m = model(18, [helper.make_node("Reshape", ["x", "s"], ["y"])],
+              [vinfo("x", F, [2, 3, 4]), vinfo("s", i64, [3])], [vinfo("y", F, None)])
+    save("reshape18_runtime_shape_undeclared", m, [x, np.array([0, -1, 2], np.int64)])
+    x = rng.standard_normal((1, 3, 1, 5)).astype(np.float32)
+    bias = rng.standard_normal((5,)).astype(np.float32)
+    m = model(18, [helper.make_node("Squeeze", ["x", "a"], ["z"]),
+                   helper.make_node("Add", ["z", "b"], ["y"])],
+              [vinfo("x", F, [1, 3, 1, 5]), vinfo("a", i64, [2])], [vinfo("y", F, None)],
+              [const("b", bias)])
+    save("squeeze18_runtime_axes_then_add", m, [x, np.array([0, -2], np.int64)])
+    x = rng.standard_normal((3, 4, 5)).astype(np.float32)
+    m = model(18, [helper.make_node("Unsqueeze", ["x", "a"], ["y"])],
+              [vinfo("x", F, [3, 4, 5]), vinfo("a", i64, [2])], [vinfo("y", F, None)])
+    save("unsqueeze18_runtime_axes_undeclared", m, [x, np.array([-1, 1], np.int64)])
 
 
 def refused_models():

@@ -1,6 +1,7 @@
 // TopK → topk (runtime/kernels/topk.c). k comes from the attribute (opset
 // < 10), a constant input, or else the model's declared output shape
-// (kiln.k_runtime: the kernel re-checks the run-time k). The shape rule
+// (kiln.k_runtime: the kernel re-checks the run-time k); without one, k is a
+// data symbol topk_bounded reports. The shape rule
 // records kiln.k and kiln.axis for the lowering.
 #include <string>
 #include <utility>
@@ -23,6 +24,29 @@ absl::Status TopKShape(ShapeRuleContext& c) {
   int64_t axis = 0, k = 0;
   KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", -1), c.Rank(0), &axis));
   bool runtime = false;
+  // A run-time k without a declared output: k is a data symbol topk_bounded
+  // reports (at most the axis length), shared by both outputs (not inside
+  // control-flow bodies yet).
+  const bool after_run =
+      c.node().GetInt("kiln.result_dims", 0) != 0 ||
+      (c.Has(1) && c.C(1) == nullptr && c.DeclaredDim(0, static_cast<size_t>(axis)) < 0 &&
+       c.DeclaredDim(1, static_cast<size_t>(axis)) < 0 && c.graph().scope.empty() &&
+       ShapeRuleContext::StaticShape(x) && c.node().outputs.size() >= 2);
+  if (after_run) {
+    if (c.T(1) != DType::I64 && c.T(1) != DType::I32) return c.Err("k must be int64");
+    if (ir::ElementCount(c.S(1)) != 1) return c.Err("k must hold one value");
+    if (c.node().GetInt("largest", 1) != 0 && c.node().GetInt("largest", 1) != 1) {
+      return c.Err("largest must be 0 or 1");
+    }
+    Shape out = x;  // a copy: appending the output may move x
+    KILN_ASSIGN_OR_RETURN(const ir::ValueId dims, c.ReportedDimsOutput(2, 1));
+    c.node().SetInt("kiln.k", out[axis]);
+    c.node().SetInt("kiln.k_runtime", 1);
+    c.node().SetInt("kiln.axis", axis);
+    out[axis] = c.ReportedDim(dims, 0, out[axis], 0, ".k");
+    KILN_RETURN_IF_ERROR(c.Set(1, DType::I64, out));
+    return c.Set(0, c.T(0), std::move(out));
+  }
   if (!c.Has(1)) {
     if (!c.node().HasAttr("k")) return c.Err("k is required (attribute or input)");
     k = c.node().GetInt("k", 0);
@@ -51,6 +75,7 @@ absl::Status TopKShape(ShapeRuleContext& c) {
 absl::Status LowerTopK(emit::LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(Shape x, ctx.InputShape(node, 0));
   if (!node.HasAttr("kiln.k")) return ctx.Invalid(node, "k was not resolved");
+  const bool reports = node.GetInt("kiln.result_dims", 0) != 0;
   const int64_t axis = node.GetInt("kiln.axis", 0), k = node.GetInt("kiln.k", 0);
   const bool runtime_k = node.GetInt("kiln.k_runtime", 0) != 0;
   const int64_t t = emit::DTypeCode(ctx, node.inputs[0]);
@@ -76,6 +101,10 @@ absl::Status LowerTopK(emit::LoweringContext& ctx, const ir::Node& node) {
               dims.Product(Shape(x.begin() + axis + 1, x.end())), k,
               node.GetInt("largest", 1) != 0 ? 1 : 0,
               runtime_k ? emit::DTypeCode(ctx, node.inputs[1]) : 0};
+  if (reports) {  // k found at run time (kiln.k is the capacity)
+    KILN_ASSIGN_OR_RETURN(emit::Binding count, ctx.Bind(node, node.outputs[2]));
+    return ctx.Dispatch(node, "topk_bounded", std::move(ip), {}, {bx, bk, bv, bi, count});
+  }
   return ctx.Dispatch(node, "topk", std::move(ip), {}, {bx, bk, bv, bi},
                       {-1, runtime_k ? -1 : 0, -1, -1});
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/graph.h"
 #include "compiler/ir/graph_util.h"
@@ -145,33 +146,47 @@ class ShapeRuleContext {
     v.has_shape = true;
     return absl::OkStatus();
   }
-  // Output 0 (the op's only one) shaped after the run: each dim a data
-  // symbol the kernel reports, at most `bound`'s dim there; the *_bounded
-  // kernels write them, in order, to an int64 [rank] tensor appended as the
-  // last output (the node's "kiln.result_dims" names it; appended once, as
-  // rules may run more than once). `capacity_bytes` >= 0 caps the planned
-  // size below what the bounds give (ir::Value::capacity_bytes).
-  absl::Status DimsAfterRun(ir::DType dtype, const Shape& bound, int64_t capacity_bytes = -1) {
+  // Dims a kernel reports after its run: an int64 [count] output appended
+  // at index `slot` (the node's "kiln.result_dims" names it; appended once,
+  // as rules may run more than once), whose element j is a data symbol.
+  // Appending may move the graph's values: references from S() dangle.
+  absl::StatusOr<ir::ValueId> ReportedDimsOutput(size_t slot, int64_t count) {
     if (n_.GetInt("kiln.result_dims", 0) == 0) {
-      if (n_.outputs.size() != 1) return Err("has an unexpected number of outputs");
+      if (n_.outputs.size() != slot) return Err("has an unexpected number of outputs");
       const ir::ValueId s = g_.AddValue("");
       n_.outputs.push_back(s);
       for (size_t k = 0; k < g_.nodes.size(); ++k) {
         if (&g_.nodes[k] == &n_) g_.value(s).producer = static_cast<ir::NodeId>(k);
       }
-      n_.SetInt("kiln.result_dims", 1);
+      n_.SetInt("kiln.result_dims", static_cast<int64_t>(slot));
     }
-    const ir::ValueId dims = n_.outputs[1];
-    ir::Value& v = g_.value(dims);
+    if (n_.outputs.size() != slot + 1) return Err("has an unexpected number of outputs");
+    ir::Value& v = g_.value(n_.outputs[slot]);
     v.dtype = ir::DType::I64;
-    v.shape = {static_cast<int64_t>(bound.empty() ? 1 : bound.size())};
+    v.shape = {count < 1 ? 1 : count};
     v.has_shape = true;
     v.live_to_end = true;
-    const std::string name = g_.scope + g_.value(n_.outputs[0]).name;
+    return n_.outputs[slot];
+  }
+  // Element `j` of the reported dims `dims` as a data symbol, at most
+  // `bound`, named output k's name + `suffix`.
+  int64_t ReportedDim(ir::ValueId dims, int64_t j, int64_t bound, size_t k,
+                      const std::string& suffix) {
+    return g_.dims.Data(absl::StrCat(g_.scope, g_.value(n_.outputs[k]).name, suffix), bound,
+                        static_cast<int32_t>(dims), g_.scope, static_cast<int32_t>(j));
+  }
+  // Output 0 (the op's only one) shaped after the run: each dim reported,
+  // at most `bound`'s dim there (the *_bounded kernels write them in order).
+  // `capacity_bytes` >= 0 caps the planned size below what the bounds give
+  // (ir::Value::capacity_bytes).
+  // `bound` is a copy: appending the output may move the graph's values.
+  absl::Status DimsAfterRun(ir::DType dtype, Shape bound, int64_t capacity_bytes = -1) {
+    KILN_ASSIGN_OR_RETURN(const ir::ValueId dims,
+                          ReportedDimsOutput(1, static_cast<int64_t>(bound.size())));
     Shape y(bound.size());
     for (size_t d = 0; d < bound.size(); ++d) {
-      y[d] = g_.dims.Data(absl::StrCat(name, ".dim", d), bound[d], static_cast<int32_t>(dims),
-                          g_.scope, static_cast<int32_t>(d));
+      const int64_t j = static_cast<int64_t>(d);
+      y[d] = ReportedDim(dims, j, bound[d], 0, absl::StrCat(".dim", j));
     }
     g_.value(n_.outputs[0]).capacity_bytes = capacity_bytes;
     return Set(0, dtype, std::move(y));

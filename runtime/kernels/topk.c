@@ -3,7 +3,9 @@
  * as ONNX specifies. X is viewed as [outer, len, inner]. Floats rank NaN
  * above every number (so largest=1 puts NaN first, largest=0 last). When k
  * arrives as a run-time input, the module was compiled for one k (the
- * declared output shape) and a different run-time k fails the call. */
+ * declared output shape) and a different run-time k fails the call;
+ * topk_bounded, for a model that declares none, takes any k up to the axis
+ * length and reports it. */
 #include <stdint.h>
 #include <string.h>
 
@@ -28,16 +30,11 @@ static int topk_before(const void* pa, int64_t ia, const void* pb, int64_t ib, i
   return largest ? a > b : a < b;
 }
 
-int kiln_topk(const int64_t* ip, const float* fp, void* const* bindings, const kiln_host* host) {
-  (void)fp;
-  (void)host;
+/* The K best of each [outer, :, inner] lane, written as [outer, K, inner]. */
+static void topk_run(const int64_t* ip, int64_t K, void* const* bindings) {
   const int64_t t = ip[TK_DTYPE], outer = ip[TK_OUTER], len = ip[TK_LEN];
-  const int64_t inner = ip[TK_INNER], K = ip[TK_K], eb = kiln_dtype_size(t);
+  const int64_t inner = ip[TK_INNER], eb = kiln_dtype_size(t);
   const int largest = ip[TK_LARGEST] != 0;
-  if (ip[TK_K_DTYPE] != 0) {
-    const int64_t k = (int64_t)kiln_load_bits(bindings[1], ip[TK_K_DTYPE], 0);
-    if (k != K) return KILN_ERR_SHAPE_MISMATCH;
-  }
   const unsigned char* x = (const unsigned char*)bindings[0];
   unsigned char* v = (unsigned char*)bindings[2];
   unsigned char* ix = (unsigned char*)bindings[3];
@@ -61,6 +58,30 @@ int kiln_topk(const int64_t* ip, const float* fp, void* const* bindings, const k
       }
     }
   }
+}
+
+int kiln_topk(const int64_t* ip, const float* fp, void* const* bindings, const kiln_host* host) {
+  (void)fp;
+  (void)host;
+  if (ip[TK_K_DTYPE] != 0) {
+    const int64_t k = (int64_t)kiln_load_bits(bindings[1], ip[TK_K_DTYPE], 0);
+    if (k != ip[TK_K]) return KILN_ERR_SHAPE_MISMATCH;
+  }
+  topk_run(ip, ip[TK_K], bindings);
+  return KILN_OK;
+}
+
+/* topk_bounded: K is the capacity (the axis length); the run-time k, in
+ * 0..K, picks the result, written densely as [outer, k, inner], and goes to
+ * binding 4 as one int64. */
+int kiln_topk_bounded(const int64_t* ip, const float* fp, void* const* bindings,
+                      const kiln_host* host) {
+  (void)fp;
+  (void)host;
+  const int64_t k = (int64_t)kiln_load_bits(bindings[1], ip[TK_K_DTYPE], 0);
+  if (k < 0 || k > ip[TK_K]) return KILN_ERR_SHAPE_MISMATCH;
+  topk_run(ip, k, bindings);
+  *(int64_t*)bindings[4] = k;
   return KILN_OK;
 }
 
@@ -90,4 +111,11 @@ int kiln_topk_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
   KILN_TRY(kiln_check_binding(binding_bytes[2], bytes));
   KILN_TRY(kiln_dense_bytes(out_count, 8, &bytes));
   return kiln_check_binding(binding_bytes[3], bytes);
+}
+
+int kiln_topk_bounded_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                            uint32_t fparam_count, const uint64_t* binding_bytes) {
+  KILN_TRY(kiln_topk_check(ip, iparam_count, fp, fparam_count, binding_bytes));
+  if (ip[TK_K_DTYPE] == 0) return KILN_ERR_INVALID_ARGUMENT; /* k is read */
+  return kiln_check_binding(binding_bytes[4], 8);
 }

@@ -4,7 +4,8 @@
 // capacity is the bound the compiler plans (the input's dims; without
 // keepdims, the largest input dim for each kept one); the dims it reports
 // must be the reference's shape and Y must hold the reference densely at
-// its start, nothing written past it. Then the checkers' refusals.
+// its start, nothing written past it. The same for topk_bounded with the
+// topk cases. Then the checkers' refusals.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -109,6 +110,39 @@ TEST(ReduceRtBounded, ReportsTheDimsOfEveryReferenceReduction) {
       count *= cap;
     }
     RunBounded(c, "reduce_rt_f32_bounded", ip, 2, static_cast<uint64_t>(count * 4), want, true);
+  }
+}
+
+// topk_bounded: each NumPy reference case of topk (make_reference_ops.py)
+// with K = the axis length as capacity and the case's k read at run time;
+// values and indices must be the reference's, densely, and k reported.
+TEST(TopKBounded, ReportsKAndWritesEveryReferenceResultDensely) {
+  for (const char* name : {"topk.f32_mid_axis", "topk.i32_smallest_ties", "topk.i64_runtime_k",
+                           "topk.u8_all"}) {
+    const Case c = Load(name);
+    Ints ip = c.iparams;  // dtype outer len inner K largest k_dtype
+    const int64_t k = ip[4], eb = static_cast<int64_t>(c.bindings[2].nbytes) /
+                                  std::max<int64_t>(ip[1] * k * ip[3], 1);
+    ip[4] = ip[2];
+    ip[6] = KILN_DTYPE_I64;
+    const int64_t cap = ip[1] * ip[2] * ip[3];
+    std::vector<uint64_t> bytes = {c.bindings[0].nbytes, 8, static_cast<uint64_t>(cap * eb),
+                                   static_cast<uint64_t>(cap * 8), 8};
+    ASSERT_EQ(kiln_topk_bounded_check(ip.data(), 7, nullptr, 0, bytes.data()), KILN_OK) << name;
+    std::vector<unsigned char> x = c.bindings[0].initial, v(bytes[2], 0xAB), ix(bytes[3], 0xAB);
+    int64_t k_in = k, k_out = -1;
+    void* b[] = {x.data(), &k_in, v.data(), ix.data(), &k_out};
+    ASSERT_EQ(kiln_topk_bounded(ip.data(), nullptr, b, nullptr), KILN_OK) << name;
+    EXPECT_EQ(k_out, k) << name;
+    const std::vector<unsigned char>& want_v = c.bindings[2].expected;
+    const std::vector<unsigned char>& want_i = c.bindings[3].expected;
+    EXPECT_TRUE(std::equal(want_v.begin(), want_v.end(), v.begin())) << name;
+    EXPECT_TRUE(std::equal(want_i.begin(), want_i.end(), ix.begin())) << name;
+    for (size_t i = want_i.size(); i < ix.size(); ++i) ASSERT_EQ(ix[i], 0xAB) << name;
+    k_in = ip[2] + 1;  // beyond the axis
+    EXPECT_EQ(kiln_topk_bounded(ip.data(), nullptr, b, nullptr), KILN_ERR_SHAPE_MISMATCH);
+    k_in = -1;
+    EXPECT_EQ(kiln_topk_bounded(ip.data(), nullptr, b, nullptr), KILN_ERR_SHAPE_MISMATCH);
   }
 }
 

@@ -662,6 +662,12 @@ KILN_DECLARE_KERNEL(conv_transpose3d_f32)
  * iparams (7): dtype outer len inner K largest k_dtype (0 = k not read)
  * fparams: none. */
 KILN_DECLARE_KERNEL(topk)
+/* topk_bounded: topk for a model that declares no output shape: K is the
+ * capacity (at most len); the run-time k (k_dtype != 0) must lie in 0..K,
+ * the result is written densely as [outer, k, inner] and k goes to binding
+ * 4 as one int64 (the module's result symbol).
+ * bindings: as topk, then [4] k int64 [out] */
+KILN_DECLARE_KERNEL(topk_bounded)
 
 /* maxpool_argmax_f32: 2-D max pooling that also writes the flat index of
  * each maximum into x [N,C,H,W]: ((n*C+c)*H + h)*W + w for storage_order 0,

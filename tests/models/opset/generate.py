@@ -299,6 +299,12 @@ def runtime_dims_models():
     m = model(18, [helper.make_node("Unsqueeze", ["x", "a"], ["y"])],
               [vinfo("x", F, [3, 4, 5]), vinfo("a", i64, [2])], [vinfo("y", F, None)])
     save("unsqueeze18_runtime_axes_undeclared", m, [x, np.array([-1, 1], np.int64)])
+    # TopK with a run-time k: topk_bounded reports k for both outputs.
+    x = rng.standard_normal((3, 7, 2)).astype(np.float32)
+    m = model(18, [helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=1, largest=0)],
+              [vinfo("x", F, [3, 7, 2]), vinfo("k", i64, [1])],
+              [vinfo("v", F, None), vinfo("i", i64, None)])
+    save("topk18_runtime_k_undeclared", m, [x, np.array([4], np.int64)])
 
 
 def refused_models():

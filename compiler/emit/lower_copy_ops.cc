@@ -113,11 +113,15 @@ absl::Status LowerSplit(LoweringContext& ctx, const ir::Node& node) {
   int64_t axis = node.GetInt("axis", 0);
   if (axis < 0) axis += r;
   const Shape split = node.GetInts("kiln.split", {});
-  if (split.size() != node.outputs.size()) return ctx.Invalid(node, "split sizes are missing");
+  // Sizes reported at run time add their dims output after the parts.
+  const size_t parts = node.GetInt("kiln.result_dims", 0) != 0
+                           ? static_cast<size_t>(node.GetInt("kiln.result_dims", 0))
+                           : node.outputs.size();
+  if (split.size() != parts) return ctx.Invalid(node, "split sizes are missing");
   const Shape xs = ContiguousStrides(x, ctx.dims());
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   int64_t at = 0;
-  for (size_t k = 0; k < node.outputs.size(); ++k) {
+  for (size_t k = 0; k < parts; ++k) {
     if (node.outputs[k] != ir::kNoValue) {
       KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, k));
       KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[k]));
@@ -125,7 +129,7 @@ absl::Status LowerSplit(LoweringContext& ctx, const ir::Node& node) {
                                        ctx.dims().Mul(at, xs[axis]), 0, y, xs,
                                        ContiguousStrides(y, ctx.dims())));
     }
-    at += split[k];
+    at = ctx.dims().Add(at, split[k]);  // symbols when the sizes are reported
   }
   return absl::OkStatus();
 }

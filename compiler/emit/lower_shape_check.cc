@@ -25,7 +25,18 @@ absl::Status CheckParams(LoweringContext& ctx, const ir::Node& node, int64_t* mo
   if (op == "Split") {
     *mode = KILN_SHAPE_CHECK_EXACT;
     *out = node.GetInts("kiln.split", {});
-    if (out->size() != node.outputs.size()) return ctx.Invalid(node, "split sizes are missing");
+    // Reported sizes (shape_resolve): they must add up to the axis.
+    const size_t n_out = node.GetInt("kiln.result_dims", 0) != 0
+                             ? static_cast<size_t>(node.GetInt("kiln.result_dims", 0))
+                             : node.outputs.size();
+    if (out->size() != n_out) return ctx.Invalid(node, "split sizes are missing");
+    if (n_out != node.outputs.size()) {
+      KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+      int64_t axis = node.GetInt("axis", 0);
+      if (axis < 0) axis += static_cast<int64_t>(x.size());
+      *mode = KILN_SHAPE_CHECK_SPLIT;
+      *in = {x.at(static_cast<size_t>(axis))};
+    }
     return absl::OkStatus();
   }
   KILN_ASSIGN_OR_RETURN(*out, ctx.OutputShape(node, 0));

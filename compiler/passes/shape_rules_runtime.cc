@@ -211,6 +211,38 @@ absl::Status MovesAfterRun(Ctx& c, int64_t count) {
   return c.DimsAfterRun(c.T(0), bound, bytes);
 }
 
+// Split by run-time sizes without declared output shapes: each output's
+// length along the axis is a data symbol shape_resolve reports (SPLIT mode:
+// the sizes, which must add up to the axis), at most the axis; kiln.split
+// holds those symbols, so the copies start at their running sums.
+absl::Status SplitAfterRun(Ctx& c, int64_t count) {
+  const Shape x = c.S(0);  // a copy: appending the dims output may move it
+  const size_t n_out = c.node().GetInt("kiln.result_dims", 0) != 0
+                           ? static_cast<size_t>(c.node().GetInt("kiln.result_dims", 0))
+                           : c.node().outputs.size();
+  int64_t axis = 0;
+  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
+  if (count != static_cast<int64_t>(n_out)) {
+    return c.Err(absl::StrCat("split has ", count, " sizes for ", n_out, " outputs"));
+  }
+  for (size_t k = 0; k < n_out; ++k) {
+    if (!c.HasOut(k)) return c.Err("every output must be present with run-time split sizes");
+  }
+  KILN_ASSIGN_OR_RETURN(const ir::ValueId dims, c.ReportedDimsOutput(n_out, count));
+  Shape split;
+  for (size_t k = 0; k < n_out; ++k) {
+    Shape y = x;
+    y[axis] = c.ReportedDim(dims, static_cast<int64_t>(k), x[axis], k, ".length");
+    split.push_back(y[axis]);
+    KILN_RETURN_IF_ERROR(c.Set(k, c.T(0), std::move(y)));
+  }
+  ir::Attribute a;
+  a.kind = ir::Attribute::Kind::kInts;
+  a.ints = split;
+  c.node().attributes["kiln.split"] = std::move(a);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 int RuntimeShapeInput(const ir::Graph& graph, const ir::Node& node) {
@@ -235,9 +267,11 @@ bool InferRuntimeShapeInput(ir::Graph& graph, ir::Node& node,
   for (size_t o = 0; o < node.outputs.size(); ++o) declared = declared && c.DeclaredStatic(o, &ys[o]);
   // Without a declaration: dims reported after the run (not inside
   // control-flow bodies yet: their lengths take one int64 slot each).
-  const bool after_run = node.GetInt("kiln.result_dims", 0) != 0 ||
-                         (!declared && graph.scope.empty() && node.outputs.size() == 1 &&
-                          (op == "Reshape" || op == "Squeeze" || op == "Unsqueeze"));
+  const bool after_run =
+      node.GetInt("kiln.result_dims", 0) != 0 ||
+      (!declared && graph.scope.empty() &&
+       ((node.outputs.size() == 1 && (op == "Reshape" || op == "Squeeze" || op == "Unsqueeze")) ||
+        op == "Split"));
   if (!declared && !after_run) return false;
   const DType t = c.T(k);
   if (op != "OneHot") {
@@ -265,7 +299,7 @@ bool InferRuntimeShapeInput(ir::Graph& graph, ir::Node& node,
   }
   const int64_t count = ir::ElementCount(c.S(k));
   if (after_run) {
-    *status = MovesAfterRun(c, count);
+    *status = op == "Split" ? SplitAfterRun(c, count) : MovesAfterRun(c, count);
     return true;
   }
   if (op == "Reshape") *status = Reshape(c, count, ys[0]);

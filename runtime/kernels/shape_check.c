@@ -159,6 +159,17 @@ static int sc_exact(const void* v, int64_t t, int64_t count, const int64_t* out,
   return 1;
 }
 
+/* Split sizes: non-negative, adding up to the axis length in[0]. */
+static int sc_split(const void* v, int64_t t, int64_t count, const int64_t* in, int64_t in_rank,
+                    const int64_t* out, int64_t out_rank) {
+  if (in_rank != 1 || !sc_exact(v, t, count, out, out_rank)) return 0;
+  int64_t sum = 0;
+  for (int64_t k = 0; k < count; ++k) {
+    if (out[k] < 0 || kiln_checked_add(sum, out[k], &sum) != KILN_OK) return 0;
+  }
+  return sum == in[0];
+}
+
 int kiln_shape_check(const int64_t* ip, const float* fp, void* const* bindings,
                      const kiln_host* host) {
   (void)fp;
@@ -180,6 +191,7 @@ int kiln_shape_check(const int64_t* ip, const float* fp, void* const* bindings,
     case KILN_SHAPE_CHECK_EXPAND: ok = sc_expand(v, t, count, in, in_rank, out, out_rank); break;
     case KILN_SHAPE_CHECK_TILE: ok = sc_tile(v, t, count, in, in_rank, out, out_rank); break;
     case KILN_SHAPE_CHECK_EXACT: ok = sc_exact(v, t, count, out, out_rank); break;
+    case KILN_SHAPE_CHECK_SPLIT: ok = sc_split(v, t, count, in, in_rank, out, out_rank); break;
     default: ok = 0; break;
   }
   return ok ? KILN_OK : KILN_ERR_SHAPE_MISMATCH;
@@ -190,7 +202,7 @@ int kiln_shape_check_check(const int64_t* ip, uint32_t iparam_count, const float
   if (iparam_count < SC_HEAD || ip == NULL || fparam_count != 0) return KILN_ERR_INVALID_ARGUMENT;
   (void)fp;
   KILN_TRY(kiln_check_nonneg(ip, SC_HEAD));
-  KILN_TRY(kiln_check_enum(ip[SC_MODE], KILN_SHAPE_CHECK_RESHAPE, KILN_SHAPE_CHECK_EXACT));
+  KILN_TRY(kiln_check_enum(ip[SC_MODE], KILN_SHAPE_CHECK_RESHAPE, KILN_SHAPE_CHECK_SPLIT));
   KILN_TRY(kiln_check_enum(ip[SC_FLAG], 0, 1));
   /* Ranks and counts bound the loops (squeeze/unsqueeze are quadratic). */
   const int64_t in_rank = ip[SC_IN_RANK], out_rank = ip[SC_OUT_RANK], count = ip[SC_COUNT];
@@ -250,6 +262,13 @@ static int sr_candidate(const int64_t* ip, const void* v, int64_t* got) {
       }
       return o == out_rank;
     }
+    case KILN_SHAPE_CHECK_SPLIT: {
+      if (count != out_rank) return 0;
+      for (int64_t k = 0; k < count; ++k) {
+        if (!sc_load(v, t, k, &got[k])) return 0;
+      }
+      return 1;
+    }
     case KILN_SHAPE_CHECK_UNSQUEEZE: {
       if (in_rank + count != out_rank) return 0;
       int64_t i = 0;
@@ -284,6 +303,7 @@ int kiln_shape_resolve(const int64_t* ip, const float* fp, void* const* bindings
       ok = sc_reshape(v, t, count, ip[SC_FLAG] != 0, in, in_rank, got, out_rank);
       break;
     case KILN_SHAPE_CHECK_SQUEEZE: ok = sc_squeeze(v, t, count, in, in_rank, got, out_rank); break;
+    case KILN_SHAPE_CHECK_SPLIT: ok = sc_split(v, t, count, in, in_rank, got, out_rank); break;
     default: ok = sc_unsqueeze(v, t, count, in, in_rank, got, out_rank); break;
   }
   if (!ok) return KILN_ERR_SHAPE_MISMATCH;
@@ -299,7 +319,7 @@ int kiln_shape_resolve_check(const int64_t* ip, uint32_t iparam_count, const flo
                              uint32_t fparam_count, const uint64_t* binding_bytes) {
   KILN_TRY(kiln_shape_check_check(ip, iparam_count, fp, fparam_count, binding_bytes));
   if (ip[SC_MODE] != KILN_SHAPE_CHECK_RESHAPE && ip[SC_MODE] != KILN_SHAPE_CHECK_SQUEEZE &&
-      ip[SC_MODE] != KILN_SHAPE_CHECK_UNSQUEEZE) {
+      ip[SC_MODE] != KILN_SHAPE_CHECK_UNSQUEEZE && ip[SC_MODE] != KILN_SHAPE_CHECK_SPLIT) {
     return KILN_ERR_INVALID_ARGUMENT;
   }
   const int64_t out_rank = ip[SC_OUT_RANK];

@@ -5,6 +5,7 @@
 //   np.zeros((2,3,4)).reshape(2,3,2,2).shape     = (2, 3, 2, 2)
 //   np.squeeze(np.zeros((1,3,1,5)), axis=(0,-2)).shape = (3, 5)
 //   np.expand_dims(np.zeros((3,4,5)), axis=(-1,1)).shape = (3, 1, 4, 5, 1)
+// Split's sizes are the values themselves when they add up to the axis.
 // ONNX Reshape's 0 (copy the input dim) is np's dim itself: [0,-1] of
 // [2,3,4] is (2, 12). Then values the op refuses, dims beyond the
 // capacities, and the checker's refusals.
@@ -73,6 +74,18 @@ TEST(ShapeResolve, RefusesValuesTheOpRefusesOrThatExceedTheCapacity) {
   const int64_t unsqueeze = KILN_SHAPE_CHECK_UNSQUEEZE;
   EXPECT_EQ(Resolve(unsqueeze, {5}, {3, 4, 5}, Ints(4, 5), &got), KILN_ERR_SHAPE_MISMATCH);
   EXPECT_EQ(Resolve(unsqueeze, {1, -4}, {3, 4, 5}, Ints(5, 5), &got), KILN_ERR_SHAPE_MISMATCH);
+}
+
+// Split sizes (SPLIT mode, IR = 1: the axis length): the values, each
+// within its capacity, adding up to the axis.
+TEST(ShapeResolve, SplitReportsSizesThatAddUpToTheAxis) {
+  Ints got;
+  const int64_t split = KILN_SHAPE_CHECK_SPLIT;
+  ASSERT_EQ(Resolve(split, {2, 0, 4}, {6}, {6, 6, 6}, &got), KILN_OK);
+  EXPECT_EQ(got, (Ints{2, 0, 4}));
+  EXPECT_EQ(Resolve(split, {2, 3}, {6}, {6, 6}, &got), KILN_ERR_SHAPE_MISMATCH);   // 5, not 6
+  EXPECT_EQ(Resolve(split, {7, -1}, {6}, {7, 6}, &got), KILN_ERR_SHAPE_MISMATCH);  // negative
+  EXPECT_EQ(Resolve(split, {6, 0}, {6}, {5, 6}, &got), KILN_ERR_SHAPE_MISMATCH);   // capacity
 }
 
 TEST(ShapeResolve, CheckerRefusesOtherModesAndAShortDimsBinding) {

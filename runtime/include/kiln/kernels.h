@@ -736,7 +736,9 @@ KILN_DECLARE_KERNEL(mel_weight_matrix)
  *   UNSQUEEZE v are distinct axes of out_dims where unit dims are inserted;
  *   EXPAND    in_dims broadcast with v gives out_dims;
  *   TILE      in_dims[d] * v[d] = out_dims[d], v[d] >= 0;
- *   EXACT     v = out_dims (Split sizes, ConstantOfShape dims, OneHot depth).
+ *   EXACT     v = out_dims (Split sizes, ConstantOfShape dims, OneHot depth);
+ *   SPLIT     v = out_dims, non-negative, adding up to in_dims[0] (IR = 1:
+ *             the axis length; Split sizes reported by shape_resolve).
  *   IR, OR, count <= KILN_SHAPE_CHECK_MAX_LEN.
  * fparams: none. */
 typedef enum kiln_shape_check_mode {
@@ -746,11 +748,12 @@ typedef enum kiln_shape_check_mode {
   KILN_SHAPE_CHECK_EXPAND = 3,
   KILN_SHAPE_CHECK_TILE = 4,
   KILN_SHAPE_CHECK_EXACT = 5,
+  KILN_SHAPE_CHECK_SPLIT = 6,
 } kiln_shape_check_mode;
 #define KILN_SHAPE_CHECK_MAX_LEN 1024
 KILN_DECLARE_KERNEL(shape_check)
-/* shape_resolve: shape_check's RESHAPE, SQUEEZE and UNSQUEEZE modes for a
- * model that declares no output shape: out_dims are capacities; the dims the
+/* shape_resolve: shape_check's RESHAPE, SQUEEZE, UNSQUEEZE and SPLIT modes
+ * for a model that declares no output shape: out_dims are capacities; the dims the
  * value gives (validated by the same rules) must each lie within them and go
  * to binding 1 as OR int64 (the module's result symbols). The data is the
  * input's (an alias), so nothing else is written.

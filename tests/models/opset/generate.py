@@ -305,6 +305,13 @@ def runtime_dims_models():
               [vinfo("x", F, [3, 7, 2]), vinfo("k", i64, [1])],
               [vinfo("v", F, None), vinfo("i", i64, None)])
     save("topk18_runtime_k_undeclared", m, [x, np.array([4], np.int64)])
+    # Split by run-time sizes (one of them 0), then an op on a part.
+    x = rng.standard_normal((2, 7, 3)).astype(np.float32)
+    m = model(18, [helper.make_node("Split", ["x", "s"], ["a", "b", "z"], axis=1),
+                   helper.make_node("Neg", ["b"], ["nb"])],
+              [vinfo("x", F, [2, 7, 3]), vinfo("s", i64, [3])],
+              [vinfo("a", F, None), vinfo("nb", F, None), vinfo("z", F, None)])
+    save("split18_runtime_sizes_undeclared", m, [x, np.array([2, 5, 0], np.int64)])
 
 
 def refused_models():

@@ -186,8 +186,12 @@ std::string DescribeModule(const ModuleImage& image) {
   }
   for (uint32_t i = 0; i < sig.outputs()->size(); ++i) {
     const fb::TensorDesc* t = sig.outputs()->Get(i);
-    absl::StrAppend(&out, absl::StrFormat("  output[%u] %-20s %s%s\n", i, Str(t->name()),
-                                          DTypeName(t->dtype()), SymbolicShape(*t)));
+    // Dims reported during the run whose result never exceeds fewer bytes
+    // than their bounds give (a Reshape to run-time dims).
+    const std::string capacity =
+        t->capacity_bytes() != 0 ? absl::StrCat("  (at most ", t->capacity_bytes(), " bytes)") : "";
+    absl::StrAppend(&out, absl::StrFormat("  output[%u] %-20s %s%s%s\n", i, Str(t->name()),
+                                          DTypeName(t->dtype()), SymbolicShape(*t), capacity));
   }
   if (sig.bound_inputs() != nullptr) {
     for (const fb::BoundInput* b : *sig.bound_inputs()) {

@@ -540,10 +540,11 @@ absl::Status Instance::DispatchError(uint32_t function, uint32_t pc, int code) c
   if (code == KILN_ERR_SHAPE_MISMATCH) {
     // The compiler took a shape from the model's declaration; this run's
     // shape-like or parameter input, data-dependent count or iteration
-    // count says otherwise.
+    // count says otherwise. Without a declaration (dims the kernel
+    // reports), the value is one the op refuses or beyond the dims' bounds.
     return absl::InvalidArgumentError(absl::StrCat(
         where, ": a run-time shape or parameter input does not give the output shape the model "
-        "declares", nodes));
+        "declares, or is a value the op refuses", nodes));
   }
   if (code == KILN_ERR_INDEX_OUT_OF_RANGE || code == KILN_ERR_BAD_VALUE) {
     return absl::InvalidArgumentError(absl::StrCat(where, ": ", kiln_status_message(code), nodes));

@@ -170,31 +170,31 @@ static int sc_split(const void* v, int64_t t, int64_t count, const int64_t* in, 
   return sum == in[0];
 }
 
+/* Whether the value gives exactly the dims `out` (OR of them) under the
+ * mode's rules. */
+static int sc_valid(const int64_t* ip, const void* v, const int64_t* out) {
+  const int64_t t = ip[SC_DTYPE], count = ip[SC_COUNT];
+  const int64_t in_rank = ip[SC_IN_RANK], out_rank = ip[SC_OUT_RANK];
+  const int64_t* in = ip + SC_HEAD;
+  switch (ip[SC_MODE]) {
+    case KILN_SHAPE_CHECK_RESHAPE:
+      return sc_reshape(v, t, count, ip[SC_FLAG] != 0, in, in_rank, out, out_rank);
+    case KILN_SHAPE_CHECK_SQUEEZE: return sc_squeeze(v, t, count, in, in_rank, out, out_rank);
+    case KILN_SHAPE_CHECK_UNSQUEEZE: return sc_unsqueeze(v, t, count, in, in_rank, out, out_rank);
+    case KILN_SHAPE_CHECK_EXPAND: return sc_expand(v, t, count, in, in_rank, out, out_rank);
+    case KILN_SHAPE_CHECK_TILE: return sc_tile(v, t, count, in, in_rank, out, out_rank);
+    case KILN_SHAPE_CHECK_EXACT: return sc_exact(v, t, count, out, out_rank);
+    case KILN_SHAPE_CHECK_SPLIT: return sc_split(v, t, count, in, in_rank, out, out_rank);
+    default: return 0;
+  }
+}
+
 int kiln_shape_check(const int64_t* ip, const float* fp, void* const* bindings,
                      const kiln_host* host) {
   (void)fp;
   (void)host;
-  const int64_t t = ip[SC_DTYPE], count = ip[SC_COUNT];
-  const int64_t in_rank = ip[SC_IN_RANK], out_rank = ip[SC_OUT_RANK];
-  const int64_t* in = ip + SC_HEAD;
-  const int64_t* out = in + in_rank;
-  const void* v = bindings[0];
-  int ok = 0;
-  switch (ip[SC_MODE]) {
-    case KILN_SHAPE_CHECK_RESHAPE:
-      ok = sc_reshape(v, t, count, ip[SC_FLAG] != 0, in, in_rank, out, out_rank);
-      break;
-    case KILN_SHAPE_CHECK_SQUEEZE: ok = sc_squeeze(v, t, count, in, in_rank, out, out_rank); break;
-    case KILN_SHAPE_CHECK_UNSQUEEZE:
-      ok = sc_unsqueeze(v, t, count, in, in_rank, out, out_rank);
-      break;
-    case KILN_SHAPE_CHECK_EXPAND: ok = sc_expand(v, t, count, in, in_rank, out, out_rank); break;
-    case KILN_SHAPE_CHECK_TILE: ok = sc_tile(v, t, count, in, in_rank, out, out_rank); break;
-    case KILN_SHAPE_CHECK_EXACT: ok = sc_exact(v, t, count, out, out_rank); break;
-    case KILN_SHAPE_CHECK_SPLIT: ok = sc_split(v, t, count, in, in_rank, out, out_rank); break;
-    default: ok = 0; break;
-  }
-  return ok ? KILN_OK : KILN_ERR_SHAPE_MISMATCH;
+  const int64_t* out = ip + SC_HEAD + ip[SC_IN_RANK];
+  return sc_valid(ip, bindings[0], out) ? KILN_OK : KILN_ERR_SHAPE_MISMATCH;
 }
 
 int kiln_shape_check_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
@@ -290,23 +290,11 @@ int kiln_shape_resolve(const int64_t* ip, const float* fp, void* const* bindings
                        const kiln_host* host) {
   (void)fp;
   (void)host;
-  const int64_t t = ip[SC_DTYPE], count = ip[SC_COUNT];
-  const int64_t in_rank = ip[SC_IN_RANK], out_rank = ip[SC_OUT_RANK];
-  const int64_t* in = ip + SC_HEAD;
-  const int64_t* cap = in + in_rank;
+  const int64_t out_rank = ip[SC_OUT_RANK];
+  const int64_t* cap = ip + SC_HEAD + ip[SC_IN_RANK];
   const void* v = bindings[0];
   int64_t got[KILN_SHAPE_CHECK_MAX_LEN];
-  if (!sr_candidate(ip, v, got)) return KILN_ERR_SHAPE_MISMATCH;
-  int ok = 0;
-  switch (ip[SC_MODE]) {
-    case KILN_SHAPE_CHECK_RESHAPE:
-      ok = sc_reshape(v, t, count, ip[SC_FLAG] != 0, in, in_rank, got, out_rank);
-      break;
-    case KILN_SHAPE_CHECK_SQUEEZE: ok = sc_squeeze(v, t, count, in, in_rank, got, out_rank); break;
-    case KILN_SHAPE_CHECK_SPLIT: ok = sc_split(v, t, count, in, in_rank, got, out_rank); break;
-    default: ok = sc_unsqueeze(v, t, count, in, in_rank, got, out_rank); break;
-  }
-  if (!ok) return KILN_ERR_SHAPE_MISMATCH;
+  if (!sr_candidate(ip, v, got) || !sc_valid(ip, v, got)) return KILN_ERR_SHAPE_MISMATCH;
   for (int64_t d = 0; d < out_rank; ++d) {
     if (got[d] > cap[d]) return KILN_ERR_SHAPE_MISMATCH;
   }

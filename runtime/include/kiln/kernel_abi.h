@@ -65,7 +65,8 @@ static inline const char* kiln_status_message(int code) {
     case KILN_ERR_UNIMPLEMENTED: return "a parameter value the kernel does not handle";
     case KILN_ERR_ALIGNMENT: return "a caller buffer is NULL or under-aligned";
     case KILN_ERR_SHAPE_MISMATCH:
-      return "a run-time shape or parameter input does not give the shape the model declares";
+      return "a run-time shape or parameter input does not give the shape the model declares, "
+             "or is a value the op refuses";
     case KILN_ERR_INDEX_OUT_OF_RANGE:
       return "an index or region input is outside the tensor it addresses";
     case KILN_ERR_BAD_VALUE:

@@ -94,12 +94,31 @@ class Emitter {
         dynamic_(symbolic_ || HasIntegerRegisters(image.module())),
         first_load_(FirstLoad(image.module())) {}
 
+  // Sizes found during the run without a bound need a caller that grows
+  // buffers and runs again (vm/run_growing.h); the C API has no such
+  // protocol yet.
+  absl::Status CheckBoundedResults() const {
+    const auto* results = m_.result_symbols();
+    for (uint32_t r = 0; results != nullptr && r < results->size(); ++r) {
+      if (results->Get(r)->bound() == std::numeric_limits<int64_t>::max()) {
+        return absl::UnimplementedError(absl::StrCat(
+            "length '", results->Get(r)->name()->str(),
+            "' is found during the run without a bound (a ConstantOfShape or Expand whose "
+            "shape is run-time data, with no declared output shape): the VM runs such modules, "
+            "AOT C does not yet; declare the output shape or bind the input (kiln compile "
+            "--input-value)"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
   absl::StatusOr<std::vector<BundleFile>> Run() {
     if (options_.emit == EmitKind::kShared && IsCortexM(options_.target)) {
       return absl::InvalidArgumentError(
           absl::StrCat("--emit=shared needs a host target, not ", TargetName(options_.target)));
     }
     if (absl::Status s = CheckSignatureRanks(); !s.ok()) return s;
+    if (absl::Status s = CheckBoundedResults(); !s.ok()) return s;
     std::vector<BundleFile> files;
     files.push_back({name_ + ".h", Header()});
     absl::StatusOr<std::string> schedule = Schedule();

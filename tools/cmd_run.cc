@@ -135,6 +135,14 @@ int RunCommand(const std::vector<std::string>& argv) {
   }
   std::vector<vm::NpyArray> outputs = OutputBuffers(**instance);
   std::vector<vm::HostTensor> output_views = Views(outputs);
+  // Sizes found during the run without a bound: one untimed run finds how
+  // much workspace and output each needs.
+  if ((*instance)->has_unbounded_sizes()) {
+    if (absl::Status s = RunGrowingOutputs(**instance, input_views, &outputs, &output_views);
+        !s.ok()) {
+      return ReportError("run", std::string(s.message()));
+    }
+  }
 
   std::vector<double> times_ms;
   times_ms.reserve(static_cast<size_t>(repeat));

@@ -7,6 +7,7 @@
 #include "kiln/dtype.h"
 #include "vm/bound_inputs.h"
 #include "vm/module_verifier.h"
+#include "vm/run_growing.h"
 
 namespace kiln::tools {
 
@@ -116,6 +117,19 @@ void ShapeAfterRun(const vm::Instance& instance, size_t k, vm::NpyArray* output)
 absl::Status ReserveFor(vm::Instance& instance, std::vector<vm::NpyArray>& inputs) {
   if (!instance.has_symbols()) return absl::OkStatus();
   return instance.Reserve(Views(inputs));
+}
+
+absl::Status RunGrowingOutputs(vm::Instance& instance, absl::Span<const vm::HostTensor> inputs,
+                               std::vector<vm::NpyArray>* outputs,
+                               std::vector<vm::HostTensor>* views) {
+  *views = Views(*outputs);
+  absl::Status s = vm::RunGrowing(instance, inputs, absl::MakeSpan(*views),
+                                  [&](size_t k, uint64_t bytes) -> void* {
+                                    (*outputs)[k].data.assign(bytes, 0);
+                                    return (*outputs)[k].data.data();
+                                  });
+  *views = Views(*outputs);
+  return s;
 }
 
 std::vector<vm::HostTensor> Views(std::vector<vm::NpyArray>& arrays) {

@@ -42,6 +42,13 @@ void ShapeAfterRun(const vm::Instance& instance, size_t k, vm::NpyArray* output)
 
 std::vector<vm::HostTensor> Views(std::vector<vm::NpyArray>& arrays);
 
+// One run that grows the workspace and `outputs` to what sizes found during
+// the run need (vm/run_growing.h); *views are `outputs`' views afterwards.
+// For a module with such sizes, before any timed run.
+absl::Status RunGrowingOutputs(vm::Instance& instance, absl::Span<const vm::HostTensor> inputs,
+                               std::vector<vm::NpyArray>* outputs,
+                               std::vector<vm::HostTensor>* views);
+
 }  // namespace kiln::tools
 
 #endif  // KILN_TOOLS_MODULE_INPUTS_H_

@@ -1,6 +1,7 @@
 #include "vm/disassembler.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <vector>
 
@@ -208,8 +209,11 @@ std::string DescribeModule(const ModuleImage& image) {
   if (m.result_symbols() != nullptr && m.result_symbols()->size() > 0) {
     std::vector<std::string> names;
     for (const fb::ResultSymbol* r : *m.result_symbols()) {
-      names.push_back(absl::StrCat(Str(r->name()), " (at most ", r->bound(), ", arena +",
-                                   r->arena_offset(), ")"));
+      const bool unbounded = r->bound() == std::numeric_limits<int64_t>::max();
+      names.push_back(absl::StrCat(Str(r->name()), " (",
+                                   unbounded ? std::string("no bound")
+                                             : absl::StrCat("at most ", r->bound()),
+                                   ", arena +", r->arena_offset(), ")"));
     }
     absl::StrAppend(&out, "  results ", absl::StrJoin(names, ", "),
                     "  (lengths kernels find during each run; output lengths known after it)\n");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -18,6 +19,9 @@
 
 namespace kiln::vm {
 namespace {
+
+// A result symbol the compiler found no bound for (ir::kNoBound).
+bool UnboundedResult(int64_t bound) { return bound == std::numeric_limits<int64_t>::max(); }
 
 std::string ShapeString(absl::Span<const int64_t> shape) {
   return absl::StrCat("[", absl::StrJoin(shape, ","), "]");
@@ -143,7 +147,8 @@ absl::StatusOr<std::unique_ptr<Instance>> Instance::Create(
   if (module.result_symbols() != nullptr) {
     for (const fb::ResultSymbol* r : *module.result_symbols()) {
       instance->results_.push_back({r->arena_offset(), r->bound()});
-      instance->result_values_.push_back(r->bound());
+      instance->result_values_.push_back(UnboundedResult(r->bound()) ? 0 : r->bound());
+      instance->has_unbounded_sizes_ |= UnboundedResult(r->bound());
     }
   }
   for (const fb::TensorDesc* d : *sig.outputs()) {
@@ -160,9 +165,13 @@ absl::StatusOr<std::unique_ptr<Instance>> Instance::Create(
   }
   instance->result_sizes_output_.assign(instance->results_.size(), 0);
   for (const std::vector<int32_t>& dims : instance->output_result_dims_) {
+    uint8_t unbounded = 0;
     for (int32_t r : dims) {
-      if (r >= 0) instance->result_sizes_output_[static_cast<size_t>(r)] = 1;
+      if (r < 0) continue;
+      instance->result_sizes_output_[static_cast<size_t>(r)] = 1;
+      unbounded |= UnboundedResult(instance->results_[static_cast<size_t>(r)].bound) ? 1 : 0;
     }
+    instance->output_unbounded_.push_back(unbounded);
   }
   if (absl::Status s = instance->GrowArena(module.memory()->arena_size()); !s.ok()) return s;
   return instance;
@@ -276,7 +285,9 @@ absl::Status Instance::BindInputs(absl::Span<const HostTensor> inputs) {
     }
   }
   workspace_needed_ = module.memory()->arena_size();
-  for (size_t r = 0; r < results_.size(); ++r) result_values_[r] = results_[r].bound;
+  for (size_t r = 0; r < results_.size(); ++r) {
+    result_values_[r] = UnboundedResult(results_[r].bound) ? 0 : results_[r].bound;
+  }
   if (!has_symbols()) return absl::OkStatus();
   const InterpreterFrame frame = Frame(nullptr, nullptr);
   uint32_t failed_pc = 0;
@@ -396,9 +407,15 @@ absl::Status Instance::Run(absl::Span<const HostTensor> inputs,
     input_capacity_[i] = inputs[i].bytes;
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
-    if (absl::Status s = CheckBuffer(*sig.outputs()->Get(i), outputs[i], "output", i,
-                                     output_dim_symbols_[i], &output_dim_registers_[i]);
-        !s.ok()) {
+    // Dims only the run finds, without a bound: the run checks the buffer.
+    if (output_unbounded_[i]) {
+      if (outputs[i].dtype != sig.outputs()->Get(i)->dtype()) {
+        return CheckBuffer(*sig.outputs()->Get(i), outputs[i], "output", i,
+                           output_dim_symbols_[i], &output_dim_registers_[i]);
+      }
+    } else if (absl::Status s = CheckBuffer(*sig.outputs()->Get(i), outputs[i], "output", i,
+                                            output_dim_symbols_[i], &output_dim_registers_[i]);
+               !s.ok()) {
       return s;
     }
     out[i] = outputs[i].data;
@@ -438,6 +455,7 @@ InterpreterFrame Instance::Frame(const void* const* inputs, void* const* outputs
   frame.failed_function = &failed_function_;
   frame.budget = nullptr;
   failed_function_ = kNoFailedFunction;
+  shortfall_.reset();
   return frame;
 }
 
@@ -552,6 +570,7 @@ absl::Status Instance::DispatchError(uint32_t function, uint32_t pc, int code) c
   if (opcode == KILN_OP_IASSERT_EQ) {
     return absl::InvalidArgumentError(absl::StrCat(where, ": ", AssumptionMessage(function, pc)));
   }
+  if (std::optional<absl::Status> s = ShortfallError(function, pc, code, where)) return *s;
   if (opcode == KILN_OP_ILOAD) {
     const fb::ResultSymbol* r = module.result_symbols()->Get(bytecode->Get(pc + 2));
     return absl::InternalError(absl::StrCat(where, ": the length '", r->name()->str(),
@@ -568,6 +587,37 @@ absl::Status Instance::DispatchError(uint32_t function, uint32_t pc, int code) c
                                             nodes));
   }
   return absl::InternalError(absl::StrCat(where, ": kernel returned error code ", code, nodes));
+}
+
+std::optional<absl::Status> Instance::ShortfallError(uint32_t function, uint32_t pc, int code,
+                                                     const std::string& where) const {
+  const auto* bytecode = image_->module().functions()->Get(function)->bytecode();
+  const uint32_t opcode = bytecode->Get(pc);
+  if (code != KILN_ERR_OUT_OF_RANGE ||
+      (opcode != KILN_OP_VIEW_OUTPUT_DYN && opcode != KILN_OP_VIEW_ARENA_DYN)) {
+    return std::nullopt;
+  }
+  // Operands: r, then the output index or the offset register, then the size register.
+  const int64_t* ir = functions_[function].int_registers;
+  const int64_t offset = opcode == KILN_OP_VIEW_ARENA_DYN ? ir[bytecode->Get(pc + 2)] : 0;
+  const int64_t size = ir[bytecode->Get(pc + 3)];
+  int64_t need = 0;
+  if (offset < 0 || size < 0 || __builtin_add_overflow(offset, size, &need)) return std::nullopt;
+  if (opcode == KILN_OP_VIEW_ARENA_DYN) {
+    if (static_cast<uint64_t>(need) <= arena_capacity_) return std::nullopt;
+    shortfall_ = Shortfall{-1, static_cast<uint64_t>(need)};
+    return absl::ResourceExhaustedError(absl::StrCat(
+        where, ": this run needs a workspace of at least ", need, " bytes; ", arena_capacity_,
+        " are reserved (a size found during the run: reserve that much and run again)"));
+  }
+  const uint32_t k = bytecode->Get(pc + 2);
+  if (static_cast<uint64_t>(need) <= output_capacity_[k]) return std::nullopt;
+  shortfall_ = Shortfall{static_cast<int32_t>(k), static_cast<uint64_t>(need)};
+  const fb::TensorDesc* desc = signature().outputs()->Get(k);
+  return absl::ResourceExhaustedError(absl::StrCat(
+      where, ": output ", k, " ('", desc->name() ? desc->name()->str() : "", "') needs ", need,
+      " bytes in this run; its buffer holds ", output_capacity_[k],
+      " (a size found during the run: give a buffer that large and run again)"));
 }
 
 }  // namespace kiln::vm

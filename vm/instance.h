@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,6 +67,24 @@ class Instance {
   // The same into `dims` (the output's rank entries), allocating nothing.
   void OutputShapeInto(size_t k, int64_t* dims) const;
   uint64_t workspace_needed() const { return workspace_needed_; }
+
+  // A size found during the run with no bound the compiler could give (a
+  // ConstantOfShape's dims read from data) is checked when the run reaches
+  // it: a run that finds its workspace or an output buffer too small stops
+  // with a ResourceExhausted status, and shortfall() says which buffer and
+  // how many bytes it needs (at least). Grow it (ReserveWorkspace, or a
+  // larger output buffer) and run again; vm/run_growing.h does so. Outputs
+  // with such dims take any buffer up front (OutputShape gives 0 for those
+  // dims until a run ends).
+  struct Shortfall {
+    int32_t output = -1;  // the output's index; -1: the workspace
+    uint64_t bytes = 0;
+  };
+  const std::optional<Shortfall>& shortfall() const { return shortfall_; }
+  // Whether some size is found during the run without a bound (a run may
+  // stop short, above).
+  bool has_unbounded_sizes() const { return has_unbounded_sizes_; }
+  absl::Status ReserveWorkspace(uint64_t bytes) { return GrowArena(bytes); }
   // Symbol ordinal and value for the inputs last bound.
   absl::Span<const int64_t> symbol_values() const { return symbols_; }
 
@@ -90,6 +109,10 @@ class Instance {
  private:
   explicit Instance(std::shared_ptr<const ModuleImage> image) : image_(std::move(image)) {}
   absl::Status DispatchError(uint32_t function, uint32_t pc, int code) const;
+  // The status of a dynamic view that found its buffer too small (sets
+  // shortfall_), or nullopt for other failures.
+  std::optional<absl::Status> ShortfallError(uint32_t function, uint32_t pc, int code,
+                                             const std::string& where) const;
   // The status of a run that ended with `rc` at `pc` of `function`: the
   // budget's stop, or DispatchError.
   absl::Status RunError(uint32_t function, uint32_t pc, int rc, const RunLimits& limits) const;
@@ -144,6 +167,10 @@ class Instance {
   absl::Status ReadResults();
   std::vector<int64_t> iparam_scratch_;
   uint64_t workspace_needed_ = 0;
+  mutable std::optional<Shortfall> shortfall_;  // set by a failed run
+  bool has_unbounded_sizes_ = false;
+  // Per output: some dim is a result symbol without a bound.
+  std::vector<uint8_t> output_unbounded_;
   bool dynamic_code_ = false;  // the entry function uses the dynamic opcodes
 };
 

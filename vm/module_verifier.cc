@@ -1,6 +1,7 @@
 #include "vm/module_verifier.h"
 
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -115,9 +116,12 @@ class Verifier {
       const int64_t dim = desc->shape()->Get(d);
       bool named = names != nullptr && names->Get(d)->size() > 0;
       if (named && std::string(kind) == "output" && ResultOrdinal(names->Get(d)->string_view()) >= 0) {
-        // A length known after the run: the shape holds its bound.
+        // A length known after the run: the shape holds its bound (-1
+        // when it has none: the buffer is the caller's choice, checked
+        // by the run's views).
         const fb::ResultSymbol* r = module_->result_symbols()->Get(
             static_cast<uint32_t>(ResultOrdinal(names->Get(d)->string_view())));
+        if (r->bound() == std::numeric_limits<int64_t>::max() && dim == -1) continue;
         if (dim != r->bound()) {
           return Error(absl::StrCat(where, " dim ", d, " names result '", names->Get(d)->str(),
                                     "' but is not its bound ", r->bound()));

@@ -2,7 +2,10 @@
 // resize_rt_f32, which reads them, checks the scales against the compiled
 // (declared) output shape and resamples with resize_core.h's math. Wraps the
 // compile-time lowering (lower_resize.cc), which still takes every Resize
-// whose scales and roi are constants.
+// whose scales and roi are constants. Without a declared output shape the
+// dims are reported during the run (shape_resolve: RESIZE_SCALES here, the
+// sizes by lower_shape_check.cc) and patched in; with sizes the kernel
+// takes scales = out / in itself.
 #include <memory>
 #include <string>
 
@@ -42,7 +45,10 @@ absl::Status LowerResizeRt(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(Shape x, ctx.InputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(Shape y, ctx.OutputShape(node, 0));
   KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, x, "the input shape"));
-  KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, y, "the output shape"));
+  // Without a declaration the output dims are lengths shape_resolve reports
+  // (patched into the kernel's parameters).
+  const bool reports = node.GetInt("kiln.result_dims", 0) != 0;
+  if (!reports) KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, y, "the output shape"));
   const size_t r = x.size();
   if (r > KILN_MAX_RANK || y.size() != r) return ctx.Unimplemented(node, "rank is too high");
   if (ctx.value(node.inputs[0]).dtype != ir::DType::F32) {
@@ -65,8 +71,20 @@ absl::Status LowerResizeRt(LoweringContext& ctx, const ir::Node& node) {
   // scales: the input, checked by the kernel; with sizes (checked by
   // shape_check) out / in, as the compile-time rule derives them.
   const bool check_scales = Given(ctx, node, 2);
+  int64_t scales_mode = check_scales ? KILN_RESIZE_SCALES_CHECKED : KILN_RESIZE_SCALES_GIVEN;
   if (check_scales) {
     KILN_ASSIGN_OR_RETURN(b[2], ctx.Bind(node, node.inputs[2]));
+    if (reports) {  // the lengths floor(in * scale), reported (run-time sizes: lower_shape_check.cc)
+      KILN_ASSIGN_OR_RETURN(Binding dims, ctx.Bind(node, node.outputs.back()));
+      const int64_t rank = static_cast<int64_t>(r);
+      std::vector<int64_t> ip = {KILN_SHAPE_CHECK_RESIZE_SCALES, KILN_DTYPE_F32, rank, 0, rank, rank};
+      ip.insert(ip.end(), x.begin(), x.end());
+      ip.insert(ip.end(), r, -1);  // no caps
+      KILN_RETURN_IF_ERROR(ctx.Dispatch(node, "shape_resolve", std::move(ip), {}, {b[2], dims}));
+    }
+  } else if (reports) {
+    scales_mode = KILN_RESIZE_SCALES_FROM_SIZES;  // binding 2 is not read
+    b[2] = BindFloats(ctx, node, "scales", std::vector<float>(r, 1.0f));
   } else {
     std::vector<float> scales(r, 1.0f);
     for (size_t d = 0; d < r; ++d) {
@@ -75,9 +93,7 @@ absl::Status LowerResizeRt(LoweringContext& ctx, const ir::Node& node) {
     b[2] = BindFloats(ctx, node, "scales", scales);
   }
   KILN_ASSIGN_OR_RETURN(b[3], ctx.Bind(node, node.outputs[0]));
-  return DispatchResizeRt(ctx, node, m, x, y,
-                          check_scales ? KILN_RESIZE_SCALES_CHECKED : KILN_RESIZE_SCALES_GIVEN,
-                          roi_dtype, b);
+  return DispatchResizeRt(ctx, node, m, x, y, scales_mode, roi_dtype, b);
 }
 
 }  // namespace
@@ -98,7 +114,10 @@ absl::Status DispatchResizeRt(LoweringContext& ctx, const ir::Node& node,
 void RegisterResizeRtLowerings(LoweringTable& table) {
   LowerFn before = table.count("Resize") ? table["Resize"] : LowerFn();
   table["Resize"] = [before](LoweringContext& ctx, const ir::Node& node) -> absl::Status {
-    if (compiler::HasRuntimeResizeParams(ctx.graph(), node)) return LowerResizeRt(ctx, node);
+    if (compiler::HasRuntimeResizeParams(ctx.graph(), node) ||
+        node.GetInt("kiln.result_dims", 0) != 0) {
+      return LowerResizeRt(ctx, node);
+    }
     if (!before) return ctx.Unimplemented(node, "no kernel lowers this op");
     return before(ctx, node);
   };

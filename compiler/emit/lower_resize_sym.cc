@@ -60,6 +60,7 @@ void RegisterResizeSymbolicLowerings(LoweringTable& table) {
     // Run-time scales or roi stay with lower_resize_rt.cc (which refuses symbolic dims).
     const bool symbolic = !ctx.dims().empty() &&
                           !compiler::HasRuntimeResizeParams(ctx.graph(), node) &&
+                          node.GetInt("kiln.result_dims", 0) == 0 &&
                           (HasSymbolicDims(ctx.value(node.inputs[0]).shape) ||
                            HasSymbolicDims(ctx.value(node.outputs[0]).shape));
     if (symbolic) return LowerResizeSymbolic(ctx, node);

@@ -128,6 +128,10 @@ absl::Status LowerShapeInputCheck(LoweringContext& ctx, const ir::Node& node) {
   // output's shape here is their bound.
   const bool reports = node.GetInt("kiln.result_dims", 0) != 0;
   if (reports) {
+    // Each reported dim's cap: its bound, or none (-1, shape_resolve).
+    for (int64_t& d : out) {
+      if (ctx.dims().HasUnbounded(d)) d = -1;
+    }
     KILN_ASSIGN_OR_RETURN(out, ctx.BoundShape(node, out));
   }
   KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, in, "the input shape"));

@@ -264,7 +264,18 @@ absl::Status LoweringContext::Dispatch(const ir::Node& node, const std::string& 
     if (out == ir::kNoValue) continue;
     auto loads = LoadsOf(node, out);
     if (!loads.ok()) return loads.status();
-    p.loads.insert(p.loads.end(), loads->begin(), loads->end());
+    // After a dispatch that may write the count; a later dispatch of the
+    // node that does not bind it (a fill after shape_resolve) loads nothing.
+    for (int32_t data : *loads) {
+      const ir::ValueId count = dims().data_symbols()[data].count_value;
+      bool binds = false;
+      for (const Binding& b : bindings) {
+        binds = binds || b.kind == Binding::Kind::kFixed ||
+                (b.kind == Binding::Kind::kArena &&
+                 b.index == static_cast<uint64_t>(plan_.storage[count].root));
+      }
+      if (loaded_data_.insert(data).second || binds) p.loads.push_back(data);
+    }
   }
   return AddPending(std::move(p), std::move(exe));
 }
@@ -384,7 +395,9 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
       }
       if (d.dim_symbols.empty()) d.dim_symbols.assign(val.shape.size(), "");
       d.dim_symbols[k] = name;
-      d.shape[k] = data >= 0 ? dims().data_symbols()[data].bound : -1;
+      // A length without a bound: -1, the caller's buffer is its own choice.
+      const int64_t bound = data >= 0 ? dims().data_symbols()[data].bound : -1;
+      d.shape[k] = bound == ir::kNoBound ? -1 : bound;
     }
     return d;
   };
@@ -433,9 +446,19 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
       bc.ViewInput(input_reg.back(), static_cast<uint32_t>(k));
     }
   }
+  // Views sized by lengths without a bound wait for their first dispatch
+  // (the lengths are loaded by then): register -> offset (-1: an output) and size.
+  std::map<uint32_t, std::pair<int64_t, int64_t>> deferred_views;
+  std::set<uint32_t> output_views;
   for (size_t k = 0; k < module_.outputs.size(); ++k) {
     output_reg.push_back(bc.NewRegister());
     const int64_t bytes = compiler::PlannedBytesExpr(graph_, value(graph_.outputs[k]));
+    const int64_t exact = compiler::ValueBytesExpr(graph_, value(graph_.outputs[k]));
+    if (bytes == -1 && exact != -1 && dims().HasUnbounded(exact)) {
+      deferred_views[output_reg.back()] = {-1, exact};
+      output_views.insert(output_reg.back());
+      continue;
+    }
     if (ir::IsSymbolic(bytes)) {
       bc.ViewOutputDyn(output_reg.back(), static_cast<uint32_t>(k), shapes.Register(bytes));
     } else {
@@ -450,6 +473,10 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
   for (const compiler::ArenaTensor& t : plan_.arena) {
     const uint32_t r = bc.NewRegister();
     arena_reg[static_cast<uint64_t>(t.value)] = r;
+    if (t.tail) {
+      deferred_views[r] = {dims().Add(workspace, t.offset_expr), t.size_expr};
+      continue;
+    }
     if (ir::IsSymbolic(t.size_expr)) {
       bc.ViewArenaDyn(r, shapes.Register(t.offset_expr), shapes.Register(t.size_expr));
     } else {
@@ -479,12 +506,26 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
       }
     }
   }
+  auto deferred = [&](uint32_t r) {
+    auto it = deferred_views.find(r);
+    if (it == deferred_views.end()) return r;
+    const auto [offset, size] = it->second;
+    if (output_views.count(r)) {
+      for (size_t k = 0; k < output_reg.size(); ++k) {
+        if (output_reg[k] == r) bc.ViewOutputDyn(r, static_cast<uint32_t>(k), shapes.Register(size));
+      }
+    } else {
+      bc.ViewArenaDyn(r, shapes.Register(offset), shapes.Register(size));
+    }
+    deferred_views.erase(it);
+    return r;
+  };
   auto reg_of = [&](const Binding& b) -> uint32_t {
     switch (b.kind) {
       case Binding::Kind::kInput: return input_reg[b.index];
-      case Binding::Kind::kOutput: return output_reg[b.index];
+      case Binding::Kind::kOutput: return deferred(output_reg[b.index]);
       case Binding::Kind::kConstant: return const_reg[b.index];
-      case Binding::Kind::kArena: return arena_reg.at(b.index);
+      case Binding::Kind::kArena: return deferred(arena_reg.at(b.index));
       case Binding::Kind::kFixed: return fixed_reg.at(slot_key(b));
     }
     return 0;

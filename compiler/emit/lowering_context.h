@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -203,6 +204,7 @@ class LoweringContext {
   ir::DimPool* pool_;      // the model's: the entry graph's dims
   std::map<ir::ValueId, uint32_t> constant_of_value_;
   std::vector<PendingDispatch> pending_;
+  std::set<int32_t> loaded_data_;  // data symbols some dispatch already loads
   // Assumed-equal pairs and debug dims involving this function's data
   // symbols, emitted as soon as those are loaded.
   std::vector<std::pair<int64_t, int64_t>> waiting_assumptions_;

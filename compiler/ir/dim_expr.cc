@@ -82,6 +82,15 @@ bool DimPool::HasData(int64_t dim) const {
   return false;
 }
 
+bool DimPool::HasUnbounded(int64_t dim) const {
+  std::set<int32_t> data;
+  DataSymbolsIn(dim, &data);
+  for (int32_t k : data) {
+    if (data_[k].bound == kNoBound) return true;
+  }
+  return false;
+}
+
 void DimPool::DataSymbolsIn(int64_t dim, std::set<int32_t>* out) const {
   if (!Known(dim)) return;
   for (const Term& t : PolyOf(dim)) {
@@ -175,7 +184,8 @@ bool DimPool::IntervalOf(int64_t dim, Interval* out) const {
 
 bool DimPool::UpperBound(int64_t dim, int64_t* bound) const {
   Interval i;
-  if (!IntervalOf(dim, &i)) return false;
+  // A data symbol without a bound is [0, kNoBound]: no bound either.
+  if (!IntervalOf(dim, &i) || i.hi == kNoBound) return false;
   *bound = i.hi;
   return true;
 }
@@ -185,6 +195,7 @@ bool DimPool::DataAtBound(int64_t dim, int64_t* bound) {
     *bound = dim;
     return true;
   }
+  if (HasUnbounded(dim)) return false;
   Poly out;
   for (const Term& t : PolyOf(dim)) {
     bool data = false, plain = true;  // plain: only symbols besides

@@ -12,6 +12,9 @@
 // Data symbols are lengths a kernel computes during the run (the count of a
 // NonZero, of Unique's distinct values): in 0..a static bound, known only
 // after their producer ran. Tensors sized by them are planned at that bound.
+// A data symbol may have no bound (kNoBound: a ConstantOfShape's dims read
+// from data): tensors sized by it go to the workspace's tail, placed once
+// the length is known (compiler/passes/memory_planning.h).
 //
 // Only the shape rules and lowerings that opt in see encoded dims
 // (compiler/passes/symbolic_support.h); everything else refuses them.
@@ -19,6 +22,7 @@
 #define KILN_COMPILER_IR_DIM_EXPR_H_
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -28,6 +32,8 @@
 namespace kiln::ir {
 
 constexpr int64_t kSymbolicBase = -(int64_t{1} << 62);
+// The bound of a data symbol no static bound holds.
+constexpr int64_t kNoBound = std::numeric_limits<int64_t>::max();
 inline bool IsSymbolic(int64_t dim) { return dim <= kSymbolicBase; }
 
 class DimPool {
@@ -64,6 +70,8 @@ class DimPool {
   const std::vector<DataSymbol>& data_symbols() const { return data_; }
   // Whether `dim` involves a data symbol (directly or inside an atom).
   bool HasData(int64_t dim) const;
+  // Whether `dim` involves a data symbol without a bound (kNoBound).
+  bool HasUnbounded(int64_t dim) const;
   // Adds the data symbols `dim` involves (indexes of data_symbols()) to *out.
   void DataSymbolsIn(int64_t dim, std::set<int32_t>* out) const;
   // The data symbol that `dim` is, bare, or -1.

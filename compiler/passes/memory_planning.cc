@@ -65,7 +65,7 @@ void PlaceGroups(ir::DimPool& dims, const std::vector<int32_t>& callee_lengths, 
   std::map<int64_t, std::vector<size_t>> members;    // monomial -> indices into plan.arena
   for (size_t k = 0; k < plan.arena.size(); ++k) {
     const ArenaTensor& t = plan.arena[k];
-    if (!ir::IsSymbolic(t.size_expr)) continue;
+    if (!ir::IsSymbolic(t.size_expr) || t.tail) continue;
     int64_t coeff = 1, monomial = t.size_expr;
     SplitSize(dims, t.size_expr, &coeff, &monomial);
     if (!members.count(monomial)) keys.push_back(monomial);
@@ -110,6 +110,14 @@ void PlaceGroups(ir::DimPool& dims, const std::vector<int32_t>& callee_lengths, 
     base = dims.Add(base, dims.Mul(monomial, static_cast<int64_t>(group_bytes)));
   }
   plan.workspace_expr = base;
+  // The tail: in order of definition, each 16-byte aligned, never reused.
+  int64_t tail = 0;
+  for (ArenaTensor& t : plan.arena) {
+    if (!t.tail) continue;
+    t.offset = 0;
+    t.offset_expr = tail;
+    tail = dims.Add(tail, dims.Mul(dims.CeilDiv(t.size_expr, 16), 16));
+  }
 }
 
 }  // namespace
@@ -155,7 +163,13 @@ absl::StatusOr<MemoryPlan> PlanMemory(const ir::Graph& graph) {
   // Bytes as an encoded dim; the static size field is 0 for symbolic ones.
   // Lengths known only during the run take their bound's bytes.
   auto size_of = [&](ir::ValueId v, ValueStorage* out) -> absl::Status {
-    const int64_t bytes = PlannedBytesExpr(graph, graph.value(v));
+    int64_t bytes = PlannedBytesExpr(graph, graph.value(v));
+    // A length without a bound: the tensor goes to the workspace's tail.
+    if (bytes == -1) {
+      const int64_t exact = ValueBytesExpr(graph, graph.value(v));
+      if (exact != -1 && graph.dims.HasUnbounded(exact)) bytes = exact;
+      graph.dims.ClearError();
+    }
     if (bytes == -1) {
       graph.dims.ClearError();
       return absl::InvalidArgumentError(absl::StrCat(
@@ -258,6 +272,12 @@ absl::StatusOr<MemoryPlan> PlanMemory(const ir::Graph& graph) {
     if (st[v].kind == StorageKind::kArena && st[v].root == static_cast<ir::ValueId>(v)) {
       ArenaTensor t{static_cast<ir::ValueId>(v), 0, st[v].size, first[v], last[v]};
       t.size_expr = st[v].size_expr;
+      t.tail = graph.dims.HasUnbounded(t.size_expr);
+      if (t.tail && !graph.scope.empty()) {
+        return absl::UnimplementedError(absl::StrCat(
+            graph.source, ": value '", graph.value(v).name, "' of a control-flow body has a "
+            "run-time length without a bound; such lengths are only supported outside If/Loop"));
+      }
       plan.arena.push_back(t);
     }
   }
@@ -279,11 +299,13 @@ absl::StatusOr<MemoryPlan> PlanMemory(const ir::Graph& graph) {
   for (const ArenaTensor& t : plan.arena) {
     st[t.value].offset = t.offset;
     st[t.value].offset_expr = t.offset_expr;
+    st[t.value].tail = t.tail;
   }
   for (size_t v = 0; v < st.size(); ++v) {
     if (st[v].kind == StorageKind::kArena) {
       st[v].offset = st[st[v].root].offset;
       st[v].offset_expr = st[st[v].root].offset_expr;
+      st[v].tail = st[st[v].root].tail;
     }
   }
 

@@ -28,6 +28,11 @@
 //    A size that is not such a product (a sum like S + T rows, a min) is
 //    planned as 16 * ceil(size / 16), grouped by ceil(size / 16).
 //  - Lengths found during the run (data symbols) are planned at their bound.
+//    A tensor sized by one without a bound (ir::kNoBound) is a tail tensor:
+//    its offset_expr is relative to the end of the workspace (the caller
+//    adds the workspace's formula), each placed after the tail tensors
+//    defined before it, 16-byte aligned, never reused. Those offsets involve
+//    the lengths, so only a run finds how much workspace the tail takes.
 #ifndef KILN_COMPILER_PASSES_MEMORY_PLANNING_H_
 #define KILN_COMPILER_PASSES_MEMORY_PLANNING_H_
 
@@ -52,6 +57,7 @@ struct ValueStorage {
   // offset/size when static.
   int64_t offset_expr = 0;
   int64_t size_expr = 0;
+  bool tail = false;  // kArena: in the workspace's tail (offset_expr relative)
 };
 
 struct ArenaTensor {
@@ -62,6 +68,7 @@ struct ArenaTensor {
   int32_t last = 0;   // last reading step (node count = the output copies)
   int64_t offset_expr = 0;  // encoded dims; equal to offset/size when static
   int64_t size_expr = 0;
+  bool tail = false;        // sized by a length without a bound (see above)
 };
 
 struct OutputCopy {

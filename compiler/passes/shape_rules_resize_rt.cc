@@ -38,8 +38,9 @@ absl::Status Mismatch(Ctx& c, const Shape& y, const std::string& why) {
   return c.Err(absl::StrCat("the declared output shape ", ShapeStr(y), " ", why));
 }
 
-absl::Status Rule(Ctx& c, const Shape& y) {
-  const Shape& x = c.S(0);
+// What both rules require: float32 data, the stretch policy without axes,
+// exactly one of scales and sizes with one entry per axis, roi's form.
+absl::Status CheckInputs(Ctx& c) {
   const int64_t r = c.Rank(0);
   if (c.T(0) != DType::F32) {
     return c.Err(absl::StrCat("run-time scales or roi are supported for float32 data, got ",
@@ -49,14 +50,27 @@ absl::Status Rule(Ctx& c, const Shape& y) {
   if (c.node().GetString("keep_aspect_ratio_policy", "stretch") != "stretch") {
     return c.Err("keep_aspect_ratio_policy other than stretch is not supported");
   }
+  const bool scales = Given(c, 2), sizes = Given(c, 3);
+  if (scales == sizes) return c.Err("needs exactly one of scales and sizes");
+  KILN_RETURN_IF_ERROR(scales ? Vector(c, 2, "scales", r, DType::F32, DType::F32, "float32")
+                              : Vector(c, 3, "sizes", r, DType::I64, DType::I64, "int64"));
+  // roi is read only by tf_crop_and_resize; other modes ignore it.
+  if (c.node().GetString("coordinate_transformation_mode", "half_pixel") ==
+          "tf_crop_and_resize" &&
+      Given(c, 1)) {
+    return Vector(c, 1, "roi", 2 * r, DType::F32, DType::F64, "float32 or float64");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Rule(Ctx& c, const Shape& y) {
+  const Shape& x = c.S(0);
+  const int64_t r = c.Rank(0);
+  KILN_RETURN_IF_ERROR(CheckInputs(c));
   if (static_cast<int64_t>(y.size()) != r) {
     return Mismatch(c, y, absl::StrCat("has not the ", r, " dims of the input"));
   }
-  const bool scales = Given(c, 2), sizes = Given(c, 3);
-  if (scales == sizes) return c.Err("needs exactly one of scales and sizes");
-  if (scales) {
-    absl::Status s = Vector(c, 2, "scales", r, DType::F32, DType::F32, "float32");
-    if (!s.ok()) return s;
+  if (Given(c, 2)) {
     if (const ir::ConstantData* k = c.C(2)) {  // known scales: the shape is known too
       for (int64_t d = 0; d < r; ++d) {
         const double v = k->FloatAt(d);
@@ -66,21 +80,10 @@ absl::Status Rule(Ctx& c, const Shape& y) {
         }
       }
     }
-  } else {
-    absl::Status s = Vector(c, 3, "sizes", r, DType::I64, DType::I64, "int64");
-    if (!s.ok()) return s;
-    if (const ir::ConstantData* k = c.C(3)) {
-      for (int64_t d = 0; d < r; ++d) {
-        if (k->IntAt(d) != y[d]) return Mismatch(c, y, "is not the sizes input");
-      }
+  } else if (const ir::ConstantData* k = c.C(3)) {
+    for (int64_t d = 0; d < r; ++d) {
+      if (k->IntAt(d) != y[d]) return Mismatch(c, y, "is not the sizes input");
     }
-  }
-  // roi is read only by tf_crop_and_resize; other modes ignore it.
-  if (c.node().GetString("coordinate_transformation_mode", "half_pixel") ==
-          "tf_crop_and_resize" &&
-      Given(c, 1)) {
-    absl::Status s = Vector(c, 1, "roi", 2 * r, DType::F32, DType::F64, "float32 or float64");
-    if (!s.ok()) return s;
   }
   if (ir::ElementCount(y) > 0) {
     for (int64_t d : x) {
@@ -88,6 +91,26 @@ absl::Status Rule(Ctx& c, const Shape& y) {
     }
   }
   return c.Set(0, DType::F32, y);
+}
+
+// No declared output shape: every output dim is a length shape_resolve
+// reports during the run (floor(in * scale) from run-time scales, or the
+// run-time sizes), without a bound, so the output goes to the workspace's
+// tail (or is the caller's buffer, grown as the run asks).
+absl::Status RuleAfterRun(Ctx& c) {
+  const Shape x = c.S(0);  // a copy: appending the dims output may move it
+  KILN_RETURN_IF_ERROR(CheckInputs(c));
+  for (int64_t d : x) {
+    if (d == 0) return c.Err(absl::StrCat("cannot resize the empty input ", ShapeStr(x)));
+  }
+  KILN_ASSIGN_OR_RETURN(const ir::ValueId dims,
+                        c.ReportedDimsOutput(1, static_cast<int64_t>(x.size())));
+  Shape y(x.size());
+  for (size_t d = 0; d < x.size(); ++d) {
+    const int64_t j = static_cast<int64_t>(d);
+    y[d] = c.ReportedDim(dims, j, ir::kNoBound, 0, absl::StrCat(".dim", j));
+  }
+  return c.Set(0, DType::F32, std::move(y));
 }
 
 }  // namespace
@@ -104,13 +127,22 @@ bool InferRuntimeResize(ir::Graph& graph, ir::Node& node,
                         const std::vector<ir::ConstantPtr>& known, absl::Status* status) {
   if (!IsResize(graph, node)) return false;
   Ctx c(graph, node, known);
-  if (!(c.Has(1) && c.C(1) == nullptr) && !(c.Has(2) && c.C(2) == nullptr)) return false;
+  const bool params = (c.Has(1) && c.C(1) == nullptr) || (c.Has(2) && c.C(2) == nullptr);
+  const bool sizes = c.Has(3) && c.C(3) == nullptr;
+  const bool reports = node.GetInt("kiln.result_dims", 0) != 0;
+  if (!params && !sizes) return false;
   // Only static shapes: every input's and the declared output's.
   Shape y;
-  if (!c.Has(0) || !c.StaticInputs() || node.outputs.size() != 1 || !c.DeclaredStatic(0, &y)) {
-    return false;
+  if (!c.Has(0) || !c.StaticInputs()) return false;
+  if (!reports && node.outputs.size() == 1 && c.DeclaredStatic(0, &y)) {
+    if (!params) return false;  // run-time sizes: shape_rules_runtime.cc
+    *status = Rule(c, y);
+    return true;
   }
-  *status = Rule(c, y);
+  // Without a declaration (outside control-flow bodies, whose lengths take
+  // one slot each): dims reported after the run.
+  if (!reports && (node.outputs.size() != 1 || !graph.scope.empty())) return false;
+  *status = RuleAfterRun(c);
   return true;
 }
 

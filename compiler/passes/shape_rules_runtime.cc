@@ -211,6 +211,37 @@ absl::Status MovesAfterRun(Ctx& c, int64_t count) {
   return c.DimsAfterRun(c.T(0), bound, bytes);
 }
 
+// ConstantOfShape and Expand without a declared output shape: the dims
+// shape_resolve reports (EXACT: the values; EXPAND: broadcasting), data
+// symbols without a bound where the value sets them (an Expand dim the
+// input fixes stays static). Their tensors go to the workspace's tail.
+absl::Status ShapedAfterRun(Ctx& c, int64_t count) {
+  const std::string& op = c.node().op_type;
+  Shape fixed;  // per output dim: the static value, or -1 where the value sets it
+  DType dtype = DType::F32;
+  if (op == "ConstantOfShape") {
+    fixed.assign(static_cast<size_t>(count), -1);
+    auto it = c.node().attributes.find("value");
+    if (it != c.node().attributes.end() && it->second.tensor) {
+      if (it->second.tensor->element_count() != 1) return c.Err("value must hold one element");
+      dtype = it->second.tensor->dtype;
+    }
+  } else {
+    const Shape x = c.S(0);
+    const int64_t rx = static_cast<int64_t>(x.size()), r = std::max(rx, count);
+    for (int64_t p = 0; p < r; ++p) fixed.push_back(p >= r - rx && x[p - (r - rx)] != 1 ? x[p - (r - rx)] : -1);
+    dtype = c.T(0);
+  }
+  KILN_ASSIGN_OR_RETURN(const ir::ValueId dims,
+                        c.ReportedDimsOutput(1, static_cast<int64_t>(fixed.size())));
+  Shape y(fixed.size());
+  for (size_t d = 0; d < fixed.size(); ++d) {
+    const int64_t j = static_cast<int64_t>(d);
+    y[d] = fixed[d] >= 0 ? fixed[d] : c.ReportedDim(dims, j, ir::kNoBound, 0, absl::StrCat(".dim", j));
+  }
+  return c.Set(0, dtype, std::move(y));
+}
+
 // Split by run-time sizes without declared output shapes: each output's
 // length along the axis is a data symbol shape_resolve reports (SPLIT mode:
 // the sizes, which must add up to the axis), at most the axis; kiln.split
@@ -265,12 +296,15 @@ bool InferRuntimeShapeInput(ir::Graph& graph, ir::Node& node,
   std::vector<Shape> ys(node.outputs.size());
   bool declared = !ys.empty();
   for (size_t o = 0; o < node.outputs.size(); ++o) declared = declared && c.DeclaredStatic(o, &ys[o]);
+  // Resize without a declaration: shape_rules_resize_rt.cc reports its dims.
+  if (op == "Resize" && (!declared || node.GetInt("kiln.result_dims", 0) != 0)) return false;
   // Without a declaration: dims reported after the run (not inside
   // control-flow bodies yet: their lengths take one int64 slot each).
   const bool after_run =
       node.GetInt("kiln.result_dims", 0) != 0 ||
       (!declared && graph.scope.empty() &&
-       ((node.outputs.size() == 1 && (op == "Reshape" || op == "Squeeze" || op == "Unsqueeze")) ||
+       ((node.outputs.size() == 1 && (op == "Reshape" || op == "Squeeze" || op == "Unsqueeze" ||
+                                       op == "ConstantOfShape" || op == "Expand")) ||
         op == "Split"));
   if (!declared && !after_run) return false;
   const DType t = c.T(k);
@@ -299,7 +333,9 @@ bool InferRuntimeShapeInput(ir::Graph& graph, ir::Node& node,
   }
   const int64_t count = ir::ElementCount(c.S(k));
   if (after_run) {
-    *status = op == "Split" ? SplitAfterRun(c, count) : MovesAfterRun(c, count);
+    *status = op == "Split"                                ? SplitAfterRun(c, count)
+              : op == "ConstantOfShape" || op == "Expand" ? ShapedAfterRun(c, count)
+                                                          : MovesAfterRun(c, count);
     return true;
   }
   if (op == "Reshape") *status = Reshape(c, count, ys[0]);

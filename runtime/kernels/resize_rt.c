@@ -52,8 +52,9 @@ int kiln_resize_rt_f32(const int64_t* ip, const float* fp, void* const* bindings
                            : 1.0;
     /* ONNX: the output length is floor(in * scale), in double as the
      * reference computes it; NaN and non-positive scales fail too. */
+    int64_t len;
     if (ip[RR_CHECK] == KILN_RESIZE_SCALES_CHECKED &&
-        (!(scale[d] > 0) || floor((double)in[d] * scale[d]) != (double)out[d]))
+        (!kiln_resize_scaled_length(in[d], scale[d], &len) || len != out[d]))
       return KILN_ERR_SHAPE_MISMATCH;
     n *= out[d];
   }

@@ -9,6 +9,7 @@
 
 #include "check_util.h"
 #include "kiln/kernels.h"
+#include "kiln/resize_core.h"
 #include "typed_util.h"
 
 enum { SC_MODE, SC_DTYPE, SC_COUNT, SC_FLAG, SC_IN_RANK, SC_OUT_RANK, SC_HEAD };
@@ -170,6 +171,19 @@ static int sc_split(const void* v, int64_t t, int64_t count, const int64_t* in, 
   return sum == in[0];
 }
 
+/* Resize's float32 scales: out[d] = floor(in[d] * scales[d]). */
+static int sc_resize_scales(const void* v, int64_t count, const int64_t* in, int64_t in_rank,
+                            const int64_t* out, int64_t out_rank) {
+  if (count != in_rank || out_rank != in_rank) return 0;
+  for (int64_t d = 0; d < count; ++d) {
+    int64_t len;
+    if (!kiln_resize_scaled_length(in[d], (double)((const float*)v)[d], &len) || len != out[d]) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
 /* Whether the value gives exactly the dims `out` (OR of them) under the
  * mode's rules. */
 static int sc_valid(const int64_t* ip, const void* v, const int64_t* out) {
@@ -185,6 +199,8 @@ static int sc_valid(const int64_t* ip, const void* v, const int64_t* out) {
     case KILN_SHAPE_CHECK_TILE: return sc_tile(v, t, count, in, in_rank, out, out_rank);
     case KILN_SHAPE_CHECK_EXACT: return sc_exact(v, t, count, out, out_rank);
     case KILN_SHAPE_CHECK_SPLIT: return sc_split(v, t, count, in, in_rank, out, out_rank);
+    case KILN_SHAPE_CHECK_RESIZE_SCALES:
+      return sc_resize_scales(v, count, in, in_rank, out, out_rank);
     default: return 0;
   }
 }
@@ -197,12 +213,14 @@ int kiln_shape_check(const int64_t* ip, const float* fp, void* const* bindings,
   return sc_valid(ip, bindings[0], out) ? KILN_OK : KILN_ERR_SHAPE_MISMATCH;
 }
 
-int kiln_shape_check_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
-                           uint32_t fparam_count, const uint64_t* binding_bytes) {
+/* The parameters of either kernel; with `caps` (shape_resolve) out_dims
+ * may be SR_NO_CAP. */
+#define SR_NO_CAP (-1)
+static int sc_check_params(const int64_t* ip, uint32_t iparam_count, uint32_t fparam_count,
+                           const uint64_t* binding_bytes, int caps) {
   if (iparam_count < SC_HEAD || ip == NULL || fparam_count != 0) return KILN_ERR_INVALID_ARGUMENT;
-  (void)fp;
   KILN_TRY(kiln_check_nonneg(ip, SC_HEAD));
-  KILN_TRY(kiln_check_enum(ip[SC_MODE], KILN_SHAPE_CHECK_RESHAPE, KILN_SHAPE_CHECK_SPLIT));
+  KILN_TRY(kiln_check_enum(ip[SC_MODE], KILN_SHAPE_CHECK_RESHAPE, KILN_SHAPE_CHECK_RESIZE_SCALES));
   KILN_TRY(kiln_check_enum(ip[SC_FLAG], 0, 1));
   /* Ranks and counts bound the loops (squeeze/unsqueeze are quadratic). */
   const int64_t in_rank = ip[SC_IN_RANK], out_rank = ip[SC_OUT_RANK], count = ip[SC_COUNT];
@@ -213,10 +231,18 @@ int kiln_shape_check_check(const int64_t* ip, uint32_t iparam_count, const float
   /* Dims are sizes; every product of the non-zero ones fits in int64. */
   int64_t n;
   KILN_TRY(kiln_checked_product(ip + SC_HEAD, in_rank, &n));
-  KILN_TRY(kiln_checked_product(ip + SC_HEAD + in_rank, out_rank, &n));
+  if (caps) {
+    for (int64_t d = 0; d < out_rank; ++d) {
+      if (ip[SC_HEAD + in_rank + d] < SR_NO_CAP) return KILN_ERR_OUT_OF_RANGE;
+    }
+  } else {
+    KILN_TRY(kiln_checked_product(ip + SC_HEAD + in_rank, out_rank, &n));
+  }
   const int64_t t = ip[SC_DTYPE];
   const int64_t eb = kiln_dtype_size(t);
-  if (ip[SC_MODE] == KILN_SHAPE_CHECK_EXACT) {
+  if (ip[SC_MODE] == KILN_SHAPE_CHECK_RESIZE_SCALES) {
+    if (t != KILN_DTYPE_F32) return KILN_ERR_INVALID_ARGUMENT;
+  } else if (ip[SC_MODE] == KILN_SHAPE_CHECK_EXACT) {
     if (eb == 0 || t == KILN_DTYPE_BOOL) return KILN_ERR_INVALID_ARGUMENT;
   } else if (t != KILN_DTYPE_I64 && t != KILN_DTYPE_I32) {
     return KILN_ERR_INVALID_ARGUMENT;
@@ -225,9 +251,15 @@ int kiln_shape_check_check(const int64_t* ip, uint32_t iparam_count, const float
   return kiln_check_binding(binding_bytes[0], n);
 }
 
-/* shape_resolve: the dims the value gives (RESHAPE, SQUEEZE, UNSQUEEZE),
- * validated by the same rules as shape_check, each within its capacity
- * (out_dims), written to binding 1. */
+int kiln_shape_check_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                           uint32_t fparam_count, const uint64_t* binding_bytes) {
+  (void)fp;
+  return sc_check_params(ip, iparam_count, fparam_count, binding_bytes, 0);
+}
+
+/* shape_resolve: the dims the value gives (every mode), validated by the
+ * same rules as shape_check, each within its cap (out_dims; SR_NO_CAP:
+ * none, a length the compiler has no bound for), written to binding 1. */
 static int sr_candidate(const int64_t* ip, const void* v, int64_t* got) {
   const int64_t t = ip[SC_DTYPE], count = ip[SC_COUNT];
   const int64_t in_rank = ip[SC_IN_RANK], out_rank = ip[SC_OUT_RANK];
@@ -262,10 +294,38 @@ static int sr_candidate(const int64_t* ip, const void* v, int64_t* got) {
       }
       return o == out_rank;
     }
-    case KILN_SHAPE_CHECK_SPLIT: {
+    case KILN_SHAPE_CHECK_SPLIT:
+    case KILN_SHAPE_CHECK_EXACT: {
       if (count != out_rank) return 0;
       for (int64_t k = 0; k < count; ++k) {
-        if (!sc_load(v, t, k, &got[k])) return 0;
+        if (!sc_load(v, t, k, &got[k]) || got[k] < 0) return 0;
+      }
+      return 1;
+    }
+    case KILN_SHAPE_CHECK_EXPAND: {
+      const int64_t r = in_rank > count ? in_rank : count;
+      if (r != out_rank) return 0;
+      for (int64_t p = 0; p < r; ++p) {
+        const int64_t a = p >= r - in_rank ? in[p - (r - in_rank)] : 1;
+        int64_t b = 1;
+        if (p >= r - count && !sc_load(v, t, p - (r - count), &b)) return 0;
+        got[p] = a == 1 ? b : a;  /* sc_expand refuses b other than a or 1 */
+      }
+      return 1;
+    }
+    case KILN_SHAPE_CHECK_RESIZE_SCALES: {
+      if (count != in_rank || out_rank != in_rank) return 0;
+      for (int64_t d = 0; d < count; ++d) {
+        if (!kiln_resize_scaled_length(in[d], (double)((const float*)v)[d], &got[d])) return 0;
+      }
+      return 1;
+    }
+    case KILN_SHAPE_CHECK_TILE: {
+      if (count != in_rank || out_rank != in_rank) return 0;
+      for (int64_t d = 0; d < count; ++d) {
+        int64_t rep;
+        if (!sc_load(v, t, d, &rep) || rep < 0) return 0;
+        if (kiln_checked_mul(in[d], rep, &got[d]) != KILN_OK) return 0;
       }
       return 1;
     }
@@ -296,8 +356,11 @@ int kiln_shape_resolve(const int64_t* ip, const float* fp, void* const* bindings
   int64_t got[KILN_SHAPE_CHECK_MAX_LEN];
   if (!sr_candidate(ip, v, got) || !sc_valid(ip, v, got)) return KILN_ERR_SHAPE_MISMATCH;
   for (int64_t d = 0; d < out_rank; ++d) {
-    if (got[d] > cap[d]) return KILN_ERR_SHAPE_MISMATCH;
+    if (cap[d] != SR_NO_CAP && got[d] > cap[d]) return KILN_ERR_SHAPE_MISMATCH;
   }
+  /* Without a cap the dims still describe a tensor whose size fits int64. */
+  int64_t n;
+  if (kiln_checked_product(got, out_rank, &n) != KILN_OK) return KILN_ERR_SHAPE_MISMATCH;
   int64_t* dims = (int64_t*)bindings[1];
   for (int64_t d = 0; d < out_rank; ++d) dims[d] = got[d];
   return KILN_OK;
@@ -305,11 +368,8 @@ int kiln_shape_resolve(const int64_t* ip, const float* fp, void* const* bindings
 
 int kiln_shape_resolve_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                              uint32_t fparam_count, const uint64_t* binding_bytes) {
-  KILN_TRY(kiln_shape_check_check(ip, iparam_count, fp, fparam_count, binding_bytes));
-  if (ip[SC_MODE] != KILN_SHAPE_CHECK_RESHAPE && ip[SC_MODE] != KILN_SHAPE_CHECK_SQUEEZE &&
-      ip[SC_MODE] != KILN_SHAPE_CHECK_UNSQUEEZE && ip[SC_MODE] != KILN_SHAPE_CHECK_SPLIT) {
-    return KILN_ERR_INVALID_ARGUMENT;
-  }
+  (void)fp;
+  KILN_TRY(sc_check_params(ip, iparam_count, fparam_count, binding_bytes, 1));
   const int64_t out_rank = ip[SC_OUT_RANK];
   return kiln_check_binding(binding_bytes[1], (out_rank > 0 ? out_rank : 1) * 8);
 }

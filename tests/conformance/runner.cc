@@ -42,6 +42,7 @@
 #include "vm/instance.h"
 #include "vm/module_image.h"
 #include "vm/module_verifier.h"
+#include "vm/run_growing.h"
 
 namespace kiln::conformance {
 namespace {
@@ -322,7 +323,12 @@ ChildResult RunTestInProcess(const TestCase& t, bool with_vm, bool with_aot,
         out.push_back({got[i].dtype, got[i].shape,
                        got[i].data.empty() ? empty_out : got[i].data.data(), got[i].data.size()});
       }
-      absl::Status st = (*instance)->Run(in, out);
+      // Sizes found during the run without a bound grow these buffers.
+      absl::Status st = vm::RunGrowing(**instance, in, absl::MakeSpan(out),
+                                       [&](size_t k, uint64_t bytes) -> void* {
+                                         got[k].data.assign(bytes, 0xA5);
+                                         return got[k].data.data();
+                                       });
       if (!st.ok()) {
         r.vm_pass = false;
         r.vm_reason = absl::StrCat("run: ", OneLine(std::string(st.message())));

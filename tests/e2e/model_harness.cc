@@ -12,6 +12,7 @@
 #include "kiln/dtype.h"
 #include "vm/instance.h"
 #include "vm/module_verifier.h"
+#include "vm/run_growing.h"
 #include "vm/module_image.h"
 
 namespace kiln::e2e {
@@ -81,7 +82,15 @@ absl::StatusOr<std::vector<vm::NpyArray>> RunInVm(const std::string& module_byte
     out.push_back({outputs[i].dtype, outputs[i].shape, outputs[i].data.data(),
                    outputs[i].data.size()});
   }
-  if (absl::Status s = (*instance)->Run(in, out); !s.ok()) return s;
+  // Sizes found during the run without a bound grow these buffers.
+  if (absl::Status s = vm::RunGrowing(**instance, in, absl::MakeSpan(out),
+                                      [&](size_t k, uint64_t bytes) -> void* {
+                                        outputs[k].data.assign(bytes, 0xAB);
+                                        return outputs[k].data.data();
+                                      });
+      !s.ok()) {
+    return s;
+  }
   // Dims the kernels reported during the run (their bound above): the
   // output holds them densely at its start.
   for (uint32_t i = 0; i < outputs.size(); ++i) {

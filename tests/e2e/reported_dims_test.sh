@@ -6,7 +6,8 @@
 # run with several values; `kiln run` must write each output with the shape
 # and values NumPy's reshape / basic slicing give; `kiln inspect` shows the
 # bounds and the Reshape's capacity; values the op refuses fail the run with
-# the node named and a non-zero exit.
+# the node named and a non-zero exit. Then Expand to run-time dims without a
+# bound (tests/models/opset/unbounded), against NumPy's broadcasting.
 # usage: reported_dims_test.sh KILN SOURCE_DIR WORK_DIR
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/check_counter.sh"
@@ -86,5 +87,51 @@ sys.exit(0 if y.shape == ref.shape and np.array_equal(y, ref) else 1)
 EOF
   then ok "slice $params"; else fail "slice $params: wrong shape or values"; fi
 done
+
+# Dims without a bound (tests/models/opset/unbounded): kiln run grows the
+# workspace and the output as the run asks, for each value; kiln aot refuses.
+U="$SRC/tests/models/opset/unbounded"
+"$KILN" compile "$U/expand18_runtime_then_mul.onnx" -o "$WORK/expand.kiln" \
+  > "$WORK/compile.log" 2>&1 || fail "compile expand: $(cat "$WORK/compile.log")"
+"$KILN" inspect "$WORK/expand.kiln" > "$WORK/inspect.txt" 2>&1
+if grep -q 'e.dim0 (no bound' "$WORK/inspect.txt"; then
+  ok "inspect shows a length without a bound"
+else
+  fail "inspect: $(grep results "$WORK/inspect.txt")"
+fi
+X="$U/expand18_runtime_then_mul.input0.npy"  # x [3, 1]
+for shape in "2,1,4" "1,1,1" "1,3,70" "5,3,1"; do
+  ints "$WORK/s.npy" "$shape"
+  if ! "$KILN" run "$WORK/expand.kiln" --input "x=$X" --input "s=$WORK/s.npy" \
+      --output "$WORK/y.npy" --repeat 2 > "$WORK/run.log" 2>&1; then
+    fail "expand to [$shape]: $(cat "$WORK/run.log")"
+    continue
+  fi
+  if $PY - "$X" "$WORK/y.npy" "$shape" <<'EOF'
+import sys
+import numpy as np
+x = np.load(sys.argv[1])
+y = np.load(sys.argv[2])
+ref = (x * np.ones([int(v) for v in sys.argv[3].split(",")], np.float32)) * np.float32(2)
+sys.exit(0 if y.shape == ref.shape and np.array_equal(y, ref) else 1)
+EOF
+  then ok "expand to [$shape]"; else fail "expand to [$shape]: wrong shape or values"; fi
+done
+ints "$WORK/s.npy" "2,2,4"  # 3 against 2: NumPy refuses to broadcast it too
+if "$KILN" run "$WORK/expand.kiln" --input "x=$X" --input "s=$WORK/s.npy" \
+    --output "$WORK/y.npy" > "$WORK/run.log" 2>&1; then
+  fail "expand to [2,2,4] ran"
+elif grep -q "Expand" "$WORK/run.log"; then
+  ok "expand to [2,2,4] refused naming the node"
+else
+  fail "expand to [2,2,4]: $(cat "$WORK/run.log")"
+fi
+if "$KILN" aot "$WORK/expand.kiln" -o "$WORK/aot" > "$WORK/aot.log" 2>&1; then
+  fail "kiln aot took a module with lengths without a bound"
+elif grep -q "without a bound" "$WORK/aot.log"; then
+  ok "kiln aot refuses lengths without a bound, saying so"
+else
+  fail "kiln aot: $(cat "$WORK/aot.log")"
+fi
 
 finish

@@ -179,7 +179,7 @@ TEST(ShapeCheckKernel, CheckerBoundsParamsAndBinding) {
   EXPECT_EQ(CheckParams(longer, 24), KILN_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(CheckParams(Dims(good.begin(), good.begin() + 5), 24), KILN_ERR_INVALID_ARGUMENT);
   // Unknown mode, flag, negative dims, non-integer shapes outside EXACT.
-  EXPECT_EQ(CheckParams(Params(7, KILN_DTYPE_I64, 3, 0, {}, {1, 2, 3}), 24),
+  EXPECT_EQ(CheckParams(Params(8, KILN_DTYPE_I64, 3, 0, {}, {1, 2, 3}), 24),
             KILN_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(CheckParams(Params(0, KILN_DTYPE_I64, 3, 2, {}, {1, 2, 3}), 24),
             KILN_ERR_INVALID_ARGUMENT);

@@ -738,7 +738,10 @@ KILN_DECLARE_KERNEL(mel_weight_matrix)
  *   TILE      in_dims[d] * v[d] = out_dims[d], v[d] >= 0;
  *   EXACT     v = out_dims (Split sizes, ConstantOfShape dims, OneHot depth);
  *   SPLIT     v = out_dims, non-negative, adding up to in_dims[0] (IR = 1:
- *             the axis length; Split sizes reported by shape_resolve).
+ *             the axis length; Split sizes reported by shape_resolve);
+ *   RESIZE_SCALES v are Resize's float32 scales (> 0): out_dims[d] =
+ *             floor(in_dims[d] * v[d]) (resize_core.h).
+ * (shape_resolve: every mode.)
  *   IR, OR, count <= KILN_SHAPE_CHECK_MAX_LEN.
  * fparams: none. */
 typedef enum kiln_shape_check_mode {
@@ -749,14 +752,17 @@ typedef enum kiln_shape_check_mode {
   KILN_SHAPE_CHECK_TILE = 4,
   KILN_SHAPE_CHECK_EXACT = 5,
   KILN_SHAPE_CHECK_SPLIT = 6,
+  KILN_SHAPE_CHECK_RESIZE_SCALES = 7,
 } kiln_shape_check_mode;
 #define KILN_SHAPE_CHECK_MAX_LEN 1024
 KILN_DECLARE_KERNEL(shape_check)
-/* shape_resolve: shape_check's RESHAPE, SQUEEZE, UNSQUEEZE and SPLIT modes
- * for a model that declares no output shape: out_dims are capacities; the dims the
- * value gives (validated by the same rules) must each lie within them and go
- * to binding 1 as OR int64 (the module's result symbols). The data is the
- * input's (an alias), so nothing else is written.
+/* shape_resolve: shape_check's modes for a model that declares no output
+ * shape: out_dims are caps (-1: none, a length the compiler cannot bound);
+ * the dims the value gives (validated by the same rules, their product
+ * within int64) must each lie within them and go to binding 1 as OR int64
+ * (the module's result symbols). Reshape, Squeeze, Unsqueeze and Split keep
+ * the input's data; ConstantOfShape (EXACT), Expand and Tile then run their
+ * own kernels on those dims. Nothing else is written.
  * bindings: [0] v [count]  [1] dims [OR] int64 [out] */
 KILN_DECLARE_KERNEL(shape_resolve)
 

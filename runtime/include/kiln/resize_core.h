@@ -53,6 +53,17 @@ typedef struct {
 
 /* Coefficients of the n = 2 (nearest, linear) or 4 (cubic) neighbours for
  * the fractional part `ratio` in (0, 1]; returns n. */
+/* ONNX's output length for a scale: floor(in * scale), in double as the
+ * reference computes it. 0 when the scale is not positive (or NaN) or the
+ * length is beyond int64. */
+static inline int kiln_resize_scaled_length(int64_t in, double scale, int64_t* out) {
+  if (!(scale > 0)) return 0;
+  const double v = floor((double)in * scale);
+  if (!(v < 9223372036854775808.0)) return 0;
+  *out = (int64_t)v;
+  return 1;
+}
+
 static inline int kiln_resize_coeffs(const kiln_resize_method* m, double ratio, double* c) {
   if (m->mode == KILN_RESIZE_NEAREST) {
     int up; /* 1: the upper neighbour */

@@ -54,15 +54,15 @@ def save(name, m, inputs, out_dir=HERE):
     path = os.path.join(out_dir, name + ".onnx")
     with open(path, "wb") as f:
         f.write(m.SerializeToString())
-    if out_dir != HERE:
+    if os.path.basename(out_dir) == "refused":
         return
     args = ["node", ORT_RUN, path]
     for i, x in enumerate(inputs):
-        p = os.path.join(HERE, f"{name}.input{i}.npy")
+        p = os.path.join(out_dir, f"{name}.input{i}.npy")
         np.save(p, x)
         args += ["--input", p]
     for i in range(len(m.graph.output)):
-        args += ["--output", os.path.join(HERE, f"{name}.output{i}.npy")]
+        args += ["--output", os.path.join(out_dir, f"{name}.output{i}.npy")]
     subprocess.run(args, check=True)
 
 
@@ -314,6 +314,45 @@ def runtime_dims_models():
     save("split18_runtime_sizes_undeclared", m, [x, np.array([2, 5, 0], np.int64)])
 
 
+def unbounded_models():
+    """Outputs sized by run-time data with no bound the compiler can give
+    (ConstantOfShape, Expand, Resize by run-time scales or sizes, no declared
+    output shape): the tensors go to the workspace's tail and the run grows
+    what it needs. The VM runs them; AOT refuses them for now (unbounded/)."""
+    out = os.path.join(HERE, "unbounded")
+    os.makedirs(out, exist_ok=True)
+    rng = np.random.default_rng(1820)
+    i64 = TensorProto.INT64
+    # An intermediate of run-time dims (the tail), then an output broadcast
+    # against a static input.
+    value = helper.make_tensor("v", F, [1], [1.5])
+    x = rng.standard_normal((4,)).astype(np.float32)
+    m = model(18, [helper.make_node("ConstantOfShape", ["s"], ["c"], value=value),
+                   helper.make_node("Add", ["c", "x"], ["y"])],
+              [vinfo("s", i64, [3]), vinfo("x", F, [4])], [vinfo("y", F, None)])
+    save("constantofshape18_runtime_then_add", m, [np.array([2, 3, 4], np.int64), x], out)
+    value = helper.make_tensor("v", i64, [1], [7])
+    m = model(18, [helper.make_node("ConstantOfShape", ["s"], ["y"], value=value)],
+              [vinfo("s", i64, [2])], [vinfo("y", i64, None)])
+    save("constantofshape18_runtime_int64", m, [np.array([2, 5], np.int64)], out)
+    x = rng.standard_normal((3, 1)).astype(np.float32)
+    m = model(18, [helper.make_node("Expand", ["x", "s"], ["e"]),
+                   helper.make_node("Mul", ["e", "two"], ["y"])],
+              [vinfo("x", F, [3, 1]), vinfo("s", i64, [3])], [vinfo("y", F, None)],
+              [const("two", np.array(2.0, np.float32))])
+    save("expand18_runtime_then_mul", m, [x, np.array([2, 1, 4], np.int64)], out)
+    x = rng.standard_normal((1, 2, 4, 6)).astype(np.float32)
+    m = model(18, [helper.make_node("Resize", ["x", "", "sc"], ["r"], mode="linear"),
+                   helper.make_node("Relu", ["r"], ["y"])],
+              [vinfo("x", F, [1, 2, 4, 6]), vinfo("sc", F, [4])], [vinfo("y", F, None)])
+    save("resize18_runtime_scales_then_relu", m,
+         [x, np.array([1, 1, 0.5, 1.5], np.float32)], out)
+    x = rng.standard_normal((1, 2, 3, 4)).astype(np.float32)
+    m = model(18, [helper.make_node("Resize", ["x", "", "", "sz"], ["y"], mode="nearest")],
+              [vinfo("x", F, [1, 2, 3, 4]), vinfo("sz", i64, [4])], [vinfo("y", F, None)])
+    save("resize18_runtime_sizes_nearest", m, [x, np.array([1, 2, 7, 5], np.int64)], out)
+
+
 def refused_models():
     out = os.path.join(HERE, "refused")
     os.makedirs(out, exist_ok=True)
@@ -360,6 +399,7 @@ def main():
     refused_models()
     bitwise_models()
     runtime_dims_models()
+    unbounded_models()
 
 
 if __name__ == "__main__":

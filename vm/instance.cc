@@ -593,7 +593,9 @@ std::optional<absl::Status> Instance::ShortfallError(uint32_t function, uint32_t
                                                      const std::string& where) const {
   const auto* bytecode = image_->module().functions()->Get(function)->bytecode();
   const uint32_t opcode = bytecode->Get(pc);
-  if (code != KILN_ERR_OUT_OF_RANGE ||
+  // Only sizes without a bound may outgrow what the caller gave; other
+  // modules had every size checked before the run.
+  if (!has_unbounded_sizes_ || code != KILN_ERR_OUT_OF_RANGE ||
       (opcode != KILN_OP_VIEW_OUTPUT_DYN && opcode != KILN_OP_VIEW_ARENA_DYN)) {
     return std::nullopt;
   }

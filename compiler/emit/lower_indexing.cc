@@ -130,6 +130,8 @@ absl::Status LowerND(LoweringContext& ctx, const ir::Node& node) {
 absl::Status LowerOneHot(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(auto idx, ctx.InputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
+  // The depth may be a reported length (patched); the indices' dims not.
+  KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, idx, "the indices' shape"));
   const int64_t kind = KindOf(ctx.value(node.inputs[0]).dtype);
   if (kind == 0) return ctx.Unimplemented(node, "indices must be float32/float64/int32/int64");
   const int64_t r = static_cast<int64_t>(y.size());

@@ -64,11 +64,15 @@ absl::Status DispatchRt(LoweringContext& ctx, const ir::Node& node, const std::s
 absl::Status Shapes(LoweringContext& ctx, const ir::Node& node, Shape* x, Shape* y) {
   KILN_ASSIGN_OR_RETURN(*x, ctx.InputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(*y, ctx.OutputShape(node, 0));
-  if (AfterRun(node)) {
+  // Reported dims: their bounds, or without one the symbols themselves
+  // (patched into the kernel's parameters).
+  bool unbounded = false;
+  for (int64_t d : *y) unbounded = unbounded || ctx.dims().HasUnbounded(d);
+  if (AfterRun(node) && !unbounded) {
     KILN_ASSIGN_OR_RETURN(*y, ctx.BoundShape(node, *y));
   }
   KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, *x, "the input shape"));
-  KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, *y, "the output shape"));
+  if (!unbounded) KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, *y, "the output shape"));
   if (x->size() > KILN_MAX_RANK) {
     return ctx.Unimplemented(node, absl::StrCat("rank ", x->size(), " is above ", KILN_MAX_RANK));
   }
@@ -138,6 +142,11 @@ absl::Status LowerPadRt(LoweringContext& ctx, const ir::Node& node) {
     b[3] = BindInts(ctx, node, "axes", Iota(r));
   }
   KILN_ASSIGN_OR_RETURN(b[4], ctx.Bind(node, node.outputs[0]));
+  if (node.GetInt("kiln.result_dims", 0) != 0) {  // the dims first, reported
+    KILN_ASSIGN_OR_RETURN(Binding dims, ctx.Bind(node, node.outputs.back()));
+    std::vector<int64_t> dp(ip.begin(), ip.begin() + 6 + r);
+    KILN_RETURN_IF_ERROR(ctx.Dispatch(node, "pad_rt_dims", std::move(dp), {}, {b[1], b[3], dims}));
+  }
   return ctx.Dispatch(node, "pad_rt", std::move(ip), {}, b);
 }
 
@@ -168,8 +177,16 @@ absl::Status LowerReduceRt(LoweringContext& ctx, const ir::Node& node) {
 
 absl::Status LowerRange(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
-  KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, y, "the output shape"));
   KILN_ASSIGN_OR_RETURN(std::vector<Binding> b, BindAll(ctx, node, {0, 1, 2}));
+  // Without a declaration: range_count reports the length, patched into n.
+  if (node.GetInt("kiln.result_dims", 0) != 0 && y.size() == 1) {
+    KILN_ASSIGN_OR_RETURN(Binding n, ctx.Bind(node, node.outputs.back()));
+    std::vector<Binding> bc = b;  // start, limit, delta, then n for Y
+    bc.back() = n;
+    KILN_RETURN_IF_ERROR(ctx.Dispatch(node, "range_count", {DtypeOf(ctx, node, 0)}, {}, bc));
+    return ctx.Dispatch(node, "range", {DtypeOf(ctx, node, 0), y[0]}, {}, b);
+  }
+  KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, y, "the output shape"));
   return ctx.Dispatch(node, "range", {DtypeOf(ctx, node, 0), ir::ElementCount(y)}, {}, b);
 }
 

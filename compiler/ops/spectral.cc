@@ -175,10 +175,18 @@ absl::Status OutputFloat(Ctx& c, DType* t) {
 absl::Status SignalWindow(Ctx& c) {
   KILN_RETURN_IF_ERROR(c.Need(1));
   if (c.T(0) != DType::I32 && c.T(0) != DType::I64) return c.Err("size must be int32 or int64");
-  int64_t n = 0;
-  KILN_RETURN_IF_ERROR(c.SizeInput(0, "size", 0, 0, &n));
   DType t;
   KILN_RETURN_IF_ERROR(OutputFloat(c, &t));
+  // A run-time size without a declared output shape: the length is
+  // reported during the run (shape_resolve), without a bound.
+  if (c.node().GetInt("kiln.result_dims", 0) != 0 ||
+      (c.C(0) == nullptr && c.DeclaredDim(0, 0) < 0 && c.graph().scope.empty())) {
+    if (ir::ElementCount(c.S(0)) != 1) return c.Err("size must hold one value");
+    KILN_ASSIGN_OR_RETURN(const ir::ValueId dims, c.ReportedDimsOutput(1, 1));
+    return c.Set(0, t, {c.ReportedDim(dims, 0, ir::kNoBound, 0, ".length")});
+  }
+  int64_t n = 0;
+  KILN_RETURN_IF_ERROR(c.SizeInput(0, "size", 0, 0, &n));
   return c.Set(0, t, {n});
 }
 
@@ -284,6 +292,13 @@ absl::Status LowerSignalWindow(LoweringContext& ctx, const ir::Node& node) {
   const int64_t kind = node.op_type == "HannWindow" ? 0 : node.op_type == "HammingWindow" ? 1 : 2;
   KILN_ASSIGN_OR_RETURN(Binding bs, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  if (node.GetInt("kiln.result_dims", 0) != 0) {  // the size is the length (no cap)
+    KILN_ASSIGN_OR_RETURN(Binding dims, ctx.Bind(node, node.outputs.back()));
+    KILN_RETURN_IF_ERROR(ctx.Dispatch(node, "shape_resolve",
+                                      {KILN_SHAPE_CHECK_EXACT, DTypeCode(ctx, node.inputs[0]), 1,
+                                       0, 0, 1, -1},
+                                      {}, {bs, dims}));
+  }
   Shape ip = {kind, y[0], node.GetInt("periodic", 1) != 0 ? 1 : 0, DTypeCode(ctx, node.inputs[0]),
               static_cast<int64_t>(ctx.value(node.outputs[0]).dtype)};
   return ctx.Dispatch(node, "signal_window", std::move(ip), {}, {bs, by});
@@ -302,9 +317,10 @@ absl::Status LowerMel(LoweringContext& ctx, const ir::Node& node) {
 void RegisterSpectralOps(std::vector<OpDef>& ops) {
   ops.push_back({"DFT", Dft, /*symbolic=*/false, LowerDft});
   ops.push_back({"STFT", Stft, /*symbolic=*/false, LowerStft});
-  ops.push_back({"HannWindow", SignalWindow, /*symbolic=*/false, LowerSignalWindow});
-  ops.push_back({"HammingWindow", SignalWindow, /*symbolic=*/false, LowerSignalWindow});
-  ops.push_back({"BlackmanWindow", SignalWindow, /*symbolic=*/false, LowerSignalWindow});
+  // Symbolic: a run-time size without a declaration gives a reported length.
+  ops.push_back({"HannWindow", SignalWindow, /*symbolic=*/true, LowerSignalWindow});
+  ops.push_back({"HammingWindow", SignalWindow, /*symbolic=*/true, LowerSignalWindow});
+  ops.push_back({"BlackmanWindow", SignalWindow, /*symbolic=*/true, LowerSignalWindow});
   ops.push_back({"MelWeightMatrix", MelWeightMatrix, /*symbolic=*/false, LowerMel});
 }
 

@@ -11,7 +11,7 @@
 // regions and batch indices are run-time data, checked by the kernel.
 //
 // A run-time output_shape of MaxUnpool is first checked against the declared
-// output shape (shape_check EXACT).
+// output shape (shape_check EXACT), or without one reported (shape_resolve).
 #include <string>
 #include <utility>
 #include <vector>
@@ -93,9 +93,24 @@ absl::Status MaxUnpoolShape(Ctx& c) {
     }
     if (c.C(2) != nullptr) {
       KILN_RETURN_IF_ERROR(c.KnownInts(2, "output_shape", &y));
+    } else if (c.node().GetInt("kiln.result_dims", 0) != 0 ||
+               (!c.DeclaredStatic(0, &y) && c.graph().scope.empty())) {
+      // Without a declaration: the spatial dims are reported during the run
+      // (shape_resolve EXACT), without a bound; max_unpool's checker holds
+      // each to at least the unpooled one.
+      const Shape x0 = x;  // appending the dims output may move the graph's values
+      KILN_ASSIGN_OR_RETURN(const ir::ValueId dims,
+                            c.ReportedDimsOutput(1, static_cast<int64_t>(x0.size())));
+      y = {x0[0], x0[1]};
+      for (size_t d = 2; d < x0.size(); ++d) {
+        y.push_back(c.ReportedDim(dims, static_cast<int64_t>(d), ir::kNoBound, 0,
+                                  absl::StrCat(".dim", d)));
+      }
+      c.node().SetInts("kiln.unpool_inferred", inferred);
+      return c.Set(0, t, std::move(y));
     } else if (!c.DeclaredStatic(0, &y)) {
-      return c.Err("output_shape is a run-time input; Kiln needs the model to declare a fully "
-                   "static output shape");
+      return c.Err("output_shape is a run-time input inside a control-flow body; Kiln needs "
+                   "the model to declare a fully static output shape");
     }
     bool ok = y.size() == x.size() && y[0] == x[0] && y[1] == x[1];
     for (size_t d = 2; ok && d < y.size(); ++d) ok = y[d] >= inferred[d] && Ctx::Within(y[d]);
@@ -153,16 +168,23 @@ absl::Status RoiAlignShape(Ctx& c) {
 }
 
 
+// Without a declared output shape, the value's dims are reported instead
+// (shape_resolve; N and C capped at X's, the spatial dims without a cap).
 absl::Status CheckRuntimeOutputShape(LoweringContext& ctx, const ir::Node& node,
-                                     const Shape& y) {
+                                     const Shape& x, const Shape& y) {
   if (node.inputs.size() < 3 || node.inputs[2] == ir::kNoValue) return absl::OkStatus();
   const ir::Value& v = ctx.value(node.inputs[2]);
   if (v.constant) return absl::OkStatus();  // shape inference read its value
+  const bool reports = node.GetInt("kiln.result_dims", 0) != 0;
   std::vector<int64_t> ip = {KILN_SHAPE_CHECK_EXACT, static_cast<int64_t>(v.dtype),
                              static_cast<int64_t>(y.size()), 0, 0,
                              static_cast<int64_t>(y.size())};
-  ip.insert(ip.end(), y.begin(), y.end());
+  for (size_t d = 0; d < y.size(); ++d) ip.push_back(!reports ? y[d] : d < 2 ? x[d] : -1);
   KILN_ASSIGN_OR_RETURN(Binding b, ctx.Bind(node, node.inputs[2]));
+  if (reports) {
+    KILN_ASSIGN_OR_RETURN(Binding dims, ctx.Bind(node, node.outputs.back()));
+    return ctx.Dispatch(node, "shape_resolve", std::move(ip), {}, {b, dims});
+  }
   return ctx.Dispatch(node, "shape_check", std::move(ip), {}, {b});
 }
 
@@ -170,12 +192,14 @@ absl::Status LowerMaxUnpool(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(Shape x, ctx.InputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(Shape y, ctx.OutputShape(node, 0));
   KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, x, "the input shape"));
-  KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, y, "the output shape"));
+  if (node.GetInt("kiln.result_dims", 0) == 0) {  // else reported dims, patched
+    KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, y, "the output shape"));
+  }
   const Shape inferred = node.GetInts("kiln.unpool_inferred", {});
   if (inferred.size() != y.size() || y.size() > KILN_MAX_RANK) {
     return ctx.Invalid(node, "the unpooled shape is missing");
   }
-  KILN_RETURN_IF_ERROR(CheckRuntimeOutputShape(ctx, node, y));
+  KILN_RETURN_IF_ERROR(CheckRuntimeOutputShape(ctx, node, x, y));
   std::vector<int64_t> ip = {static_cast<int64_t>(ir::DTypeSize(ctx.value(node.inputs[0]).dtype)),
                              ir::ElementCount(x), static_cast<int64_t>(y.size())};
   ip.insert(ip.end(), inferred.begin(), inferred.end());
@@ -208,7 +232,8 @@ absl::Status LowerRoiAlign(LoweringContext& ctx, const ir::Node& node) {
 }  // namespace
 
 void RegisterUnpoolRoiOps(std::vector<OpDef>& ops) {
-  ops.push_back({"MaxUnpool", MaxUnpoolShape, /*symbolic=*/false, LowerMaxUnpool});
+  // Symbolic: the output dims a run-time output_shape gives without a declaration.
+  ops.push_back({"MaxUnpool", MaxUnpoolShape, /*symbolic=*/true, LowerMaxUnpool});
   ops.push_back({"RoiAlign", RoiAlignShape, /*symbolic=*/false, LowerRoiAlign});
 }
 

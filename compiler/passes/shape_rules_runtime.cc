@@ -186,12 +186,22 @@ absl::Status OneHot(Ctx& c, int64_t count, const Shape& y) {
 // are data symbols shape_resolve reports after its run (the data is the
 // input's, aliased). Each is at most the element count (Reshape) or the
 // largest input dim; the output takes the input's bytes whatever the dims.
-// An empty input is refused: Reshape with allowzero could then take any dims.
+// An empty input's dims have no bound (Reshape with allowzero could then take
+// any dims).
 absl::Status MovesAfterRun(Ctx& c, int64_t count) {
   const std::string& op = c.node().op_type;
   const Shape& x = c.S(0);
   const int64_t n = ir::ElementCount(x);
-  if (n == 0) return c.Err("a run-time shape for an empty input needs a declared output shape");
+  // An empty input may take any dims (Reshape with allowzero keeps a 0, so
+  // the others are free): lengths without a bound, holding no element.
+  if (n == 0) {
+    const int64_t r = c.Rank(0);
+    const int64_t rank = op == "Reshape" ? count : op == "Squeeze" ? r - count : r + count;
+    if (rank < 0 || (op == "Squeeze" && count == 0)) {
+      return c.Err("a run-time squeeze of an empty input needs a declared output shape");
+    }
+    return c.DimsAfterRun(c.T(0), Shape(static_cast<size_t>(rank), ir::kNoBound));
+  }
   int64_t largest = 1;
   for (int64_t d : x) largest = std::max(largest, d);
   const int64_t r = c.Rank(0);
@@ -211,10 +221,11 @@ absl::Status MovesAfterRun(Ctx& c, int64_t count) {
   return c.DimsAfterRun(c.T(0), bound, bytes);
 }
 
-// ConstantOfShape and Expand without a declared output shape: the dims
-// shape_resolve reports (EXACT: the values; EXPAND: broadcasting), data
-// symbols without a bound where the value sets them (an Expand dim the
-// input fixes stays static). Their tensors go to the workspace's tail.
+// ConstantOfShape, Expand and Tile without a declared output shape: the
+// dims shape_resolve reports (EXACT: the values; EXPAND: broadcasting;
+// TILE: dim * repeat), data symbols without a bound where the value sets
+// them (an Expand dim the input fixes, a Tile of an empty dim, stay
+// static). Their tensors go to the workspace's tail.
 absl::Status ShapedAfterRun(Ctx& c, int64_t count) {
   const std::string& op = c.node().op_type;
   Shape fixed;  // per output dim: the static value, or -1 where the value sets it
@@ -226,6 +237,12 @@ absl::Status ShapedAfterRun(Ctx& c, int64_t count) {
       if (it->second.tensor->element_count() != 1) return c.Err("value must hold one element");
       dtype = it->second.tensor->dtype;
     }
+  } else if (op == "Tile") {
+    if (count != c.Rank(0)) {
+      return c.Err(absl::StrCat("repeats has ", count, " entries for rank ", c.Rank(0)));
+    }
+    for (int64_t d : c.S(0)) fixed.push_back(d == 0 ? 0 : -1);
+    dtype = c.T(0);
   } else {
     const Shape x = c.S(0);
     const int64_t rx = static_cast<int64_t>(x.size()), r = std::max(rx, count);
@@ -239,7 +256,31 @@ absl::Status ShapedAfterRun(Ctx& c, int64_t count) {
     const int64_t j = static_cast<int64_t>(d);
     y[d] = fixed[d] >= 0 ? fixed[d] : c.ReportedDim(dims, j, ir::kNoBound, 0, absl::StrCat(".dim", j));
   }
+  if (op == "Tile") {  // the repeats the lowering copies by: y / x, exact
+    const Shape x = c.S(0);
+    Shape rep(x.size(), 0);
+    for (size_t d = 0; d < x.size(); ++d) {
+      if (x[d] != 0) rep[d] = c.graph().dims.FloorDiv(y[d], x[d]);
+    }
+    c.node().SetInts("kiln.repeats", rep);
+  }
   return c.Set(0, dtype, std::move(y));
+}
+
+// OneHot by a run-time depth without a declared output shape: the depth
+// axis's length is a data symbol shape_resolve reports (EXACT: the depth,
+// truncated toward zero as ONNX casts it), without a bound.
+absl::Status OneHotAfterRun(Ctx& c, int64_t count) {
+  KILN_RETURN_IF_ERROR(c.Need(3));
+  if (count != 1) return c.Err("depth must hold one value");
+  if (ir::ElementCount(c.S(2)) != 2) return c.Err("values must hold [off, on]");
+  Shape y = c.S(0);  // a copy: appending the dims output may move it
+  const DType t = c.T(2);
+  int64_t axis = 0;
+  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", -1), c.Rank(0) + 1, &axis));
+  KILN_ASSIGN_OR_RETURN(const ir::ValueId dims, c.ReportedDimsOutput(1, 1));
+  y.insert(y.begin() + axis, c.ReportedDim(dims, 0, ir::kNoBound, 0, ".depth"));
+  return c.Set(0, t, std::move(y));
 }
 
 // Split by run-time sizes without declared output shapes: each output's
@@ -304,7 +345,8 @@ bool InferRuntimeShapeInput(ir::Graph& graph, ir::Node& node,
       node.GetInt("kiln.result_dims", 0) != 0 ||
       (!declared && graph.scope.empty() &&
        ((node.outputs.size() == 1 && (op == "Reshape" || op == "Squeeze" || op == "Unsqueeze" ||
-                                       op == "ConstantOfShape" || op == "Expand")) ||
+                                       op == "ConstantOfShape" || op == "Expand" ||
+                                       op == "Tile" || op == "OneHot")) ||
         op == "Split"));
   if (!declared && !after_run) return false;
   const DType t = c.T(k);
@@ -334,7 +376,9 @@ bool InferRuntimeShapeInput(ir::Graph& graph, ir::Node& node,
   const int64_t count = ir::ElementCount(c.S(k));
   if (after_run) {
     *status = op == "Split"                                ? SplitAfterRun(c, count)
-              : op == "ConstantOfShape" || op == "Expand" ? ShapedAfterRun(c, count)
+              : op == "ConstantOfShape" || op == "Expand" || op == "Tile"
+                  ? ShapedAfterRun(c, count)
+              : op == "OneHot"                            ? OneHotAfterRun(c, count)
                                                           : MovesAfterRun(c, count);
     return true;
   }

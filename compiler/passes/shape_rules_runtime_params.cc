@@ -146,6 +146,25 @@ absl::Status Range(Ctx& c, const Shape& y) {
   return c.Set(0, t, y);
 }
 
+// Range without a declared output shape: its length is a data symbol
+// range_count reports, without a bound.
+absl::Status RangeAfterRun(Ctx& c) {
+  KILN_RETURN_IF_ERROR(Range(c, Shape{0}));  // checks the inputs
+  const DType t = c.T(0);
+  KILN_ASSIGN_OR_RETURN(const ir::ValueId dims, c.ReportedDimsOutput(1, 1));
+  return c.Set(0, t, {c.ReportedDim(dims, 0, ir::kNoBound, 0, ".length")});
+}
+
+// Pad without a declared output shape: each dim a data symbol pad_rt_dims
+// reports (in + begin + end, or in), without a bound.
+absl::Status PadAfterRun(Ctx& c) {
+  KILN_RETURN_IF_ERROR(Pad(c, c.S(0)));  // checks the inputs
+  const Shape x = c.S(0);  // a copy: appending the dims output may move it
+  Shape bound(x.size(), ir::kNoBound);
+  const DType t = c.T(0);
+  return c.DimsAfterRun(t, bound);
+}
+
 // Slice shaped after the run: each dim at most the input's.
 absl::Status SliceAfterRun(Ctx& c) {
   KILN_RETURN_IF_ERROR(Slice(c, c.S(0)));
@@ -202,8 +221,11 @@ bool InferRuntimeParams(ir::Graph& graph, ir::Node& node,
   if (!c.StaticInputs()) return false;
   if (node.GetInt("kiln.result_dims", 0) != 0 ||
       (node.outputs.size() == 1 && !c.DeclaredStatic(0, &y) && graph.scope.empty() &&
-       (op == "Slice" || IsReduce(op)))) {
-    *status = op == "Slice" ? SliceAfterRun(c) : ReduceAfterRun(c);
+       (op == "Slice" || op == "Range" || op == "Pad" || IsReduce(op)))) {
+    *status = op == "Slice"   ? SliceAfterRun(c)
+              : op == "Range" ? RangeAfterRun(c)
+              : op == "Pad"   ? PadAfterRun(c)
+                              : ReduceAfterRun(c);
     return true;
   }
   if (node.outputs.size() != 1 || !c.DeclaredStatic(0, &y)) return false;

@@ -43,7 +43,9 @@ const std::set<std::string>& SymbolicOps() {
       "If", "Loop", "Scan",
       // symops3: Tile (repeats from the symbols too), Pad (constant pads),
       // Resize (constant scales; resize_rt_f32 with patched dims), Einsum
-      "Tile", "Pad", "Resize", "Einsum"};
+      "Tile", "Pad", "Resize", "Einsum",
+      // a run-time depth without a declaration (static indices only)
+      "OneHot"};
   return *ops;
 }
 

@@ -18,27 +18,42 @@ enum { PR_EB, PR_MODE, PR_R, PR_N, PR_T_PADS, PR_T_AXES, PR_HEAD };
  * loop's coordinate arithmetic inside int64 (dims are bounded alike). */
 #define PR_MAX_PAD (INT64_C(1) << 61)
 
+/* The output dims the pads give (in + begin + end on each listed axis, in
+ * elsewhere) and each axis's begin; 0 when an axis repeats or is out of
+ * range, a pad is beyond PR_MAX_PAD or a dim would be negative. */
+static int pr_resolve(const int64_t* ip, const void* pads, const void* axes, int64_t* begin,
+                      int64_t* dims) {
+  const int64_t R = ip[PR_R], n = ip[PR_N], tp = ip[PR_T_PADS];
+  const int64_t* in = ip + PR_HEAD;
+  uint32_t seen = 0;
+  for (int64_t d = 0; d < R; ++d) {
+    begin[d] = 0;
+    dims[d] = in[d];
+  }
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t a = kiln_rt_axis(axes, ip[PR_T_AXES], k, R, &seen);
+    if (a < 0) return 0;
+    const int64_t b = kiln_rt_int(pads, tp, k), e = kiln_rt_int(pads, tp, n + k);
+    if (b < -PR_MAX_PAD || b > PR_MAX_PAD || e < -PR_MAX_PAD || e > PR_MAX_PAD ||
+        in[a] + b + e < 0)
+      return 0;
+    begin[a] = b;
+    dims[a] = in[a] + b + e;
+  }
+  return 1;
+}
+
 int kiln_pad_rt(const int64_t* ip, const float* fp, void* const* bindings,
                 const kiln_host* host) {
   (void)fp;
   (void)host;
-  const int64_t eb = ip[PR_EB], R = ip[PR_R], n = ip[PR_N], tp = ip[PR_T_PADS];
+  const int64_t eb = ip[PR_EB], R = ip[PR_R];
   const int64_t* in = ip + PR_HEAD;
   const int64_t* out = in + R;
-  int64_t begin[KILN_MAX_RANK];
-  uint32_t seen = 0;
-  for (int64_t d = 0; d < R; ++d) begin[d] = 0;
-  for (int64_t k = 0; k < n; ++k) {
-    const int64_t a = kiln_rt_axis(bindings[3], ip[PR_T_AXES], k, R, &seen);
-    if (a < 0) return KILN_ERR_SHAPE_MISMATCH;
-    const int64_t b = kiln_rt_int(bindings[1], tp, k), e = kiln_rt_int(bindings[1], tp, n + k);
-    if (b < -PR_MAX_PAD || b > PR_MAX_PAD || e < -PR_MAX_PAD || e > PR_MAX_PAD ||
-        in[a] + b + e != out[a])
-      return KILN_ERR_SHAPE_MISMATCH;
-    begin[a] = b;
-  }
+  int64_t begin[KILN_MAX_RANK], dims[KILN_MAX_RANK];
+  if (!pr_resolve(ip, bindings[1], bindings[3], begin, dims)) return KILN_ERR_SHAPE_MISMATCH;
   for (int64_t d = 0; d < R; ++d) {
-    if (!(seen & (1u << d)) && in[d] != out[d]) return KILN_ERR_SHAPE_MISMATCH;
+    if (dims[d] != out[d]) return KILN_ERR_SHAPE_MISMATCH;
   }
   unsigned char fill[8];
   memcpy(fill, bindings[2], (size_t)eb);
@@ -75,4 +90,37 @@ int kiln_pad_rt_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
   /* Work is bounded by Y: one flat pass over its elements (eb >= 1). */
   KILN_TRY(kiln_dense_bytes(out_n, eb, &bytes));
   return kiln_check_binding(binding_bytes[4], bytes);
+}
+
+/* pad_rt_dims: the dims alone, for a model that declares no output shape. */
+int kiln_pad_rt_dims(const int64_t* ip, const float* fp, void* const* bindings,
+                     const kiln_host* host) {
+  (void)fp;
+  (void)host;
+  const int64_t R = ip[PR_R];
+  int64_t begin[KILN_MAX_RANK], dims[KILN_MAX_RANK];
+  if (!pr_resolve(ip, bindings[0], bindings[1], begin, dims)) return KILN_ERR_SHAPE_MISMATCH;
+  /* Other tensors of these dims must fit int64 bytes: refuse beyond that. */
+  int64_t n;
+  if (kiln_checked_product(dims, R, &n) != KILN_OK || n > (INT64_C(1) << 56)) {
+    return KILN_ERR_SHAPE_MISMATCH;
+  }
+  for (int64_t d = 0; d < R; ++d) ((int64_t*)bindings[2])[d] = dims[d];
+  return KILN_OK;
+}
+
+int kiln_pad_rt_dims_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                           uint32_t fparam_count, const uint64_t* binding_bytes) {
+  if (ip == NULL || iparam_count < PR_HEAD) return KILN_ERR_INVALID_ARGUMENT;
+  const int64_t R = ip[PR_R], n = ip[PR_N];
+  if (R < 1 || R > KILN_MAX_RANK) return KILN_ERR_INVALID_ARGUMENT;
+  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(PR_HEAD + R), fp, fparam_count, 0));
+  KILN_TRY(kiln_check_nonneg(ip, PR_HEAD + R));
+  if (n > R) return KILN_ERR_INVALID_ARGUMENT;
+  for (int64_t d = 0; d < R; ++d) {
+    if (ip[PR_HEAD + d] > PR_MAX_PAD) return KILN_ERR_OUT_OF_RANGE;
+  }
+  KILN_TRY(kiln_rt_check_ints(ip[PR_T_PADS], 2 * n, binding_bytes[0]));
+  KILN_TRY(kiln_rt_check_ints(ip[PR_T_AXES], n, binding_bytes[1]));
+  return kiln_check_binding(binding_bytes[2], 8 * R);
 }

@@ -73,11 +73,22 @@ TEST(RuntimeResize, ConstantScalesAreNotRuntime) {
   EXPECT_FALSE(HasRuntimeResizeParams(b.g, b.g.nodes[n]));
 }
 
-TEST(RuntimeResize, WithoutADeclarationTodaysErrorStands) {
-  Model m({-1}, {-1}, {4}, {-1});
-  const absl::Status s = InferShapes(m.b.g);
-  EXPECT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("run-time data"), std::string::npos) << s;
+// Without a declaration (run-time scales or sizes): every output dim is a
+// length shape_resolve reports, without a bound (ir::kNoBound).
+TEST(RuntimeResize, WithoutADeclarationEachDimIsReportedWithoutABound) {
+  for (Model* m : {new Model({-1}, {-1}, {4}, {-1}), new Model({-1}, {-1}, {-1}, {4})}) {
+    const absl::Status s = InferShapes(m->b.g);
+    ASSERT_TRUE(s.ok()) << s;
+    EXPECT_EQ(m->b.g.nodes[m->node].outputs.size(), 2u);
+    const Dims& y = m->b.g.value(m->y).shape;
+    ASSERT_EQ(y.size(), 4u);
+    for (int64_t d : y) {
+      const int32_t k = m->b.g.dims.BareData(d);
+      ASSERT_GE(k, 0);
+      EXPECT_EQ(m->b.g.dims.data_symbols()[static_cast<size_t>(k)].bound, ir::kNoBound);
+    }
+    delete m;
+  }
 }
 
 TEST(RuntimeResize, WhatCannotFitIsRefusedNamingTheNode) {

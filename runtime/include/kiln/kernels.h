@@ -803,6 +803,13 @@ KILN_DECLARE_KERNEL(slice_rt_bounded)
  *                   out_dims[R]
  * fparams: none. */
 KILN_DECLARE_KERNEL(pad_rt)
+/* pad_rt_dims: the output dims pad_rt's pads and axes give (each >= 0, the
+ * element count at most 2^56), for a model that declares no output shape:
+ * the module's result symbols, which pad_rt then takes as out_dims.
+ * bindings: [0] pads [2n]  [1] axes [n]  [2] dims [R] int64
+ * iparams (6 + R): as pad_rt without out_dims (elem_bytes and mode unread)
+ * fparams: none. */
+KILN_DECLARE_KERNEL(pad_rt_dims)
 
 /* reduce_rt_f32: Reduce* of kind (kiln_reduce_kind) over the axes read at
  * run time. An empty axes tensor reduces every axis, or with
@@ -827,6 +834,14 @@ KILN_DECLARE_KERNEL(reduce_rt_f32_bounded)
  * iparams (2): dtype (float32/float64/int16/int32/int64) n
  * fparams: none. */
 KILN_DECLARE_KERNEL(range)
+/* range_count: Range's n = max(ceil((limit - start) / delta), 0) alone (a
+ * zero or non-finite delta, or n beyond int64, fails with
+ * KILN_ERR_SHAPE_MISMATCH), for a model that declares no output shape: the
+ * module's result symbol, which range then takes as its n.
+ * bindings: [0] start  [1] limit  [2] delta (scalars of dtype)  [3] n int64
+ * iparams (1): dtype (as range)
+ * fparams: none. */
+KILN_DECLARE_KERNEL(range_count)
 
 /* Data-dependent output lengths (NonZero, Compress): the compiler fixed the
  * output shape from the model's declared one; the kernel computes the result

@@ -52,6 +52,13 @@ absl::StatusOr<RecordedRun> RunAndRecord(std::shared_ptr<const vm::ModuleImage> 
   }
   std::vector<vm::NpyArray> outputs = OutputBuffers(**instance);
   std::vector<vm::HostTensor> in = Views(*inputs), out = Views(outputs);
+  // Sizes found during the run without a bound: an unrecorded run first
+  // grows the workspace and outputs to what they need.
+  if ((*instance)->has_unbounded_sizes()) {
+    if (absl::Status s = RunGrowingOutputs(**instance, in, &outputs, &out); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat("'", path, "': ", s.message()));
+    }
+  }
   absl::Status s = (*instance)->Run(in, out, r.recorder.get());
   if (!r.recorder->status().ok()) s = r.recorder->status();
   if (!s.ok()) return absl::Status(s.code(), absl::StrCat("'", path, "': ", s.message()));

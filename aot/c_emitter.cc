@@ -14,6 +14,7 @@
 #include "absl/strings/str_replace.h"
 #include "aot/c_text.h"
 #include "aot/embedded_files.h"
+#include "aot/growing_interface.h"
 #include "aot/makefile_emitter.h"
 #include "aot/readme_emitter.h"
 #include "aot/symbol_prefix.h"
@@ -91,26 +92,9 @@ class Emitter {
         name_(options.name),
         upper_(Upper(options.name)),
         symbolic_(HasSymbols(image.module())),
+        grows_(GrowsDuringRun(image.module())),
         dynamic_(symbolic_ || HasIntegerRegisters(image.module())),
         first_load_(FirstLoad(image.module())) {}
-
-  // Sizes found during the run without a bound need a caller that grows
-  // buffers and runs again (vm/run_growing.h); the C API has no such
-  // protocol yet.
-  absl::Status CheckBoundedResults() const {
-    const auto* results = m_.result_symbols();
-    for (uint32_t r = 0; results != nullptr && r < results->size(); ++r) {
-      if (results->Get(r)->bound() == std::numeric_limits<int64_t>::max()) {
-        return absl::UnimplementedError(absl::StrCat(
-            "length '", results->Get(r)->name()->str(),
-            "' is found during the run without a bound (a ConstantOfShape or Expand whose "
-            "shape is run-time data, with no declared output shape): the VM runs such modules, "
-            "AOT C does not yet; declare the output shape or bind the input (kiln compile "
-            "--input-value)"));
-      }
-    }
-    return absl::OkStatus();
-  }
 
   absl::StatusOr<std::vector<BundleFile>> Run() {
     if (options_.emit == EmitKind::kShared && IsCortexM(options_.target)) {
@@ -118,7 +102,6 @@ class Emitter {
           absl::StrCat("--emit=shared needs a host target, not ", TargetName(options_.target)));
     }
     if (absl::Status s = CheckSignatureRanks(); !s.ok()) return s;
-    if (absl::Status s = CheckBoundedResults(); !s.ok()) return s;
     std::vector<BundleFile> files;
     files.push_back({name_ + ".h", Header()});
     absl::StatusOr<std::string> schedule = Schedule();
@@ -142,8 +125,7 @@ class Emitter {
     lib_sources.insert(lib_sources.end(), runtime_sources_.begin(), runtime_sources_.end());
     absl::StatusOr<std::string> makefile =
         EmitMakefile({name_, options_.target, std::move(lib_sources),
-                      symbolic_ ? std::vector<std::string>{name_ + "_workspace_size"}
-                                : std::vector<std::string>{}});
+                      ExtraEntryPoints()});
     if (!makefile.ok()) return makefile.status();
     files.push_back({"Makefile", *makefile});
     files.push_back({"README.md", Readme()});
@@ -155,6 +137,18 @@ class Emitter {
     std::string out = s;
     for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     return out;
+  }
+
+  // Entry points beyond NAME_run, NAME_run_with_host and NAME_metadata,
+  // which `make lib` must keep.
+  std::vector<std::string> ExtraEntryPoints() const {
+    std::vector<std::string> extra;
+    if (symbolic_) {
+      extra.push_back(name_ + "_workspace_size");
+      extra.push_back(name_ + "_output_dims");
+    }
+    if (ResultCount() > 0) extra.push_back(name_ + "_output_shape");
+    return extra;
   }
 
   uint64_t WeightsBytes() const { return m_.constant_data() ? m_.constant_data()->size() : 0; }
@@ -186,8 +180,9 @@ class Emitter {
     std::string guard = upper_ + "_H_";
     std::string h = symbolic_ ? SymbolicHeaderComment(m_, name_, upper_, image_.origin(),
                                                       TargetName(options_.target),
-                                                      options_.external_weights)
+                                                      options_.external_weights, RunArgs())
                               : StaticHeaderComment();
+    if (grows_) absl::StrAppend(&h, GrowingHeaderComment(name_, upper_, symbolic_));
     absl::StrAppend(
         &h, "#ifndef ", guard, "\n#define ", guard, "\n\n#include <stddef.h>\n#include <stdint.h>\n\n",
         "#include \"kiln/kernel_abi.h\"\n#include \"kiln/model_info.h\"\n",
@@ -199,6 +194,7 @@ class Emitter {
       absl::StrAppend(&h, "#define ", upper_, "_HAS_SYMBOLS 0\n");
       absl::StrAppend(&h, "#define ", upper_, "_WORKSPACE_SIZE ", m_.memory()->arena_size(), "u\n");
     }
+    absl::StrAppend(&h, "#define ", upper_, "_GROWS ", grows_ ? 1 : 0, "\n");
     absl::StrAppend(&h, ResultDeclarations());
     absl::StrAppend(&h, "#define ", upper_, "_WORKSPACE_ALIGNMENT ", WorkspaceAlignment(), "u\n");
     absl::StrAppend(&h, "#define ", upper_, "_WEIGHTS_SIZE ", WeightsBytes(), "u\n");
@@ -226,16 +222,22 @@ class Emitter {
   }
 
   // The parameters of NAME_run: a module with symbols also takes their values
-  // and the workspace's size.
+  // and the workspace's size; one that grows (growing_interface.h) the
+  // buffers' sizes and where to say what a run needs.
   std::string RunParams() const {
     return absl::StrCat(symbolic_ ? "const int64_t* symbols, " : "",
-                        "const void* const* inputs, void* const* outputs, void* workspace",
-                        symbolic_ ? ", size_t workspace_bytes" : "", WeightsDecl());
+                        "const void* const* inputs, void* const* outputs, ",
+                        grows_ ? "const uint64_t* output_bytes, " : "", "void* workspace",
+                        TakesWorkspaceBytes() ? ", size_t workspace_bytes" : "", WeightsDecl(),
+                        grows_ ? ", kiln_shortfall* shortfall" : "");
   }
   std::string RunArgs() const {
-    return absl::StrCat(symbolic_ ? "symbols, " : "", "inputs, outputs, workspace",
-                        symbolic_ ? ", workspace_bytes" : "", WeightsParam());
+    return absl::StrCat(symbolic_ ? "symbols, " : "", "inputs, outputs, ",
+                        grows_ ? "output_bytes, " : "", "workspace",
+                        TakesWorkspaceBytes() ? ", workspace_bytes" : "", WeightsParam(),
+                        grows_ ? ", shortfall" : "");
   }
+  bool TakesWorkspaceBytes() const { return symbolic_ || grows_; }
 
   std::string StaticHeaderComment() const {
     const std::string w = WeightsParam();
@@ -243,7 +245,7 @@ class Emitter {
         "/* Generated by kiln aot from ", CommentSafe(image_.origin()), " for target ",
         TargetName(options_.target), ".\n",
         " *\n"
-        " * int ", name_, "_run(inputs, outputs, workspace", w, ") runs the model once.\n"
+        " * int ", name_, "_run(", RunArgs(), ") runs the model once.\n"
         " *   inputs[i]  points to input i (signature order), dense C order;\n"
         " *   outputs[i] points to caller memory for output i;\n"
         " *   workspace  points to ", upper_, "_WORKSPACE_SIZE bytes aligned to ",
@@ -261,7 +263,7 @@ class Emitter {
         ", or the error code of the first kernel that failed. The code\n"
         " * allocates nothing and keeps no state outside the workspace.\n"
         " *\n"
-        " * int ", name_, "_run_with_host(inputs, outputs, workspace", w, ", host) is the same\n"
+        " * int ", name_, "_run_with_host(", RunArgs(), ", host) is the same\n"
         " * with the caller's threads: kernels split work through host->parallel_for\n"
         " * (kiln/kernel_abi.h). Results do not depend on how it partitions; NULL\n"
         " * runs serially, as ", name_, "_run does. The generated code starts no threads.\n"
@@ -287,7 +289,7 @@ class Emitter {
       absl::StrAppend(h, "#define ", p, "_CTYPE ", CType(t->dtype()), "\n");
       absl::StrAppend(h, "#define ", p, "_RANK ", t->shape()->size(), "\n");
       absl::StrAppend(h, "#define ", p, "_SHAPE {", absl::StrJoin(*t->shape(), ", "), "}\n");
-      if (symbolic_) {
+      if (symbolic_ || grows_) {
         AppendSymbolicSizeMacros(h, p, *t);
         continue;
       }
@@ -304,7 +306,7 @@ class Emitter {
     absl::StrAppend(h, "#define ", p, "_DIM_SYMBOLS {", symbols.empty() ? "0" : absl::StrJoin(symbols, ", "),
                     "}\n");
     const bool dynamic = std::any_of(symbols.begin(), symbols.end(),
-                                     [](int32_t k) { return k >= 0 || k == kExpressionDim; });
+                                     [](int32_t k) { return k != -1; });
     const char* suffix = dynamic ? "_STATIC" : "";
     absl::StrAppend(h, "#define ", p, suffix, "_SIZE ", StaticElements(t), "u\n");
     absl::StrAppend(h, "#define ", p, suffix, "_BYTES ", StaticElements(t) * DTypeSize(t.dtype()),
@@ -325,8 +327,15 @@ class Emitter {
                         ViewBytes(op[0], vm::TensorDescBytes(*m_.signature()->inputs()->Get(op[1]))));
   }
   std::string RenderVIEW_OUTPUT(const uint32_t* op) const {
-    return absl::StrCat("r[", op[0], "] = outputs[", op[1], "];",
-                        ViewBytes(op[0], vm::TensorDescBytes(*m_.signature()->outputs()->Get(op[1]))));
+    const uint64_t bytes = vm::TensorDescBytes(*m_.signature()->outputs()->Get(op[1]));
+    return absl::StrCat(grows_ ? OutputCapacityCheck(op[1], absl::StrCat("INT64_C(", bytes, ")"))
+                               : std::string(),
+                        "r[", op[0], "] = outputs[", op[1], "];", ViewBytes(op[0], bytes));
+  }
+  // In a module that grows every output view checks the caller's buffer.
+  static std::string OutputCapacityCheck(uint32_t k, const std::string& bytes) {
+    return absl::StrCat("if ((rc = kiln_check_output_growing(", k, ", ", bytes, ", output_bytes[", k,
+                        "], shortfall)) != 0) return rc;\n  ");
   }
   std::string RenderVIEW_CONST(const uint32_t* op) const {
     const fb::Constant* c = m_.constants()->Get(op[1]);
@@ -423,13 +432,17 @@ class Emitter {
                         "] = (void*)inputs[", op[1], "]; rb[", op[0], "] = (uint64_t)n[", op[2], "];");
   }
   std::string RenderVIEW_OUTPUT_DYN(const uint32_t* op) const {
-    return absl::StrCat("if (n[", op[2], "] < 0) return KILN_ERR_OUT_OF_RANGE;\n  r[", op[0],
-                        "] = outputs[", op[1], "]; rb[", op[0], "] = (uint64_t)n[", op[2], "];");
+    return absl::StrCat(grows_ ? OutputCapacityCheck(op[1], absl::StrCat("n[", op[2], "]"))
+                               : absl::StrCat("if (n[", op[2], "] < 0) return KILN_ERR_OUT_OF_RANGE;\n  "),
+                        "r[", op[0], "] = outputs[", op[1], "]; rb[", op[0], "] = (uint64_t)n[",
+                        op[2], "];");
   }
   std::string RenderVIEW_ARENA_DYN(const uint32_t* op) const {
-    return absl::StrCat("if ((rc = kiln_check_view(n[", op[1], "], n[", op[2],
-                        "], workspace_bytes)) != 0) return rc;\n  r[", op[0], "] = arena + n[", op[1],
-                        "]; rb[", op[0], "] = (uint64_t)n[", op[2], "];");
+    return absl::StrCat("if ((rc = ",
+                        grows_ ? "kiln_check_view_growing(" : "kiln_check_view(", "n[", op[1],
+                        "], n[", op[2], "], workspace_bytes", grows_ ? ", shortfall" : "",
+                        ")) != 0) return rc;\n  r[", op[0], "] = arena + n[", op[1], "]; rb[", op[0],
+                        "] = (uint64_t)n[", op[2], "];");
   }
   std::string RenderDISPATCH_DYN(const uint32_t* op) const {
     const fb::Executable* e = m_.executables()->Get(op[0]);
@@ -539,18 +552,12 @@ class Emitter {
         "  int rc;\n  (void)r;\n", dynamic_ ? "  (void)rb;\n  (void)n;\n" : "",
         "  (void)arena;\n  (void)constants;\n  (void)inputs;\n  (void)outputs;\n",
         "  (void)rc;\n  (void)host;\n", StopHook(),
-        // The kernels' vector loads rely on these alignments; a caller that
-        // misplaces a buffer gets an error code instead of a fault.
-        symbolic_ ? EntryChecksWithSymbols()
-                  : absl::StrCat("  if ((uintptr_t)workspace % ", upper_,
-                                 "_WORKSPACE_ALIGNMENT != 0 || (", upper_,
-                                 "_WORKSPACE_SIZE > 0 && workspace == NULL)) return "
-                                 "KILN_ERR_ALIGNMENT;\n"),
+        EntryChecks(),
         options_.external_weights
             ? absl::StrCat("  if (weights == NULL || (uintptr_t)weights % ", upper_,
                            "_WEIGHTS_ALIGNMENT != 0) return KILN_ERR_ALIGNMENT;\n")
             : std::string(),
-        symbolic_ ? WorkspaceChecks() : std::string());
+        WorkspaceChecks());
     absl::StrAppend(&c, "  KILN_TIMING_START();\n", Statements(0, debug_at), "}\n");
     return c;
   }
@@ -623,7 +630,8 @@ class Emitter {
   std::string ResultFunction() const {
     if (ResultCount() == 0) return "";
     std::string c = absl::StrCat(
-        "\nint ", name_, "_output_shape(const void* workspace, int k, int64_t* dims, uint64_t* bytes) {\n",
+        "\nKILN_EXPORT int ", name_,
+        "_output_shape(const void* workspace, int k, int64_t* dims, uint64_t* bytes) {\n",
         "  const unsigned char* arena = (const unsigned char*)workspace;\n  int64_t r[",
         ResultCount(), "];\n  if (workspace == NULL || dims == NULL || bytes == NULL) return KILN_ERR_INVALID_ARGUMENT;\n");
     // Only the lengths that size outputs: one a called function alone loads
@@ -696,23 +704,29 @@ class Emitter {
                       "  (void)r;\n  (void)rc;\n  (void)arena;\n  (void)constants;\n",
                       "  (void)inputs;\n  (void)outputs;\n  (void)host;\n", StopHook(),
                       dynamic_ ? "  (void)rb;\n  (void)n;\n" : "",
-                      symbolic_ ? "  (void)symbols;\n  (void)workspace_bytes;\n" : "",
+                      symbolic_ ? "  (void)symbols;\n" : "",
+                      TakesWorkspaceBytes() ? "  (void)workspace_bytes;\n" : "",
+                      grows_ ? "  (void)output_bytes;\n  (void)shortfall;\n" : "",
                       Statements(f, debug_at), "}\n");
     }
     return c;
   }
-  // In a module with symbols a called function also takes what its dynamic
-  // instructions read: the symbols' values (ISYM) and the workspace's size
-  // (VIEW_ARENA_DYN), the same names as NAME_run_with_host's parameters.
+  // A called function also takes what its dynamic instructions read: the
+  // symbols' values (ISYM), the workspace's size (VIEW_ARENA_DYN) and, in a
+  // module that grows, the output buffers' sizes and the shortfall, under
+  // the names of NAME_run_with_host's parameters.
   std::string CalleeSignature(uint32_t f) const {
     return absl::StrCat(name_, "_function", f,
                         "(const void* const* inputs, void* const* outputs, unsigned char* arena, "
                         "const unsigned char* constants, const kiln_host* host",
-                        symbolic_ ? ", const int64_t* symbols, size_t workspace_bytes" : "", ")");
+                        symbolic_ ? ", const int64_t* symbols" : "",
+                        TakesWorkspaceBytes() ? ", size_t workspace_bytes" : "",
+                        grows_ ? ", const uint64_t* output_bytes, kiln_shortfall* shortfall" : "", ")");
   }
   std::string Call(uint32_t f) const {
     return absl::StrCat(name_, "_function", f, "(inputs, outputs, arena, constants, host",
-                        symbolic_ ? ", symbols, workspace_bytes" : "", ")");
+                        symbolic_ ? ", symbols" : "", TakesWorkspaceBytes() ? ", workspace_bytes" : "",
+                        grows_ ? ", output_bytes, shortfall" : "", ")");
   }
 
   // "  /* 0012 DISPATCH ...  # onnx nodes */\n" above each statement.
@@ -745,27 +759,49 @@ class Emitter {
     return c + "  return 0;\n}\n";
   }
 
-  std::string EntryChecksWithSymbols() const {
-    return absl::StrCat("  if (symbols == NULL) return KILN_ERR_INVALID_ARGUMENT;\n",
-                        "  if ((uintptr_t)workspace % ", upper_,
-                        "_WORKSPACE_ALIGNMENT != 0 || (workspace_bytes > 0 && workspace == NULL)) "
-                        "return KILN_ERR_ALIGNMENT;\n");
+  // The kernels' vector loads rely on these alignments; a caller that
+  // misplaces a buffer gets an error code instead of a fault.
+  std::string EntryChecks() const {
+    std::string c;
+    if (symbolic_) absl::StrAppend(&c, "  if (symbols == NULL) return KILN_ERR_INVALID_ARGUMENT;\n");
+    if (grows_) {
+      absl::StrAppend(&c, "  if (output_bytes == NULL || shortfall == NULL) return "
+                          "KILN_ERR_INVALID_ARGUMENT;\n");
+    }
+    absl::StrAppend(&c, "  if ((uintptr_t)workspace % ", upper_, "_WORKSPACE_ALIGNMENT != 0 || (",
+                    TakesWorkspaceBytes() ? "workspace_bytes" : absl::StrCat(upper_, "_WORKSPACE_SIZE"),
+                    " > 0 && workspace == NULL)) return KILN_ERR_ALIGNMENT;\n");
+    return c;
   }
 
   // Before any instruction: the symbols in range and the whole workspace
   // there, so a too-small workspace is an error code and never an overflow
   // (VIEW_ARENA_DYN checks each view against workspace_bytes again).
+  // In a module that grows, a workspace too small is a shortfall to report.
   std::string WorkspaceChecks() const {
     std::string c;
+    if (!symbolic_) {
+      if (grows_) {
+        absl::StrAppend(&c, "  if ((rc = kiln_check_view_growing(0, ", upper_,
+                        "_WORKSPACE_SIZE, workspace_bytes, shortfall)) != 0) return rc;\n");
+      }
+      return c;
+    }
     if (m_.memory()->arena_size() > 0) {
-      absl::StrAppend(&c, "  if (workspace_bytes < ", upper_,
-                      "_WORKSPACE_MIN_SIZE) return KILN_ERR_OUT_OF_RANGE;\n");
+      absl::StrAppend(&c, grows_ ? absl::StrCat("  if ((rc = kiln_check_view_growing(0, ", upper_,
+                                                "_WORKSPACE_MIN_SIZE, workspace_bytes, shortfall)) "
+                                                "!= 0) return rc;\n")
+                                 : absl::StrCat("  if (workspace_bytes < ", upper_,
+                                                "_WORKSPACE_MIN_SIZE) return KILN_ERR_OUT_OF_RANGE;\n"));
     }
     absl::StrAppend(&c, "  if ((rc = ", name_, "_shapes(symbols, n)) != 0) return rc;\n");
     const int32_t ws = m_.memory()->workspace_register();
     if (ws >= 0) {
-      absl::StrAppend(&c, "  if (n[", ws, "] < 0 || (uint64_t)n[", ws,
-                      "] > (uint64_t)workspace_bytes) return KILN_ERR_OUT_OF_RANGE;\n");
+      absl::StrAppend(&c, grows_ ? absl::StrCat("  if ((rc = kiln_check_view_growing(0, n[", ws,
+                                                "], workspace_bytes, shortfall)) != 0) return rc;\n")
+                                 : absl::StrCat("  if (n[", ws, "] < 0 || (uint64_t)n[", ws,
+                                                "] > (uint64_t)workspace_bytes) return "
+                                                "KILN_ERR_OUT_OF_RANGE;\n"));
     }
     return c;
   }
@@ -818,7 +854,8 @@ class Emitter {
                       static_cast<int>(d->dtype()), ", \"", DTypeName(d->dtype()), "\", ",
                       d->shape()->size(), ", {",
                       d->shape()->size() ? absl::StrJoin(*d->shape(), ", ") : "0", "}, ",
-                      symbolic_ ? StaticElements(*d) * DTypeSize(d->dtype()) : vm::TensorDescBytes(*d),
+                      symbolic_ || grows_ ? StaticElements(*d) * DTypeSize(d->dtype())
+                                          : vm::TensorDescBytes(*d),
                       "u, ", DimSymbolsInitializer(DimSymbolOrdinals(m_, *d)), "},\n");
     }
     if (list.size() == 0) {
@@ -853,7 +890,7 @@ class Emitter {
         "_INPUT_COUNT, ", upper_, "_OUTPUT_COUNT, ", name_, "_input_info, ", name_,
         "_output_info,\n  ",
         symbolic_ ? absl::StrCat(upper_, "_SYMBOL_COUNT, ", name_, "_symbol_names") : "0u, NULL",
-        "};\n\n", "KILN_EXPORT const kiln_model_info* ", name_,
+        ", ", upper_, "_GROWS};\n\n", "KILN_EXPORT const kiln_model_info* ", name_,
         "_metadata(void) { return &", name_, "_info; }\n");
   }
 
@@ -913,6 +950,8 @@ class Emitter {
       f.workspace_formula = WorkspaceFormula(m_);
     }
     f.workspace_alignment = WorkspaceAlignment();
+    f.grows = grows_;
+    f.run_args = RunArgs();
     f.weights_bytes = WeightsBytes();
     f.weights_alignment = kWeightsAlignment;
     for (const fb::TensorDesc* t : *m_.signature()->inputs()) {
@@ -930,6 +969,7 @@ class Emitter {
   std::string name_;
   std::string upper_;
   const bool symbolic_;  // the module has symbolic dimensions
+  const bool grows_;     // the run finds sizes without a bound (GrowsDuringRun)
   // It has integer registers: symbols, or lengths kernels report (ILOAD).
   const bool dynamic_;
   // The entry's first ILOAD (its end when none): integer instructions before

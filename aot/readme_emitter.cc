@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "aot/growing_interface.h"
 
 namespace kiln::aot {
 namespace {
@@ -21,14 +22,12 @@ void AppendTensors(std::string* md, const char* title, const std::vector<ReadmeT
 // with every call, and the workspace depends on them.
 std::string SymbolicCalling(const ReadmeFacts& f, const std::string& u) {
   const std::string& n = f.name;
-  const std::string w = f.options.external_weights ? ", weights" : "";
   std::vector<std::string> symbols;
   for (const std::string& s : f.symbols) symbols.push_back(absl::StrCat("`", s, "`"));
   return absl::StrCat(
       "## Calling the model\n\n", "```c\n#include \"", n, ".h\"\n\n", "int ", n,
-      "_workspace_size(const int64_t* symbols, size_t* bytes);\n", "int ", n,
-      "_run(symbols, inputs, outputs, workspace, workspace_bytes", w, ");\n", "int ", n,
-      "_run_with_host(symbols, inputs, outputs, workspace, workspace_bytes", w, ", host);\n",
+      "_workspace_size(const int64_t* symbols, size_t* bytes);\n", "int ", n, "_run(", f.run_args,
+      ");\n", "int ", n, "_run_with_host(", f.run_args, ", host);\n",
       "const kiln_model_info* ", n, "_metadata(void);\n```\n\n",
       "- The model has symbolic dimensions: ", absl::StrJoin(symbols, ", "),
       ". Every call takes their values as `int64_t symbols[", u,
@@ -52,22 +51,22 @@ std::string EmitReadme(const ReadmeFacts& f) {
   std::string u = n;  // macros are upper case
   for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   const bool ext = f.options.external_weights;
-  const std::string weights_arg = ext ? ", weights" : "";
   std::string md = absl::StrCat("# ", n, ": ", f.origin, " compiled by kiln aot\n\n", "Target: `",
                                 TargetName(f.options.target), "`.\n\n");
   if (!f.symbols.empty()) {
     absl::StrAppend(&md, SymbolicCalling(f, u));
   } else {
     absl::StrAppend(
-        &md, "## Calling the model\n\n", "```c\n#include \"", n, ".h\"\n\n", "int ", n,
-        "_run(inputs, outputs, workspace", weights_arg, ");\n", "int ", n,
-        "_run_with_host(inputs, outputs, workspace", weights_arg, ", host);\n",
+        &md, "## Calling the model\n\n", "```c\n#include \"", n, ".h\"\n\n", "int ", n, "_run(",
+        f.run_args, ");\n", "int ", n, "_run_with_host(", f.run_args, ", host);\n",
         "const kiln_model_info* ", n, "_metadata(void);\n```\n\n",
         "- `inputs[i]` / `outputs[i]` point to dense C-order buffers, in the order below.\n",
         "- `workspace` is ", f.workspace_bytes, " bytes (`", u,
-        "_WORKSPACE_SIZE`) that the caller owns, aligned to ", f.workspace_alignment,
+        "_WORKSPACE_SIZE`", f.grows ? ", or more: see below" : "",
+        ") that the caller owns, aligned to ", f.workspace_alignment,
         " bytes; scratch between calls.\n");
   }
+  if (f.grows) absl::StrAppend(&md, GrowingReadme(n, u, !f.symbols.empty()));
   if (ext) {
     absl::StrAppend(&md, "- `weights` points to the ", f.weights_bytes, " bytes of `", n,
                     "_weights.bin` (`", u, "_WEIGHTS_SIZE`), unchanged, aligned to ",

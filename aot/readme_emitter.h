@@ -32,6 +32,10 @@ struct ReadmeFacts {
   // ("N*10240 + 4096"); workspace_bytes is then the static part.
   std::vector<std::string> symbols;
   std::string workspace_formula;
+  // NAME_run's parameter names ("inputs, outputs, workspace"), and whether
+  // the run finds sizes without a bound (aot/growing_interface.h).
+  std::string run_args;
+  bool grows = false;
 };
 
 std::string EmitReadme(const ReadmeFacts& facts);

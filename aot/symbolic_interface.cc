@@ -1,6 +1,8 @@
 #include "aot/symbolic_interface.h"
 
 #include <algorithm>
+#include <limits>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -14,9 +16,32 @@ namespace kiln::aot {
 
 bool HasSymbols(const fb::Module& m) { return m.symbols() != nullptr && m.symbols()->size() > 0; }
 
+bool GrowsDuringRun(const fb::Module& m) {
+  const auto* results = m.result_symbols();
+  for (uint32_t r = 0; results != nullptr && r < results->size(); ++r) {
+    if (results->Get(r)->bound() == std::numeric_limits<int64_t>::max()) return true;
+  }
+  return false;
+}
+
+namespace {
+
+bool IsUnboundedResult(const fb::Module& m, std::string_view name) {
+  const auto* results = m.result_symbols();
+  for (uint32_t r = 0; results != nullptr && r < results->size(); ++r) {
+    if (results->Get(r)->name()->string_view() == name &&
+        results->Get(r)->bound() == std::numeric_limits<int64_t>::max()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 std::vector<int32_t> DimSymbolOrdinals(const fb::Module& m, const fb::TensorDesc& t) {
   std::vector<int32_t> out(t.shape()->size(), -1);
-  if (t.dim_symbols() == nullptr || !HasSymbols(m)) return out;
+  if (t.dim_symbols() == nullptr || !(HasSymbols(m) || GrowsDuringRun(m))) return out;
   for (uint32_t d = 0; d < out.size() && d < t.dim_symbols()->size(); ++d) {
     const auto* name = t.dim_symbols()->Get(d);
     if (name->size() == 0) continue;
@@ -25,8 +50,11 @@ std::vector<int32_t> DimSymbolOrdinals(const fb::Module& m, const fb::TensorDesc
       out[d] = kExpressionDim;
       continue;
     }
-    for (uint32_t k = 0; k < m.symbols()->size(); ++k) {
+    for (uint32_t k = 0; HasSymbols(m) && k < m.symbols()->size(); ++k) {
       if (m.symbols()->Get(k)->string_view() == name->string_view()) out[d] = static_cast<int32_t>(k);
+    }
+    if (out[d] == -1 && t.shape()->Get(d) < 0 && IsUnboundedResult(m, name->string_view())) {
+      out[d] = kFoundDuringRunDim;
     }
   }
   return out;
@@ -51,10 +79,10 @@ std::string SymbolicShapeText(const fb::TensorDesc& t) {
 
 std::string SymbolicHeaderComment(const fb::Module& m, const std::string& name,
                                   const std::string& upper, const std::string& origin,
-                                  const std::string& target, bool external_weights) {
+                                  const std::string& target, bool external_weights,
+                                  const std::string& run_args) {
   std::vector<std::string> names;
   for (const auto* s : *m.symbols()) names.push_back(s->str());
-  const std::string w = external_weights ? ", weights" : "";
   std::string shapes;
   const fb::Signature& sig = *m.signature();
   for (uint32_t i = 0; i < sig.inputs()->size(); ++i) {
@@ -78,7 +106,7 @@ std::string SymbolicHeaderComment(const fb::Module& m, const std::string& name,
       " * ", upper, "_WORKSPACE_MIN_SIZE, the static part). Returns 0, or KILN_ERR_OUT_OF_RANGE\n"
       " * for a symbol out of range or a size that overflows.\n"
       " *\n"
-      " * int ", name, "_run(symbols, inputs, outputs, workspace, workspace_bytes", w, ")\n"
+      " * int ", name, "_run(", run_args, ")\n"
       " * runs the model once.\n"
       " *   inputs[i]  points to input i (signature order), dense C order, whose\n"
       " *              shape is the signature shape with every symbolic dim equal\n"
@@ -105,8 +133,7 @@ std::string SymbolicHeaderComment(const fb::Module& m, const std::string& name,
       " * past workspace_bytes); or the error code of the first kernel that failed.\n"
       " * The code allocates nothing and keeps no state outside the workspace.\n"
       " *\n"
-      " * int ", name, "_run_with_host(symbols, inputs, outputs, workspace, workspace_bytes", w,
-      ",\n"
+      " * int ", name, "_run_with_host(", run_args, ",\n"
       " * host) is the same with the caller's threads (kiln/kernel_abi.h); NULL runs\n"
       " * serially, as ", name, "_run does. host->should_stop, when set, is asked\n"
       " * before every kernel call and loop iteration: a non-zero answer\n"
@@ -115,7 +142,8 @@ std::string SymbolicHeaderComment(const fb::Module& m, const std::string& name,
       " * int ", name, "_output_dims(symbols, k, dims, &bytes) stores output k's shape\n"
       " * (its rank entries) and bytes for these symbol values (an output dim may be\n"
       " * an expression of them, S + T; a length known only after the run is its\n"
-      " * bound). Returns 0, or an error code as ", name, "_workspace_size.\n"
+      " * bound, or 0 when it has none). Returns 0, or an error code as ", name,
+      "_workspace_size.\n"
       " *\n"
       " * Tensor macros: _SHAPE holds -1 for a symbolic dim and _DIM_SYMBOLS, per dim,\n"
       " * the ordinal of its symbol (-1 for a static dim, -2 for an output dim that is\n"
@@ -180,7 +208,9 @@ std::string OutputDimsFunction(const fb::Module& m, const std::string& name) {
     absl::StrAppend(&c, "    case ", k, ":\n      b = ", DTypeSize(t.dtype()), "u;\n");
     for (uint32_t d = 0; d < t.shape()->size(); ++d) {
       std::string dim = absl::StrCat(t.shape()->Get(d));
-      if (symbols[d] == kExpressionDim) {
+      if (symbols[d] == kFoundDuringRunDim) {
+        dim = "0";  // known after the run (NAME_output_shape)
+      } else if (symbols[d] == kExpressionDim) {
         dim = absl::StrCat("n[", t.dim_registers()->Get(d), "]");
       } else if (symbols[d] >= 0) {
         dim = absl::StrCat("symbols[", symbols[d], "]");

@@ -16,9 +16,15 @@ namespace kiln::aot {
 
 bool HasSymbols(const fb::Module& m);
 
-// Per dim of `t`, the ordinal of the symbol it names, -1 when static, or
-// kExpressionDim for an output dim that is an expression of the symbols.
+// Whether the run finds some length without a bound (a result symbol whose
+// bound is ir::kNoBound): its buffers may need to grow between runs.
+bool GrowsDuringRun(const fb::Module& m);
+
+// Per dim of `t`, the ordinal of the symbol it names, -1 when static,
+// kExpressionDim for an output dim that is an expression of the symbols, or
+// kFoundDuringRunDim for a length the run finds without a bound.
 constexpr int32_t kExpressionDim = -2;
+constexpr int32_t kFoundDuringRunDim = -3;
 std::vector<int32_t> DimSymbolOrdinals(const fb::Module& m, const fb::TensorDesc& t);
 
 // The workspace bytes as arithmetic on the symbols ("N*10240 + 4096"), or
@@ -28,10 +34,12 @@ std::string WorkspaceFormula(const fb::Module& m);
 // "Nx3x16x16": a signature shape with symbolic dims by name.
 std::string SymbolicShapeText(const fb::TensorDesc& t);
 
-// The header's comment block for a module with symbols: how to call it.
+// The header's comment block for a module with symbols: how to call it
+// (`run_args`: NAME_run's parameter names, "symbols, inputs, ...").
 std::string SymbolicHeaderComment(const fb::Module& m, const std::string& name,
                                   const std::string& upper, const std::string& origin,
-                                  const std::string& target, bool external_weights);
+                                  const std::string& target, bool external_weights,
+                                  const std::string& run_args);
 
 // NAME_SYMBOL_COUNT, NAME_SYMBOLk_NAME and NAME_WORKSPACE_MIN_SIZE.
 std::string SymbolMacros(const fb::Module& m, const std::string& upper);

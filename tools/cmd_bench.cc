@@ -222,6 +222,14 @@ int BenchCommand(const std::vector<std::string>& argv) {
   std::vector<vm::NpyArray> vm_out = OutputBuffers(**instance);
   {
     std::vector<vm::HostTensor> in = Views(*inputs), out = Views(vm_out);
+    // Sizes found during the run without a bound: an untimed run first grows
+    // the workspace and outputs to what the timed ones need.
+    if ((*instance)->has_unbounded_sizes()) {
+      if (absl::Status s = RunGrowingOutputs(**instance, in, &vm_out, &out); !s.ok()) {
+        return ReportError("bench", std::string(s.message()));
+      }
+      report.arena_bytes = (*instance)->arena_bytes();
+    }
     RunnerResult r;
     r.name = "kiln vm";
     std::vector<double> ms;

@@ -1,6 +1,7 @@
 #include "tools/module_inputs.h"
 
 #include <algorithm>
+#include <new>
 #include <random>
 
 #include "absl/strings/str_cat.h"
@@ -125,7 +126,11 @@ absl::Status RunGrowingOutputs(vm::Instance& instance, absl::Span<const vm::Host
   *views = Views(*outputs);
   absl::Status s = vm::RunGrowing(instance, inputs, absl::MakeSpan(*views),
                                   [&](size_t k, uint64_t bytes) -> void* {
-                                    (*outputs)[k].data.assign(bytes, 0);
+                                    try {
+                                      (*outputs)[k].data.assign(bytes, 0);
+                                    } catch (const std::bad_alloc&) {
+                                      return nullptr;  // RunGrowing reports it
+                                    }
                                     return (*outputs)[k].data.data();
                                   });
   *views = Views(*outputs);

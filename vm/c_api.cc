@@ -146,7 +146,10 @@ kiln_vm_error* Bind(kiln_vm_instance* instance, size_t index, void* data, size_t
   const std::string where =
       absl::StrCat(kind, " ", index, " ('", t.name() ? t.name()->str() : "", "')");
   if (data == nullptr) return MakeError(KILN_VM_INVALID_ARGUMENT, where + ": null buffer");
-  if (bytes < kiln::vm::TensorDescBytes(t)) {
+  // An output with sizes found during the run takes any buffer; the run
+  // checks it (KILN_VM_BUFFER_TOO_SMALL).
+  const bool grows = !input && instance->instance->output_grows(index);
+  if (!grows && bytes < kiln::vm::TensorDescBytes(t)) {
     return MakeError(KILN_VM_INVALID_ARGUMENT,
                      absl::StrCat(where, ": buffer holds ", bytes, " bytes; the module needs ",
                                   kiln::vm::TensorDescBytes(t)));
@@ -332,12 +335,13 @@ kiln_vm_error* kiln_vm_instance_run_with_options(kiln_vm_instance* instance,
       return MakeError(KILN_VM_FAILED_PRECONDITION, absl::StrCat("output ", k, " is not bound"));
     }
   }
-  if (!instance->instance->has_symbols()) {
-    return FromStatus(instance->instance->RunUnchecked(instance->inputs.data(),
-                                                       instance->outputs.data(), limits));
+  kiln::vm::Instance& vm = *instance->instance;
+  if (!vm.has_symbols() && !vm.has_unbounded_sizes()) {
+    return FromStatus(vm.RunUnchecked(instance->inputs.data(), instance->outputs.data(), limits));
   }
   // Symbolic dims: the inputs' shapes bind them; the workspace must have
   // been reserved (kiln_vm_instance_reserve) for shapes at least this large.
+  // Sizes found during the run: the run checks each buffer as it meets it.
   if (kiln_vm_error* e = InputViews(instance)) return e;
   if (kiln_vm_error* e = FromStatus(instance->instance->BindInputs(instance->input_views))) {
     return e;
@@ -349,8 +353,31 @@ kiln_vm_error* kiln_vm_instance_run_with_options(kiln_vm_instance* instance,
                                  instance->output_shapes[k], instance->outputs[k],
                                  instance->output_bytes[k]};
   }
-  return FromStatus(
-      instance->instance->Run(instance->input_views, instance->output_views, nullptr, limits));
+  const absl::Status s = vm.Run(instance->input_views, instance->output_views, nullptr, limits);
+  if (!s.ok() && vm.shortfall()) {
+    return MakeError(KILN_VM_BUFFER_TOO_SMALL, std::string(s.message()));
+  }
+  return FromStatus(s);
+}
+
+kiln_vm_error* kiln_vm_instance_shortfall(const kiln_vm_instance* instance, int64_t* output,
+                                          uint64_t* bytes) {
+  if (instance == nullptr || output == nullptr || bytes == nullptr) {
+    return MakeError(KILN_VM_INVALID_ARGUMENT, "null instance or output pointer");
+  }
+  const auto& need = instance->instance->shortfall();
+  if (!need) {
+    return MakeError(KILN_VM_FAILED_PRECONDITION,
+                     "the last run did not stop for a buffer too small (no shortfall to report)");
+  }
+  *output = need->output;
+  *bytes = need->bytes;
+  return nullptr;
+}
+
+kiln_vm_error* kiln_vm_instance_reserve_workspace(kiln_vm_instance* instance, uint64_t bytes) {
+  if (instance == nullptr) return MakeError(KILN_VM_INVALID_ARGUMENT, "null instance");
+  return FromStatus(instance->instance->ReserveWorkspace(bytes));
 }
 
 kiln_vm_error* kiln_vm_instance_set_input_shape(kiln_vm_instance* instance, size_t index,

@@ -84,6 +84,8 @@ class Instance {
   // Whether some size is found during the run without a bound (a run may
   // stop short, above).
   bool has_unbounded_sizes() const { return has_unbounded_sizes_; }
+  // Whether output k has such a size (its buffer may be any size up front).
+  bool output_grows(size_t k) const { return k < output_unbounded_.size() && output_unbounded_[k]; }
   absl::Status ReserveWorkspace(uint64_t bytes) { return GrowArena(bytes); }
   // Symbol ordinal and value for the inputs last bound.
   absl::Span<const int64_t> symbol_values() const { return symbols_; }
@@ -98,7 +100,9 @@ class Instance {
 
   // Runs with buffers already checked by the caller (in signature order).
   // For a module with symbols, BindInputs() must have bound them and the
-  // caller's buffers must hold what those shapes need.
+  // caller's buffers must hold what those shapes need. A module with sizes
+  // found during the run (has_unbounded_sizes) checks its outputs against
+  // the sizes the last Run() was given: call Run() for those.
   absl::Status RunUnchecked(const void* const* inputs, void* const* outputs,
                             const RunLimits& limits = {});
   // The same, reporting each dispatch to `observer`; an observer that stops

@@ -18,8 +18,16 @@ absl::Status RunGrowing(Instance& instance, absl::Span<const HostTensor> inputs,
     }
     const size_t k = static_cast<size_t>(need.output);
     if (k >= outputs.size()) return s;
+    // The workspace's own limit (Instance::ReserveWorkspace) for outputs too.
+    if (need.bytes > kMaxGrownBytes) {
+      return absl::ResourceExhaustedError(absl::StrCat(s.message(), "; more than the ",
+                                                       kMaxGrownBytes, " bytes a buffer may grow to"));
+    }
     void* data = grow(k, need.bytes);
-    if (data == nullptr) return s;
+    if (data == nullptr) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat(s.message(), "; cannot allocate ", need.bytes, " bytes"));
+    }
     outputs[k].data = data;
     outputs[k].bytes = need.bytes;
   }

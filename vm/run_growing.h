@@ -21,6 +21,9 @@ namespace kiln::vm {
 // survive) and returns the new data pointer, or nullptr if it cannot.
 using GrowOutput = std::function<void*(size_t k, uint64_t bytes)>;
 
+// The most an output buffer may grow to (the workspace's limit, 1 TiB).
+inline constexpr uint64_t kMaxGrownBytes = uint64_t{1} << 40;
+
 // Instance::Run, retried after each shortfall (at most `max_runs` runs);
 // outputs[k].data/bytes follow what `grow` gives.
 absl::Status RunGrowing(Instance& instance, absl::Span<const HostTensor> inputs,

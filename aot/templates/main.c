@@ -243,6 +243,36 @@ static void* alloc_aligned(size_t alignment, size_t bytes) {
   return aligned_alloc(alignment, rounded ? rounded : alignment);
 }
 
+/* One call of @NAME@_run_with_host with the parameters this model takes. */
+static int run_model(const int64_t* symbols, void* const* inputs, void* const* outputs,
+                     const uint64_t* output_bytes, void* workspace, size_t workspace_bytes,
+                     const void* weights, const kiln_host* host, kiln_shortfall* need) {
+  (void)symbols;
+  (void)output_bytes;
+  (void)workspace_bytes;
+  (void)weights;
+  (void)need;
+  return @NAME@_run_with_host(
+#if @UPPER@_HAS_SYMBOLS
+      symbols,
+#endif
+      (const void* const*)inputs, outputs,
+#if @UPPER@_GROWS
+      output_bytes,
+#endif
+      workspace,
+#if @UPPER@_HAS_SYMBOLS || @UPPER@_GROWS
+      workspace_bytes,
+#endif
+#if @UPPER@_WEIGHTS_EXTERNAL
+      weights,
+#endif
+#if @UPPER@_GROWS
+      need,
+#endif
+      host);
+}
+
 #if @UPPER@_HAS_SYMBOLS
 /* "[N,3,16,16]": a signature shape with its symbols by name. */
 static const char* symbolic_shape(const kiln_model_info* model, const kiln_tensor_info* info,
@@ -424,11 +454,13 @@ int main(int argc, char** argv) {
   if (!weights) return 1;
 #else
   if (weights_path) return fail("this model's weights are compiled in; no --weights", weights_path);
+  void* const weights = NULL;
 #endif
   void* inputs[@UPPER@_INPUT_COUNT + 1];
   void* outputs[@UPPER@_OUTPUT_COUNT + 1];
   int64_t out_dims[@UPPER@_OUTPUT_COUNT + 1][8];
   uint64_t out_bytes[@UPPER@_OUTPUT_COUNT + 1];
+  uint64_t out_capacity[@UPPER@_OUTPUT_COUNT + 1]; /* each output buffer's bytes */
   for (int i = 0; i < @UPPER@_INPUT_COUNT; ++i) {
     if (!in_paths[i]) return fail("missing --input for", model->inputs[i].name);
   }
@@ -462,27 +494,50 @@ int main(int argc, char** argv) {
     memcpy(out_dims[i], model->outputs[i].shape, sizeof out_dims[i]);
     out_bytes[i] = model->outputs[i].bytes;
   }
-  const size_t workspace_bytes = @UPPER@_WORKSPACE_SIZE;
+  size_t workspace_bytes = @UPPER@_WORKSPACE_SIZE;
+  const int64_t* const symbols = NULL;
 #endif
-  for (int i = 0; i < @UPPER@_OUTPUT_COUNT; ++i) outputs[i] = malloc((size_t)out_bytes[i] + 1);
+  for (int i = 0; i < @UPPER@_OUTPUT_COUNT; ++i) {
+    out_capacity[i] = out_bytes[i];
+    outputs[i] = malloc((size_t)out_bytes[i] + 1);
+  }
   void* workspace = alloc_aligned(@UPPER@_WORKSPACE_ALIGNMENT, workspace_bytes);
   double* times = (double*)malloc(sizeof(double) * (size_t)repeat);
   if (!workspace || !times) return fail("out of memory", NULL);
+  kiln_shortfall need = {-1, 0};
+#if @UPPER@_GROWS
+  /* Sizes found during the run: untimed runs until every buffer is large
+   * enough, growing the one each short run names (another error is left
+   * for the timed runs to report). */
+  for (int attempt = 0;; ++attempt) {
+    budget.deadline_ms = now_ms() + budget.timeout_ms;
+    budget.iterations = 0;
+    const int rc = run_model(symbols, inputs, outputs, out_capacity, workspace, workspace_bytes,
+                             weights, host, &need);
+    if (rc != KILN_ERR_BUFFER_TOO_SMALL) break;
+    if (attempt == 64) return fail("buffers still too small after 64 runs", NULL);
+    if (need.bytes > (uint64_t)SIZE_MAX - 64) return fail("a buffer too large for this machine", NULL);
+    if (need.output < 0) {
+      free(workspace);
+      workspace_bytes = (size_t)need.bytes;
+      workspace = alloc_aligned(@UPPER@_WORKSPACE_ALIGNMENT, workspace_bytes);
+      if (!workspace) return fail("out of memory", NULL);
+    } else if (need.output < @UPPER@_OUTPUT_COUNT) {
+      free(outputs[need.output]);
+      out_capacity[need.output] = need.bytes;
+      outputs[need.output] = malloc((size_t)need.bytes + 1);
+      if (!outputs[need.output]) return fail("out of memory", NULL);
+    } else {
+      return fail("the model named no buffer to grow", NULL);
+    }
+  }
+#endif
   for (long k = 0; k < repeat; ++k) {
     double t0 = now_ms();
     budget.deadline_ms = t0 + budget.timeout_ms;
     budget.iterations = 0;
-#if @UPPER@_HAS_SYMBOLS && @UPPER@_WEIGHTS_EXTERNAL
-    int rc = @NAME@_run_with_host(symbols, (const void* const*)inputs, outputs, workspace,
-                                  workspace_bytes, weights, host);
-#elif @UPPER@_HAS_SYMBOLS
-    int rc = @NAME@_run_with_host(symbols, (const void* const*)inputs, outputs, workspace,
-                                  workspace_bytes, host);
-#elif @UPPER@_WEIGHTS_EXTERNAL
-    int rc = @NAME@_run_with_host((const void* const*)inputs, outputs, workspace, weights, host);
-#else
-    int rc = @NAME@_run_with_host((const void* const*)inputs, outputs, workspace, host);
-#endif
+    int rc = run_model(symbols, inputs, outputs, out_capacity, workspace, workspace_bytes, weights,
+                       host, &need);
     times[k] = now_ms() - t0;
     if (rc != 0) {
       fprintf(stderr, "@NAME@_run: error: @NAME@_run failed with code %d: %s\n", rc,

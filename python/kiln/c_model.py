@@ -19,7 +19,7 @@ from .errors import Error, InvalidArgumentError, NotFoundError, UnsupportedError
 from .signature import Signature, TensorSpec
 
 _MAX_RANK = 8  # KILN_MAX_RANK (runtime/include/kiln/kernel_abi.h)
-_MODEL_INFO_VERSION = 2  # KILN_MODEL_INFO_VERSION (kiln/model_info.h)
+_MODEL_INFO_VERSION = 3  # KILN_MODEL_INFO_VERSION (kiln/model_info.h)
 
 
 class _TensorInfo(ctypes.Structure):
@@ -36,7 +36,7 @@ class _ModelInfo(ctypes.Structure):
                 ("weights_external", ctypes.c_int32), ("input_count", ctypes.c_uint32),
                 ("output_count", ctypes.c_uint32), ("inputs", ctypes.POINTER(_TensorInfo)),
                 ("outputs", ctypes.POINTER(_TensorInfo)), ("symbol_count", ctypes.c_uint32),
-                ("symbol_names", ctypes.POINTER(ctypes.c_char_p))]
+                ("symbol_names", ctypes.POINTER(ctypes.c_char_p)), ("grows", ctypes.c_int32)]
 
 
 # A process cannot load two libraries from one path: dlopen hands back the
@@ -85,6 +85,10 @@ class CModel:
             raise UnsupportedError(
                 f"'{path}' has symbolic dimensions; kiln.load_c supports static shapes "
                 "(call NAME_run(symbols, ...) from C)")
+        if info.grows:
+            raise UnsupportedError(
+                f"'{path}' finds sizes during the run without a bound; kiln.load_c supports "
+                "static shapes (call NAME_run with output_bytes and a kiln_shortfall from C)")
         if info.weights_external:
             raise UnsupportedError(f"'{path}' takes its weights from the caller "
                                    "(--weights=external); kiln.load_c needs embedded weights")

@@ -15,6 +15,7 @@
 #include "vm/debug_info.h"
 #include "vm/dispatch_timer.h"
 #include "vm/dump.h"
+#include "vm/run_growing.h"
 #include "vm/trace_writer.h"
 
 namespace kiln::python {
@@ -58,6 +59,29 @@ OutputArrays NewOutputs(const vm::Instance& instance) {
     out.views.push_back(OutputView(out.arrays.back(), dtype, &out.shapes[k]));
   }
   return out;
+}
+
+// Sizes found during the run without a bound: one untimed run (the GIL
+// released) that grows the workspace and each output array the run asks
+// for, as `kiln run` does before its timed runs. Other modules: nothing.
+absl::Status GrowOutputs(vm::Instance& instance, absl::Span<const vm::HostTensor> in,
+                         OutputArrays* outputs) {
+  if (!instance.has_unbounded_sizes()) return absl::OkStatus();
+  const fb::Signature& sig = instance.signature();
+  py::gil_scoped_release release;
+  return vm::RunGrowing(instance, in, absl::MakeSpan(outputs->views),
+                        [&](size_t k, uint64_t bytes) -> void* {
+                          py::gil_scoped_acquire acquire;
+                          const fb::DType dtype = sig.outputs()->Get(static_cast<uint32_t>(k))->dtype();
+                          const uint64_t item = DTypeSize(dtype);
+                          try {
+                            outputs->arrays[k] =
+                                NewArray(dtype, {static_cast<int64_t>((bytes + item - 1) / item)});
+                          } catch (const std::exception&) {
+                            return nullptr;  // RunGrowing reports it
+                          }
+                          return outputs->arrays[k].mutable_data();
+                        });
 }
 
 py::list TensorList(const flatbuffers::Vector<flatbuffers::Offset<fb::TensorDesc>>& descs) {
@@ -109,6 +133,7 @@ py::tuple PyModule::Run(const std::vector<py::array>& inputs, const RunOptions& 
   // Binds the symbols and sizes the workspace (its one allocation).
   ThrowIfError(instance.Reserve(in));
   OutputArrays outputs = NewOutputs(instance);
+  ThrowIfError(GrowOutputs(instance, in, &outputs));
   const std::vector<vm::HostTensor>& out = outputs.views;
 
   std::vector<vm::DispatchInfo> dispatches;
@@ -188,6 +213,7 @@ std::vector<double> PyModule::Time(const std::vector<py::array>& inputs, int war
   vm::Instance& instance = InstanceFor(threads);
   ThrowIfError(instance.Reserve(in));
   OutputArrays outputs = NewOutputs(instance);
+  ThrowIfError(GrowOutputs(instance, in, &outputs));
   const std::vector<vm::HostTensor>& out = outputs.views;
   std::vector<double> ms;
   ms.reserve(static_cast<size_t>(repeat));

@@ -114,3 +114,26 @@ def test_dynamic_batch_export_runs_at_several_sizes(small_net):
             ref = small_net(torch.from_numpy(x)).numpy()
         assert module(x).shape == (n, 5)
         assert within_reference(module(x), ref)
+
+
+UNBOUNDED = MODELS / "opset" / "unbounded"
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in UNBOUNDED.glob("*.onnx")))
+def test_sizes_found_during_the_run(name):
+    """Outputs sized by run-time data with no bound (a ConstantOfShape's
+    shape, Resize's scales): run() grows the buffers the run asks for and
+    returns ONNX Runtime's outputs (tests/models/opset/generate.py), here
+    and for a second, larger shape of the same module."""
+    inputs = [np.load(f) for f in numbered(name, "input", UNBOUNDED)]
+    refs = [np.load(f) for f in numbered(name, "output", UNBOUNDED)]
+    module = kiln.compile(UNBOUNDED / f"{name}.onnx")
+    outputs = module.run(*inputs)
+    assert len(outputs) == len(refs)
+    for k, (got, ref) in enumerate(zip(outputs, refs)):
+        assert got.dtype == ref.dtype, f"output {k}"
+        assert within_reference(got, ref), f"output {k} of {name}"
+    if name == "constantofshape18_runtime_then_add":
+        # y = 1.5 + x broadcast over s: the reference's rows, four times as many.
+        y = module.run(np.array([8, 3, 4], np.int64), inputs[1])[0]
+        np.testing.assert_array_equal(y, np.broadcast_to(refs[0][0], (8, 3, 4)))

@@ -134,7 +134,7 @@ TEST(DynamicEmitter, MetadataNamesTheSymbolOfEachDim) {
       c, "{\"input\", 1, \"float32\", 2, {-1, 20}, 80u, {0, -1, -1, -1, -1, -1, -1, -1}},"))
       << c;
   EXPECT_TRUE(absl::StrContains(c, "static const char* const mlp_symbol_names[] = {MLP_SYMBOL0_NAME};"));
-  EXPECT_TRUE(absl::StrContains(c, "MLP_SYMBOL_COUNT, mlp_symbol_names};"));
+  EXPECT_TRUE(absl::StrContains(c, "MLP_SYMBOL_COUNT, mlp_symbol_names, MLP_GROWS};"));
   EXPECT_TRUE(absl::StrContains(c, "MLP_WORKSPACE_MIN_SIZE, MLP_WORKSPACE_ALIGNMENT"));
   // The pre-linked object keeps the workspace-size entry point.
   EXPECT_TRUE(absl::StrContains(FileText(files, "Makefile"), "-Wl,-u,mlp_workspace_size"));
@@ -160,13 +160,14 @@ TEST(DynamicEmitter, StaticModuleKeepsItsInterface) {
   const std::string h = FileText(files, "st.h");
   const std::string c = FileText(files, "st.c");
   EXPECT_TRUE(absl::StrContains(h, "#define ST_HAS_SYMBOLS 0\n"));
+  EXPECT_TRUE(absl::StrContains(h, "#define ST_GROWS 0\n"));
   EXPECT_TRUE(absl::StrContains(h, "#define ST_WORKSPACE_SIZE "));
   EXPECT_TRUE(absl::StrContains(h, "int st_run(const void* const* inputs, void* const* outputs, void* workspace);"));
   EXPECT_FALSE(absl::StrContains(h, "DIM_SYMBOLS"));
   EXPECT_FALSE(absl::StrContains(h, "dynamic_ops.h"));
   EXPECT_FALSE(absl::StrContains(c, "rb["));
   EXPECT_FALSE(absl::StrContains(c, "_shapes("));
-  EXPECT_TRUE(absl::StrContains(c, "ST_INPUT_COUNT, ST_OUTPUT_COUNT, st_input_info, st_output_info,\n  0u, NULL};"))
+  EXPECT_TRUE(absl::StrContains(c, "ST_INPUT_COUNT, ST_OUTPUT_COUNT, st_input_info, st_output_info,\n  0u, NULL, ST_GROWS};"))
       << c;
   EXPECT_FALSE(absl::StrContains(FileText(files, "Makefile"), "workspace_size"));
 }

@@ -82,7 +82,8 @@ int main(void) {
   expect(!untouched(output, out_bytes, 0xCD), "a good run writes the output");
 
   const kiln_model_info* info = dyn_metadata();
-  expect(info->version == KILN_MODEL_INFO_VERSION && KILN_MODEL_INFO_VERSION == 2, "metadata version 2");
+  expect(info->version == KILN_MODEL_INFO_VERSION && KILN_MODEL_INFO_VERSION == 3 && info->grows == 0,
+         "metadata version 3, a module that does not grow");
   expect(info->symbol_count == 1 && strcmp(info->symbol_names[0], DYN_SYMBOL0_NAME) == 0,
          "metadata symbol names");
   expect(info->inputs[0].dim_symbols[0] == 0 && info->inputs[0].dim_symbols[1] == -1 &&

@@ -7,7 +7,8 @@
 # and values NumPy's reshape / basic slicing give; `kiln inspect` shows the
 # bounds and the Reshape's capacity; values the op refuses fail the run with
 # the node named and a non-zero exit. Then Expand to run-time dims without a
-# bound (tests/models/opset/unbounded), against NumPy's broadcasting.
+# bound (tests/models/opset/unbounded), in kiln run and as AOT C, against
+# NumPy's broadcasting.
 # usage: reported_dims_test.sh KILN SOURCE_DIR WORK_DIR
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/check_counter.sh"
@@ -88,8 +89,9 @@ EOF
   then ok "slice $params"; else fail "slice $params: wrong shape or values"; fi
 done
 
-# Dims without a bound (tests/models/opset/unbounded): kiln run grows the
-# workspace and the output as the run asks, for each value; kiln aot refuses.
+# Dims without a bound (tests/models/opset/unbounded): kiln run and the AOT
+# bundle's runner grow the workspace and the output as the run asks, for
+# each value.
 U="$SRC/tests/models/opset/unbounded"
 "$KILN" compile "$U/expand18_runtime_then_mul.onnx" -o "$WORK/expand.kiln" \
   > "$WORK/compile.log" 2>&1 || fail "compile expand: $(cat "$WORK/compile.log")"
@@ -99,15 +101,29 @@ if grep -q 'e.dim0 (no bound' "$WORK/inspect.txt"; then
 else
   fail "inspect: $(grep results "$WORK/inspect.txt")"
 fi
+rm -rf "$WORK/aot"
+if "$KILN" aot "$WORK/expand.kiln" -o "$WORK/aot" --name expand > "$WORK/aot.log" 2>&1 &&
+    make -s -C "$WORK/aot" > "$WORK/make.log" 2>&1; then
+  ok "kiln aot builds a module with lengths without a bound"
+else
+  fail "kiln aot: $(cat "$WORK/aot.log" "$WORK/make.log" 2>/dev/null)"
+fi
+if grep -q '#define EXPAND_GROWS 1' "$WORK/aot/expand.h"; then
+  ok "the header says the module grows"
+else
+  fail "no EXPAND_GROWS 1 in expand.h"
+fi
 X="$U/expand18_runtime_then_mul.input0.npy"  # x [3, 1]
 for shape in "2,1,4" "1,1,1" "1,3,70" "5,3,1"; do
   ints "$WORK/s.npy" "$shape"
-  if ! "$KILN" run "$WORK/expand.kiln" --input "x=$X" --input "s=$WORK/s.npy" \
-      --output "$WORK/y.npy" --repeat 2 > "$WORK/run.log" 2>&1; then
-    fail "expand to [$shape]: $(cat "$WORK/run.log")"
-    continue
-  fi
-  if $PY - "$X" "$WORK/y.npy" "$shape" <<'EOF'
+  for runner in "$KILN run $WORK/expand.kiln" "$WORK/aot/expand_run"; do
+    what="${runner##*/}"
+    if ! $runner --input "x=$X" --input "s=$WORK/s.npy" --output "$WORK/y.npy" --repeat 2 \
+        > "$WORK/run.log" 2>&1; then
+      fail "$what: expand to [$shape]: $(cat "$WORK/run.log")"
+      continue
+    fi
+    if $PY - "$X" "$WORK/y.npy" "$shape" <<'EOF'
 import sys
 import numpy as np
 x = np.load(sys.argv[1])
@@ -115,7 +131,8 @@ y = np.load(sys.argv[2])
 ref = (x * np.ones([int(v) for v in sys.argv[3].split(",")], np.float32)) * np.float32(2)
 sys.exit(0 if y.shape == ref.shape and np.array_equal(y, ref) else 1)
 EOF
-  then ok "expand to [$shape]"; else fail "expand to [$shape]: wrong shape or values"; fi
+    then ok "$what: expand to [$shape]"; else fail "$what: expand to [$shape]: wrong shape or values"; fi
+  done
 done
 ints "$WORK/s.npy" "2,2,4"  # 3 against 2: NumPy refuses to broadcast it too
 if "$KILN" run "$WORK/expand.kiln" --input "x=$X" --input "s=$WORK/s.npy" \
@@ -126,12 +143,13 @@ elif grep -q "Expand" "$WORK/run.log"; then
 else
   fail "expand to [2,2,4]: $(cat "$WORK/run.log")"
 fi
-if "$KILN" aot "$WORK/expand.kiln" -o "$WORK/aot" > "$WORK/aot.log" 2>&1; then
-  fail "kiln aot took a module with lengths without a bound"
-elif grep -q "without a bound" "$WORK/aot.log"; then
-  ok "kiln aot refuses lengths without a bound, saying so"
+if "$WORK/aot/expand_run" --input "x=$X" --input "s=$WORK/s.npy" \
+    --output "$WORK/y.npy" > "$WORK/run.log" 2>&1; then
+  fail "AOT: expand to [2,2,4] ran"
+elif grep -q "code 5" "$WORK/run.log"; then
+  ok "AOT: expand to [2,2,4] refused (KILN_ERR_SHAPE_MISMATCH)"
 else
-  fail "kiln aot: $(cat "$WORK/aot.log")"
+  fail "AOT: expand to [2,2,4]: $(cat "$WORK/run.log")"
 fi
 
 finish

@@ -21,7 +21,8 @@ TEST(StatusMessage, EveryCodeHasItsOwnPhrase) {
                        KILN_ERR_BAD_VALUE,
                        KILN_ERR_CANCELLED,
                        KILN_ERR_DEADLINE,
-                       KILN_ERR_ITERATION_LIMIT};
+                       KILN_ERR_ITERATION_LIMIT,
+                       KILN_ERR_BUFFER_TOO_SMALL};
   std::set<std::string> seen;
   for (int code : codes) {
     const char* m = kiln_status_message(code);

@@ -72,6 +72,34 @@ static inline int kiln_check_view(int64_t offset, int64_t bytes, uint64_t capaci
   return offset % 16 == 0 ? KILN_OK : KILN_ERR_ALIGNMENT;
 }
 
+/* The same in a module whose sizes the run finds without a bound: a view
+ * past the workspace's end records what the run needs (offset + bytes) in
+ * *need and returns KILN_ERR_BUFFER_TOO_SMALL, so the caller can grow the
+ * workspace and run again. */
+static inline int kiln_check_view_growing(int64_t offset, int64_t bytes, uint64_t capacity,
+                                          kiln_shortfall* need) {
+  if (offset < 0 || bytes < 0 || bytes > INT64_MAX - offset) return KILN_ERR_OUT_OF_RANGE;
+  if ((uint64_t)(offset + bytes) > capacity) {
+    need->output = -1;
+    need->bytes = (uint64_t)(offset + bytes);
+    return KILN_ERR_BUFFER_TOO_SMALL;
+  }
+  return offset % 16 == 0 ? KILN_OK : KILN_ERR_ALIGNMENT;
+}
+
+/* Output k's view of `bytes` bytes in a buffer of `capacity` bytes (the
+ * caller's output_bytes[k]), in a module whose sizes the run finds. */
+static inline int kiln_check_output_growing(int32_t k, int64_t bytes, uint64_t capacity,
+                                            kiln_shortfall* need) {
+  if (bytes < 0) return KILN_ERR_OUT_OF_RANGE;
+  if ((uint64_t)bytes > capacity) {
+    need->output = k;
+    need->bytes = (uint64_t)bytes;
+    return KILN_ERR_BUFFER_TOO_SMALL;
+  }
+  return KILN_OK;
+}
+
 /* Before a DISPATCH_DYN calls its kernel: the checker accepts the patched
  * parameters for the views' real sizes, and no binding the kernel writes
  * (bit k of `writes`) overlaps another non-empty binding — the run-time form

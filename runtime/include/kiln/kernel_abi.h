@@ -53,7 +53,18 @@ typedef enum kiln_status_code {
   KILN_ERR_CANCELLED = 8,          /* the host cancelled the run */
   KILN_ERR_DEADLINE = 9,           /* the run passed the deadline the host set */
   KILN_ERR_ITERATION_LIMIT = 10,   /* the run reached the host's limit of loop iterations */
+  /* AOT entry of a module whose sizes the run finds without a bound: a
+   * caller buffer is smaller than this run needs (kiln_shortfall says which
+   * and how large); nothing was written past any buffer. */
+  KILN_ERR_BUFFER_TOO_SMALL = 11,
 } kiln_status_code;
+
+/* What a run stopped with KILN_ERR_BUFFER_TOO_SMALL needs: grow that buffer
+ * to at least `bytes` and run again with the same inputs. */
+typedef struct kiln_shortfall {
+  int32_t output; /* the output's index, or -1 for the workspace */
+  uint64_t bytes;
+} kiln_shortfall;
 
 /* A short English phrase for a status code, for error messages of the VM
  * and of AOT runners alike. */
@@ -74,6 +85,8 @@ static inline const char* kiln_status_message(int code) {
     case KILN_ERR_CANCELLED: return "the host cancelled the run";
     case KILN_ERR_DEADLINE: return "the run passed its deadline";
     case KILN_ERR_ITERATION_LIMIT: return "the run reached its limit of loop iterations";
+    case KILN_ERR_BUFFER_TOO_SMALL:
+      return "a buffer is smaller than a size found during the run (grow it and run again)";
     default: return "unknown error code";
   }
 }

@@ -13,8 +13,8 @@ extern "C" {
 #endif
 
 /* Bumped when a field changes meaning or layout. 2: symbolic dimensions
- * (dim_symbols, symbol_count, symbol_names), appended. */
-#define KILN_MODEL_INFO_VERSION 2
+ * (dim_symbols, symbol_count, symbol_names), appended. 3: `grows`, appended. */
+#define KILN_MODEL_INFO_VERSION 3
 
 typedef struct kiln_tensor_info {
   const char* name;       /* the ONNX graph input/output name */
@@ -28,7 +28,8 @@ typedef struct kiln_tensor_info {
   /* Per dim, the ordinal of the symbol (kiln_model_info.symbol_names) that
    * gives its size at run time, or -1 for a static dim (and beyond rank), or
    * -2 for an output dim that is an expression of the symbols (S + T; the
-   * bundle's NAME_output_dims computes it). */
+   * bundle's NAME_output_dims computes it), or -3 for a dim the run finds
+   * without a bound (NAME_output_shape gives it after the run). */
   int32_t dim_symbols[KILN_MAX_RANK];
 } kiln_tensor_info;
 
@@ -50,6 +51,11 @@ typedef struct kiln_model_info {
    * in the order NAME_run takes their values. */
   uint32_t symbol_count;
   const char* const* symbol_names;
+  /* 1 when the run finds sizes without a bound (NAME_GROWS): NAME_run then
+   * also takes each output buffer's bytes and the workspace's, and a run
+   * they are too small for returns KILN_ERR_BUFFER_TOO_SMALL with a
+   * kiln_shortfall naming the buffer to grow. */
+  int32_t grows;
 } kiln_model_info;
 
 #ifdef __cplusplus

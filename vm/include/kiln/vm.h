@@ -40,6 +40,9 @@ typedef enum kiln_vm_code {
   KILN_VM_CANCELLED = 6,          /* the host cancelled it (kiln_vm_run_options_cancel) */
   KILN_VM_DEADLINE_EXCEEDED = 7,  /* it ran past its timeout */
   KILN_VM_ITERATION_LIMIT = 8,    /* it reached its limit of loop iterations */
+  /* A run that found the workspace or an output buffer too small for a size
+   * it found (kiln_vm_instance_shortfall says which and how large): */
+  KILN_VM_BUFFER_TOO_SMALL = 9,
 } kiln_vm_code;
 
 /* Element types; the values are the module format's (schemas/module.fbs). */
@@ -156,6 +159,23 @@ kiln_vm_error* kiln_vm_instance_set_input_shape(kiln_vm_instance* instance, size
 kiln_vm_error* kiln_vm_instance_reserve(kiln_vm_instance* instance);
 kiln_vm_error* kiln_vm_instance_output_shape(kiln_vm_instance* instance, size_t index,
                                              int64_t* dims, size_t capacity, size_t* rank);
+
+/* Sizes found during the run without a bound (a ConstantOfShape or Expand
+ * whose shape is input data, with no declared output shape): such an output
+ * dim is -1 in the signature, output_shape gives 0 for it before a run, and
+ * its buffer may be of any size when bound. A run that finds the workspace
+ * or an output buffer too small stops with KILN_VM_BUFFER_TOO_SMALL, writing
+ * nothing past any buffer; kiln_vm_instance_shortfall then gives the output's
+ * index (-1 for the workspace) and the bytes it needs. Grow that (bind a
+ * larger output buffer, or kiln_vm_instance_reserve_workspace) and run again;
+ * once a run succeeds, output_shape gives the dims it found.
+ *   while ((e = kiln_vm_instance_run(vm)) &&
+ *          kiln_vm_error_code(e) == KILN_VM_BUFFER_TOO_SMALL) {
+ *     kiln_vm_instance_shortfall(vm, &k, &bytes);  -- grow, rebind, retry
+ *   } */
+kiln_vm_error* kiln_vm_instance_shortfall(const kiln_vm_instance* instance, int64_t* output,
+                                          uint64_t* bytes);
+kiln_vm_error* kiln_vm_instance_reserve_workspace(kiln_vm_instance* instance, uint64_t bytes);
 
 const char* kiln_vm_dtype_name(kiln_vm_dtype dtype);
 

@@ -16,28 +16,26 @@ namespace kiln::aot {
 
 bool HasSymbols(const fb::Module& m) { return m.symbols() != nullptr && m.symbols()->size() > 0; }
 
-bool GrowsDuringRun(const fb::Module& m) {
-  const auto* results = m.result_symbols();
-  for (uint32_t r = 0; results != nullptr && r < results->size(); ++r) {
-    if (results->Get(r)->bound() == std::numeric_limits<int64_t>::max()) return true;
-  }
-  return false;
-}
-
 namespace {
+
+// A length the run finds with no bound (ir::kNoBound as the module stores it).
+bool HasNoBound(const fb::ResultSymbol& r) { return r.bound() == std::numeric_limits<int64_t>::max(); }
 
 bool IsUnboundedResult(const fb::Module& m, std::string_view name) {
   const auto* results = m.result_symbols();
   for (uint32_t r = 0; results != nullptr && r < results->size(); ++r) {
-    if (results->Get(r)->name()->string_view() == name &&
-        results->Get(r)->bound() == std::numeric_limits<int64_t>::max()) {
-      return true;
-    }
+    if (results->Get(r)->name()->string_view() == name && HasNoBound(*results->Get(r))) return true;
   }
   return false;
 }
 
 }  // namespace
+
+bool GrowsDuringRun(const fb::Module& m) {
+  const auto* results = m.result_symbols();
+  return results != nullptr && std::any_of(results->begin(), results->end(),
+                                           [](const fb::ResultSymbol* r) { return HasNoBound(*r); });
+}
 
 std::vector<int32_t> DimSymbolOrdinals(const fb::Module& m, const fb::TensorDesc& t) {
   std::vector<int32_t> out(t.shape()->size(), -1);

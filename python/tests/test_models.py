@@ -12,16 +12,23 @@ import kiln
 from conftest import MODELS, numbered, reference_models, within_reference
 
 
-@pytest.mark.parametrize("name", reference_models())
-def test_model_matches_reference(name):
-    inputs = [np.load(f) for f in numbered(name, "input")]
-    refs = [np.load(f) for f in numbered(name, "output")]
-    module = kiln.compile(MODELS / f"{name}.onnx")
+def run_against_references(folder, name):
+    """Compiles folder/NAME.onnx, runs it on NAME.input*.npy and checks each
+    output against NAME.output*.npy; returns (module, inputs, outputs, refs)."""
+    inputs = [np.load(f) for f in numbered(name, "input", folder)]
+    refs = [np.load(f) for f in numbered(name, "output", folder)]
+    module = kiln.compile(folder / f"{name}.onnx")
     outputs = module.run(*inputs)
     assert len(outputs) == len(refs)
     for k, (got, ref) in enumerate(zip(outputs, refs)):
         assert got.dtype == ref.dtype, f"output {k}"
         assert within_reference(got, ref), f"output {k} of {name}"
+    return module, inputs, outputs, refs
+
+
+@pytest.mark.parametrize("name", reference_models())
+def test_model_matches_reference(name):
+    _, inputs, outputs, _ = run_against_references(MODELS, name)
     # From the bytes of the same file (the module then names no source
     # file, so its bytes differ): the same outputs, bit for bit.
     from_bytes = kiln.compile((MODELS / f"{name}.onnx").read_bytes())
@@ -125,14 +132,7 @@ def test_sizes_found_during_the_run(name):
     shape, Resize's scales): run() grows the buffers the run asks for and
     returns ONNX Runtime's outputs (tests/models/opset/generate.py), here
     and for a second, larger shape of the same module."""
-    inputs = [np.load(f) for f in numbered(name, "input", UNBOUNDED)]
-    refs = [np.load(f) for f in numbered(name, "output", UNBOUNDED)]
-    module = kiln.compile(UNBOUNDED / f"{name}.onnx")
-    outputs = module.run(*inputs)
-    assert len(outputs) == len(refs)
-    for k, (got, ref) in enumerate(zip(outputs, refs)):
-        assert got.dtype == ref.dtype, f"output {k}"
-        assert within_reference(got, ref), f"output {k} of {name}"
+    module, inputs, _, refs = run_against_references(UNBOUNDED, name)
     if name == "constantofshape18_runtime_then_add":
         # y = 1.5 + x broadcast over s: the reference's rows, four times as many.
         y = module.run(np.array([8, 3, 4], np.int64), inputs[1])[0]

@@ -52,6 +52,17 @@ std::vector<vm::NpyArray> Load(const std::string& name, const std::string& kind,
   return arrays;
 }
 
+// Same count, shapes, and values within 1e-4 * max(1, max|ref|).
+void ExpectMatches(const std::vector<vm::NpyArray>& got, const std::vector<vm::NpyArray>& refs,
+                   const std::string& what) {
+  ASSERT_EQ(got.size(), refs.size()) << what;
+  for (size_t i = 0; i < refs.size(); ++i) {
+    EXPECT_EQ(got[i].shape, refs[i].shape) << what << " output " << i;
+    EXPECT_LE(MaxAbsDiff(got[i], refs[i]), 1e-4 * std::max(1.0, MaxAbs(refs[i])))
+        << what << " output " << i;
+  }
+}
+
 class UnboundedModel : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(UnboundedModel, VmAndAotMatchOnnxRuntime) {
@@ -64,21 +75,11 @@ TEST_P(UnboundedModel, VmAndAotMatchOnnxRuntime) {
   ASSERT_TRUE(module.ok()) << module.status();
   auto got = RunInVm(*module, inputs, vm::WidestKernelPath());
   ASSERT_TRUE(got.ok()) << got.status();
-  ASSERT_EQ(got->size(), refs.size());
-  for (size_t i = 0; i < refs.size(); ++i) {
-    EXPECT_EQ((*got)[i].shape, refs[i].shape) << "output " << i;
-    EXPECT_LE(MaxAbsDiff((*got)[i], refs[i]), 1e-4 * std::max(1.0, MaxAbs(refs[i])))
-        << "output " << i;
-  }
+  ExpectMatches(*got, refs, "VM");
   const std::string bundle = absl::StrCat(KILN_BINARY_DIR, "/tests/e2e/bundles/unbounded/", name);
   auto aot = RunAot(*module, bundle, input_files, refs.size(), vm::WidestKernelPath());
   ASSERT_TRUE(aot.ok()) << aot.status();
-  ASSERT_EQ(aot->size(), refs.size());
-  for (size_t i = 0; i < refs.size(); ++i) {
-    EXPECT_EQ((*aot)[i].shape, refs[i].shape) << "AOT output " << i;
-    EXPECT_LE(MaxAbsDiff((*aot)[i], refs[i]), 1e-4 * std::max(1.0, MaxAbs(refs[i])))
-        << "AOT output " << i;
-  }
+  ExpectMatches(*aot, refs, "AOT");
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, UnboundedModel, ::testing::ValuesIn(Names()));

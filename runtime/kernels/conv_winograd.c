@@ -11,13 +11,21 @@
  * from one phase to the next), each wave in two phases split over the
  * host's threads:
  *   1. input transform: each tile's 6 x 6 inputs (zero outside the image)
- *      become V[t][f][c] in the scratch binding, written once against vec.h
+ *      become V[f][t][c] in the scratch binding, written once against vec.h
  *      with channels in the lanes (an NCHW x goes through a staging strip,
  *      transposed a lanes-square block at a time, so both layouts share it);
- *   2. per (chunk of output channels, block of tiles): for each frequency f
- *      the GEMM micro-kernel of sgemm.h sums M[t][f][oc] = sum_c V[t][f][c]
- *      U[f][c][oc] into the scratch, then the output transform (output
+ *   2. per (part of the wave's tiles: all of them on one thread, a
+ *      micro-tile of rows on threads; chunk of output channels), frequency
+ *      by frequency over all the tasks a thread takes, the GEMM
+ *      micro-kernel of sgemm.h sums M[t][f][oc] = sum_c V[f][t][c]
+ *      U[f][c][oc] into the scratch; then the output transform (output
  *      channels in the lanes) and the epilogue write y.
+ * V is frequency-major (each frequency's tiles contiguous, padded apart so
+ * that a tile's 36 stores do not share an L1 set) and phase 2 runs the
+ * frequencies outermost: one frequency's V and U (tens of KB) stay in
+ * L1/L2 while every tile and chunk of the task uses them; tile-major
+ * (frequency inner), ResNet-18's 2.4 MB U of layer2 streamed from memory
+ * once per block of tiles.
  *
  * Per output: the 36 products of each channel summed over channels in
  * order (the micro-kernel's order), the output transform, then bias,
@@ -48,14 +56,10 @@ enum { P_WG_TRANSFORMED = P_CL_COUNT, P_WG_COUNT };
  * input rows, KV_LANES channels each, live on the stack. */
 #define WG_STRIP 8
 #define WG_STRIP_COLS (WG_M * WG_STRIP + 2)
-/* Micro-tiles of rows (tiles) per phase-2 task with transformed weights on
- * one thread:
- * each frequency's weights serve them all from L1. */
-#define WG_ROW_GROUPS 2
 
 typedef struct wg_job {
   const float *x, *u, *bias, *res;
-  float *y, *v, *m; /* m: the sums M[tile][f][oc] of the wave (scratch) */
+  float *y, *v, *m; /* v: V[f][tile][c], m: the sums M[tile][f][oc] of the wave (scratch) */
   float* ub;         /* plain weights: each panel's U blocks (scratch) */
   int x_cl, y_cl;  /* x, and y (and r), channels last */
   int transformed; /* u holds U (else the plain weights in panels) */
@@ -64,8 +68,9 @@ typedef struct wg_job {
   int64_t row0, rows; /* the wave: tile rows [row0, row0 + rows) of N*TH */
   int64_t cgroups;   /* phase 1: channel groups of KV_LANES */
   kiln_gemm_path path;
-  int64_t chunks, blocks; /* phase 2: output-channel chunks of path.nr, */
-  int64_t block;          /* tile blocks of `block` tiles */
+  int64_t tiles;          /* of the wave: rows * TW */
+  int64_t vfs, mfs;       /* floats from one frequency of V (of M) to the next */
+  int64_t chunks, parts;  /* phase 2: output-channel chunks of path.nr, parts of the tiles */
   int64_t act;
   float act_alpha, act_beta;
 } wg_job;
@@ -167,12 +172,12 @@ static void wg_input_tasks(void* ctx, int64_t begin, int64_t end) {
           wg_input_1d(&stage[0][WG_M * i + q], WG_STRIP_COLS, &tmp[0][q], WG_A);
         for (int f = 0; f < WG_A; ++f) wg_input_1d(tmp[f], 1, out[f], 1);
         const int64_t t = (row - j->row0) * j->TW + tw0 + i; /* in the wave */
-        float* v = j->v + t * WG_F * C + c0;
+        float* v = j->v + t * C + c0;
         const kv* o = &out[0][0];
         if (lc == KV_LANES) {
-          for (int f = 0; f < WG_F; ++f) kv_store(v + f * C, o[f]);
+          for (int f = 0; f < WG_F; ++f) kv_store(v + f * j->vfs, o[f]);
         } else {
-          for (int f = 0; f < WG_F; ++f) kv_store_n(v + f * C, o[f], lc);
+          for (int f = 0; f < WG_F; ++f) kv_store_n(v + f * j->vfs, o[f], lc);
         }
       }
     }
@@ -259,20 +264,18 @@ static void wg_store_nchw(const wg_job* j, int64_t n, int64_t oh0, int64_t ow0, 
     for (int64_t a = 0; a < rows; ++a) wg_copy_row(j->y + first + l * plane + a * j->OW, &blk[l][a * WG_M], cols);
 }
 
-/* The sums M[t][f][oc] of the wave's tiles t0 .. t0 + tiles - 1 and output
- * channels oc0 .. oc0 + nr - 1, from weights the compiler transformed: per
- * frequency, the micro-kernel over the whole K = C. */
-static void wg_sums_transformed(const wg_job* j, int64_t oc0, int64_t nr, int64_t t0,
+/* Frequency f's sums M[t][f][oc] of the wave's tiles t0 .. t0 + tiles - 1
+ * and output channels oc0 .. oc0 + nr - 1, from weights the compiler
+ * transformed: the micro-kernel over the whole K = C. */
+static void wg_sums_transformed(const wg_job* j, int64_t f, int64_t oc0, int64_t nr, int64_t t0,
                                 int64_t tiles) {
   const int64_t C = j->C, OC = j->OC, MR = j->path.mr;
   const int64_t panel = WG_F * C * 16; /* floats per 16-channel panel of U */
-  const float* u = j->u + oc0 / 16 * panel + oc0 % 16;
-  for (int64_t f = 0; f < WG_F; ++f) {
-    for (int64_t i = 0; i < tiles; i += MR) {
-      const int64_t mr = tiles - i < MR ? tiles - i : MR;
-      j->path.ukr(C, j->v + ((t0 + i) * WG_F + f) * C, WG_F * C, 1, u + f * C * 16, 16, panel,
-                  j->m + ((t0 + i) * WG_F + f) * OC + oc0, WG_F * OC, mr, nr, 0, NULL);
-    }
+  const float* u = j->u + oc0 / 16 * panel + oc0 % 16 + f * C * 16;
+  for (int64_t i = 0; i < tiles; i += MR) {
+    const int64_t mr = tiles - i < MR ? tiles - i : MR;
+    j->path.ukr(C, j->v + f * j->vfs + (t0 + i) * C, C, 1, u, 16, panel,
+                j->m + f * j->mfs + (t0 + i) * OC + oc0, OC, mr, nr, 0, NULL);
   }
 }
 
@@ -327,56 +330,79 @@ static void wg_sums_raw(const wg_job* j, int64_t oc0, int64_t nr, int64_t t0, in
     for (int64_t f = 0; f < WG_F; ++f) {
       for (int64_t r = 0; r < tiles; r += MR) {
         const int64_t mr = tiles - r < MR ? tiles - r : MR;
-        j->path.ukr(kc, j->v + ((t0 + r) * WG_F + f) * C + c0, WG_F * C, 1,
+        j->path.ukr(kc, j->v + f * j->vfs + (t0 + r) * C + c0, C, 1,
                     j->ub + p0 * region + f * 16 + q0, WG_F * 16, region,
-                    j->m + ((t0 + r) * WG_F + f) * OC + oc0, WG_F * OC, mr, nr, c0 > 0, NULL);
+                    j->m + f * j->mfs + (t0 + r) * OC + oc0, OC, mr, nr, c0 > 0, NULL);
       }
     }
   }
 }
 
-/* Task: block of tiles (outer), chunk of path.nr output channels. Tile
- * blocks outer, the host's contiguous split gives each thread the tiles of
- * the tile rows whose V it wrote in phase 1 (rows outer there too): with
- * chunks outer, half of each thread's V came from the other core's cache
- * (ResNet-18 layer1 ran slower on 2 threads than on 1). */
-static void wg_gemm_tasks(void* ctx, int64_t begin, int64_t end) {
-  const wg_job* j = (const wg_job*)ctx;
-  const int64_t OC = j->OC, NR = j->path.nr;
-  const int64_t T = j->rows * j->TW; /* tiles of the wave */
-  for (int64_t task = begin; task < end; ++task) {
-    const int64_t oc0 = task % j->chunks * NR, t0 = task / j->chunks * j->block;
-    const int64_t tiles = T - t0 < j->block ? T - t0 : j->block;
-    const int64_t nr = OC - oc0 < NR ? OC - oc0 : NR;
-    if (j->transformed) {
-      wg_sums_transformed(j, oc0, nr, t0, tiles);
-    } else {
-      wg_sums_raw(j, oc0, nr, t0, tiles);
-    }
-    for (int64_t i = 0; i < tiles; ++i) {
-      const int64_t row = j->row0 + (t0 + i) / j->TW, n = row / j->TH;
-      const int64_t oh0 = row % j->TH * WG_M, ow0 = (t0 + i) % j->TW * WG_M;
-      for (int64_t g = 0; g < nr; g += KV_LANES) {
-        const int64_t lanes = nr - g < KV_LANES ? nr - g : KV_LANES;
-        kv m[WG_F], tmp[WG_A][WG_M], o[WG_M * WG_M];
-        const float* mt = j->m + (t0 + i) * WG_F * OC + oc0 + g;
-        for (int f = 0; f < WG_F; ++f)
-          m[f] = lanes == KV_LANES ? kv_load(mt + f * OC) : kv_load_n(mt + f * OC, lanes);
-        /* Rows: tmp[f][b] = (m AT^T)[f][b]; columns: o[a][b] = (AT tmp)[a][b]. */
-        for (int f = 0; f < WG_A; ++f) wg_output_1d(m + f * WG_A, 1, tmp[f], 1);
-        for (int b = 0; b < WG_M; ++b) wg_output_1d(&tmp[0][b], WG_M, o + b, WG_M);
-        if (j->bias) {
-          const float* bp = j->bias + oc0 + g;
-          const kv bv = lanes == KV_LANES ? kv_load(bp) : kv_load_n(bp, lanes);
-          for (int p = 0; p < WG_M * WG_M; ++p) o[p] = kv_add(o[p], bv);
-        }
-        if (j->y_cl) {
-          wg_store_nhwc(j, n, oh0, ow0, oc0 + g, lanes, o);
-        } else {
-          wg_store_nchw(j, n, oh0, ow0, oc0 + g, lanes, o);
-        }
+/* Task `task` of phase 2: its output channels [*oc0, *oc0 + *nr) and tiles
+ * [*t0, *t0 + *tiles) of the wave; the chunks of a part are consecutive
+ * tasks. */
+static void wg_task_span(const wg_job* j, int64_t task, int64_t* oc0, int64_t* nr, int64_t* t0,
+                         int64_t* tiles) {
+  const int64_t chunk = task % j->chunks, part = task / j->chunks, NR = j->path.nr;
+  *oc0 = chunk * NR;
+  *nr = j->OC - *oc0 < NR ? j->OC - *oc0 : NR;
+  /* Parts of whole micro-tiles of rows: the last may be short. */
+  const int64_t MR = j->path.mr, blocks = (j->tiles + MR - 1) / MR;
+  const int64_t b0 = blocks * part / j->parts, b1 = blocks * (part + 1) / j->parts;
+  *t0 = b0 * MR;
+  *tiles = (b1 * MR < j->tiles ? b1 * MR : j->tiles) - *t0;
+}
+
+/* The output transform and epilogue of the wave's tiles [t0, t0 + tiles)
+ * for output channels [oc0, oc0 + nr), from the sums M. */
+static void wg_outputs(const wg_job* j, int64_t oc0, int64_t nr, int64_t t0, int64_t tiles) {
+  const int64_t OC = j->OC;
+  for (int64_t i = 0; i < tiles; ++i) {
+    const int64_t row = j->row0 + (t0 + i) / j->TW, n = row / j->TH;
+    const int64_t oh0 = row % j->TH * WG_M, ow0 = (t0 + i) % j->TW * WG_M;
+    for (int64_t g = 0; g < nr; g += KV_LANES) {
+      const int64_t lanes = nr - g < KV_LANES ? nr - g : KV_LANES;
+      kv m[WG_F], tmp[WG_A][WG_M], o[WG_M * WG_M];
+      const float* mt = j->m + (t0 + i) * OC + oc0 + g;
+      for (int f = 0; f < WG_F; ++f)
+        m[f] = lanes == KV_LANES ? kv_load(mt + f * j->mfs) : kv_load_n(mt + f * j->mfs, lanes);
+      /* Rows: tmp[f][b] = (m AT^T)[f][b]; columns: o[a][b] = (AT tmp)[a][b]. */
+      for (int f = 0; f < WG_A; ++f) wg_output_1d(m + f * WG_A, 1, tmp[f], 1);
+      for (int b = 0; b < WG_M; ++b) wg_output_1d(&tmp[0][b], WG_M, o + b, WG_M);
+      if (j->bias) {
+        const float* bp = j->bias + oc0 + g;
+        const kv bv = lanes == KV_LANES ? kv_load(bp) : kv_load_n(bp, lanes);
+        for (int p = 0; p < WG_M * WG_M; ++p) o[p] = kv_add(o[p], bv);
+      }
+      if (j->y_cl) {
+        wg_store_nhwc(j, n, oh0, ow0, oc0 + g, lanes, o);
+      } else {
+        wg_store_nchw(j, n, oh0, ow0, oc0 + g, lanes, o);
       }
     }
+  }
+}
+
+/* Tasks [begin, end) of phase 2: their sums (with transformed weights,
+ * frequency by frequency over all the range's tasks), then their outputs. */
+static void wg_gemm_tasks(void* ctx, int64_t begin, int64_t end) {
+  const wg_job* j = (const wg_job*)ctx;
+  int64_t oc0, nr, t0, tiles;
+  if (j->transformed) {
+    for (int64_t f = 0; f < WG_F; ++f)
+      for (int64_t task = begin; task < end; ++task) {
+        wg_task_span(j, task, &oc0, &nr, &t0, &tiles);
+        wg_sums_transformed(j, f, oc0, nr, t0, tiles);
+      }
+  } else {
+    for (int64_t task = begin; task < end; ++task) {
+      wg_task_span(j, task, &oc0, &nr, &t0, &tiles);
+      wg_sums_raw(j, oc0, nr, t0, tiles);
+    }
+  }
+  for (int64_t task = begin; task < end; ++task) {
+    wg_task_span(j, task, &oc0, &nr, &t0, &tiles);
+    wg_outputs(j, oc0, nr, t0, tiles);
   }
 }
 
@@ -417,18 +443,22 @@ static int wg_run(const int64_t* ip, const float* fp, void* const* bindings, con
   const int threaded = host && host->parallel_for && work >= (double)(1 << 19);
   const int64_t all_rows = ip[P_N] * j.TH;
   const int64_t wave = kiln_winograd_wave_rows(ip[P_N], j.C, j.OC, j.OH, j.OW);
-  j.m = scratch + WG_F * wave * j.TW * j.C;
-  j.ub = j.m + WG_F * wave * j.TW * j.OC;
+  j.m = scratch + WG_F * (wave * j.TW * j.C + KILN_WINOGRAD_V_PAD);
+  j.ub = j.m + WG_F * (wave * j.TW * j.OC + KILN_WINOGRAD_V_PAD);
   for (j.row0 = 0; j.row0 < all_rows; j.row0 += wave) {
     j.rows = all_rows - j.row0 < wave ? all_rows - j.row0 : wave;
+    j.tiles = j.rows * j.TW;
+    j.vfs = j.tiles * j.C + KILN_WINOGRAD_V_PAD;
+    j.mfs = j.tiles * j.OC + KILN_WINOGRAD_V_PAD;
     /* Plain weights are transformed once per task: then a task takes all
      * the wave's tiles (few, as the compiler chose them). On threads, a
-     * micro-tile of tiles per task: blocks of WG_ROW_GROUPS rarely split a
-     * wave evenly between the threads. */
-    j.block = j.transformed ? (threaded ? 1 : WG_ROW_GROUPS) * j.path.mr : j.rows * j.TW;
-    j.blocks = (j.rows * j.TW + j.block - 1) / j.block;
+     * micro-tile of rows per part: a thread's contiguous range of tasks
+     * then covers the tile rows whose V it wrote in phase 1 (rows outer
+     * there too), where splitting the chunks instead made half of each
+     * thread's V come from the other core's cache. */
+    j.parts = j.transformed && threaded ? (j.tiles + j.path.mr - 1) / j.path.mr : 1;
     wg_run_phase(host, threaded, j.rows * j.cgroups, wg_input_tasks, &j);
-    wg_run_phase(host, threaded, j.chunks * j.blocks, wg_gemm_tasks, &j);
+    wg_run_phase(host, threaded, j.chunks * j.parts, wg_gemm_tasks, &j);
   }
   return KILN_OK;
 }
@@ -478,8 +508,9 @@ static int wg_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
   KILN_TRY(kiln_checked_product(u_dims, 4, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[1], count));
   /* The whole transformed input and sums (36 x N*TH*TW x (C + OC)), U
-   * (36 x C x OC) and the U blocks of every panel stay in int64, so the
-   * scratch (kiln_winograd_scratch_floats: one wave, at most the sum) does. */
+   * (36 x C x OC) and the U blocks of every panel stay in int64, and so,
+   * with V's padding, does the scratch (kiln_winograd_scratch_floats: one
+   * wave, at most the sum). */
   int64_t c_oc, vm, blocks;
   KILN_TRY(kiln_checked_add(C, OC, &c_oc));
   const int64_t v_dims[5] = {WG_F, N, TH, TW, c_oc}, w_dims[3] = {WG_F, C, OC};
@@ -487,6 +518,7 @@ static int wg_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
   KILN_TRY(kiln_checked_product(w_dims, 3, &count));
   KILN_TRY(kiln_checked_mul(oc_pad / 16 * 16, WG_F * KILN_WINOGRAD_RAW_KC, &blocks));
   KILN_TRY(kiln_checked_add(vm, blocks, &count));
+  KILN_TRY(kiln_checked_add(count, 2 * WG_F * KILN_WINOGRAD_V_PAD, &count));
   count = kiln_winograd_scratch_floats(N, C, OC, ip[P_OH], ip[P_OW], (int)ip[P_WG_TRANSFORMED]);
   return kiln_check_f32_binding(binding_bytes[residual ? 5 : 4], count);
 }

@@ -17,11 +17,11 @@
  *   2. per (part of the wave's tiles: all of them on one thread, a
  *      micro-tile of rows on threads; chunk of output channels), frequency
  *      by frequency over all the tasks a thread takes, the GEMM
- *      micro-kernel of sgemm.h sums M[t][f][oc] = sum_c V[f][t][c]
+ *      micro-kernel of sgemm.h sums M[f][t][oc] = sum_c V[f][t][c]
  *      U[f][c][oc] into the scratch; then the output transform (output
  *      channels in the lanes) and the epilogue write y.
- * V is frequency-major (each frequency's tiles contiguous, padded apart so
- * that a tile's 36 stores do not share an L1 set) and phase 2 runs the
+ * V and M are frequency-major (each frequency's tiles contiguous, padded
+ * apart so that a tile's 36 vectors do not share an L1 set) and phase 2 runs the
  * frequencies outermost: one frequency's V and U (tens of KB) stay in
  * L1/L2 while every tile and chunk of the task uses them; tile-major
  * (frequency inner), ResNet-18's 2.4 MB U of layer2 streamed from memory
@@ -59,7 +59,7 @@ enum { P_WG_TRANSFORMED = P_CL_COUNT, P_WG_COUNT };
 
 typedef struct wg_job {
   const float *x, *u, *bias, *res;
-  float *y, *v, *m; /* v: V[f][tile][c], m: the sums M[tile][f][oc] of the wave (scratch) */
+  float *y, *v, *m; /* v: V[f][tile][c], m: the sums M[f][tile][oc] of the wave (scratch) */
   float* ub;         /* plain weights: each panel's U blocks (scratch) */
   int x_cl, y_cl;  /* x, and y (and r), channels last */
   int transformed; /* u holds U (else the plain weights in panels) */
@@ -264,7 +264,7 @@ static void wg_store_nchw(const wg_job* j, int64_t n, int64_t oh0, int64_t ow0, 
     for (int64_t a = 0; a < rows; ++a) wg_copy_row(j->y + first + l * plane + a * j->OW, &blk[l][a * WG_M], cols);
 }
 
-/* Frequency f's sums M[t][f][oc] of the wave's tiles t0 .. t0 + tiles - 1
+/* Frequency f's sums M[f][t][oc] of the wave's tiles t0 .. t0 + tiles - 1
  * and output channels oc0 .. oc0 + nr - 1, from weights the compiler
  * transformed: the micro-kernel over the whole K = C. */
 static void wg_sums_transformed(const wg_job* j, int64_t f, int64_t oc0, int64_t nr, int64_t t0,

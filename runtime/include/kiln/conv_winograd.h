@@ -63,14 +63,15 @@ static inline int64_t kiln_winograd_wave_rows(int64_t n, int64_t c, int64_t oc, 
 /* Input channels per block of U the kernel makes from plain weights. */
 #define KILN_WINOGRAD_RAW_KC 32
 
-/* Floats between the frequencies of the transformed input beyond its
- * tiles' channels: the 36 vectors of a tile, stored together, would
- * otherwise often sit a multiple of 4 KiB apart and share one L1 set. */
+/* Floats between the frequencies of the transformed input (and of the
+ * sums) beyond their tiles' channels: a tile's 36 vectors, stored or
+ * loaded together, would otherwise often sit a multiple of 4 KiB apart and
+ * share one L1 set. */
 #define KILN_WINOGRAD_V_PAD 16
 
 /* Floats of the scratch binding: for one wave's tiles (wave rows * TW),
  * the transformed input V[f][tile][c] (36 x (tiles x C + V_PAD)) and the
- * GEMM sums M[tile][f][oc] (36 x tiles x OC); with plain weights
+ * GEMM sums M[f][tile][oc] (36 x (tiles x OC + V_PAD)); with plain weights
  * (transformed 0), also a block of U per 16-channel panel: ceil(OC/16) x
  * 36 x RAW_KC x 16. */
 static inline int64_t kiln_winograd_scratch_floats(int64_t n, int64_t c, int64_t oc,

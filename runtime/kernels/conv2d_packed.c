@@ -100,7 +100,10 @@ typedef void (*convp_tile_fn)(const convp_tile* t, const float* x, int64_t cs, i
  * vectors of channels, NV * KV_LANES <= 16, so a tile reads one weight panel
  * (its first channel's lane offset within the panel is the caller's w). The
  * shape keeps MR*NV accumulators, NV weight vectors and a broadcast in the
- * path's registers: AVX2 6 x 2x8, NEON 6 x 4x4, portable 4-lane 4 x 2x4. */
+ * path's registers: AVX2 6 x 2x8, NEON 6 x 4x4, portable 4-lane 3 x 4x4
+ * (SSE2 has no FMA: 12 accumulators keep its multiplies and adds busy, and
+ * one broadcast serves 4 products; 4 x 2x4 ran ResNet-18's 3x3 layers about
+ * 20% slower). */
 #if KV_LANES == 8
 #define CONVP_TILE_MR 6
 #define CONVP_TILE_NV 2
@@ -108,8 +111,8 @@ typedef void (*convp_tile_fn)(const convp_tile* t, const float* x, int64_t cs, i
 #define CONVP_TILE_MR 6
 #define CONVP_TILE_NV 4
 #elif KV_LANES == 4
-#define CONVP_TILE_MR 4
-#define CONVP_TILE_NV 2
+#define CONVP_TILE_MR 3
+#define CONVP_TILE_NV 4
 #else
 #define CONVP_TILE_MR 4
 #define CONVP_TILE_NV 4
@@ -181,7 +184,9 @@ static void convp_tile_vec(const convp_tile* t, const float* x, int64_t cs, int6
     case 6: convp_tile_body(t, x, cs, C, taps, w, T, 6); break;
     case 5: convp_tile_body(t, x, cs, C, taps, w, T, 5); break;
 #endif
+#if CONVP_TILE_MR > 3
     case 4: convp_tile_body(t, x, cs, C, taps, w, T, 4); break;
+#endif
     case 3: convp_tile_body(t, x, cs, C, taps, w, T, 3); break;
     case 2: convp_tile_body(t, x, cs, C, taps, w, T, 2); break;
     default: convp_tile_body(t, x, cs, C, taps, w, T, 1); break;

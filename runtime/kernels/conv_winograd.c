@@ -21,9 +21,9 @@
  *      U[f][c][oc] into the scratch; then the output transform (output
  *      channels in the lanes) and the epilogue write y.
  * V and M are frequency-major (each frequency's tiles contiguous, padded
- * apart so that a tile's 36 vectors do not share an L1 set) and phase 2 runs the
- * frequencies outermost: one frequency's V and U (tens of KB) stay in
- * L1/L2 while every tile and chunk of the task uses them; tile-major
+ * apart so that a tile's 36 vectors do not share an L1 set) and phase 2
+ * runs the frequencies outermost: one frequency's V and U (tens of KB) stay
+ * in L1/L2 while every tile and chunk of the task uses them; tile-major
  * (frequency inner), ResNet-18's 2.4 MB U of layer2 streamed from memory
  * once per block of tiles.
  *
@@ -443,13 +443,13 @@ static int wg_run(const int64_t* ip, const float* fp, void* const* bindings, con
   const int threaded = host && host->parallel_for && work >= (double)(1 << 19);
   const int64_t all_rows = ip[P_N] * j.TH;
   const int64_t wave = kiln_winograd_wave_rows(ip[P_N], j.C, j.OC, j.OH, j.OW);
-  j.m = scratch + WG_F * (wave * j.TW * j.C + KILN_WINOGRAD_V_PAD);
-  j.ub = j.m + WG_F * (wave * j.TW * j.OC + KILN_WINOGRAD_V_PAD);
+  j.m = scratch + WG_F * (wave * j.TW * j.C + KILN_WINOGRAD_FREQ_PAD);
+  j.ub = j.m + WG_F * (wave * j.TW * j.OC + KILN_WINOGRAD_FREQ_PAD);
   for (j.row0 = 0; j.row0 < all_rows; j.row0 += wave) {
     j.rows = all_rows - j.row0 < wave ? all_rows - j.row0 : wave;
     j.tiles = j.rows * j.TW;
-    j.vfs = j.tiles * j.C + KILN_WINOGRAD_V_PAD;
-    j.mfs = j.tiles * j.OC + KILN_WINOGRAD_V_PAD;
+    j.vfs = j.tiles * j.C + KILN_WINOGRAD_FREQ_PAD;
+    j.mfs = j.tiles * j.OC + KILN_WINOGRAD_FREQ_PAD;
     /* Plain weights are transformed once per task: then a task takes all
      * the wave's tiles (few, as the compiler chose them). On threads, a
      * micro-tile of rows per part: a thread's contiguous range of tasks
@@ -509,7 +509,7 @@ static int wg_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
   KILN_TRY(kiln_check_f32_binding(binding_bytes[1], count));
   /* The whole transformed input and sums (36 x N*TH*TW x (C + OC)), U
    * (36 x C x OC) and the U blocks of every panel stay in int64, and so,
-   * with V's padding, does the scratch (kiln_winograd_scratch_floats: one
+   * with the frequencies' padding, does the scratch (kiln_winograd_scratch_floats: one
    * wave, at most the sum). */
   int64_t c_oc, vm, blocks;
   KILN_TRY(kiln_checked_add(C, OC, &c_oc));
@@ -518,7 +518,7 @@ static int wg_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
   KILN_TRY(kiln_checked_product(w_dims, 3, &count));
   KILN_TRY(kiln_checked_mul(oc_pad / 16 * 16, WG_F * KILN_WINOGRAD_RAW_KC, &blocks));
   KILN_TRY(kiln_checked_add(vm, blocks, &count));
-  KILN_TRY(kiln_checked_add(count, 2 * WG_F * KILN_WINOGRAD_V_PAD, &count));
+  KILN_TRY(kiln_checked_add(count, 2 * WG_F * KILN_WINOGRAD_FREQ_PAD, &count));
   count = kiln_winograd_scratch_floats(N, C, OC, ip[P_OH], ip[P_OW], (int)ip[P_WG_TRANSFORMED]);
   return kiln_check_f32_binding(binding_bytes[residual ? 5 : 4], count);
 }

@@ -67,7 +67,7 @@ static inline int64_t kiln_winograd_wave_rows(int64_t n, int64_t c, int64_t oc, 
  * sums) beyond their tiles' channels: a tile's 36 vectors, stored or
  * loaded together, would otherwise often sit a multiple of 4 KiB apart and
  * share one L1 set. */
-#define KILN_WINOGRAD_V_PAD 16
+#define KILN_WINOGRAD_FREQ_PAD 16
 
 /* Floats of the scratch binding: for one wave's tiles (wave rows * TW),
  * the transformed input V[f][tile][c] (36 x (tiles x C + V_PAD)) and the
@@ -81,7 +81,7 @@ static inline int64_t kiln_winograd_scratch_floats(int64_t n, int64_t c, int64_t
                                              KILN_WINOGRAD_RAW_KC * 16;
   return KILN_WINOGRAD_FREQS * (kiln_winograd_wave_rows(n, c, oc, oh, ow) *
                                     kiln_winograd_tiles(ow) * (c + oc) +
-                                2 * KILN_WINOGRAD_V_PAD) +
+                                2 * KILN_WINOGRAD_FREQ_PAD) +
          u_blocks;
 }
 

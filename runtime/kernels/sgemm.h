@@ -950,10 +950,15 @@ static inline void kiln_gemm_run_tasks(const kiln_gemm_plan* p, int64_t begin, i
       const int last = k0 + kc >= d->K;
       int64_t a_packed_m0 = 0, a_packed_end = 0; /* rows of A in buf */
       /* Only when few micro-tiles share a block: with many, the block stays
-       * in cache after the first and the hardware prefetchers keep up. */
+       * in cache after the first and the hardware prefetchers keep up. Not
+       * for one micro-tile either: the whole next block's prefetches would
+       * go out at once, and a GEMV (a classifier, an MLP's batch of one)
+       * streaming packed B ran 3x slower with them (BM_KilnSgemmPackedB
+       * 1x1000x512 on AVX-512: 31 us without, 90 us with). */
       const int64_t tiles = (m_hi - m_lo + path.mr - 1) / path.mr;
       kiln_b_next next = {NULL, 0, 0, 0};
-      if (d->b_packed && tiles <= KILN_GEMM_FEW_TILES) next = kiln_gemm_next_b(p, t, end, n0, k0, kc);
+      if (d->b_packed && tiles > 1 && tiles <= KILN_GEMM_FEW_TILES)
+        next = kiln_gemm_next_b(p, t, end, n0, k0, kc);
       const int64_t next_lines = next.panels * next.lines;
       for (int64_t m = m_lo; m < m_hi; m += path.mr) {
         const int64_t mr = m_hi - m < path.mr ? m_hi - m : path.mr;

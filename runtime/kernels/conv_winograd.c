@@ -383,23 +383,26 @@ static void wg_outputs(const wg_job* j, int64_t oc0, int64_t nr, int64_t t0, int
   }
 }
 
-/* Tasks [begin, end) of phase 2: their sums (with transformed weights,
- * frequency by frequency over all the range's tasks), then their outputs. */
+/* Tasks [begin, end) of phase 2. With transformed weights: their sums,
+ * frequency by frequency over all the range's tasks, then their outputs;
+ * with plain weights (each task transforms its own), a task's outputs
+ * right after its sums, while they are in cache. */
 static void wg_gemm_tasks(void* ctx, int64_t begin, int64_t end) {
   const wg_job* j = (const wg_job*)ctx;
   int64_t oc0, nr, t0, tiles;
-  if (j->transformed) {
-    for (int64_t f = 0; f < WG_F; ++f)
-      for (int64_t task = begin; task < end; ++task) {
-        wg_task_span(j, task, &oc0, &nr, &t0, &tiles);
-        wg_sums_transformed(j, f, oc0, nr, t0, tiles);
-      }
-  } else {
+  if (!j->transformed) {
     for (int64_t task = begin; task < end; ++task) {
       wg_task_span(j, task, &oc0, &nr, &t0, &tiles);
       wg_sums_raw(j, oc0, nr, t0, tiles);
+      wg_outputs(j, oc0, nr, t0, tiles);
     }
+    return;
   }
+  for (int64_t f = 0; f < WG_F; ++f)
+    for (int64_t task = begin; task < end; ++task) {
+      wg_task_span(j, task, &oc0, &nr, &t0, &tiles);
+      wg_sums_transformed(j, f, oc0, nr, t0, tiles);
+    }
   for (int64_t task = begin; task < end; ++task) {
     wg_task_span(j, task, &oc0, &nr, &t0, &tiles);
     wg_outputs(j, oc0, nr, t0, tiles);

@@ -29,8 +29,10 @@ void RunConv3x3(benchmark::State& state, kiln_kernel_fn kernel, bool winograd) {
   const kiln_host* host = threads > 1 ? pool.host() : nullptr;
   const int64_t panels = (oc + 15) / 16;
   // Only the speed is measured: the weights' values need not be a transform's.
-  std::vector<float> x(c * h * h), w(panels * 16 * (transformed ? 36 : 9) * c), b(oc), y(oc * h * h);
-  std::vector<float> scratch(winograd ? kiln_winograd_scratch_floats(1, c, oc, h, h, static_cast<int>(transformed)) : 0);
+  std::vector<float> x(c * h * h), w(panels * 16 * (transformed ? 36 : 9) * c), b(oc);
+  std::vector<float> y(oc * h * h);
+  std::vector<float> scratch(
+      winograd ? kiln_winograd_scratch_floats(1, c, oc, h, h, static_cast<int>(transformed)) : 0);
   Fill(x);
   Fill(w);
   Fill(b);

@@ -70,8 +70,8 @@ static inline int64_t kiln_winograd_wave_rows(int64_t n, int64_t c, int64_t oc, 
 #define KILN_WINOGRAD_FREQ_PAD 16
 
 /* Floats of the scratch binding: for one wave's tiles (wave rows * TW),
- * the transformed input V[f][tile][c] (36 x (tiles x C + V_PAD)) and the
- * GEMM sums M[f][tile][oc] (36 x (tiles x OC + V_PAD)); with plain weights
+ * the transformed input V[f][tile][c] (36 x (tiles x C + FREQ_PAD)) and the
+ * GEMM sums M[f][tile][oc] (36 x (tiles x OC + FREQ_PAD)); with plain weights
  * (transformed 0), also a block of U per 16-channel panel: ceil(OC/16) x
  * 36 x RAW_KC x 16. */
 static inline int64_t kiln_winograd_scratch_floats(int64_t n, int64_t c, int64_t oc,

@@ -41,6 +41,18 @@ struct Builder {
     return dst;
   }
   Node& Last() { return out->back(); }
+  // Mean over `axes` (sorted, non-negative), kept as 1s in `kept`.
+  ValueId ReduceMean(ValueId v, const std::vector<int64_t>& axes, const Shape& kept) {
+    const ValueId m = Add("ReduceMean", {v}, kept);
+    Node& rm = Last();
+    ir::Attribute attr;
+    attr.kind = ir::Attribute::Kind::kInts;
+    attr.ints = axes;
+    rm.attributes["axes"] = attr;
+    rm.attributes["kiln.axes"] = attr;  // resolved, as shape inference records it
+    rm.SetInt("keepdims", 1);
+    return m;
+  }
   ValueId Scalar(float f) {
     std::vector<uint8_t> b(4);
     std::memcpy(b.data(), &f, 4);
@@ -55,14 +67,17 @@ bool AllF32(const ir::Graph& g, const Node& n) {
   return true;
 }
 
+bool IsBatchNorm(const ir::Graph& g, const Node& n) {
+  return n.op_type == "BatchNormalization" && n.inputs.size() == 5 && !n.outputs.empty() &&
+         n.outputs[0] != ir::kNoValue && AllF32(g, n);
+}
+
+bool TrainingBatchNorm(const ir::Graph& g, const Node& n) {
+  return IsBatchNorm(g, n) && BatchNormTrains(n);
+}
+
 bool RuntimeBatchNorm(const ir::Graph& g, const Node& n) {
-  if (n.op_type != "BatchNormalization" || n.inputs.size() != 5 || n.outputs.empty() ||
-      n.outputs[0] == ir::kNoValue || !AllF32(g, n)) {
-    return false;
-  }
-  for (size_t k = 1; k < n.outputs.size(); ++k) {
-    if (n.outputs[k] != ir::kNoValue) return false;  // training outputs: refused elsewhere
-  }
+  if (!IsBatchNorm(g, n) || BatchNormTrains(n)) return false;
   for (size_t k = 1; k < 5; ++k) {
     if (n.inputs[k] == ir::kNoValue || !g.value(n.inputs[k]).constant) return true;
   }
@@ -87,6 +102,48 @@ void ExpandBatchNorm(ir::Graph& g, const Node& n, std::vector<Node>* out) {
   b.Add("Add", {xt, u2}, x, n.outputs[0]);
 }
 
+// Two passes (mean, then the mean of squared deviations) as ONNX's reference
+// computes them; the running statistics blend in with weight 1 - momentum.
+void ExpandTrainingBatchNorm(ir::Graph& g, const Node& n, std::vector<Node>* out) {
+  Builder b{g, n, out};
+  const Shape x = g.value(n.inputs[0]).shape;  // a copy: AddValue may reallocate
+  const Shape c = {x[1]};
+  std::vector<int64_t> axes = {0};
+  Shape kept = x;  // [1, C, 1, ...]
+  kept[0] = 1;
+  for (size_t d = 2; d < x.size(); ++d) {
+    axes.push_back(static_cast<int64_t>(d));
+    kept[d] = 1;
+  }
+  // -1 stands for C, which may be symbolic.
+  std::vector<int64_t> to_kept(kept.size(), 1);
+  to_kept[1] = -1;
+  const ValueId kept_shape =
+      g.AddConstant("", ir::MakeI64Constant({static_cast<int64_t>(kept.size())}, to_kept));
+  const ValueId c_shape = g.AddConstant("", ir::MakeI64Constant({1}, {-1}));
+  const ValueId mean = b.ReduceMean(n.inputs[0], axes, kept);
+  const ValueId dev = b.Add("Sub", {n.inputs[0], mean}, x);
+  const ValueId dev2 = b.Add("Mul", {dev, dev}, x);
+  const ValueId var = b.ReduceMean(dev2, axes, kept);
+  const ValueId ve = b.Add("Add", {var, b.Scalar(n.GetFloat("epsilon", 1e-5f))}, kept);
+  const ValueId sd = b.Add("Sqrt", {ve}, kept);
+  const ValueId scale = b.Add("Reshape", {n.inputs[1], kept_shape}, kept);
+  const ValueId bias = b.Add("Reshape", {n.inputs[2], kept_shape}, kept);
+  const ValueId t = b.Add("Div", {scale, sd}, kept);
+  const ValueId xt = b.Add("Mul", {dev, t}, x);
+  b.Add("Add", {xt, bias}, x, n.outputs[0]);
+  const float momentum = n.GetFloat("momentum", 0.9f);
+  const ValueId keep = b.Scalar(momentum);
+  const ValueId take = b.Scalar(1.0f - momentum);
+  for (int k = 1; k <= 2; ++k) {
+    if (k >= static_cast<int>(n.outputs.size()) || n.outputs[k] == ir::kNoValue) continue;
+    const ValueId batch = b.Add("Reshape", {k == 1 ? mean : var, c_shape}, c);
+    const ValueId old_part = b.Add("Mul", {n.inputs[k + 2], keep}, c);
+    const ValueId new_part = b.Add("Mul", {batch, take}, c);
+    b.Add("Add", {old_part, new_part}, c, n.outputs[k]);
+  }
+}
+
 void ExpandMvn(ir::Graph& g, const Node& n, std::vector<Node>* out) {
   Builder b{g, n, out};
   const Shape x = g.value(n.inputs[0]).shape;  // a copy: AddValue may reallocate
@@ -96,20 +153,9 @@ void ExpandMvn(ir::Graph& g, const Node& n, std::vector<Node>* out) {
   std::sort(axes.begin(), axes.end());
   Shape kept = x;
   for (int64_t a : axes) kept[a] = 1;
-  auto mean = [&](ValueId v) {
-    const ValueId m = b.Add("ReduceMean", {v}, kept);
-    Node& rm = b.Last();
-    ir::Attribute attr;
-    attr.kind = ir::Attribute::Kind::kInts;
-    attr.ints = axes;
-    rm.attributes["axes"] = attr;
-    rm.attributes["kiln.axes"] = attr;  // resolved, as shape inference records it
-    rm.SetInt("keepdims", 1);
-    return m;
-  };
-  const ValueId m = mean(n.inputs[0]);
+  const ValueId m = b.ReduceMean(n.inputs[0], axes, kept);
   const ValueId x2 = b.Add("Mul", {n.inputs[0], n.inputs[0]}, x);
-  const ValueId m2 = mean(x2);
+  const ValueId m2 = b.ReduceMean(x2, axes, kept);
   const ValueId mm = b.Add("Mul", {m, m}, kept);
   const ValueId var = b.Add("Sub", {m2, mm}, kept);
   const ValueId sd = b.Add("Sqrt", {var}, kept);
@@ -132,9 +178,21 @@ bool Mvn(const ir::Graph& g, const Node& n) {
 
 }  // namespace
 
+bool BatchNormTrains(const ir::Node& n) {
+  if (n.GetInt("training_mode", 0) != 0) return true;
+  for (size_t k = 1; k < n.outputs.size(); ++k) {
+    if (n.outputs[k] != ir::kNoValue) return true;
+  }
+  return false;
+}
+
 absl::Status ExpandNorms(ir::Graph& graph) {
   ir::RewriteNodes(graph, [](ir::Graph& g, const Node& n, std::vector<Node>* out) {
     const bool default_domain = n.domain.empty() && !n.removed;
+    if (default_domain && TrainingBatchNorm(g, n)) {
+      ExpandTrainingBatchNorm(g, n, out);
+      return true;
+    }
     if (default_domain && RuntimeBatchNorm(g, n)) {
       ExpandBatchNorm(g, n, out);
       return true;

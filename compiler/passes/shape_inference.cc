@@ -25,6 +25,7 @@
 #include "compiler/passes/shape_rules_data_dependent.h"
 #include "compiler/passes/shape_rules_dropout.h"
 #include "compiler/passes/symbolic_support.h"
+#include "compiler/passes/norm_expand.h"
 #include "compiler/passes/shape_rules_training.h"
 
 namespace kiln::compiler {
@@ -333,12 +334,11 @@ absl::Status GlobalPool(Ctx& c) {
 
 absl::Status BatchNorm(Ctx& c) {
   KILN_RETURN_IF_ERROR(c.Need(5));
-  for (size_t k = 1; k < c.node().outputs.size(); ++k) {
-    if (c.HasOut(k)) {
-      return c.Err("training-mode outputs (running mean/var, saved stats) are not supported");
-    }
+  // Training mode (norm_expand.cc) gives the running mean and variance as
+  // outputs 1 and 2; opsets before 14 also name the batch's own statistics.
+  for (size_t k = 3; k < c.node().outputs.size(); ++k) {
+    if (c.HasOut(k)) return c.Err("the saved mean/variance outputs (opset < 14) are not supported");
   }
-  if (c.node().GetInt("training_mode", 0) != 0) return c.Err("training_mode=1 is not supported");
   const Shape& x = c.S(0);
   if (x.size() < 2) return c.Err(absl::StrCat("input ", ShapeStr(x), " must have rank >= 2"));
   for (size_t k = 1; k < 5; ++k) {
@@ -348,6 +348,11 @@ absl::Status BatchNorm(Ctx& c) {
                                 SymbolicShapeStr(c.graph(), x)));
     }
   }
+  if (BatchNormTrains(c.node()) && c.T(0) != ir::DType::F32) {
+    return c.Err(absl::StrCat("training mode takes float32 only, not ", ir::DTypeName(c.T(0))));
+  }
+  KILN_RETURN_IF_ERROR(c.Set(1, c.T(0), {x[1]}));
+  KILN_RETURN_IF_ERROR(c.Set(2, c.T(0), {x[1]}));
   return c.Set(0, c.T(0), x);
 }
 

@@ -2,7 +2,8 @@
 """Writes the float-math end-to-end test models (unary math, activations and
 their fusion into Conv/Gemm, Pow/PRelu/Mod/Max/Min/Mean/Sum, the Reduce*
 family, ArgMax/ArgMin, LayerNormalization, InstanceNormalization,
-LpNormalization, LRN, Hardmax, LogSoftmax, Dropout's mask) into tests/models/
+LpNormalization, LRN, Hardmax, LogSoftmax, Dropout's mask, BatchNormalization in
+training mode) into tests/models/
 as NAME.onnx, NAME.input<i>.npy and NAME.output<i>.npy, for
 tests/e2e/models_test.cc.
 
@@ -252,3 +253,26 @@ x = rand(3, 4)
 nodes = [node("Dropout", ["x"], ["y", "mask"]), node("Abs", ["y"], ["z"])]
 save("math_dropout_mask", 13, nodes, [("x", x)],
      [("z", np.abs(x.astype(np.float64))), ("mask", np.ones((3, 4), np.bool_))])
+
+# ------------------------------------------------------------ BatchNormalization, training mode
+# y normalises by the batch's own statistics (torch's training-mode batch_norm,
+# whose momentum weighs the batch: torch 1 - m is ONNX's m). ONNX's running
+# variance blends the population variance, torch's the unbiased one: NumPy here.
+x3, x4 = rand(4, 3, 6), rand(2, 3, 4, 5)
+scale, bias, rmean, rvar = rand(3), rand(3), rand(3), rand(3, lo=0.5, hi=1.5)
+momentum = 0.8
+y3 = F.batch_norm(t64(x3), t64(rmean).clone(), t64(rvar).clone(), t64(scale), t64(bias),
+                  training=True, momentum=1 - momentum, eps=1e-3)
+y4 = F.batch_norm(t64(x4), None, None, t64(scale), t64(bias), training=True, eps=1e-5)
+x3d = x3.astype(np.float64)
+out_mean = rmean * momentum + x3d.mean(axis=(0, 2)) * (1 - momentum)
+out_var = rvar * momentum + x3d.var(axis=(0, 2)) * (1 - momentum)
+nodes = [node("BatchNormalization", ["x3", "scale", "bias", "mean", "var"],
+              ["y3", "running_mean", "running_var"], epsilon=1e-3, momentum=momentum,
+              training_mode=1),
+         node("BatchNormalization", ["x4", "scale", "bias", "mean", "var"], ["y4", "", ""],
+              training_mode=1)]
+save("math_batchnorm_training", 15, nodes, [("x3", x3), ("x4", x4), ("mean", rmean),
+                                            ("var", rvar)],
+     [("y3", y3.numpy()), ("running_mean", out_mean), ("running_var", out_var),
+      ("y4", y4.numpy())], [("scale", scale), ("bias", bias)])

@@ -60,6 +60,7 @@ const char* CType(fb::DType dtype) {
     case fb::DType::U16: return "uint16_t";
     case fb::DType::U32: return "uint32_t";
     case fb::DType::U64: return "uint64_t";
+    case fb::DType::BF16: return "uint16_t"; /* bfloat16, raw bits */
     default: return "void";
   }
 }

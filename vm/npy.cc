@@ -25,6 +25,8 @@ constexpr DescrEntry kDescrs[] = {
     {"<i8", fb::DType::I64}, {"<i4", fb::DType::I32}, {"<i2", fb::DType::I16},
     {"|i1", fb::DType::I8},  {"|u1", fb::DType::U8},  {"|b1", fb::DType::Bool},
     {"<u2", fb::DType::U16}, {"<u4", fb::DType::U32}, {"<u8", fb::DType::U64},
+    // bfloat16 has no NumPy type: ml_dtypes' arrays save as 2-byte void.
+    {"<V2", fb::DType::BF16}, {"|V2", fb::DType::BF16},
 };
 
 // The value that follows `'key':` in the header dictionary, up to the next
@@ -136,7 +138,10 @@ absl::StatusOr<NpyArray> ReadNpy(const std::string& path) {
 std::string SerializeNpy(const NpyArray& array) {
   const char* descr = "<f4";
   for (const DescrEntry& entry : kDescrs) {
-    if (entry.dtype == array.dtype) descr = entry.descr;
+    if (entry.dtype == array.dtype) {
+      descr = entry.descr;  // the first spelling listed
+      break;
+    }
   }
   std::string shape = "(";
   for (int64_t d : array.shape) absl::StrAppend(&shape, d, ",");

@@ -39,6 +39,7 @@ static const char* numpy_descr(int32_t dtype) {
     case KILN_DTYPE_U16: return "<u2";
     case KILN_DTYPE_U32: return "<u4";
     case KILN_DTYPE_U64: return "<u8";
+    case KILN_DTYPE_BF16: return "<V2"; /* no NumPy type; ml_dtypes writes this */
     default: return "?";
   }
 }

@@ -158,8 +158,7 @@ absl::Status LowerTypedUnary(LoweringContext& ctx, const ir::Node& node) {
   }
   if (node.op_type == "Neg") op = KILN_TUNARY_NEG;
   if (node.op_type == "Abs") op = KILN_TUNARY_ABS;
-  const bool is_float = dtype == KILN_DTYPE_F32 || dtype == KILN_DTYPE_F64 ||
-                        dtype == KILN_DTYPE_F16;
+  const bool is_float = ir::IsFloat(ctx.value(node.inputs[0]).dtype);
   if ((op == KILN_TUNARY_NOT && dtype != KILN_DTYPE_BOOL) ||
       ((op == KILN_TUNARY_ISNAN || op == KILN_TUNARY_ISINF) && !is_float) ||
       (op >= KILN_TUNARY_NEG && dtype == KILN_DTYPE_BOOL)) {

@@ -13,7 +13,7 @@ namespace {
 using ir::DType;
 
 // Typed repeated fields hold each element widened; narrow them to the
-// storage type. Bool is one byte, float16 arrives as raw bits in int32_data.
+// storage type. Bool is one byte, (b)float16 arrives as raw bits in int32_data.
 template <typename Src>
 void Narrow(const Src& src, DType dtype, std::vector<uint8_t>* out) {
   const size_t elem = ir::DTypeSize(dtype);
@@ -26,6 +26,7 @@ void Narrow(const Src& src, DType dtype, std::vector<uint8_t>* out) {
       case DType::I64: { int64_t x = static_cast<int64_t>(v); std::memcpy(p, &x, 8); break; }
       case DType::I32: { int32_t x = static_cast<int32_t>(v); std::memcpy(p, &x, 4); break; }
       case DType::I16:
+      case DType::BF16:
       case DType::F16: { uint16_t x = static_cast<uint16_t>(v); std::memcpy(p, &x, 2); break; }
       case DType::I8:
       case DType::U8: { uint8_t x = static_cast<uint8_t>(v); *p = x; break; }

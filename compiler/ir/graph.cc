@@ -16,6 +16,26 @@ size_t DTypeSize(DType dtype) { return ::kiln::DTypeSize(dtype); }
 
 const char* DTypeName(DType dtype) { return ::kiln::DTypeName(dtype); }
 
+bool IsFloat(DType dtype) {
+  return dtype == DType::F32 || dtype == DType::F64 || dtype == DType::F16 ||
+         dtype == DType::BF16;
+}
+
+float BFloat16ToFloat(uint16_t b) {
+  const uint32_t bits = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+uint16_t FloatToBFloat16(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40);  // quiet NaN
+  x += 0x7fffu + ((x >> 16) & 1);  // a carry into the exponent rounds up to it (or to infinity)
+  return static_cast<uint16_t>(x >> 16);
+}
+
 int64_t ElementCount(const std::vector<int64_t>& shape) {
   int64_t n = 1;
   for (int64_t d : shape) {
@@ -65,6 +85,7 @@ int64_t ConstantData::IntAt(int64_t k) const {
   switch (dtype) {
     case DType::F32: return SaturateToInt64(Load<float>(bytes, k));
     case DType::F16: return SaturateToInt64(HalfToFloat(Load<uint16_t>(bytes, k)));
+    case DType::BF16: return SaturateToInt64(BFloat16ToFloat(Load<uint16_t>(bytes, k)));
     case DType::F64: return SaturateToInt64(Load<double>(bytes, k));
     case DType::I8: return Load<int8_t>(bytes, k);
     case DType::I16: return Load<int16_t>(bytes, k);
@@ -83,6 +104,7 @@ double ConstantData::FloatAt(int64_t k) const {
   switch (dtype) {
     case DType::F32: return Load<float>(bytes, k);
     case DType::F16: return HalfToFloat(Load<uint16_t>(bytes, k));
+    case DType::BF16: return BFloat16ToFloat(Load<uint16_t>(bytes, k));
     case DType::F64: return Load<double>(bytes, k);
     default: return static_cast<double>(IntAt(k));
   }
@@ -270,8 +292,7 @@ std::string ConstantSummary(const ConstantData& c) {
   const int64_t n = c.element_count();
   if (n >= 0 && n <= 8) {
     std::vector<std::string> parts;
-    const bool is_float = c.dtype == DType::F32 || c.dtype == DType::F64 ||
-                          c.dtype == DType::F16;
+    const bool is_float = IsFloat(c.dtype);
     for (int64_t k = 0; k < n; ++k) {
       parts.push_back(is_float ? absl::StrCat(c.FloatAt(k)) : absl::StrCat(c.IntAt(k)));
     }

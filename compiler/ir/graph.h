@@ -23,6 +23,13 @@ using DType = ::kiln::fb::DType;
 size_t DTypeSize(DType dtype);
 // "float32", "int64", ...
 const char* DTypeName(DType dtype);
+// float32, float64, float16 or bfloat16.
+bool IsFloat(DType dtype);
+
+// bfloat16 is a float32's high half: widening is exact; narrowing rounds to
+// nearest even (as ONNX's reference and ONNX Runtime do), NaN stays NaN.
+float BFloat16ToFloat(uint16_t b);
+uint16_t FloatToBFloat16(float f);
 
 // Product of dims; returns -1 if any dim is negative or the product overflows.
 int64_t ElementCount(const std::vector<int64_t>& shape);

@@ -24,6 +24,7 @@ DType DTypeFromOnnx(int64_t onnx_elem_type) {
     case 4: return DType::U16;
     case 12: return DType::U32;
     case 13: return DType::U64;
+    case 16: return DType::BF16;
     default: return DType::Unknown;
   }
 }

@@ -11,8 +11,7 @@ namespace kiln::compiler {
 namespace {
 
 bool IsInteger(ir::DType t) {
-  return t != ir::DType::F32 && t != ir::DType::F64 && t != ir::DType::F16 &&
-         t != ir::DType::Bool;
+  return !ir::IsFloat(t) && t != ir::DType::Bool;
 }
 
 emit::LowerFn LowerBinary(int64_t op) {

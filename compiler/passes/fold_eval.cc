@@ -24,7 +24,7 @@ using ir::ConstantPtr;
 using ir::DType;
 using Shape = std::vector<int64_t>;
 
-bool IsFloat(DType t) { return t == DType::F32 || t == DType::F64 || t == DType::F16; }
+using ir::IsFloat;
 
 // Folding must give the bits the kernels would (runtime/kernels/cast.c,
 // binary_typed.c, pow_typed.c), and never overflow itself: integers wrap
@@ -102,6 +102,11 @@ void StoreF(DType t, uint8_t* p, double v) {
     case DType::F32: { float x = static_cast<float>(v); std::memcpy(p, &x, 4); return; }
     case DType::F64: std::memcpy(p, &v, 8); return;
     case DType::F16: { uint16_t h = FloatToHalf(static_cast<float>(v)); std::memcpy(p, &h, 2); return; }
+    case DType::BF16: {
+      uint16_t b = ir::FloatToBFloat16(static_cast<float>(v));
+      std::memcpy(p, &b, 2);
+      return;
+    }
     default: break;
   }
 }

@@ -39,7 +39,7 @@ absl::Status ElementwiseBroadcast(ShapeRuleContext& c) {
     acc = std::move(next);
   }
   if (op == "Mod" && c.node().GetInt("fmod", 0) == 0 &&
-      (c.T(0) == ir::DType::F32 || c.T(0) == ir::DType::F64 || c.T(0) == ir::DType::F16)) {
+      ir::IsFloat(c.T(0))) {
     return c.Err("fmod=0 is invalid for floating-point inputs");
   }
   return c.Set(0, c.T(0), std::move(acc));

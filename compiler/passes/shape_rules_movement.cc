@@ -755,6 +755,7 @@ void StoreOne(DType t, uint8_t* p) {
     case DType::F32: { const float v = 1.0f; std::memcpy(p, &v, 4); return; }
     case DType::F64: { const double v = 1.0; std::memcpy(p, &v, 8); return; }
     case DType::F16: { const uint16_t v = 0x3c00; std::memcpy(p, &v, 2); return; }
+    case DType::BF16: { const uint16_t v = 0x3f80; std::memcpy(p, &v, 2); return; }
     default: p[0] = 1; return;  // integers and bool, little-endian
   }
 }

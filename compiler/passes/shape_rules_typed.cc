@@ -58,7 +58,7 @@ absl::Status BinaryToBool(ir::Graph& g, ir::Node& n, bool logic) {
 absl::Status UnaryToBool(ir::Graph& g, ir::Node& n) {
   if (absl::Status s = Need(g, n, 1); !s.ok()) return s;
   const ir::Value& x = g.value(n.inputs[0]);
-  const bool is_float = x.dtype == DType::F32 || x.dtype == DType::F64 || x.dtype == DType::F16;
+  const bool is_float = ir::IsFloat(x.dtype);
   if (n.op_type == "Not" && x.dtype != DType::Bool) return Err(g, n, "input must be bool");
   if (n.op_type != "Not" && !is_float) return Err(g, n, "input must be a float tensor");
   SetOut(g, n, DType::Bool, x.shape);

@@ -16,7 +16,7 @@ import numpy as np
 from . import _kiln
 from ._inputs import order_inputs
 from .errors import Error, InvalidArgumentError, NotFoundError, UnsupportedError
-from .signature import Signature, TensorSpec
+from .signature import Signature, TensorSpec, numpy_dtype
 
 _MAX_RANK = 8  # KILN_MAX_RANK (runtime/include/kiln/kernel_abi.h)
 _MODEL_INFO_VERSION = 3  # KILN_MODEL_INFO_VERSION (kiln/model_info.h)
@@ -51,7 +51,7 @@ def _spec(info, where):
         raise UnsupportedError(
             f"{where} '{name}' has dims known only at run time {list(shape)}; kiln.load_c "
             "supports static shapes (call NAME_run(symbols, ...) from C)")
-    spec = TensorSpec(name, np.dtype(info.dtype_name.decode()), shape)
+    spec = TensorSpec(name, numpy_dtype(info.dtype_name.decode()), shape)
     if spec.dtype.itemsize * int(np.prod(shape, dtype=np.int64)) != info.bytes:
         raise InvalidArgumentError(f"{where} '{name}': the library's metadata is inconsistent "
                                    f"({info.bytes} bytes for {spec})")

@@ -16,7 +16,8 @@ class TensorSpec(NamedTuple):
 
     def __str__(self):
         dims = ",".join(str(d) for d in self.shape)
-        return f"{self.name}: {self.dtype}[{dims}]"
+        dtype = "bfloat16" if self.dtype == np.dtype("V2") else self.dtype
+        return f"{self.name}: {dtype}[{dims}]"
 
 
 class Signature(NamedTuple):
@@ -37,8 +38,15 @@ class Signature(NamedTuple):
         return f"({ins}) -> ({outs})"
 
 
+def numpy_dtype(name):
+    """The NumPy dtype for a Kiln dtype name. bfloat16 has none in NumPy: its
+    arrays are 2-byte void (raw bits; ml_dtypes' bfloat16 arrays pass as is,
+    and `.view(ml_dtypes.bfloat16)` reads the results)."""
+    return np.dtype("V2") if name == "bfloat16" else np.dtype(name)
+
+
 def _spec(d):
-    return TensorSpec(d["name"], np.dtype(d["dtype"]), tuple(d["shape"]))
+    return TensorSpec(d["name"], numpy_dtype(d["dtype"]), tuple(d["shape"]))
 
 
 def from_native(d):

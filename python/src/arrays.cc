@@ -25,12 +25,17 @@ fb::DType DTypeOf(const py::dtype& dtype) {
              : size == 4 ? fb::DType::U32 : size == 8 ? fb::DType::U64 : fb::DType::Unknown;
     case 'b':
       return size == 1 ? fb::DType::Bool : fb::DType::Unknown;
+    case 'V':  // bfloat16 (ml_dtypes' type, or raw 2-byte void): NumPy has none
+      return size == 2 && !dtype.attr("fields").cast<bool>() ? fb::DType::BF16 : fb::DType::Unknown;
     default:
       return fb::DType::Unknown;
   }
 }
 
-py::dtype NumpyDType(fb::DType dtype) { return py::dtype(std::string(DTypeName(dtype))); }
+py::dtype NumpyDType(fb::DType dtype) {
+  if (dtype == fb::DType::BF16) return py::dtype("V2");  // raw bits; .view(ml_dtypes.bfloat16)
+  return py::dtype(std::string(DTypeName(dtype)));
+}
 
 std::vector<vm::HostTensor> InputViews(const std::vector<py::array>& arrays,
                                        const fb::Signature& signature,

@@ -6,6 +6,7 @@ import threading
 import time
 
 import numpy as np
+import onnx
 import pytest
 
 import kiln
@@ -35,6 +36,28 @@ def test_typed_signature_dtypes():
     module = kiln.compile(MODELS / "typed_casts.onnx")
     refs = [np.load(f) for f in numbered("typed_casts", "output")]
     assert [t.dtype for t in module.signature.outputs] == [r.dtype for r in refs]
+
+
+def test_bfloat16_is_two_byte_void():
+    # ONNX Runtime's outputs for this model: tests/models/opset/cast15_bfloat16_round_trip.
+    x = np.load(MODELS / "opset" / "cast15_bfloat16_round_trip.input0.npy")
+    ref = np.load(MODELS / "opset" / "cast15_bfloat16_round_trip.output1.npy")
+    make_bf16 = kiln.compile(cast_model(onnx.TensorProto.FLOAT, onnx.TensorProto.BFLOAT16))
+    assert str(make_bf16.signature) == "(x: float32[3,4]) -> (y: bfloat16[3,4])"
+    bits = make_bf16(x)
+    assert bits.dtype == np.dtype("V2")
+    widen = kiln.compile(cast_model(onnx.TensorProto.BFLOAT16, onnx.TensorProto.FLOAT))
+    np.testing.assert_array_equal(widen(bits), ref)  # widening is exact
+    with pytest.raises(kiln.InvalidArgumentError, match="has dtype uint16; the module expects bfloat16"):
+        widen(np.zeros((3, 4), np.uint16))
+
+
+def cast_model(src, dst):
+    from onnx import helper
+    graph = helper.make_graph([helper.make_node("Cast", ["x"], ["y"], to=dst)], "cast",
+                              [helper.make_tensor_value_info("x", src, [3, 4])],
+                              [helper.make_tensor_value_info("y", dst, [3, 4])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString()
 
 
 def test_save_load_round_trip(tmp_path, tiny_cnn):

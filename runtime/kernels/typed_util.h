@@ -1,6 +1,6 @@
 /* Element access for the dtype-generic kernels (cast, binary_typed, compare,
  * where, unary_typed): every dtype loaded as int64 / uint64 / double and
- * stored back, float16 through float with round-to-nearest-even.
+ * stored back, float16 and bfloat16 through float with round-to-nearest-even.
  * Internal to runtime/kernels: an AOT bundle copies it beside the kernels. */
 #ifndef KILN_KERNELS_TYPED_UTIL_H_
 #define KILN_KERNELS_TYPED_UTIL_H_
@@ -17,14 +17,15 @@ static inline int64_t kiln_dtype_size(int64_t t) {
   switch (t) {
     case KILN_DTYPE_F32: case KILN_DTYPE_I32: case KILN_DTYPE_U32: return 4;
     case KILN_DTYPE_F64: case KILN_DTYPE_I64: case KILN_DTYPE_U64: return 8;
-    case KILN_DTYPE_F16: case KILN_DTYPE_I16: case KILN_DTYPE_U16: return 2;
+    case KILN_DTYPE_F16: case KILN_DTYPE_BF16: case KILN_DTYPE_I16: case KILN_DTYPE_U16: return 2;
     case KILN_DTYPE_I8: case KILN_DTYPE_U8: case KILN_DTYPE_BOOL: return 1;
     default: return 0;
   }
 }
 
 static inline int kiln_dtype_is_float(int64_t t) {
-  return t == KILN_DTYPE_F32 || t == KILN_DTYPE_F64 || t == KILN_DTYPE_F16;
+  return t == KILN_DTYPE_F32 || t == KILN_DTYPE_F64 || t == KILN_DTYPE_F16 ||
+         t == KILN_DTYPE_BF16;
 }
 
 static inline int kiln_dtype_is_unsigned(int64_t t) {
@@ -72,6 +73,24 @@ static inline uint16_t kiln_float_to_half(float f) {
   return (uint16_t)(sign | r);
 }
 
+/* bfloat16 is a float32's high half: widening is exact. */
+static inline float kiln_bf16_to_float(uint16_t b) {
+  const uint32_t bits = (uint32_t)b << 16;
+  float f;
+  memcpy(&f, &bits, 4);
+  return f;
+}
+
+/* float -> bfloat16, round to nearest even (a carry into the exponent rounds
+ * up to the next power of two or to infinity); NaN stays a quiet NaN. */
+static inline uint16_t kiln_float_to_bf16(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40);
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return (uint16_t)(x >> 16);
+}
+
 /* Element k of a dtype `t` buffer as double (floats; exact for integers up
  * to 2^53). */
 static inline double kiln_load_f(const void* p, int64_t t, int64_t k) {
@@ -80,6 +99,7 @@ static inline double kiln_load_f(const void* p, int64_t t, int64_t k) {
     case KILN_DTYPE_F32: { float v; memcpy(&v, b + k * 4, 4); return v; }
     case KILN_DTYPE_F64: { double v; memcpy(&v, b + k * 8, 8); return v; }
     case KILN_DTYPE_F16: { uint16_t v; memcpy(&v, b + k * 2, 2); return kiln_half_to_float(v); }
+    case KILN_DTYPE_BF16: { uint16_t v; memcpy(&v, b + k * 2, 2); return kiln_bf16_to_float(v); }
     case KILN_DTYPE_I8: return (double)((const int8_t*)p)[k];
     case KILN_DTYPE_U8: return (double)b[k];
     case KILN_DTYPE_BOOL: return b[k] != 0;
@@ -132,6 +152,7 @@ static inline void kiln_store_f(void* p, int64_t t, int64_t k, double v) {
     case KILN_DTYPE_F32: { float x = (float)v; memcpy(b + k * 4, &x, 4); break; }
     case KILN_DTYPE_F64: memcpy(b + k * 8, &v, 8); break;
     case KILN_DTYPE_F16: { uint16_t x = kiln_float_to_half((float)v); memcpy(b + k * 2, &x, 2); break; }
+    case KILN_DTYPE_BF16: { uint16_t x = kiln_float_to_bf16((float)v); memcpy(b + k * 2, &x, 2); break; }
     default: break;
   }
 }

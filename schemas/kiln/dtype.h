@@ -24,6 +24,7 @@ inline size_t DTypeSize(fb::DType dtype) {
     case fb::DType::U16: return 2;
     case fb::DType::U32: return 4;
     case fb::DType::U64: return 8;
+    case fb::DType::BF16: return 2;
     default: return 0;
   }
 }
@@ -43,6 +44,7 @@ inline const char* DTypeName(fb::DType dtype) {
     case fb::DType::U16: return "uint16";
     case fb::DType::U32: return "uint32";
     case fb::DType::U64: return "uint64";
+    case fb::DType::BF16: return "bfloat16";
     default: return "unknown";
   }
 }

@@ -1,7 +1,9 @@
 // Graph IR bookkeeping: naming, producers, uses, compaction, printing.
 #include "compiler/ir/graph.h"
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "compiler/ir/graph_util.h"
 #include "gtest/gtest.h"
@@ -41,6 +43,26 @@ TEST(GraphTest, ConstantAccessors) {
   auto h = MakeConstant(DType::F16, {2}, half);
   EXPECT_DOUBLE_EQ(h->FloatAt(0), 1.5);
   EXPECT_DOUBLE_EQ(h->FloatAt(1), -2.0);
+  // bfloat16 1.5 = 0x3FC0, -2 = 0xC000 (a float32's high half).
+  std::vector<uint8_t> bf = {0xC0, 0x3F, 0x00, 0xC0};
+  auto b = MakeConstant(DType::BF16, {2}, bf);
+  EXPECT_DOUBLE_EQ(b->FloatAt(0), 1.5);
+  EXPECT_EQ(b->IntAt(1), -2);
+  EXPECT_TRUE(IsFloat(DType::BF16));
+  EXPECT_FALSE(IsFloat(DType::U16));
+  EXPECT_STREQ(DTypeName(DType::BF16), "bfloat16");
+}
+
+TEST(GraphTest, BFloat16RoundsToNearestEven) {
+  // Expected bits from torch 1.13 (.to(torch.bfloat16)), as in
+  // tests/runtime/typed_kernels_test.cc: ties to even, a carry into the
+  // exponent, FLT_MAX to infinity; NaN stays NaN.
+  EXPECT_EQ(FloatToBFloat16(1.0f + std::ldexp(1.0f, -8)), 0x3f80);
+  EXPECT_EQ(FloatToBFloat16(1.0f + 3 * std::ldexp(1.0f, -8)), 0x3f82);
+  EXPECT_EQ(FloatToBFloat16(65504.0f), 0x4780);
+  EXPECT_EQ(FloatToBFloat16(std::numeric_limits<float>::max()), 0x7f80);
+  EXPECT_TRUE(std::isnan(BFloat16ToFloat(FloatToBFloat16(std::nanf("")))));
+  EXPECT_EQ(BFloat16ToFloat(0xbf81), -1.0078125f);
 }
 
 TEST(GraphTest, NamesAreUniqueAndFindable) {

@@ -33,7 +33,9 @@ double HalfToDouble(uint16_t h) {
   return sign ? -v : v;
 }
 
-bool IsFloat(DType t) { return t == DType::F32 || t == DType::F64 || t == DType::F16; }
+bool IsFloat(DType t) {
+  return t == DType::F32 || t == DType::F64 || t == DType::F16 || t == DType::BF16;
+}
 
 // Integers compared through their exact 64-bit patterns (uint64 included).
 uint64_t IntBits(const vm::NpyArray& a, int64_t k) {
@@ -64,6 +66,12 @@ double ElementAsDouble(const vm::NpyArray& a, int64_t k) {
     case DType::F32: return Load<float>(a, k);
     case DType::F64: return Load<double>(a, k);
     case DType::F16: return HalfToDouble(Load<uint16_t>(a, k));
+    case DType::BF16: {  // a float32's high half
+      const uint32_t bits = static_cast<uint32_t>(Load<uint16_t>(a, k)) << 16;
+      float f;
+      std::memcpy(&f, &bits, 4);
+      return f;
+    }
     case DType::U64: return static_cast<double>(IntBits(a, k));
     default: return static_cast<double>(static_cast<int64_t>(IntBits(a, k)));
   }

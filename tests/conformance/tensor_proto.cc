@@ -28,6 +28,7 @@ DType FromOnnx(int code) {
     case onnx::TensorProto::DOUBLE: return DType::F64;
     case onnx::TensorProto::UINT32: return DType::U32;
     case onnx::TensorProto::UINT64: return DType::U64;
+    case onnx::TensorProto::BFLOAT16: return DType::BF16;
     default: return DType::Unknown;
   }
 }
@@ -49,6 +50,7 @@ void Store(const Field& field, DType dtype, std::vector<uint8_t>* out) {
       case DType::U32: { uint32_t x = static_cast<uint32_t>(v); std::memcpy(p, &x, 4); break; }
       case DType::I16:
       case DType::U16:
+      case DType::BF16:
       case DType::F16: { uint16_t x = static_cast<uint16_t>(v); std::memcpy(p, &x, 2); break; }
       case DType::Bool: *p = v != 0 ? 1 : 0; break;
       default: *p = static_cast<uint8_t>(v); break;

@@ -186,12 +186,13 @@ TEST(Arange, CheckerRefusals) {
   const int64_t ip[] = {KILN_DTYPE_F32, 3, 0, 1};
   EXPECT_EQ(kiln_arange_check(ip, 4, fp, 1, bytes), KILN_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(kiln_arange_check(nullptr, 4, nullptr, 0, bytes), KILN_ERR_INVALID_ARGUMENT);
-  // Dtypes the kernel does not write (float16, the small and unsigned
+  // Dtypes the kernel does not write ((b)float16, the small and unsigned
   // integers, bool) and codes that are no dtype.
   for (int64_t dtype : {0, -1, static_cast<int>(KILN_DTYPE_F16), static_cast<int>(KILN_DTYPE_I8),
                         static_cast<int>(KILN_DTYPE_I16), static_cast<int>(KILN_DTYPE_U8),
                         static_cast<int>(KILN_DTYPE_BOOL), static_cast<int>(KILN_DTYPE_U16),
-                        static_cast<int>(KILN_DTYPE_U32), static_cast<int>(KILN_DTYPE_U64), 13, 1000}) {
+                        static_cast<int>(KILN_DTYPE_U32), static_cast<int>(KILN_DTYPE_U64),
+                        static_cast<int>(KILN_DTYPE_BF16), 14, 1000}) {
     EXPECT_EQ(ArangeCheck({dtype, 3, 0, 1}, 64), KILN_ERR_INVALID_ARGUMENT) << "dtype=" << dtype;
   }
   // A negative count, an output shorter than n elements, n * size past int64.

@@ -79,6 +79,35 @@ TEST(Cast, Float16RoundTripAndRounding) {
   EXPECT_EQ(back[5], -2.5f);
 }
 
+TEST(Cast, BFloat16RoundsToNearestEven) {
+  // Expected bits from torch 1.13: torch.tensor(x).to(torch.bfloat16).view(torch.int16).
+  // Ties 1 + 2^-8 (down to even) and 1 + 3*2^-8 (up to even), just past a tie, the
+  // largest bfloat16, FLT_MAX (rounds to infinity), infinities, a float32 subnormal,
+  // -0 and 65504 (carries into the exponent: 65536).
+  std::vector<float> x = {1.0f + std::ldexp(1.0f, -8), 1.0f + 3 * std::ldexp(1.0f, -8),
+                          -(1.0f + std::ldexp(1.0f, -8) + std::ldexp(1.0f, -20)),
+                          3.3895314e38f, std::numeric_limits<float>::max(),
+                          std::numeric_limits<float>::infinity(),
+                          -std::numeric_limits<float>::infinity(), 1e-40f, -0.0f, 65504.0f,
+                          std::numeric_limits<float>::quiet_NaN()};
+  std::vector<uint16_t> b(x.size());
+  Run2(kiln_cast, kiln_cast_check, {KILN_DTYPE_F32, KILN_DTYPE_BF16, 11}, x, b);
+  EXPECT_EQ(std::vector<uint16_t>(b.begin(), b.end() - 1),
+            (std::vector<uint16_t>{0x3f80, 0x3f82, 0xbf81, 0x7f7f, 0x7f80, 0x7f80, 0xff80, 0x0001,
+                                   0x8000, 0x4780}));
+  std::vector<float> back(x.size());
+  Run2(kiln_cast, kiln_cast_check, {KILN_DTYPE_BF16, KILN_DTYPE_F32, 11}, b, back);
+  EXPECT_EQ(back[1], 1.015625f);
+  EXPECT_EQ(back[3], 3.3895314e38f);  // exact: widening only appends zero bits
+  EXPECT_TRUE(std::isinf(back[4]));
+  EXPECT_EQ(back[9], 65536.0f);
+  EXPECT_TRUE(std::isnan(back[10]));  // NaN stays NaN (never rounds to infinity)
+  std::vector<int32_t> ints(x.size());
+  Run2(kiln_cast, kiln_cast_check, {KILN_DTYPE_BF16, KILN_DTYPE_I32, 11}, b, ints);
+  EXPECT_EQ(ints[2], -1);
+  EXPECT_EQ(ints[9], 65536);
+}
+
 TEST(Cast, Uint64ToFloatAndInt64Extremes) {
   std::vector<uint64_t> x = {std::numeric_limits<uint64_t>::max(), 3};
   std::vector<double> y(2);
@@ -93,7 +122,7 @@ TEST(Cast, Uint64ToFloatAndInt64Extremes) {
 }
 
 TEST(CastCheck, RejectsUnknownDtypeAndShortBuffers) {
-  const std::vector<int64_t> ip = {KILN_DTYPE_F32, 13, 4};
+  const std::vector<int64_t> ip = {KILN_DTYPE_F32, 99, 4};
   const uint64_t bb[2] = {16, 64};
   EXPECT_EQ(kiln_cast_check(ip.data(), 3, nullptr, 0, bb), KILN_ERR_INVALID_ARGUMENT);
   const std::vector<int64_t> ok = {KILN_DTYPE_F32, KILN_DTYPE_I64, 4};

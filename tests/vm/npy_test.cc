@@ -33,6 +33,26 @@ TEST(Npy, RoundTripsScalarAndVector) {
   }
 }
 
+// bfloat16 has no NumPy type: written as ml_dtypes does ('<V2'), read from
+// '<V2' or '|V2' (what NumPy writes for a plain 2-byte void array).
+TEST(Npy, BFloat16IsTwoByteVoid) {
+  NpyArray a;
+  a.dtype = fb::DType::BF16;
+  a.shape = {2};
+  a.data = {0x80, 0x3f, 0x00, 0xc0};  // 1.0, -2.0
+  const std::string bytes = SerializeNpy(a);
+  EXPECT_NE(bytes.find("'descr': '<V2'"), std::string::npos) << bytes.substr(0, 64);
+  auto b = ParseNpy(bytes, "mem");
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->dtype, fb::DType::BF16);
+  EXPECT_EQ(b->data, a.data);
+  std::string plain_void = bytes;
+  plain_void.replace(plain_void.find("<V2"), 3, "|V2");
+  auto c = ParseNpy(plain_void, "mem");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->dtype, fb::DType::BF16);
+}
+
 // A file NumPy wrote (by tests/models/generate.py): float64 [1, 784].
 TEST(Npy, ReadsNumpyWrittenFile) {
   auto a = ReadNpy(std::string(KILN_SOURCE_DIR) + "/tests/models/bad/tiny_mlp.input0.float64.npy");

@@ -105,6 +105,7 @@ typedef enum kiln_dtype {
   KILN_DTYPE_U16 = 10,
   KILN_DTYPE_U32 = 11,
   KILN_DTYPE_U64 = 12,
+  KILN_DTYPE_BF16 = 13, /* the high 16 bits of a float32 */
 } kiln_dtype;
 
 /* Where should_stop is asked (its `at` argument). */

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Models in the forms that ONNX opsets 18 to 21 introduced, for the ops Kiln
-supports, with reference outputs from ONNX Runtime (npm onnxruntime-node, the
-version pinned in benchmarks/models/ort/package.json).
+supports, and bfloat16 models (which NumPy cannot compute), with reference
+outputs from ONNX Runtime (npm onnxruntime-node, the version pinned in
+benchmarks/models/ort/package.json).
 
 Debian's onnx 1.12 knows opsets up to 17 only, so the models are written with
 onnx.helper and an explicit opset import, without its checker; ONNX Runtime
@@ -387,6 +388,26 @@ def refused_models():
             f.write(f"{name}\t{words}\n")
 
 
+def bfloat16_models():
+    """float32 -> bfloat16 (round to nearest even) -> data movement -> float32."""
+    rng = np.random.default_rng(16)
+    x = rng.standard_normal((3, 4)).astype(np.float32)
+    # Ties between two bfloat16 neighbours (1 + 2^-8 rounds down to even, 1 + 3*2^-8 up),
+    # a value just past a tie, and one whose rounding carries into the exponent.
+    x[0] = [1 + 2.0 ** -8, 1 + 3 * 2.0 ** -8, -(1 + 2.0 ** -8 + 2.0 ** -20), 1.9999999]
+    bf = TensorProto.BFLOAT16
+    nodes = [helper.make_node("Cast", ["x"], ["b"], to=bf),
+             helper.make_node("Transpose", ["b"], ["t"], perm=[1, 0]),
+             helper.make_node("Concat", ["t", "t"], ["c"], axis=1),
+             helper.make_node("Reshape", ["c", "shape"], ["r"]),
+             helper.make_node("Cast", ["r"], ["y"], to=F),
+             helper.make_node("CastLike", ["x", "b"], ["l"]),
+             helper.make_node("Cast", ["l"], ["z"], to=F)]
+    m = model(15, nodes, [vinfo("x", F, [3, 4])], [vinfo("y", F, None), vinfo("z", F, None)],
+              [const("shape", np.array([2, 12], np.int64))])
+    save("cast15_bfloat16_round_trip", m, [x])
+
+
 def main():
     if not os.path.exists(os.path.join(ROOT, "benchmarks/models/ort/node_modules/onnxruntime-node")):
         sys.exit("ONNX Runtime is missing: bash benchmarks/models/ort/install.sh")
@@ -400,6 +421,7 @@ def main():
     bitwise_models()
     runtime_dims_models()
     unbounded_models()
+    bfloat16_models()
 
 
 if __name__ == "__main__":

@@ -60,6 +60,7 @@ typedef enum kiln_vm_dtype {
   KILN_VM_DTYPE_U16 = 10,
   KILN_VM_DTYPE_U32 = 11,
   KILN_VM_DTYPE_U64 = 12,
+  KILN_VM_DTYPE_BF16 = 13,
 } kiln_vm_dtype;
 
 /* One signature tensor. Pointers stay valid while the module lives. */

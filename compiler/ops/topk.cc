@@ -47,7 +47,14 @@ absl::Status TopKShape(ShapeRuleContext& c) {
     KILN_RETURN_IF_ERROR(c.Set(1, DType::I64, out));
     return c.Set(0, c.T(0), std::move(out));
   }
-  if (!c.Has(1)) {
+  const ir::ConstantData* kc = c.Has(1) ? c.C(1) : nullptr;
+  const bool symbolic_k = kc != nullptr && kc->symbolic;
+  if (symbolic_k) {
+    // k computed from dims (torchvision's min(topk_candidates, n)): the
+    // output dim is that expression; the kernel gets its run-time value.
+    if (c.T(1) != DType::I64 || kc->element_count() != 1) return c.Err("k must be one int64");
+    k = kc->IntAt(0);
+  } else if (!c.Has(1)) {
     if (!c.node().HasAttr("k")) return c.Err("k is required (attribute or input)");
     k = c.node().GetInt("k", 0);
   } else {
@@ -57,7 +64,7 @@ absl::Status TopKShape(ShapeRuleContext& c) {
   }
   // A symbolic axis's length is known at run time only: the kernel's
   // checker refuses k beyond it then.
-  if (k < 0 || (!ir::IsSymbolic(x[axis]) && k > x[axis])) {
+  if (!symbolic_k && (k < 0 || (!ir::IsSymbolic(x[axis]) && k > x[axis]))) {
     return c.Err(absl::StrCat("k = ", k, " is outside [0, ", x[axis], "]"));
   }
   if (c.node().GetInt("largest", 1) != 0 && c.node().GetInt("largest", 1) != 1) {

@@ -327,6 +327,15 @@ ConstantPtr WhereOp(const E& e) {
   return out;
 }
 
+// Equal and the orderings from the operands' relation.
+bool Compare(const std::string& op, bool less, bool equal, bool greater) {
+  if (op == "Equal") return equal;
+  if (op == "Less") return less;
+  if (op == "LessOrEqual") return less || equal;
+  if (op == "Greater") return greater;
+  return greater || equal;  // GreaterOrEqual
+}
+
 absl::StatusOr<ConstantPtr> BinaryOp(const E& e) {
   const std::string& op = e.n.op_type;
   const ConstantData *a = e.In(0), *b = e.In(1);
@@ -336,6 +345,7 @@ absl::StatusOr<ConstantPtr> BinaryOp(const E& e) {
   auto out = New(t, os);
   const size_t es = ir::DTypeSize(t);
   const bool fp = IsFloat(a->dtype) || (op == "Pow" && IsFloat(b->dtype));
+  const bool unsigned_operands = a->dtype == DType::U64;  // compared as uint64
   for (size_t k = 0; k < ia.size(); ++k) {
     uint8_t* p = out->bytes.data() + k * es;
     if (fp) {
@@ -346,13 +356,22 @@ absl::StatusOr<ConstantPtr> BinaryOp(const E& e) {
       else if (op == "Mul") r = x * y;
       else if (op == "Div") r = x / y;
       else if (op == "Pow") r = std::pow(x, y);
-      if (op == "Equal") *p = x == y;
+      // Min/Max propagate NaN, as ONNX's reference does.
+      else if (op == "Min") r = std::isnan(x) || std::isnan(y) ? x + y : std::min(x, y);
+      else if (op == "Max") r = std::isnan(x) || std::isnan(y) ? x + y : std::max(x, y);
+      if (t == DType::Bool) *p = Compare(op, x < y, x == y, x > y);
       else if (IsFloat(t)) StoreF(t, p, r);
       else StoreI(t, p, FloatToIntBits(r, t));
     } else {
       const int64_t x = a->IntAt(ia[k]), y = b->IntAt(ib[k]);
+      const bool less = unsigned_operands ? static_cast<uint64_t>(x) < static_cast<uint64_t>(y)
+                                          : x < y;
+      const bool greater = unsigned_operands ? static_cast<uint64_t>(x) > static_cast<uint64_t>(y)
+                                             : x > y;
       int64_t r = 0;
-      if (op == "Add") r = WrapAdd(x, y);
+      if (op == "Min") r = less ? x : y;
+      else if (op == "Max") r = greater ? x : y;
+      else if (op == "Add") r = WrapAdd(x, y);
       else if (op == "Sub") r = WrapSub(x, y);
       else if (op == "Mul") r = WrapMul(x, y);
       else if (op == "Div") {
@@ -365,7 +384,7 @@ absl::StatusOr<ConstantPtr> BinaryOp(const E& e) {
         const DType et = b->dtype;
         r = WrapPow(x, y, !(et == DType::U8 || et == DType::U16 || et == DType::U32 || et == DType::U64));
       }
-      if (op == "Equal") *p = x == y;
+      if (t == DType::Bool) *p = Compare(op, less, x == y, greater);
       else StoreI(t, p, r);
     }
   }
@@ -381,11 +400,20 @@ ConstantPtr UnaryOp(const E& e) {
     uint8_t* p = out->bytes.data() + k * es;
     if (IsFloat(x->dtype)) {
       const double v = x->FloatAt(k);
-      StoreF(x->dtype, p, op == "Floor" ? std::floor(v) : op == "Sqrt" ? std::sqrt(v) : -v);
+      // Round: halves to even (ONNX), which nearbyint gives in the default mode.
+      StoreF(x->dtype, p,
+             op == "Floor"  ? std::floor(v)
+             : op == "Ceil" ? std::ceil(v)
+             : op == "Round" ? std::nearbyint(v)
+             : op == "Abs"  ? std::fabs(v)
+             : op == "Reciprocal" ? 1.0 / v
+             : op == "Sqrt" ? std::sqrt(v)
+                            : -v);
     } else {
       const int64_t v = x->IntAt(k);
       StoreI(x->dtype, p,
              op == "Neg"   ? WrapSub(0, v)
+             : op == "Abs" ? (v < 0 && x->dtype != DType::U64 ? WrapSub(0, v) : v)
              : op == "Not" ? static_cast<int64_t>(v == 0)
              : op == "Sqrt" ? FloatToIntBits(std::sqrt(static_cast<double>(v)), x->dtype)
                             : v);
@@ -419,36 +447,73 @@ ConstantPtr RangeOp(const E& e) {
   return out;
 }
 
-ConstantPtr ReduceProdOp(const E& e) {
+// ReduceSum/Mean/Prod/Max/Min over the axes shape inference resolved
+// ("kiln.axes": attribute or input, empty meaning all or none as the opset
+// says); ReduceProd also folds before inference, from its attribute.
+ConstantPtr ReduceOp(const E& e) {
   const ConstantData* x = e.In(0);
   const ir::Value& o = e.Out(0);
+  const std::string& op = e.n.op_type;
   const int64_t r = static_cast<int64_t>(x->shape.size());
+  if (x->element_count() == 0 && (op == "ReduceMax" || op == "ReduceMin")) return nullptr;
   std::set<int64_t> red;
-  for (int64_t a : e.n.GetInts("axes", {})) red.insert(a < 0 ? a + r : a);
-  if (red.empty()) for (int64_t i = 0; i < r; ++i) red.insert(i);
+  if (e.n.HasAttr("kiln.axes")) {
+    for (int64_t a : e.n.GetInts("kiln.axes", {})) red.insert(a);
+  } else if (op == "ReduceProd") {
+    for (int64_t a : e.n.GetInts("axes", {})) red.insert(a < 0 ? a + r : a);
+    if (red.empty()) for (int64_t i = 0; i < r; ++i) red.insert(i);
+  } else {
+    return nullptr;
+  }
+  const bool is_float = IsFloat(x->dtype);
+  const bool is_sum = op == "ReduceSum" || op == "ReduceMean";
   // Output index of each input element: reduced dims collapse to 0.
   Shape keep_shape = x->shape;
   for (int64_t a : red) keep_shape[a] = 1;
   const Shape kst = Strides(keep_shape);
   const int64_t n_out = ir::ElementCount(keep_shape);
-  std::vector<double> fprod(n_out, 1.0);
-  std::vector<int64_t> iprod(n_out, 1);
+  const double fstart = is_sum ? 0.0 : 1.0;
+  std::vector<double> facc(n_out, fstart);
+  std::vector<int64_t> iacc(n_out, is_sum ? 0 : 1);
+  std::vector<bool> seen(n_out, false);
   Shape pos(r, 0);
   for (int64_t k = 0; k < x->element_count(); ++k) {
     int64_t j = 0;
     for (int64_t d = 0; d < r; ++d) j += (red.count(d) ? 0 : pos[d]) * kst[d];
-    if (IsFloat(x->dtype)) fprod[j] *= x->FloatAt(k);
-    else iprod[j] *= x->IntAt(k);
+    const bool first = !seen[j];
+    seen[j] = true;
+    if (is_float) {
+      const double v = x->FloatAt(k);
+      double& a = facc[j];
+      if (is_sum) a += v;
+      else if (op == "ReduceProd") a *= v;
+      else if (first || std::isnan(v)) a = v;
+      else if (!std::isnan(a)) a = op == "ReduceMax" ? std::max(a, v) : std::min(a, v);
+    } else {
+      const int64_t v = x->IntAt(k);
+      int64_t& a = iacc[j];
+      if (is_sum) a = WrapAdd(a, v);
+      else if (op == "ReduceProd") a = WrapMul(a, v);
+      else if (first) a = v;
+      else a = op == "ReduceMax" ? std::max(a, v) : std::min(a, v);
+    }
     for (int64_t d = r; d-- > 0;) {
       if (++pos[d] < x->shape[d]) break;
       pos[d] = 0;
     }
   }
+  // Elements per output: the mean's divisor.
+  const int64_t per_out = n_out > 0 ? x->element_count() / n_out : 0;
   auto out = New(o.dtype, o.shape);
   const size_t es = ir::DTypeSize(o.dtype);
   for (int64_t j = 0; j < n_out; ++j) {
-    if (IsFloat(o.dtype)) StoreF(o.dtype, out->bytes.data() + j * es, fprod[j]);
-    else StoreI(o.dtype, out->bytes.data() + j * es, iprod[j]);
+    uint8_t* p = out->bytes.data() + j * es;
+    if (IsFloat(o.dtype)) {
+      StoreF(o.dtype, p, op == "ReduceMean" ? facc[j] / static_cast<double>(per_out) : facc[j]);
+    } else {
+      // Integer mean truncates, as the kernels' integer division does.
+      StoreI(o.dtype, p, op == "ReduceMean" ? (per_out > 0 ? iacc[j] / per_out : 0) : iacc[j]);
+    }
   }
   return out;
 }
@@ -501,7 +566,8 @@ static absl::StatusOr<std::vector<ConstantPtr>> EvaluateNodeUnchecked(
       "Shape", "Identity", "Dropout", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Cast",
       "Gather", "Concat", "Slice", "Transpose", "Expand", "Where", "Equal", "Add", "Sub",
       "Mul", "Div", "Pow", "Floor", "Sqrt", "Neg", "Not", "ConstantOfShape", "Range",
-      "ReduceProd"};
+      "ReduceProd", "Ceil", "Round", "Abs", "Reciprocal", "Min", "Max", "Less", "LessOrEqual",
+      "Greater", "GreaterOrEqual", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin"};
   if (!node.domain.empty() || !kFoldable.count(node.op_type) || node.outputs.empty() ||
       node.outputs[0] == ir::kNoValue) {
     return std::vector<ConstantPtr>{};
@@ -524,7 +590,10 @@ static absl::StatusOr<std::vector<ConstantPtr>> EvaluateNodeUnchecked(
       {"Pow", 2}, {"Equal", 2}, {"Gather", 2}, {"Expand", 2}, {"Concat", 1},
       {"Identity", 1}, {"Dropout", 1}, {"Reshape", 1}, {"Flatten", 1}, {"Squeeze", 1},
       {"Unsqueeze", 1}, {"Cast", 1}, {"Slice", 1}, {"Transpose", 1}, {"Floor", 1},
-      {"Sqrt", 1}, {"Neg", 1}, {"Not", 1}, {"ConstantOfShape", 1}, {"ReduceProd", 1}};
+      {"Sqrt", 1}, {"Neg", 1}, {"Not", 1}, {"ConstantOfShape", 1}, {"ReduceProd", 1},
+      {"Ceil", 1}, {"Round", 1}, {"Abs", 1}, {"Reciprocal", 1}, {"Less", 2},
+      {"LessOrEqual", 2}, {"Greater", 2}, {"GreaterOrEqual", 2}, {"ReduceSum", 1},
+      {"ReduceMean", 1}, {"ReduceMax", 1}, {"ReduceMin", 1}};
   const auto required = kRequired.find(op);
   for (size_t k = 0; required != kRequired.end() && k < required->second; ++k) {
     if (k >= node.inputs.size() || node.inputs[k] == ir::kNoValue) {
@@ -536,6 +605,8 @@ static absl::StatusOr<std::vector<ConstantPtr>> EvaluateNodeUnchecked(
     if (node.inputs[k] != ir::kNoValue && !e.In(k)) return std::vector<ConstantPtr>{};
   }
   if (node.inputs.empty() || !e.In(0)) return std::vector<ConstantPtr>{};
+  // Variadic Min/Max fold pairwise (expand-variadic splits longer lists).
+  if ((op == "Min" || op == "Max") && node.inputs.size() != 2) return std::vector<ConstantPtr>{};
 
   ConstantPtr result;
   if (op == "Identity" || op == "Reshape" || op == "Flatten" || op == "Squeeze" ||
@@ -569,14 +640,16 @@ static absl::StatusOr<std::vector<ConstantPtr>> EvaluateNodeUnchecked(
     result = ExpandOp(e);
   } else if (op == "Where") {
     result = WhereOp(e);
-  } else if (op == "Floor" || op == "Sqrt" || op == "Neg" || op == "Not") {
+  } else if (op == "Floor" || op == "Sqrt" || op == "Neg" || op == "Not" || op == "Ceil" ||
+             op == "Round" || op == "Abs" || op == "Reciprocal") {
     result = UnaryOp(e);
   } else if (op == "ConstantOfShape") {
     result = ConstantOfShapeOp(e);
   } else if (op == "Range") {
     result = RangeOp(e);
-  } else if (op == "ReduceProd") {
-    result = ReduceProdOp(e);
+  } else if (op.rfind("Reduce", 0) == 0) {
+    result = ReduceOp(e);
+    if (!result) return std::vector<ConstantPtr>{};
   } else {
     auto s = BinaryOp(e);
     if (!s.ok()) return s.status();

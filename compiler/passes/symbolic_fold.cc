@@ -1,5 +1,6 @@
 #include "compiler/passes/symbolic_fold.h"
 
+#include <algorithm>
 #include <memory>
 
 #include "compiler/ir/graph_util.h"
@@ -40,10 +41,17 @@ int64_t BroadcastAt(const ir::ConstantData& c, const std::vector<int64_t>& out, 
 
 }  // namespace
 
+namespace {
+bool IsSymbolicReduce(const std::string& op) {
+  return op == "ReduceMin" || op == "ReduceMax" || op == "ReduceProd" || op == "ReduceSum";
+}
+}  // namespace
+
 bool IsSymbolicArithmetic(const ir::Node& node) {
   return node.domain.empty() &&
          (node.op_type == "Add" || node.op_type == "Sub" || node.op_type == "Mul" ||
-          node.op_type == "Div" || node.op_type == "Equal" || node.op_type == "Where");
+          node.op_type == "Div" || node.op_type == "Equal" || node.op_type == "Where" ||
+          node.op_type == "Min" || node.op_type == "Max" || IsSymbolicReduce(node.op_type));
 }
 
 namespace {
@@ -108,6 +116,53 @@ ir::ConstantPtr FoldSymbolicSelect(const ir::Graph& graph, const ir::Node& node,
   return result;
 }
 
+// ReduceMin/Max/Prod/Sum of a shape value over all its elements
+// (torchvision's min(topk_candidates, scores.size(0)) is a ReduceMin of a
+// Concat, a numel a ReduceProd of a Shape): the pool's arithmetic on the
+// dims, keepdims giving [1, ...].
+ir::ConstantPtr FoldSymbolicReduce(const ir::Graph& graph, const ir::Node& node,
+                                   const std::vector<ir::ConstantPtr>& known) {
+  if (node.inputs.empty() || node.inputs[0] == ir::kNoValue) return nullptr;
+  const ir::ConstantData* x = ConstantOf(graph, node.inputs[0], known);
+  if (x == nullptr || x->dtype != ir::DType::I64) return nullptr;
+  const int64_t n = x->element_count();
+  const int64_t rank = static_cast<int64_t>(x->shape.size());
+  if (n < 1 || n > kMaxElements) return nullptr;
+  // Only a reduction over every axis (axes absent, or naming them all).
+  std::vector<int64_t> axes = node.GetInts("kiln.axes", node.GetInts("axes", {}));
+  if (node.inputs.size() > 1 && node.inputs[1] != ir::kNoValue && !node.HasAttr("kiln.axes")) {
+    return nullptr;  // axes given as an input and not yet resolved
+  }
+  if (!axes.empty() && static_cast<int64_t>(axes.size()) != rank) {
+    for (int64_t d = 0; d < rank; ++d) {
+      if (x->shape[d] != 1 && std::find(axes.begin(), axes.end(), d) == axes.end() &&
+          std::find(axes.begin(), axes.end(), d - rank) == axes.end()) {
+        return nullptr;
+      }
+    }
+  }
+  ir::DimPool& dims = graph.dims;
+  const std::string& op = node.op_type;
+  int64_t r = x->data<int64_t>()[0];
+  for (int64_t k = 1; k < n; ++k) {
+    const int64_t v = x->data<int64_t>()[k];
+    r = op == "ReduceMin"    ? dims.Min(r, v)
+        : op == "ReduceMax"  ? dims.Max(r, v)
+        : op == "ReduceProd" ? dims.Mul(r, v)
+                             : dims.Add(r, v);
+  }
+  if (!dims.ok()) {
+    dims.ClearError();
+    return nullptr;
+  }
+  const std::vector<int64_t> shape =
+      node.GetInt("keepdims", 1) != 0 ? std::vector<int64_t>(x->shape.size(), 1)
+                                      : std::vector<int64_t>{};
+  auto result = std::const_pointer_cast<ir::ConstantData>(ir::MakeI64Constant(shape, {r}));
+  result->symbolic = dims.Known(r);
+  return result;
+}
+
 }  // namespace
 
 ir::ConstantPtr FoldSymbolicArithmetic(const ir::Graph& graph, const ir::Node& node,
@@ -116,6 +171,7 @@ ir::ConstantPtr FoldSymbolicArithmetic(const ir::Graph& graph, const ir::Node& n
     return nullptr;
   }
   if (node.op_type == "Equal" || node.op_type == "Where") return FoldSymbolicSelect(graph, node, known);
+  if (IsSymbolicReduce(node.op_type)) return FoldSymbolicReduce(graph, node, known);
   if (node.inputs.size() != 2) return nullptr;
   const ir::ConstantData* a = ConstantOf(graph, node.inputs[0], known);
   const ir::ConstantData* b = ConstantOf(graph, node.inputs[1], known);
@@ -136,6 +192,10 @@ ir::ConstantPtr FoldSymbolicArithmetic(const ir::Graph& graph, const ir::Node& n
       values[k] = dims.Sub(x, y);
     } else if (node.op_type == "Mul") {
       values[k] = dims.Mul(x, y);
+    } else if (node.op_type == "Min") {
+      values[k] = dims.Min(x, y);
+    } else if (node.op_type == "Max") {
+      values[k] = dims.Max(x, y);
     } else {
       // Truncation equals the floor only for a non-negative dividend.
       int64_t divisor_low = 0;

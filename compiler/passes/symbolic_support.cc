@@ -62,6 +62,11 @@ bool TakesSymbolicValueAt(const std::string& op, size_t input) {
   if (op == "Concat" || op == "If" || op == "Loop" || op == "Scan") return true;
   if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") return input <= 1;  // symbolic_fold
   if (op == "Equal") return input <= 1;  // symbolic_fold, where decidable
+  if (op == "Min" || op == "Max") return input <= 1;  // symbolic_fold (pairs)
+  if (op == "ReduceMin" || op == "ReduceMax" || op == "ReduceProd" || op == "ReduceSum") {
+    return input == 0;  // symbolic_fold
+  }
+  if (op == "TopK") return input == 1;  // k, read as a dim
   if (op == "Where") return input == 1 || input == 2;  // symbolic_fold, known condition
   if (op == "Reshape") return input <= 1;
   if (op == "Expand") return input == 1;  // its shape (the rule reads it as dims)

@@ -121,6 +121,27 @@ TEST(ConstantFoldingTest, FoldedOutputValuesMatchNumpy) {
   for (size_t k = 0; k < want_wt.size(); ++k) EXPECT_DOUBLE_EQ(wt.constant->FloatAt(k), want_wt[k]);
 }
 
+// Ceil/Round/Abs/Reciprocal, Min/Max, orderings and Reduce* on constants
+// (the arithmetic of detection transforms) fold to NumPy's values.
+TEST(ConstantFoldingTest, ShapeMathFoldsToNumpyValues) {
+  auto g = ImportOnnx(Model("folding_shape_math.onnx"));
+  ASSERT_TRUE(g.ok()) << g.status();
+  ASSERT_TRUE(FoldConstants(*g).ok());
+  EXPECT_TRUE(g->nodes.empty()) << g->ToString();
+  ASSERT_EQ(g->outputs.size(), 12u);
+  for (ir::ValueId id : g->outputs) {
+    const ir::Value& v = g->value(id);
+    ASSERT_NE(v.constant, nullptr) << v.name;
+    const auto want = ExpectedValues("folding_shape_math.onnx", v.name);
+    ASSERT_EQ(v.constant->element_count(), static_cast<int64_t>(want.size())) << v.name;
+    for (size_t k = 0; k < want.size(); ++k) {
+      // float32 results compared as float32: NumPy computed them in float32.
+      EXPECT_EQ(static_cast<float>(v.constant->FloatAt(k)), static_cast<float>(want[k]))
+          << v.name << " " << k;
+    }
+  }
+}
+
 TEST(ConstantFoldingTest, ShapeZooFoldsShapeOps) {
   auto g = ImportOnnx(Model("shape_zoo.onnx"));
   ASSERT_TRUE(g.ok()) << g.status();

@@ -224,6 +224,40 @@ def folding_values():
     record_onnx_shapes(model, "folding_values.onnx", ["folded", "y"])
 
 
+def folding_shape_math():
+    """The float and integer shape arithmetic detection transforms export
+    (torchvision's padding to a multiple, its scale = min(a / h, b / w)):
+    Ceil, Round (halves to even), Abs, Reciprocal, Min, Max, the orderings and
+    the Reduce family, all on constants; values by NumPy."""
+    n = helper.make_node
+    f = np.array([[2.5, -1.5, 0.5, 3.2], [-0.4, 7.0, -2.5, 1.5]], np.float32)
+    g = np.array([[1.0, -1.5, 4.0, 3.0], [0.25, 8.0, -3.0, 1.0]], np.float32)
+    a = np.array([[5, -7, 3], [-2, 9, 0]], np.int64)
+    nodes = [n("Ceil", ["f"], ["ceil"], name="ceil"), n("Round", ["f"], ["round"], name="round"),
+             n("Abs", ["f"], ["abs"], name="abs"), n("Reciprocal", ["g"], ["recip"], name="recip"),
+             n("Min", ["f", "g"], ["minf"], name="minf"), n("Max", ["a", "b"], ["maxi"], name="maxi"),
+             n("Less", ["f", "g"], ["less"], name="less"),
+             n("GreaterOrEqual", ["a", "b"], ["ge"], name="ge"),
+             n("ReduceSum", ["a", "ax1"], ["rsum"], name="rsum", keepdims=0),
+             n("ReduceMean", ["f"], ["rmean"], name="rmean", axes=[0], keepdims=1),
+             n("ReduceMax", ["f"], ["rmax"], name="rmax", keepdims=0),
+             n("ReduceMin", ["a"], ["rmin"], name="rmin", axes=[-1], keepdims=0)]
+    b = np.array([[4, -9, 3], [1, 2, -5]], np.int64)
+    inits = [numpy_helper.from_array(f, "f"), numpy_helper.from_array(g, "g"),
+             numpy_helper.from_array(a, "a"), numpy_helper.from_array(b, "b"), i64("ax1", [1])]
+    outs = [vi(v, None) for v in ("ceil", "round", "abs", "recip", "minf", "rmean", "rmax")]
+    outs += [vi(v, None, TensorProto.INT64) for v in ("maxi", "rsum", "rmin")]
+    outs += [vi(v, None, TensorProto.BOOL) for v in ("less", "ge")]
+    save(make(nodes, [vi("x", [1])], outs, inits), "folding_shape_math.onnx")
+    want = {"ceil": np.ceil(f), "round": np.round(f), "abs": np.abs(f),
+            "recip": np.float32(1) / g, "minf": np.minimum(f, g), "rmean": f.mean(0, keepdims=True),
+            "rmax": f.max(), "maxi": np.maximum(a, b), "rsum": a.sum(1), "rmin": a.min(-1),
+            "less": f < g, "ge": a >= b}
+    for k, v in want.items():
+        value_lines.append(f"folding_shape_math.onnx {k} " +
+                           ",".join(repr(float(x)) for x in np.ravel(v).astype(np.float64)))
+
+
 def folding_wraps():
     """Integer folding at the edges of int64: NumPy's int64 arithmetic wraps
     modulo 2^64 as the kernels do; the float->int Cast is compared with the
@@ -353,6 +387,7 @@ def main():
     shape_zoo()
     opset11_axes()
     folding_values()
+    folding_shape_math()
     folding_wraps()
     error_models()
     initializer_formats()

@@ -5,6 +5,7 @@
 // e2e counterpart is tests/models/dynamic/generate_ops.py.
 #include "compiler/emit/lowering.h"
 #include "compiler/ir/graph_util.h"
+#include "compiler/passes/constant_folding.h"
 #include "compiler/passes/memory_planning.h"
 #include "compiler/passes/shape_inference.h"
 #include "compiler/passes/symbolic_support.h"
@@ -164,6 +165,45 @@ TEST(SymbolicOps2, ArgReduceCumSumAndTopKPatchTheirSizes) {
   EXPECT_EQ(ip[1], (I{1, 0, 0, 0, 0, 2, 0, 6}));              // kind axis_ib excl rev axis R dims
   EXPECT_EQ(ip[2], (I{static_cast<int64_t>(ir::DType::F32), 0, 6, 1, 3, 1, 0}));    // dtype outer len inner k ...
   EXPECT_EQ(ip[3], (I{static_cast<int64_t>(ir::DType::F32), 1, 0, 6, 2, 1, 0}));
+}
+
+// torchvision's num_topk = min(topk_candidates, scores.size(0)): ReduceMin
+// of a Concat of a dim and a constant folds to min(S, 300), TopK's k and its
+// output dim, patched per run; ReduceProd of a Shape (a numel) folds too.
+TEST(SymbolicOps2, TopKTakesKFromAMinimumOfDims) {
+  GraphBuilder b;
+  const int64_t s = b.g.dims.Symbol("S");
+  const ir::ValueId x = b.Input("x", {s, 6});
+  const ir::ValueId shape = b.Tensor("shape", {}, ir::DType::I64);
+  const ir::ValueId len = b.Tensor("len", {}, ir::DType::I64);
+  const ir::ValueId len1 = b.Tensor("len1", {}, ir::DType::I64);
+  const ir::ValueId both = b.Tensor("both", {}, ir::DType::I64);
+  const ir::ValueId k = b.Tensor("k", {}, ir::DType::I64);
+  const ir::ValueId numel = b.Tensor("numel", {}, ir::DType::I64);
+  const ir::ValueId numel_x = b.Tensor("numel_x", {}, ir::DType::I64);
+  const ir::ValueId v = b.Tensor("v", {}), i = b.Tensor("i", {}, ir::DType::I64);
+  b.Node("Shape", "shape", {x}, {shape});
+  b.Node("Gather", "len", {shape, b.g.AddConstant("zero", ir::MakeI64Constant({}, {0}))}, {len});
+  b.Node("Unsqueeze", "len1", {len, Ints(b, "axis0", {0})}, {len1});
+  b.g.nodes[b.Node("Concat", "both", {len1, Ints(b, "cap", {300})}, {both})].SetInt("axis", 0);
+  b.g.nodes[b.Node("ReduceMin", "k", {both}, {k})].SetInt("keepdims", 1);
+  b.g.nodes[b.Node("ReduceProd", "numel", {shape}, {numel})].SetInt("keepdims", 0);
+  b.Node("Mul", "numel_x", {numel, len}, {numel_x});
+  b.g.nodes[b.Node("TopK", "top", {x, k}, {v, i})].SetInt("axis", 0);
+  b.Output(v);
+  b.Output(i);
+  Unshape(b);
+  const absl::Status folded = FoldConstants(b.g);
+  ASSERT_TRUE(folded.ok()) << folded;
+  const ir::ConstantData* n = b.g.value(numel_x).constant.get();
+  ASSERT_NE(n, nullptr);
+  EXPECT_EQ(b.g.dims.ToString(n->IntAt(0)), "6*S*S");
+  const std::vector<I> ip = LowerParams(b);
+  EXPECT_EQ(ShapeOf(b, v), "[min(S, 300),6]");
+  EXPECT_EQ(ShapeOf(b, i), "[min(S, 300),6]");
+  ASSERT_EQ(ip.size(), 1u);
+  // dtype outer len inner k largest k_dtype: len and k patched per run.
+  EXPECT_EQ(ip[0], (I{static_cast<int64_t>(ir::DType::F32), 1, 0, 6, 0, 1, 0}));
 }
 
 TEST(SymbolicOps2, TopKOnAStaticAxisStillChecksK) {

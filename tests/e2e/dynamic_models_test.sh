@@ -189,6 +189,9 @@ run_model reduce_keep_dynseq "$DYN" "1 4 10" yes
 run_model argmax_dynseq "$DYN" "1 5 9" yes
 run_model cumsum_dynseq "$DYN" "1 4 11" yes
 run_model topk_dynseq "$DYN" "1 5 12" yes
+# TopK's k = min(S, 4) from a ReduceMin over a Concat of dims (torchvision's
+# detection exports): the output dim is that expression.
+run_model topk_min_dynseq "$DYN" "1 3 9" yes
 # Tile (the class token tiled by [B,1,1] from Shape(x); constant repeats of
 # a symbolic input), constant and reflect/edge Pad, Resize over a symbolic
 # batch and over symbolic H/W (nearest + linear, scales 2 and 0.5/1.5), a

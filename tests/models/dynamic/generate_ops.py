@@ -2,7 +2,7 @@
 """Small ONNX models exercising single ops on symbolic dims, with NumPy
 references at several sizes (issue 8: Concat, Where and the typed
 elementwise ops, Expand, Gather, Slice; GatherND, Reduce*, ArgMax/ArgMin,
-CumSum, TopK).
+CumSum, TopK, TopK with k = min(S, 4)).
 
 Writes into --out, per model NAME and size label K:
   NAME.onnx                       opset 13, symbolic dims as dim_param
@@ -525,13 +525,41 @@ def topk_model(out):
         save_case(out, "topk_dynseq", str(s), [x], y.astype(np.float32))
 
 
+def topk_min_model(out):
+    # torchvision's num_topk = min(candidates, scores.size(0)), as its ONNX
+    # export writes it: k = ReduceMin(Concat(Unsqueeze(Gather(Shape(x), 0)), [4])).
+    # y = TopK(x, k, axis 0) values [min(S, 4), 6]; the indices' sum as a
+    # float times 0 joins them so both outputs run.
+    nodes = [
+        helper.make_node("Shape", ["x"], ["shape"], name="shape"),
+        const("zero_i", np.array(0, np.int64)), const("axes0", np.array([0], np.int64)),
+        const("cap", np.array([4], np.int64)),
+        helper.make_node("Gather", ["shape", "zero_i"], ["len"], name="len", axis=0),
+        helper.make_node("Unsqueeze", ["len", "axes0"], ["len1"], name="len1"),
+        helper.make_node("Concat", ["len1", "cap"], ["both"], name="both", axis=0),
+        helper.make_node("ReduceMin", ["both"], ["k"], name="k", keepdims=1),
+        helper.make_node("TopK", ["x", "k"], ["v", "i"], name="top", axis=0),
+        helper.make_node("Cast", ["i"], ["fi"], name="fi", to=TensorProto.FLOAT),
+        const("zero_f", np.array(0.0, np.float32)),
+        helper.make_node("Mul", ["fi", "zero_f"], ["zi"], name="zi"),
+        helper.make_node("Add", ["v", "zi"], ["y"], name="y"),
+    ]
+    save_model(out, "topk_min_dynseq", nodes, [value("x", TensorProto.FLOAT, ["S", 6])],
+               value("y", TensorProto.FLOAT, ["K", 6]))
+    rng = np.random.default_rng(23)
+    for s in (1, 3, 9):
+        x = rng.permutation(s * 6).reshape(s, 6).astype(np.float32) / 4 - 3  # distinct
+        y = -np.sort(-x, axis=0)[:min(s, 4)]
+        save_case(out, "topk_min_dynseq", str(s), [x], y.astype(np.float32))
+
+
 MODELS = {"concat_dynseq": concat_model, "elementwise_dynseq": elementwise_model,
           "expand_dynseq": expand_model, "gather_dynseq": gather_model,
           "slice_dynseq": slice_model, "gathernd_dynseq": gathernd_model,
           "gathernd_batch_dynseq": gathernd_batch_model, "reduce_dynseq": reduce_model,
           "reduce_keep_dynseq": reduce_keep_model, "argmax_dynseq": argmax_model,
           "cumsum_dynseq": cumsum_model, "topk_dynseq": topk_model,
-          "slice_back_dynseq": slice_back_model}
+          "slice_back_dynseq": slice_back_model, "topk_min_dynseq": topk_min_model}
 
 
 def main():

@@ -177,9 +177,21 @@ absl::Status LowerIf(LoweringContext& ctx, const ir::Node& node, const ControlFl
     auto write_lengths = [&](LoweringContext& f) -> absl::Status {
       for (size_t j = 0; j < cf.lengths.size(); ++j) {
         const ControlFlow::BranchLength& l = cf.lengths[j];
-        const Binding value = f.BindNewConstant(
-            absl::StrCat(node.name, ".", names[b], ".length", j),
-            ir::MakeI64Constant({1}, {b == 0 ? l.then_value : l.else_value}));
+        const int64_t length = b == 0 ? l.then_value : l.else_value;
+        Binding value;
+        if (ir::IsSymbolic(length)) {
+          // A length the branch computed: its kernel's count (element 0,
+          // kept to the end of the branch), copied out as it is.
+          const int32_t k = f.dims().BareData(length);
+          if (k < 0) return f.Invalid(self, "a branch length is not one the branch computes");
+          const ir::DimPool::DataSymbol& sym = f.dims().data_symbols()[static_cast<size_t>(k)];
+          auto count = f.Locate(self, static_cast<ir::ValueId>(sym.count_value));
+          if (!count.ok()) return count.status();
+          value = *count;
+        } else {
+          value = f.BindNewConstant(absl::StrCat(node.name, ".", names[b], ".length", j),
+                                    ir::MakeI64Constant({1}, {length}));
+        }
         if (absl::Status s = Copy(f, self, value, counts[j]); !s.ok()) return s;
       }
       return absl::OkStatus();

@@ -28,12 +28,17 @@ using Shape = std::vector<int64_t>;
 constexpr uint64_t kDefaultDropoutSeed = 0x4B494C4E44524F50ull;  // "KILNDROP"
 
 // X and Y's shapes; a length known only after the run is its bound here,
-// the capacity of the *_bounded kernel that computes it.
-absl::Status Shapes(LoweringContext& ctx, const ir::Node& node, Shape* x, Shape* y) {
+// the capacity of the *_bounded kernel that computes it. X may hold lengths
+// reported earlier (`sized_x`: NonZero and NonMaxSuppression shaped after
+// the run), which the dispatch patches per run.
+absl::Status Shapes(LoweringContext& ctx, const ir::Node& node, Shape* x, Shape* y,
+                    bool sized_x = false) {
   KILN_ASSIGN_OR_RETURN(*x, ctx.InputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(*y, ctx.OutputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(*y, ctx.BoundShape(node, *y));
-  KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, *x, "the input shape"));
+  if (!sized_x || node.GetInt("kiln.result_count", 0) == 0) {
+    KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, *x, "the input shape"));
+  }
   KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, *y, "the output shape"));
   return absl::OkStatus();
 }
@@ -89,7 +94,7 @@ absl::StatusOr<Binding> BindScratch(LoweringContext& ctx, const ir::Node& node, 
 
 absl::Status LowerNonZero(LoweringContext& ctx, const ir::Node& node) {
   Shape x, y;
-  KILN_RETURN_IF_ERROR(Shapes(ctx, node, &x, &y));
+  KILN_RETURN_IF_ERROR(Shapes(ctx, node, &x, &y, /*sized_x=*/true));
   if (x.empty() || x.size() > KILN_MAX_RANK || y.size() != 2) {
     return ctx.Unimplemented(node, absl::StrCat("rank ", x.size(), " is not in 1..",
                                                 KILN_MAX_RANK));
@@ -157,7 +162,7 @@ absl::Status LowerUnique(LoweringContext& ctx, const ir::Node& node) {
 // reads them at run time); output selected_indices, then the scratch.
 absl::Status LowerNonMaxSuppression(LoweringContext& ctx, const ir::Node& node) {
   Shape boxes, y;
-  KILN_RETURN_IF_ERROR(Shapes(ctx, node, &boxes, &y));
+  KILN_RETURN_IF_ERROR(Shapes(ctx, node, &boxes, &y, /*sized_x=*/true));
   KILN_ASSIGN_OR_RETURN(Shape scores, ctx.InputShape(node, 1));
   KILN_ASSIGN_OR_RETURN(Binding bb, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding bs, ctx.Bind(node, node.inputs[1]));

@@ -98,8 +98,12 @@ class Analysis {
     return it->second.graph.get();
   }
 
-  // Compiles a copy of `body` for `inputs` (its ONNX inputs; the captures follow).
-  absl::StatusOr<PreparedSubgraph> Prepare(const char* attr, std::vector<InputType> inputs) const {
+  // Compiles a copy of `body` for `inputs` (its ONNX inputs; the captures
+  // follow). `branch`: an If's branch, whose outputs may be sized by a
+  // length it computes (a whole dim, with a bound): If() makes it a branch
+  // length.
+  absl::StatusOr<PreparedSubgraph> Prepare(const char* attr, std::vector<InputType> inputs,
+                                           bool branch = false) const {
     auto body = Body(attr);
     if (!body.ok()) return body.status();
     for (const InputType& c : capture_types_) inputs.push_back(c);
@@ -141,7 +145,10 @@ class Analysis {
     // size its values but not its outputs: the caller plans those.
     for (ir::ValueId id : g.outputs) {
       std::set<int32_t> data;
-      for (int64_t d : g.value(id).shape) g.dims.DataSymbolsIn(d, &data);
+      for (int64_t d : g.value(id).shape) {
+        if (branch && OwnLength(g, d)) continue;
+        g.dims.DataSymbolsIn(d, &data);
+      }
       for (int32_t k : data) {
         const ir::DimPool::DataSymbol& sym = g.dims.data_symbols()[static_cast<size_t>(k)];
         if (sym.scope.compare(0, g.scope.size(), g.scope) != 0) continue;
@@ -155,6 +162,18 @@ class Analysis {
     pool_ = g.dims;
     pool_.set_scope(graph_.scope);
     return out;
+  }
+
+  // Whether `dim` is a length body `g` computes, alone (not in an
+  // expression), with a bound and reported as element 0 of its count: what
+  // an If's branch can hand to its caller as a branch length.
+  static bool OwnLength(const ir::Graph& g, int64_t dim) {
+    const int32_t k = g.dims.BareData(dim);
+    if (k < 0) return false;
+    const ir::DimPool::DataSymbol& sym = g.dims.data_symbols()[static_cast<size_t>(k)];
+    int64_t bound = 0;
+    return sym.scope.compare(0, g.scope.size(), g.scope) == 0 && sym.count_element == 0 &&
+           g.dims.UpperBound(dim, &bound);
   }
 
   // The node's name, made unique in its graph (ONNX does not demand that)
@@ -188,7 +207,7 @@ class Analysis {
     }
     const size_t outputs = node_.outputs.size() - static_cast<size_t>(counts);
     for (const char* branch : {"then_branch", "else_branch"}) {
-      auto body = Prepare(branch, {});
+      auto body = Prepare(branch, {}, /*branch=*/true);
       if (!body.ok()) return body.status();
       if (body->graph->outputs.size() != outputs) {
         return Invalid(absl::StrCat("subgraph '", branch, "' has ", body->graph->outputs.size(),
@@ -204,12 +223,21 @@ class Analysis {
       // bounded by the larger; anything else must match.
       bool same = a.dtype == b.dtype && a.shape.size() == b.shape.size();
       for (size_t d = 0; same && d < shape.size(); ++d) {
-        if (a.shape[d] == b.shape[d]) continue;
-        if (ir::IsSymbolic(a.shape[d]) || ir::IsSymbolic(b.shape[d])) {
+        if (a.shape[d] == b.shape[d] && !OwnLength(*out->bodies[0].graph, a.shape[d])) continue;
+        // Each side static, or a length its branch computes (NMS's count
+        // in torchvision's batched_nms, 0 in its empty branch).
+        int64_t bound_a = a.shape[d], bound_b = b.shape[d];
+        const bool known_a = !ir::IsSymbolic(bound_a) ||
+                             (OwnLength(*out->bodies[0].graph, bound_a) &&
+                              pool_.UpperBound(a.shape[d], &bound_a));
+        const bool known_b = !ir::IsSymbolic(bound_b) ||
+                             (OwnLength(*out->bodies[1].graph, bound_b) &&
+                              pool_.UpperBound(b.shape[d], &bound_b));
+        if (!known_a || !known_b) {
           same = false;
           break;
         }
-        shape[d] = std::max(a.shape[d], b.shape[d]);
+        shape[d] = std::max(bound_a, bound_b);
         out->lengths.push_back({k, d, a.shape[d], b.shape[d], outputs + out->lengths.size()});
       }
       if (!same) {

@@ -63,7 +63,8 @@ struct ControlFlow {
   // the larger of the two there: the bound of the length it gets).
   std::vector<ir::DType> output_dtypes;
   std::vector<std::vector<int64_t>> output_shapes;
-  // If only: each dim the branches give different static lengths. The
+  // If only: each dim the branches give different lengths: static, or
+  // (then_value / else_value encoded) a length the branch computes. The
   // output's dim becomes a length known after the IF ran (a data symbol,
   // ir/dim_expr.h), which each branch writes as an int64 into the node's
   // extra output count_output (after the ONNX outputs; kIfLengthsAttr

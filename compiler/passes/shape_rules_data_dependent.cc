@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/graph_util.h"
 #include "compiler/passes/shape_rule_context.h"
+#include "compiler/passes/symbolic_support.h"
 
 namespace kiln::compiler {
 namespace {
@@ -14,6 +15,22 @@ using ir::DType;
 using ir::ShapeStr;
 using Shape = std::vector<int64_t>;
 using Ctx = ShapeRuleContext;
+
+// The largest value `dim` takes: itself when static, else the bound its data
+// symbols give (a length an earlier kernel reported); false for a model
+// symbol, which nothing bounds.
+bool DimBound(Ctx& c, int64_t dim, int64_t* bound) {
+  if (!ir::IsSymbolic(dim)) return *bound = dim, true;
+  return c.graph().dims.UpperBound(dim, bound);
+}
+
+// Whether the op takes inputs sized by reported lengths (planned at their
+// bounds, the sizes patched into the kernel per run): NonZero and
+// NonMaxSuppression without a declared output, as detection post-processing
+// chains them (torchvision's score filter, then its batched NMS).
+bool TakesBoundedInputs(const std::string& op) {
+  return op == "NonZero" || op == "NonMaxSuppression";
+}
 
 absl::Status Mismatch(Ctx& c, const Shape& y, const std::string& why) {
   return c.Err(absl::StrCat("the declared output shape ", ShapeStr(y), " ", why));
@@ -140,11 +157,17 @@ absl::Status NmsMost(Ctx& c, int64_t* most) {
   if (center != 0 && center != 1) {
     return c.Err(absl::StrCat("center_point_box must be 0 or 1, got ", center));
   }
-  int64_t per_class = boxes[1];
+  int64_t batches = 0, classes = 0, per_class = 0;
+  if (!DimBound(c, boxes[0], &batches) || !DimBound(c, scores[1], &classes) ||
+      !DimBound(c, boxes[1], &per_class)) {
+    return c.Err(absl::StrCat("boxes ", SymbolicShapeStr(c.graph(), boxes), " and scores ",
+                              SymbolicShapeStr(c.graph(), scores),
+                              " must have static sizes or lengths with a bound"));
+  }
   if (const ir::ConstantData* m = c.C(2); m && !m->symbolic) {
     per_class = std::min(per_class, std::max<int64_t>(m->IntAt(0), 0));
   }
-  *most = ir::ElementCount({boxes[0], scores[1], per_class});
+  *most = ir::ElementCount({batches, classes, per_class});
   if (*most < 0) return c.Err("the number of boxes kept is beyond the limits");
   return absl::OkStatus();
 }
@@ -192,7 +215,14 @@ absl::Status AfterRun(Ctx& c) {
   if (ir::DTypeSize(c.T(0)) < 1 || ir::DTypeSize(c.T(0)) > 8) {
     return c.Err(absl::StrCat("unsupported dtype ", ir::DTypeName(c.T(0))));
   }
-  if (c.node().op_type == "NonZero") return SetAfterRun(c, {c.Rank(0), ir::ElementCount(x)}, 1);
+  if (c.node().op_type == "NonZero") {
+    int64_t elements = 0;
+    if (!DimBound(c, c.graph().dims.Product(x), &elements)) {
+      return c.Err(absl::StrCat("input ", SymbolicShapeStr(c.graph(), x),
+                                " must have static sizes or lengths with a bound"));
+    }
+    return SetAfterRun(c, {c.Rank(0), elements}, 1);
+  }
   if (!c.Has(1) || !c.In(1).has_shape || c.T(1) != DType::Bool || c.Rank(1) != 1) {
     return c.Err("input 1 (condition) must be a 1-D bool tensor");
   }
@@ -267,7 +297,7 @@ absl::Status NmsAfterRun(Ctx& c) {
   int64_t most = 0;
   KILN_RETURN_IF_ERROR(NmsMost(c, &most));
   KILN_RETURN_IF_ERROR(c.Set(0, DType::I64, {most, 3}));
-  KILN_RETURN_IF_ERROR(c.SetScratch(1, DType::I64, {3 * c.S(0)[1]}));
+  KILN_RETURN_IF_ERROR(c.SetScratch(1, DType::I64, {c.graph().dims.Mul(3, c.S(0)[1])}));
   return ResultSlot(c, 2, {0}, {0});
 }
 
@@ -282,14 +312,16 @@ bool InferDataDependent(ir::Graph& graph, ir::Node& node,
   }
   Ctx c(graph, node, known);
   if (absl::Status s = c.Need(1); !s.ok()) return *status = s, true;
-  for (size_t i = 0; i < node.inputs.size(); ++i) {
-    if (c.Has(i) && (!c.In(i).has_shape || !Ctx::StaticShape(c.S(i)))) {
-      *status = c.Err(absl::StrCat("input '", c.In(i).name, "' must have a static shape"));
-      return true;
-    }
-  }
   Shape y;
-  if (!c.DeclaredStatic(0, &y)) {
+  const bool declared = c.DeclaredStatic(0, &y);
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    if (!c.Has(i)) continue;
+    if (c.In(i).has_shape && Ctx::StaticShape(c.S(i))) continue;
+    if (c.In(i).has_shape && !declared && TakesBoundedInputs(op)) continue;  // checked below
+    *status = c.Err(absl::StrCat("input '", c.In(i).name, "' must have a static shape"));
+    return true;
+  }
+  if (!declared) {
     // The length becomes a data symbol: known after the node ran.
     *status = op == "NonZero" || op == "Compress" ? AfterRun(c)
               : op == "Unique"                   ? UniqueAfterRun(c)

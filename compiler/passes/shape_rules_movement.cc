@@ -785,8 +785,8 @@ bool EvaluateMovementNode(const ir::Graph& graph, const ir::Node& node,
     if (ir::ElementCount(graph.value(o).shape) > (int64_t{1} << 22)) return true;
   }
   const ir::Value& y = graph.value(node.outputs[0]);
-  if (op == "Size") {
-    *out = std::vector<ir::ConstantPtr>{ir::MakeI64Constant({}, {ir::ElementCount(x.shape)})};
+  if (op == "Size") {  // of a symbolic shape: the product's encoding (a symbolic value)
+    *out = std::vector<ir::ConstantPtr>{ir::MakeI64Constant({}, {graph.dims.Product(x.shape)})};
     return true;
   }
   if (op == "EyeLike") {

@@ -22,6 +22,7 @@ const std::set<std::string>& SymbolicOps() {
       "Squeeze", "LayerNormalization", "Gather", "Slice", "Cast", "Erf", "Exp", "Log", "Neg",
       "Abs", "Reciprocal", "LeakyRelu", "HardSigmoid", "HardSwish", "Elu", "Softplus",
       // symops: byte movers and the typed elementwise kernels, sizes through the pool
+      "Size",  // folds to the product of the dims, a symbolic value
       "Concat", "Expand", "Where", "Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual",
       "And", "Or", "Xor", "Not", "IsNaN", "IsInf", "CastLike", "Max", "Min", "Mod", "PRelu",
       "Floor", "Ceil", "Round", "Sign", "Sin", "Cos", "Tan", "Sinh", "Cosh", "Asin", "Acos",

@@ -175,8 +175,10 @@ static int nms_check_scalar(int64_t t, int is_float, uint64_t have) {
   return kiln_check_binding(have, kiln_dtype_size(t));
 }
 
-int kiln_non_max_suppression_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
-                                   uint32_t fparam_count, const uint64_t* binding_bytes) {
+/* `bounded`: count is a capacity, which may exceed B*C*N when N is a length
+ * found during the run (the buffers are planned at its bound). */
+static int nms_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                     uint32_t fparam_count, const uint64_t* binding_bytes, int bounded) {
   KILN_TRY(kiln_check_counts(ip, iparam_count, NMS_NPARAMS, fp, fparam_count, 0));
   KILN_TRY(kiln_check_nonneg(ip, NMS_NPARAMS));
   KILN_TRY(kiln_check_enum(ip[NMS_CENTER], 0, 1));
@@ -194,16 +196,21 @@ int kiln_non_max_suppression_check(const int64_t* ip, uint32_t iparam_count, con
   KILN_TRY(kiln_check_f32_binding(binding_bytes[NMS_BOXES], count));
   KILN_TRY(kiln_checked_product(scores, 3, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[NMS_SCORES], count));
-  if (ip[NMS_COUNT] > count) return KILN_ERR_INVALID_ARGUMENT; /* at most every box */
+  if (!bounded && ip[NMS_COUNT] > count) return KILN_ERR_INVALID_ARGUMENT; /* at most every box */
   KILN_TRY(kiln_dense_bytes(ip[NMS_COUNT], 24, &bytes));
   KILN_TRY(kiln_check_binding(binding_bytes[NMS_Y], bytes));
   KILN_TRY(kiln_dense_bytes(N, 24, &bytes));
   return kiln_check_binding(binding_bytes[NMS_SCRATCH], bytes);
 }
 
+int kiln_non_max_suppression_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                                   uint32_t fparam_count, const uint64_t* binding_bytes) {
+  return nms_check(ip, iparam_count, fp, fparam_count, binding_bytes, 0);
+}
+
 int kiln_non_max_suppression_bounded_check(const int64_t* ip, uint32_t iparam_count,
                                            const float* fp, uint32_t fparam_count,
                                            const uint64_t* binding_bytes) {
-  KILN_TRY(kiln_non_max_suppression_check(ip, iparam_count, fp, fparam_count, binding_bytes));
+  KILN_TRY(nms_check(ip, iparam_count, fp, fparam_count, binding_bytes, 1));
   return kiln_check_binding(binding_bytes[NMS_RESULT], (int64_t)sizeof(int64_t));
 }

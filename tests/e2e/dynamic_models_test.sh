@@ -192,6 +192,10 @@ run_model topk_dynseq "$DYN" "1 5 12" yes
 # TopK's k = min(S, 4) from a ReduceMin over a Concat of dims (torchvision's
 # detection exports): the output dim is that expression.
 run_model topk_min_dynseq "$DYN" "1 3 9" yes
+# Detection post-processing (generate_detection.py): NonMaxSuppression over a
+# length NonZero found, inside If(Size == 0); the If's output is its branch's
+# length (0 in the empty branch, NMS's count in the other).
+run_model nms_filter_dynlen "$DYN" "none some all" yes
 # Tile (the class token tiled by [B,1,1] from Shape(x); constant repeats of
 # a symbolic input), constant and reflect/edge Pad, Resize over a symbolic
 # batch and over symbolic H/W (nearest + linear, scales 2 and 0.5/1.5), a

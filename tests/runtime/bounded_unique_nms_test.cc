@@ -107,6 +107,19 @@ TEST(NonMaxSuppressionBounded, WritesTheSelectedRowsAndReportsTheCount) {
   EXPECT_EQ(I64s(y.begin(), y.begin() + 13), (I64s{0, 0, 3, 0, 0, 0, 0, 1, 3, 0, 1, 0, -7}));
 }
 
+// Boxes counted by a length found during the run are planned at its bound:
+// the capacity may exceed every box of every class (12 here); the plain
+// kernel, whose count is exact, still refuses that.
+TEST(NonMaxSuppressionBounded, TakesACapacityBeyondEveryBox) {
+  I64s y(60, -7);
+  int64_t n = -1;
+  ASSERT_EQ(RunNms(20, &y, &n), KILN_OK);
+  EXPECT_EQ(n, 4);
+  const int64_t ip[] = {1, 6, 2, 0, 20, KILN_DTYPE_I64, kF32, kF32};
+  const uint64_t bytes[] = {96, 48, 8, 4, 4, 480, 144};
+  EXPECT_EQ(kiln_non_max_suppression_check(ip, 8, nullptr, 0, bytes), KILN_ERR_INVALID_ARGUMENT);
+}
+
 TEST(NonMaxSuppressionBounded, RefusesASmallCapacityOrCountSlot) {
   I64s y(9, -7);
   int64_t n = -1;

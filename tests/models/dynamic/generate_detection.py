@@ -1,0 +1,84 @@
+#!/usr/bin/python3
+"""Detection post-processing over lengths found during the run, with a
+torchvision reference (issue 19: SSDlite's and Faster R-CNN's score filter
+and batched NMS):
+
+  nms_filter_dynlen  boxes [40,4], scores [40]: keep = NonZero(scores > 0.3),
+                     the kept boxes and scores gathered (a length n), then
+                     If(Size == 0) -> an empty [0] | NonMaxSuppression over the
+                     n boxes, IoU 0.5, mapped back to the original indices.
+                     Output: the kept indices as float32 [K] (K: the branch
+                     length). Data sets: none (every score below 0.3: the
+                     empty branch), some, all.
+
+Writes into --out: NAME.onnx, NAME.LABEL.input0.npy (boxes),
+NAME.LABEL.input1.npy (scores), NAME.LABEL.output.npy (torchvision.ops.nms
+on the kept boxes, as float32).
+
+Run with Debian's interpreter:
+  /usr/bin/python3 generate_detection.py --out tests/models/dynamic
+Deterministic (fixed seed).
+"""
+import argparse
+import os
+
+import numpy as np
+import onnx
+import torch
+import torchvision
+from onnx import TensorProto as T
+from onnx import helper, numpy_helper
+
+ap = argparse.ArgumentParser(description=__doc__)
+ap.add_argument("--out", required=True)
+out = ap.parse_args().out
+
+
+def c(name, a):
+    return helper.make_node("Constant", [], [name], name=name,
+                            value=numpy_helper.from_array(np.asarray(a), name))
+
+
+then_g = helper.make_graph([c("empty", np.zeros([0], np.int64))], "then", [], [helper.make_tensor_value_info("empty", T.INT64, [0])])
+else_nodes = [c("ax0", np.array([0], np.int64)), c("ax01", np.array([0, 1], np.int64)),
+  helper.make_node("Unsqueeze", ["b", "ax0"], ["b3"], name="b3"),
+  helper.make_node("Unsqueeze", ["s", "ax01"], ["s3"], name="s3"),
+  c("maxo", np.array([100], np.int64)), c("iou", np.array([0.5], np.float32)),
+  helper.make_node("NonMaxSuppression", ["b3", "s3", "maxo", "iou"], ["sel"], name="nms"),
+  c("two", np.array(2, np.int64)),
+  helper.make_node("Gather", ["sel", "two"], ["kept"], name="kept", axis=1),
+  helper.make_node("Gather", ["idx", "kept"], ["keep"], name="keep", axis=0)]
+else_g = helper.make_graph(else_nodes, "else", [], [helper.make_tensor_value_info("keep", T.INT64, ["M"])])
+nodes = [c("thr", np.array(0.3, np.float32)),
+  helper.make_node("Greater", ["scores", "thr"], ["mask"], name="mask"),
+  helper.make_node("NonZero", ["mask"], ["nz"], name="nz"),
+  c("axz", np.array([0], np.int64)),
+  helper.make_node("Squeeze", ["nz", "axz"], ["idx"], name="idx"),
+  helper.make_node("Gather", ["boxes", "idx"], ["b"], name="b", axis=0),
+  helper.make_node("Gather", ["scores", "idx"], ["s"], name="s", axis=0),
+  helper.make_node("Size", ["s"], ["n"], name="n"),
+  c("zero", np.array(0, np.int64)),
+  helper.make_node("Equal", ["n", "zero"], ["none"], name="none"),
+  helper.make_node("If", ["none"], ["k"], name="if", then_branch=then_g, else_branch=else_g),
+  helper.make_node("Cast", ["k"], ["y"], name="y", to=T.FLOAT)]
+g = helper.make_graph(nodes, "nms_filter", [helper.make_tensor_value_info("boxes", T.FLOAT, [40, 4]), helper.make_tensor_value_info("scores", T.FLOAT, [40])],
+  [helper.make_tensor_value_info("y", T.FLOAT, ["K"])])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+onnx.checker.check_model(m)
+onnx.save(m, os.path.join(out, "nms_filter_dynlen.onnx"))
+rng = np.random.default_rng(5)
+n = 40
+for label in ("none", "some", "all"):
+    xy = rng.uniform(0, 20, (n, 2)).astype(np.float32)
+    wh = rng.uniform(4, 12, (n, 2)).astype(np.float32)
+    boxes = np.concatenate([xy, xy + wh], 1).astype(np.float32)
+    scores = rng.uniform(0, 1, n).astype(np.float32)
+    if label == "none": scores[:] = 0.1  # nothing passes the threshold: the empty branch
+    if label == "all": scores = rng.uniform(0.4, 1, n).astype(np.float32)
+    idx = np.nonzero(scores > 0.3)[0]
+    keep = torchvision.ops.nms(torch.from_numpy(boxes[idx]), torch.from_numpy(scores[idx]), 0.5).numpy()
+    y = idx[keep].astype(np.float32)
+    np.save(os.path.join(out, f"nms_filter_dynlen.{label}.input0.npy"), boxes)
+    np.save(os.path.join(out, f"nms_filter_dynlen.{label}.input1.npy"), scores)
+    np.save(os.path.join(out, f"nms_filter_dynlen.{label}.output.npy"), y)
+    print(f"nms_filter_dynlen.{label}: {len(idx)} boxes over 0.3, {len(y)} kept")

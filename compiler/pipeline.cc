@@ -19,6 +19,7 @@
 #include "compiler/passes/layer_norm_fusion.h"
 #include "compiler/passes/layout_selection.h"
 #include "compiler/passes/materialize_symbolic_values.h"
+#include "compiler/passes/report_output_lengths.h"
 #include "compiler/passes/memory_planning.h"
 #include "compiler/passes/op_support.h"
 #include "compiler/passes/output_shape_hints.h"
@@ -44,6 +45,7 @@ const std::vector<Pass>& GraphPasses() {
       {"expand-clip", ExpandClip},
       {"expand-norms", ExpandNorms},
       {"check-all-folded", [](ir::Graph& g) { return CheckAllFolded(g); }},
+      {"report-output-lengths", ReportOutputLengths},
       {"materialize-symbolic-values", MaterializeSymbolicValues},
       {"fold-batchnorm", FoldBatchNormIntoConv},
       {"fuse-layer-norm", FuseLayerNorm},

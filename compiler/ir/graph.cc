@@ -248,6 +248,11 @@ void Graph::Compact() {
   for (ValueId out : outputs) {
     if (out != kNoValue) live_value[out] = true;
   }
+  // Values the module reads after the run (lengths a kernel reported) keep
+  // their producers too.
+  for (size_t v = 0; v < values.size(); ++v) {
+    if (values[v].live_to_end) live_value[v] = true;
+  }
   std::vector<bool> keep(nodes.size(), false);
   for (size_t k = nodes.size(); k-- > 0;) {
     const Node& node = nodes[k];

@@ -196,6 +196,9 @@ run_model topk_min_dynseq "$DYN" "1 3 9" yes
 # length NonZero found, inside If(Size == 0); the If's output is its branch's
 # length (0 in the empty branch, NMS's count in the other).
 run_model nms_filter_dynlen "$DYN" "none some all" yes
+# An output sized n1 + n2 (two NonZero counts concatenated): the module
+# reports it as a length of its own.
+run_model nonzero_concat_dynlen "$DYN" "none some all" yes
 # Tile (the class token tiled by [B,1,1] from Shape(x); constant repeats of
 # a symbolic input), constant and reflect/edge Pad, Resize over a symbolic
 # batch and over symbolic H/W (nearest + linear, scales 2 and 0.5/1.5), a

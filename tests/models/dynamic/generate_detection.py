@@ -10,6 +10,11 @@ and batched NMS):
                      Output: the kept indices as float32 [K] (K: the branch
                      length). Data sets: none (every score below 0.3: the
                      empty branch), some, all.
+  nonzero_concat_dynlen  a [12], b [12]: Concat of NonZero(a > 0) and
+                     NonZero(b > 0) along their lengths, [1, n1 + n2] as float32:
+                     an output dim that is an expression of two lengths found
+                     during the run (reported as a length of its own).
+                     Data sets: none, some, all (NumPy reference).
 
 Writes into --out: NAME.onnx, NAME.LABEL.input0.npy (boxes),
 NAME.LABEL.input1.npy (scores), NAME.LABEL.output.npy (torchvision.ops.nms
@@ -82,3 +87,32 @@ for label in ("none", "some", "all"):
     np.save(os.path.join(out, f"nms_filter_dynlen.{label}.input1.npy"), scores)
     np.save(os.path.join(out, f"nms_filter_dynlen.{label}.output.npy"), y)
     print(f"nms_filter_dynlen.{label}: {len(idx)} boxes over 0.3, {len(y)} kept")
+
+
+# nonzero_concat_dynlen: an output sized n1 + n2.
+nodes = [c("zero_f", np.array(0.0, np.float32)),
+         helper.make_node("Greater", ["a", "zero_f"], ["pa"], name="pa"),
+         helper.make_node("Greater", ["b", "zero_f"], ["pb"], name="pb"),
+         helper.make_node("NonZero", ["pa"], ["ia"], name="ia"),
+         helper.make_node("NonZero", ["pb"], ["ib"], name="ib"),
+         helper.make_node("Concat", ["ia", "ib"], ["both"], name="both", axis=1),
+         helper.make_node("Cast", ["both"], ["y"], name="y", to=T.FLOAT)]
+g = helper.make_graph(nodes, "nonzero_concat",
+                      [helper.make_tensor_value_info("a", T.FLOAT, [12]),
+                       helper.make_tensor_value_info("b", T.FLOAT, [12])],
+                      [helper.make_tensor_value_info("y", T.FLOAT, [1, "K"])])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+onnx.checker.check_model(m)
+onnx.save(m, os.path.join(out, "nonzero_concat_dynlen.onnx"))
+for label in ("none", "some", "all"):
+    a = rng.uniform(-1, 1, 12).astype(np.float32)
+    b = rng.uniform(-1, 1, 12).astype(np.float32)
+    if label == "none":
+        a, b = -np.abs(a), -np.abs(b)
+    if label == "all":
+        a, b = np.abs(a) + 0.1, np.abs(b) + 0.1
+    y = np.concatenate([np.nonzero(a > 0)[0], np.nonzero(b > 0)[0]])[None].astype(np.float32)
+    np.save(os.path.join(out, f"nonzero_concat_dynlen.{label}.input0.npy"), a)
+    np.save(os.path.join(out, f"nonzero_concat_dynlen.{label}.input1.npy"), b)
+    np.save(os.path.join(out, f"nonzero_concat_dynlen.{label}.output.npy"), y)
+    print(f"nonzero_concat_dynlen.{label}: {y.shape[1]} indices")

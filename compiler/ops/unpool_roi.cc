@@ -126,23 +126,27 @@ absl::Status MaxUnpoolShape(Ctx& c) {
   return c.Set(0, t, y);
 }
 
+// Symbolic dims (a feature map of symbolic H and W, regions counted during
+// the run by a detector's proposal stage) pass to the kernel as patched
+// parameters; it checks them per run.
 absl::Status RoiAlignShape(Ctx& c) {
   KILN_RETURN_IF_ERROR(c.Need(3));
-  KILN_RETURN_IF_ERROR(RequireStaticInputs(c));
   const Shape& x = c.S(0);
   if (c.T(0) != DType::F32 || x.size() != 4) {
     return c.Err(absl::StrCat("X must be a float32 [N, C, H, W] tensor, got ",
                               ir::DTypeName(c.T(0)), " ", ShapeStr(x)));
   }
-  if (x[0] < 1 || x[2] < 1 || x[3] < 1) {
+  if (ir::IsSymbolic(x[1])) return c.Err("X's channel count must be static");
+  if ((!ir::IsSymbolic(x[0]) && x[0] < 1) || (!ir::IsSymbolic(x[2]) && x[2] < 1) ||
+      (!ir::IsSymbolic(x[3]) && x[3] < 1)) {
     return c.Err(absl::StrCat("X ", ShapeStr(x), " must have N, H and W of at least 1"));
   }
   const Shape& rois = c.S(1);
-  if (c.T(1) != DType::F32 || rois.size() != 2 || rois[1] != 4) {
+  if (c.T(1) != DType::F32 || rois.size() != 2 || rois[1] != 4 || c.Rank(2) != 1) {
     return c.Err(absl::StrCat("rois must be a float32 [num_rois, 4] tensor, got ",
                               ir::DTypeName(c.T(1)), " ", ShapeStr(rois)));
   }
-  if (c.T(2) != DType::I64 || c.Rank(2) != 1 || c.S(2)[0] != rois[0]) {
+  if (c.T(2) != DType::I64 || !c.graph().dims.SameDim(c.S(2)[0], rois[0])) {
     return c.Err(absl::StrCat("batch_indices must be an int64 [", rois[0], "] tensor, got ",
                               ir::DTypeName(c.T(2)), " ", ShapeStr(c.S(2))));
   }
@@ -213,8 +217,6 @@ absl::Status LowerMaxUnpool(LoweringContext& ctx, const ir::Node& node) {
 absl::Status LowerRoiAlign(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(Shape x, ctx.InputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(Shape y, ctx.OutputShape(node, 0));
-  KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, x, "the input shape"));
-  KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, y, "the output shape"));
   if (x.size() != 4 || y.size() != 4) return ctx.Invalid(node, "X and Y must be 4-D");
   // Defaults as RoiAlignShape read them.
   const std::string ctm = node.GetString(
@@ -234,7 +236,7 @@ absl::Status LowerRoiAlign(LoweringContext& ctx, const ir::Node& node) {
 void RegisterUnpoolRoiOps(std::vector<OpDef>& ops) {
   // Symbolic: the output dims a run-time output_shape gives without a declaration.
   ops.push_back({"MaxUnpool", MaxUnpoolShape, /*symbolic=*/true, LowerMaxUnpool});
-  ops.push_back({"RoiAlign", RoiAlignShape, /*symbolic=*/false, LowerRoiAlign});
+  ops.push_back({"RoiAlign", RoiAlignShape, /*symbolic=*/true, LowerRoiAlign});
 }
 
 }  // namespace kiln::compiler

@@ -76,15 +76,17 @@ int kiln_nonzero_bounded(const int64_t* ip, const float* fp, void* const* bindin
   const unsigned char* x = (const unsigned char*)bindings[0];
   int64_t total = 1;
   for (int64_t d = 0; d < R; ++d) total *= dims[d];
-  const int64_t found = nz_count(x, t, eb, total); /* <= total <= the capacity checked */
+  const int64_t found = nz_count(x, t, eb, total); /* <= total */
   if (found > ip[NZ_COUNT]) return KILN_ERR_SHAPE_MISMATCH;
   nz_write(x, t, eb, dims, R, total, found, (int64_t*)bindings[1]);
   memcpy(bindings[2], &found, sizeof found);
   return KILN_OK;
 }
 
-int kiln_nonzero_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
-                       uint32_t fparam_count, const uint64_t* binding_bytes) {
+/* `bounded`: count is a capacity, which may exceed X's elements when X is
+ * sized by a length found during the run (planned at its bound). */
+static int nz_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                    uint32_t fparam_count, const uint64_t* binding_bytes, int bounded) {
   if (ip == NULL || iparam_count < NZ_HEAD) return KILN_ERR_INVALID_ARGUMENT;
   const int64_t R = ip[NZ_R], count = ip[NZ_COUNT];
   if (R < 1 || R > KILN_MAX_RANK) return KILN_ERR_INVALID_ARGUMENT;
@@ -96,7 +98,7 @@ int kiln_nonzero_check(const int64_t* ip, uint32_t iparam_count, const float* fp
   KILN_TRY(kiln_checked_product(ip + NZ_HEAD, R, &total));
   /* An empty input's dims are bounded by no buffer: bound the odometer. */
   KILN_TRY(kiln_check_work(ip + NZ_HEAD, R));
-  if (count > total) return KILN_ERR_INVALID_ARGUMENT;
+  if (!bounded && count > total) return KILN_ERR_INVALID_ARGUMENT;
   KILN_TRY(kiln_dense_bytes(total, eb, &bytes));
   KILN_TRY(kiln_check_binding(binding_bytes[0], bytes));
   KILN_TRY(kiln_checked_mul(R, count, &total));
@@ -104,8 +106,13 @@ int kiln_nonzero_check(const int64_t* ip, uint32_t iparam_count, const float* fp
   return kiln_check_binding(binding_bytes[1], bytes);
 }
 
+int kiln_nonzero_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                       uint32_t fparam_count, const uint64_t* binding_bytes) {
+  return nz_check(ip, iparam_count, fp, fparam_count, binding_bytes, 0);
+}
+
 int kiln_nonzero_bounded_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                                uint32_t fparam_count, const uint64_t* binding_bytes) {
-  KILN_TRY(kiln_nonzero_check(ip, iparam_count, fp, fparam_count, binding_bytes));
+  KILN_TRY(nz_check(ip, iparam_count, fp, fparam_count, binding_bytes, 1));
   return kiln_check_binding(binding_bytes[2], (int64_t)sizeof(int64_t));
 }

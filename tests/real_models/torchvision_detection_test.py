@@ -1,0 +1,180 @@
+#!/usr/bin/python3
+"""torchvision's detection models as users export them (issue 19): exported
+here with random weights, compiled once by Kiln and compared in the VM and as
+AOT C with ONNX Runtime on seeded images.
+
+  ssdlite   ssdlite320_mobilenet_v3_large, images [3, height, width] dynamic
+            (opset 11): one module runs 320x320 and 480x360 images (its
+            transform resizes them to 320x320; score filter, per-class TopK
+            of min(n, 300), batched NMS in an If, outputs of lengths found
+            during the run);
+  frcnn     fasterrcnn_mobilenet_v3_large_320_fpn, height and width fixed at
+            compile time (--dim height=320 --dim width=320; its transform
+            computes a float scale from them): RPN NonZero/TopK/NMS,
+            MultiScaleRoIAlign, the box head, two images.
+
+Random weights give near-constant outputs whose NMS sees only ties, so the
+backbone's BatchNorm statistics are recalibrated on seeded images (train-mode
+passes, cumulative averages) and the classification logits are spread.
+Every output within 1e-4 * max(1, max|ref|) of ONNX Runtime's and of the
+same shape; VM and AOT (built without -m flags: another kernel path) within
+the same of each other. Scores are kept clear of exact ties, whose order NMS
+leaves to the implementation.
+
+usage: torchvision_detection_test.py KILN SOURCE_DIR WORK_DIR
+Exit 77 (skip) when ONNX Runtime is not installed.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+
+def run(cmd, log):
+    with open(log, "w") as f:
+        return subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, timeout=1800).returncode == 0
+
+
+def tail(log, n=8):
+    with open(log) as f:
+        return "".join(f.readlines()[-n:])
+
+
+def images(seed, sizes):
+    """Smooth seeded images (blurred noise in [0, 1]), so features vary."""
+    import torch
+    import torch.nn.functional as F
+    g = torch.Generator().manual_seed(seed)
+    out = []
+    for h, w in sizes:
+        x = torch.rand(1, 3, h // 8 + 1, w // 8 + 1, generator=g)
+        out.append(F.interpolate(x, size=(h, w), mode="bilinear", align_corners=False)[0])
+    return out
+
+
+def recalibrate(model, seed):
+    """BatchNorm statistics of the backbone from seeded images, then eval."""
+    import torch
+    model.eval()
+    for m in model.modules():
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.reset_running_stats()
+            m.momentum = None  # a cumulative average over the passes
+            m.train()
+    body = model.backbone
+    with torch.no_grad():
+        for _ in range(2):  # batches of 4: SSD's last maps are 1x1
+            batch = torch.stack(images(seed + _, [(320, 320)] * 4))
+            body((batch - 0.5) / 0.25)
+    model.eval()
+
+
+def export(name, path):
+    import torch
+    import torchvision
+    torch.manual_seed(0)
+    det = torchvision.models.detection
+    if name == "ssdlite":
+        model = det.ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None)
+        with torch.no_grad():
+            for layer in model.head.classification_head.module_list:
+                for p in layer.parameters():
+                    p.mul_(4.0)
+    else:
+        model = det.fasterrcnn_mobilenet_v3_large_320_fpn(weights=None, weights_backbone=None,
+                                                           box_score_thresh=0.0)
+        with torch.no_grad():
+            model.roi_heads.box_predictor.cls_score.weight.mul_(20.0)
+    recalibrate(model, 7)
+    x = images(11, [(320, 320)])
+    torch.onnx.export(model, (x,), path, opset_version=11, input_names=["images"],
+                      dynamic_axes={"images": {1: "height", 2: "width"}})
+
+
+MODELS = {
+    "ssdlite": {"compile": [], "sizes": [(320, 320), (480, 360)]},
+    "frcnn": {"compile": ["--dim", "height=320", "--dim", "width=320"],
+              "sizes": [(320, 320), (320, 320)]},
+}
+
+
+def check(name, kiln, src, work):
+    spec = MODELS[name]
+    d = os.path.join(work, name)
+    os.makedirs(d, exist_ok=True)
+    onnx_path = os.path.join(d, name + ".onnx")
+    if not os.path.exists(onnx_path):
+        export(name, onnx_path + ".part")
+        os.replace(onnx_path + ".part", onnx_path)
+    module = os.path.join(d, name + ".kiln")
+    if not run([kiln, "compile", onnx_path, "-o", module] + spec["compile"], d + "/compile.log"):
+        return [f"{name}: kiln compile failed:\n{tail(d + '/compile.log')}"]
+    aot = os.path.join(d, "aot")
+    if not run([kiln, "aot", module, "-o", aot, "--name", "det", "--no-size-report"],
+               d + "/aot.log") or not run(["make", "-s", "-C", aot, "-j2", "CFLAGS=-O2"],
+                                          d + "/make.log"):
+        return [f"{name}: building the AOT bundle failed (logs in {d})"]
+    ort_js = os.path.join(src, "benchmarks/models/ort/ort_run.js")
+    failures = []
+    for k, img in enumerate(images(100 + len(name), spec["sizes"])):
+        x = os.path.join(d, f"image{k}.npy")
+        np.save(x, img.numpy())
+        outs = {r: [os.path.join(d, f"{r}{k}.{i}.npy") for i in range(3)] for r in ("ort", "vm", "aot")}
+        cmds = {"ort": ["node", ort_js, onnx_path, "--input", x],
+                "vm": [kiln, "run", module, "--input", x],
+                "aot": [os.path.join(aot, "det_run"), "--input", x]}
+        ok = True
+        for r, cmd in cmds.items():
+            log = os.path.join(d, f"{r}{k}.log")
+            if not run(cmd + [a for p in outs[r] for a in ("--output", p)], log):
+                failures.append(f"{name} image {k}: {r} failed:\n{tail(log)}")
+                ok = False
+        if not ok:
+            continue
+        for i in range(3):
+            ref = np.load(outs["ort"][i])
+            for r in ("vm", "aot"):
+                got = np.load(outs[r][i])
+                if got.shape != ref.shape:
+                    failures.append(f"{name} image {k}: {r} output {i} has shape {got.shape}, "
+                                    f"ONNX Runtime {ref.shape}")
+                    continue
+                diff = float(np.max(np.abs(got.astype(np.float64) - ref))) if ref.size else 0.0
+                bound = 1e-4 * max(1.0, float(np.max(np.abs(ref))) if ref.size else 1.0)
+                print(f"{name} image {k} {tuple(img.shape)} {r:3s} vs ORT output {i} "
+                      f"{tuple(ref.shape)}: max|diff|={diff:.3g} bound={bound:.3g} "
+                      f"{'ok' if diff <= bound else 'MISMATCH'}")
+                if diff > bound:
+                    failures.append(f"{name} image {k}: {r} output {i} differs by {diff:.3g}")
+            # The AOT bundle is built without -m flags (the portable path):
+            # VM and AOT are held to the reference's tolerance, not bitwise.
+            vm, ao = np.load(outs["vm"][i]), np.load(outs["aot"][i])
+            if vm.shape != ao.shape or (vm.size and np.max(np.abs(vm.astype(np.float64) - ao)) >
+                                        1e-4 * max(1.0, float(np.max(np.abs(vm))))):
+                failures.append(f"{name} image {k}: VM and AOT output {i} differ")
+        if np.load(outs["ort"][0]).shape[0] == 0:
+            failures.append(f"{name} image {k}: no detections (the weights are too degenerate "
+                            f"to test anything)")
+    return failures
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit("usage: torchvision_detection_test.py KILN SOURCE_DIR WORK_DIR")
+    kiln, src, work = sys.argv[1:]
+    if not os.path.isdir(os.path.join(src, "benchmarks/models/ort/node_modules/onnxruntime-node")):
+        print("SKIP torchvision detection: ONNX Runtime is not installed "
+              "(bash benchmarks/models/ort/install.sh; needs the npm registry)")
+        return 77
+    failures = []
+    for name in MODELS:
+        failures += check(name, kiln, src, work)
+    print(f"torchvision detection: {len(MODELS)} models, {len(failures)} failures")
+    for f in failures:
+        print("FAIL " + f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,8 +1,13 @@
 #!/usr/bin/python3
-"""torchvision's detection models as users export them (issue 19): exported
-here with random weights, compiled once by Kiln and compared in the VM and as
-AOT C with ONNX Runtime on seeded images.
+"""torchvision models as users export them (issue 19): exported here with
+random weights, compiled once by Kiln and compared in the VM and as AOT C with
+ONNX Runtime on seeded images.
 
+  mnasnet   mnasnet0_5 classification, x [batch, 3, height, width] dynamic
+            (opset 13): 1x3x224x224 and 2x3x160x192;
+  deeplab   deeplabv3_mobilenet_v3_large segmentation, the same dynamic axes:
+            1x3x224x224 and 1x3x192x256 (the mask upsampled to the input's
+            Shape);
   ssdlite   ssdlite320_mobilenet_v3_large, images [3, height, width] dynamic
             (opset 11): one module runs 320x320 and 480x360 images (its
             transform resizes them to 320x320; score filter, per-class TopK
@@ -21,7 +26,7 @@ same shape; VM and AOT (built without -m flags: another kernel path) within
 the same of each other. Scores are kept clear of exact ties, whose order NMS
 leaves to the implementation.
 
-usage: torchvision_detection_test.py KILN SOURCE_DIR WORK_DIR
+usage: torchvision_models_test.py KILN SOURCE_DIR WORK_DIR
 Exit 77 (skip) when ONNX Runtime is not installed.
 """
 import os
@@ -42,14 +47,17 @@ def tail(log, n=8):
 
 
 def images(seed, sizes):
-    """Smooth seeded images (blurred noise in [0, 1]), so features vary."""
+    """Smooth seeded images (blurred noise in [0, 1]), so features vary;
+    a size (n, h, w) gives a batch."""
     import torch
     import torch.nn.functional as F
     g = torch.Generator().manual_seed(seed)
     out = []
-    for h, w in sizes:
-        x = torch.rand(1, 3, h // 8 + 1, w // 8 + 1, generator=g)
-        out.append(F.interpolate(x, size=(h, w), mode="bilinear", align_corners=False)[0])
+    for size in sizes:
+        n, (h, w) = (size[0], size[1:]) if len(size) == 3 else (0, size)
+        x = torch.rand(max(n, 1), 3, h // 8 + 1, w // 8 + 1, generator=g)
+        x = F.interpolate(x, size=(h, w), mode="bilinear", align_corners=False)
+        out.append(x if n else x[0])
     return out
 
 
@@ -62,7 +70,7 @@ def recalibrate(model, seed):
             m.reset_running_stats()
             m.momentum = None  # a cumulative average over the passes
             m.train()
-    body = model.backbone
+    body = getattr(model, "backbone", model)
     with torch.no_grad():
         for _ in range(2):  # batches of 4: SSD's last maps are 1x1
             batch = torch.stack(images(seed + _, [(320, 320)] * 4))
@@ -75,6 +83,17 @@ def export(name, path):
     import torchvision
     torch.manual_seed(0)
     det = torchvision.models.detection
+    if name in ("mnasnet", "deeplab"):
+        if name == "mnasnet":
+            model = torchvision.models.mnasnet0_5(weights=None)
+        else:
+            model = torchvision.models.segmentation.deeplabv3_mobilenet_v3_large(
+                weights=None, weights_backbone=None)
+        recalibrate(model, 7)
+        torch.onnx.export(model, images(11, [(1, 224, 224)])[0], path, opset_version=13,
+                          input_names=["x"],
+                          dynamic_axes={"x": {0: "batch", 2: "height", 3: "width"}})
+        return
     if name == "ssdlite":
         model = det.ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None)
         with torch.no_grad():
@@ -93,10 +112,13 @@ def export(name, path):
 
 
 MODELS = {
-    "ssdlite": {"compile": [], "sizes": [(320, 320), (480, 360)]},
+    "mnasnet": {"compile": [], "sizes": [(1, 224, 224), (2, 160, 192)], "outputs": 1},
+    "deeplab": {"compile": [], "sizes": [(1, 224, 224), (1, 192, 256)], "outputs": 1},
+    "ssdlite": {"compile": [], "sizes": [(320, 320), (480, 360)], "outputs": 3},
     "frcnn": {"compile": ["--dim", "height=320", "--dim", "width=320"],
-              "sizes": [(320, 320), (320, 320)]},
+              "sizes": [(320, 320), (320, 320)], "outputs": 3},
 }
+DETECTORS = ("ssdlite", "frcnn")
 
 
 def check(name, kiln, src, work):
@@ -120,7 +142,9 @@ def check(name, kiln, src, work):
     for k, img in enumerate(images(100 + len(name), spec["sizes"])):
         x = os.path.join(d, f"image{k}.npy")
         np.save(x, img.numpy())
-        outs = {r: [os.path.join(d, f"{r}{k}.{i}.npy") for i in range(3)] for r in ("ort", "vm", "aot")}
+        n_out = spec["outputs"]
+        outs = {r: [os.path.join(d, f"{r}{k}.{i}.npy") for i in range(n_out)]
+                for r in ("ort", "vm", "aot")}
         cmds = {"ort": ["node", ort_js, onnx_path, "--input", x],
                 "vm": [kiln, "run", module, "--input", x],
                 "aot": [os.path.join(aot, "det_run"), "--input", x]}
@@ -132,7 +156,7 @@ def check(name, kiln, src, work):
                 ok = False
         if not ok:
             continue
-        for i in range(3):
+        for i in range(n_out):
             ref = np.load(outs["ort"][i])
             for r in ("vm", "aot"):
                 got = np.load(outs[r][i])
@@ -153,7 +177,7 @@ def check(name, kiln, src, work):
             if vm.shape != ao.shape or (vm.size and np.max(np.abs(vm.astype(np.float64) - ao)) >
                                         1e-4 * max(1.0, float(np.max(np.abs(vm))))):
                 failures.append(f"{name} image {k}: VM and AOT output {i} differ")
-        if np.load(outs["ort"][0]).shape[0] == 0:
+        if name in DETECTORS and np.load(outs["ort"][0]).shape[0] == 0:
             failures.append(f"{name} image {k}: no detections (the weights are too degenerate "
                             f"to test anything)")
     return failures
@@ -161,16 +185,16 @@ def check(name, kiln, src, work):
 
 def main():
     if len(sys.argv) != 4:
-        sys.exit("usage: torchvision_detection_test.py KILN SOURCE_DIR WORK_DIR")
+        sys.exit("usage: torchvision_models_test.py KILN SOURCE_DIR WORK_DIR")
     kiln, src, work = sys.argv[1:]
     if not os.path.isdir(os.path.join(src, "benchmarks/models/ort/node_modules/onnxruntime-node")):
-        print("SKIP torchvision detection: ONNX Runtime is not installed "
+        print("SKIP torchvision models: ONNX Runtime is not installed "
               "(bash benchmarks/models/ort/install.sh; needs the npm registry)")
         return 77
     failures = []
     for name in MODELS:
         failures += check(name, kiln, src, work)
-    print(f"torchvision detection: {len(MODELS)} models, {len(failures)} failures")
+    print(f"torchvision models: {len(MODELS)} models, {len(failures)} failures")
     for f in failures:
         print("FAIL " + f)
     return 1 if failures else 0

@@ -14,23 +14,13 @@ installed (no network when the fixture ran); 1 on any mismatch or failure.
 import argparse
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
 import onnx
+from ort_check import compare_outputs, run, tail
 
 DTYPES = {"float32": np.float32, "int64": np.int64, "int32": np.int32}
-
-
-def run(cmd, log):
-    with open(log, "w") as f:
-        return subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, timeout=900).returncode == 0
-
-
-def tail(log, n=5):
-    with open(log) as f:
-        return "".join(f.readlines()[-n:])
 
 
 def make_inputs(spec, seed, out_dir):
@@ -89,27 +79,7 @@ def check_model(m, args, ort_js):
                 ok = False
         if not ok:
             continue
-        for i, out in enumerate(outputs):
-            ref = np.load(outs["ort"][i])
-            for r in ("vm", "aot"):
-                got = np.load(outs[r][i])
-                if got.shape != ref.shape:
-                    failures.append(f"{name} run {k}: {r} output '{out}' has shape {got.shape}, "
-                                    f"ONNX Runtime {ref.shape}")
-                    continue
-                diff = float(np.max(np.abs(got.astype(np.float64) - ref))) if ref.size else 0.0
-                bound = 1e-4 * max(1.0, float(np.max(np.abs(ref))) if ref.size else 1.0)
-                status = "ok" if diff <= bound else "MISMATCH"
-                print(f"{name} run {k} ({label}) {r:3s} vs ORT '{out}': max|diff|={diff:.3g} "
-                      f"bound={bound:.3g} {status}")
-                if diff > bound:
-                    failures.append(f"{name} run {k}: {r} output '{out}' differs from ONNX Runtime "
-                                    f"by {diff:.3g} (bound {bound:.3g})")
-            vm, ao = np.load(outs["vm"][i]), np.load(outs["aot"][i])
-            if vm.shape == ao.shape and vm.size:
-                d = float(np.max(np.abs(vm.astype(np.float64) - ao)))
-                if d > 1e-5 * max(1.0, float(np.max(np.abs(vm)))):
-                    failures.append(f"{name} run {k}: VM and AOT output '{out}' differ by {d:.3g}")
+        failures += compare_outputs(f"{name} run {k} ({label})", outputs, outs)
     return failures
 
 

@@ -30,20 +30,10 @@ usage: torchvision_models_test.py KILN SOURCE_DIR WORK_DIR
 Exit 77 (skip) when ONNX Runtime is not installed.
 """
 import os
-import subprocess
 import sys
 
 import numpy as np
-
-
-def run(cmd, log):
-    with open(log, "w") as f:
-        return subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, timeout=1800).returncode == 0
-
-
-def tail(log, n=8):
-    with open(log) as f:
-        return "".join(f.readlines()[-n:])
+from ort_check import compare_outputs, run, tail
 
 
 def images(seed, sizes):
@@ -156,27 +146,10 @@ def check(name, kiln, src, work):
                 ok = False
         if not ok:
             continue
-        for i in range(n_out):
-            ref = np.load(outs["ort"][i])
-            for r in ("vm", "aot"):
-                got = np.load(outs[r][i])
-                if got.shape != ref.shape:
-                    failures.append(f"{name} image {k}: {r} output {i} has shape {got.shape}, "
-                                    f"ONNX Runtime {ref.shape}")
-                    continue
-                diff = float(np.max(np.abs(got.astype(np.float64) - ref))) if ref.size else 0.0
-                bound = 1e-4 * max(1.0, float(np.max(np.abs(ref))) if ref.size else 1.0)
-                print(f"{name} image {k} {tuple(img.shape)} {r:3s} vs ORT output {i} "
-                      f"{tuple(ref.shape)}: max|diff|={diff:.3g} bound={bound:.3g} "
-                      f"{'ok' if diff <= bound else 'MISMATCH'}")
-                if diff > bound:
-                    failures.append(f"{name} image {k}: {r} output {i} differs by {diff:.3g}")
-            # The AOT bundle is built without -m flags (the portable path):
-            # VM and AOT are held to the reference's tolerance, not bitwise.
-            vm, ao = np.load(outs["vm"][i]), np.load(outs["aot"][i])
-            if vm.shape != ao.shape or (vm.size and np.max(np.abs(vm.astype(np.float64) - ao)) >
-                                        1e-4 * max(1.0, float(np.max(np.abs(vm))))):
-                failures.append(f"{name} image {k}: VM and AOT output {i} differ")
+        # The AOT bundle is built without -m flags (the portable path): VM
+        # and AOT are held to the reference's tolerance, not bitwise.
+        failures += compare_outputs(f"{name} image {k} {tuple(img.shape)}",
+                                    [str(i) for i in range(n_out)], outs, vm_vs_aot=1e-4)
         if name in DETECTORS and np.load(outs["ort"][0]).shape[0] == 0:
             failures.append(f"{name} image {k}: no detections (the weights are too degenerate "
                             f"to test anything)")

@@ -244,8 +244,9 @@ class Analysis {
         return Unimplemented(absl::StrCat(
             "the branches give output ", k, " as ", ir::DTypeName(a.dtype), ShapeText(a.shape),
             " and ", ir::DTypeName(b.dtype), ShapeText(b.shape),
-            "; branches must agree in type and rank, and may differ only in static dims (an "
-            "If whose condition comes from a configuration input folds away when the input is "
+            "; branches must agree in type and rank, and may differ only in static dims or in "
+            "lengths a branch finds (an If whose condition comes from a configuration input "
+            "folds away when the input is "
             "bound: kiln compile --input-value NAME=VALUE; one that tests input sizes, when "
             "they are: --input-shape NAME=D0,D1,... or --dim NAME=VALUE)"));
       }

@@ -215,8 +215,16 @@ std::string DescribeModule(const ModuleImage& image) {
                                              : absl::StrCat("at most ", r->bound()),
                                    ", arena +", r->arena_offset(), ")"));
     }
-    absl::StrAppend(&out, "  results ", absl::StrJoin(names, ", "),
-                    "  (lengths kernels find during each run; output lengths known after it)\n");
+    constexpr char kWhat[] =
+        "(lengths kernels find during each run; output lengths known after it)";
+    // A detector finds hundreds (a NonZero per class): one per line then.
+    constexpr size_t kOneLine = 6;
+    if (names.size() <= kOneLine) {
+      absl::StrAppend(&out, "  results ", absl::StrJoin(names, ", "), "  ", kWhat, "\n");
+    } else {
+      absl::StrAppend(&out, "  results ", names.size(), "  ", kWhat, "\n");
+      for (const std::string& n : names) absl::StrAppend(&out, "    ", n, "\n");
+    }
   }
   // The bound the verifier held constant LOOP trip counts to (modules with
   // loops only, so the listing of others is unchanged).

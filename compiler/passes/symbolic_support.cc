@@ -34,7 +34,8 @@ const std::set<std::string>& SymbolicOps() {
       "NonZero", "Compress", "Unique", "NonMaxSuppression",
       // symops2: sizes as patched kernel parameters (the kernels check indices
       // and empty axes against them at run time)
-      "GatherND", "GatherElements", "ScatterElements", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceSumSquare",
+      "GatherND", "GatherElements", "ScatterElements", "ReduceSum", "ReduceMax", "ReduceMin",
+      "ReduceProd", "ReduceSumSquare",
       "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ArgMax", "ArgMin", "CumSum",
       // shapes and sequences from symbolic values (torch.zeros(N, 4),
       // torch.arange(S)) and masks over symbolic dims (kernels fill/arange/trilu)

@@ -48,7 +48,8 @@ def test_bfloat16_is_two_byte_void():
     assert bits.dtype == np.dtype("V2")
     widen = kiln.compile(cast_model(onnx.TensorProto.BFLOAT16, onnx.TensorProto.FLOAT))
     np.testing.assert_array_equal(widen(bits), ref)  # widening is exact
-    with pytest.raises(kiln.InvalidArgumentError, match="has dtype uint16; the module expects bfloat16"):
+    with pytest.raises(kiln.InvalidArgumentError,
+                       match="has dtype uint16; the module expects bfloat16"):
         widen(np.zeros((3, 4), np.uint16))
 
 

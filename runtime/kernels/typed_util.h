@@ -152,7 +152,11 @@ static inline void kiln_store_f(void* p, int64_t t, int64_t k, double v) {
     case KILN_DTYPE_F32: { float x = (float)v; memcpy(b + k * 4, &x, 4); break; }
     case KILN_DTYPE_F64: memcpy(b + k * 8, &v, 8); break;
     case KILN_DTYPE_F16: { uint16_t x = kiln_float_to_half((float)v); memcpy(b + k * 2, &x, 2); break; }
-    case KILN_DTYPE_BF16: { uint16_t x = kiln_float_to_bf16((float)v); memcpy(b + k * 2, &x, 2); break; }
+    case KILN_DTYPE_BF16: {
+      uint16_t x = kiln_float_to_bf16((float)v);
+      memcpy(b + k * 2, &x, 2);
+      break;
+    }
     default: break;
   }
 }

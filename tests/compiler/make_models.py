@@ -235,7 +235,8 @@ def folding_shape_math():
     a = np.array([[5, -7, 3], [-2, 9, 0]], np.int64)
     nodes = [n("Ceil", ["f"], ["ceil"], name="ceil"), n("Round", ["f"], ["round"], name="round"),
              n("Abs", ["f"], ["abs"], name="abs"), n("Reciprocal", ["g"], ["recip"], name="recip"),
-             n("Min", ["f", "g"], ["minf"], name="minf"), n("Max", ["a", "b"], ["maxi"], name="maxi"),
+             n("Min", ["f", "g"], ["minf"], name="minf"),
+             n("Max", ["a", "b"], ["maxi"], name="maxi"),
              n("Less", ["f", "g"], ["less"], name="less"),
              n("GreaterOrEqual", ["a", "b"], ["ge"], name="ge"),
              n("ReduceSum", ["a", "ax1"], ["rsum"], name="rsum", keepdims=0),

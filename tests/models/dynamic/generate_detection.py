@@ -44,31 +44,48 @@ def c(name, a):
                             value=numpy_helper.from_array(np.asarray(a), name))
 
 
-then_g = helper.make_graph([c("empty", np.zeros([0], np.int64))], "then", [], [helper.make_tensor_value_info("empty", T.INT64, [0])])
-else_nodes = [c("ax0", np.array([0], np.int64)), c("ax01", np.array([0, 1], np.int64)),
-  helper.make_node("Unsqueeze", ["b", "ax0"], ["b3"], name="b3"),
-  helper.make_node("Unsqueeze", ["s", "ax01"], ["s3"], name="s3"),
-  c("maxo", np.array([100], np.int64)), c("iou", np.array([0.5], np.float32)),
-  helper.make_node("NonMaxSuppression", ["b3", "s3", "maxo", "iou"], ["sel"], name="nms"),
-  c("two", np.array(2, np.int64)),
-  helper.make_node("Gather", ["sel", "two"], ["kept"], name="kept", axis=1),
-  helper.make_node("Gather", ["idx", "kept"], ["keep"], name="keep", axis=0)]
-else_g = helper.make_graph(else_nodes, "else", [], [helper.make_tensor_value_info("keep", T.INT64, ["M"])])
-nodes = [c("thr", np.array(0.3, np.float32)),
-  helper.make_node("Greater", ["scores", "thr"], ["mask"], name="mask"),
-  helper.make_node("NonZero", ["mask"], ["nz"], name="nz"),
-  c("axz", np.array([0], np.int64)),
-  helper.make_node("Squeeze", ["nz", "axz"], ["idx"], name="idx"),
-  helper.make_node("Gather", ["boxes", "idx"], ["b"], name="b", axis=0),
-  helper.make_node("Gather", ["scores", "idx"], ["s"], name="s", axis=0),
-  helper.make_node("Size", ["s"], ["n"], name="n"),
-  c("zero", np.array(0, np.int64)),
-  helper.make_node("Equal", ["n", "zero"], ["none"], name="none"),
-  helper.make_node("If", ["none"], ["k"], name="if", then_branch=then_g, else_branch=else_g),
-  helper.make_node("Cast", ["k"], ["y"], name="y", to=T.FLOAT)]
-g = helper.make_graph(nodes, "nms_filter", [helper.make_tensor_value_info("boxes", T.FLOAT, [40, 4]), helper.make_tensor_value_info("scores", T.FLOAT, [40])],
-  [helper.make_tensor_value_info("y", T.FLOAT, ["K"])])
-m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+def node(op, ins, outs, **attrs):
+    return helper.make_node(op, ins, outs, name=outs[0], **attrs)
+
+
+def vi(name, elem, dims):
+    return helper.make_tensor_value_info(name, elem, dims)
+
+
+def nms_filter_model():
+    """keep = NonZero(scores > 0.3); If(Size(kept) == 0): [] | the NMS of the kept boxes."""
+    then_g = helper.make_graph([c("empty", np.zeros([0], np.int64))], "then", [],
+                               [vi("empty", T.INT64, [0])])
+    else_g = helper.make_graph(
+        [c("ax0", np.array([0], np.int64)), c("ax01", np.array([0, 1], np.int64)),
+         node("Unsqueeze", ["b", "ax0"], ["b3"]),
+         node("Unsqueeze", ["s", "ax01"], ["s3"]),
+         c("maxo", np.array([100], np.int64)), c("iou", np.array([0.5], np.float32)),
+         node("NonMaxSuppression", ["b3", "s3", "maxo", "iou"], ["sel"]),
+         c("two", np.array(2, np.int64)),
+         node("Gather", ["sel", "two"], ["kept"], axis=1),
+         node("Gather", ["idx", "kept"], ["keep"], axis=0)],
+        "else", [], [vi("keep", T.INT64, ["M"])])
+    nodes = [c("thr", np.array(0.3, np.float32)),
+             node("Greater", ["scores", "thr"], ["mask"]),
+             node("NonZero", ["mask"], ["nz"]),
+             c("axz", np.array([0], np.int64)),
+             node("Squeeze", ["nz", "axz"], ["idx"]),
+             node("Gather", ["boxes", "idx"], ["b"], axis=0),
+             node("Gather", ["scores", "idx"], ["s"], axis=0),
+             node("Size", ["s"], ["n"]),
+             c("zero", np.array(0, np.int64)),
+             node("Equal", ["n", "zero"], ["none"]),
+             helper.make_node("If", ["none"], ["k"], name="if", then_branch=then_g,
+                              else_branch=else_g),
+             node("Cast", ["k"], ["y"], to=T.FLOAT)]
+    g = helper.make_graph(nodes, "nms_filter",
+                          [vi("boxes", T.FLOAT, [40, 4]), vi("scores", T.FLOAT, [40])],
+                          [vi("y", T.FLOAT, ["K"])])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+
+
+m = nms_filter_model()
 onnx.checker.check_model(m)
 onnx.save(m, os.path.join(out, "nms_filter_dynlen.onnx"))
 rng = np.random.default_rng(5)
@@ -78,10 +95,13 @@ for label in ("none", "some", "all"):
     wh = rng.uniform(4, 12, (n, 2)).astype(np.float32)
     boxes = np.concatenate([xy, xy + wh], 1).astype(np.float32)
     scores = rng.uniform(0, 1, n).astype(np.float32)
-    if label == "none": scores[:] = 0.1  # nothing passes the threshold: the empty branch
-    if label == "all": scores = rng.uniform(0.4, 1, n).astype(np.float32)
+    if label == "none":
+        scores[:] = 0.1  # nothing passes the threshold: the empty branch
+    if label == "all":
+        scores = rng.uniform(0.4, 1, n).astype(np.float32)
     idx = np.nonzero(scores > 0.3)[0]
-    keep = torchvision.ops.nms(torch.from_numpy(boxes[idx]), torch.from_numpy(scores[idx]), 0.5).numpy()
+    keep = torchvision.ops.nms(torch.from_numpy(boxes[idx]), torch.from_numpy(scores[idx]),
+                               0.5).numpy()
     y = idx[keep].astype(np.float32)
     np.save(os.path.join(out, f"nms_filter_dynlen.{label}.input0.npy"), boxes)
     np.save(os.path.join(out, f"nms_filter_dynlen.{label}.input1.npy"), scores)
@@ -91,16 +111,14 @@ for label in ("none", "some", "all"):
 
 # nonzero_concat_dynlen: an output sized n1 + n2.
 nodes = [c("zero_f", np.array(0.0, np.float32)),
-         helper.make_node("Greater", ["a", "zero_f"], ["pa"], name="pa"),
-         helper.make_node("Greater", ["b", "zero_f"], ["pb"], name="pb"),
-         helper.make_node("NonZero", ["pa"], ["ia"], name="ia"),
-         helper.make_node("NonZero", ["pb"], ["ib"], name="ib"),
-         helper.make_node("Concat", ["ia", "ib"], ["both"], name="both", axis=1),
-         helper.make_node("Cast", ["both"], ["y"], name="y", to=T.FLOAT)]
-g = helper.make_graph(nodes, "nonzero_concat",
-                      [helper.make_tensor_value_info("a", T.FLOAT, [12]),
-                       helper.make_tensor_value_info("b", T.FLOAT, [12])],
-                      [helper.make_tensor_value_info("y", T.FLOAT, [1, "K"])])
+         node("Greater", ["a", "zero_f"], ["pa"]),
+         node("Greater", ["b", "zero_f"], ["pb"]),
+         node("NonZero", ["pa"], ["ia"]),
+         node("NonZero", ["pb"], ["ib"]),
+         node("Concat", ["ia", "ib"], ["both"], axis=1),
+         node("Cast", ["both"], ["y"], to=T.FLOAT)]
+g = helper.make_graph(nodes, "nonzero_concat", [vi("a", T.FLOAT, [12]), vi("b", T.FLOAT, [12])],
+                      [vi("y", T.FLOAT, [1, "K"])])
 m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
 onnx.checker.check_model(m)
 onnx.save(m, os.path.join(out, "nonzero_concat_dynlen.onnx"))

@@ -32,6 +32,14 @@ bool IsSymbolicValue(const ir::Graph& graph, ir::ValueId v) {
 
 ir::Node ValueNode(const ir::Graph& graph, ir::ValueId constant, ir::ValueId out) {
   const ir::ConstantData& c = *graph.value(constant).constant;
+  std::vector<int64_t> dims;
+  for (int64_t k = 0; k < c.element_count(); ++k) dims.push_back(c.IntAt(k));
+  return SymbolicValueNode(graph, std::move(dims), out);
+}
+
+}  // namespace
+
+ir::Node SymbolicValueNode(const ir::Graph& graph, std::vector<int64_t> dims, ir::ValueId out) {
   ir::Node n;
   n.name = absl::StrCat(graph.value(out).name, "/", kSymbolicValueOp);
   n.domain = kSymbolicValueDomain;
@@ -39,12 +47,10 @@ ir::Node ValueNode(const ir::Graph& graph, ir::ValueId constant, ir::ValueId out
   n.outputs = {out};
   ir::Attribute values;
   values.kind = ir::Attribute::Kind::kInts;
-  for (int64_t k = 0; k < c.element_count(); ++k) values.ints.push_back(c.IntAt(k));
+  values.ints = std::move(dims);
   n.attributes["values"] = std::move(values);
   return n;
 }
-
-}  // namespace
 
 absl::Status MaterializeSymbolicValues(ir::Graph& graph) {
   if (graph.dims.empty()) return absl::OkStatus();

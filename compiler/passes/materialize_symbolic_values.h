@@ -11,6 +11,8 @@
 #ifndef KILN_COMPILER_PASSES_MATERIALIZE_SYMBOLIC_VALUES_H_
 #define KILN_COMPILER_PASSES_MATERIALIZE_SYMBOLIC_VALUES_H_
 
+#include <vector>
+
 #include "absl/status/status.h"
 #include "compiler/ir/graph.h"
 
@@ -20,6 +22,10 @@ inline constexpr char kSymbolicValueDomain[] = "kiln";
 inline constexpr char kSymbolicValueOp[] = "SymbolicValue";
 
 absl::Status MaterializeSymbolicValues(ir::Graph& graph);
+
+// A kiln:SymbolicValue node writing `dims` (encoded, ir/dim_expr.h) into the
+// int64 tensor `out` at run time.
+ir::Node SymbolicValueNode(const ir::Graph& graph, std::vector<int64_t> dims, ir::ValueId out);
 
 }  // namespace kiln::compiler
 

@@ -41,16 +41,9 @@ absl::Status ReportOutputLengths(ir::Graph& graph) {
     lv.shape = {static_cast<int64_t>(report.size())};
     lv.has_shape = true;
     lv.live_to_end = true;  // the module reads the lengths after the run
-    ir::Node values;
-    values.name = absl::StrCat(name, "/", kSymbolicValueOp);
-    values.domain = kSymbolicValueDomain;
-    values.op_type = kSymbolicValueOp;
-    values.outputs = {lengths};
-    ir::Attribute ints;
-    ints.kind = ir::Attribute::Kind::kInts;
-    for (size_t d : report) ints.ints.push_back(shape[d]);
-    values.attributes["values"] = std::move(ints);
-    graph.AddNode(std::move(values));
+    std::vector<int64_t> dims;
+    for (size_t d : report) dims.push_back(shape[d]);
+    graph.AddNode(SymbolicValueNode(graph, std::move(dims), lengths));
     // Each a length of its own, element j of that tensor.
     std::vector<int64_t> reported = shape;
     for (size_t j = 0; j < report.size(); ++j) {

@@ -114,6 +114,18 @@ TEST(NonMaxSuppressionRule, OutputTakesTheDeclaredCount) {
   EXPECT_TRUE(InferShapes(all.b.g).ok());
 }
 
+// Inputs sized by a length found earlier are planned at its bound; a model
+// symbol has none, so the result could not be planned: refused by name.
+TEST(NonZeroRule, RefusesAnInputSizedByAModelSymbol) {
+  testing::GraphBuilder b;
+  const int64_t s = b.g.dims.Symbol("S");
+  const ir::ValueId x = b.Input("x", {s});
+  const ir::ValueId y = b.g.AddValue("y");
+  b.Output(y);
+  b.Node("NonZero", "nz", {x}, {y});
+  ExpectNodeError(InferShapes(b.g), "must have static sizes or lengths with a bound");
+}
+
 TEST(NonMaxSuppressionRule, RefusesBadDeclarationsAndInputs) {
   ExpectNodeError(Infer(NmsModel({31, 3})), "is not [count, 3] with count <= 30");
   ExpectNodeError(Infer(NmsModel({7, 2})), "is not [count, 3]");

@@ -177,7 +177,7 @@ absl::StatusOr<std::unique_ptr<Instance>> Instance::Create(
   return instance;
 }
 
-Instance::~Instance() { std::free(arena_); }
+Instance::~Instance() = default;
 
 absl::Status Instance::GrowArena(uint64_t bytes) {
   if (arena_ != nullptr && bytes <= arena_capacity_) return absl::OkStatus();
@@ -186,14 +186,13 @@ absl::Status Instance::GrowArena(uint64_t bytes) {
   if (bytes > (uint64_t{1} << 40)) {
     return absl::ResourceExhaustedError(absl::StrCat("a ", bytes, "-byte workspace is too large"));
   }
-  const uint64_t rounded = (bytes + align - 1) / align * align;
-  void* arena = std::aligned_alloc(align, rounded ? rounded : align);
-  if (arena == nullptr) {
+  LargeBuffer arena = LargeBuffer::Allocate(bytes, align);
+  if (arena.data() == nullptr) {
     return absl::ResourceExhaustedError(absl::StrCat("cannot allocate the ", bytes,
                                                      "-byte arena"));
   }
-  std::free(arena_);
-  arena_ = static_cast<uint8_t*>(arena);
+  arena_buffer_ = std::move(arena);
+  arena_ = arena_buffer_.data();
   arena_capacity_ = bytes;
   return absl::OkStatus();
 }

@@ -15,6 +15,7 @@
 #include "absl/types/span.h"
 #include "kiln/kernel_abi.h"
 #include "vm/interpreter.h"
+#include "vm/large_buffer.h"
 #include "vm/kernel_paths.h"
 #include "vm/module_image.h"
 #include "vm/observer.h"
@@ -148,7 +149,8 @@ class Instance {
   std::vector<uint64_t> input_view_bytes_, output_view_bytes_;
   // Caller buffer sizes of the run in progress (*_DYN views stay inside).
   std::vector<uint64_t> input_capacity_, output_capacity_;
-  uint8_t* arena_ = nullptr;
+  LargeBuffer arena_buffer_;
+  uint8_t* arena_ = nullptr;  // arena_buffer_'s
   uint64_t arena_capacity_ = 0;
   std::unique_ptr<ThreadPool> pool_;  // null: kernels run serially
   // Symbolic dimensions: values, and per signature dim the symbol ordinal

@@ -1,7 +1,6 @@
 #include "vm/module_image.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -33,16 +32,29 @@ absl::StatusOr<std::shared_ptr<const ModuleImage>> ModuleImage::LoadFile(
     return absl::InvalidArgumentError(absl::StrCat("module '", path, "' has size ", size,
                                                    " bytes; expected 1..", kMaxModuleBytes));
   }
-  void* mapping = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
-  if (mapping == MAP_FAILED) {
-    return absl::InternalError(absl::StrCat("cannot map module '", path, "': ",
-                                            std::strerror(errno)));
+  // Read, not mapped: a copy in a LargeBuffer gets huge pages, which a
+  // mapping of the file's page cache mostly does not.
+  LargeBuffer buffer = LargeBuffer::Allocate(size, 64);
+  if (buffer.data() == nullptr) {
+    ::close(fd);
+    return absl::ResourceExhaustedError(
+        absl::StrCat("out of memory loading module '", path, "' (", size, " bytes)"));
   }
+  for (uint64_t done = 0; done < size;) {
+    const ssize_t got = ::read(fd, buffer.data() + done, size - done);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) {
+      const std::string why = got < 0 ? std::strerror(errno) : "the file ended early";
+      ::close(fd);
+      return absl::InvalidArgumentError(absl::StrCat("cannot read module '", path, "': ", why));
+    }
+    done += static_cast<uint64_t>(got);
+  }
+  ::close(fd);
   std::shared_ptr<ModuleImage> image(new ModuleImage());
-  image->data_ = static_cast<const uint8_t*>(mapping);
+  image->data_ = buffer.data();
   image->size_ = size;
-  image->mapped_ = true;
+  image->buffer_ = std::move(buffer);
   image->origin_ = path;
   if (absl::Status status = image->Verify(); !status.ok()) return status;
   return std::shared_ptr<const ModuleImage>(std::move(image));
@@ -56,25 +68,16 @@ absl::StatusOr<std::shared_ptr<const ModuleImage>> ModuleImage::LoadBytes(
   }
   // Constants are 64-byte aligned relative to the buffer start, so the copy
   // must start on a 64-byte boundary too.
-  size_t padded = (size + 63) / 64 * 64;
-  void* copy = std::aligned_alloc(64, padded);
-  if (copy == nullptr) return absl::ResourceExhaustedError("out of memory loading module");
-  std::memcpy(copy, bytes, size);
+  LargeBuffer buffer = LargeBuffer::Allocate(size, 64);
+  if (buffer.data() == nullptr) return absl::ResourceExhaustedError("out of memory loading module");
+  std::memcpy(buffer.data(), bytes, size);
   std::shared_ptr<ModuleImage> image(new ModuleImage());
-  image->data_ = static_cast<const uint8_t*>(copy);
+  image->data_ = buffer.data();
   image->size_ = size;
+  image->buffer_ = std::move(buffer);
   image->origin_ = origin;
   if (absl::Status status = image->Verify(); !status.ok()) return status;
   return std::shared_ptr<const ModuleImage>(std::move(image));
-}
-
-ModuleImage::~ModuleImage() {
-  if (data_ == nullptr) return;
-  if (mapped_) {
-    ::munmap(const_cast<uint8_t*>(data_), size_);
-  } else {
-    std::free(const_cast<uint8_t*>(data_));
-  }
 }
 
 absl::Status ModuleImage::Verify() {

@@ -1,4 +1,4 @@
-// The bytes of a module, mapped from a file or copied from memory, verified
+// The bytes of a module, read from a file or copied from memory, verified
 // once (structure and semantics) before anything reads them. The VM and the
 // AOT tool both load modules through this class.
 #ifndef KILN_VM_MODULE_IMAGE_H_
@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "kiln/module_generated.h"
+#include "vm/large_buffer.h"
 
 namespace kiln::vm {
 
@@ -19,7 +20,7 @@ constexpr uint64_t kMaxModuleBytes = uint64_t{4} << 30;
 
 class ModuleImage {
  public:
-  // Maps `path` read-only and verifies it.
+  // Reads `path` and verifies it.
   static absl::StatusOr<std::shared_ptr<const ModuleImage>> LoadFile(const std::string& path);
   // Copies `bytes` into 64-byte aligned memory and verifies them; `origin`
   // names the source in error messages.
@@ -28,7 +29,7 @@ class ModuleImage {
 
   ModuleImage(const ModuleImage&) = delete;
   ModuleImage& operator=(const ModuleImage&) = delete;
-  ~ModuleImage();
+  ~ModuleImage() = default;
 
   const fb::Module& module() const { return *module_; }
   const uint8_t* data() const { return data_; }
@@ -43,7 +44,7 @@ class ModuleImage {
 
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
-  bool mapped_ = false;  // munmap vs free on destruction
+  LargeBuffer buffer_;  // owns data_
   const fb::Module* module_ = nullptr;
   std::string origin_;
 };

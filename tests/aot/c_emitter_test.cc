@@ -195,6 +195,23 @@ TEST(WeightsEmitter, LiteralDecodesToTheExactBytes) {
   EXPECT_FALSE(absl::StrContains(source, "??"));  // no trigraphs
 }
 
+// From 2 MiB up the weights are 2 MiB aligned on 64-bit Linux hosts (huge
+// pages for their read-only mapping) and 64-byte aligned elsewhere.
+TEST(WeightsEmitter, LargeWeightsAreHugePageAlignedOnLinuxHosts) {
+  const size_t huge = size_t{2} << 20;
+  std::vector<uint8_t> bytes(huge, 0x41);
+  std::string large = EmitWeightsSource("w", bytes.data(), bytes.size());
+  EXPECT_TRUE(absl::StrContains(
+      large, "#if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))\n"
+             "#define KILN_WEIGHTS_ALIGN 2097152\n#else\n#define KILN_WEIGHTS_ALIGN 64\n#endif\n"
+             "_Alignas(KILN_WEIGHTS_ALIGN) const unsigned char w[2097152]"))
+      << large.substr(0, 300);
+  EXPECT_EQ(DecodeLiteral(large).size(), huge);
+  std::string small = EmitWeightsSource("w", bytes.data(), huge - 1);
+  EXPECT_FALSE(absl::StrContains(small, "KILN_WEIGHTS_ALIGN"));
+  EXPECT_TRUE(absl::StrContains(small, "_Alignas(64) const unsigned char w[2097151]"));
+}
+
 TEST(BundleWriter, ReplacesItsOwnBundleButNotOtherDirectories) {
   namespace fs = std::filesystem;
   const fs::path root = fs::path(KILN_BINARY_DIR) / "tests" / "aot_bundle_writer";

@@ -8,9 +8,12 @@
 // --output-dir DIR writes every output as DIR/K.npy (K: its index) and lists
 // them in DIR/outputs.json ({"name", "file"}; "skipped" for a type .npy cannot
 // hold): `kiln compare --reference ort` reads them.
+// --node-times prints, after the latency line, each node's median kernel time
+// over the timed runs (ORT's per-node "_kernel_time" events, after its fusions),
+// to set beside `kiln run --profile`.
 //
 // usage: node ort_run.js MODEL.onnx --input [NAME=]FILE.npy ... [--output FILE.npy ...]
-//        [--output-dir DIR] [--repeat N] [--warmup N] [--threads N]
+//        [--output-dir DIR] [--repeat N] [--warmup N] [--threads N] [--node-times]
 'use strict';
 const fs = require('fs');
 const os = require('os');
@@ -80,6 +83,7 @@ function parseArgs(argv) {
     else if (a === '--repeat') o.repeat = Number(value());
     else if (a === '--warmup') o.warmup = Number(value());
     else if (a === '--threads') o.threads = Number(value());
+    else if (a === '--node-times') o.nodeTimes = true;
     else if (a.startsWith('--')) fail(`unknown option ${a}`);
     else if (!o.model) o.model = a;
     else fail(`unexpected argument ${a}`);
@@ -92,6 +96,26 @@ function median(values) {
   const s = [...values].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+// One line per node in execution order: median microseconds over the last
+// `repeat` runs, the op type, the node name.
+function printNodeTimes(events, repeat) {
+  const byNode = new Map();
+  for (const e of events) {
+    if (e.cat !== 'Node' || !e.name.endsWith('_kernel_time')) continue;
+    const name = e.name.slice(0, -'_kernel_time'.length);
+    if (!byNode.has(name)) byNode.set(name, { op: (e.args && e.args.op_name) || '?', times: [] });
+    byNode.get(name).times.push(e.dur);
+  }
+  let total = 0;
+  process.stdout.write('node_us  op  node\n');
+  for (const [name, n] of byNode) {
+    const us = median(n.times.slice(-repeat));
+    total += us;
+    process.stdout.write(`${us.toFixed(1).padStart(8)}  ${n.op}  ${name}\n`);
+  }
+  process.stdout.write(`${total.toFixed(1).padStart(8)}  (sum of node medians)\n`);
 }
 
 async function main() {
@@ -141,6 +165,7 @@ async function main() {
     const fmt = (v) => v.toFixed(4);
     process.stdout.write(`latency_ms median=${fmt(median(runs))} min=${fmt(Math.min(...runs))} ` +
       `max=${fmt(Math.max(...runs))} runs=${runs.length}\n`);
+    if (o.nodeTimes) printNodeTimes(events, o.repeat);
   }
   await session.release();
 }

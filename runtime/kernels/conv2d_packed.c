@@ -25,6 +25,20 @@
 #define CONVP_MR 8   /* positions per tile */
 #define CONVP_NR 32  /* output channels per tile */
 
+/* A chunk's weights stream from memory for its first tile (ResNet-18's 3x3
+ * layers hold 0.6-9 MB each; the loads waited on them) and come from cache
+ * for the tiles after: a tile that `streams` asks, each K step, for the line
+ * CONVP_AHEAD steps on in each panel it reads. (Every tile asking cost
+ * 5-12% in cache.) */
+#define CONVP_AHEAD 16
+#define CONVP_PREFETCH_W(STREAM, b, w_ps, NP)                            \
+  do {                                                                   \
+    if (STREAM) {                                                        \
+      KILN_PREFETCH_READ((b) + CONVP_AHEAD * 16);                        \
+      if ((NP) > 1) KILN_PREFETCH_READ((b) + (w_ps) + CONVP_AHEAD * 16); \
+    }                                                                    \
+  } while (0)
+
 /* The rows of one tile: row i reads tap t's first channel at offset
  * base[i] + tap_off[t] when bit i of inside[t] is set (the tap is inside the
  * image for that row) and reads nothing there otherwise. */
@@ -90,10 +104,10 @@ static void convp_tile_setup(const int64_t* ip, int64_t pixel_stride, int64_t s0
 
 /* Sums of one tile into T[i*CONVP_NR + j]: x is the image (channel stride
  * cs: the plane in NCHW, 1 in NHWC), w the weight panel of the tile's first
- * channel (panel stride w_ps floats). */
+ * channel (panel stride w_ps floats); `stream`: prefetch the weights. */
 typedef void (*convp_tile_fn)(const convp_tile* t, const float* x, int64_t cs, int64_t C,
                               int64_t taps, const float* w, int64_t w_ps, int64_t mr,
-                              int64_t nr, float* T);
+                              int64_t nr, int stream, float* T);
 
 #ifndef KILN_HAVE_AVX512
 /* The tile of the other paths, written once against vec.h: MR rows x NV
@@ -121,7 +135,7 @@ typedef void (*convp_tile_fn)(const convp_tile* t, const float* x, int64_t cs, i
 
 static KILN_ALWAYS_INLINE void convp_tile_body(const convp_tile* t, const float* x, int64_t cs,
                                                int64_t C, int64_t taps, const float* w,
-                                               float* T, const int MR) {
+                                               float* T, const int MR, const int STREAM) {
   kv acc[CONVP_TILE_MR][CONVP_TILE_NV];
 #pragma GCC unroll 8
   for (int i = 0; i < MR; ++i)
@@ -136,6 +150,7 @@ static KILN_ALWAYS_INLINE void convp_tile_body(const convp_tile* t, const float*
     for (int i = 0; i < MR; ++i) p[i] = x + convp_row_off(t, tap, in, i);
     if ((in & all) == all) {
       for (int64_t q = 0; q < C * cs; q += cs, b += 16) {
+        CONVP_PREFETCH_W(STREAM, b, 0, 1);
         kv wv[CONVP_TILE_NV];
 #pragma GCC unroll 4
         for (int v = 0; v < CONVP_TILE_NV; ++v) wv[v] = kv_load(b + v * KV_LANES);
@@ -153,6 +168,7 @@ static KILN_ALWAYS_INLINE void convp_tile_body(const convp_tile* t, const float*
 #pragma GCC unroll 8
       for (int i = 0; i < MR; ++i) keep[i] = kv_keep_if((int)(in >> i & 1u));
       for (int64_t q = 0; q < C * cs; q += cs, b += 16) {
+        CONVP_PREFETCH_W(STREAM, b, 0, 1);
         kv wv[CONVP_TILE_NV];
 #pragma GCC unroll 4
         for (int v = 0; v < CONVP_TILE_NV; ++v) wv[v] = kv_load(b + v * KV_LANES);
@@ -174,24 +190,42 @@ static KILN_ALWAYS_INLINE void convp_tile_body(const convp_tile* t, const float*
 /* w: the tile's first channel in its panel; nr is at most CONVP_TILE_NR and
  * the lanes past it (zero weights of the padded panel, or the next chunk's)
  * are computed and never stored. */
-static void convp_tile_vec(const convp_tile* t, const float* x, int64_t cs, int64_t C,
-                           int64_t taps, const float* w, int64_t w_ps, int64_t mr, int64_t nr,
-                           float* T) {
-  (void)w_ps;
-  (void)nr;
-  switch (mr) {
 #if CONVP_TILE_MR > 4
-    case 6: convp_tile_body(t, x, cs, C, taps, w, T, 6); break;
-    case 5: convp_tile_body(t, x, cs, C, taps, w, T, 5); break;
+#define CONVP_VEC_CASES_6(S)                                     \
+  case 6: convp_tile_body(t, x, cs, C, taps, w, T, 6, S); break; \
+  case 5: convp_tile_body(t, x, cs, C, taps, w, T, 5, S); break;
+#else
+#define CONVP_VEC_CASES_6(S)
 #endif
 #if CONVP_TILE_MR > 3
-    case 4: convp_tile_body(t, x, cs, C, taps, w, T, 4); break;
+#define CONVP_VEC_CASES_4(S) \
+  case 4: convp_tile_body(t, x, cs, C, taps, w, T, 4, S); break;
+#else
+#define CONVP_VEC_CASES_4(S)
 #endif
-    case 3: convp_tile_body(t, x, cs, C, taps, w, T, 3); break;
-    case 2: convp_tile_body(t, x, cs, C, taps, w, T, 2); break;
-    default: convp_tile_body(t, x, cs, C, taps, w, T, 1); break;
+#define CONVP_VEC_CASES(S)                                        \
+  switch (mr) {                                                   \
+    CONVP_VEC_CASES_6(S)                                          \
+    CONVP_VEC_CASES_4(S)                                          \
+    case 3: convp_tile_body(t, x, cs, C, taps, w, T, 3, S); break; \
+    case 2: convp_tile_body(t, x, cs, C, taps, w, T, 2, S); break; \
+    default: convp_tile_body(t, x, cs, C, taps, w, T, 1, S); break; \
+  }
+
+static void convp_tile_vec(const convp_tile* t, const float* x, int64_t cs, int64_t C,
+                           int64_t taps, const float* w, int64_t w_ps, int64_t mr, int64_t nr,
+                           int stream, float* T) {
+  (void)w_ps;
+  (void)nr;
+  if (stream) {
+    CONVP_VEC_CASES(1)
+  } else {
+    CONVP_VEC_CASES(0)
   }
 }
+#undef CONVP_VEC_CASES
+#undef CONVP_VEC_CASES_4
+#undef CONVP_VEC_CASES_6
 #endif /* !KILN_HAVE_AVX512 */
 
 #ifdef KILN_HAVE_AVX512
@@ -199,7 +233,8 @@ static void convp_tile_vec(const convp_tile* t, const float* x, int64_t cs, int6
 
 static KILN_ALWAYS_INLINE void convp_tile_avx512_body(
     const convp_tile* t, const float* x, int64_t cs, int64_t C, int64_t taps,
-    const float* w, int64_t w_ps, __mmask16 m1, float* T, const int MR, const int NP) {
+    const float* w, int64_t w_ps, __mmask16 m1, float* T, const int MR, const int NP,
+    const int STREAM) {
 #define CONVP_DECL(i) __m512 c##i##0 = _mm512_setzero_ps(), c##i##1 = _mm512_setzero_ps();
   CONVP_R8(CONVP_DECL)
 #undef CONVP_DECL
@@ -218,6 +253,7 @@ static KILN_ALWAYS_INLINE void convp_tile_avx512_body(
   }
     if ((in & all) == all) {
       for (int64_t q = 0; q < C * cs; q += cs, b += 16) {
+        CONVP_PREFETCH_W(STREAM, b, w_ps, NP);
         const __m512 v0 = _mm512_loadu_ps(b);
         const __m512 v1 = NP > 1 ? _mm512_maskz_loadu_ps(m1, b + w_ps) : v0;
 #define CONVP_STEP(i) CONVP_FMA(i, _mm512_set1_ps(p##i[q]))
@@ -229,6 +265,7 @@ static KILN_ALWAYS_INLINE void convp_tile_avx512_body(
       CONVP_R8(CONVP_MASK)
 #undef CONVP_MASK
       for (int64_t q = 0; q < C * cs; q += cs, b += 16) {
+        CONVP_PREFETCH_W(STREAM, b, w_ps, NP);
         const __m512 v0 = _mm512_loadu_ps(b);
         const __m512 v1 = NP > 1 ? _mm512_maskz_loadu_ps(m1, b + w_ps) : v0;
 #define CONVP_STEP(i) \
@@ -249,31 +286,39 @@ static KILN_ALWAYS_INLINE void convp_tile_avx512_body(
 #undef CONVP_STORE
 }
 
-#define CONVP_CASES(NP)                                                                       \
-  switch (mr) {                                                                               \
-    case 8: convp_tile_avx512_body(t, x, cs, C, taps, w, w_ps, m1, T, 8, NP); break;       \
-    case 7: convp_tile_avx512_body(t, x, cs, C, taps, w, w_ps, m1, T, 7, NP); break;       \
-    case 6: convp_tile_avx512_body(t, x, cs, C, taps, w, w_ps, m1, T, 6, NP); break;       \
-    case 5: convp_tile_avx512_body(t, x, cs, C, taps, w, w_ps, m1, T, 5, NP); break;       \
-    case 4: convp_tile_avx512_body(t, x, cs, C, taps, w, w_ps, m1, T, 4, NP); break;       \
-    case 3: convp_tile_avx512_body(t, x, cs, C, taps, w, w_ps, m1, T, 3, NP); break;       \
-    case 2: convp_tile_avx512_body(t, x, cs, C, taps, w, w_ps, m1, T, 2, NP); break;       \
-    default: convp_tile_avx512_body(t, x, cs, C, taps, w, w_ps, m1, T, 1, NP); break;      \
+#define CONVP_BODY(MR, NP, S) convp_tile_avx512_body(t, x, cs, C, taps, w, w_ps, m1, T, MR, NP, S)
+#define CONVP_CASES(NP, S)                  \
+  switch (mr) {                             \
+    case 8: CONVP_BODY(8, NP, S); break;    \
+    case 7: CONVP_BODY(7, NP, S); break;    \
+    case 6: CONVP_BODY(6, NP, S); break;    \
+    case 5: CONVP_BODY(5, NP, S); break;    \
+    case 4: CONVP_BODY(4, NP, S); break;    \
+    case 3: CONVP_BODY(3, NP, S); break;    \
+    case 2: CONVP_BODY(2, NP, S); break;    \
+    default: CONVP_BODY(1, NP, S); break;   \
   }
 
 static void convp_tile_avx512(const convp_tile* t, const float* x,
                                                  int64_t cs, int64_t C, int64_t taps,
                                                  const float* w, int64_t w_ps, int64_t mr,
-                                                 int64_t nr, float* T) {
+                                                 int64_t nr, int stream, float* T) {
   /* The second panel exists only when the tile has more than 16 channels. */
   const __mmask16 m1 = nr > 16 ? (__mmask16)0xFFFF : (__mmask16)0;
   if (nr > 16) {
-    CONVP_CASES(2)
+    if (stream) {
+      CONVP_CASES(2, 1)
+    } else {
+      CONVP_CASES(2, 0)
+    }
+  } else if (stream) {
+    CONVP_CASES(1, 1)
   } else {
-    CONVP_CASES(1)
+    CONVP_CASES(1, 0)
   }
 }
 #undef CONVP_CASES
+#undef CONVP_BODY
 #undef CONVP_R8
 #endif /* KILN_HAVE_AVX512 */
 
@@ -349,7 +394,11 @@ static void convp_tasks(void* ctx, int64_t begin, int64_t end) {
       convp_tile_setup(ip, pixel_stride, s0, mr, &tile);
       /* Panel oc0 / 16, lane oc0 % 16 (a chunk never straddles panels). */
       const float* w = j->w + (oc0 / 16) * 16 * K + oc0 % 16;
-      j->tile_fn(&tile, j->x + n * C * plane, channel_stride, C, taps, w, 16 * K, mr, nr, T);
+      /* A chunk's first tile, or a thread's first task, reads the chunk's
+       * weights from memory. */
+      const int stream = rem % j->tiles == 0 || t == begin;
+      j->tile_fn(&tile, j->x + n * C * plane, channel_stride, C, taps, w, 16 * K, mr, nr, stream,
+                 T);
     } else {
       for (int64_t i = 0; i < CONVP_MR * CONVP_NR; ++i) T[i] = 0.0f; /* nothing to sum */
     }

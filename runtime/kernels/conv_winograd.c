@@ -302,6 +302,8 @@ static KILN_ALWAYS_INLINE void wg_weight_1d(const kv* g, int s, kv* out, int os)
  * byte), where the micro-kernel reads it from cache; the weights
  * stream from memory once, at a quarter of U's size. For few tiles, where
  * U's size would make the GEMMs wait on memory. */
+#define WG_RAW_AHEAD 4 /* channels: 2.3 KB ahead of the loads */
+
 static void wg_sums_raw(const wg_job* j, int64_t oc0, int64_t nr, int64_t t0, int64_t tiles) {
   const int64_t C = j->C, OC = j->OC, MR = j->path.mr, KC = KILN_WINOGRAD_RAW_KC;
   const int64_t panel = 9 * C * 16;   /* floats per 16-channel panel of w */
@@ -313,7 +315,14 @@ static void wg_sums_raw(const wg_job* j, int64_t oc0, int64_t nr, int64_t t0, in
     const int64_t kc = C - c0 < KC ? C - c0 : KC;
     for (int64_t p = 0; p < panels; ++p) {
       float* ub = j->ub + (p0 + p) * region;
-      for (int64_t k = 0; k < kc; ++k)
+      for (int64_t k = 0; k < kc; ++k) {
+        /* The plain weights stream from memory, 9 lines per channel, and the
+         * loads stalled on them (over half of this loop's time on ResNet-18's
+         * layer3): ask for the lines of the channel WG_RAW_AHEAD on. */
+        if (k + WG_RAW_AHEAD < kc) {
+          const float* ahead = j->u + (p0 + p) * panel + (c0 + k + WG_RAW_AHEAD) * 9 * 16 + q0;
+          for (int tap = 0; tap < 9; ++tap) KILN_PREFETCH_READ(ahead + tap * 16);
+        }
         for (int64_t q = q0; q < q1; q += KV_LANES) {
           const float* g = j->u + (p0 + p) * panel + (c0 + k) * 9 * 16 + q;
           kv taps[9], h[3][WG_A], out[WG_A];
@@ -326,6 +335,7 @@ static void wg_sums_raw(const wg_job* j, int64_t oc0, int64_t nr, int64_t t0, in
             for (int b = 0; b < WG_A; ++b) kv_store(ub + (k * WG_F + i * WG_A + b) * 16 + q, out[b]);
           }
         }
+      }
     }
     for (int64_t f = 0; f < WG_F; ++f) {
       for (int64_t r = 0; r < tiles; r += MR) {

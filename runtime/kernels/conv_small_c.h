@@ -87,6 +87,10 @@ static inline int smallc_fits(const int64_t* ip, smallc_job* j) {
   const int64_t rows = C * KH * SW;
   while (pos > KV_LANES && rows * smallc_span(pos, SW, KW) > SMALLC_BUF_FLOATS) pos -= KV_LANES;
   if (rows * smallc_span(pos, SW, KW) > SMALLC_BUF_FLOATS) return 0;
+  /* A buffered block cut short of the row is whole register blocks: 112
+   * positions in blocks of 80 ran 4 + 1 + 2 vectors a row, in blocks of 64
+   * they run 4 + 3 (the ResNet-18 stem: 2.2 -> 1.85 ms in the model). */
+  if (pos < rounded && pos > SMALLC_BLOCK_POS) pos -= pos % SMALLC_BLOCK_POS;
   j->pos = pos;
   j->span = smallc_span(pos, SW, KW);
   for (int64_t kw = 0; kw < KW; ++kw) j->kw_off[kw] = (kw % SW) * j->span + kw / SW;

@@ -45,6 +45,8 @@ void BM_Conv2dArgs(benchmark::internal::Benchmark* b) {
       ->Args({960, 7, 160, 1, 1, 1})    // MobileNetV2 7x7 projection
       ->Args({32, 112, 32, 3, 1, 32})   // MobileNetV2 depthwise
       ->Args({96, 56, 24, 1, 1, 1})     // MobileNetV2 pointwise
+      ->Args({64, 56, 128, 1, 2, 1})    // ResNet-18 layer2.0.downsample
+      ->Args({128, 28, 256, 1, 2, 1})   // ResNet-18 layer3.0.downsample
       ->Unit(benchmark::kMillisecond);
 }
 KILN_PATH_BENCHMARK(BM_Conv2d, "kiln_conv2d_f32", BM_Conv2dArgs);
@@ -52,7 +54,9 @@ KILN_PATH_BENCHMARK(BM_Conv2d, "kiln_conv2d_f32", BM_Conv2dArgs);
 // conv2d_packed_f32 (output channels in the lanes, weights packed as
 // kernels.h documents) on the layers where conv2d_f32 wastes lanes.
 // args: C, H(=W), OC, K, stride
-void BM_Conv2dPacked(benchmark::State& state, kiln_kernel_fn kernel) {
+// conv2d_packed_cl_f32 reads the layouts after the 18 shared parameters:
+// x NCHW (0) or NHWC (1), then y's; conv2d_packed_f32 reads neither.
+void RunConv2dPacked(benchmark::State& state, kiln_kernel_fn kernel, int64_t x_cl, int64_t y_cl) {
   const int64_t c = state.range(0), h = state.range(1), oc = state.range(2), k = state.range(3),
                 s = state.range(4);
   const int64_t pad = k / 2, oh = (h + 2 * pad - k) / s + 1, taps = k * k, kk = taps * c;
@@ -65,7 +69,8 @@ void BM_Conv2dPacked(benchmark::State& state, kiln_kernel_fn kernel) {
     for (int64_t ic = 0; ic < c; ++ic)
       for (int64_t t = 0; t < taps; ++t)
         packed[(o / 16) * kk * 16 + (t * c + ic) * 16 + o % 16] = w[(o * c + ic) * taps + t];
-  const int64_t ip[18] = {1, c, h, h, oc, oh, oh, k, k, s, s, pad, pad, 1, 1, 1, KILN_ACT_RELU, 1};
+  const int64_t ip[20] = {1,  c,  h, h, oc, oh, oh, k, k, s, s, pad, pad, 1, 1, 1, KILN_ACT_RELU,
+                          1, x_cl, y_cl};
   const float fp[2] = {0, 0};
   void* bindings[4] = {x.data(), packed.data(), b.data(), y.data()};
   for (auto _ : state) {
@@ -75,6 +80,19 @@ void BM_Conv2dPacked(benchmark::State& state, kiln_kernel_fn kernel) {
   state.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9 * state.iterations(),
                                                  benchmark::Counter::kIsRate);
 }
+// The same layers as conv2d_packed_cl_f32 runs them: NCHW stems into NHWC,
+// the rest NHWC in and out.
+void BM_Conv2dPackedClArgs(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"C", "H", "OC", "K", "stride", "x_cl", "y_cl"})
+      ->Args({3, 224, 64, 7, 2, 0, 1})     // ResNet-18 stem into NHWC
+      ->Args({64, 56, 128, 3, 2, 1, 1})    // ResNet-18 layer2.0.conv1
+      ->Args({256, 14, 512, 3, 2, 1, 1})   // ResNet-18 layer4.0.conv1
+      ->Args({512, 7, 512, 3, 1, 1, 1})    // ResNet-18 layer4
+      ->Args({64, 56, 128, 1, 2, 1, 1})    // ResNet-18 layer2.0.downsample
+      ->Args({128, 28, 256, 1, 2, 1, 1})   // ResNet-18 layer3.0.downsample
+      ->Unit(benchmark::kMillisecond);
+}
+
 void BM_Conv2dPackedArgs(benchmark::internal::Benchmark* b) {
   b->ArgNames({"C", "H", "OC", "K", "stride"})
       ->Args({3, 224, 64, 7, 2})     // ResNet-18 stem
@@ -88,9 +106,18 @@ void BM_Conv2dPackedArgs(benchmark::internal::Benchmark* b) {
       ->Args({960, 7, 160, 1, 1})    // MobileNetV2 7x7 projection
       ->Args({96, 56, 24, 1, 1})     // MobileNetV2 pointwise
       ->Args({64, 25, 64, 1, 1})     // DS-CNN-like pointwise (25 x 25 plane)
+      ->Args({64, 56, 128, 1, 2})    // ResNet-18 layer2.0.downsample
+      ->Args({128, 28, 256, 1, 2})   // ResNet-18 layer3.0.downsample
       ->Unit(benchmark::kMillisecond);
 }
+void BM_Conv2dPacked(benchmark::State& state, kiln_kernel_fn kernel) {
+  RunConv2dPacked(state, kernel, 0, 0);
+}
+void BM_Conv2dPackedCl(benchmark::State& state, kiln_kernel_fn kernel) {
+  RunConv2dPacked(state, kernel, state.range(5), state.range(6));
+}
 KILN_PATH_BENCHMARK(BM_Conv2dPacked, "kiln_conv2d_packed_f32", BM_Conv2dPackedArgs);
+KILN_PATH_BENCHMARK(BM_Conv2dPackedCl, "kiln_conv2d_packed_cl_f32", BM_Conv2dPackedClArgs);
 
 // args: C, H(=W), K, stride, pad. Reported in input GB/s read.
 void BM_MaxPool(benchmark::State& state, kiln_kernel_fn kernel) {

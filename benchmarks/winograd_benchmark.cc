@@ -71,6 +71,7 @@ void Conv3x3Args(benchmark::internal::Benchmark* b) {
       ->Args({16, 16, 16, 0, 1, 1})     // a small one
       ->Args({64, 56, 64, 1, 1, 1})     // ResNet-18 layer1, channels last
       ->Args({256, 14, 256, 1, 1, 1})   // ResNet-18 layer3, channels last
+      ->Args({512, 7, 512, 1, 1, 1})    // ResNet-18 layer4, channels last
       ->Args({64, 56, 64, 0, 2, 1})     // from here: the same layers on the VM's
       ->Args({256, 14, 256, 0, 2, 1})   //   pool of 2 threads
       ->Args({64, 56, 64, 1, 2, 1})

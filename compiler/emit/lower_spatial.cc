@@ -204,7 +204,14 @@ absl::Status LowerPool(LoweringContext& ctx, const ir::Node& node) {
                              win.stride_h, win.stride_w, win.pad_top, win.pad_left,
                              win.pad_bottom, win.pad_right, win.dil_h, win.dil_w,
                              is_max ? 0 : node.GetInt("count_include_pad", 0)};
-  return ctx.Dispatch(node, "pool2d_f32", std::move(ip), {}, {bx, by});
+  // passes/layout_selection keeps a pool between channels-last neighbours
+  // channels last in and out.
+  const bool x_cl = ctx.value(node.inputs[0]).channels_last;
+  if (x_cl != ctx.value(node.outputs[0]).channels_last) {
+    return ctx.Error(absl::StatusCode::kInternal, node,
+                     "a pool's input and output layouts differ");
+  }
+  return ctx.Dispatch(node, x_cl ? "pool2d_nhwc_f32" : "pool2d_f32", std::move(ip), {}, {bx, by});
 }
 
 absl::Status LowerGlobalPool(LoweringContext& ctx, const ir::Node& node) {

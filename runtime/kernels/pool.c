@@ -1,4 +1,5 @@
-/* pool2d_f32, global_pool_f32 and global_pool_nhwc_f32. pool2d works a
+/* pool2d_f32, pool2d_nhwc_f32, global_pool_f32 and global_pool_nhwc_f32.
+ * pool2d works a
  * whole output row at a time: each window tap (kh, kw) updates the row's
  * valid columns in one contiguous (or strided) pass; average counts are
  * separable, rows times columns. Rows that fit a stack buffer pool
@@ -188,6 +189,88 @@ int kiln_pool2d_f32(const int64_t* ip, const float* fp, void* const* bindings,
   return KILN_OK;
 }
 
+#define POOL_NHWC_VECS 4
+
+/* pool2d_nhwc_f32's rows: task t is output row t % OH of image t / OH. Each
+ * output position combines its window's taps (kh, then kw, inside the
+ * input only) with the channels in the vector lanes; an average divides by
+ * the count pool_average_row would use. */
+static void pool_nhwc_rows(void* ctx, int64_t begin, int64_t end) {
+  const pool_job* j = (const pool_job*)ctx;
+  const int64_t* ip = j->ip;
+  const int64_t C = ip[P_C], H = ip[P_H], W = ip[P_W], OH = ip[P_OH], OW = ip[P_OW];
+  const int64_t KH = ip[P_KH], KW = ip[P_KW], SH = ip[P_SH], SW = ip[P_SW];
+  const int64_t PT = ip[P_PT], PL = ip[P_PL], DH = ip[P_DH], DW = ip[P_DW];
+  const int is_max = ip[P_KIND] == KILN_POOL_MAX, cip = (int)ip[P_CIP];
+  const kv init = kv_set1(is_max ? -INFINITY : 0.0f);
+  for (int64_t t = begin; t < end; ++t) {
+    const int64_t n = t / OH, oh = t % OH, ih0 = oh * SH - PT;
+    int64_t kh0, kh1;
+    kiln_window_range(ih0, DH, KH, 0, H, &kh0, &kh1);
+    const int64_t rows =
+        cip ? kiln_window_count(ih0, DH, KH, -PT, H + ip[P_PB]) : kh1 - kh0;
+    const float* xn = j->x + n * H * W * C;
+    float* yr = j->y + (n * OH + oh) * OW * C;
+    for (int64_t ow = 0; ow < OW; ++ow) {
+      const int64_t iw0 = ow * SW - PL;
+      int64_t kw0, kw1;
+      kiln_window_range(iw0, DW, KW, 0, W, &kw0, &kw1);
+      const int64_t cols =
+          cip ? kiln_window_count(iw0, DW, KW, -PL, W + ip[P_PR]) : kw1 - kw0;
+      /* A window wholly in the padding averages nothing: 0. */
+      const kv count = kv_set1((float)(rows * cols));
+      float* yo = yr + ow * C;
+      /* Up to POOL_NHWC_VECS vectors of channels at once: independent
+       * chains, so the taps' max/add latency overlaps. */
+      for (int64_t c0 = 0; c0 < C; c0 += POOL_NHWC_VECS * KV_LANES) {
+        kv acc[POOL_NHWC_VECS];
+        int64_t lanes[POOL_NHWC_VECS];
+        for (int v = 0; v < POOL_NHWC_VECS; ++v) {
+          const int64_t left = C - c0 - v * KV_LANES;
+          lanes[v] = left < 0 ? 0 : left < KV_LANES ? left : KV_LANES;
+          acc[v] = init;
+        }
+        for (int64_t kh = kh0; kh < kh1; ++kh) {
+          const float* xr = xn + ((ih0 + kh * DH) * W + iw0) * C + c0;
+          for (int64_t kw = kw0; kw < kw1; ++kw) {
+            const float* p = xr + kw * DW * C;
+            for (int v = 0; v < POOL_NHWC_VECS; ++v) {
+              if (lanes[v] == 0) break;
+              const kv x = lanes[v] == KV_LANES ? kv_load(p + v * KV_LANES)
+                                                : kv_load_n(p + v * KV_LANES, lanes[v]);
+              acc[v] = is_max ? kv_max(x, acc[v]) : kv_add(acc[v], x);
+            }
+          }
+        }
+        for (int v = 0; v < POOL_NHWC_VECS && lanes[v] > 0; ++v) {
+          kv out = acc[v];
+          if (!is_max) out = rows * cols > 0 ? kv_div(out, count) : kv_zero();
+          if (lanes[v] == KV_LANES) kv_store(yo + c0 + v * KV_LANES, out);
+          else kv_store_n(yo + c0 + v * KV_LANES, out, lanes[v]);
+        }
+      }
+    }
+  }
+}
+
+int kiln_pool2d_nhwc_f32(const int64_t* ip, const float* fp, void* const* bindings,
+                         const kiln_host* host) {
+  (void)fp;
+  pool_job j;
+  j.ip = ip;
+  j.x = (const float*)bindings[0];
+  j.y = (float*)bindings[1];
+  j.separable = 0;
+  const int64_t rows = ip[P_N] * ip[P_OH];
+  const double work = (double)ip[P_N] * ip[P_C] * ip[P_OH] * ip[P_OW] * ip[P_KH] * ip[P_KW];
+  if (host && host->parallel_for && rows > 1 && work >= (double)(1 << 18)) {
+    host->parallel_for(host->user, rows, pool_nhwc_rows, &j);
+  } else {
+    pool_nhwc_rows(&j, 0, rows);
+  }
+  return KILN_OK;
+}
+
 /* One spatial axis with explicit pads: `out` may be the floor-mode count or
  * anything up to the ceil-mode count, as long as the last window starts
  * inside the padded input. Also keeps every index the kernel forms in int64. */
@@ -238,6 +321,13 @@ int kiln_pool2d_f32_check(const int64_t* ip, uint32_t iparam_count,
   KILN_TRY(kiln_check_f32_binding(binding_bytes[1], out_count));
   /* Taps in the padding read nothing: at most KILN_MAX_REUSE reads per element. */
   return kiln_check_reuse(kiln_work_of(loops, 6), in_count + out_count);
+}
+
+/* The same parameters and binding sizes as pool2d_f32: only the order of
+ * the elements differs. */
+int kiln_pool2d_nhwc_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                               uint32_t fparam_count, const uint64_t* binding_bytes) {
+  return kiln_pool2d_f32_check(ip, iparam_count, fp, fparam_count, binding_bytes);
 }
 
 int kiln_global_pool_f32(const int64_t* ip, const float* fp, void* const* bindings,

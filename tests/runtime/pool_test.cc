@@ -1,5 +1,5 @@
-// pool2d_f32, global_pool_f32 and global_pool_nhwc_f32 against PyTorch
-// references, and checkers.
+// pool2d_f32, pool2d_nhwc_f32, global_pool_f32 and global_pool_nhwc_f32
+// against PyTorch references, and checkers.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -98,6 +98,63 @@ TEST(Pool2dCheck, BoundsTapsPerElementRead) {
   int64_t small[] = {KILN_POOL_MAX, 1, 1, 64, 64, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0};
   const uint64_t small_bytes[2] = {64 * 64 * 4, 64 * 64 * 4};
   EXPECT_EQ(kiln_pool2d_f32_check(small, 18, nullptr, 0, small_bytes), KILN_OK);
+}
+
+// Every PyTorch pool2d case handed over NHWC: the reference output (within
+// kernel_case.h's tolerance) in NHWC order, and max pooling equal to
+// pool2d_f32's bits.
+TEST(Pool2dNhwc, MatchesReferenceAndNchwKernel) {
+  for (const char* name :
+       {"pool2d_f32.max_k3_s2_p1", "pool2d_f32.max_dilated_ceil", "pool2d_f32.avg_k3_s1_p1_cip",
+        "pool2d_f32.avg_k3_s2_p1_nocip", "pool2d_f32.avg_ceil_cip", "pool2d_f32.avg_ceil_nocip",
+        "pool2d_f32.max_k2_s2", "pool2d_f32.max_asym_pads", "pool2d_f32.avg_asym_pads_cip",
+        "pool2d_f32.avg_asym_pads_nocip", "pool2d_f32.max_wide_k3_s2_p1",
+        "pool2d_f32.max_wide_k3_s1_p1", "pool2d_f32.max_wide_dilated_ceil",
+        "pool2d_f32.max_wide_asym_pads", "pool2d_f32.max_wide_stride3",
+        "pool2d_f32.avg_wide_k3_s1_p1_cip", "pool2d_f32.avg_wide_k3_s2_ceil_nocip",
+        "pool2d_f32.avg_wide_asym_pads_nocip", "pool2d_f32.avg_wide_stride3_cip",
+        "pool2d_f32.max_long_rows_direct", "pool2d_f32.avg_long_rows_direct"}) {
+    KILN_LOAD_CASE(name, c);
+    const std::vector<int64_t>& ip = c.iparams;
+    const int64_t n = ip[N], ch = ip[C], plane = ip[H] * ip[W], out_plane = ip[OH] * ip[OW];
+    std::vector<float> x(n * ch * plane), want(n * ch * out_plane), nhwc(x.size()),
+        got(want.size()), nchw_out(want.size());
+    std::memcpy(x.data(), c.bindings[0].initial.data(), x.size() * sizeof(float));
+    std::memcpy(want.data(), c.bindings[1].expected.data(), want.size() * sizeof(float));
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t k = 0; k < ch; ++k)
+        for (int64_t s = 0; s < plane; ++s)
+          nhwc[(i * plane + s) * ch + k] = x[(i * ch + k) * plane + s];
+    const std::vector<uint64_t> bytes = c.binding_bytes();
+    ASSERT_EQ(kiln_pool2d_nhwc_f32_check(ip.data(), 18, nullptr, 0, bytes.data()), KILN_OK)
+        << name;
+    void* b[2] = {nhwc.data(), got.data()};
+    ASSERT_EQ(kiln_pool2d_nhwc_f32(ip.data(), nullptr, b, nullptr), KILN_OK) << name;
+    void* b_nchw[2] = {x.data(), nchw_out.data()};
+    ASSERT_EQ(kiln_pool2d_f32(ip.data(), nullptr, b_nchw, nullptr), KILN_OK) << name;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t k = 0; k < ch; ++k)
+        for (int64_t s = 0; s < out_plane; ++s) {
+          const float g = got[(i * out_plane + s) * ch + k];
+          const float w = want[(i * ch + k) * out_plane + s];
+          EXPECT_NEAR(g, w, kiln_test::kAtol + kiln_test::kRtol * std::fabs(w))
+              << name << " image " << i << " channel " << k << " position " << s;
+          if (ip[KIND] == KILN_POOL_MAX) {
+            EXPECT_EQ(g, nchw_out[(i * ch + k) * out_plane + s]);
+          }
+        }
+  }
+}
+
+TEST(Pool2dNhwcCheck, IsPool2dsCheck) {
+  KILN_LOAD_CASE("pool2d_f32.max_k3_s2_p1", c);
+  std::vector<uint64_t> bytes = c.binding_bytes();
+  EXPECT_EQ(kiln_pool2d_nhwc_f32_check(c.iparams.data(), 18, nullptr, 0, bytes.data()), KILN_OK);
+  EXPECT_EQ(kiln_pool2d_nhwc_f32_check(c.iparams.data(), 17, nullptr, 0, bytes.data()),
+            KILN_ERR_INVALID_ARGUMENT);
+  bytes[1] -= 4;
+  EXPECT_EQ(kiln_pool2d_nhwc_f32_check(c.iparams.data(), 18, nullptr, 0, bytes.data()),
+            KILN_ERR_OUT_OF_RANGE);
 }
 
 TEST(GlobalPoolCheck, RejectsKindAndOverflow) {

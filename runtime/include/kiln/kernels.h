@@ -146,6 +146,12 @@ KILN_DECLARE_KERNEL(softmax_f32)
  * fparams: none. */
 KILN_DECLARE_KERNEL(pool2d_f32)
 
+/* pool2d_nhwc_f32: pool2d_f32 on channels-last tensors, channels in the
+ * vector lanes. bindings: [0] x [N,H,W,C]  [1] y [N,OH,OW,C]; iparams as
+ * pool2d_f32's. Max equals pool2d_f32's bit for bit; an average sums its
+ * window kh by kh, then kw by kw (pool2d_f32 may sum the columns first). */
+KILN_DECLARE_KERNEL(pool2d_nhwc_f32)
+
 /* global_pool_f32: reduce each of the rows of X [rows, spatial] to one value.
  * bindings: [0] X  [1] Y [rows]
  * iparams (3): kind rows spatial

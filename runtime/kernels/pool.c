@@ -170,22 +170,27 @@ static void pool_planes(void* ctx, int64_t begin, int64_t end) {
   }
 }
 
-int kiln_pool2d_f32(const int64_t* ip, const float* fp, void* const* bindings,
-                    const kiln_host* host) {
-  (void)fp;
+/* Runs `body` over `tasks` (planes, or NHWC rows) of the layer: small
+ * layers stay on one thread, where the hand-off would cost more. */
+static void pool_run(const int64_t* ip, void* const* bindings, const kiln_host* host,
+                     int separable, int64_t tasks, void (*body)(void*, int64_t, int64_t)) {
   pool_job j;
   j.ip = ip;
   j.x = (const float*)bindings[0];
   j.y = (float*)bindings[1];
-  j.separable = separable_fits(ip);
-  const int64_t NC = ip[P_N] * ip[P_C];
-  /* Small layers stay on one thread: the hand-off would cost more. */
-  const double work = (double)NC * ip[P_OH] * ip[P_OW] * ip[P_KH] * ip[P_KW];
-  if (host && host->parallel_for && NC > 1 && work >= (double)(1 << 18)) {
-    host->parallel_for(host->user, NC, pool_planes, &j);
+  j.separable = separable;
+  const double work = (double)ip[P_N] * ip[P_C] * ip[P_OH] * ip[P_OW] * ip[P_KH] * ip[P_KW];
+  if (host && host->parallel_for && tasks > 1 && work >= (double)(1 << 18)) {
+    host->parallel_for(host->user, tasks, body, &j);
   } else {
-    pool_planes(&j, 0, NC);
+    body(&j, 0, tasks);
   }
+}
+
+int kiln_pool2d_f32(const int64_t* ip, const float* fp, void* const* bindings,
+                    const kiln_host* host) {
+  (void)fp;
+  pool_run(ip, bindings, host, separable_fits(ip), ip[P_N] * ip[P_C], pool_planes);
   return KILN_OK;
 }
 
@@ -256,18 +261,7 @@ static void pool_nhwc_rows(void* ctx, int64_t begin, int64_t end) {
 int kiln_pool2d_nhwc_f32(const int64_t* ip, const float* fp, void* const* bindings,
                          const kiln_host* host) {
   (void)fp;
-  pool_job j;
-  j.ip = ip;
-  j.x = (const float*)bindings[0];
-  j.y = (float*)bindings[1];
-  j.separable = 0;
-  const int64_t rows = ip[P_N] * ip[P_OH];
-  const double work = (double)ip[P_N] * ip[P_C] * ip[P_OH] * ip[P_OW] * ip[P_KH] * ip[P_KW];
-  if (host && host->parallel_for && rows > 1 && work >= (double)(1 << 18)) {
-    host->parallel_for(host->user, rows, pool_nhwc_rows, &j);
-  } else {
-    pool_nhwc_rows(&j, 0, rows);
-  }
+  pool_run(ip, bindings, host, 0, ip[P_N] * ip[P_OH], pool_nhwc_rows);
   return KILN_OK;
 }
 

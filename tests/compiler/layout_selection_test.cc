@@ -1,5 +1,5 @@
 // ChooseLayouts: which values go channels last (NHWC) around depthwise
-// convs, and every reason a value must stay NCHW.
+// convs and after image stems, and every reason a value must stay NCHW.
 #include "compiler/passes/layout_selection.h"
 
 #include <string>
@@ -112,13 +112,26 @@ TEST(LayoutSelection, AProducerWithAResidualKeepsItsOutputNchw) {
   EXPECT_FALSE(m.Nhwc(m.d));
 }
 
-TEST(LayoutSelection, AResidualReadStaysNchw) {
+TEST(LayoutSelection, AResidualReadGoesNhwcWithItsConv) {
   DepthwiseSeparable m(5);
-  // project's output is also added to b's value through a fused residual.
+  // a is also added to project's sum through a fused residual: project can
+  // write NHWC (its input can be, its reader takes it), so a goes NHWC too.
   m.b.g.nodes[m.project].inputs.push_back(ir::kNoValue);
   m.b.g.nodes[m.project].inputs.push_back(m.a);
   ASSERT_TRUE(ChooseLayouts(m.b.g).ok());
+  EXPECT_TRUE(m.Nhwc(m.a));
+  EXPECT_TRUE(m.Nhwc(m.d));
+  EXPECT_TRUE(m.Nhwc(m.c));  // in its residual's layout
+}
+
+TEST(LayoutSelection, AResidualReadStaysNchwWhenItsConvCannotWriteNhwc) {
+  DepthwiseSeparable m(5);
+  m.b.g.nodes[m.project].inputs.push_back(ir::kNoValue);
+  m.b.g.nodes[m.project].inputs.push_back(m.a);
+  m.b.Output(m.c);  // project's sum leaves the graph: NCHW, so its residual a too
+  ASSERT_TRUE(ChooseLayouts(m.b.g).ok());
   EXPECT_FALSE(m.Nhwc(m.a));
+  EXPECT_FALSE(m.Nhwc(m.c));
 }
 
 // MobileNetV2's inverted residual blocks: c (a block's output) is read by
@@ -251,6 +264,59 @@ TEST(LayoutSelection, ADepthwiseConvOnTheGraphInputStaysNchw) {
   b.Output(p);
   ASSERT_TRUE(ChooseLayouts(b.g).ok());
   EXPECT_FALSE(b.g.value(y).channels_last);
+}
+
+// A ResNet's start: x [1, 3, 16, 16] → 3x3 stem (16 channels) → s → 3x3/2
+// max pool → m → conv → a → conv + m (fused residual) → r → global pool.
+struct ResNetStart {
+  GraphBuilder b;
+  ir::ValueId s, m, a, r;
+  ir::NodeId pool;
+  ResNetStart() {
+    const ir::ValueId x = b.Input("x", {1, 3, 16, 16});
+    s = b.Tensor("s", {1, 16, 16, 16});
+    m = b.Tensor("m", {1, 16, 8, 8});
+    a = b.Tensor("a", {1, 16, 8, 8});
+    r = b.Tensor("r", {1, 16, 8, 8});
+    const ir::ValueId p = b.Tensor("p", {1, 16, 1, 1});
+    b.Node("Conv", "stem", {x, b.RandomConst("w0", {16, 3, 3, 3}, -1, 1, 40)}, {s});
+    pool = b.Node("MaxPool", "pool", {s}, {m});
+    b.g.nodes[pool].SetInts("kernel_shape", {3, 3});
+    b.g.nodes[pool].SetInts("strides", {2, 2});
+    b.g.nodes[pool].SetInts("pads", {1, 1, 1, 1});
+    b.Node("Conv", "conv1", {m, b.RandomConst("w1", {16, 16, 3, 3}, -1, 1, 41)}, {a});
+    b.Node("Conv", "conv2",
+           {a, b.RandomConst("w2", {16, 16, 3, 3}, -1, 1, 42), ir::kNoValue, m}, {r});
+    b.Node("GlobalAveragePool", "gap", {r}, {p});
+    b.Output(p);
+  }
+  bool Nhwc(ir::ValueId v) const { return b.g.value(v).channels_last; }
+};
+
+TEST(LayoutSelection, AStemStartsAnNhwcChainThroughThePoolAndTheResidualBlock) {
+  ResNetStart n;
+  ASSERT_TRUE(ChooseLayouts(n.b.g).ok());
+  EXPECT_TRUE(n.Nhwc(n.s));
+  EXPECT_TRUE(n.Nhwc(n.m));  // the pool keeps the layout
+  EXPECT_TRUE(n.Nhwc(n.a));
+  EXPECT_TRUE(n.Nhwc(n.r));  // written in its shortcut m's layout
+}
+
+TEST(LayoutSelection, APoolWhoseOutputLeavesTheGraphKeepsTheStemNchw) {
+  ResNetStart n;
+  n.b.Output(n.m);
+  ASSERT_TRUE(ChooseLayouts(n.b.g).ok());
+  for (ir::ValueId v : {n.s, n.m, n.r}) EXPECT_FALSE(n.Nhwc(v));
+}
+
+TEST(LayoutSelection, APoolWhoseIndicesAreReadKeepsTheStemNchw) {
+  ResNetStart n;
+  const ir::ValueId indices = n.b.Tensor("i", {1, 16, 8, 8});
+  n.b.g.nodes[n.pool].outputs.push_back(indices);
+  n.b.Output(indices);
+  ASSERT_TRUE(ChooseLayouts(n.b.g).ok());
+  EXPECT_FALSE(n.Nhwc(n.s));
+  EXPECT_FALSE(n.Nhwc(n.m));
 }
 
 }  // namespace

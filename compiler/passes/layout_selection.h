@@ -28,7 +28,12 @@ inline constexpr int64_t kMaxPackedConvTaps = KILN_CONVP_MAX_TAPS;
 // in), which conv2d_packed_cl_f32 runs with positions in the lanes as conv2d_f32
 // does and stores NHWC. A one-group conv reading
 // NHWC also writes it when all its readers take it, so the layout carries on
-// to the next conv or pool. Marks the values (ir::Value::channels_last);
+// to the next conv or pool. An image stem starts such a chain by itself when
+// every reader of its output takes NHWC: a 2-D max or average pool (kept NHWC
+// in and out by pool2d_nhwc_f32), a packed or Winograd conv, or a residual
+// block whose conv can write NHWC (its kernel reads the shortcut in the
+// output's layout) — a ResNet runs channels last from the stem on, where
+// the packed convs are 10-20% faster than NCHW. Marks the values (ir::Value::channels_last);
 // their shapes stay NCHW. Runs after dispatch formation, which fixes what
 // each node reads.
 absl::Status ChooseLayouts(ir::Graph& graph);

@@ -180,7 +180,7 @@ absl::StatusOr<std::unique_ptr<Instance>> Instance::Create(
 Instance::~Instance() = default;
 
 absl::Status Instance::GrowArena(uint64_t bytes) {
-  if (arena_ != nullptr && bytes <= arena_capacity_) return absl::OkStatus();
+  if (arena_.data() != nullptr && bytes <= arena_capacity_) return absl::OkStatus();
   const fb::MemoryPlan& plan = *image_->module().memory();
   const uint64_t align = std::max<uint64_t>(plan.arena_alignment(), 64);
   if (bytes > (uint64_t{1} << 40)) {
@@ -191,8 +191,7 @@ absl::Status Instance::GrowArena(uint64_t bytes) {
     return absl::ResourceExhaustedError(absl::StrCat("cannot allocate the ", bytes,
                                                      "-byte arena"));
   }
-  arena_buffer_ = std::move(arena);
-  arena_ = arena_buffer_.data();
+  arena_ = std::move(arena);
   arena_capacity_ = bytes;
   return absl::OkStatus();
 }
@@ -431,7 +430,7 @@ InterpreterFrame Instance::Frame(const void* const* inputs, void* const* outputs
   frame.constants = constants_.data();
   frame.inputs = inputs;
   frame.outputs = outputs;
-  frame.arena = arena_;
+  frame.arena = arena_.data();
   frame.registers = registers_.data();
   frame.bindings = bindings_.data();
   frame.host = pool_ ? pool_->host() : nullptr;
@@ -506,7 +505,7 @@ absl::Status Instance::ReadResults() {
   for (size_t r = 0; r < results_.size(); ++r) {
     if (!result_sizes_output_[r]) continue;
     int64_t value;
-    std::memcpy(&value, arena_ + results_[r].arena_offset, sizeof value);
+    std::memcpy(&value, arena_.data() + results_[r].arena_offset, sizeof value);
     if (value < 0 || value > results_[r].bound) {
       return absl::InternalError(absl::StrCat(
           "module '", image_->origin(), "': result '",

@@ -149,8 +149,7 @@ class Instance {
   std::vector<uint64_t> input_view_bytes_, output_view_bytes_;
   // Caller buffer sizes of the run in progress (*_DYN views stay inside).
   std::vector<uint64_t> input_capacity_, output_capacity_;
-  LargeBuffer arena_buffer_;
-  uint8_t* arena_ = nullptr;  // arena_buffer_'s
+  LargeBuffer arena_;
   uint64_t arena_capacity_ = 0;
   std::unique_ptr<ThreadPool> pool_;  // null: kernels run serially
   // Symbolic dimensions: values, and per signature dim the symbol ordinal

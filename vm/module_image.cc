@@ -52,7 +52,6 @@ absl::StatusOr<std::shared_ptr<const ModuleImage>> ModuleImage::LoadFile(
   }
   ::close(fd);
   std::shared_ptr<ModuleImage> image(new ModuleImage());
-  image->data_ = buffer.data();
   image->size_ = size;
   image->buffer_ = std::move(buffer);
   image->origin_ = path;
@@ -72,7 +71,6 @@ absl::StatusOr<std::shared_ptr<const ModuleImage>> ModuleImage::LoadBytes(
   if (buffer.data() == nullptr) return absl::ResourceExhaustedError("out of memory loading module");
   std::memcpy(buffer.data(), bytes, size);
   std::shared_ptr<ModuleImage> image(new ModuleImage());
-  image->data_ = buffer.data();
   image->size_ = size;
   image->buffer_ = std::move(buffer);
   image->origin_ = origin;
@@ -81,7 +79,7 @@ absl::StatusOr<std::shared_ptr<const ModuleImage>> ModuleImage::LoadBytes(
 }
 
 absl::Status ModuleImage::Verify() {
-  absl::StatusOr<const fb::Module*> module = VerifyModuleBytes(data_, size_, origin_);
+  absl::StatusOr<const fb::Module*> module = VerifyModuleBytes(data(), size_, origin_);
   if (!module.ok()) return module.status();
   module_ = *module;
   return absl::OkStatus();

@@ -32,7 +32,7 @@ class ModuleImage {
   ~ModuleImage() = default;
 
   const fb::Module& module() const { return *module_; }
-  const uint8_t* data() const { return data_; }
+  const uint8_t* data() const { return buffer_.data(); }
   size_t size() const { return size_; }
   const std::string& origin() const { return origin_; }
   // Start of constant `ordinal`'s bytes (verified in range and 64-byte aligned).
@@ -42,9 +42,8 @@ class ModuleImage {
   ModuleImage() = default;
   absl::Status Verify();
 
-  const uint8_t* data_ = nullptr;
   size_t size_ = 0;
-  LargeBuffer buffer_;  // owns data_
+  LargeBuffer buffer_;  // the module's bytes
   const fb::Module* module_ = nullptr;
   std::string origin_;
 };

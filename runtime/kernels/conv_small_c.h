@@ -184,7 +184,8 @@ static KILN_ALWAYS_INLINE void smallc_block(const smallc_job* j, const float* bu
        * ran the ResNet-18 stem into NHWC at two thirds of the NCHW rate). */
       const float* rows[SMALLC_MAX_C];
 #pragma GCC unroll 4
-      for (int c = 0; c < SMALLC_MAX_C; ++c) rows[c] = buf + (c * KH + kh) * SW * span + p0;
+      for (int c = 0; c < SMALLC_MAX_C; ++c)
+        rows[c] = c < j->C ? buf + (c * KH + kh) * SW * span + p0 : buf; /* never read past C */
       for (int64_t kw = 0; kw < KW; ++kw) {
         const float* wk = w0 + kh * wkh + kw * wkw;
         const int64_t off = kw_off[kw];

@@ -44,11 +44,14 @@ namespace {
 absl::Status LowerResizeRt(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(Shape x, ctx.InputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(Shape y, ctx.OutputShape(node, 0));
-  KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, x, "the input shape"));
   // Without a declaration the output dims are lengths shape_resolve reports
-  // (patched into the kernel's parameters).
+  // and the input's may be symbolic (both patched into the kernels'
+  // parameters).
   const bool reports = node.GetInt("kiln.result_dims", 0) != 0;
-  if (!reports) KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, y, "the output shape"));
+  if (!reports) {
+    KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, x, "the input shape"));
+    KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, y, "the output shape"));
+  }
   const size_t r = x.size();
   if (r > KILN_MAX_RANK || y.size() != r) return ctx.Unimplemented(node, "rank is too high");
   if (ctx.value(node.inputs[0]).dtype != ir::DType::F32) {

@@ -71,7 +71,10 @@ absl::Status Shapes(LoweringContext& ctx, const ir::Node& node, Shape* x, Shape*
   if (AfterRun(node) && !unbounded) {
     KILN_ASSIGN_OR_RETURN(*y, ctx.BoundShape(node, *y));
   }
-  KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, *x, "the input shape"));
+  // Pad with reported dims also patches the input's (symbolic) dims.
+  if (!(unbounded && node.op_type == "Pad")) {
+    KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, *x, "the input shape"));
+  }
   if (!unbounded) KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, *y, "the output shape"));
   if (x->size() > KILN_MAX_RANK) {
     return ctx.Unimplemented(node, absl::StrCat("rank ", x->size(), " is above ", KILN_MAX_RANK));

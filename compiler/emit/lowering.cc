@@ -470,11 +470,13 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
     bc.ViewConst(const_reg.back(), static_cast<uint32_t>(k));
   }
   std::map<uint64_t, uint32_t> arena_reg;
+  std::vector<uint32_t> tail_regs;  // in the tail's order: offsets ascending
   for (const compiler::ArenaTensor& t : plan_.arena) {
     const uint32_t r = bc.NewRegister();
     arena_reg[static_cast<uint64_t>(t.value)] = r;
     if (t.tail) {
       deferred_views[r] = {dims().Add(workspace, t.offset_expr), t.size_expr};
+      tail_regs.push_back(r);
       continue;
     }
     if (ir::IsSymbolic(t.size_expr)) {
@@ -510,12 +512,28 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
     auto it = deferred_views.find(r);
     if (it == deferred_views.end()) return r;
     const auto [offset, size] = it->second;
-    if (output_views.count(r)) {
-      for (size_t k = 0; k < output_reg.size(); ++k) {
-        if (output_reg[k] == r) bc.ViewOutputDyn(r, static_cast<uint32_t>(k), shapes.Register(size));
+    if (!output_views.count(r)) {
+      // Every tail view whose size is known by now, the farthest first: a
+      // run short of workspace then asks at once for all the tail these
+      // lengths give (a backbone over a resized image is hundreds of tail
+      // tensors), not for one tensor more per retry.
+      for (auto t = tail_regs.rbegin(); t != tail_regs.rend(); ++t) {
+        auto v = deferred_views.find(*t);
+        if (v == deferred_views.end() || !shapes.Ready(v->second.first) ||
+            !shapes.Ready(v->second.second)) {
+          continue;
+        }
+        bc.ViewArenaDyn(*t, shapes.Register(v->second.first), shapes.Register(v->second.second));
+        deferred_views.erase(v);
       }
-    } else {
-      bc.ViewArenaDyn(r, shapes.Register(offset), shapes.Register(size));
+      if (deferred_views.count(r)) {  // not ready: Register reports it (shapes.ok())
+        bc.ViewArenaDyn(r, shapes.Register(offset), shapes.Register(size));
+        deferred_views.erase(r);
+      }
+      return r;
+    }
+    for (size_t k = 0; k < output_reg.size(); ++k) {
+      if (output_reg[k] == r) bc.ViewOutputDyn(r, static_cast<uint32_t>(k), shapes.Register(size));
     }
     deferred_views.erase(it);
     return r;

@@ -116,31 +116,57 @@ int32_t DimPool::BareData(int64_t dim) const {
 
 namespace {
 
-// Interval arithmetic for UpperBound; false on overflow.
-bool MulInterval(int64_t alo, int64_t ahi, int64_t blo, int64_t bhi, int64_t* lo, int64_t* hi) {
-  const int64_t x[2] = {alo, ahi}, y[2] = {blo, bhi};
-  bool first = true;
-  for (int64_t a : x) {
-    for (int64_t b : y) {
-      int64_t p = 0;
-      if (__builtin_mul_overflow(a, b, &p)) return false;
-      *lo = first ? p : std::min(*lo, p);
-      *hi = first ? p : std::max(*hi, p);
-      first = false;
-    }
-  }
-  return true;
+// Interval arithmetic for UpperBound over the integers extended by
+// kNegInf and kInf (a symbol has no upper bound, a data symbol may have
+// none): sums and products saturate to them, which only widens an interval.
+constexpr int64_t kInf = std::numeric_limits<int64_t>::max();
+constexpr int64_t kNegInf = std::numeric_limits<int64_t>::min();
+
+bool Infinite(int64_t x) { return x == kInf || x == kNegInf; }
+
+int64_t SatAdd(int64_t a, int64_t b) {
+  if (a == kInf || b == kInf) return (a == kNegInf || b == kNegInf) ? kNegInf : kInf;
+  if (a == kNegInf || b == kNegInf) return kNegInf;
+  int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r)) return a > 0 ? kInf : kNegInf;
+  return r;
+}
+
+// An endpoint product; 0 times an unbounded endpoint is 0 (every value is finite).
+int64_t SatMul(int64_t a, int64_t b) {
+  if (a == 0 || b == 0) return 0;
+  const bool negative = (a < 0) != (b < 0);
+  if (Infinite(a) || Infinite(b)) return negative ? kNegInf : kInf;
+  int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) return negative ? kNegInf : kInf;
+  return r;
+}
+
+void MulInterval(int64_t alo, int64_t ahi, int64_t blo, int64_t bhi, int64_t* lo, int64_t* hi) {
+  const int64_t p[4] = {SatMul(alo, blo), SatMul(alo, bhi), SatMul(ahi, blo), SatMul(ahi, bhi)};
+  *lo = *std::min_element(p, p + 4);
+  *hi = *std::max_element(p, p + 4);
 }
 
 int64_t FloorDivide(int64_t n, int64_t d) { return n / d - ((n % d != 0 && n < 0) ? 1 : 0); }
+
+// floor(n / d) for d >= 1, either possibly unbounded.
+int64_t SatFloorDiv(int64_t n, int64_t d) {
+  if (Infinite(n)) return n;  // also for d unbounded: only widens
+  if (d == kInf) return n >= 0 ? 0 : -1;
+  return FloorDivide(n, d);
+}
 
 }  // namespace
 
 bool DimPool::AtomInterval(int32_t id, Interval* out) const {
   const Atom& atom = atoms_[id];
-  if (atom.kind == AtomKind::kSymbol) return false;  // any size the caller gives
+  if (atom.kind == AtomKind::kSymbol) {  // any size the caller gives
+    *out = {1, kInf};
+    return true;
+  }
   if (atom.kind == AtomKind::kData) {
-    *out = {0, data_[atom.symbol].bound};
+    *out = {0, data_[atom.symbol].bound};  // kNoBound is kInf
     return true;
   }
   Interval a, b;
@@ -150,8 +176,8 @@ bool DimPool::AtomInterval(int32_t id, Interval* out) const {
       // Divisors are positive at run time (IDIV fails the run otherwise);
       // floor(n / d) is monotonic in n, and in d for n of one sign.
       const int64_t dlo = std::max<int64_t>(b.lo, 1), dhi = std::max<int64_t>(b.hi, 1);
-      const int64_t c[4] = {FloorDivide(a.lo, dlo), FloorDivide(a.lo, dhi), FloorDivide(a.hi, dlo),
-                            FloorDivide(a.hi, dhi)};
+      const int64_t c[4] = {SatFloorDiv(a.lo, dlo), SatFloorDiv(a.lo, dhi),
+                            SatFloorDiv(a.hi, dlo), SatFloorDiv(a.hi, dhi)};
       *out = {*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
       return true;
     }
@@ -172,11 +198,11 @@ bool DimPool::IntervalOf(int64_t dim, Interval* out) const {
     int64_t lo = t.coeff, hi = t.coeff;
     for (int32_t id : t.atoms) {
       Interval a;
-      if (!AtomInterval(id, &a) || !MulInterval(lo, hi, a.lo, a.hi, &lo, &hi)) return false;
+      if (!AtomInterval(id, &a)) return false;
+      MulInterval(lo, hi, a.lo, a.hi, &lo, &hi);
     }
-    if (__builtin_add_overflow(sum.lo, lo, &sum.lo) || __builtin_add_overflow(sum.hi, hi, &sum.hi)) {
-      return false;
-    }
+    sum.lo = SatAdd(sum.lo, lo);
+    sum.hi = SatAdd(sum.hi, hi);
   }
   *out = sum;
   return true;
@@ -184,8 +210,7 @@ bool DimPool::IntervalOf(int64_t dim, Interval* out) const {
 
 bool DimPool::UpperBound(int64_t dim, int64_t* bound) const {
   Interval i;
-  // A data symbol without a bound is [0, kNoBound]: no bound either.
-  if (!IntervalOf(dim, &i) || i.hi == kNoBound) return false;
+  if (!IntervalOf(dim, &i) || i.hi == kInf) return false;
   *bound = i.hi;
   return true;
 }
@@ -351,6 +376,24 @@ int64_t DimPool::FloorDiv(int64_t a, int64_t b) {
     }
     if (exact) return Intern(std::move(quotient));
   }
+  // A multiple of a sum by one term (15*h*w / (h*w) with h = floor(..) + 1):
+  // each term of `a` over each of `b` proposes the quotient; it stands if
+  // it multiplies back to `a`.
+  if (divisor.size() > 1) {
+    const Poly dividend = ToPoly(a);
+    for (const Term& ta : dividend) {
+      for (const Term& tb : divisor) {
+        Term q;
+        if (tb.coeff == 0 || ta.coeff % tb.coeff != 0 || !Contains(ta.atoms, tb.atoms, &q.atoms)) {
+          continue;
+        }
+        q.coeff = ta.coeff / tb.coeff;
+        const int64_t candidate = Intern({q});
+        if (Mul(candidate, b) == a) return candidate;
+      }
+      break;  // the quotient's one term must divide the first term of `a` by some term of `b`
+    }
+  }
   Atom atom;
   atom.kind = AtomKind::kFloorDiv;
   atom.a = a;
@@ -443,9 +486,12 @@ bool DimPool::LowerBound(int64_t dim, int64_t* lo) const {
     int64_t term = t.coeff;
     if (!t.atoms.empty()) {
       if (t.coeff < 0) return false;
+      // A lone atom may be bounded below by a negative number (floor((d - 1) / 2)
+      // of a length d >= 0 is at least -1); a product needs factors >= 0.
       for (int32_t id : t.atoms) {
         int64_t a = 0;
-        if (!AtomLowerBound(id, &a) || a < 0 || __builtin_mul_overflow(term, a, &term)) {
+        if (!AtomLowerBound(id, &a) || (a < 0 && t.atoms.size() > 1) ||
+            __builtin_mul_overflow(term, a, &term)) {
           return false;
         }
       }
@@ -470,9 +516,15 @@ bool DimPool::AtomLowerBound(int32_t id, int64_t* lo) const {
   const bool has_a = LowerBound(atom.a, &a), has_b = LowerBound(atom.b, &b);
   switch (atom.kind) {
     case AtomKind::kFloorDiv:
-      // floor(n / d) >= 0 for n >= 0 and d > 0; a static d gives floor(lo / d).
-      if (!has_a || a < 0) return false;
-      *lo = IsSymbolic(atom.b) ? 0 : a / atom.b;
+      // floor(n / d) >= 0 for n >= 0 and d > 0; a static d > 0 gives
+      // floor(lo / d), also for lo < 0 (a window's floor((d - k) / s)).
+      if (!has_a) return false;
+      if (!IsSymbolic(atom.b) && atom.b > 0) {
+        *lo = a / atom.b - ((a % atom.b != 0 && a < 0) ? 1 : 0);
+        return true;
+      }
+      if (a < 0) return false;
+      *lo = 0;
       return true;
     case AtomKind::kMin:
       if (!has_a || !has_b) return false;

@@ -76,10 +76,12 @@ void PlaceGroups(ir::DimPool& dims, const std::vector<int32_t>& callee_lengths, 
   }
   plan.arena_size = Place(fixed, plan.alignment);
   if (!callee_lengths.empty()) {
+    // 16 bytes each: an int64 count, at an offset the verifier accepts for a view.
     for (size_t j = 0; j < callee_lengths.size(); ++j) {
-      plan.callee_count_slots[callee_lengths[j]] = plan.arena_size + 8 * j;
+      plan.callee_count_slots[callee_lengths[j]] = plan.arena_size + kGroupAlignment * j;
     }
-    plan.arena_size = AlignUp(plan.arena_size + 8 * callee_lengths.size(), plan.alignment);
+    plan.arena_size =
+        AlignUp(plan.arena_size + kGroupAlignment * callee_lengths.size(), plan.alignment);
   }
   for (ArenaTensor& t : plan.arena) {
     if (ir::IsSymbolic(t.size_expr)) continue;

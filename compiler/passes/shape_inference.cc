@@ -24,6 +24,7 @@
 #include "compiler/passes/control_flow.h"
 #include "compiler/passes/shape_rules_data_dependent.h"
 #include "compiler/passes/shape_rules_dropout.h"
+#include "compiler/passes/symbolic_fold.h"
 #include "compiler/passes/symbolic_support.h"
 #include "compiler/passes/norm_expand.h"
 #include "compiler/passes/shape_rules_training.h"
@@ -172,6 +173,14 @@ void RequireAtLeast(Ctx& c, int64_t in, int64_t need) {
   dims.AssumeEqual(in, dims.Max(in, need));
 }
 
+// floor(span / s) + 1 windows, written floor((span + s) / s): one atom
+// whose operand the run keeps >= 0 (RequireAtLeast) and whose lower bound
+// the pool sees as >= 0 for a padded length >= 0, so products of such dims
+// (an anchor count h * w * 15) are known non-negative.
+int64_t WindowCount(ir::DimPool& dims, int64_t span, int64_t s) {
+  return dims.FloorDiv(dims.Add(span, s), s);
+}
+
 // One output dim of a window over a symbolic input dim `in` (kernel extent
 // dk, stride s): the same formulas as the static case, as expressions; pads
 // of SAME auto_pad become expressions too (patched kernel parameters).
@@ -185,7 +194,7 @@ absl::Status SymbolicWindowDim(Ctx& c, const std::string& auto_pad, int64_t in, 
     RequireAtLeast(c, padded, ceil_mode ? dk - (s - 1) : dk);
     const int64_t span = dims.Sub(padded, dk);
     if (!ceil_mode) {
-      *out = dims.Add(dims.FloorDiv(span, s), 1);
+      *out = WindowCount(dims, span, s);
     } else {
       // The last window must start inside the input or its leading pad.
       *out = dims.Min(dims.Add(dims.CeilDiv(span, s), 1),
@@ -194,7 +203,7 @@ absl::Status SymbolicWindowDim(Ctx& c, const std::string& auto_pad, int64_t in, 
   } else if (auto_pad == "VALID") {
     *pad_begin = *pad_end = 0;
     RequireAtLeast(c, in, dk);
-    *out = dims.Add(dims.FloorDiv(dims.Sub(in, dk), s), 1);
+    *out = WindowCount(dims, dims.Sub(in, dk), s);
   } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
     *out = dims.CeilDiv(in, s);
     const int64_t total =
@@ -619,6 +628,13 @@ absl::Status SymbolicRange(Ctx& c, const ConstantData& start, const ConstantData
 absl::Status Range(Ctx& c) {
   KILN_RETURN_IF_ERROR(c.Need(3));
   const ConstantData *start = c.C(0), *limit = c.C(1), *delta = c.C(2);
+  // A bound cast to int32 from a symbolic size keeps its dims (marked for
+  // the lowering, which sees the cast's input materialized by then).
+  if (!start || !limit) {
+    if (!start) start = SymbolicSizeThroughCast(c.graph(), c.node().inputs[0], c.known());
+    if (!limit) limit = SymbolicSizeThroughCast(c.graph(), c.node().inputs[1], c.known());
+    if (start && limit) c.node().SetInt("kiln.bounds_through_cast", 1);
+  }
   if (!start || !limit || !delta) {
     return c.Err("start, limit and delta must be known at compile time");
   }

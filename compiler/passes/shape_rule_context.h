@@ -30,6 +30,7 @@ class ShapeRuleContext {
 
   ir::Graph& graph() { return g_; }
   ir::Node& node() { return n_; }
+  const std::vector<ir::ConstantPtr>& known() const { return known_; }
   int64_t opset() const { return g_.opset; }
   bool Has(size_t k) const { return k < n_.inputs.size() && n_.inputs[k] != ir::kNoValue; }
   const ir::Value& In(size_t k) const { return g_.value(n_.inputs[k]); }

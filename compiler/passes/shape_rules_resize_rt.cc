@@ -1,10 +1,12 @@
 #include "compiler/passes/shape_rules_resize_rt.h"
 
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/graph_util.h"
+#include "compiler/passes/known_elements.h"
 #include "compiler/passes/shape_rule_context.h"
 
 namespace kiln::compiler {
@@ -22,6 +24,14 @@ bool IsResize(const ir::Graph& graph, const ir::Node& node) {
 
 // Input k is present with a static shape of at least one element.
 bool Given(Ctx& c, size_t k) { return c.Has(k) && ir::ElementCount(c.S(k)) > 0; }
+
+// roi, scales and sizes, where present, have static shapes.
+bool ParamsStatic(Ctx& c) {
+  for (size_t k = 1; k < c.node().inputs.size(); ++k) {
+    if (c.Has(k) && (!c.In(k).has_shape || !Ctx::StaticShape(c.S(k)))) return false;
+  }
+  return true;
+}
 
 // Input k is a 1-D tensor of `n` entries of one of the dtypes a, b.
 absl::Status Vector(Ctx& c, size_t k, const char* what, int64_t n, DType a, DType b,
@@ -97,18 +107,28 @@ absl::Status Rule(Ctx& c, const Shape& y) {
 // reports during the run (floor(in * scale) from run-time scales, or the
 // run-time sizes), without a bound, so the output goes to the workspace's
 // tail (or is the caller's buffer, grown as the run asks).
-absl::Status RuleAfterRun(Ctx& c) {
+// Entries of run-time sizes known at compile time (the batch and channels
+// of a Shape concatenated with computed H and W) keep their dims static.
+absl::Status RuleAfterRun(Ctx& c, const std::vector<ir::ConstantPtr>& known) {
   const Shape x = c.S(0);  // a copy: appending the dims output may move it
   KILN_RETURN_IF_ERROR(CheckInputs(c));
   for (int64_t d : x) {
     if (d == 0) return c.Err(absl::StrCat("cannot resize the empty input ", ShapeStr(x)));
+  }
+  std::vector<std::optional<int64_t>> fixed;
+  if (Given(c, 3)) fixed = KnownElements(c.graph(), c.node().inputs[3], known);
+  fixed.resize(x.size());
+  for (size_t d = 0; d < x.size(); ++d) {
+    if (fixed[d] && *fixed[d] < 0) {
+      return c.Err(absl::StrCat("sizes[", d, "] = ", *fixed[d], " is not a size"));
+    }
   }
   KILN_ASSIGN_OR_RETURN(const ir::ValueId dims,
                         c.ReportedDimsOutput(1, static_cast<int64_t>(x.size())));
   Shape y(x.size());
   for (size_t d = 0; d < x.size(); ++d) {
     const int64_t j = static_cast<int64_t>(d);
-    y[d] = c.ReportedDim(dims, j, ir::kNoBound, 0, absl::StrCat(".dim", j));
+    y[d] = fixed[d] ? *fixed[d] : c.ReportedDim(dims, j, ir::kNoBound, 0, absl::StrCat(".dim", j));
   }
   return c.Set(0, DType::F32, std::move(y));
 }
@@ -131,10 +151,15 @@ bool InferRuntimeResize(ir::Graph& graph, ir::Node& node,
   const bool sizes = c.Has(3) && c.C(3) == nullptr;
   const bool reports = node.GetInt("kiln.result_dims", 0) != 0;
   if (!params && !sizes) return false;
-  // Only static shapes: every input's and the declared output's.
+  if (!c.Has(0)) return false;
+  // A declared output: only static shapes (every input's and the output's).
+  // Reported dims: X may have symbolic dims (patched into both kernels), the
+  // parameters' shapes must be static.
   Shape y;
-  if (!c.Has(0) || !c.StaticInputs()) return false;
-  if (!reports && node.outputs.size() == 1 && c.DeclaredStatic(0, &y)) {
+  if (!ParamsStatic(c)) return false;
+  const bool x_static = c.In(0).has_shape && Ctx::StaticShape(c.S(0));
+  if (!c.In(0).has_shape) return false;
+  if (x_static && !reports && node.outputs.size() == 1 && c.DeclaredStatic(0, &y)) {
     if (!params) return false;  // run-time sizes: shape_rules_runtime.cc
     *status = Rule(c, y);
     return true;
@@ -142,7 +167,7 @@ bool InferRuntimeResize(ir::Graph& graph, ir::Node& node,
   // Without a declaration (outside control-flow bodies, whose lengths take
   // one slot each): dims reported after the run.
   if (!reports && (node.outputs.size() != 1 || !graph.scope.empty())) return false;
-  *status = RuleAfterRun(c);
+  *status = RuleAfterRun(c, known);
   return true;
 }
 

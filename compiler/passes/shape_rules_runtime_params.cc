@@ -1,11 +1,14 @@
 #include "compiler/passes/shape_rules_runtime_params.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/graph_util.h"
+#include "compiler/passes/known_elements.h"
 #include "compiler/passes/shape_rule_context.h"
+#include "compiler/passes/symbolic_fold.h"
 
 namespace kiln::compiler {
 namespace {
@@ -39,6 +42,14 @@ bool EmptyAxes(const ir::Graph& graph, const ir::Node& node) {
   if (node.inputs.size() < 2 || node.inputs[1] == ir::kNoValue) return false;
   const ir::Value& v = graph.value(node.inputs[1]);
   return v.has_shape && ir::ElementCount(v.shape) == 0;
+}
+
+// The parameter inputs first..last, where present, have static shapes.
+bool ParamsStatic(Ctx& c, size_t first, size_t last) {
+  for (size_t k = first; k <= last && k < c.node().inputs.size(); ++k) {
+    if (c.Has(k) && (!c.In(k).has_shape || !Ctx::StaticShape(c.S(k)))) return false;
+  }
+  return true;
 }
 
 bool IsIndex(DType t) { return t == DType::I64 || t == DType::I32; }
@@ -157,12 +168,39 @@ absl::Status RangeAfterRun(Ctx& c) {
 
 // Pad without a declared output shape: each dim a data symbol pad_rt_dims
 // reports (in + begin + end, or in), without a bound.
-absl::Status PadAfterRun(Ctx& c) {
+// An axis whose two pads are known at compile time (zeros beside computed
+// pads, as torchvision pads an image to a multiple of 32) keeps its dim.
+absl::Status PadAfterRun(Ctx& c, const std::vector<ir::ConstantPtr>& known) {
   KILN_RETURN_IF_ERROR(Pad(c, c.S(0)));  // checks the inputs
   const Shape x = c.S(0);  // a copy: appending the dims output may move it
-  Shape bound(x.size(), ir::kNoBound);
-  const DType t = c.T(0);
-  return c.DimsAfterRun(t, bound);
+  const int64_t r = static_cast<int64_t>(x.size());
+  std::vector<int64_t> axes;
+  if (!c.Has(3)) {
+    for (int64_t d = 0; d < r; ++d) axes.push_back(d);
+  } else if (const ir::ConstantData* a = c.C(3)) {
+    for (int64_t k = 0; k < a->element_count(); ++k) axes.push_back(a->IntAt(k) < 0 ? a->IntAt(k) + r : a->IntAt(k));
+  }
+  const std::vector<std::optional<int64_t>> pads = KnownElements(c.graph(), c.node().inputs[1], known);
+  std::vector<std::optional<int64_t>> fixed(x.size());
+  const size_t n = axes.size();
+  if (pads.size() == 2 * n) {
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t d = axes[i];
+      if (d < 0 || d >= r || !pads[i] || !pads[i + n]) continue;
+      const int64_t grow = *pads[i] + *pads[i + n];
+      if (!ir::IsSymbolic(x[d]) && x[d] + grow < 0) {
+        return c.Err(absl::StrCat("pads remove ", -grow, " entries from axis ", d, " of ",
+                                  ShapeStr(x)));
+      }
+      fixed[d] = grow == 0 ? x[d] : c.dims().Add(x[d], grow);
+    }
+  }
+  KILN_ASSIGN_OR_RETURN(const ir::ValueId dims, c.ReportedDimsOutput(1, r));
+  Shape y(x.size());
+  for (int64_t d = 0; d < r; ++d) {
+    y[d] = fixed[d] ? *fixed[d] : c.ReportedDim(dims, d, ir::kNoBound, 0, absl::StrCat(".dim", d));
+  }
+  return c.Set(0, c.T(0), std::move(y));
 }
 
 // Slice shaped after the run: each dim at most the input's.
@@ -193,13 +231,24 @@ absl::Status ReduceAfterRun(Ctx& c) {
 
 }  // namespace
 
+// Range's start or limit cast to int32 from a symbolic size: the ordinary
+// (symbolic) rule takes it.
+bool SizeThroughCast(const ir::Graph& graph, const ir::Node& node, size_t k,
+                     const std::vector<ir::ConstantPtr>& known) {
+  return node.op_type == "Range" && k <= 1 &&
+         SymbolicSizeThroughCast(graph, node.inputs[k], known) != nullptr;
+}
+
 bool HasRuntimeParams(const ir::Graph& graph, const ir::Node& node) {
   size_t first = 0, last = 0;
   if (!ParamRange(graph, node, &first, &last)) return false;
   // An empty axes tensor's value is known from its shape (the ordinary rule).
   if (IsReduce(node.op_type) && EmptyAxes(graph, node)) return false;
   for (size_t k = first; k <= last && k < node.inputs.size(); ++k) {
-    if (node.inputs[k] != ir::kNoValue && !graph.value(node.inputs[k]).constant) return true;
+    if (node.inputs[k] != ir::kNoValue && !graph.value(node.inputs[k]).constant &&
+        !(k <= 1 && node.GetInt("kiln.bounds_through_cast", 0) != 0)) {
+      return true;
+    }
   }
   return false;
 }
@@ -210,21 +259,28 @@ bool InferRuntimeParams(ir::Graph& graph, ir::Node& node,
   if (!ParamRange(graph, node, &first, &last)) return false;
   Ctx c(graph, node, known);
   bool runtime = false;
-  for (size_t k = first; k <= last; ++k) runtime = runtime || (c.Has(k) && c.C(k) == nullptr);
+  for (size_t k = first; k <= last; ++k) {
+    runtime = runtime || (c.Has(k) && c.C(k) == nullptr && !SizeThroughCast(graph, node, k, known));
+  }
   if (!runtime) return false;
   if (IsReduce(node.op_type) && EmptyAxes(graph, node)) return false;  // as above
   // Only static shapes: every input's and the declared output's, or,
   // without a declaration, output dims that the kernel reports (not inside
   // control-flow bodies yet: their lengths take one int64 slot each).
+  // Pad reporting its dims may also take data of symbolic dims (pad_rt_dims
+  // and pad_rt patch them), as a resized image of run-time size.
   Shape y;
   const std::string& op = node.op_type;
-  if (!c.StaticInputs()) return false;
+  const bool static_inputs = c.StaticInputs();
+  if (!static_inputs && (op != "Pad" || !c.In(0).has_shape || !ParamsStatic(c, first, last))) {
+    return false;
+  }
   if (node.GetInt("kiln.result_dims", 0) != 0 ||
-      (node.outputs.size() == 1 && !c.DeclaredStatic(0, &y) && graph.scope.empty() &&
-       (op == "Slice" || op == "Range" || op == "Pad" || IsReduce(op)))) {
+      (node.outputs.size() == 1 && !(static_inputs && c.DeclaredStatic(0, &y)) &&
+       graph.scope.empty() && (op == "Slice" || op == "Range" || op == "Pad" || IsReduce(op)))) {
     *status = op == "Slice"   ? SliceAfterRun(c)
               : op == "Range" ? RangeAfterRun(c)
-              : op == "Pad"   ? PadAfterRun(c)
+              : op == "Pad"   ? PadAfterRun(c, known)
                               : ReduceAfterRun(c);
     return true;
   }

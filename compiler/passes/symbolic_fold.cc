@@ -41,6 +41,23 @@ int64_t BroadcastAt(const ir::ConstantData& c, const std::vector<int64_t>& out, 
 
 }  // namespace
 
+const ir::ConstantData* SymbolicSizeThroughCast(const ir::Graph& graph, ir::ValueId v,
+                                                const std::vector<ir::ConstantPtr>& known) {
+  if (v == ir::kNoValue || graph.value(v).producer == ir::kNoNode) return nullptr;
+  const ir::Node& cast = graph.nodes[static_cast<size_t>(graph.value(v).producer)];
+  const ir::DType to = graph.value(v).dtype;
+  if (!cast.domain.empty() || cast.op_type != "Cast" || cast.inputs.empty() ||
+      cast.inputs[0] == ir::kNoValue || (to != ir::DType::I32 && to != ir::DType::I64)) {
+    return nullptr;
+  }
+  const ir::ConstantData* size = ConstantOf(graph, cast.inputs[0], known);
+  if (size == nullptr || !size->symbolic || size->dtype != ir::DType::I64 ||
+      size->element_count() != 1) {
+    return nullptr;
+  }
+  return size;
+}
+
 namespace {
 bool IsSymbolicReduce(const std::string& op) {
   return op == "ReduceMin" || op == "ReduceMax" || op == "ReduceProd" || op == "ReduceSum";

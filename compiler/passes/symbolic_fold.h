@@ -24,6 +24,13 @@ ir::ConstantPtr FoldSymbolicArithmetic(const ir::Graph& graph, const ir::Node& n
 // Whether FoldSymbolicArithmetic handles `node`'s op.
 bool IsSymbolicArithmetic(const ir::Node& node);
 
+// The symbolic size `v` holds when `v` is a Cast to int32 or int64 of a
+// symbolic int64 scalar (anchor generators write arange(0, int32(width))):
+// the value cast, whose dims are what the cast gives at run time — a size
+// of a tensor that fits in memory fits int32. Else nullptr.
+const ir::ConstantData* SymbolicSizeThroughCast(const ir::Graph& graph, ir::ValueId v,
+                                                const std::vector<ir::ConstantPtr>& known);
+
 }  // namespace kiln::compiler
 
 #endif  // KILN_COMPILER_PASSES_SYMBOLIC_FOLD_H_

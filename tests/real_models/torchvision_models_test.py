@@ -13,18 +13,26 @@ ONNX Runtime on seeded images.
             transform resizes them to 320x320; score filter, per-class TopK
             of min(n, 300), batched NMS in an If, outputs of lengths found
             during the run);
-  frcnn     fasterrcnn_mobilenet_v3_large_320_fpn, height and width fixed at
-            compile time (--dim height=320 --dim width=320; its transform
-            computes a float scale from them): RPN NonZero/TopK/NMS,
-            MultiScaleRoIAlign, the box head, two images.
+  frcnn     fasterrcnn_mobilenet_v3_large_320_fpn, images [3, height, width]
+            dynamic (opset 11): one module runs 320x320, 300x420 and 160x240
+            images. Its transform resizes each by a float scale computed
+            from H and W and pads it to a multiple of 32 (lengths found
+            during the run, without a bound: the backbone, FPN and anchors
+            run on them); RPN NonZero/TopK/NMS, MultiScaleRoIAlign, the box
+            head. (A 480x360 image gave scores 1.2e-4 from ORT's: ORT
+            computes Resize's sampling coordinates in float32, Kiln in
+            double, and `kiln compare --reference ort` finds the resized
+            image the first value differing, by 8e-6, which the network
+            amplifies; not a size whose scores the bound below can judge.)
 
 Random weights give near-constant outputs whose NMS sees only ties, so the
 backbone's BatchNorm statistics are recalibrated on seeded images (train-mode
 passes, cumulative averages) and the classification logits are spread.
 Every output within 1e-4 * max(1, max|ref|) of ONNX Runtime's and of the
 same shape; VM and AOT (built without -m flags: another kernel path) within
-the same of each other. Scores are kept clear of exact ties, whose order NMS
-leaves to the implementation.
+the same of each other. Detections whose scores tie within that tolerance
+may come in either order (NMS and TopK leave it to the implementation):
+align_near_ties matches them up before the comparison.
 
 usage: torchvision_models_test.py KILN SOURCE_DIR WORK_DIR
 Exit 77 (skip) when ONNX Runtime is not installed.
@@ -94,7 +102,7 @@ def export(name, path):
         model = det.fasterrcnn_mobilenet_v3_large_320_fpn(weights=None, weights_backbone=None,
                                                            box_score_thresh=0.0)
         with torch.no_grad():
-            model.roi_heads.box_predictor.cls_score.weight.mul_(20.0)
+            model.roi_heads.box_predictor.cls_score.weight.mul_(5.0)
     recalibrate(model, 7)
     x = images(11, [(320, 320)])
     torch.onnx.export(model, (x,), path, opset_version=11, input_names=["images"],
@@ -105,10 +113,43 @@ MODELS = {
     "mnasnet": {"compile": [], "sizes": [(1, 224, 224), (2, 160, 192)], "outputs": 1},
     "deeplab": {"compile": [], "sizes": [(1, 224, 224), (1, 192, 256)], "outputs": 1},
     "ssdlite": {"compile": [], "sizes": [(320, 320), (480, 360)], "outputs": 3},
-    "frcnn": {"compile": ["--dim", "height=320", "--dim", "width=320"],
-              "sizes": [(320, 320), (320, 320)], "outputs": 3},
+    "frcnn": {"compile": [], "sizes": [(320, 320), (300, 420), (160, 240)], "outputs": 3},
 }
 DETECTORS = ("ssdlite", "frcnn")
+
+
+def align_near_ties(paths, ref_paths):
+    """Detections (boxes, labels, scores) reordered to the reference's order
+    where the two differ only among near-equal scores: NMS and TopK order
+    ties as the implementation likes, and a score 1e-6 below another is a
+    tie within float32 noise. Row i moves to the nearest free reference row
+    of the same label whose score and box agree within the comparison's
+    tolerances; without such a row nothing moves (the comparison reports
+    it). Returns the paths of the aligned arrays."""
+    boxes, labels, scores = (np.load(p) for p in paths)
+    ref_boxes, ref_labels, ref_scores = (np.load(p) for p in ref_paths)
+    n = scores.shape[0]
+    if n != ref_scores.shape[0] or boxes.shape != ref_boxes.shape:
+        return paths
+    box_tol = 1e-4 * max(1.0, float(np.max(np.abs(ref_boxes))) if n else 1.0)
+    order, free = [], set(range(n))
+    for i in range(n):
+        fits = [j for j in free if labels[i] == ref_labels[j]
+                and abs(float(scores[i]) - float(ref_scores[j])) <= 1e-4
+                and np.max(np.abs(boxes[i].astype(np.float64) - ref_boxes[j])) <= box_tol]
+        if not fits:
+            return paths
+        j = min(fits, key=lambda j: abs(j - i))
+        free.remove(j)
+        order.append(j)
+    perm = np.empty(n, dtype=np.int64)
+    perm[np.array(order, dtype=np.int64)] = np.arange(n)
+    aligned = []
+    for p, a in zip(paths, (boxes, labels, scores)):
+        q = p[:-len(".npy")] + ".aligned.npy"
+        np.save(q, a[perm])
+        aligned.append(q)
+    return aligned
 
 
 def check(name, kiln, src, work):
@@ -146,6 +187,9 @@ def check(name, kiln, src, work):
                 ok = False
         if not ok:
             continue
+        if name in DETECTORS:
+            for r in ("vm", "aot"):
+                outs[r] = align_near_ties(outs[r], outs["ort"])
         # The AOT bundle is built without -m flags (the portable path): VM
         # and AOT are held to the reference's tolerance, not bitwise.
         failures += compare_outputs(f"{name} image {k} {tuple(img.shape)}",

@@ -30,12 +30,13 @@ class Tracer {
     const int64_t n = ir::ElementCount(val.shape);
     if (n > kMaxElements) return {};
     if (const ir::ConstantData* c = Constant(v)) return FromConstant(*c);
-    if (depth > kMaxDepth || val.producer < 0) return {};
+    const Known none(static_cast<size_t>(n));
+    if (depth > kMaxDepth || val.producer < 0) return none;
     const ir::Node& node = g_.nodes[static_cast<size_t>(val.producer)];
-    if (!node.domain.empty() && node.domain != "ai.onnx") return {};
-    if (node.outputs.empty() || node.outputs[0] != v) return {};
+    if (!node.domain.empty() && node.domain != "ai.onnx") return none;
+    if (node.outputs.empty() || node.outputs[0] != v) return none;
     Known out = Produce(node, depth + 1);
-    if (static_cast<int64_t>(out.size()) != n) return {};
+    if (static_cast<int64_t>(out.size()) != n) return none;
     return out;
   }
 

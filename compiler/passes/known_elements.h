@@ -20,7 +20,7 @@ namespace kiln::compiler {
 // when every run gives it (a constant entry, a static dim of a symbolic shape
 // value, or data movement and integer arithmetic over such entries), else
 // nullopt. Empty when `v`'s shape is not static or it holds more than a few
-// dozen elements. `known[v]` is the compile-time value of v, if any.
+// dozen elements (then nothing is known either). `known[v]` is the compile-time value of v, if any.
 std::vector<std::optional<int64_t>> KnownElements(const ir::Graph& graph, ir::ValueId v,
                                                   const std::vector<ir::ConstantPtr>& known);
 

@@ -107,5 +107,50 @@ TEST(DimPool, OverflowIsReportedNotWrapped) {
   EXPECT_FALSE(p.ok());
 }
 
+// A detector's anchor count over a resized image's length d (found during
+// the run, no bound): each stride-2 window's count floor((d + 1) / 2) is at
+// least 0, so products of them are too, and a multiple of such a product
+// divides by it exactly.
+TEST(DimPool, WindowCountsOverALengthWithoutABound) {
+  DimPool p;
+  const int64_t d = p.Data("d", kNoBound, 0, "", 0), e = p.Data("e", kNoBound, 0, "", 1);
+  const int64_t h = p.FloorDiv(p.Add(d, 1), 2), w = p.FloorDiv(p.Add(e, 1), 2);
+  int64_t lo = -1;
+  ASSERT_TRUE(p.LowerBound(p.Mul(p.Mul(h, w), 15), &lo));
+  EXPECT_EQ(lo, 0);
+  // floor((d - 1) / 2) + 1, the same count written the other way, is >= 0.
+  ASSERT_TRUE(p.LowerBound(p.Add(p.FloorDiv(p.Sub(d, 1), 2), 1), &lo));
+  EXPECT_EQ(lo, 0);
+  EXPECT_EQ(p.Max(p.Add(p.FloorDiv(p.Sub(d, 1), 2), 1), 0), p.Add(p.FloorDiv(p.Sub(d, 1), 2), 1));
+  // (h + 1) * (w + 1) is a sum of four terms; 15 times it divides back.
+  const int64_t area = p.Mul(p.Add(h, 1), p.Add(w, 1));
+  EXPECT_EQ(p.FloorDiv(p.Mul(area, 15), area), 15);
+  EXPECT_EQ(p.FloorDiv(p.Mul(area, h), area), h);
+  for (int64_t dv : {0, 1, 7, 640}) {
+    for (int64_t ev : {0, 3}) {
+      const std::vector<int64_t> at = {dv, ev};
+      EXPECT_EQ(p.Evaluate(p.Mul(area, 15), at), 15 * ((dv + 1) / 2 + 1) * ((ev + 1) / 2 + 1));
+      EXPECT_GE(p.Evaluate(p.Add(p.FloorDiv(p.Sub(d, 1), 2), 1), at), 0);
+    }
+  }
+  EXPECT_TRUE(p.ok());
+}
+
+// min(n, 150) is at most 150 whatever n is: a symbol, or a length without a
+// bound; a sum of such minima is bounded by the sum of the caps.
+TEST(DimPool, AMinimumWithAConstantBoundsAnUnboundedLength) {
+  DimPool p;
+  const int64_t s = p.Symbol("S");
+  const int64_t n = p.Data("n", kNoBound, 0, "", 0);
+  int64_t hi = 0;
+  ASSERT_TRUE(p.UpperBound(p.Min(n, 150), &hi));
+  EXPECT_EQ(hi, 150);
+  ASSERT_TRUE(p.UpperBound(p.Add(p.Min(p.Mul(n, 15), 150), p.Min(s, 150)), &hi));
+  EXPECT_EQ(hi, 300);
+  EXPECT_FALSE(p.UpperBound(p.Add(n, 1), &hi));
+  EXPECT_FALSE(p.UpperBound(p.Mul(s, 2), &hi));
+  EXPECT_FALSE(p.UpperBound(p.Max(n, 150), &hi));
+}
+
 }  // namespace
 }  // namespace kiln::ir

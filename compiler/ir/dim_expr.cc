@@ -520,7 +520,7 @@ bool DimPool::AtomLowerBound(int32_t id, int64_t* lo) const {
       // floor(lo / d), also for lo < 0 (a window's floor((d - k) / s)).
       if (!has_a) return false;
       if (!IsSymbolic(atom.b) && atom.b > 0) {
-        *lo = a / atom.b - ((a % atom.b != 0 && a < 0) ? 1 : 0);
+        *lo = FloorDivide(a, atom.b);
         return true;
       }
       if (a < 0) return false;

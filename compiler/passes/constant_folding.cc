@@ -6,6 +6,13 @@
 
 namespace kiln::compiler {
 
+const ir::ConstantData* KnownValue(const ir::Graph& graph, ir::ValueId v,
+                                   const std::vector<ir::ConstantPtr>& known) {
+  if (v == ir::kNoValue) return nullptr;
+  if (static_cast<size_t>(v) < known.size() && known[v]) return known[v].get();
+  return graph.value(v).constant.get();
+}
+
 absl::Status PropagateShapesAndConstants(ir::Graph& graph, bool commit) {
   graph.dims.set_scope(graph.scope);  // requirements found here are checked here
   std::vector<ir::ConstantPtr> known(graph.values.size());

@@ -24,6 +24,11 @@ absl::Status FoldConstants(ir::Graph& graph);
 // a side table) and FoldConstants (commit=true).
 absl::Status PropagateShapesAndConstants(ir::Graph& graph, bool commit);
 
+// The compile-time value of `v`: `known[v]` (the walk's side table, which may
+// hold more than Value::constant), else v's constant, else nullptr.
+const ir::ConstantData* KnownValue(const ir::Graph& graph, ir::ValueId v,
+                                   const std::vector<ir::ConstantPtr>& known);
+
 // Evaluates one node given compile-time input values (`known`, indexed by
 // ValueId) and the node's already-inferred output shapes. Returns an empty
 // vector if the op is not foldable or an input is unknown.

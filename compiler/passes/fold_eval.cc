@@ -172,10 +172,7 @@ struct E {
   const std::vector<ConstantPtr>& known;
 
   const ConstantData* In(size_t k) const {
-    if (k >= n.inputs.size() || n.inputs[k] == ir::kNoValue) return nullptr;
-    const ir::ValueId id = n.inputs[k];
-    if (static_cast<size_t>(id) < known.size() && known[id]) return known[id].get();
-    return g.value(id).constant.get();
+    return k < n.inputs.size() ? KnownValue(g, n.inputs[k], known) : nullptr;
   }
   const ir::Value& Out(size_t k) const { return g.value(n.outputs[k]); }
 };

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "compiler/ir/graph_util.h"
+#include "compiler/passes/constant_folding.h"
 #include "compiler/passes/shape_inference.h"
 
 namespace kiln::compiler {
@@ -48,10 +49,7 @@ class Tracer {
     return false;
   }
 
-  const ir::ConstantData* Constant(ir::ValueId v) const {
-    if (static_cast<size_t>(v) < known_.size() && known_[v]) return known_[v].get();
-    return g_.value(v).constant.get();
-  }
+  const ir::ConstantData* Constant(ir::ValueId v) const { return KnownValue(g_, v, known_); }
 
   Known FromConstant(const ir::ConstantData& c) const {
     Known out(static_cast<size_t>(c.element_count()));
@@ -98,17 +96,20 @@ class Tracer {
     return {};
   }
 
-  // Integer entries survive a cast to an integer type, and to a float type
-  // that holds them exactly.
+  // Integer entries survive a cast to int32/int64, and to float32/float64
+  // where the float holds them exactly.
   Known CastOp(const ir::Node& node, int depth) {
     const ir::DType to = g_.value(node.outputs[0]).dtype;
     Known x = Input(node, 0, depth);
     for (auto& e : x) {
       if (!e) continue;
-      if (to == ir::DType::F32 && (*e > (1 << 24) || *e < -(1 << 24))) e.reset();
-      else if (to == ir::DType::I32 && (*e > INT32_MAX || *e < INT32_MIN)) e.reset();
-      else if (!IsInt(to) && !ir::IsFloat(to)) e.reset();
-      else if (IsInt(to) && ir::DTypeSize(to) < 4) e.reset();
+      // The largest magnitude up to which the target holds every integer.
+      const int64_t exact = to == ir::DType::I64   ? INT64_MAX
+                            : to == ir::DType::I32 ? INT32_MAX
+                            : to == ir::DType::F64 ? (int64_t{1} << 53)
+                            : to == ir::DType::F32 ? (int64_t{1} << 24)
+                                                   : 0;  // narrower types: not followed
+      if (*e > exact || *e < -exact) e.reset();
     }
     return x;
   }

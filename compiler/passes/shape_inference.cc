@@ -795,9 +795,7 @@ absl::Status SliceParams(const ir::Graph& graph, const ir::Node& node,
   bool symbolic_bounds = false;
   auto get = [&](size_t k, Shape* out) -> bool {
     if (k >= node.inputs.size() || node.inputs[k] == ir::kNoValue) return false;
-    const ir::ValueId id = node.inputs[k];
-    const ConstantData* c = static_cast<size_t>(id) < known.size() && known[id]
-                                ? known[id].get() : graph.value(id).constant.get();
+    const ConstantData* c = KnownValue(graph, node.inputs[k], known);
     if (c != nullptr && c->symbolic && k <= 2) symbolic_bounds = true;
     out->clear();
     for (int64_t i = 0; c && i < c->element_count(); ++i) out->push_back(c->IntAt(i));

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/graph.h"
 #include "compiler/ir/graph_util.h"
+#include "compiler/passes/constant_folding.h"
 #include "compiler/status_macros.h"
 
 namespace kiln::compiler {
@@ -38,10 +39,7 @@ class ShapeRuleContext {
   int64_t Rank(size_t k) const { return static_cast<int64_t>(S(k).size()); }
   ir::DType T(size_t k) const { return In(k).dtype; }
   const ir::ConstantData* C(size_t k) const {
-    if (!Has(k)) return nullptr;
-    const ir::ValueId id = n_.inputs[k];
-    if (static_cast<size_t>(id) < known_.size() && known_[id]) return known_[id].get();
-    return g_.value(id).constant.get();
+    return Has(k) ? KnownValue(g_, n_.inputs[k], known_) : nullptr;
   }
   bool HasOut(size_t k) const { return k < n_.outputs.size() && n_.outputs[k] != ir::kNoValue; }
 
@@ -112,8 +110,10 @@ class ShapeRuleContext {
     return true;
   }
   // Whether every present input has a static shape.
-  bool StaticInputs() const {
-    for (size_t i = 0; i < n_.inputs.size(); ++i) {
+  bool StaticInputs() const { return StaticInputs(0, n_.inputs.size()); }
+  // Inputs first..last (those present) have static shapes.
+  bool StaticInputs(size_t first, size_t last) const {
+    for (size_t i = first; i <= last && i < n_.inputs.size(); ++i) {
       if (Has(i) && (!In(i).has_shape || !StaticShape(S(i)))) return false;
     }
     return true;

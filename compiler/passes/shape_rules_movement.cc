@@ -1,3 +1,4 @@
+#include "compiler/passes/constant_folding.h"
 #include "compiler/passes/shape_rules_movement.h"
 
 #include <algorithm>
@@ -749,10 +750,7 @@ std::shared_ptr<ConstantData> NewConstant(DType t, const Shape& shape) {
 
 const ConstantData* KnownInput(const ir::Graph& g, const ir::Node& n,
                                const std::vector<ir::ConstantPtr>& known, size_t k) {
-  if (k >= n.inputs.size() || n.inputs[k] == ir::kNoValue) return nullptr;
-  const ir::ValueId id = n.inputs[k];
-  if (static_cast<size_t>(id) < known.size() && known[id]) return known[id].get();
-  return g.value(id).constant.get();
+  return k < n.inputs.size() ? KnownValue(g, n.inputs[k], known) : nullptr;
 }
 
 // Writes 1 (in the output dtype) at element k.

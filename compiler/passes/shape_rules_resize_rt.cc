@@ -25,14 +25,6 @@ bool IsResize(const ir::Graph& graph, const ir::Node& node) {
 // Input k is present with a static shape of at least one element.
 bool Given(Ctx& c, size_t k) { return c.Has(k) && ir::ElementCount(c.S(k)) > 0; }
 
-// roi, scales and sizes, where present, have static shapes.
-bool ParamsStatic(Ctx& c) {
-  for (size_t k = 1; k < c.node().inputs.size(); ++k) {
-    if (c.Has(k) && (!c.In(k).has_shape || !Ctx::StaticShape(c.S(k)))) return false;
-  }
-  return true;
-}
-
 // Input k is a 1-D tensor of `n` entries of one of the dtypes a, b.
 absl::Status Vector(Ctx& c, size_t k, const char* what, int64_t n, DType a, DType b,
                     const char* types) {
@@ -156,7 +148,7 @@ bool InferRuntimeResize(ir::Graph& graph, ir::Node& node,
   // Reported dims: X may have symbolic dims (patched into both kernels), the
   // parameters' shapes must be static.
   Shape y;
-  if (!ParamsStatic(c)) return false;
+  if (!c.StaticInputs(1, 3)) return false;  // roi, scales, sizes
   const bool x_static = c.In(0).has_shape && Ctx::StaticShape(c.S(0));
   if (!c.In(0).has_shape) return false;
   if (x_static && !reports && node.outputs.size() == 1 && c.DeclaredStatic(0, &y)) {

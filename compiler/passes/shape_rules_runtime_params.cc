@@ -44,14 +44,6 @@ bool EmptyAxes(const ir::Graph& graph, const ir::Node& node) {
   return v.has_shape && ir::ElementCount(v.shape) == 0;
 }
 
-// The parameter inputs first..last, where present, have static shapes.
-bool ParamsStatic(Ctx& c, size_t first, size_t last) {
-  for (size_t k = first; k <= last && k < c.node().inputs.size(); ++k) {
-    if (c.Has(k) && (!c.In(k).has_shape || !Ctx::StaticShape(c.S(k)))) return false;
-  }
-  return true;
-}
-
 bool IsIndex(DType t) { return t == DType::I64 || t == DType::I32; }
 
 // Input k, when present, is a 1-D int32/int64 tensor of `count` entries
@@ -272,7 +264,7 @@ bool InferRuntimeParams(ir::Graph& graph, ir::Node& node,
   Shape y;
   const std::string& op = node.op_type;
   const bool static_inputs = c.StaticInputs();
-  if (!static_inputs && (op != "Pad" || !c.In(0).has_shape || !ParamsStatic(c, first, last))) {
+  if (!static_inputs && (op != "Pad" || !c.In(0).has_shape || !c.StaticInputs(first, last))) {
     return false;
   }
   if (node.GetInt("kiln.result_dims", 0) != 0 ||

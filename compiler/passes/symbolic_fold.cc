@@ -4,18 +4,13 @@
 #include <memory>
 
 #include "compiler/ir/graph_util.h"
+#include "compiler/passes/constant_folding.h"
 
 namespace kiln::compiler {
 namespace {
 
 // Small shape values only: these are Shape elements, not tensors.
 constexpr int64_t kMaxElements = 64;
-
-const ir::ConstantData* ConstantOf(const ir::Graph& graph, ir::ValueId v,
-                                   const std::vector<ir::ConstantPtr>& known) {
-  if (static_cast<size_t>(v) < known.size() && known[v]) return known[v].get();
-  return graph.value(v).constant.get();
-}
 
 // Flat index into a tensor of shape `in` read at output index `k` of its
 // broadcast to `out`.
@@ -50,7 +45,7 @@ const ir::ConstantData* SymbolicSizeThroughCast(const ir::Graph& graph, ir::Valu
       cast.inputs[0] == ir::kNoValue || (to != ir::DType::I32 && to != ir::DType::I64)) {
     return nullptr;
   }
-  const ir::ConstantData* size = ConstantOf(graph, cast.inputs[0], known);
+  const ir::ConstantData* size = KnownValue(graph, cast.inputs[0], known);
   if (size == nullptr || !size->symbolic || size->dtype != ir::DType::I64 ||
       size->element_count() != 1) {
     return nullptr;
@@ -93,7 +88,7 @@ ir::ConstantPtr FoldSymbolicSelect(const ir::Graph& graph, const ir::Node& node,
   if (node.inputs.size() != (where ? 3u : 2u)) return nullptr;
   std::vector<const ir::ConstantData*> in;
   for (ir::ValueId v : node.inputs) {
-    const ir::ConstantData* c = v == ir::kNoValue ? nullptr : ConstantOf(graph, v, known);
+    const ir::ConstantData* c = v == ir::kNoValue ? nullptr : KnownValue(graph, v, known);
     if (c == nullptr) return nullptr;
     in.push_back(c);
   }
@@ -140,7 +135,7 @@ ir::ConstantPtr FoldSymbolicSelect(const ir::Graph& graph, const ir::Node& node,
 ir::ConstantPtr FoldSymbolicReduce(const ir::Graph& graph, const ir::Node& node,
                                    const std::vector<ir::ConstantPtr>& known) {
   if (node.inputs.empty() || node.inputs[0] == ir::kNoValue) return nullptr;
-  const ir::ConstantData* x = ConstantOf(graph, node.inputs[0], known);
+  const ir::ConstantData* x = KnownValue(graph, node.inputs[0], known);
   if (x == nullptr || x->dtype != ir::DType::I64) return nullptr;
   const int64_t n = x->element_count();
   const int64_t rank = static_cast<int64_t>(x->shape.size());
@@ -190,8 +185,8 @@ ir::ConstantPtr FoldSymbolicArithmetic(const ir::Graph& graph, const ir::Node& n
   if (node.op_type == "Equal" || node.op_type == "Where") return FoldSymbolicSelect(graph, node, known);
   if (IsSymbolicReduce(node.op_type)) return FoldSymbolicReduce(graph, node, known);
   if (node.inputs.size() != 2) return nullptr;
-  const ir::ConstantData* a = ConstantOf(graph, node.inputs[0], known);
-  const ir::ConstantData* b = ConstantOf(graph, node.inputs[1], known);
+  const ir::ConstantData* a = KnownValue(graph, node.inputs[0], known);
+  const ir::ConstantData* b = KnownValue(graph, node.inputs[1], known);
   if (a == nullptr || b == nullptr || a->dtype != ir::DType::I64 || b->dtype != ir::DType::I64) {
     return nullptr;
   }

@@ -168,5 +168,41 @@ TEST(KnownElements, RangeTakesABoundCastToInt32FromASize) {
   EXPECT_FALSE(HasRuntimeParams(b.g, b.g.nodes[n]));  // the symbolic Range's lowering
 }
 
+// Known entries that cannot be sizes are refused by name at compile time.
+TEST(KnownElements, KnownEntriesThatGiveNoSizeAreRefused) {
+  {
+    testing::GraphBuilder b;
+    const ir::ValueId x = b.Input("x", {1, 3, b.g.dims.Symbol("H"), b.g.dims.Symbol("W")});
+    const ir::ValueId sizes = b.Tensor("sizes", {4}, ir::DType::I64);
+    Set(b, b.Node("Concat", "sizes", {Ints(b, "head", {2}, {1, -1}),
+                                      b.Input("hw", {2}, ir::DType::I64)}, {sizes}),
+        "axis", 0);
+    const ir::ValueId y = b.g.AddValue("y");
+    b.Output(y);
+    b.Node("Resize", "rs", {x, kNone, kNone, sizes}, {y});
+    const absl::Status s = InferShapes(b.g);
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.message().find("'rs' (Resize)"), std::string::npos) << s;
+    EXPECT_NE(s.message().find("sizes[1] = -1 is not a size"), std::string::npos) << s;
+  }
+  {
+    testing::GraphBuilder b;
+    const ir::ValueId x = b.Input("x", {3, b.g.dims.Symbol("H"), 8});
+    const ir::ValueId pads = b.Tensor("pads", {6}, ir::DType::I64);
+    // axis 2: begin -6, end -3 of 8 entries
+    Set(b, b.Node("Concat", "pads", {Ints(b, "b", {3}, {0, 0, -6}),
+                                     b.Input("end0", {1}, ir::DType::I64),
+                                     Ints(b, "e", {2}, {0, -3})}, {pads}),
+        "axis", 0);
+    const ir::ValueId y = b.g.AddValue("y");
+    b.Output(y);
+    b.Node("Pad", "pad", {x, pads}, {y});
+    const absl::Status s = InferShapes(b.g);
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.message().find("'pad' (Pad)"), std::string::npos) << s;
+    EXPECT_NE(s.message().find("pads remove 9 entries from axis 2"), std::string::npos) << s;
+  }
+}
+
 }  // namespace
 }  // namespace kiln::compiler

@@ -99,13 +99,16 @@ INPUTS[loop_rows_dynbatch]="x"
 OUTPUTS[loop_rows_dynbatch]="acc"
 INSPECT[loop_rows_dynbatch]='input\[0\] +x .*float32\[N,5\]
 results rows\.body/pos\.length \(at most 5, arena \+0\)'
+INPUTS[loop_signs_dynbatch]="x"
+OUTPUTS[loop_signs_dynbatch]="acc"
+INSPECT[loop_signs_dynbatch]='results rows\.body/pos\.length \(at most 5, arena \+0\), rows\.body/neg\.length \(at most 5, arena \+16\)'
 INPUTS[loop_then_if]="x"
 OUTPUTS[loop_then_if]="acc y"
 INSPECT[loop_then_if]='results rows\.body/pos\.length \(at most 5'
 MODELS="nonzero_after_run compress_after_run unique_after_run unique_axis_after_run nms_after_run
 nms_max_after_run mask_select nms_boxes unique_scaled compress_rows nonzero_batch nonzero_requirement
 if_lengths loop_compress if_nonzero loop_caller_length loop_if_lengths loop_requirement
-loop_twin_names loop_rows_dynbatch loop_then_if"
+loop_twin_names loop_rows_dynbatch loop_signs_dynbatch loop_then_if"
 
 # check MODEL BACKEND RUNNER...: every data set's outputs equal the references.
 check() {

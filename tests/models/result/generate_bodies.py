@@ -23,6 +23,9 @@ them empty; references in float64 NumPy.
   body (their lengths must stay apart).
 - loop_rows_dynbatch: a Loop over the N rows of sin(x), x [N, 5], N = 1, 3
   and 6, summing each row's positive entries.
+- loop_signs_dynbatch: loop_rows_dynbatch with two lengths in the body
+  (the positive and the negative entries of a row): two static slots in
+  the entry, each where the verifier lets a view start.
 - loop_then_if: loop_compress's Loop, then an If whose branches use the
   arena where the body kept its length (which is not read after the run).
 - refuse_body_length_out: refused at compile time (refused_models).
@@ -306,6 +309,35 @@ def loop_rows_dynbatch(rng):
         save("loop_rows_dynbatch", "acc", k, np.array([r[r > 0].sum()], np.float32))
 
 
+def loop_signs_dynbatch(rng):
+    """A Loop over the N rows of sin(x), x [N, 5], adding each row's
+    positive entries and subtracting its negative ones (two Compress in the
+    body): the sum of |sin(x)|, through two lengths of the body."""
+    negative = [helper.make_node("Less", ["row", "zero"], ["neg_mask"], name="neg_mask"),
+                helper.make_node("Compress", ["row", "neg_mask"], ["neg"], name="neg", axis=0)]
+    body = helper.make_graph(
+        positive_entries("r") + negative + [
+         helper.make_node("ReduceSum", ["pos"], ["sp"], name="sp", keepdims=1),
+         helper.make_node("ReduceSum", ["neg"], ["sn"], name="sn", keepdims=1),
+         helper.make_node("Sub", ["sp", "sn"], ["s"], name="s"),
+         helper.make_node("Add", ["acc_in", "s"], ["acc_out"], name="acc"),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"], name="cond")],
+        "body", loop_inputs([1]), [vi("cond_out", [], BOOL), vi("acc_out", [1])])
+    nodes = [helper.make_node("Sin", ["x"], ["r"], name="sin"),
+             helper.make_node("Shape", ["x"], ["shape"], name="shape"),
+             helper.make_node("Gather", ["shape", "first"], ["trip"], name="trip"),
+             helper.make_node("Loop", ["trip", "", "acc0"], ["acc"], name="rows", body=body)]
+    inits = [helper.make_tensor("first", I64, [], [0]), helper.make_tensor("acc0", F32, [1], [0])]
+    save_model(helper.make_graph(nodes, "loop_signs_dynbatch", [vi("x", ["N", 5])],
+                                 [vi("acc", [1])], initializer=inits),
+               "loop_signs_dynbatch")
+    for k, n in enumerate([1, 3, 6]):
+        x = rng.standard_normal((n, 5)).astype(np.float32)
+        r = np.sin(x.astype(np.float64))
+        save("loop_signs_dynbatch", "x", k, x)
+        save("loop_signs_dynbatch", "acc", k, np.array([np.abs(r).sum()], np.float32))
+
+
 def main():
     rng = np.random.default_rng(10)
     loop_compress(rng)
@@ -317,6 +349,7 @@ def main():
     loop_rows_dynbatch(rng)
     loop_then_if(rng)
     refused_models()
+    loop_signs_dynbatch(np.random.default_rng(11))
 
 
 if __name__ == "__main__":

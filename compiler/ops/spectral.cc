@@ -2,18 +2,22 @@
 // (opset 17), float32 with a trailing component dim (1 real, 2 complex), and
 // the signal constants HannWindow, HammingWindow, BlackmanWindow
 // (signal_window) and MelWeightMatrix (mel_weight_matrix), whose sizes come
-// from constant inputs or else from the model's declared output shape (the
-// kernel re-checks the run-time input). The shape rules resolve what the
-// lowering needs into attributes:
+// from constant inputs, else from the model's declared output shape (the
+// kernel re-checks the run-time input), else — at top level — from the run:
+// a dims kernel reports them (shape_resolve, stft_dims,
+// mel_weight_matrix_dims) and they are patched into the kernel's parameters
+// (the output goes to the workspace's tail, sized without a bound). The shape
+// rules resolve what the lowering needs into attributes:
 //   DFT:  kiln.axis (normalised), kiln.n (transform length);
 //   STFT: kiln.frame_length (0 when only known at run time).
 // DFT's dft_length must be a constant. STFT's frame_step / frame_length may
-// be run-time scalars when the model declares the output dims they decide;
-// the stft_f32 kernel re-checks them against the compiled shape. Each
+// be run-time scalars; the stft_f32 kernel re-checks them against the
+// shape it was given. Each
 // transform length known at compile time gets a constant table of cos / sin
 // of 2 pi m / n in double, so the kernels spend no trigonometry per term.
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -68,13 +72,17 @@ absl::Status ConstScalar(Ctx& c, size_t k, const char* what, bool* known, int64_
   return absl::OkStatus();
 }
 
+// Whether the model declares dim `d` of the output as a number.
+bool DeclaresDim(const Ctx& c, size_t d) {
+  const int64_t v = c.DeclaredDim(0, d);
+  return v >= 0 && !ir::IsSymbolic(v);
+}
+
 // Dim `d` of the output as the model declares it, or an error saying which
 // input would have decided it.
-absl::Status DeclaredDim(Ctx& c, size_t d, const char* what, int64_t* out) {
-  const ir::Value& v = c.graph().value(c.node().outputs[0]);
-  if (v.has_declared_shape && d < v.declared_shape.size() && v.declared_shape[d] >= 0 &&
-      !ir::IsSymbolic(v.declared_shape[d])) {
-    *out = v.declared_shape[d];
+absl::Status DeclaredDim(const Ctx& c, size_t d, const char* what, int64_t* out) {
+  if (DeclaresDim(c, d)) {
+    *out = c.DeclaredDim(0, d);
     return absl::OkStatus();
   }
   return c.Err(absl::StrCat(what, " is not known at compile time and the output's dim ", d,
@@ -149,19 +157,32 @@ absl::Status Stft(Ctx& c) {
   if (fl_known && (fl < 1 || fl > x[1])) {
     return c.Err(absl::StrCat("frame length ", fl, " must be in 1..", x[1]));
   }
-  int64_t frames = 0, bins = 0;
-  if (step_known && fl_known) {
-    frames = (x[1] - fl) / step + 1;
-  } else {
-    KILN_RETURN_IF_ERROR(DeclaredDim(c, 1, "frame_step or frame_length", &frames));
-  }
-  if (fl_known) {
-    bins = onesided ? fl / 2 + 1 : fl;
-  } else {
-    KILN_RETURN_IF_ERROR(DeclaredDim(c, 2, "frame_length", &bins));
-  }
   c.node().SetInt("kiln.frame_length", fl_known ? fl : 0);
-  return c.Set(0, DType::F32, {x[0], frames, bins, 2});
+  const int64_t batch = x[0], length = x[1];  // copies: reporting dims may move x
+  std::optional<int64_t> frames, bins;
+  if (step_known && fl_known) frames = (length - fl) / step + 1;
+  if (fl_known) bins = onesided ? fl / 2 + 1 : fl;
+  if (!frames || !bins) {
+    // Unknown counts the model declares are compiled as declared (the kernel
+    // re-checks them); else, at top level, stft_dims reports them.
+    const bool declared = (frames || DeclaresDim(c, 1)) && (bins || DeclaresDim(c, 2));
+    if (c.node().GetInt("kiln.result_dims", 0) != 0 || (!declared && c.graph().scope.empty())) {
+      KILN_ASSIGN_OR_RETURN(const ir::ValueId dims, c.ReportedDimsOutput(1, 2));
+      if (!frames) frames = c.ReportedDim(dims, 0, ir::kNoBound, 0, ".frames");
+      if (!bins) bins = c.ReportedDim(dims, 1, ir::kNoBound, 0, ".bins");
+    } else {
+      int64_t v = 0;
+      if (!frames) {
+        KILN_RETURN_IF_ERROR(DeclaredDim(c, 1, "frame_step or frame_length", &v));
+        frames = v;
+      }
+      if (!bins) {
+        KILN_RETURN_IF_ERROR(DeclaredDim(c, 2, "frame_length", &v));
+        bins = v;
+      }
+    }
+  }
+  return c.Set(0, DType::F32, {batch, *frames, *bins, 2});
 }
 
 absl::Status OutputFloat(Ctx& c, DType* t) {
@@ -198,19 +219,38 @@ absl::Status MelWeightMatrix(Ctx& c) {
   if (c.T(3) != c.T(4) || (c.T(3) != DType::F32 && c.T(3) != DType::F64 && c.T(3) != DType::F16)) {
     return c.Err("lower_edge_hertz and upper_edge_hertz must share a float dtype");
   }
-  int64_t bins = 0, spec = 0;
-  KILN_RETURN_IF_ERROR(c.SizeInput(0, "num_mel_bins", 1, 0, &bins));
+  DType t;
+  KILN_RETURN_IF_ERROR(OutputFloat(c, &t));
+  std::optional<int64_t> bins, spec;
+  int64_t v = 0;
+  if (c.C(0)) {
+    KILN_RETURN_IF_ERROR(c.SizeInput(0, "num_mel_bins", 1, 0, &v));
+    bins = v;
+  }
   if (const ir::ConstantData* d = c.C(1)) {
     if (d->element_count() != 1 || d->IntAt(0) < 0 || d->IntAt(0) > Ctx::kMaxDim) {
       return c.Err("dft_length must be one value in range");
     }
     spec = d->IntAt(0) / 2 + 1;
-  } else {
-    KILN_RETURN_IF_ERROR(c.SizeInput(1, "dft_length", 0, 0, &spec));
   }
-  DType t;
-  KILN_RETURN_IF_ERROR(OutputFloat(c, &t));
-  return c.Set(0, t, {spec, bins});
+  const bool declared = (bins || DeclaresDim(c, 1)) && (spec || DeclaresDim(c, 0));
+  if ((!bins || !spec) && (c.node().GetInt("kiln.result_dims", 0) != 0 ||
+                           (!declared && c.graph().scope.empty()))) {
+    // Run-time sizes the model does not declare: mel_weight_matrix_dims
+    // reports them.
+    KILN_ASSIGN_OR_RETURN(const ir::ValueId dims, c.ReportedDimsOutput(1, 2));
+    if (!spec) spec = c.ReportedDim(dims, 0, ir::kNoBound, 0, ".spectrum_bins");
+    if (!bins) bins = c.ReportedDim(dims, 1, ir::kNoBound, 0, ".mel_bins");
+  }
+  if (!bins) {
+    KILN_RETURN_IF_ERROR(c.SizeInput(0, "num_mel_bins", 1, 0, &v));
+    bins = v;
+  }
+  if (!spec) {
+    KILN_RETURN_IF_ERROR(c.SizeInput(1, "dft_length", 0, 0, &v));
+    spec = v;
+  }
+  return c.Set(0, t, {*spec, *bins});
 }
 
 // Tables past this many entries (16 bytes each) are not worth their size:
@@ -258,7 +298,8 @@ absl::Status LowerStft(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(Shape x, ctx.InputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(Shape y, ctx.OutputShape(node, 0));
   KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, x, "signal"));
-  KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, y, "output"));
+  const bool reports_dims = node.GetInt("kiln.result_dims", 0) != 0;
+  if (!reports_dims) KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, y, "output"));
   if (x.size() != 3 || y.size() != 4) return ctx.Invalid(node, "the shapes were not resolved");
   const int64_t fl = node.GetInt("kiln.frame_length", 0);
   const bool has_window = HasInput(node, 2), has_fl = HasInput(node, 3);
@@ -281,6 +322,14 @@ absl::Status LowerStft(LoweringContext& ctx, const ir::Node& node) {
   }
   if (table_n > 0) bt = TwiddleTable(ctx, node, table_n);
   const auto code = [&](size_t k) { return static_cast<int64_t>(ctx.value(node.inputs[k]).dtype); };
+  if (reports_dims) {  // F and K from the run-time scalars, patched into stft_f32
+    KILN_ASSIGN_OR_RETURN(Binding dims, ctx.Bind(node, node.outputs.back()));
+    KILN_RETURN_IF_ERROR(ctx.Dispatch(
+        node, "stft_dims",
+        {x[1], node.GetInt("onesided", 1) != 0 ? 1 : 0, window_len, has_fl ? 1 : 0, code(1),
+         has_fl ? code(3) : 0},
+        {}, {bs, bf, dims}, {-1, has_fl ? -1 : 0, -1}));
+  }
   Shape ip = {x[0], x[1], x[2], y[1], y[2], node.GetInt("onesided", 1) != 0 ? 1 : 0,
               window_len, has_fl ? 1 : 0, table_n, code(1), has_fl ? code(3) : 0};
   return ctx.Dispatch(node, "stft_f32", std::move(ip), {}, {bx, bs, bw, bf, bt, by},
@@ -307,6 +356,12 @@ absl::Status LowerSignalWindow(LoweringContext& ctx, const ir::Node& node) {
 absl::Status LowerMel(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(Shape y, ctx.OutputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(std::vector<Binding> binds, BindAll(ctx, node, {0, 1, 2, 3, 4}));
+  if (node.GetInt("kiln.result_dims", 0) != 0) {  // sizes patched into mel_weight_matrix
+    KILN_ASSIGN_OR_RETURN(Binding dims, ctx.Bind(node, node.outputs.back()));
+    KILN_RETURN_IF_ERROR(ctx.Dispatch(node, "mel_weight_matrix_dims",
+                                      {DTypeCode(ctx, node.inputs[0])}, {},
+                                      {binds[0], binds[1], dims}));
+  }
   Shape ip = {y[1], y[0], DTypeCode(ctx, node.inputs[0]), DTypeCode(ctx, node.inputs[3]),
               static_cast<int64_t>(ctx.value(node.outputs[0]).dtype)};
   return ctx.Dispatch(node, "mel_weight_matrix", std::move(ip), {}, binds);
@@ -316,12 +371,14 @@ absl::Status LowerMel(LoweringContext& ctx, const ir::Node& node) {
 
 void RegisterSpectralOps(std::vector<OpDef>& ops) {
   ops.push_back({"DFT", Dft, /*symbolic=*/false, LowerDft});
-  ops.push_back({"STFT", Stft, /*symbolic=*/false, LowerStft});
+  // Symbolic: run-time frame counts without a declaration give reported dims
+  // (the signal itself must be static).
+  ops.push_back({"STFT", Stft, /*symbolic=*/true, LowerStft});
   // Symbolic: a run-time size without a declaration gives a reported length.
   ops.push_back({"HannWindow", SignalWindow, /*symbolic=*/true, LowerSignalWindow});
   ops.push_back({"HammingWindow", SignalWindow, /*symbolic=*/true, LowerSignalWindow});
   ops.push_back({"BlackmanWindow", SignalWindow, /*symbolic=*/true, LowerSignalWindow});
-  ops.push_back({"MelWeightMatrix", MelWeightMatrix, /*symbolic=*/false, LowerMel});
+  ops.push_back({"MelWeightMatrix", MelWeightMatrix, /*symbolic=*/true, LowerMel});
 }
 
 }  // namespace kiln::compiler

@@ -110,6 +110,25 @@ enum {
 
 static int stft_int_dtype(int64_t t) { return t == KILN_DTYPE_I32 || t == KILN_DTYPE_I64; }
 
+/* The frame count F and bin count K the run-time scalars give (and fl), or
+ * KILN_ERR_INVALID_ARGUMENT for a step or frame length out of range. */
+static int stft_shape(int64_t L, int64_t onesided, int64_t wn, int64_t has_fl, int64_t step_dtype,
+                      int64_t fl_dtype, const void* step_in, const void* fl_in, int64_t* fl_out,
+                      int64_t* F, int64_t* K) {
+  const int64_t step = (int64_t)kiln_load_bits(step_in, step_dtype, 0);
+  int64_t fl = wn;
+  if (has_fl) {
+    const int64_t v = (int64_t)kiln_load_bits(fl_in, fl_dtype, 0);
+    if (wn > 0 && v != wn) return KILN_ERR_INVALID_ARGUMENT;
+    fl = v;
+  }
+  if (step < 1 || fl < 1 || fl > L) return KILN_ERR_INVALID_ARGUMENT;
+  *fl_out = fl;
+  *F = (L - fl) / step + 1;
+  *K = onesided ? fl / 2 + 1 : fl;
+  return KILN_OK;
+}
+
 int kiln_stft_f32(const int64_t* ip, const float* fp, void* const* bindings,
                   const kiln_host* host) {
   (void)fp;
@@ -117,17 +136,12 @@ int kiln_stft_f32(const int64_t* ip, const float* fp, void* const* bindings,
   const int64_t B = ip[STFT_B], L = ip[STFT_L], C = ip[STFT_C], F = ip[STFT_F], K = ip[STFT_K];
   const int64_t wn = ip[STFT_WINDOW_LEN], tn = ip[STFT_TABLE_N];
   /* The run-time scalars must give exactly the compiled shape. */
-  const int64_t step = (int64_t)kiln_load_bits(bindings[1], ip[STFT_STEP_DTYPE], 0);
-  int64_t fl = wn;
-  if (ip[STFT_HAS_FL]) {
-    const int64_t v = (int64_t)kiln_load_bits(bindings[3], ip[STFT_FL_DTYPE], 0);
-    if (wn > 0 && v != wn) return KILN_ERR_INVALID_ARGUMENT;
-    fl = v;
-  }
-  if (step < 1 || fl < 1 || fl > L) return KILN_ERR_INVALID_ARGUMENT;
-  if ((L - fl) / step + 1 != F) return KILN_ERR_INVALID_ARGUMENT;
-  if ((ip[STFT_ONESIDED] ? fl / 2 + 1 : fl) != K) return KILN_ERR_INVALID_ARGUMENT;
+  int64_t fl, frames, bins;
+  KILN_TRY(stft_shape(L, ip[STFT_ONESIDED], wn, ip[STFT_HAS_FL], ip[STFT_STEP_DTYPE],
+                      ip[STFT_FL_DTYPE], bindings[1], bindings[3], &fl, &frames, &bins));
+  if (frames != F || bins != K) return KILN_ERR_INVALID_ARGUMENT;
   if (tn > 0 && tn != fl) return KILN_ERR_INVALID_ARGUMENT;
+  const int64_t step = (int64_t)kiln_load_bits(bindings[1], ip[STFT_STEP_DTYPE], 0);
   const float* x = (const float*)bindings[0];
   const float* w = wn > 0 ? (const float*)bindings[2] : 0;
   const double* table = tn > 0 ? (const double*)bindings[4] : 0;
@@ -173,4 +187,34 @@ int kiln_stft_f32_check(const int64_t* ip, uint32_t iparam_count, const float* f
   }
   KILN_TRY(kiln_check_binding(binding_bytes[4], tb));
   return kiln_check_f32_binding(binding_bytes[5], ye);
+}
+
+enum { STD_L, STD_ONESIDED, STD_WINDOW_LEN, STD_HAS_FL, STD_STEP_DTYPE, STD_FL_DTYPE, STD_COUNT };
+
+int kiln_stft_dims(const int64_t* ip, const float* fp, void* const* bindings,
+                   const kiln_host* host) {
+  (void)fp;
+  (void)host;
+  int64_t fl, dims[2];
+  KILN_TRY(stft_shape(ip[STD_L], ip[STD_ONESIDED], ip[STD_WINDOW_LEN], ip[STD_HAS_FL],
+                      ip[STD_STEP_DTYPE], ip[STD_FL_DTYPE], bindings[0], bindings[1], &fl,
+                      &dims[0], &dims[1]));
+  memcpy(bindings[2], dims, sizeof dims);
+  return KILN_OK;
+}
+
+int kiln_stft_dims_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                         uint32_t fparam_count, const uint64_t* binding_bytes) {
+  KILN_TRY(kiln_check_counts(ip, iparam_count, STD_COUNT, fp, fparam_count, 0));
+  KILN_TRY(kiln_check_nonneg(ip, STD_COUNT));
+  KILN_TRY(kiln_check_enum(ip[STD_ONESIDED], 0, 1));
+  KILN_TRY(kiln_check_enum(ip[STD_HAS_FL], 0, 1));
+  if (!stft_int_dtype(ip[STD_STEP_DTYPE])) return KILN_ERR_INVALID_ARGUMENT;
+  if (ip[STD_HAS_FL] && !stft_int_dtype(ip[STD_FL_DTYPE])) return KILN_ERR_INVALID_ARGUMENT;
+  if (ip[STD_WINDOW_LEN] == 0 && !ip[STD_HAS_FL]) return KILN_ERR_INVALID_ARGUMENT;
+  KILN_TRY(kiln_check_binding(binding_bytes[0], kiln_dtype_size(ip[STD_STEP_DTYPE])));
+  if (ip[STD_HAS_FL]) {
+    KILN_TRY(kiln_check_binding(binding_bytes[1], kiln_dtype_size(ip[STD_FL_DTYPE])));
+  }
+  return kiln_check_binding(binding_bytes[2], 16);
 }

@@ -112,3 +112,27 @@ int kiln_mel_weight_matrix_check(const int64_t* ip, uint32_t iparam_count, const
   KILN_TRY(kiln_dense_bytes(count, kiln_dtype_size(ip[MW_OUT_DTYPE]), &bytes));
   return kiln_check_binding(binding_bytes[5], bytes);
 }
+
+enum { MWD_INT_DTYPE, MWD_COUNT };
+
+int kiln_mel_weight_matrix_dims(const int64_t* ip, const float* fp, void* const* bindings,
+                                const kiln_host* host) {
+  (void)fp;
+  (void)host;
+  const int64_t bins = (int64_t)kiln_load_bits(bindings[0], ip[MWD_INT_DTYPE], 0);
+  const int64_t dft = (int64_t)kiln_load_bits(bindings[1], ip[MWD_INT_DTYPE], 0);
+  if (bins < 1 || dft < 0) return KILN_ERR_INVALID_ARGUMENT;
+  const int64_t dims[2] = {dft / 2 + 1, bins};
+  memcpy(bindings[2], dims, sizeof dims);
+  return KILN_OK;
+}
+
+int kiln_mel_weight_matrix_dims_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
+                                      uint32_t fparam_count, const uint64_t* binding_bytes) {
+  KILN_TRY(kiln_check_counts(ip, iparam_count, MWD_COUNT, fp, fparam_count, 0));
+  if (!sw_int_dtype(ip[MWD_INT_DTYPE])) return KILN_ERR_INVALID_ARGUMENT;
+  const int64_t ib = kiln_dtype_size(ip[MWD_INT_DTYPE]);
+  KILN_TRY(kiln_check_binding(binding_bytes[0], ib));
+  KILN_TRY(kiln_check_binding(binding_bytes[1], ib));
+  return kiln_check_binding(binding_bytes[2], 16);
+}

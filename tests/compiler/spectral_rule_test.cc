@@ -1,5 +1,6 @@
-// DFT and STFT in the compiler (compiler/ops/spectral.cc): output shapes, the kernel parameters, the
-// twiddle table, and refusals naming the node. Sizes follow the ONNX node
+// DFT, STFT and MelWeightMatrix in the compiler (compiler/ops/spectral.cc):
+// output shapes (declared, constant or reported during the run), the kernel
+// parameters, the twiddle table, and refusals naming the node. Sizes follow the ONNX node
 // conformance tests test_dft* / test_stft* (which run in VM and AOT).
 #include <string>
 #include <vector>
@@ -141,18 +142,40 @@ TEST(Stft, RunTimeScalarsTakeTheDeclaredShape) {
             (Dims{1, 128, 1, 15, 9, 1, 0, 1, 0, KILN_DTYPE_I64, KILN_DTYPE_I64}));
 }
 
+TEST(Stft, RunTimeStepWithoutADeclarationReportsTheFrameCount) {
+  Model m;  // the window fixes the bins; stft_dims reports the frames
+  m.Make("STFT", "stft1", {m.b.Input("s", {1, 128, 1}), m.I64Input("step"), m.b.Input("w", {16})});
+  auto lowered = m.Lower();
+  ASSERT_TRUE(lowered.ok()) << lowered.status();
+  const Dims y = m.b.g.value(m.out).shape;
+  ASSERT_EQ(y.size(), 4u);
+  EXPECT_EQ(y[0], 1);
+  EXPECT_TRUE(ir::IsSymbolic(y[1]));
+  EXPECT_EQ(y[2], 9);
+  EXPECT_EQ(y[3], 2);
+  const emit::ExecutableDesc* d = Find(*lowered, "stft_dims");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->iparams, (Dims{128, 1, 16, 0, KILN_DTYPE_I64, 0}));
+  EXPECT_NE(Find(*lowered, "stft_f32"), nullptr);
+}
+
+TEST(Stft, RunTimeFrameLengthWithoutADeclarationReportsBothCounts) {
+  Model m;
+  m.Make("STFT", "stft1",
+         {m.b.Input("s", {1, 128, 1}), m.I64("step", 8), ir::kNoValue, m.I64Input("fl")});
+  m.Int("onesided", 0);
+  auto lowered = m.Lower();
+  ASSERT_TRUE(lowered.ok()) << lowered.status();
+  const Dims y = m.b.g.value(m.out).shape;
+  ASSERT_EQ(y.size(), 4u);
+  EXPECT_TRUE(ir::IsSymbolic(y[1]));
+  EXPECT_TRUE(ir::IsSymbolic(y[2]));
+  const emit::ExecutableDesc* d = Find(*lowered, "stft_dims");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->iparams, (Dims{128, 0, 0, 1, KILN_DTYPE_I64, KILN_DTYPE_I64}));
+}
+
 TEST(Stft, Refusals) {
-  {
-    Model m;  // run-time frame_step and no declared output shape
-    m.Make("STFT", "stft1", {m.b.Input("s", {1, 128, 1}), m.I64Input("step"), m.b.Input("w", {16})});
-    ExpectRefused(m, "stft1", "frame_step");
-  }
-  {
-    Model m;  // run-time frame_length, no window, no declared shape
-    m.Make("STFT", "stft1",
-           {m.b.Input("s", {1, 128, 1}), m.I64("step", 8), ir::kNoValue, m.I64Input("fl")});
-    ExpectRefused(m, "stft1", "frame_length");
-  }
   {
     Model m;
     m.Make("STFT", "stft1", {m.b.Input("s", {1, 128, 1}), m.I64("step", 8)});
@@ -174,6 +197,51 @@ TEST(Stft, Refusals) {
     m.Make("STFT", "stft1", {m.b.Input("s", {1, 128, 1}), m.I64("step", 0), m.b.Input("w", {16})});
     ExpectRefused(m, "stft1", "frame_step must be >= 1");
   }
+  {
+    Model m;  // a signal of symbolic length (the kernel needs L)
+    m.Make("STFT", "stft1", {m.b.Input("s", {1, m.b.g.dims.Symbol("n"), 1}), m.I64("step", 8),
+                             m.b.Input("w", {16})});
+    ExpectRefused(m, "stft1", "signal");
+  }
+}
+
+TEST(MelWeightMatrix, ConstantSizesGiveAStaticShape) {
+  Model m;
+  m.Make("MelWeightMatrix", "mel1",
+         {m.I64("bins", 8), m.I64("dft", 16), m.I64("rate", 8192),
+          m.b.Input("lo", {}, ir::DType::F32), m.b.Input("hi", {}, ir::DType::F32)});
+  auto lowered = m.Lower();
+  ASSERT_TRUE(lowered.ok()) << lowered.status();
+  EXPECT_EQ(m.b.g.value(m.out).shape, (Dims{9, 8}));
+  EXPECT_EQ(Find(*lowered, "mel_weight_matrix_dims"), nullptr);
+}
+
+TEST(MelWeightMatrix, RunTimeDftLengthWithoutADeclarationIsReported) {
+  Model m;  // num_mel_bins constant: only the spectrum's rows are reported
+  m.Make("MelWeightMatrix", "mel1",
+         {m.I64("bins", 8), m.I64Input("dft"), m.I64("rate", 8192),
+          m.b.Input("lo", {}, ir::DType::F32), m.b.Input("hi", {}, ir::DType::F32)});
+  auto lowered = m.Lower();
+  ASSERT_TRUE(lowered.ok()) << lowered.status();
+  const Dims y = m.b.g.value(m.out).shape;
+  ASSERT_EQ(y.size(), 2u);
+  EXPECT_TRUE(ir::IsSymbolic(y[0]));
+  EXPECT_EQ(y[1], 8);
+  const emit::ExecutableDesc* d = Find(*lowered, "mel_weight_matrix_dims");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->iparams, (Dims{KILN_DTYPE_I64}));
+}
+
+TEST(MelWeightMatrix, RunTimeSizesTakeTheDeclaredShape) {
+  Model m;
+  m.Make("MelWeightMatrix", "mel1",
+         {m.I64Input("bins"), m.I64Input("dft"), m.I64("rate", 8192),
+          m.b.Input("lo", {}, ir::DType::F32), m.b.Input("hi", {}, ir::DType::F32)});
+  m.Declare({9, 8});
+  auto lowered = m.Lower();
+  ASSERT_TRUE(lowered.ok()) << lowered.status();
+  EXPECT_EQ(m.b.g.value(m.out).shape, (Dims{9, 8}));
+  EXPECT_EQ(Find(*lowered, "mel_weight_matrix_dims"), nullptr);
 }
 
 }  // namespace

@@ -66,7 +66,9 @@ absl::StatusOr<std::vector<vm::NpyArray>> RunInVm(const std::string& module_byte
   for (uint32_t i = 0; i < outputs.size(); ++i) {
     const fb::TensorDesc* desc = sig.outputs()->Get(i);
     outputs[i].dtype = desc->dtype();
-    if ((*instance)->has_symbols()) {
+    // Dims from symbols or found during the run (0 until then) come from the
+    // instance; the signature holds their encoded symbol ids.
+    if ((*instance)->has_symbols() || (*instance)->has_unbounded_sizes()) {
       outputs[i].shape = (*instance)->OutputShape(i);
     } else {
       outputs[i].shape.assign(desc->shape()->begin(), desc->shape()->end());

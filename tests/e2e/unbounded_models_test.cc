@@ -3,7 +3,8 @@
 // ONNX Runtime's outputs as the reference). The VM runs them, growing the
 // workspace and output buffers as the run asks (vm/run_growing.h), and so
 // does the AOT bundle's runner (NAME_run's kiln_shortfall, NAME_main.c's
-// loop). Tolerance: 1e-4 * max(1, max|ref|).
+// loop). Tolerance: 1e-4 * max(1, max|ref|). A model with NAME.second.*
+// files runs again, same module, on those inputs (other run-time sizes).
 // Then the protocol itself on one model: the shortfall a run reports names
 // the buffer and the bytes (NumPy: np.ones((2, 3, 4), np.float32).nbytes =
 // 96; (4, 3, 4): 192), and a run with that much room passes, through the
@@ -80,6 +81,18 @@ TEST_P(UnboundedModel, VmAndAotMatchOnnxRuntime) {
   auto aot = RunAot(*module, bundle, input_files, refs.size(), vm::WidestKernelPath());
   ASSERT_TRUE(aot.ok()) << aot.status();
   ExpectMatches(*aot, refs, "AOT");
+  // NAME.second.*: the same module on other run-time sizes.
+  std::vector<std::string> second_files;
+  const std::vector<vm::NpyArray> second = Load(name + ".second", "input", &second_files);
+  if (second.empty()) return;
+  const std::vector<vm::NpyArray> second_refs = Load(name + ".second", "output");
+  got = RunInVm(*module, second, vm::WidestKernelPath());
+  ASSERT_TRUE(got.ok()) << got.status();
+  ExpectMatches(*got, second_refs, "VM, second run");
+  aot = RunAot(*module, bundle + ".second", second_files, second_refs.size(),
+               vm::WidestKernelPath());
+  ASSERT_TRUE(aot.ok()) << aot.status();
+  ExpectMatches(*aot, second_refs, "AOT, second run");
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, UnboundedModel, ::testing::ValuesIn(Names()));

@@ -1,4 +1,4 @@
-// dft_f32 and stft_f32 against NumPy's np.fft (values pasted below, computed
+// dft_f32, stft_f32 and stft_dims against NumPy's np.fft (values pasted below, computed
 // by /usr/bin/python3 with numpy) and against a naive double-precision DFT
 // written here; plus the checkers' refusals. Tolerance: 1e-5 absolute on
 // values of magnitude < 10 (float32 output of a double accumulation).
@@ -239,6 +239,62 @@ TEST(StftCheck, RefusesBadParamsAndShortBindings) {
   none[6] = 0;
   none[7] = 0;
   EXPECT_NE(kiln_stft_f32_check(none.data(), 11, nullptr, 0, s.bytes), KILN_OK);
+}
+
+// stft_dims against shapes an independent implementation gave: ONNX's
+// test_stft declares [1, 15, 9, 2] for L = 128, step 8, frame_length 16,
+// onesided; ONNX Runtime gave [2, 6, 12, 2] for L = 50, a 12-point window,
+// step 7, two-sided (tests/models/opset/unbounded/stft17_window_runtime_step).
+TEST(StftDims, ReportsFramesAndBinsOfTheRunTimeScalars) {
+  struct Case {
+    std::vector<int64_t> ip;  // L onesided window_len has_fl step_dtype fl_dtype
+    int64_t step, fl, frames, bins;
+  };
+  for (const Case& t : {Case{{128, 1, 0, 1, KILN_DTYPE_I64, KILN_DTYPE_I64}, 8, 16, 15, 9},
+                        Case{{50, 0, 12, 0, KILN_DTYPE_I64, 0}, 7, 0, 6, 12},
+                        Case{{50, 0, 12, 1, KILN_DTYPE_I64, KILN_DTYPE_I64}, 7, 12, 6, 12}}) {
+    int64_t step = t.step, fl = t.fl, dims[2] = {-1, -1};
+    const uint64_t bytes[3] = {8, t.ip[3] ? 8u : 0u, 16};
+    void* b[3] = {&step, &fl, dims};
+    ASSERT_EQ(kiln_stft_dims_check(t.ip.data(), 6, nullptr, 0, bytes), KILN_OK);
+    ASSERT_EQ(kiln_stft_dims(t.ip.data(), nullptr, b, nullptr), KILN_OK);
+    EXPECT_EQ(dims[0], t.frames);
+    EXPECT_EQ(dims[1], t.bins);
+  }
+}
+
+TEST(StftDims, RefusesStepsAndLengthsOutOfRangeAndBadParams) {
+  const std::vector<int64_t> ip = {10, 1, 0, 1, KILN_DTYPE_I64, KILN_DTYPE_I64};
+  const uint64_t bytes[3] = {8, 8, 16};
+  for (auto [step, fl] : {std::pair<int64_t, int64_t>{0, 4}, {-1, 4}, {3, 0}, {3, 11},
+                          {3, -4}}) {
+    int64_t dims[2] = {-1, -1};
+    void* b[3] = {&step, &fl, dims};
+    EXPECT_EQ(kiln_stft_dims(ip.data(), nullptr, b, nullptr), KILN_ERR_INVALID_ARGUMENT)
+        << step << " " << fl;
+    EXPECT_EQ(dims[0], -1);  // untouched
+  }
+  int64_t step = 3, wrong_fl = 5, dims[2];
+  std::vector<int64_t> windowed = ip;
+  windowed[2] = 4;  // a window of 4 and a frame_length of 5 disagree
+  void* b[3] = {&step, &wrong_fl, dims};
+  EXPECT_EQ(kiln_stft_dims(windowed.data(), nullptr, b, nullptr), KILN_ERR_INVALID_ARGUMENT);
+  const auto with = [&](int k, int64_t v) {
+    std::vector<int64_t> p = ip;
+    p[k] = v;
+    return kiln_stft_dims_check(p.data(), 6, nullptr, 0, bytes);
+  };
+  EXPECT_NE(kiln_stft_dims_check(ip.data(), 5, nullptr, 0, bytes), KILN_OK);
+  EXPECT_NE(with(1, 2), KILN_OK);                // onesided
+  EXPECT_NE(with(4, KILN_DTYPE_F32), KILN_OK);   // step dtype
+  EXPECT_NE(with(5, KILN_DTYPE_F32), KILN_OK);   // frame_length dtype
+  EXPECT_NE(with(3, 0), KILN_OK);                // neither window nor frame_length
+  for (int k = 0; k < 3; ++k) {
+    uint64_t short_bytes[3] = {bytes[0], bytes[1], bytes[2]};
+    short_bytes[k] -= 1;
+    EXPECT_EQ(kiln_stft_dims_check(ip.data(), 6, nullptr, 0, short_bytes), KILN_ERR_OUT_OF_RANGE)
+        << k;
+  }
 }
 
 }  // namespace

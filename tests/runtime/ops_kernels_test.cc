@@ -1,10 +1,13 @@
 // topk, maxpool_argmax_f32, qmatmul, qconv2d, signal_window and
 // mel_weight_matrix against NumPy/PyTorch references
-// (tests/runtime/make_reference_ops.py), and their checkers' verdicts.
+// (tests/runtime/make_reference_ops.py), mel_weight_matrix_dims against shapes
+// ONNX and ONNX Runtime gave, and their checkers' verdicts.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstring>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "kernel_case.h"
@@ -121,6 +124,51 @@ TEST(MelWeightMatrixRun, RefusesMismatchedSizesAndBinsOutsideTheSpectrum) {
   EXPECT_EQ(RunPatched(c, 1, &dft20, 4), KILN_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(RunPatched(c, 2, &tiny_rate, 4), KILN_ERR_OUT_OF_RANGE);
   EXPECT_EQ(c.Check(With(c.iparams, {{1, 0}}), c.binding_bytes()), KILN_ERR_INVALID_ARGUMENT);
+}
+
+// mel_weight_matrix_dims against shapes an independent implementation gave:
+// ONNX's test_melweightmatrix declares [9, 8] for 8 bins and dft_length 16;
+// ONNX Runtime gave [32, 12] for 12 bins and dft_length 63
+// (tests/models/opset/unbounded/melweightmatrix17_runtime_sizes, second run).
+TEST(MelWeightMatrixDims, ReportsTheSpectrumAndMelBins) {
+  for (auto [bins, dft, rows] : {std::tuple<int64_t, int64_t, int64_t>{8, 16, 9}, {12, 63, 32}}) {
+    int64_t dims[2] = {-1, -1};
+    void* b[3] = {&bins, &dft, dims};
+    const int64_t ip[1] = {KILN_DTYPE_I64};
+    const uint64_t bytes[3] = {8, 8, 16};
+    ASSERT_EQ(kiln_mel_weight_matrix_dims_check(ip, 1, nullptr, 0, bytes), KILN_OK);
+    ASSERT_EQ(kiln_mel_weight_matrix_dims(ip, nullptr, b, nullptr), KILN_OK);
+    EXPECT_EQ(dims[0], rows);
+    EXPECT_EQ(dims[1], bins);
+  }
+  int32_t bins32 = 5, dft32 = 10;
+  int64_t dims[2];
+  void* b[3] = {&bins32, &dft32, dims};
+  const int64_t ip32[1] = {KILN_DTYPE_I32};
+  ASSERT_EQ(kiln_mel_weight_matrix_dims(ip32, nullptr, b, nullptr), KILN_OK);
+  EXPECT_EQ(dims[0], 6);
+  EXPECT_EQ(dims[1], 5);
+}
+
+TEST(MelWeightMatrixDims, RefusesNoBinsANegativeLengthAndBadParams) {
+  const int64_t ip[1] = {KILN_DTYPE_I64};
+  for (auto [bins, dft] : {std::pair<int64_t, int64_t>{0, 16}, {-2, 16}, {8, -1}}) {
+    int64_t dims[2] = {-1, -1};
+    void* b[3] = {&bins, &dft, dims};
+    EXPECT_EQ(kiln_mel_weight_matrix_dims(ip, nullptr, b, nullptr), KILN_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(dims[0], -1);
+  }
+  const uint64_t bytes[3] = {8, 8, 16};
+  const int64_t float_ip[1] = {KILN_DTYPE_F32};
+  EXPECT_EQ(kiln_mel_weight_matrix_dims_check(float_ip, 1, nullptr, 0, bytes),
+            KILN_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(kiln_mel_weight_matrix_dims_check(ip, 2, nullptr, 0, bytes), KILN_OK);
+  for (int k = 0; k < 3; ++k) {
+    uint64_t short_bytes[3] = {8, 8, 16};
+    short_bytes[k] -= 1;
+    EXPECT_EQ(kiln_mel_weight_matrix_dims_check(ip, 1, nullptr, 0, short_bytes),
+              KILN_ERR_OUT_OF_RANGE) << k;
+  }
 }
 
 }  // namespace

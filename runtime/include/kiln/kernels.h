@@ -727,6 +727,15 @@ KILN_DECLARE_KERNEL(signal_window)
  * fparams: none. */
 KILN_DECLARE_KERNEL(mel_weight_matrix)
 
+/* mel_weight_matrix_dims: mel_weight_matrix's output dims [dft_length/2 + 1,
+ * num_mel_bins] from the run-time scalars, for a model that declares no
+ * output shape (num_mel_bins < 1 or dft_length < 0:
+ * KILN_ERR_INVALID_ARGUMENT).
+ * bindings: [0] num_mel_bins  [1] dft_length (int scalars)  [2] dims int64 [2]
+ * iparams (1): int_dtype
+ * fparams: none. */
+KILN_DECLARE_KERNEL(mel_weight_matrix_dims)
+
 /* shape_check: checks a shape-like run-time input against the output shape
  * the compiler fixed from the model's declared shape; KILN_OK when the value,
  * resolved with the op's ONNX semantics, gives exactly that shape, else
@@ -1078,6 +1087,16 @@ KILN_DECLARE_KERNEL(dft_f32)
  *               step_dtype frame_length_dtype
  * fparams: none. */
 KILN_DECLARE_KERNEL(stft_f32)
+
+/* stft_dims: the F and K stft_f32 takes, from the run-time frame_step and
+ * frame_length (or window_len), for a model that declares no output shape
+ * (out of range: KILN_ERR_INVALID_ARGUMENT).
+ * bindings: [0] frame_step  [1] frame_length (unread unless has_frame_length)
+ *           [2] dims int64 [2]: F K
+ * iparams (6): L onesided window_len has_frame_length step_dtype
+ *              frame_length_dtype (as stft_f32)
+ * fparams: none. */
+KILN_DECLARE_KERNEL(stft_dims)
 
 /* fill: ConstantOfShape whose element count the symbols set (the count is
  * patched at run time); y[i] = value for i < n.

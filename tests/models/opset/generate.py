@@ -352,6 +352,48 @@ def unbounded_models():
     m = model(18, [helper.make_node("Resize", ["x", "", "", "sz"], ["y"], mode="nearest")],
               [vinfo("x", F, [1, 2, 3, 4]), vinfo("sz", i64, [4])], [vinfo("y", F, None)])
     save("resize18_runtime_sizes_nearest", m, [x, np.array([1, 2, 7, 5], np.int64)], out)
+    spectral_runtime_models(out)
+
+
+def save_second_run(name, m, inputs, out):
+    """NAME.second.input<i>.npy / .output<i>.npy: another run of NAME's model
+    (one module, other run-time sizes), references from ORT."""
+    save(name + ".second", m, inputs, out)
+    os.remove(os.path.join(out, name + ".second.onnx"))
+
+
+def spectral_runtime_models(out):
+    """The audio front end with run-time sizes and no declared output shape:
+    STFT's frame count and bin count, MelWeightMatrix's both dims come from
+    scalar inputs (reported by stft_dims / mel_weight_matrix_dims)."""
+    rng = np.random.default_rng(1721)
+    i64, i32 = TensorProto.INT64, TensorProto.INT32
+    # frame_step and frame_length at run time; the spectrum squared after.
+    m = model(17, [helper.make_node("STFT", ["x", "step", "", "fl"], ["s"]),
+                   helper.make_node("Mul", ["s", "s"], ["y"])],
+              [vinfo("x", F, [1, 64, 1]), vinfo("step", i64, []), vinfo("fl", i64, [])],
+              [vinfo("y", F, None)])
+    x = rng.standard_normal((1, 64, 1)).astype(np.float32)
+    save("stft17_runtime_step_length", m, [x, np.array(6, np.int64), np.array(16, np.int64)], out)
+    save_second_run("stft17_runtime_step_length", m,
+                    [x, np.array(5, np.int64), np.array(21, np.int64)], out)
+    # A window fixes the bins; the frame count follows an int32 step.
+    m = model(17, [helper.make_node("STFT", ["x", "step", "w"], ["y"], onesided=0)],
+              [vinfo("x", F, [2, 50, 1]), vinfo("step", i32, []), vinfo("w", F, [12])],
+              [vinfo("y", F, None)])
+    x = rng.standard_normal((2, 50, 1)).astype(np.float32)
+    w = np.hanning(12).astype(np.float32)
+    save("stft17_window_runtime_step", m, [x, np.array(4, np.int32), w], out)
+    save_second_run("stft17_window_runtime_step", m, [x, np.array(7, np.int32), w], out)
+    m = model(17, [helper.make_node("MelWeightMatrix", ["n", "dft", "rate", "lo", "hi"], ["y"])],
+              [vinfo("n", i64, []), vinfo("dft", i64, []), vinfo("rate", i64, []),
+               vinfo("lo", F, []), vinfo("hi", F, [])], [vinfo("y", F, None)])
+    save("melweightmatrix17_runtime_sizes", m,
+         [np.array(8, np.int64), np.array(32, np.int64), np.array(16000, np.int64),
+          np.array(0.0, np.float32), np.array(8000.0, np.float32)], out)
+    save_second_run("melweightmatrix17_runtime_sizes", m,
+                    [np.array(12, np.int64), np.array(63, np.int64), np.array(16000, np.int64),
+                     np.array(100.0, np.float32), np.array(7000.0, np.float32)], out)
 
 
 def refused_models():

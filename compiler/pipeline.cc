@@ -23,6 +23,7 @@
 #include "compiler/passes/memory_planning.h"
 #include "compiler/passes/op_support.h"
 #include "compiler/passes/output_shape_hints.h"
+#include "compiler/passes/sequence_resolution.h"
 #include "compiler/passes/shape_inference.h"
 
 namespace kiln::compiler {
@@ -37,6 +38,9 @@ struct Pass {
 // shape, so shape inference need not run again after it.
 const std::vector<Pass>& GraphPasses() {
   static const std::vector<Pass>* passes = new std::vector<Pass>{
+      // Sequences of compile-time structure become the tensors they hold.
+      {"resolve-sequences", ResolveSequences},
+      {"check-ops-supported", [](ir::Graph& g) { return CheckOpsSupported(g); }},
       // Folding infers shapes as it goes; inference then checks they are all known.
       {"output-shape-hints", PropagateOutputShapeHints},
       {"expand-variadic", ExpandVariadicOps},

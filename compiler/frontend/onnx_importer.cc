@@ -15,8 +15,6 @@
 #include "compiler/frontend/onnx_model_file.h"
 #include "compiler/frontend/onnx_tensor.h"
 #include "compiler/ir/graph_util.h"
-#include "compiler/passes/op_support.h"
-#include "compiler/passes/sequence_resolution.h"
 #include "kiln/kernel_abi.h"
 #include "kiln/limits.h"
 #include "onnx/onnx_pb.h"
@@ -286,7 +284,6 @@ absl::StatusOr<std::shared_ptr<ir::Graph>> ImportSubgraph(const onnx::GraphProto
     sub->outputs.push_back(id);
   }
   if (sub->outputs.empty()) return absl::InvalidArgumentError(absl::StrCat(where, " has no outputs"));
-  if (absl::Status s = CheckOpsSupported(*sub); !s.ok()) return s;
   return sub;
 }
 
@@ -488,10 +485,6 @@ absl::StatusOr<ir::Graph> ImportOnnxBytes(const std::string& bytes, const std::s
   if (graph.outputs.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("'", path, "': the graph has no outputs"));
   }
-  // Sequences of compile-time structure become the tensors they hold.
-  if (absl::Status s = ResolveSequences(graph); !s.ok()) return s;
-  absl::Status supported = CheckOpsSupported(graph);
-  if (!supported.ok()) return supported;
   return graph;
 }
 

@@ -1,8 +1,8 @@
 // ONNX model file → graph IR.
 //
-// Typical use (the pipeline): ImportOnnx → FoldConstants (infers shapes as it
-// goes and evaluates shape arithmetic) → InferShapes (checks every value has
-// a shape) → CheckAllFolded → back-end passes.
+// The importer only imports; compiler/pipeline.cc runs the passes after it
+// (ResolveSequences → CheckOpsSupported → FoldConstants, which infers shapes
+// as it goes → InferShapes → CheckAllFolded → back-end passes).
 #ifndef KILN_COMPILER_FRONTEND_ONNX_IMPORTER_H_
 #define KILN_COMPILER_FRONTEND_ONNX_IMPORTER_H_
 
@@ -17,8 +17,9 @@ namespace kiln::compiler {
 
 // Reads and checks the model at `path`: opset 1..21 for the default domain
 // (opsets below 11 upgraded to opset-11 node forms, see legacy_opset.h),
-// static input shapes, topologically sorted nodes, every op supported (see
-// passes/op_support.h). Initializers and Constant nodes become constant values
+// static input shapes, topologically sorted nodes, attributes of the kinds
+// the ONNX schema gives (whether each op is supported is the pipeline's
+// check-ops-supported pass, passes/op_support.h). Initializers and Constant nodes become constant values
 // (no node); unnamed nodes are named "<OpType>_<index>". Values have no shapes
 // yet except graph inputs and constants. Errors name the file and, where one
 // is at fault, the node or tensor.

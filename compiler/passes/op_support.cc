@@ -67,6 +67,14 @@ std::string Label(const ir::Node& node) {
 }  // namespace
 
 absl::Status CheckOpsSupported(const ir::Graph& graph) {
+  // Subgraphs first, in node order: each names its own source.
+  for (const ir::Node& node : graph.nodes) {
+    if (node.removed) continue;
+    for (const auto& [name, attr] : node.attributes) {
+      if (attr.kind != ir::Attribute::Kind::kGraph || attr.graph == nullptr) continue;
+      if (absl::Status s = CheckOpsSupported(*attr.graph); !s.ok()) return s;
+    }
+  }
   std::vector<std::string> bad;
   for (const ir::Node& node : graph.nodes) {
     if (node.removed || IsTrainingOp(node)) continue;  // shape_rules_training.h

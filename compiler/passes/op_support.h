@@ -16,9 +16,9 @@ bool IsKernelOp(const std::string& op_type);
 // Ops accepted only if constant folding removes them.
 bool IsFoldOnlyOp(const std::string& op_type);
 
-// InvalidArgument listing every node (`node 'NAME' (OpType)`) whose op is
+// Unimplemented listing every node (`node 'NAME' (OpType)`) whose op is
 // neither kernel nor fold-only, or lives in a non-default domain, in one error
-// naming graph.source.
+// naming graph.source; a subgraph's (If, Loop, Scan) in its own error, first.
 absl::Status CheckOpsSupported(const ir::Graph& graph);
 
 // Run after FoldConstants: every remaining fold-only node "depends on

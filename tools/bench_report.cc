@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "vm/json_text.h"
+#include "vm/tools/json_text.h"
 
 namespace kiln::tools {
 namespace {

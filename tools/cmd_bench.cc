@@ -27,10 +27,10 @@
 #include "tools/cli_args.h"
 #include "tools/commands.h"
 #include "tools/module_inputs.h"
-#include "vm/debug_info.h"
 #include "vm/kernel_paths.h"
-#include "vm/dispatch_timer.h"
-#include "vm/profiler.h"
+#include "vm/tools/debug_info.h"
+#include "vm/tools/dispatch_timer.h"
+#include "vm/tools/profiler.h"
 
 namespace kiln::tools {
 namespace {

@@ -4,7 +4,7 @@
 #include "tools/commands.h"
 #include "vm/disassembler.h"
 #include "vm/module_image.h"
-#include "vm/module_json.h"
+#include "vm/tools/module_json.h"
 
 namespace kiln::tools {
 

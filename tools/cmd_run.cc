@@ -13,7 +13,7 @@
 #include "tools/module_inputs.h"
 #include "vm/instance.h"
 #include "vm/module_verifier.h"
-#include "vm/npy.h"
+#include "vm/tools/npy.h"
 
 namespace kiln::tools {
 

@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "vm/debug_info.h"
-#include "vm/dump.h"
 #include "vm/module_image.h"
-#include "vm/npy.h"
+#include "vm/tools/debug_info.h"
+#include "vm/tools/dump.h"
+#include "vm/tools/npy.h"
 
 namespace kiln::tools {
 

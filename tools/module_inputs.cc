@@ -32,7 +32,8 @@ absl::StatusOr<std::vector<std::string>> PlaceInputFiles(const fb::Signature& si
       if (const fb::BoundInput* bound = vm::FindBoundInput(sig, arg.substr(0, eq))) {
         auto given = vm::ReadNpy(arg.substr(eq + 1));
         if (!given.ok()) return given.status();
-        if (absl::Status s = vm::CheckBoundInputValue(*bound, *given); !s.ok()) return s;
+        absl::Status s = vm::CheckBoundInputValue(*bound, given->dtype, given->shape, given->data);
+        if (!s.ok()) return s;
         continue;  // the value the module was compiled with
       }
     }

@@ -9,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "vm/instance.h"
-#include "vm/npy.h"
+#include "vm/tools/npy.h"
 
 namespace kiln::tools {
 

@@ -12,7 +12,7 @@
 #include "absl/status/status.h"
 #include "tools/module_compare.h"
 #include "vm/module_image.h"
-#include "vm/npy.h"
+#include "vm/tools/npy.h"
 
 namespace kiln::tools {
 

@@ -5,9 +5,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "tools/commands.h"
-#include "vm/dump.h"
-#include "vm/profiler.h"
-#include "vm/trace_writer.h"
+#include "vm/tools/dump.h"
+#include "vm/tools/profiler.h"
+#include "vm/tools/trace_writer.h"
 
 namespace kiln::tools {
 

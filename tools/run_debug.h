@@ -10,9 +10,9 @@
 
 #include "absl/status/statusor.h"
 #include "tools/cli_args.h"
-#include "vm/debug_info.h"
-#include "vm/dispatch_timer.h"
 #include "vm/instance.h"
+#include "vm/tools/debug_info.h"
+#include "vm/tools/dispatch_timer.h"
 
 namespace kiln::tools {
 

@@ -58,18 +58,19 @@ std::string DescribeBoundInput(const fb::BoundInput& bound) {
                       ValuesText(d.dtype(), bound.value()->data(), bound.value()->size()));
 }
 
-absl::Status CheckBoundInputValue(const fb::BoundInput& bound, const NpyArray& given) {
+absl::Status CheckBoundInputValue(const fb::BoundInput& bound, fb::DType dtype,
+                                  absl::Span<const int64_t> shape,
+                                  absl::Span<const uint8_t> data) {
   const fb::TensorDesc& d = *bound.desc();
-  const bool same = given.dtype == d.dtype() &&
-                    given.shape == std::vector<int64_t>(d.shape()->begin(), d.shape()->end()) &&
-                    given.data.size() == bound.value()->size() &&
-                    std::memcmp(given.data.data(), bound.value()->data(), given.data.size()) == 0;
+  const std::vector<int64_t> bound_shape(d.shape()->begin(), d.shape()->end());
+  const bool same = dtype == d.dtype() && shape == absl::MakeConstSpan(bound_shape) &&
+                    data.size() == bound.value()->size() &&
+                    std::memcmp(data.data(), bound.value()->data(), data.size()) == 0;
   if (same) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(
       "input '", d.name()->str(), "' was bound at compile time (--input-value) to ",
-      DescribeBoundInput(bound), "; this run gives ", DTypeName(given.dtype), "[",
-      absl::StrJoin(given.shape, ","), "] = ",
-      ValuesText(given.dtype, given.data.data(), given.data.size()),
+      DescribeBoundInput(bound), "; this run gives ", DTypeName(dtype), "[",
+      absl::StrJoin(shape, ","), "] = ", ValuesText(dtype, data.data(), data.size()),
       ": compile the model again to use another value"));
 }
 

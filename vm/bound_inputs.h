@@ -5,20 +5,24 @@
 #ifndef KILN_VM_BOUND_INPUTS_H_
 #define KILN_VM_BOUND_INPUTS_H_
 
+#include <cstdint>
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/types/span.h"
 #include "kiln/module_generated.h"
-#include "vm/npy.h"
 
 namespace kiln::vm {
 
 // The bound input named `name`, or nullptr.
 const fb::BoundInput* FindBoundInput(const fb::Signature& sig, const std::string& name);
 
-// Ok when `given` has the bound dtype, shape and bytes; else an error naming
-// the input, the bound value and what was given.
-absl::Status CheckBoundInputValue(const fb::BoundInput& bound, const NpyArray& given);
+// Ok when the given tensor (`dtype`, `shape`, element bytes `data` in C
+// order) has the bound dtype, shape and bytes; else an error naming the
+// input, the bound value and what was given.
+absl::Status CheckBoundInputValue(const fb::BoundInput& bound, fb::DType dtype,
+                                  absl::Span<const int64_t> shape,
+                                  absl::Span<const uint8_t> data);
 
 // "sr int64[] = 16000" (values elided past a few), for messages and inspect.
 std::string DescribeBoundInput(const fb::BoundInput& bound);

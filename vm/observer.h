@@ -2,7 +2,7 @@
 // profiling, dumping intermediates and NaN checks. Only the instrumented
 // interpreter loop (InterpretObserved) calls them, so a run without an
 // observer pays nothing. Dispatches are numbered in bytecode order from 0
-// (the index into vm/debug_info.h's DescribeDispatches()).
+// (the index into vm/tools/debug_info.h's DescribeDispatches()).
 #ifndef KILN_VM_OBSERVER_H_
 #define KILN_VM_OBSERVER_H_
 

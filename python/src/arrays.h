@@ -12,7 +12,7 @@
 
 #include "kiln/module_generated.h"
 #include "vm/instance.h"
-#include "vm/npy.h"
+#include "vm/tools/npy.h"
 
 namespace kiln::python {
 

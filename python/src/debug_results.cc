@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "arrays.h"
 #include "text.h"
-#include "vm/profiler.h"
+#include "vm/tools/profiler.h"
 
 namespace kiln::python {
 namespace py = pybind11;

@@ -7,9 +7,9 @@
 
 #include <pybind11/pybind11.h>
 
-#include "vm/debug_info.h"
-#include "vm/dispatch_timer.h"
-#include "vm/dump.h"
+#include "vm/tools/debug_info.h"
+#include "vm/tools/dispatch_timer.h"
+#include "vm/tools/dump.h"
 
 namespace kiln::python {
 

@@ -24,7 +24,7 @@
 #include "tools/ort_reference.h"
 #include "vm/bound_inputs.h"
 #include "vm/disassembler.h"
-#include "vm/module_json.h"
+#include "vm/tools/module_json.h"
 
 namespace kiln::python {
 namespace {
@@ -257,7 +257,8 @@ PYBIND11_MODULE(_kiln, m) {
     const kiln::fb::BoundInput* bound =
         kiln::vm::FindBoundInput(*module.image()->module().signature(), name);
     if (bound == nullptr) return false;
-    ThrowIfError(kiln::vm::CheckBoundInputValue(*bound, NpyFromArray(array)));
+    const kiln::vm::NpyArray given = NpyFromArray(array);
+    ThrowIfError(kiln::vm::CheckBoundInputValue(*bound, given.dtype, given.shape, given.data));
     return true;
   });
   m.def("compile_bytes", &CompileBytes);

@@ -12,11 +12,11 @@
 #include "status_errors.h"
 #include "text.h"
 #include "tools/commands.h"
-#include "vm/debug_info.h"
-#include "vm/dispatch_timer.h"
-#include "vm/dump.h"
 #include "vm/run_growing.h"
-#include "vm/trace_writer.h"
+#include "vm/tools/debug_info.h"
+#include "vm/tools/dispatch_timer.h"
+#include "vm/tools/dump.h"
+#include "vm/tools/trace_writer.h"
 
 namespace kiln::python {
 namespace py = pybind11;

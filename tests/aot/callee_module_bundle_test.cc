@@ -15,7 +15,7 @@
 #include "aot/c_emitter.h"
 #include "gtest/gtest.h"
 #include "vm/module_image.h"
-#include "vm/npy.h"
+#include "vm/tools/npy.h"
 
 namespace kiln::aot {
 namespace {

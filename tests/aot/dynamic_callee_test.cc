@@ -15,7 +15,7 @@
 #include "gtest/gtest.h"
 #include "tests/vm/dynamic_callee_builder.h"
 #include "vm/module_image.h"
-#include "vm/npy.h"
+#include "vm/tools/npy.h"
 
 namespace kiln::aot {
 namespace {

@@ -22,7 +22,7 @@
 #include "gtest/gtest.h"
 #include "kiln/kernel_abi.h"
 #include "vm/module_image.h"
-#include "vm/npy.h"
+#include "vm/tools/npy.h"
 
 namespace kiln::aot {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "vm/npy.h"
+#include "vm/tools/npy.h"
 
 namespace kiln::conformance {
 

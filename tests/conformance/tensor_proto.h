@@ -6,7 +6,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "vm/npy.h"
+#include "vm/tools/npy.h"
 
 namespace kiln::conformance {
 

@@ -8,7 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "vm/kernel_paths.h"
-#include "vm/npy.h"
+#include "vm/tools/npy.h"
 
 namespace kiln::e2e {
 

@@ -2,7 +2,7 @@
 #include <cstdint>
 #include <string>
 
-#include "vm/npy.h"
+#include "vm/tools/npy.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto array = kiln::vm::ParseNpy(std::string(reinterpret_cast<const char*>(data), size), "fuzz.npy");

@@ -11,7 +11,7 @@
 #include "tests/vm/test_module_builder.h"
 #include "vm/instance.h"
 #include "vm/module_verifier.h"
-#include "vm/npy.h"
+#include "vm/tools/npy.h"
 
 namespace kiln {
 namespace {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "compiler/compiler.h"
 #include "gtest/gtest.h"
@@ -24,13 +25,12 @@ std::string BoundModule() {
   return bytes.ok() ? *bytes : std::string();
 }
 
-NpyArray Floats(std::vector<float> values) {
-  NpyArray a;
-  a.dtype = fb::DType::F32;
-  a.shape = {1, static_cast<int64_t>(values.size())};
-  a.data.resize(values.size() * 4);
-  std::memcpy(a.data.data(), values.data(), a.data.size());
-  return a;
+// CheckBoundInputValue with `values` as a float32[1,N] tensor.
+absl::Status CheckFloats(const fb::BoundInput& bound, std::vector<float> values) {
+  std::vector<uint8_t> data(values.size() * 4);
+  std::memcpy(data.data(), values.data(), data.size());
+  return CheckBoundInputValue(bound, fb::DType::F32, {1, static_cast<int64_t>(values.size())},
+                              data);
 }
 
 TEST(BoundInputs, AreRecordedDescribedAndHeldToTheirValue) {
@@ -44,15 +44,15 @@ TEST(BoundInputs, AreRecordedDescribedAndHeldToTheirValue) {
   const fb::BoundInput* b = FindBoundInput(sig, "b");
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(DescribeBoundInput(*b), "b float32[1,4] = 1,2,3,4.5");
-  EXPECT_TRUE(CheckBoundInputValue(*b, Floats({1, 2, 3, 4.5f})).ok());
-  const absl::Status other = CheckBoundInputValue(*b, Floats({1, 2, 3, 4}));
+  EXPECT_TRUE(CheckFloats(*b, {1, 2, 3, 4.5f}).ok());
+  const absl::Status other = CheckFloats(*b, {1, 2, 3, 4});
   EXPECT_EQ(other.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(std::string(other.message())
                 .find("input 'b' was bound at compile time (--input-value) to b float32[1,4] = "
                       "1,2,3,4.5; this run gives float32[1,4] = 1,2,3,4"),
             std::string::npos)
       << other;
-  EXPECT_FALSE(CheckBoundInputValue(*b, Floats({1, 2, 3})).ok());
+  EXPECT_FALSE(CheckFloats(*b, {1, 2, 3}).ok());
 }
 
 TEST(BoundInputs, AValueThatDoesNotFitItsShapeIsRefusedAtLoad) {

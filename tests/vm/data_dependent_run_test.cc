@@ -14,7 +14,7 @@
 #include "compiler/compiler.h"
 #include "gtest/gtest.h"
 #include "vm/instance.h"
-#include "vm/npy.h"
+#include "vm/tools/npy.h"
 
 namespace kiln::vm {
 namespace {

@@ -8,14 +8,14 @@
 #include "compiler/compiler.h"
 #include "gtest/gtest.h"
 #include "tests/vm/test_module_builder.h"
-#include "vm/debug_info.h"
-#include "vm/dispatch_timer.h"
-#include "vm/dump.h"
 #include "vm/instance.h"
 #include "vm/kernel_params.h"
-#include "vm/npy.h"
-#include "vm/profiler.h"
-#include "vm/trace_writer.h"
+#include "vm/tools/debug_info.h"
+#include "vm/tools/dispatch_timer.h"
+#include "vm/tools/dump.h"
+#include "vm/tools/npy.h"
+#include "vm/tools/profiler.h"
+#include "vm/tools/trace_writer.h"
 
 namespace kiln::vm {
 namespace {

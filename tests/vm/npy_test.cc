@@ -3,7 +3,7 @@
 #include <sstream>
 
 #include "gtest/gtest.h"
-#include "vm/npy.h"
+#include "vm/tools/npy.h"
 
 namespace kiln::vm {
 namespace {

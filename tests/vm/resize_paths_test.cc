@@ -13,7 +13,7 @@
 #include "gtest/gtest.h"
 #include "vm/instance.h"
 #include "vm/module_image.h"
-#include "vm/npy.h"
+#include "vm/tools/npy.h"
 
 namespace kiln::vm {
 namespace {

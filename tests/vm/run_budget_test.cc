@@ -22,9 +22,9 @@
 #include "tests/vm/c_api_util.h"
 #include "vm/instance.h"
 #include "vm/module_image.h"
-#include "vm/npy.h"
 #include "vm/observer.h"
 #include "vm/run_budget.h"
+#include "vm/tools/npy.h"
 
 namespace kiln::vm {
 namespace {

@@ -1,4 +1,4 @@
-#include "vm/dump.h"
+#include "vm/tools/dump.h"
 
 #include <cmath>
 #include <cstring>
@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "kiln/dtype.h"
-#include "vm/json_text.h"
+#include "vm/tools/json_text.h"
 
 namespace kiln::vm {
 namespace {

@@ -3,8 +3,8 @@
 // their debug info (ONNX nodes, the values each leaves in its bindings) and
 // checked against the executables, so tools can read intermediate tensors
 // safely. Built once before a run; observers index it by dispatch ordinal.
-#ifndef KILN_VM_DEBUG_INFO_H_
-#define KILN_VM_DEBUG_INFO_H_
+#ifndef KILN_VM_TOOLS_DEBUG_INFO_H_
+#define KILN_VM_TOOLS_DEBUG_INFO_H_
 
 #include <cstdint>
 #include <string>
@@ -80,4 +80,4 @@ std::string ShapeText(const std::vector<int64_t>& shape);
 
 }  // namespace kiln::vm
 
-#endif  // KILN_VM_DEBUG_INFO_H_
+#endif  // KILN_VM_TOOLS_DEBUG_INFO_H_

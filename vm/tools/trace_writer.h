@@ -1,14 +1,14 @@
 // Chrome Trace Event Format (chrome://tracing, Perfetto) from a DispatchTimer:
 // one complete event ("ph":"X") per dispatch, named by the ONNX nodes it fused
 // and its kernel, with shapes and bytes as args, plus one event per run.
-#ifndef KILN_VM_TRACE_WRITER_H_
-#define KILN_VM_TRACE_WRITER_H_
+#ifndef KILN_VM_TOOLS_TRACE_WRITER_H_
+#define KILN_VM_TOOLS_TRACE_WRITER_H_
 
 #include <string>
 #include <vector>
 
-#include "vm/debug_info.h"
-#include "vm/dispatch_timer.h"
+#include "vm/tools/debug_info.h"
+#include "vm/tools/dispatch_timer.h"
 
 namespace kiln::vm {
 
@@ -19,4 +19,4 @@ std::string ChromeTraceJson(const std::string& module_name,
 
 }  // namespace kiln::vm
 
-#endif  // KILN_VM_TRACE_WRITER_H_
+#endif  // KILN_VM_TOOLS_TRACE_WRITER_H_

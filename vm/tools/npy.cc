@@ -1,4 +1,4 @@
-#include "vm/npy.h"
+#include "vm/tools/npy.h"
 
 #include <cstring>
 #include <fstream>

@@ -1,14 +1,14 @@
 // Observers that read the values a dispatch leaves in its bindings (from the
-// module's debug info, vm/debug_info.h):
+// module's debug info, vm/tools/debug_info.h):
 //  - ValueDumper writes each as DIR/<value>.npy plus DIR/values.json (kiln run --dump);
 //  - NanChecker stops the run at the first dispatch producing NaN/Inf (--check-nan);
 //  - ValueRecorder keeps copies in memory, in dispatch order (kiln compare).
 // They allocate and write files while the run is paused between dispatches:
 // debugging modes, not the timed path. Values with symbolic dims are read
-// with the run's shapes (vm/value_observer.h); a value they cannot read
+// with the run's shapes (vm/tools/value_observer.h); a value they cannot read
 // stops the run with status() saying why.
-#ifndef KILN_VM_DUMP_H_
-#define KILN_VM_DUMP_H_
+#ifndef KILN_VM_TOOLS_DUMP_H_
+#define KILN_VM_TOOLS_DUMP_H_
 
 #include <cstdint>
 #include <map>
@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "vm/debug_info.h"
-#include "vm/npy.h"
 #include "vm/observer.h"
-#include "vm/value_observer.h"
+#include "vm/tools/debug_info.h"
+#include "vm/tools/npy.h"
+#include "vm/tools/value_observer.h"
 
 namespace kiln::vm {
 
@@ -84,4 +84,4 @@ std::string DescribeDispatch(const DispatchInfo& d);
 
 }  // namespace kiln::vm
 
-#endif  // KILN_VM_DUMP_H_
+#endif  // KILN_VM_TOOLS_DUMP_H_

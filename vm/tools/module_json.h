@@ -1,8 +1,8 @@
 // The whole module as JSON for tools (kiln inspect --json): signature, memory
 // plan with arena tensors, executables with named parameters, constants,
 // dispatches with their ONNX nodes and values, and the bytecode listing.
-#ifndef KILN_VM_MODULE_JSON_H_
-#define KILN_VM_MODULE_JSON_H_
+#ifndef KILN_VM_TOOLS_MODULE_JSON_H_
+#define KILN_VM_TOOLS_MODULE_JSON_H_
 
 #include <string>
 
@@ -15,4 +15,4 @@ absl::StatusOr<std::string> DescribeModuleJson(const ModuleImage& image);
 
 }  // namespace kiln::vm
 
-#endif  // KILN_VM_MODULE_JSON_H_
+#endif  // KILN_VM_TOOLS_MODULE_JSON_H_

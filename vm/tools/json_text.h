@@ -1,7 +1,7 @@
 // Small helpers for writing JSON by hand (traces, kiln inspect --json, bench
 // reports): string escaping and numbers that stay valid JSON.
-#ifndef KILN_VM_JSON_TEXT_H_
-#define KILN_VM_JSON_TEXT_H_
+#ifndef KILN_VM_TOOLS_JSON_TEXT_H_
+#define KILN_VM_TOOLS_JSON_TEXT_H_
 
 #include <cmath>
 #include <cstdio>
@@ -42,4 +42,4 @@ inline std::string JsonNumber(double v) {
 
 }  // namespace kiln::vm
 
-#endif  // KILN_VM_JSON_TEXT_H_
+#endif  // KILN_VM_TOOLS_JSON_TEXT_H_

@@ -1,7 +1,7 @@
 // NumPy .npy files (format versions 1-3, little-endian, C order): how tensors
 // enter and leave `kiln run` and the tests.
-#ifndef KILN_VM_NPY_H_
-#define KILN_VM_NPY_H_
+#ifndef KILN_VM_TOOLS_NPY_H_
+#define KILN_VM_TOOLS_NPY_H_
 
 #include <cstdint>
 #include <string>
@@ -30,4 +30,4 @@ std::string SerializeNpy(const NpyArray& array);
 
 }  // namespace kiln::vm
 
-#endif  // KILN_VM_NPY_H_
+#endif  // KILN_VM_TOOLS_NPY_H_

@@ -1,10 +1,10 @@
-#include "vm/trace_writer.h"
+#include "vm/tools/trace_writer.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "kiln/dtype.h"
-#include "vm/json_text.h"
+#include "vm/tools/json_text.h"
 
 namespace kiln::vm {
 namespace {

@@ -1,4 +1,4 @@
-#include "vm/dispatch_timer.h"
+#include "vm/tools/dispatch_timer.h"
 
 #include <algorithm>
 

@@ -1,7 +1,7 @@
-#include "vm/value_observer.h"
+#include "vm/tools/value_observer.h"
 
 #include "absl/strings/str_cat.h"
-#include "vm/dump.h"
+#include "vm/tools/dump.h"
 
 namespace kiln::vm {
 

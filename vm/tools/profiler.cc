@@ -1,4 +1,4 @@
-#include "vm/profiler.h"
+#include "vm/tools/profiler.h"
 
 #include <algorithm>
 #include <map>

@@ -1,18 +1,18 @@
-// The base of the observers that read debug values (vm/dump.h): it keeps
+// The base of the observers that read debug values (vm/tools/dump.h): it keeps
 // what a run reports about its sizes (the integer registers, each
 // DISPATCH_DYN's real binding sizes) and gives each value as the run has
 // it, so values with symbolic dims get their run-time shape and are never
 // read past their binding.
-#ifndef KILN_VM_VALUE_OBSERVER_H_
-#define KILN_VM_VALUE_OBSERVER_H_
+#ifndef KILN_VM_TOOLS_VALUE_OBSERVER_H_
+#define KILN_VM_TOOLS_VALUE_OBSERVER_H_
 
 #include <cstdint>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "vm/debug_info.h"
 #include "vm/observer.h"
+#include "vm/tools/debug_info.h"
 
 namespace kiln::vm {
 
@@ -49,4 +49,4 @@ class ValueObserver : public DispatchObserver {
 
 }  // namespace kiln::vm
 
-#endif  // KILN_VM_VALUE_OBSERVER_H_
+#endif  // KILN_VM_TOOLS_VALUE_OBSERVER_H_

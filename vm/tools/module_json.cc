@@ -1,4 +1,4 @@
-#include "vm/module_json.h"
+#include "vm/tools/module_json.h"
 
 #include <vector>
 
@@ -7,11 +7,11 @@
 #include "kiln/dtype.h"
 #include "vm/bound_inputs.h"
 #include "vm/bytecode.h"
-#include "vm/debug_info.h"
 #include "vm/disassembler.h"
-#include "vm/json_text.h"
 #include "vm/kernel_params.h"
 #include "vm/module_verifier.h"
+#include "vm/tools/debug_info.h"
+#include "vm/tools/json_text.h"
 
 namespace kiln::vm {
 namespace {

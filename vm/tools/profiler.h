@@ -1,14 +1,14 @@
 // Profile tables from a DispatchTimer: per dispatch and aggregated per op
 // type, with calls, total and mean time, share of the run and GFLOP/s for
 // kernels that know their FLOPs (kiln run --profile).
-#ifndef KILN_VM_PROFILER_H_
-#define KILN_VM_PROFILER_H_
+#ifndef KILN_VM_TOOLS_PROFILER_H_
+#define KILN_VM_TOOLS_PROFILER_H_
 
 #include <string>
 #include <vector>
 
-#include "vm/debug_info.h"
-#include "vm/dispatch_timer.h"
+#include "vm/tools/debug_info.h"
+#include "vm/tools/dispatch_timer.h"
 
 namespace kiln::vm {
 
@@ -31,4 +31,4 @@ std::string ProfileReport(const std::vector<DispatchInfo>& dispatches, const Dis
 
 }  // namespace kiln::vm
 
-#endif  // KILN_VM_PROFILER_H_
+#endif  // KILN_VM_TOOLS_PROFILER_H_

@@ -1,4 +1,4 @@
-#include "vm/debug_info.h"
+#include "vm/tools/debug_info.h"
 
 #include <cstring>
 #include <map>

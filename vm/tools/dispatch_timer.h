@@ -2,8 +2,8 @@
 // the run path allocates nothing: `kiln run --trace` and `--profile` both
 // read its events. Also keeps the last patched parameters of each dynamic
 // dispatch, for its FLOP count.
-#ifndef KILN_VM_DISPATCH_TIMER_H_
-#define KILN_VM_DISPATCH_TIMER_H_
+#ifndef KILN_VM_TOOLS_DISPATCH_TIMER_H_
+#define KILN_VM_TOOLS_DISPATCH_TIMER_H_
 
 #include <chrono>
 #include <cstdint>
@@ -68,4 +68,4 @@ class DispatchTimer : public DispatchObserver {
 
 }  // namespace kiln::vm
 
-#endif  // KILN_VM_DISPATCH_TIMER_H_
+#endif  // KILN_VM_TOOLS_DISPATCH_TIMER_H_

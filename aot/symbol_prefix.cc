@@ -12,7 +12,7 @@ std::string EmitSymbolPrefixHeader(const std::string& name) {
       "_, so several models link into one program. */\n"
       "#ifndef KILN_SYMBOL_PREFIX_H_\n#define KILN_SYMBOL_PREFIX_H_\n");
   static const char* const kKernels[] = {
-#define KILN_KERNEL(kernel, bindings, writes, source) "kiln_" #kernel,
+#define KILN_KERNEL(kernel, bindings, writes, source, iparams, fparams) "kiln_" #kernel,
 #include "kiln/kernel_table.def"
 #undef KILN_KERNEL
   };

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 
@@ -16,9 +17,9 @@ struct ParamNames {
 };
 
 constexpr ParamNames kParamNames[] = {
-#define KILN_KERNEL_PARAMS(name, inames, fnames) {#name, inames, fnames},
-#include "kiln/kernel_params.def"
-#undef KILN_KERNEL_PARAMS
+#define KILN_KERNEL(name, bindings, writes, source, inames, fnames) {#name, inames, fnames},
+#include "kiln/kernel_table.def"
+#undef KILN_KERNEL
 };
 
 const ParamNames* Find(absl::string_view kernel) {
@@ -29,33 +30,48 @@ const ParamNames* Find(absl::string_view kernel) {
   return nullptr;
 }
 
-// Expands a name pattern against the values it describes ("x[R]" repeats).
+// Expands a name pattern against the values it describes: "x[R]" repeats R
+// times (an earlier parameter's value, or a number), "x[*]" takes what the
+// names after it leave. Values past the pattern get `fallback`<k>; *fits
+// says whether the pattern named every value and every plain name got one.
 template <typename T>
 std::vector<std::pair<std::string, T>> Expand(const char* pattern, absl::Span<const T> values,
-                                              const char* fallback) {
+                                              const char* fallback, bool* fits = nullptr) {
   std::vector<std::pair<std::string, T>> out;
   std::map<std::string, int64_t> seen;
   size_t k = 0;
-  if (pattern != nullptr) {
-    for (absl::string_view word : absl::StrSplit(pattern, ' ', absl::SkipEmpty())) {
-      size_t bracket = word.find('[');
-      if (bracket == absl::string_view::npos) {
-        if (k >= values.size()) break;
-        out.push_back({std::string(word), values[k]});
-        seen[std::string(word)] = static_cast<int64_t>(values[k]);
-        ++k;
-        continue;
+  bool all_plain_named = true;
+  const std::vector<absl::string_view> words =
+      pattern == nullptr ? std::vector<absl::string_view>()
+                         : absl::StrSplit(pattern, ' ', absl::SkipEmpty());
+  for (size_t w = 0; w < words.size(); ++w) {
+    const absl::string_view word = words[w];
+    const size_t bracket = word.find('[');
+    if (bracket == absl::string_view::npos) {
+      if (k >= values.size()) {
+        all_plain_named = false;
+        break;
       }
-      absl::string_view base = word.substr(0, bracket);
-      absl::string_view count_name = word.substr(bracket + 1);
-      absl::ConsumeSuffix(&count_name, "]");
+      out.push_back({std::string(word), values[k]});
+      seen[std::string(word)] = static_cast<int64_t>(values[k]);
+      ++k;
+      continue;
+    }
+    const absl::string_view base = word.substr(0, bracket);
+    absl::string_view count_name = word.substr(bracket + 1);
+    absl::ConsumeSuffix(&count_name, "]");
+    int64_t count = 0;
+    if (count_name == "*") {
+      count = static_cast<int64_t>(values.size() - k) - static_cast<int64_t>(words.size() - w - 1);
+    } else if (!absl::SimpleAtoi(count_name, &count)) {
       auto it = seen.find(std::string(count_name));
-      const int64_t count = it == seen.end() ? 0 : it->second;
-      for (int64_t j = 0; j < count && k < values.size(); ++j, ++k) {
-        out.push_back({absl::StrCat(base, "[", j, "]"), values[k]});
-      }
+      count = it == seen.end() ? 0 : it->second;
+    }
+    for (int64_t j = 0; j < count && k < values.size(); ++j, ++k) {
+      out.push_back({absl::StrCat(base, "[", j, "]"), values[k]});
     }
   }
+  if (fits != nullptr) *fits = all_plain_named && k == values.size();
   for (; k < values.size(); ++k) out.push_back({absl::StrCat(fallback, k), values[k]});
   return out;
 }
@@ -72,6 +88,16 @@ std::vector<std::pair<std::string, float>> NameFParams(absl::string_view kernel,
                                                        absl::Span<const float> fparams) {
   const ParamNames* p = Find(kernel);
   return Expand<float>(p ? p->fparams : nullptr, fparams, "f");
+}
+
+bool ParamNamesFit(absl::string_view kernel, absl::Span<const int64_t> iparams,
+                   absl::Span<const float> fparams) {
+  const ParamNames* p = Find(kernel);
+  if (p == nullptr) return false;
+  bool ints = false, floats = false;
+  Expand<int64_t>(p->iparams, iparams, "i", &ints);
+  Expand<float>(p->fparams, fparams, "f", &floats);
+  return ints && floats;
 }
 
 double KernelFlops(absl::string_view kernel, absl::Span<const int64_t> iparams) {

@@ -1,4 +1,4 @@
-// Kernel static parameters by name (runtime/include/kiln/kernel_params.def)
+// Kernel static parameters by name (runtime/include/kiln/kernel_table.def)
 // and the FLOPs of the kernels that know them: for kiln inspect and profiles.
 #ifndef KILN_VM_KERNEL_PARAMS_H_
 #define KILN_VM_KERNEL_PARAMS_H_
@@ -19,6 +19,11 @@ std::vector<std::pair<std::string, int64_t>> NameIParams(absl::string_view kerne
                                                          absl::Span<const int64_t> iparams);
 std::vector<std::pair<std::string, float>> NameFParams(absl::string_view kernel,
                                                        absl::Span<const float> fparams);
+
+// Whether the table's names describe exactly these parameters: every value
+// named, every plain name given a value (a check on the table, for tests).
+bool ParamNamesFit(absl::string_view kernel, absl::Span<const int64_t> iparams,
+                   absl::Span<const float> fparams);
 
 // Floating-point operations of one call (a multiply-add counts 2), or -1 when
 // the kernel does not say (only conv2d, gemm and matmul do).

@@ -13,22 +13,26 @@
 
 extern "C" {
 #ifdef KILN_VM_PATH_PORTABLE
-#define KILN_KERNEL(name, bindings, writes, source) KILN_DECLARE_PATH_KERNEL(portable, name)
+#define KILN_KERNEL(name, bindings, writes, source, iparams, fparams) \
+  KILN_DECLARE_PATH_KERNEL(portable, name)
 #include "kiln/kernel_table.def"
 #undef KILN_KERNEL
 #endif
 #ifdef KILN_VM_PATH_AVX2
-#define KILN_KERNEL(name, bindings, writes, source) KILN_DECLARE_PATH_KERNEL(avx2, name)
+#define KILN_KERNEL(name, bindings, writes, source, iparams, fparams) \
+  KILN_DECLARE_PATH_KERNEL(avx2, name)
 #include "kiln/kernel_table.def"
 #undef KILN_KERNEL
 #endif
 #ifdef KILN_VM_PATH_AVX512
-#define KILN_KERNEL(name, bindings, writes, source) KILN_DECLARE_PATH_KERNEL(avx512, name)
+#define KILN_KERNEL(name, bindings, writes, source, iparams, fparams) \
+  KILN_DECLARE_PATH_KERNEL(avx512, name)
 #include "kiln/kernel_table.def"
 #undef KILN_KERNEL
 #endif
 #ifdef KILN_VM_PATH_NEON
-#define KILN_KERNEL(name, bindings, writes, source) KILN_DECLARE_PATH_KERNEL(neon, name)
+#define KILN_KERNEL(name, bindings, writes, source, iparams, fparams) \
+  KILN_DECLARE_PATH_KERNEL(neon, name)
 #include "kiln/kernel_table.def"
 #undef KILN_KERNEL
 #endif
@@ -55,7 +59,7 @@ namespace {
 
 // Indexed by KernelPath: portable, avx2, avx512, neon.
 const KernelInfo kKernels[] = {
-#define KILN_KERNEL(name, bindings, writes, source)                                      \
+#define KILN_KERNEL(name, bindings, writes, source, iparams, fparams)                    \
   {"kiln_" #name,                                                                        \
    bindings,                                                                             \
    writes,                                                                               \

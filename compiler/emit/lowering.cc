@@ -26,7 +26,7 @@ struct KernelInfo {
 };
 
 constexpr KernelInfo kKernels[] = {
-#define KILN_KERNEL(name, bindings, writes, source) {#name, bindings},
+#define KILN_KERNEL(name, bindings, writes, source, iparams, fparams) {#name, bindings},
 #include "kiln/kernel_table.def"
 #undef KILN_KERNEL
 };

@@ -36,7 +36,8 @@ struct KernelEntry {
 
 inline const KernelEntry* FindKernel(const std::string& name) {
   static const KernelEntry kTable[] = {
-#define KILN_KERNEL(NAME, BINDINGS, WRITES, SOURCE) {#NAME, BINDINGS, kiln_##NAME, kiln_##NAME##_check},
+#define KILN_KERNEL(NAME, BINDINGS, WRITES, SOURCE, IPARAMS, FPARAMS) \
+  {#NAME, BINDINGS, kiln_##NAME, kiln_##NAME##_check},
 #include "kiln/kernel_table.def"
 #undef KILN_KERNEL
   };

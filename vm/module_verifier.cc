@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -390,8 +392,85 @@ class Verifier {
     return absl::OkStatus();
   }
 
+  // What CheckFunction knows of one function as it walks its bytecode once,
+  // in order (the code is straight-line: every write comes before its reads).
+  struct FunctionState {
+    FunctionState(const fb::Module& module, const fb::Function& fn, uint32_t index,
+                  std::string name)
+        : fn(fn), index(index), name(std::move(name)), code(fn.bytecode()->data()),
+          length(fn.bytecode()->size()), sig(*module.signature()),
+          n_inputs(sig.inputs()->size()), n_outputs(sig.outputs()->size()),
+          n_constants(module.constants() ? module.constants()->size() : 0),
+          n_executables(module.executables() ? module.executables()->size() : 0),
+          n_symbols(module.symbols() ? module.symbols()->size() : 0),
+          n_results(module.result_symbols() ? module.result_symbols()->size() : 0),
+          arena_size(module.memory()->arena_size()), int_set(fn.int_register_count(), false),
+          int_positive(fn.int_register_count(), false), int_known(fn.int_register_count(), false),
+          int_value(fn.int_register_count(), 0), dyn_bytes(fn.register_count(), -1),
+          view_bytes(fn.register_count(), -1), views(fn.register_count()),
+          output_written(n_outputs, false) {}
+
+    const fb::Function& fn;
+    const uint32_t index;
+    const std::string name;
+    const uint32_t* const code;
+    const uint32_t length;
+    const fb::Signature& sig;
+    const uint32_t n_inputs, n_outputs, n_constants, n_executables, n_symbols, n_results;
+    const uint64_t arena_size;
+    uint32_t pc = 0;  // the instruction being checked
+    bool returned = false;
+    // Integer registers written so far (straight-line code: set before read),
+    // and those written before the first ILOAD (what the symbols alone give).
+    std::vector<bool> int_set;
+    std::vector<bool> set_before_load;
+    bool loaded = false;
+    // Integer registers surely >= 1 in any run that reaches past them (the
+    // symbols, positive constants, and sums, products, min and max of such;
+    // overflow fails the run): a LOOP_DYN expecting that many iterations
+    // runs its body at least once.
+    std::vector<bool> int_positive;
+    // Integer registers holding a value known here (constants, and
+    // arithmetic on them), and per register the bytes a *_DYN view surely
+    // has (its size register is such a constant; the run-time view check
+    // holds it to that size), -1 when unknown: a scalar the compiler placed
+    // after a symbolic arena (a loop's iteration slot in a called function)
+    // is a dynamic view of a constant size.
+    std::vector<bool> int_known;
+    std::vector<int64_t> int_value;
+    std::vector<int64_t> dyn_bytes;
+    // Bytes viewed by each register; -1 until an instruction sets it, -2 for
+    // a view whose size is only known at run time (a *_DYN view).
+    std::vector<int64_t> view_bytes;
+    std::vector<View> views;
+    std::vector<bool> output_written;  // outputs this function surely writes
+  };
+
   absl::Status CheckFunction(const fb::Function& fn, uint32_t index) {
     std::string name = fn.name() ? fn.name()->str() : absl::StrCat("#", index);
+    // Before FunctionState, which sizes its vectors by the register counts.
+    if (absl::Status s = CheckFunctionLimits(fn, index, name); !s.ok()) return s;
+    FunctionState f(*module_, fn, index, std::move(name));
+    while (f.pc < f.length) {
+      if (f.returned) return At(f, "instruction after RETURN");
+      const uint32_t opcode = f.code[f.pc];
+      uint32_t next = 0;
+      if (absl::Status s = CheckOperands(f, opcode, &next); !s.ok()) return s;
+      if (absl::Status s = CheckInstruction(f, opcode, f.code + f.pc + 1); !s.ok()) return s;
+      f.pc = next;
+    }
+    return CheckFunctionEnd(f);
+  }
+
+  // An error at the instruction being checked.
+  absl::Status At(const FunctionState& f, const std::string& what) const {
+    return Error(absl::StrFormat("function '%s' +%u: %s", f.name, f.pc, what));
+  }
+
+  // What the function declares: some bytecode, and register counts (and, for
+  // the entry, a workspace register) within the limits.
+  absl::Status CheckFunctionLimits(const fb::Function& fn, uint32_t index,
+                                   const std::string& name) const {
     if (fn.bytecode() == nullptr || fn.bytecode()->size() == 0) {
       return Error(absl::StrCat("function '", name, "' has no bytecode"));
     }
@@ -399,16 +478,6 @@ class Verifier {
       return Error(absl::StrCat("function '", name, "' uses ", fn.register_count(),
                                 " registers; the limit is ", kMaxRegisters));
     }
-    const uint32_t* code = fn.bytecode()->data();
-    const uint32_t length = fn.bytecode()->size();
-    const fb::Signature& sig = *module_->signature();
-    const uint32_t n_inputs = sig.inputs()->size();
-    const uint32_t n_outputs = sig.outputs()->size();
-    const uint32_t n_constants = module_->constants() ? module_->constants()->size() : 0;
-    const uint32_t n_executables = module_->executables() ? module_->executables()->size() : 0;
-    const uint64_t arena_size = module_->memory()->arena_size();
-    const uint32_t n_symbols = module_->symbols() ? module_->symbols()->size() : 0;
-    const uint32_t n_results = module_->result_symbols() ? module_->result_symbols()->size() : 0;
     if (fn.int_register_count() > kMaxRegisters) {
       return Error(absl::StrCat("function '", name, "' uses ", fn.int_register_count(),
                                 " integer registers; the limit is ", kMaxRegisters));
@@ -419,342 +488,367 @@ class Verifier {
         return Error(absl::StrCat("workspace register ", ws, " is out of range"));
       }
     }
-    // Integer registers written so far (straight-line code: set before read),
-    // and those written before the first ILOAD (what the symbols alone give).
-    std::vector<bool> int_set(fn.int_register_count(), false);
-    std::vector<bool> set_before_load;
-    bool loaded = false;
-    // Integer registers surely >= 1 in any run that reaches past them (the
-    // symbols, positive constants, and sums, products, min and max of such;
-    // overflow fails the run): a LOOP_DYN expecting that many iterations
-    // runs its body at least once.
-    std::vector<bool> int_positive(fn.int_register_count(), false);
-    // Integer registers holding a value known here (constants, and
-    // arithmetic on them), and per register the bytes a *_DYN view surely
-    // has (its size register is such a constant; the run-time view check
-    // holds it to that size), -1 when unknown: a scalar the compiler placed
-    // after a symbolic arena (a loop's iteration slot in a called function)
-    // is a dynamic view of a constant size.
-    std::vector<bool> int_known(fn.int_register_count(), false);
-    std::vector<int64_t> int_value(fn.int_register_count(), 0);
-    std::vector<int64_t> dyn_bytes(fn.register_count(), -1);
+    return absl::OkStatus();
+  }
 
-    // Bytes viewed by each register; -1 until an instruction sets it, -2 for
-    // a view whose size is only known at run time (a *_DYN view).
-    std::vector<int64_t> view_bytes(fn.register_count(), -1);
-    std::vector<View> views(fn.register_count());
-    std::vector<bool> output_written(n_outputs, false);
-    uint32_t pc = 0;
-    bool returned = false;
-    while (pc < length) {
-      auto at = [&](const std::string& what) {
-        return Error(absl::StrFormat("function '%s' +%u: %s", name, pc, what));
-      };
-      if (returned) return at("instruction after RETURN");
-      const uint32_t opcode = code[pc];
-      const char* kinds = kiln_opcode_operands(opcode);
-      if (kinds == nullptr) return at(absl::StrFormat("unknown opcode 0x%x", opcode));
-      // First pass over the operands: all words inside the function, each
-      // operand in range for its kind.
-      uint32_t w = pc + 1;
-      for (const char* k = kinds; *k != '\0'; ++k) {
-        uint32_t need = (*k == 'q') ? 2 : 1;
-        if (w > length || length - w < need) return at("instruction runs past the function end");
-        uint32_t v = code[w];
-        switch (*k) {
-          case 'r':
-            if (v >= fn.register_count()) return at(absl::StrCat("register r", v, " out of range"));
-            break;
-          case 'i':
-            if (v >= n_inputs) return at(absl::StrCat("input ", v, " out of range"));
-            break;
-          case 'o':
-            if (v >= n_outputs) return at(absl::StrCat("output ", v, " out of range"));
-            break;
-          case 'c':
-            if (v >= n_constants) return at(absl::StrCat("constant ", v, " out of range"));
-            break;
-          case 'e':
-            if (v >= n_executables) return at(absl::StrCat("executable ", v, " out of range"));
-            break;
-          case 'n':
-            if (v >= fn.int_register_count()) {
-              return at(absl::StrCat("integer register n", v, " out of range"));
-            }
-            // The first operand of every integer-writing instruction is its
-            // destination; every other 'n' operand is read.
-            if ((k != kinds || !kiln_opcode_writes_integer(opcode)) && !int_set[v]) {
-              return at(absl::StrCat("integer register n", v, " is read before it is set"));
-            }
-            break;
-          case 's':
-            if (v >= n_symbols) return at(absl::StrCat("symbol ", v, " out of range"));
-            break;
-          case 'd':
-            if (v >= n_results) return at(absl::StrCat("result symbol ", v, " out of range"));
-            break;
-          case 'f':
-            if (v <= index || v >= module_->functions()->size()) {
-              return at(absl::StrCat("calls function ", v, "; only functions ", index + 1, "..",
-                                     module_->functions()->size() - 1,
-                                     " may be called from here (calls form no cycle)"));
-            }
-            break;
-          case 'R':
-            if (v != KILN_NO_REGISTER && v >= fn.register_count()) {
-              return at(absl::StrCat("register r", v, " out of range"));
-            }
-            break;
-          case 'P':
-            if (v > (length - w - 1) / 2) return at("parameter patch list runs past the function end");
-            for (uint32_t j = 0; j < v; ++j) {
-              const uint32_t reg = code[w + 2 + 2 * j];
-              if (reg >= fn.int_register_count() || !int_set[reg]) {
-                return at(absl::StrCat("patch ", j, " reads integer register n", reg,
-                                       " which is out of range or not set"));
-              }
-            }
-            need = 1 + 2 * v;
-            break;
-          case 'L':
-            if (v > length - w - 1) return at("register list runs past the function end");
-            for (uint32_t j = 0; j < v; ++j) {
-              if (code[w + 1 + j] >= fn.register_count()) {
-                return at(absl::StrCat("register r", code[w + 1 + j], " out of range"));
-              }
-            }
-            need = 1 + v;
-            break;
-          default:
-            break;
-        }
-        w += need;
-      }
-      const uint32_t* ops = code + pc + 1;
-      // Run-time sizes exist only through symbols or result symbols (lengths
-      // kernels compute): without any, the module is static.
-      if (n_symbols == 0 && n_results == 0 && kiln_opcode_is_dynamic(opcode)) {
-        return at(absl::StrCat(kiln_opcode_name(opcode), " in a module without symbols"));
-      }
-      // Over the enum with no default: an opcode added to opcodes.def
-      // without a rule here fails to compile (-Wswitch); `kinds` above has
-      // already refused values that name no opcode.
-      switch (static_cast<kiln_opcode>(opcode)) {
-        case KILN_OP_VIEW_INPUT:
-          view_bytes[ops[0]] = static_cast<int64_t>(TensorDescBytes(*sig.inputs()->Get(ops[1])));
-          views[ops[0]] = {View::kInput, ops[1], 0, static_cast<uint64_t>(view_bytes[ops[0]])};
+  // The first pass over an instruction's operands: all words inside the
+  // function, each operand in range for its kind. *next: the following
+  // instruction.
+  absl::Status CheckOperands(const FunctionState& f, uint32_t opcode, uint32_t* next) const {
+    const char* kinds = kiln_opcode_operands(opcode);
+    if (kinds == nullptr) return At(f, absl::StrFormat("unknown opcode 0x%x", opcode));
+    const uint32_t length = f.length;
+    const uint32_t* code = f.code;
+    uint32_t w = f.pc + 1;
+    for (const char* k = kinds; *k != '\0'; ++k) {
+      uint32_t need = (*k == 'q') ? 2 : 1;
+      if (w > length || length - w < need) return At(f, "instruction runs past the function end");
+      uint32_t v = code[w];
+      switch (*k) {
+        case 'r':
+          if (v >= f.fn.register_count()) return At(f, absl::StrCat("register r", v, " out of range"));
           break;
-        case KILN_OP_VIEW_OUTPUT:
-          // A static view takes every -1 dim as at least 1; an expression
-          // dim may be 0, leaving the caller's buffer smaller than that.
-          if (HasDimRegisters(*sig.outputs()->Get(ops[1]))) {
-            return at(absl::StrCat("VIEW_OUTPUT of output ", ops[1],
-                                   ", whose dims include an expression of the symbols (which may "
-                                   "be 0); only VIEW_OUTPUT_DYN may view it"));
+        case 'i':
+          if (v >= f.n_inputs) return At(f, absl::StrCat("input ", v, " out of range"));
+          break;
+        case 'o':
+          if (v >= f.n_outputs) return At(f, absl::StrCat("output ", v, " out of range"));
+          break;
+        case 'c':
+          if (v >= f.n_constants) return At(f, absl::StrCat("constant ", v, " out of range"));
+          break;
+        case 'e':
+          if (v >= f.n_executables) return At(f, absl::StrCat("executable ", v, " out of range"));
+          break;
+        case 'n':
+          if (v >= f.fn.int_register_count()) {
+            return At(f, absl::StrCat("integer register n", v, " out of range"));
           }
-          view_bytes[ops[0]] = static_cast<int64_t>(TensorDescBytes(*sig.outputs()->Get(ops[1])));
-          views[ops[0]] = {View::kOutput, ops[1], 0, static_cast<uint64_t>(view_bytes[ops[0]])};
-          break;
-        case KILN_OP_VIEW_CONST:
-          view_bytes[ops[0]] = static_cast<int64_t>(module_->constants()->Get(ops[1])->size());
-          views[ops[0]] = {View::kConstant, ops[1], 0, static_cast<uint64_t>(view_bytes[ops[0]])};
-          break;
-        case KILN_OP_VIEW_ARENA: {
-          uint64_t offset = uint64_t{ops[1]} | (uint64_t{ops[2]} << 32);
-          uint64_t size = uint64_t{ops[3]} | (uint64_t{ops[4]} << 32);
-          if (offset > arena_size || size > arena_size - offset) {
-            return at(absl::StrCat("arena view [", offset, ", +", size,
-                                   ") lies outside the arena (", arena_size, " bytes)"));
-          }
-          if (offset % 16 != 0) return at(absl::StrCat("arena offset ", offset, " is not 16-byte aligned"));
-          view_bytes[ops[0]] = static_cast<int64_t>(size);
-          views[ops[0]] = {View::kArena, 0, offset, size};
-          break;
-        }
-        case KILN_OP_ISYM:
-        case KILN_OP_ICONST:
-        case KILN_OP_IADD:
-        case KILN_OP_ISUB:
-        case KILN_OP_IMUL:
-        case KILN_OP_IDIV:
-        case KILN_OP_IMIN:
-        case KILN_OP_IMAX:
-        case KILN_OP_IASSERT_EQ:
-        case KILN_OP_ILOAD:
-          // Single assignment: both back ends evaluate the shape arithmetic
-          // once (Instance::BindInputs, AOT NAME_shapes(); what an ILOAD
-          // feeds, where it stands in the run).
-          if (opcode == KILN_OP_ILOAD && !loaded) {
-            set_before_load = int_set;
-            loaded = true;
-          }
-          if (kiln_opcode_writes_integer(opcode)) {
-            if (int_set[ops[0]]) {
-              return at(absl::StrCat("integer register n", ops[0],
-                                     " is written a second time (integer registers are "
-                                     "single-assignment)"));
-            }
-            int_set[ops[0]] = true;
-            int_positive[ops[0]] = IsPositive(opcode, ops, int_positive);
-            int_known[ops[0]] = KnownValue(opcode, ops, int_known, int_value, &int_value[ops[0]]);
+          // The first operand of every integer-writing instruction is its
+          // destination; every other 'n' operand is read.
+          if ((k != kinds || !kiln_opcode_writes_integer(opcode)) && !f.int_set[v]) {
+            return At(f, absl::StrCat("integer register n", v, " is read before it is set"));
           }
           break;
-        case KILN_OP_VIEW_INPUT_DYN:
-          view_bytes[ops[0]] = -2;
-          views[ops[0]] = {View::kInput, ops[1], 0, 0};
-          dyn_bytes[ops[0]] = int_known[ops[2]] ? int_value[ops[2]] : -1;
+        case 's':
+          if (v >= f.n_symbols) return At(f, absl::StrCat("symbol ", v, " out of range"));
           break;
-        case KILN_OP_VIEW_OUTPUT_DYN:
-          view_bytes[ops[0]] = -2;
-          views[ops[0]] = {View::kOutput, ops[1], 0, 0};
-          dyn_bytes[ops[0]] = int_known[ops[2]] ? int_value[ops[2]] : -1;
+        case 'd':
+          if (v >= f.n_results) return At(f, absl::StrCat("result symbol ", v, " out of range"));
           break;
-        case KILN_OP_VIEW_ARENA_DYN:
-          view_bytes[ops[0]] = -2;
-          views[ops[0]] = {View::kArena, 0, 0, 0};
-          dyn_bytes[ops[0]] = int_known[ops[2]] ? int_value[ops[2]] : -1;
-          break;
-        case KILN_OP_DISPATCH_DYN: {
-          // Sizes are checked at run time (kiln_check_dynamic_dispatch); what
-          // is static here is which views a kernel may write.
-          const fb::Executable* e = module_->executables()->Get(ops[0]);
-          if (ops[1] != e->binding_count()) {
-            return at(absl::StrCat("dispatch binds ", ops[1], " registers; executable ", ops[0],
-                                   " takes ", e->binding_count()));
-          }
-          const KernelInfo* kernel = FindKernel(e->kernel()->string_view());
-          for (uint32_t k = 0; k < ops[1]; ++k) {
-            const uint32_t reg = ops[2 + k];
-            if (view_bytes[reg] == -1) {
-              return at(absl::StrCat("register r", reg, " is read before it is set"));
-            }
-            const View& v = views[reg];
-            if ((kernel->writes >> k & 1u) != 0 && (v.kind == View::kInput || v.kind == View::kConstant)) {
-              return at(absl::StrCat("binding ", k, " (r", reg, ") is written by ", kernel->symbol,
-                                     " but views ", v.kind == View::kInput ? "an input" : "a constant"));
-            }
-            if ((kernel->writes >> k & 1u) != 0 && v.kind == View::kOutput) {
-              output_written[v.index] = true;
-            }
-          }
-          const uint32_t* patch = ops + 2 + ops[1];
-          const uint32_t n_iparams = e->iparams() ? e->iparams()->size() : 0;
-          for (uint32_t j = 0; j < patch[0]; ++j) {
-            if (patch[1 + 2 * j] >= n_iparams) {
-              return at(absl::StrCat("patch ", j, " names iparam ", patch[1 + 2 * j],
-                                     "; executable ", ops[0], " has ", n_iparams));
-            }
+        case 'f':
+          if (v <= f.index || v >= module_->functions()->size()) {
+            return At(f, absl::StrCat("calls function ", v, "; only functions ", f.index + 1, "..",
+                                      module_->functions()->size() - 1,
+                                      " may be called from here (calls form no cycle)"));
           }
           break;
-        }
-        case KILN_OP_DISPATCH: {
-          const fb::Executable* e = module_->executables()->Get(ops[0]);
-          if (ops[1] != e->binding_count()) {
-            return at(absl::StrCat("dispatch binds ", ops[1], " registers; executable ", ops[0],
-                                   " takes ", e->binding_count()));
-          }
-          if (absl::Status s = CheckStaticExecutable(ops[0]); !s.ok()) {
-            return at(std::string(s.message()));
-          }
-          for (uint32_t k = 0; k < ops[1]; ++k) {
-            uint32_t reg = ops[2 + k];
-            if (view_bytes[reg] == -1) return at(absl::StrCat("register r", reg, " is read before it is set"));
-            if (view_bytes[reg] == -2) {
-              return at(absl::StrCat("register r", reg,
-                                     " has a run-time size; only DISPATCH_DYN may bind it"));
-            }
-            if (static_cast<uint64_t>(view_bytes[reg]) < e->binding_bytes()->Get(k)) {
-              return at(absl::StrCat("binding ", k, " (r", reg, ") views ", view_bytes[reg],
-                                     " bytes; executable ", ops[0], " needs ",
-                                     e->binding_bytes()->Get(k)));
-            }
-          }
-          if (absl::Status s = CheckWrites(*e, ops, views, &output_written); !s.ok()) {
-            return at(std::string(s.message()));
+        case 'R':
+          if (v != KILN_NO_REGISTER && v >= f.fn.register_count()) {
+            return At(f, absl::StrCat("register r", v, " out of range"));
           }
           break;
-        }
-        case KILN_OP_IF: {
-          if (absl::Status s = CheckScalarView(view_bytes, dyn_bytes, ops[0], 1, "condition"); !s.ok()) {
-            return at(std::string(s.message()));
+        case 'P':
+          if (v > (length - w - 1) / 2) return At(f, "parameter patch list runs past the function end");
+          for (uint32_t j = 0; j < v; ++j) {
+            const uint32_t reg = code[w + 2 + 2 * j];
+            if (reg >= f.fn.int_register_count() || !f.int_set[reg]) {
+              return At(f, absl::StrCat("patch ", j, " reads integer register n", reg,
+                                        " which is out of range or not set"));
+            }
           }
-          // An output counts as written when both branches write it.
-          const std::vector<bool>& a = outputs_written_by_[ops[1]];
-          const std::vector<bool>& b = outputs_written_by_[ops[2]];
-          for (uint32_t o = 0; o < n_outputs; ++o) {
-            if (a[o] && b[o]) output_written[o] = true;
-          }
-          call_depth_[index] = std::max(call_depth_[index],
-                                        1 + std::max(call_depth_[ops[1]], call_depth_[ops[2]]));
+          need = 1 + 2 * v;
           break;
-        }
-        case KILN_OP_LOOP:
-        case KILN_OP_LOOP_DYN: {
-          // LOOP_DYN's trip and expected counts are integer registers, which
-          // the operand pass checked (in range, set before read).
-          const bool dyn = opcode == KILN_OP_LOOP_DYN;
-          struct Operand { uint32_t reg; uint64_t bytes; const char* what; };
-          const Operand operands[] = {{dyn ? KILN_NO_REGISTER : ops[1], 8, "trip count"},
-                                      {ops[2], 1, "condition"},
-                                      {ops[3], 8, "iteration number"},
-                                      {ops[4], 1, "condition after an iteration"}};
-          for (const Operand& o : operands) {
-            if (o.reg == KILN_NO_REGISTER) continue;
-            if (absl::Status s = CheckScalarView(view_bytes, dyn_bytes, o.reg, o.bytes, o.what); !s.ok()) {
-              return at(std::string(s.message()));
+        case 'L':
+          if (v > length - w - 1) return At(f, "register list runs past the function end");
+          for (uint32_t j = 0; j < v; ++j) {
+            if (code[w + 1 + j] >= f.fn.register_count()) {
+              return At(f, absl::StrCat("register r", code[w + 1 + j], " out of range"));
             }
           }
-          if (!dyn && ops[1] == KILN_NO_REGISTER && ops[4] == KILN_NO_REGISTER) {
-            return at("the loop has neither a trip count nor a condition the body sets: it never ends");
-          }
-          if (!dyn && ops[1] != KILN_NO_REGISTER && views[ops[1]].kind == View::kConstant) {
-            if (absl::Status s = CheckConstantTrip(views[ops[1]].index); !s.ok()) {
-              return at(std::string(s.message()));
-            }
-          }
-          // LOOP_DYN's trip INT64_MAX means no limit: a constant one without
-          // a condition the body sets is the endless loop refused above,
-          // unless an expected count surely >= 0 stops it (with a failure).
-          if (dyn && ops[4] == KILN_NO_REGISTER && int_known[ops[1]] && int_value[ops[1]] == INT64_MAX &&
-              !int_positive[ops[5]] && !(int_known[ops[5]] && int_value[ops[5]] >= 0)) {
-            return at("the loop's trip count is the constant INT64_MAX (no limit) and neither a condition "
-                      "the body sets nor an expected count ends it: it never ends");
-          }
-          if (ops[3] == KILN_NO_REGISTER || views[ops[3]].kind != View::kArena) {
-            return at("the iteration number must be written to an arena view");
-          }
-          // A loop that must run at least once writes what its body writes.
-          const uint64_t expected = uint64_t{ops[5]} | (uint64_t{ops[6]} << 32);
-          if (dyn ? static_cast<bool>(int_positive[ops[5]])
-                  : expected != KILN_ANY_ITERATION_COUNT && expected > 0) {
-            for (uint32_t o = 0; o < n_outputs; ++o) {
-              if (outputs_written_by_[ops[0]][o]) output_written[o] = true;
-            }
-          }
-          call_depth_[index] = std::max(call_depth_[index], 1 + call_depth_[ops[0]]);
+          need = 1 + v;
           break;
-        }
-        case KILN_OP_RETURN:
-          returned = true;
+        default:
           break;
       }
-      pc = w;
+      w += need;
     }
-    if (!returned) return Error(absl::StrCat("function '", name, "' does not end in RETURN"));
-    if (call_depth_[index] > kMaxCallDepth) {
-      return Error(absl::StrCat("function '", name, "' nests calls ", call_depth_[index],
+    *next = w;
+    return absl::OkStatus();
+  }
+
+  // The rules of one instruction whose operands are in range; `ops` are its
+  // operand words.
+  absl::Status CheckInstruction(FunctionState& f, uint32_t opcode, const uint32_t* ops) {
+    // Run-time sizes exist only through symbols or result symbols (lengths
+    // kernels compute): without any, the module is static.
+    if (f.n_symbols == 0 && f.n_results == 0 && kiln_opcode_is_dynamic(opcode)) {
+      return At(f, absl::StrCat(kiln_opcode_name(opcode), " in a module without symbols"));
+    }
+    // Over the enum with no default: an opcode added to opcodes.def
+    // without a rule here fails to compile (-Wswitch); CheckOperands has
+    // already refused values that name no opcode.
+    switch (static_cast<kiln_opcode>(opcode)) {
+      case KILN_OP_VIEW_INPUT:
+      case KILN_OP_VIEW_OUTPUT:
+      case KILN_OP_VIEW_CONST:
+      case KILN_OP_VIEW_ARENA:
+        return CheckStaticView(f, opcode, ops);
+      case KILN_OP_VIEW_INPUT_DYN:
+      case KILN_OP_VIEW_OUTPUT_DYN:
+      case KILN_OP_VIEW_ARENA_DYN:
+        SetDynamicView(f, opcode, ops);
+        return absl::OkStatus();
+      case KILN_OP_ISYM:
+      case KILN_OP_ICONST:
+      case KILN_OP_IADD:
+      case KILN_OP_ISUB:
+      case KILN_OP_IMUL:
+      case KILN_OP_IDIV:
+      case KILN_OP_IMIN:
+      case KILN_OP_IMAX:
+      case KILN_OP_IASSERT_EQ:
+      case KILN_OP_ILOAD:
+        return CheckIntegerInstruction(f, opcode, ops);
+      case KILN_OP_DISPATCH:
+        return CheckDispatch(f, ops);
+      case KILN_OP_DISPATCH_DYN:
+        return CheckDynamicDispatch(f, ops);
+      case KILN_OP_IF:
+        return CheckIf(f, ops);
+      case KILN_OP_LOOP:
+      case KILN_OP_LOOP_DYN:
+        return CheckLoop(f, opcode, ops);
+      case KILN_OP_RETURN:
+        f.returned = true;
+        return absl::OkStatus();
+    }
+    return absl::OkStatus();
+  }
+
+  // VIEW_INPUT, VIEW_OUTPUT, VIEW_CONST, VIEW_ARENA: a view of a size known
+  // here, inside what it views.
+  absl::Status CheckStaticView(FunctionState& f, uint32_t opcode, const uint32_t* ops) const {
+    uint64_t bytes = 0;
+    View view;
+    if (opcode == KILN_OP_VIEW_INPUT) {
+      bytes = TensorDescBytes(*f.sig.inputs()->Get(ops[1]));
+      view = {View::kInput, ops[1], 0, bytes};
+    } else if (opcode == KILN_OP_VIEW_OUTPUT) {
+      // A static view takes every -1 dim as at least 1; an expression
+      // dim may be 0, leaving the caller's buffer smaller than that.
+      if (HasDimRegisters(*f.sig.outputs()->Get(ops[1]))) {
+        return At(f, absl::StrCat("VIEW_OUTPUT of output ", ops[1],
+                                  ", whose dims include an expression of the symbols (which may "
+                                  "be 0); only VIEW_OUTPUT_DYN may view it"));
+      }
+      bytes = TensorDescBytes(*f.sig.outputs()->Get(ops[1]));
+      view = {View::kOutput, ops[1], 0, bytes};
+    } else if (opcode == KILN_OP_VIEW_CONST) {
+      bytes = module_->constants()->Get(ops[1])->size();
+      view = {View::kConstant, ops[1], 0, bytes};
+    } else {  // VIEW_ARENA
+      const uint64_t offset = uint64_t{ops[1]} | (uint64_t{ops[2]} << 32);
+      bytes = uint64_t{ops[3]} | (uint64_t{ops[4]} << 32);
+      if (offset > f.arena_size || bytes > f.arena_size - offset) {
+        return At(f, absl::StrCat("arena view [", offset, ", +", bytes,
+                                  ") lies outside the arena (", f.arena_size, " bytes)"));
+      }
+      if (offset % 16 != 0) return At(f, absl::StrCat("arena offset ", offset, " is not 16-byte aligned"));
+      view = {View::kArena, 0, offset, bytes};
+    }
+    f.view_bytes[ops[0]] = static_cast<int64_t>(bytes);
+    f.views[ops[0]] = view;
+    return absl::OkStatus();
+  }
+
+  // VIEW_INPUT_DYN, VIEW_OUTPUT_DYN, VIEW_ARENA_DYN: sizes (and the arena
+  // offset) are checked at run time; what is known here is what the view is
+  // of, and its size when the size register holds a known value.
+  static void SetDynamicView(FunctionState& f, uint32_t opcode, const uint32_t* ops) {
+    f.view_bytes[ops[0]] = -2;
+    if (opcode == KILN_OP_VIEW_INPUT_DYN) {
+      f.views[ops[0]] = {View::kInput, ops[1], 0, 0};
+    } else if (opcode == KILN_OP_VIEW_OUTPUT_DYN) {
+      f.views[ops[0]] = {View::kOutput, ops[1], 0, 0};
+    } else {  // VIEW_ARENA_DYN
+      f.views[ops[0]] = {View::kArena, 0, 0, 0};
+    }
+    f.dyn_bytes[ops[0]] = f.int_known[ops[2]] ? f.int_value[ops[2]] : -1;
+  }
+
+  // The integer instructions (ISYM ... ILOAD).
+  absl::Status CheckIntegerInstruction(FunctionState& f, uint32_t opcode, const uint32_t* ops) const {
+    // Single assignment: both back ends evaluate the shape arithmetic
+    // once (Instance::BindInputs, AOT NAME_shapes(); what an ILOAD
+    // feeds, where it stands in the run).
+    if (opcode == KILN_OP_ILOAD && !f.loaded) {
+      f.set_before_load = f.int_set;
+      f.loaded = true;
+    }
+    if (kiln_opcode_writes_integer(opcode)) {
+      if (f.int_set[ops[0]]) {
+        return At(f, absl::StrCat("integer register n", ops[0],
+                                  " is written a second time (integer registers are "
+                                  "single-assignment)"));
+      }
+      f.int_set[ops[0]] = true;
+      f.int_positive[ops[0]] = IsPositive(opcode, ops, f.int_positive);
+      f.int_known[ops[0]] = KnownValue(opcode, ops, f.int_known, f.int_value, &f.int_value[ops[0]]);
+    }
+    return absl::OkStatus();
+  }
+
+  // A dispatch binds exactly as many registers as its executable takes.
+  absl::Status CheckBindingCount(const FunctionState& f, const fb::Executable& e,
+                                 const uint32_t* ops) const {
+    if (ops[1] == e.binding_count()) return absl::OkStatus();
+    return At(f, absl::StrCat("dispatch binds ", ops[1], " registers; executable ", ops[0],
+                              " takes ", e.binding_count()));
+  }
+
+  // DISPATCH: static views, each at least as large as its binding needs,
+  // written ones neither read-only nor overlapping (CheckWrites).
+  absl::Status CheckDispatch(FunctionState& f, const uint32_t* ops) {
+    const fb::Executable* e = module_->executables()->Get(ops[0]);
+    if (absl::Status s = CheckBindingCount(f, *e, ops); !s.ok()) return s;
+    if (absl::Status s = CheckStaticExecutable(ops[0]); !s.ok()) {
+      return At(f, std::string(s.message()));
+    }
+    for (uint32_t k = 0; k < ops[1]; ++k) {
+      uint32_t reg = ops[2 + k];
+      if (f.view_bytes[reg] == -1) return At(f, absl::StrCat("register r", reg, " is read before it is set"));
+      if (f.view_bytes[reg] == -2) {
+        return At(f, absl::StrCat("register r", reg,
+                                  " has a run-time size; only DISPATCH_DYN may bind it"));
+      }
+      if (static_cast<uint64_t>(f.view_bytes[reg]) < e->binding_bytes()->Get(k)) {
+        return At(f, absl::StrCat("binding ", k, " (r", reg, ") views ", f.view_bytes[reg],
+                                  " bytes; executable ", ops[0], " needs ",
+                                  e->binding_bytes()->Get(k)));
+      }
+    }
+    if (absl::Status s = CheckWrites(*e, ops, f.views, &f.output_written); !s.ok()) {
+      return At(f, std::string(s.message()));
+    }
+    return absl::OkStatus();
+  }
+
+  // DISPATCH_DYN: sizes are checked at run time (kiln_check_dynamic_dispatch);
+  // what is static here is which views a kernel may write, and that each
+  // patch names one of the executable's iparams.
+  absl::Status CheckDynamicDispatch(FunctionState& f, const uint32_t* ops) const {
+    const fb::Executable* e = module_->executables()->Get(ops[0]);
+    if (absl::Status s = CheckBindingCount(f, *e, ops); !s.ok()) return s;
+    const KernelInfo* kernel = FindKernel(e->kernel()->string_view());
+    for (uint32_t k = 0; k < ops[1]; ++k) {
+      const uint32_t reg = ops[2 + k];
+      if (f.view_bytes[reg] == -1) {
+        return At(f, absl::StrCat("register r", reg, " is read before it is set"));
+      }
+      const View& v = f.views[reg];
+      if ((kernel->writes >> k & 1u) != 0 && (v.kind == View::kInput || v.kind == View::kConstant)) {
+        return At(f, absl::StrCat("binding ", k, " (r", reg, ") is written by ", kernel->symbol,
+                                  " but views ", v.kind == View::kInput ? "an input" : "a constant"));
+      }
+      if ((kernel->writes >> k & 1u) != 0 && v.kind == View::kOutput) {
+        f.output_written[v.index] = true;
+      }
+    }
+    const uint32_t* patch = ops + 2 + ops[1];
+    const uint32_t n_iparams = e->iparams() ? e->iparams()->size() : 0;
+    for (uint32_t j = 0; j < patch[0]; ++j) {
+      if (patch[1 + 2 * j] >= n_iparams) {
+        return At(f, absl::StrCat("patch ", j, " names iparam ", patch[1 + 2 * j],
+                                  "; executable ", ops[0], " has ", n_iparams));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // IF: a condition register, and what the two branches (already checked:
+  // callees come first) both write.
+  absl::Status CheckIf(FunctionState& f, const uint32_t* ops) {
+    if (absl::Status s = CheckScalarView(f.view_bytes, f.dyn_bytes, ops[0], 1, "condition"); !s.ok()) {
+      return At(f, std::string(s.message()));
+    }
+    // An output counts as written when both branches write it.
+    const std::vector<bool>& a = outputs_written_by_[ops[1]];
+    const std::vector<bool>& b = outputs_written_by_[ops[2]];
+    for (uint32_t o = 0; o < f.n_outputs; ++o) {
+      if (a[o] && b[o]) f.output_written[o] = true;
+    }
+    call_depth_[f.index] = std::max(call_depth_[f.index],
+                                    1 + std::max(call_depth_[ops[1]], call_depth_[ops[2]]));
+    return absl::OkStatus();
+  }
+
+  // LOOP and LOOP_DYN: scalar operand views, a loop that can end, and what a
+  // body that surely runs writes.
+  absl::Status CheckLoop(FunctionState& f, uint32_t opcode, const uint32_t* ops) {
+    // LOOP_DYN's trip and expected counts are integer registers, which
+    // the operand pass checked (in range, set before read).
+    const bool dyn = opcode == KILN_OP_LOOP_DYN;
+    struct Operand { uint32_t reg; uint64_t bytes; const char* what; };
+    const Operand operands[] = {{dyn ? KILN_NO_REGISTER : ops[1], 8, "trip count"},
+                                {ops[2], 1, "condition"},
+                                {ops[3], 8, "iteration number"},
+                                {ops[4], 1, "condition after an iteration"}};
+    for (const Operand& o : operands) {
+      if (o.reg == KILN_NO_REGISTER) continue;
+      if (absl::Status s = CheckScalarView(f.view_bytes, f.dyn_bytes, o.reg, o.bytes, o.what); !s.ok()) {
+        return At(f, std::string(s.message()));
+      }
+    }
+    if (!dyn && ops[1] == KILN_NO_REGISTER && ops[4] == KILN_NO_REGISTER) {
+      return At(f, "the loop has neither a trip count nor a condition the body sets: it never ends");
+    }
+    if (!dyn && ops[1] != KILN_NO_REGISTER && f.views[ops[1]].kind == View::kConstant) {
+      if (absl::Status s = CheckConstantTrip(f.views[ops[1]].index); !s.ok()) {
+        return At(f, std::string(s.message()));
+      }
+    }
+    // LOOP_DYN's trip INT64_MAX means no limit: a constant one without
+    // a condition the body sets is the endless loop refused above,
+    // unless an expected count surely >= 0 stops it (with a failure).
+    if (dyn && ops[4] == KILN_NO_REGISTER && f.int_known[ops[1]] && f.int_value[ops[1]] == INT64_MAX &&
+        !f.int_positive[ops[5]] && !(f.int_known[ops[5]] && f.int_value[ops[5]] >= 0)) {
+      return At(f, "the loop's trip count is the constant INT64_MAX (no limit) and neither a condition "
+                   "the body sets nor an expected count ends it: it never ends");
+    }
+    if (ops[3] == KILN_NO_REGISTER || f.views[ops[3]].kind != View::kArena) {
+      return At(f, "the iteration number must be written to an arena view");
+    }
+    // A loop that must run at least once writes what its body writes.
+    const uint64_t expected = uint64_t{ops[5]} | (uint64_t{ops[6]} << 32);
+    if (dyn ? static_cast<bool>(f.int_positive[ops[5]])
+            : expected != KILN_ANY_ITERATION_COUNT && expected > 0) {
+      for (uint32_t o = 0; o < f.n_outputs; ++o) {
+        if (outputs_written_by_[ops[0]][o]) f.output_written[o] = true;
+      }
+    }
+    call_depth_[f.index] = std::max(call_depth_[f.index], 1 + call_depth_[ops[0]]);
+    return absl::OkStatus();
+  }
+
+  // After the last instruction: a RETURN ends the function, calls nest no
+  // deeper than the interpreter allows, and the entry computes its shape
+  // registers from the symbols and writes every output it must.
+  absl::Status CheckFunctionEnd(const FunctionState& f) {
+    if (!f.returned) return Error(absl::StrCat("function '", f.name, "' does not end in RETURN"));
+    if (call_depth_[f.index] > kMaxCallDepth) {
+      return Error(absl::StrCat("function '", f.name, "' nests calls ", call_depth_[f.index],
                                 " deep; the limit is ", kMaxCallDepth));
     }
-    outputs_written_by_[index] = output_written;
-    if (index == 0) {
-      if (absl::Status s = CheckShapeRegisters(loaded ? set_before_load : int_set); !s.ok()) {
-        return s;
-      }
-      for (uint32_t o = 0; o < n_outputs; ++o) {
-        if (!output_written[o] && !HasSymbols(*sig.outputs()->Get(o)) &&
-            TensorDescBytes(*sig.outputs()->Get(o)) > 0) {
-          return Error(absl::StrCat("function '", name, "' never writes output ", o));
-        }
+    outputs_written_by_[f.index] = f.output_written;
+    if (f.index != 0) return absl::OkStatus();
+    if (absl::Status s = CheckShapeRegisters(f.loaded ? f.set_before_load : f.int_set); !s.ok()) {
+      return s;
+    }
+    for (uint32_t o = 0; o < f.n_outputs; ++o) {
+      if (!f.output_written[o] && !HasSymbols(*f.sig.outputs()->Get(o)) &&
+          TensorDescBytes(*f.sig.outputs()->Get(o)) > 0) {
+        return Error(absl::StrCat("function '", f.name, "' never writes output ", o));
       }
     }
     return absl::OkStatus();

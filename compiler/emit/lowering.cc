@@ -38,6 +38,12 @@ const KernelInfo* FindKernel(const std::string& name) {
   return nullptr;
 }
 
+// Control flow's slots for called functions, by what views them.
+using SlotKey = std::tuple<uint64_t, uint64_t, int64_t, int64_t>;
+SlotKey SlotKeyOf(const Binding& b) {
+  return SlotKey{b.index, b.bytes, b.symbolic_offset, b.symbolic_bytes};
+}
+
 }  // namespace
 
 std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& shape) {
@@ -317,15 +323,60 @@ absl::Status LoweringContext::OutputCopy(int32_t output_index, ir::ValueId sourc
   return AddPending(std::move(p), std::move(exe));
 }
 
+// The entry function's view registers while Finish writes it.
+struct LoweringContext::EntryViews {
+  EntryViews(BytecodeBuilder& bc, ShapeProgram& shapes) : bc(bc), shapes(shapes) {}
+  BytecodeBuilder& bc;
+  ShapeProgram& shapes;
+  // The workspace holds this function's tensors and, past them, those of
+  // the functions it calls.
+  int64_t workspace = 0;
+  std::vector<uint32_t> input_reg, output_reg, const_reg;
+  std::map<uint64_t, uint32_t> arena_reg;  // by arena root value
+  std::vector<uint32_t> tail_regs;  // in the tail's order: offsets ascending
+  // Views sized by lengths without a bound wait for their first dispatch
+  // (the lengths are loaded by then): register -> offset (-1: an output) and size.
+  std::map<uint32_t, std::pair<int64_t, int64_t>> deferred_views;
+  std::set<uint32_t> output_views;
+  std::map<SlotKey, uint32_t> fixed_reg;  // control flow's slots (none without it)
+};
+
 absl::StatusOr<LoweredModule> LoweringContext::Finish() {
   std::vector<DispatchDebugDesc> called_dispatches = std::move(module_.dispatches);
   module_.dispatches.clear();
+  DescribeModule();
+  if (absl::Status s = AddResultSymbols(); !s.ok()) return s;
+  std::vector<ExprDim> expr_dims;
+  if (absl::Status s = DescribeSignature(&expr_dims); !s.ok()) return s;
+
+  BytecodeBuilder bc;
+  // Shape arithmetic first: every size the views and dispatches need.
+  ShapeProgram shapes(dims(), bc);
+  EntryViews views(bc, shapes);
+  views.workspace = RegisterReadBeforeRun(shapes, expr_dims);
+  // Dims the compiler assumed equal (broadcasting S against min(S, 64), ...)
+  // are checked before anything runs, or once the lengths they involve are
+  // known. Debug dims of such lengths must be computed before the observers
+  // read them, right after the loads (the others are evaluated before a run).
+  PrepareDataSymbols(&shapes);
+  EmitReady(bc, &shapes);
+  ViewSignature(views);
+  ViewArena(views);
+  ViewFixedSlots(views);
+  EmitPending(bc, [&](const Binding& b) { return EntryRegister(views, b); }, &shapes, 0);
+  return WriteEntryFunction(bc, shapes, std::move(called_dispatches));
+}
+
+void LoweringContext::DescribeModule() {
   module_.source = graph_.source;
   module_.arena_size = std::max(module_.arena_size, plan_.arena_size);  // callees may lie beyond
   module_.arena_alignment = plan_.alignment;
   module_.live_bytes_lower_bound = plan_.lower_bound;
   for (const ArenaTensor& t : plan_.arena) module_.unshared_bytes += t.size;
   module_.symbols = dims().symbols();
+}
+
+absl::Status LoweringContext::AddResultSymbols() {
   // Every data symbol is a result symbol: ILOAD reads it during the run,
   // the VM and AOT code after it for the outputs' shapes.
   for (size_t k = 0; k < dims().data_symbols().size(); ++k) {
@@ -350,79 +401,77 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
         {d.name, d.bound,
          plan_.storage[d.count_value].offset + 8 * static_cast<uint64_t>(d.count_element)});
   }
-  // Output dims that are expressions of the symbols (S + T rows): their
-  // registers are filled in once the shape program exists.
-  struct ExprDim {
-    size_t output, dim;
-    int64_t expr;
-  };
-  std::vector<ExprDim> expr_dims;
-  auto desc = [&](ir::ValueId v) -> absl::StatusOr<TensorDesc> {
-    const ir::Value& val = value(v);
-    TensorDesc d{val.name, val.dtype, val.shape, {}, {}, 0};
-    if (val.capacity_bytes >= 0) d.capacity_bytes = static_cast<uint64_t>(val.capacity_bytes);
-    for (size_t k = 0; k < val.shape.size(); ++k) {
-      const int64_t dim = val.shape[k];
-      if (!ir::IsSymbolic(dim)) {
-        if (dim < 0) {
-          return absl::UnimplementedError(absl::StrCat(
-              graph_.source, ": signature tensor '", val.name, "' has a dynamic shape"));
-        }
-        continue;
-      }
-      // The signature names bare symbols; an expression (2*N) would need
-      // the caller to solve for N. A length known after the run keeps its
-      // bound as the dim (the buffer the caller provides).
-      const std::string name = dims().ToString(dim);
-      const int32_t data = dims().BareData(dim);
-      bool bare = data >= 0;
-      for (const std::string& s : module_.symbols) bare = bare || s == name;
-      // An output may have an expression: the caller learns its value from
-      // the module (OutputShape, NAME_output_dims) once the symbols are bound.
-      const bool output = std::find(graph_.outputs.begin(), graph_.outputs.end(), v) !=
-                          graph_.outputs.end();
-      if (!bare && output && !dims().HasData(dim)) {
-        if (d.dim_symbols.empty()) d.dim_symbols.assign(val.shape.size(), "");
-        d.dim_symbols[k] = name;
-        d.shape[k] = -1;
-        expr_dims.push_back({static_cast<size_t>(module_.outputs.size()), k, dim});
-        continue;
-      }
-      if (!bare) {
-        return absl::UnimplementedError(absl::StrCat(
-            graph_.source, ": signature tensor '", val.name, "' dim ", k, " is ", name,
-            "; only a bare symbol is supported in the signature"));
-      }
-      if (d.dim_symbols.empty()) d.dim_symbols.assign(val.shape.size(), "");
-      d.dim_symbols[k] = name;
-      // A length without a bound: -1, the caller's buffer is its own choice.
-      const int64_t bound = data >= 0 ? dims().data_symbols()[data].bound : -1;
-      d.shape[k] = bound == ir::kNoBound ? -1 : bound;
-    }
-    return d;
-  };
+  return absl::OkStatus();
+}
+
+absl::Status LoweringContext::DescribeSignature(std::vector<ExprDim>* expr_dims) {
   for (ir::ValueId v : graph_.inputs) {
-    auto d = desc(v);
+    auto d = SignatureDesc(v, expr_dims);
     if (!d.ok()) return d.status();
     module_.inputs.push_back(*d);
   }
   for (ir::ValueId v : graph_.outputs) {
-    auto d = desc(v);
+    auto d = SignatureDesc(v, expr_dims);
     if (!d.ok()) return d.status();
     module_.outputs.push_back(*d);
   }
   module_.bound_inputs = graph_.bound_inputs;
+  return absl::OkStatus();
+}
 
-  BytecodeBuilder bc;
-  // Shape arithmetic first: every size the views and dispatches need.
-  ShapeProgram shapes(dims(), bc);
+absl::StatusOr<TensorDesc> LoweringContext::SignatureDesc(ir::ValueId v,
+                                                          std::vector<ExprDim>* expr_dims) {
+  const ir::Value& val = value(v);
+  TensorDesc d{val.name, val.dtype, val.shape, {}, {}, 0};
+  if (val.capacity_bytes >= 0) d.capacity_bytes = static_cast<uint64_t>(val.capacity_bytes);
+  for (size_t k = 0; k < val.shape.size(); ++k) {
+    const int64_t dim = val.shape[k];
+    if (!ir::IsSymbolic(dim)) {
+      if (dim < 0) {
+        return absl::UnimplementedError(absl::StrCat(
+            graph_.source, ": signature tensor '", val.name, "' has a dynamic shape"));
+      }
+      continue;
+    }
+    // The signature names bare symbols; an expression (2*N) would need
+    // the caller to solve for N. A length known after the run keeps its
+    // bound as the dim (the buffer the caller provides).
+    const std::string name = dims().ToString(dim);
+    const int32_t data = dims().BareData(dim);
+    bool bare = data >= 0;
+    for (const std::string& s : module_.symbols) bare = bare || s == name;
+    // An output may have an expression: the caller learns its value from
+    // the module (OutputShape, NAME_output_dims) once the symbols are bound.
+    const bool output = std::find(graph_.outputs.begin(), graph_.outputs.end(), v) !=
+                        graph_.outputs.end();
+    if (!bare && output && !dims().HasData(dim)) {
+      if (d.dim_symbols.empty()) d.dim_symbols.assign(val.shape.size(), "");
+      d.dim_symbols[k] = name;
+      d.shape[k] = -1;
+      expr_dims->push_back({static_cast<size_t>(module_.outputs.size()), k, dim});
+      continue;
+    }
+    if (!bare) {
+      return absl::UnimplementedError(absl::StrCat(
+          graph_.source, ": signature tensor '", val.name, "' dim ", k, " is ", name,
+          "; only a bare symbol is supported in the signature"));
+    }
+    if (d.dim_symbols.empty()) d.dim_symbols.assign(val.shape.size(), "");
+    d.dim_symbols[k] = name;
+    // A length without a bound: -1, the caller's buffer is its own choice.
+    const int64_t bound = data >= 0 ? dims().data_symbols()[data].bound : -1;
+    d.shape[k] = bound == ir::kNoBound ? -1 : bound;
+  }
+  return d;
+}
+
+int64_t LoweringContext::RegisterReadBeforeRun(ShapeProgram& shapes,
+                                               const std::vector<ExprDim>& expr_dims) {
   for (const ExprDim& e : expr_dims) {
     TensorDesc& out = module_.outputs[e.output];
     if (out.dim_registers.empty()) out.dim_registers.assign(out.shape.size(), -1);
     out.dim_registers[e.dim] = static_cast<int32_t>(shapes.Register(e.expr));
   }
-  // The workspace holds this function's tensors and, past them, those of
-  // the functions it calls.
   int64_t workspace = plan_.workspace_expr;
   if (module_.called_workspace_end != 0) {
     workspace = LargerDim(dims(), workspace, module_.called_workspace_end);
@@ -430,128 +479,133 @@ absl::StatusOr<LoweredModule> LoweringContext::Finish() {
   if (ir::IsSymbolic(workspace)) {
     module_.workspace_register = static_cast<int32_t>(shapes.Register(workspace));
   }
-  // Dims the compiler assumed equal (broadcasting S against min(S, 64), ...)
-  // are checked before anything runs, or once the lengths they involve are
-  // known. Debug dims of such lengths must be computed before the observers
-  // read them, right after the loads (the others are evaluated before a run).
-  PrepareDataSymbols(&shapes);
-  EmitReady(bc, &shapes);
-  std::vector<uint32_t> input_reg, output_reg, const_reg;
+  return workspace;
+}
+
+void LoweringContext::ViewSignature(EntryViews& views) {
+  BytecodeBuilder& bc = views.bc;
   for (size_t k = 0; k < module_.inputs.size(); ++k) {
-    input_reg.push_back(bc.NewRegister());
+    views.input_reg.push_back(bc.NewRegister());
     const int64_t bytes = plan_.storage[graph_.inputs[k]].size_expr;
     if (ir::IsSymbolic(bytes)) {
-      bc.ViewInputDyn(input_reg.back(), static_cast<uint32_t>(k), shapes.Register(bytes));
+      bc.ViewInputDyn(views.input_reg.back(), static_cast<uint32_t>(k), views.shapes.Register(bytes));
     } else {
-      bc.ViewInput(input_reg.back(), static_cast<uint32_t>(k));
+      bc.ViewInput(views.input_reg.back(), static_cast<uint32_t>(k));
     }
   }
-  // Views sized by lengths without a bound wait for their first dispatch
-  // (the lengths are loaded by then): register -> offset (-1: an output) and size.
-  std::map<uint32_t, std::pair<int64_t, int64_t>> deferred_views;
-  std::set<uint32_t> output_views;
   for (size_t k = 0; k < module_.outputs.size(); ++k) {
-    output_reg.push_back(bc.NewRegister());
+    const uint32_t r = bc.NewRegister();
+    views.output_reg.push_back(r);
     const int64_t bytes = compiler::PlannedBytesExpr(graph_, value(graph_.outputs[k]));
     const int64_t exact = compiler::ValueBytesExpr(graph_, value(graph_.outputs[k]));
     if (bytes == -1 && exact != -1 && dims().HasUnbounded(exact)) {
-      deferred_views[output_reg.back()] = {-1, exact};
-      output_views.insert(output_reg.back());
+      views.deferred_views[r] = {-1, exact};
+      views.output_views.insert(r);
       continue;
     }
     if (ir::IsSymbolic(bytes)) {
-      bc.ViewOutputDyn(output_reg.back(), static_cast<uint32_t>(k), shapes.Register(bytes));
+      bc.ViewOutputDyn(r, static_cast<uint32_t>(k), views.shapes.Register(bytes));
     } else {
-      bc.ViewOutput(output_reg.back(), static_cast<uint32_t>(k));
+      bc.ViewOutput(r, static_cast<uint32_t>(k));
     }
   }
   for (size_t k = 0; k < module_.constants.size(); ++k) {
-    const_reg.push_back(bc.NewRegister());
-    bc.ViewConst(const_reg.back(), static_cast<uint32_t>(k));
+    views.const_reg.push_back(bc.NewRegister());
+    bc.ViewConst(views.const_reg.back(), static_cast<uint32_t>(k));
   }
-  std::map<uint64_t, uint32_t> arena_reg;
-  std::vector<uint32_t> tail_regs;  // in the tail's order: offsets ascending
+}
+
+void LoweringContext::ViewArena(EntryViews& views) {
   for (const compiler::ArenaTensor& t : plan_.arena) {
-    const uint32_t r = bc.NewRegister();
-    arena_reg[static_cast<uint64_t>(t.value)] = r;
+    const uint32_t r = views.bc.NewRegister();
+    views.arena_reg[static_cast<uint64_t>(t.value)] = r;
     if (t.tail) {
-      deferred_views[r] = {dims().Add(workspace, t.offset_expr), t.size_expr};
-      tail_regs.push_back(r);
+      views.deferred_views[r] = {dims().Add(views.workspace, t.offset_expr), t.size_expr};
+      views.tail_regs.push_back(r);
       continue;
     }
     if (ir::IsSymbolic(t.size_expr)) {
-      bc.ViewArenaDyn(r, shapes.Register(t.offset_expr), shapes.Register(t.size_expr));
+      views.bc.ViewArenaDyn(r, views.shapes.Register(t.offset_expr),
+                            views.shapes.Register(t.size_expr));
     } else {
-      bc.ViewArena(r, t.offset, t.size);
+      views.bc.ViewArena(r, t.offset, t.size);
     }
   }
-  // Control flow's slots for called functions (none without control flow).
-  using SlotKey = std::tuple<uint64_t, uint64_t, int64_t, int64_t>;
-  auto slot_key = [](const Binding& b) {
-    return SlotKey{b.index, b.bytes, b.symbolic_offset, b.symbolic_bytes};
-  };
-  std::map<SlotKey, uint32_t> fixed_reg;
+}
+
+void LoweringContext::ViewFixedSlots(EntryViews& views) {
   for (const PendingDispatch& p : pending_) {
     std::vector<Binding> fixed = p.bindings;
     for (const auto& b : p.control_operands) {
       if (b) fixed.push_back(*b);
     }
     for (const Binding& b : fixed) {
-      if (b.kind != Binding::Kind::kFixed || fixed_reg.count(slot_key(b))) continue;
-      const uint32_t r = bc.NewRegister();
-      fixed_reg[slot_key(b)] = r;
+      if (b.kind != Binding::Kind::kFixed || views.fixed_reg.count(SlotKeyOf(b))) continue;
+      const uint32_t r = views.bc.NewRegister();
+      views.fixed_reg[SlotKeyOf(b)] = r;
       if (b.symbolic_offset != 0 || b.symbolic_bytes != 0) {
         const int64_t offset = b.symbolic_offset != 0 ? b.symbolic_offset : static_cast<int64_t>(b.index);
-        bc.ViewArenaDyn(r, shapes.Register(offset), shapes.Register(BindingBytes(b)));
+        views.bc.ViewArenaDyn(r, views.shapes.Register(offset), views.shapes.Register(BindingBytes(b)));
       } else {
-        bc.ViewArena(r, b.index, b.bytes);
+        views.bc.ViewArena(r, b.index, b.bytes);
       }
     }
   }
-  auto deferred = [&](uint32_t r) {
-    auto it = deferred_views.find(r);
-    if (it == deferred_views.end()) return r;
-    const auto [offset, size] = it->second;
-    if (!output_views.count(r)) {
-      // Every tail view whose size is known by now, the farthest first: a
-      // run short of workspace then asks at once for all the tail these
-      // lengths give (a backbone over a resized image is hundreds of tail
-      // tensors), not for one tensor more per retry.
-      for (auto t = tail_regs.rbegin(); t != tail_regs.rend(); ++t) {
-        auto v = deferred_views.find(*t);
-        if (v == deferred_views.end() || !shapes.Ready(v->second.first) ||
-            !shapes.Ready(v->second.second)) {
-          continue;
-        }
-        bc.ViewArenaDyn(*t, shapes.Register(v->second.first), shapes.Register(v->second.second));
-        deferred_views.erase(v);
+}
+
+uint32_t LoweringContext::EntryRegister(EntryViews& views, const Binding& b) {
+  switch (b.kind) {
+    case Binding::Kind::kInput: return views.input_reg[b.index];
+    case Binding::Kind::kOutput: return DeferredView(views, views.output_reg[b.index]);
+    case Binding::Kind::kConstant: return views.const_reg[b.index];
+    case Binding::Kind::kArena: return DeferredView(views, views.arena_reg.at(b.index));
+    case Binding::Kind::kFixed: return views.fixed_reg.at(SlotKeyOf(b));
+  }
+  return 0;
+}
+
+uint32_t LoweringContext::DeferredView(EntryViews& views, uint32_t r) {
+  auto it = views.deferred_views.find(r);
+  if (it == views.deferred_views.end()) return r;
+  const auto [offset, size] = it->second;
+  if (views.output_views.count(r)) {
+    for (size_t k = 0; k < views.output_reg.size(); ++k) {
+      if (views.output_reg[k] == r) {
+        views.bc.ViewOutputDyn(r, static_cast<uint32_t>(k), views.shapes.Register(size));
       }
-      if (deferred_views.count(r)) {  // not ready: Register reports it (shapes.ok())
-        bc.ViewArenaDyn(r, shapes.Register(offset), shapes.Register(size));
-        deferred_views.erase(r);
-      }
-      return r;
     }
-    for (size_t k = 0; k < output_reg.size(); ++k) {
-      if (output_reg[k] == r) bc.ViewOutputDyn(r, static_cast<uint32_t>(k), shapes.Register(size));
-    }
-    deferred_views.erase(it);
+    views.deferred_views.erase(it);
     return r;
-  };
-  auto reg_of = [&](const Binding& b) -> uint32_t {
-    switch (b.kind) {
-      case Binding::Kind::kInput: return input_reg[b.index];
-      case Binding::Kind::kOutput: return deferred(output_reg[b.index]);
-      case Binding::Kind::kConstant: return const_reg[b.index];
-      case Binding::Kind::kArena: return deferred(arena_reg.at(b.index));
-      case Binding::Kind::kFixed: return fixed_reg.at(slot_key(b));
+  }
+  ViewReadyTail(views);
+  if (views.deferred_views.count(r)) {  // not ready: Register reports it (shapes.ok())
+    views.bc.ViewArenaDyn(r, views.shapes.Register(offset), views.shapes.Register(size));
+    views.deferred_views.erase(r);
+  }
+  return r;
+}
+
+void LoweringContext::ViewReadyTail(EntryViews& views) {
+  // Every tail view whose size is known by now, the farthest first: a run
+  // short of workspace then asks at once for all the tail these lengths
+  // give (a backbone over a resized image is hundreds of tail tensors),
+  // not for one tensor more per retry.
+  for (auto t = views.tail_regs.rbegin(); t != views.tail_regs.rend(); ++t) {
+    auto v = views.deferred_views.find(*t);
+    if (v == views.deferred_views.end() || !views.shapes.Ready(v->second.first) ||
+        !views.shapes.Ready(v->second.second)) {
+      continue;
     }
-    return 0;
-  };
-  EmitPending(bc, reg_of, &shapes, 0);
+    views.bc.ViewArenaDyn(*t, views.shapes.Register(v->second.first),
+                          views.shapes.Register(v->second.second));
+    views.deferred_views.erase(v);
+  }
+}
+
+absl::StatusOr<LoweredModule> LoweringContext::WriteEntryFunction(
+    BytecodeBuilder& bc, ShapeProgram& shapes, std::vector<DispatchDebugDesc> called) {
   // The called functions' debug info came first; this function's indexes
   // module_.dispatches from 0.
-  std::vector<DispatchDebugDesc> called = std::move(called_dispatches);
   AttachDebugValues(&shapes);
   for (DispatchDebugDesc& d : called) module_.dispatches.push_back(std::move(d));
   if (!shapes.ok()) {

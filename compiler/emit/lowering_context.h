@@ -193,6 +193,39 @@ class LoweringContext {
                     PendingDispatch* p) const;
   void AttachDebugValues(ShapeProgram* shapes);
 
+  // Finish's steps (lowering.cc), in the order it takes them.
+  // An output dim that is an expression of the symbols (S + T rows): its
+  // register is filled in once the shape program exists.
+  struct ExprDim {
+    size_t output, dim;
+    int64_t expr;
+  };
+  struct EntryViews;  // the entry function's view registers (lowering.cc)
+  // The module's source, arena and symbols; then its result symbols (the
+  // data symbols, each read from the arena slot of its count).
+  void DescribeModule();
+  absl::Status AddResultSymbols();
+  // The signature's inputs and outputs (one TensorDesc each), collecting
+  // the output dims that are expressions.
+  absl::Status DescribeSignature(std::vector<ExprDim>* expr_dims);
+  absl::StatusOr<TensorDesc> SignatureDesc(ir::ValueId v, std::vector<ExprDim>* expr_dims);
+  // The integer registers read before a run (expression output dims, the
+  // workspace size); returns the workspace's size as a dim.
+  int64_t RegisterReadBeforeRun(ShapeProgram& shapes, const std::vector<ExprDim>& expr_dims);
+  // The entry's views: the signature's buffers and the constants, the
+  // arena tensors (tail views deferred), control flow's slots.
+  void ViewSignature(EntryViews& views);
+  void ViewArena(EntryViews& views);
+  void ViewFixedSlots(EntryViews& views);
+  // The register viewing `b`, emitting a deferred view on its first use.
+  uint32_t EntryRegister(EntryViews& views, const Binding& b);
+  uint32_t DeferredView(EntryViews& views, uint32_t r);
+  void ViewReadyTail(EntryViews& views);
+  // Ends the entry function: debug info (the called functions' after its
+  // own), RETURN, and the module.
+  absl::StatusOr<LoweredModule> WriteEntryFunction(BytecodeBuilder& bc, ShapeProgram& shapes,
+                                                   std::vector<DispatchDebugDesc> called);
+
   const ir::Graph& graph_;
   const compiler::MemoryPlan& plan_;
   LoweredModule module_;   // this function's bytecode and debug info

@@ -85,6 +85,8 @@ void RunConv2dPacked(benchmark::State& state, kiln_kernel_fn kernel, int64_t x_c
 void BM_Conv2dPackedClArgs(benchmark::internal::Benchmark* b) {
   b->ArgNames({"C", "H", "OC", "K", "stride", "x_cl", "y_cl"})
       ->Args({3, 224, 64, 7, 2, 0, 1})     // ResNet-18 stem into NHWC
+      ->Args({3, 224, 32, 3, 2, 0, 1})     // MobileNetV2 / EfficientNet-B0 stem into NHWC
+      ->Args({3, 224, 32, 3, 2, 0, 0})     // the same stem into NCHW (no transposition)
       ->Args({64, 56, 128, 3, 2, 1, 1})    // ResNet-18 layer2.0.conv1
       ->Args({256, 14, 512, 3, 2, 1, 1})   // ResNet-18 layer4.0.conv1
       ->Args({512, 7, 512, 3, 1, 1, 1})    // ResNet-18 layer4

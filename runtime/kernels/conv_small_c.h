@@ -153,9 +153,9 @@ static inline const float* smallc_weights(const smallc_job* j, int64_t oc0) {
  * position p0 (buffer-relative), into y row oh at column ow0 + p0; the
  * last vector stores `last` lanes. */
 static KILN_ALWAYS_INLINE void smallc_block(const smallc_job* j, const float* buf, float* yn,
-                                            const float* rn, int64_t oh, int64_t ow0, int64_t p0,
-                                            int64_t oc0, int64_t last, const int MOC,
-                                            const int NPV) {
+                                            const float* rn, float* ptile, int64_t oh,
+                                            int64_t ow0, int64_t p0, int64_t oc0, int64_t last,
+                                            const int MOC, const int NPV) {
   const int64_t KH = j->KH, KW = j->KW, SW = j->SW, span = j->span;
   const int64_t wm = j->wm, wc = j->wc, wkh = j->wkh, wkw = j->wkw;
   const int64_t* kw_off = j->kw_off;
@@ -197,11 +197,12 @@ static KILN_ALWAYS_INLINE void smallc_block(const smallc_job* j, const float* bu
     }
   }
   const int64_t plane = j->OH * j->OW, at = oh * j->OW + ow0 + p0;
-  /* Channels last: each channel's row of positions goes to a tile first. */
-  float tile[SMALLC_MOC][SMALLC_BLOCK_POS];
+  /* Channels last: each channel's row of positions goes to the panel's
+   * tile (ptile: row oc % 16), stored transposed once the panel is whole. */
 #pragma GCC unroll 4
   for (int m = 0; m < MOC; ++m) {
-    float* yo = j->panels ? tile[m] : yn + (oc0 + m) * plane + at;
+    float* yo = j->panels ? ptile + (oc0 % 16 + m) * SMALLC_BLOCK_POS
+                          : yn + (oc0 + m) * plane + at;
     const float* ro = rn ? rn + (oc0 + m) * plane + at : NULL;
     const kv b = kv_set1(j->bias ? j->bias[oc0 + m] : 0.0f);
 #pragma GCC unroll 4
@@ -221,37 +222,60 @@ static KILN_ALWAYS_INLINE void smallc_block(const smallc_job* j, const float* bu
       kiln_activation_apply(yo, yo, (NPV - 1) * KV_LANES + last, j->act, j->act_alpha,
                             j->act_beta);
   }
-  if (j->panels) {
-    const int64_t np = (NPV - 1) * KV_LANES + last, OC = j->OC;
-    float* y0 = yn + at * OC + oc0;
-    for (int64_t p = 0; p < np; ++p) {
-#pragma GCC unroll 4
-      for (int m = 0; m < MOC; ++m) y0[p * OC + m] = tile[m][p];
-    }
-  }
 }
 #undef SMALLC_TAP
+
+/* Stores the tile of channels oc_p .. oc_p + nch (a panel, rows of
+ * SMALLC_BLOCK_POS positions) for positions at .. at + np of y's
+ * channels-last rows: KV_LANES x KV_LANES blocks transposed in registers
+ * (channel by channel as scalars, the ResNet-18 stem spent a fifth of its
+ * time in these stores), the edges as scalars. */
+static void smallc_store_panel(const smallc_job* j, const float* ptile, float* yn, int64_t at,
+                               int64_t oc_p, int64_t nch, int64_t np) {
+  const int64_t OC = j->OC;
+  float* y0 = yn + at * OC + oc_p;
+  const int64_t whole_c = nch / KV_LANES * KV_LANES, whole_p = np / KV_LANES * KV_LANES;
+  /* The same positions of the next output row, written next: y is written
+   * once and is seldom in cache, so its lines are fetched ahead. */
+  if (at + j->OW < j->OH * j->OW)
+    for (int64_t p = 0; p < np; ++p)
+      for (int64_t c = 0; c < nch; c += 16) KILN_PREFETCH_WRITE(y0 + (j->OW + p) * OC + c);
+  for (int64_t c0 = 0; c0 < whole_c; c0 += KV_LANES) {
+    for (int64_t p0 = 0; p0 < whole_p; p0 += KV_LANES) {
+      kv r[KV_LANES];
+#pragma GCC unroll 16
+      for (int i = 0; i < KV_LANES; ++i) r[i] = kv_load(ptile + (c0 + i) * SMALLC_BLOCK_POS + p0);
+      kv_transpose(r);
+#pragma GCC unroll 16
+      for (int i = 0; i < KV_LANES; ++i) kv_store(y0 + (p0 + i) * OC + c0, r[i]);
+    }
+    for (int64_t p = whole_p; p < np; ++p)
+      for (int64_t c = c0; c < c0 + KV_LANES; ++c) y0[p * OC + c] = ptile[c * SMALLC_BLOCK_POS + p];
+  }
+  for (int64_t p = 0; p < np; ++p)
+    for (int64_t c = whole_c; c < nch; ++c) y0[p * OC + c] = ptile[c * SMALLC_BLOCK_POS + p];
+}
 
 #if SMALLC_NPV == 2
 #define SMALLC_NPV_CASES(MOC)                                                   \
   switch (npv) {                                                                \
-    case 1: smallc_block(j, buf, yn, rn, oh, ow0, p0, oc0, last, MOC, 1); break; \
-    default: smallc_block(j, buf, yn, rn, oh, ow0, p0, oc0, last, MOC, 2); break; \
+    case 1: smallc_block(j, buf, yn, rn, ptile, oh, ow0, p0, oc0, last, MOC, 1); break; \
+    default: smallc_block(j, buf, yn, rn, ptile, oh, ow0, p0, oc0, last, MOC, 2); break; \
   }
 #elif SMALLC_NPV == 4
 #define SMALLC_NPV_CASES(MOC)                                                   \
   switch (npv) {                                                                \
-    case 1: smallc_block(j, buf, yn, rn, oh, ow0, p0, oc0, last, MOC, 1); break; \
-    case 2: smallc_block(j, buf, yn, rn, oh, ow0, p0, oc0, last, MOC, 2); break; \
-    case 3: smallc_block(j, buf, yn, rn, oh, ow0, p0, oc0, last, MOC, 3); break; \
-    default: smallc_block(j, buf, yn, rn, oh, ow0, p0, oc0, last, MOC, 4); break; \
+    case 1: smallc_block(j, buf, yn, rn, ptile, oh, ow0, p0, oc0, last, MOC, 1); break; \
+    case 2: smallc_block(j, buf, yn, rn, ptile, oh, ow0, p0, oc0, last, MOC, 2); break; \
+    case 3: smallc_block(j, buf, yn, rn, ptile, oh, ow0, p0, oc0, last, MOC, 3); break; \
+    default: smallc_block(j, buf, yn, rn, ptile, oh, ow0, p0, oc0, last, MOC, 4); break; \
   }
 #else
 #define SMALLC_NPV_CASES(MOC)                                                   \
   switch (npv) {                                                                \
-    case 1: smallc_block(j, buf, yn, rn, oh, ow0, p0, oc0, last, MOC, 1); break; \
-    case 2: smallc_block(j, buf, yn, rn, oh, ow0, p0, oc0, last, MOC, 2); break; \
-    default: smallc_block(j, buf, yn, rn, oh, ow0, p0, oc0, last, MOC, 3); break; \
+    case 1: smallc_block(j, buf, yn, rn, ptile, oh, ow0, p0, oc0, last, MOC, 1); break; \
+    case 2: smallc_block(j, buf, yn, rn, ptile, oh, ow0, p0, oc0, last, MOC, 2); break; \
+    default: smallc_block(j, buf, yn, rn, ptile, oh, ow0, p0, oc0, last, MOC, 3); break; \
   }
 #endif
 
@@ -259,6 +283,7 @@ static KILN_ALWAYS_INLINE void smallc_block(const smallc_job* j, const float* bu
 static void smallc_rows(void* ctx, int64_t begin, int64_t end) {
   const smallc_job* j = (const smallc_job*)ctx;
   float buf[SMALLC_BUF_FLOATS];
+  float ptile[16 * SMALLC_BLOCK_POS] KILN_ALIGN64; /* SMALLC_PANELS_NHWC: one panel */
   for (int64_t t = begin; t < end; ++t) {
     const int64_t n = t / j->OH, oh = t % j->OH;
     const float* xn = j->x + n * j->C * j->H * j->W;
@@ -277,6 +302,11 @@ static void smallc_rows(void* ctx, int64_t begin, int64_t end) {
             case 2: SMALLC_NPV_CASES(2) break;
             case 3: SMALLC_NPV_CASES(3) break;
             default: SMALLC_NPV_CASES(4) break;
+          }
+          const int64_t oc_end = oc0 + SMALLC_MOC < j->OC ? oc0 + SMALLC_MOC : j->OC;
+          if (j->panels && (oc_end % 16 == 0 || oc_end == j->OC)) {
+            const int64_t oc_p = oc0 / 16 * 16;
+            smallc_store_panel(j, ptile, yn, oh * j->OW + ow0 + p0, oc_p, oc_end - oc_p, np);
           }
         }
       }

@@ -48,6 +48,11 @@ def _machine(info, settings):
     before, after = info["load average before / after"]
     lines.append(f"- load average before / after: {before} / {after} (other processes sharing "
                  "the cores inflate and scatter every number)")
+    if "1-thread configurations pinned to CPU" in info:
+        cpu = info["1-thread configurations pinned to CPU"]
+        lines.append("- 1-thread configurations (ORT, Kiln VM and AOT, PyTorch): " +
+                     (f"pinned to CPU {cpu} (2-thread ones unpinned)" if cpu is not None
+                      else "not pinned"))
     if "kiln commit" in info:
         lines.append(f"- Kiln source: {info['kiln commit']}")
     lines.append(f"- duration: {info['duration_s']} s; settings: " +

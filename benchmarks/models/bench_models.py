@@ -20,6 +20,9 @@ Runners:
                 (runtime/CMakeLists.txt's KILN_PATH_FLAGS_<path>: the flags the
                 VM's copy of the path was compiled with), its runner's timing.
   PyTorch       in this process; OpenBLAS held to the same thread count.
+Every 1-thread configuration runs pinned to one CPU (--pin-cpu; the scheduler
+moving a lone thread between a guest's vCPUs slowed whole runs by ~40%), the
+2-thread ones unpinned.
 Paths (--paths): native = the widest this machine runs (the VM's default),
 avx2 forced, and portable C; a path the CPU lacks is listed as skipped.
 OPENBLAS_CORETYPE: the script re-executes itself without it (OpenBLAS reads it
@@ -158,7 +161,31 @@ def model_files(models_dir, name):
     return base + ".onnx", inputs, base + ".output.npy"
 
 
+# The CPU that 1-thread configurations are pinned to (--pin-cpu), or None.
+# Unpinned, a single-threaded process on a 2-vCPU guest was seen to run a
+# whole run ~40% slower when the scheduler kept moving it (MobileNetV2's AVX2
+# bundle: medians of 8.5 or 12 ms from one process to the next, 8.6-9.0 ms
+# pinned, VM and AOT alike), which made VM/AOT ratios read 0.79 or 1.18.
+PIN_CPU = None
+
+
+def pinned(threads):
+    """The CPU set a configuration at `threads` threads runs on (None: all)."""
+    return {PIN_CPU} if PIN_CPU is not None and threads == 1 else None
+
+
 def time_torch(fn, inputs, repeat, threads, blas):
+    cpus = pinned(threads)
+    previous = os.sched_getaffinity(0)
+    if cpus:
+        os.sched_setaffinity(0, cpus)
+    try:
+        return _time_torch(fn, inputs, repeat, threads, blas)
+    finally:
+        os.sched_setaffinity(0, previous)
+
+
+def _time_torch(fn, inputs, repeat, threads, blas):
     torch.set_num_threads(threads)
     if blas is not None:
         blas.openblas_set_num_threads(threads)
@@ -180,12 +207,16 @@ class Config:
         self.key, self.run, self.checks_output = key, run_fn, checks_output
 
 
-def external(cmd):
+def external(cmd, threads):
     """A runner with the flags of `kiln run`: --output FILE, --repeat N and a
-    latency_ms line."""
+    latency_ms line; pinned when it runs one thread."""
+    cpus = pinned(threads)
+
     def run_fn(repeat, output):
         extra = ["--output", output] if output else []
-        return parse_latency(run(cmd + extra + ["--repeat", str(repeat)]).stdout)
+        preexec = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
+        return parse_latency(run(cmd + extra + ["--repeat", str(repeat)],
+                                 preexec_fn=preexec).stdout)
     return run_fn
 
 
@@ -209,7 +240,7 @@ def kiln_configs(name, args, state, module, inputs, r):
     for path in state["paths"]:
         for t in (1, 2):
             configs.append(Config(f"kiln_vm_{path}_{t}t", external(
-                [args.kiln, "run", module, "--isa", path, "--threads", str(t)] + in_flags)))
+                [args.kiln, "run", module, "--isa", path, "--threads", str(t)] + in_flags, t)))
         bundle = os.path.join(args.work, f"{name}.{path}.aot")
         cflags = f"-O3 {flags[path]}".strip()
         try:
@@ -220,7 +251,7 @@ def kiln_configs(name, args, state, module, inputs, r):
             r["aot_build_s"][path] = time.perf_counter() - t0
             r["aot_cflags"][path] = cflags
             configs.append(Config(f"kiln_aot_{path}_1t", external(
-                [os.path.join(bundle, name + "_run")] + in_flags)))
+                [os.path.join(bundle, name + "_run")] + in_flags, 1)))
         except (subprocess.CalledProcessError, OSError) as e:
             r["errors"][f"kiln_aot_{path}"] = "bundle build: " + failure(e)
     return configs
@@ -255,7 +286,7 @@ def bench_model(name, args, state):
          "tolerance": 1e-4 * max(1.0, float(np.abs(ref).max()))}
     configs = [Config(f"ort_{t}t", external(
         ["node", ORT_RUN, onnx_path, "--threads", str(t)] +
-        [f for i in inputs for f in ("--input", i)])) for t in (1, 2)]
+        [f for i in inputs for f in ("--input", i)], t)) for t in (1, 2)]
 
     module = os.path.join(args.work, name + ".kiln")
     try:
@@ -329,6 +360,11 @@ def main(argv):
                     help="OPENBLAS_CORETYPE for PyTorch's OpenBLAS and the SGEMM benchmark: "
                          "auto (default: unset, unless OpenBLAS then falls back to Prescott on "
                          "an AVX2/AVX-512 CPU), unset, or a core name")
+    ap.add_argument("--pin-cpu", default="auto",
+                    help="CPU that every 1-thread configuration (ORT, Kiln VM and AOT, "
+                         "PyTorch) is pinned to: auto (default: the last CPU this process may "
+                         "use, when it may use more than one), none, or a CPU number; 2-thread "
+                         "configurations run unpinned")
     ap.add_argument("--kernels-bench",
                     help="kiln_benchmarks binary: run its SGEMM benchmarks (per path and "
                          "OpenBLAS) and include them")
@@ -341,6 +377,14 @@ def main(argv):
         ap.error("ONNX Runtime is not installed: bash benchmarks/models/ort/install.sh")
     os.makedirs(args.models_dir, exist_ok=True)
     os.makedirs(args.work, exist_ok=True)
+    global PIN_CPU
+    allowed = sorted(os.sched_getaffinity(0))
+    if args.pin_cpu == "auto":
+        PIN_CPU = allowed[-1] if len(allowed) > 1 else None
+    elif args.pin_cpu != "none":
+        PIN_CPU = int(args.pin_cpu)
+        if PIN_CPU not in allowed:
+            ap.error(f"--pin-cpu {PIN_CPU}: this process may run on CPUs {allowed} only")
 
     state = {"paths": None, "openblas": bench_machine.openblas_library()}
     load_before = bench_machine.load_average()
@@ -383,6 +427,7 @@ def main(argv):
         "OpenBLAS in use (SGEMM benchmark)": kernels_core,
         "versions": bench_machine.tool_versions(torch.__version__),
         "load average before / after": [load_before, load_after],
+        "1-thread configurations pinned to CPU": PIN_CPU,
         "duration_s": round(time.time() - started),
         "kiln commit": _source_commit(),
     }

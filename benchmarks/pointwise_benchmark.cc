@@ -57,7 +57,7 @@ void BM_PointwiseRes(benchmark::State& state, kiln_kernel_fn kernel) {
   RunPointwise(state, kernel, true);
 }
 
-// MobileNetV2's 1x1 layers (C, H, OC, act) at 224x224.
+// MobileNetV2's 1x1 layers (C, H, OC, act) at 224x224, and one of EfficientNet-B0.
 void PointwiseArgs(benchmark::internal::Benchmark* b) {
   b->ArgNames({"C", "H", "OC", "act", "sets"})
       ->Args({32, 112, 16, KILN_ACT_NONE, 1})    // features.1 projection
@@ -72,6 +72,10 @@ void PointwiseArgs(benchmark::internal::Benchmark* b) {
       ->Args({160, 7, 960, KILN_ACT_CLIP, 1})    // features.15 expansion
       ->Args({960, 7, 320, KILN_ACT_NONE, 1})    // features.17 projection
       ->Args({320, 7, 1280, KILN_ACT_CLIP, 1})   // features.18
+      // EfficientNet-B0's features.2.0 expansion: SiLU, which the micro-kernel
+      // leaves to a pass over the finished rows; 4.8 MB of y, cold caches
+      ->Args({16, 112, 96, KILN_ACT_SILU, 16})
+      ->Args({16, 112, 96, KILN_ACT_NONE, 16})   //   the same without it
       ->Unit(benchmark::kMicrosecond);
 }
 // The residual projections (features.3, 5, 6, 8-10, 12, 13, 15, 16).

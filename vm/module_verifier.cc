@@ -13,6 +13,7 @@
 #include "kiln/dynamic_ops.h"
 #include "kiln/kernel_abi.h"
 #include "kiln/opcodes.h"
+#include "vm/int_binary.h"
 #include "vm/kernel_registry.h"
 
 namespace kiln::vm {
@@ -908,18 +909,9 @@ class Verifier {
       *value = static_cast<int64_t>(uint64_t{ops[1]} | (uint64_t{ops[2]} << 32));
       return true;
     }
-    const char* kinds = kiln_opcode_operands(opcode);
-    if (std::string(kinds) != "nnn" || !known[ops[1]] || !known[ops[2]]) return false;
-    const int64_t a = values[ops[1]], b = values[ops[2]];
-    switch (opcode) {
-      case KILN_OP_IADD: return kiln_iadd(a, b, value) == KILN_OK;
-      case KILN_OP_ISUB: return kiln_isub(a, b, value) == KILN_OK;
-      case KILN_OP_IMUL: return kiln_imul(a, b, value) == KILN_OK;
-      case KILN_OP_IDIV: return kiln_idiv(a, b, value) == KILN_OK;
-      case KILN_OP_IMIN: return kiln_imin(a, b, value) == KILN_OK;
-      case KILN_OP_IMAX: return kiln_imax(a, b, value) == KILN_OK;
-      default: return false;
-    }
+    if (kiln_int_binary_helper_name(opcode) == nullptr || !known[ops[1]] || !known[ops[2]])
+      return false;
+    return EvalIntBinary(opcode, values[ops[1]], values[ops[2]], value) == KILN_OK;
   }
 
   static bool HasDimRegisters(const fb::TensorDesc& desc) {

@@ -16,8 +16,15 @@ enum kiln_opcode {
 
 #define KILN_FORMAT_VERSION 1u
 
+/* Constant expressions in C++ (vm/int_binary.h checks its table with them). */
+#ifdef __cplusplus
+#define KILN_OPCODES_CONSTEXPR constexpr
+#else
+#define KILN_OPCODES_CONSTEXPR
+#endif
+
 /* Returns the operand kind string for `opcode`, or NULL when it is unknown. */
-static inline const char* kiln_opcode_operands(uint32_t opcode) {
+static KILN_OPCODES_CONSTEXPR inline const char* kiln_opcode_operands(uint32_t opcode) {
   switch (opcode) {
 #define KILN_OP(name, code, operands, semantics) \
   case code:                                     \
@@ -60,6 +67,34 @@ static inline const char* kiln_opcode_name(uint32_t opcode) {
     return #name;
 #include "kiln/opcodes.def"
 #undef KILN_OP
+    default:
+      return 0;
+  }
+}
+
+/* For an integer binary opcode (opcodes.def KILN_INT_BINARY): the name of
+ * the kiln/dynamic_ops.h helper that computes it, and how `kiln inspect`
+ * writes it (an infix operator, or a function name and "("); NULL for any
+ * other opcode. */
+static inline const char* kiln_int_binary_helper_name(uint32_t opcode) {
+  switch (opcode) {
+#define KILN_INT_BINARY(name, helper, text) \
+  case KILN_OP_##name:                      \
+    return #helper;
+#include "kiln/opcodes.def"
+#undef KILN_INT_BINARY
+    default:
+      return 0;
+  }
+}
+
+static inline const char* kiln_int_binary_text(uint32_t opcode) {
+  switch (opcode) {
+#define KILN_INT_BINARY(name, helper, text) \
+  case KILN_OP_##name:                      \
+    return text;
+#include "kiln/opcodes.def"
+#undef KILN_INT_BINARY
     default:
       return 0;
   }

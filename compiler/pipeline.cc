@@ -18,6 +18,7 @@
 #include "compiler/passes/expand_variadic.h"
 #include "compiler/passes/layer_norm_fusion.h"
 #include "compiler/passes/layout_selection.h"
+#include "compiler/passes/loop_scan_count.h"
 #include "compiler/passes/materialize_symbolic_values.h"
 #include "compiler/passes/report_output_lengths.h"
 #include "compiler/passes/memory_planning.h"
@@ -44,6 +45,7 @@ const std::vector<Pass>& GraphPasses() {
       // Folding infers shapes as it goes; inference then checks they are all known.
       {"output-shape-hints", PropagateOutputShapeHints},
       {"expand-variadic", ExpandVariadicOps},
+      {"count-loop-scans", CountLoopScans},
       {"fold-constants", FoldConstants},
       {"infer-shapes", InferShapes},
       {"expand-clip", ExpandClip},

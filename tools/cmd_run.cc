@@ -167,7 +167,7 @@ int RunCommand(const std::vector<std::string>& argv) {
       !s.ok()) {
     return ReportError("run", std::string(s.message()));
   }
-  if (absl::Status s = (*debug)->Finish(args->positional[0]); !s.ok()) {
+  if (absl::Status s = (*debug)->Finish(args->positional[0], **instance); !s.ok()) {
     return ReportError("run", std::string(s.message()));
   }
   if (repeat > 1) {

@@ -72,7 +72,8 @@ absl::Status RunDebugSession::DebugRun(vm::Instance& instance,
   return absl::OkStatus();
 }
 
-absl::Status RunDebugSession::Finish(const std::string& module_path) {
+absl::Status RunDebugSession::Finish(const std::string& module_path,
+                                     const vm::Instance& instance) {
   if (timer_ == nullptr) return absl::OkStatus();
   if (!trace_path_.empty()) {
     std::string name = std::filesystem::path(module_path).filename().string();
@@ -84,6 +85,7 @@ absl::Status RunDebugSession::Finish(const std::string& module_path) {
   if (profile_) {
     std::printf("kernel path: %s (%s)\n", vm::KernelPathName(kernel_path_),
                 vm::KernelPathDescription(kernel_path_));
+    std::printf("workspace: %llu bytes\n", static_cast<unsigned long long>(instance.arena_bytes()));
     std::fputs(vm::ProfileReport(dispatches_, *timer_).c_str(), stdout);
   }
   return absl::OkStatus();

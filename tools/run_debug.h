@@ -36,8 +36,9 @@ class RunDebugSession {
                         absl::Span<const vm::HostTensor> outputs,
                         const vm::RunLimits& limits = {});
 
-  // Writes the trace and prints the profile.
-  absl::Status Finish(const std::string& module_path);
+  // Writes the trace and prints the profile (with the workspace the
+  // instance's runs used).
+  absl::Status Finish(const std::string& module_path, const vm::Instance& instance);
 
  private:
   RunDebugSession() = default;

@@ -89,6 +89,15 @@ void LoweringContext::FindCountSlots() {
 absl::StatusOr<Binding> LoweringContext::Locate(const ir::Node& node, ir::ValueId v) {
   auto b = Bind(node, v);
   if (!b.ok()) return b.status();
+  // A tail tensor's offset is relative to the end of the workspace, which
+  // the called functions' regions extend: no function can name it.
+  if (InTail(v)) {
+    return Unimplemented(
+        node, absl::StrCat("'", value(v).name, "' is sized by a length found during the run "
+                           "without a bound (its tensor lies in the workspace's tail), which an "
+                           "If/Loop/Scan body cannot reach yet; a graph output can be, or bind "
+                           "the sizes at compile time (--input-value, --input-shape)"));
+  }
   return Resolve(*b);
 }
 

@@ -102,7 +102,7 @@ absl::StatusOr<Binding> OutputLocation(LoweringContext& ctx, const ir::Node& nod
                                        const ControlFlow& cf, Slots& slots) {
   if (node.outputs[k] != ir::kNoValue) {
     auto b = ctx.Locate(node, node.outputs[k]);
-    if (b.ok()) return b;
+    if (b.ok() || ctx.InTail(node.outputs[k])) return b;
   }
   return slots.Take(Bytes(ctx.dims(), cf.output_dtypes[k], cf.output_shapes[k]));
 }
@@ -309,6 +309,14 @@ absl::Status LowerIterations(LoweringContext& ctx, const ir::Node& node, const C
       const ir::ConstantPtr& c = ctx.value(node.inputs[k]).constant;
       if (k == 0 && c != nullptr && c->symbolic) {
         symbolic_trip = c->IntAt(0);
+        continue;
+      }
+      // A trip count that is the scan length found during the run
+      // (loop_scan_count.h): loaded into its integer register already.
+      const int32_t data = ctx.dims().BareData(cf.iterations);
+      if (k == 0 && data >= 0 &&
+          ctx.dims().data_symbols()[static_cast<size_t>(data)].count_value == node.inputs[0]) {
+        symbolic_trip = cf.iterations;
         continue;
       }
       auto b = ctx.Bind(node, node.inputs[k]);

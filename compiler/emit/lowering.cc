@@ -333,7 +333,7 @@ struct LoweringContext::EntryViews {
   int64_t workspace = 0;
   std::vector<uint32_t> input_reg, output_reg, const_reg;
   std::map<uint64_t, uint32_t> arena_reg;  // by arena root value
-  std::vector<uint32_t> tail_regs;  // in the tail's order: offsets ascending
+  std::vector<uint32_t> tail_regs;  // in the order of their ends in the tail
   // Views sized by lengths without a bound wait for their first dispatch
   // (the lengths are loaded by then): register -> offset (-1: an output) and size.
   std::map<uint32_t, std::pair<int64_t, int64_t>> deferred_views;
@@ -516,12 +516,13 @@ void LoweringContext::ViewSignature(EntryViews& views) {
 }
 
 void LoweringContext::ViewArena(EntryViews& views) {
+  std::vector<std::pair<std::pair<int32_t, uint64_t>, uint32_t>> tail;  // (group, end), register
   for (const compiler::ArenaTensor& t : plan_.arena) {
     const uint32_t r = views.bc.NewRegister();
     views.arena_reg[static_cast<uint64_t>(t.value)] = r;
     if (t.tail) {
       views.deferred_views[r] = {dims().Add(views.workspace, t.offset_expr), t.size_expr};
-      views.tail_regs.push_back(r);
+      tail.push_back({{t.group, t.group_end}, r});
       continue;
     }
     if (ir::IsSymbolic(t.size_expr)) {
@@ -531,6 +532,9 @@ void LoweringContext::ViewArena(EntryViews& views) {
       views.bc.ViewArena(r, t.offset, t.size);
     }
   }
+  std::stable_sort(tail.begin(), tail.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& t : tail) views.tail_regs.push_back(t.second);
 }
 
 void LoweringContext::ViewFixedSlots(EntryViews& views) {
@@ -690,6 +694,16 @@ void LoweringContext::PrepareDataSymbols(ShapeProgram* shapes) {
   std::set<int32_t> used;
   for (const ir::Value& v : graph_.values) {
     for (int64_t d : v.shape) dims().DataSymbolsIn(d, &used);
+  }
+  // And those its caller's buffers and parameters use (a Loop's scan output
+  // sized by the count found before the loop).
+  for (const PendingDispatch& p : pending_) {
+    for (const Binding& b : p.bindings) {
+      dims().DataSymbolsIn(b.symbolic_bytes, &used);
+      dims().DataSymbolsIn(b.symbolic_offset, &used);
+    }
+    for (const auto& patch : p.patches) dims().DataSymbolsIn(patch.second, &used);
+    for (int64_t d : p.control_dims) dims().DataSymbolsIn(d, &used);
   }
   const auto& data = dims().data_symbols();
   auto own = [&](int32_t k) { return data[static_cast<size_t>(k)].scope == graph_.scope; };

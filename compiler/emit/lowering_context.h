@@ -149,6 +149,10 @@ class LoweringContext {
   // Control flow (lower_control_flow.cc). Where `v` lives, in terms any
   // function of the module can view (never kArena).
   absl::StatusOr<Binding> Locate(const ir::Node& node, ir::ValueId v);
+  // Whether `v` lies in the workspace's tail (which Locate refuses).
+  bool InTail(ir::ValueId v) const {
+    return plan_.storage[v].kind == compiler::StorageKind::kArena && plan_.storage[v].tail;
+  }
   Binding Resolve(const Binding& b) const;
   // The first arena byte past this function's own tensors (64-aligned):
   // where the functions it calls put theirs. A dim: encoded when sizes

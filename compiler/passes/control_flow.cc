@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "compiler/compiler.h"
 #include "compiler/ir/graph_util.h"
+#include "compiler/passes/loop_scan_count.h"
 
 namespace kiln::compiler {
 namespace {
@@ -333,6 +334,12 @@ class Analysis {
       const int64_t count = trip->IntAt(0);
       if (trip->symbolic && pool_.Known(count)) return pool_.Max(count, 0);
       return std::max<int64_t>(count, 0);
+    }
+    // The count computed before the loop (loop_scan_count.h): a length the
+    // run finds, read from the trip count tensor.
+    if (always && trip == nullptr && node_.GetInt(kScanCountAttr, 0) != 0 && graph_.scope.empty()) {
+      return pool_.Data(absl::StrCat(node_.name, ".iterations"), ir::kNoBound, node_.inputs[0],
+                        graph_.scope);
     }
     int64_t declared = -1;
     for (size_t j = 0; j < cf.scan_outputs; ++j) {

@@ -1,6 +1,7 @@
 #include "compiler/passes/memory_planning.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <map>
 
@@ -57,20 +58,55 @@ void SplitSize(ir::DimPool& dims, int64_t size, int64_t* coeff, int64_t* monomia
   *monomial = dims.CeilDiv(size, *coeff);
 }
 
-// Places the static tensors as one arena, then each group of symbolic
-// tensors scaling with the same product of symbols (see the header).
-void PlaceGroups(ir::DimPool& dims, const std::vector<int32_t>& callee_lengths, MemoryPlan& plan) {
-  std::vector<ArenaTensor> fixed;
-  std::vector<int64_t> keys;                         // group monomials, first-seen order
-  std::map<int64_t, std::vector<size_t>> members;    // monomial -> indices into plan.arena
+// Places the tensors selected by `in_group` (symbolic sizes), grouped by the
+// product of symbols they scale with, in order of the groups' first
+// definitions: group m at base + (the groups before it) + m * offset, the
+// offsets by the greedy rule on the coefficients. Returns the end of the
+// last group. A tensor's offset involves only its own monomial and those of
+// groups defined before it, so it is known once its own size is.
+int64_t PlaceSymbolicGroups(ir::DimPool& dims, MemoryPlan& plan, int64_t base,
+                            const std::function<bool(const ArenaTensor&)>& in_group) {
+  std::vector<int64_t> keys;                       // group monomials, first-seen order
+  std::map<int64_t, std::vector<size_t>> members;  // monomial -> indices into plan.arena
   for (size_t k = 0; k < plan.arena.size(); ++k) {
     const ArenaTensor& t = plan.arena[k];
-    if (!ir::IsSymbolic(t.size_expr) || t.tail) continue;
+    if (!in_group(t)) continue;
     int64_t coeff = 1, monomial = t.size_expr;
     SplitSize(dims, t.size_expr, &coeff, &monomial);
     if (!members.count(monomial)) keys.push_back(monomial);
     members[monomial].push_back(k);
   }
+  int32_t group_index = 0;
+  for (int64_t monomial : keys) {
+    std::vector<ArenaTensor> group;
+    for (size_t k : members[monomial]) {
+      ArenaTensor t = plan.arena[k];
+      int64_t coeff = 1, m = 0;
+      SplitSize(dims, t.size_expr, &coeff, &m);
+      t.size = static_cast<uint64_t>(coeff);
+      group.push_back(t);
+    }
+    // Offsets are monomial * (a multiple of 16): 16-byte aligned for every
+    // symbol value, as the verifier demands of arena views, without padding
+    // each coefficient to 64.
+    const uint64_t group_bytes = Place(group, kGroupAlignment);
+    for (size_t j = 0; j < group.size(); ++j) {
+      ArenaTensor& t = plan.arena[members[monomial][j]];
+      t.offset = 0;  // only known at run time
+      t.offset_expr = dims.Add(base, dims.Mul(monomial, static_cast<int64_t>(group[j].offset)));
+      t.group = group_index;
+      t.group_end = group[j].offset + group[j].size;
+    }
+    base = dims.Add(base, dims.Mul(monomial, static_cast<int64_t>(group_bytes)));
+    ++group_index;
+  }
+  return base;
+}
+
+// Places the static tensors as one arena, then the symbolic ones and the
+// tail (see the header).
+void PlaceGroups(ir::DimPool& dims, const std::vector<int32_t>& callee_lengths, MemoryPlan& plan) {
+  std::vector<ArenaTensor> fixed;
   for (const ArenaTensor& t : plan.arena) {
     if (!ir::IsSymbolic(t.size_expr)) fixed.push_back(t);
   }
@@ -90,36 +126,13 @@ void PlaceGroups(ir::DimPool& dims, const std::vector<int32_t>& callee_lengths, 
     }
     t.offset_expr = static_cast<int64_t>(t.offset);
   }
-  int64_t base = static_cast<int64_t>(plan.arena_size);
-  for (int64_t monomial : keys) {
-    std::vector<ArenaTensor> group;
-    for (size_t k : members[monomial]) {
-      ArenaTensor t = plan.arena[k];
-      int64_t coeff = 1, m = 0;
-      SplitSize(dims, t.size_expr, &coeff, &m);
-      t.size = static_cast<uint64_t>(coeff);
-      group.push_back(t);
-    }
-    // Offsets are monomial * (a multiple of 16): 16-byte aligned for every
-    // symbol value, as the verifier demands of arena views, without padding
-    // each coefficient to 64.
-    const uint64_t group_bytes = Place(group, kGroupAlignment);
-    for (size_t j = 0; j < group.size(); ++j) {
-      ArenaTensor& t = plan.arena[members[monomial][j]];
-      t.offset = 0;  // only known at run time
-      t.offset_expr = dims.Add(base, dims.Mul(monomial, static_cast<int64_t>(group[j].offset)));
-    }
-    base = dims.Add(base, dims.Mul(monomial, static_cast<int64_t>(group_bytes)));
-  }
-  plan.workspace_expr = base;
-  // The tail: in order of definition, each 16-byte aligned, never reused.
-  int64_t tail = 0;
-  for (ArenaTensor& t : plan.arena) {
-    if (!t.tail) continue;
-    t.offset = 0;
-    t.offset_expr = tail;
-    tail = dims.Add(tail, dims.Mul(dims.CeilDiv(t.size_expr, 16), 16));
-  }
+  plan.workspace_expr =
+      PlaceSymbolicGroups(dims, plan, static_cast<int64_t>(plan.arena_size), [](const ArenaTensor& t) {
+        return ir::IsSymbolic(t.size_expr) && !t.tail;
+      });
+  // The tail, relative to the workspace's end: grouped the same way, so
+  // tensors of one resolution reuse each other's bytes once dead.
+  plan.tail_expr = PlaceSymbolicGroups(dims, plan, 0, [](const ArenaTensor& t) { return t.tail; });
 }
 
 }  // namespace

@@ -30,9 +30,11 @@
 //  - Lengths found during the run (data symbols) are planned at their bound.
 //    A tensor sized by one without a bound (ir::kNoBound) is a tail tensor:
 //    its offset_expr is relative to the end of the workspace (the caller
-//    adds the workspace's formula), each placed after the tail tensors
-//    defined before it, 16-byte aligned, never reused. Those offsets involve
-//    the lengths, so only a run finds how much workspace the tail takes.
+//    adds the workspace's formula). The tail is grouped and placed like the
+//    symbolic sizes above, the groups in order of their first tensor's
+//    definition, so an offset involves only lengths found by the time its
+//    tensor is written. Those offsets involve the lengths, so only a run
+//    finds how much workspace the tail takes.
 #ifndef KILN_COMPILER_PASSES_MEMORY_PLANNING_H_
 #define KILN_COMPILER_PASSES_MEMORY_PLANNING_H_
 
@@ -69,6 +71,10 @@ struct ArenaTensor {
   int64_t offset_expr = 0;  // encoded dims; equal to offset/size when static
   int64_t size_expr = 0;
   bool tail = false;        // sized by a length without a bound (see above)
+  // Symbolic sizes: the tensor's group (in order of base) and the end of its
+  // coefficient range in it; ordering by both orders the tensors' ends.
+  int32_t group = -1;
+  uint64_t group_end = 0;
 };
 
 struct OutputCopy {
@@ -79,6 +85,7 @@ struct OutputCopy {
 struct MemoryPlan {
   uint64_t arena_size = 0;      // the static part
   int64_t workspace_expr = 0;   // all of it (encoded dim; arena_size when static)
+  int64_t tail_expr = 0;        // past it, the tail's bytes: a formula of run-time lengths
   uint64_t lower_bound = 0;
   uint32_t alignment = 64;
   std::vector<ValueStorage> storage;      // indexed by ValueId

@@ -1,5 +1,8 @@
 #include "compiler/passes/report_output_lengths.h"
 
+#include <algorithm>
+#include <cstddef>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,11 +14,22 @@ namespace kiln::compiler {
 namespace {
 
 // Whether `dim` needs reporting: an expression (not a bare length) of
-// lengths found during the run, all bounded.
+// lengths found during the run, all bounded or one of them without a bound.
 bool NeedsReport(const ir::DimPool& dims, int64_t dim) {
   int64_t bound = 0;
   return dims.Known(dim) && dims.HasData(dim) && dims.BareData(dim) < 0 &&
-         !dims.HasUnbounded(dim) && dims.UpperBound(dim, &bound);
+         (dims.HasUnbounded(dim) || dims.UpperBound(dim, &bound));
+}
+
+// Moves the last node to just before node `at`.
+void MoveLastNodeBefore(ir::Graph& graph, size_t at) {
+  std::rotate(graph.nodes.begin() + static_cast<std::ptrdiff_t>(at), graph.nodes.end() - 1,
+              graph.nodes.end());
+  for (size_t n = at; n < graph.nodes.size(); ++n) {
+    for (ir::ValueId out : graph.nodes[n].outputs) {
+      if (out != ir::kNoValue) graph.value(out).producer = static_cast<ir::NodeId>(n);
+    }
+  }
 }
 
 }  // namespace
@@ -44,11 +58,29 @@ absl::Status ReportOutputLengths(ir::Graph& graph) {
     std::vector<int64_t> dims;
     for (size_t d : report) dims.push_back(shape[d]);
     graph.AddNode(SymbolicValueNode(graph, std::move(dims), lengths));
+    // A length without a bound sizes the output's buffer, so the caller
+    // must learn it before any kernel writes there: the lengths are computed
+    // as soon as those they derive from are. Bounded ones may come from the
+    // output's producer itself (a NonZero's count), so after every node.
+    bool unbounded = false;
+    std::set<int32_t> sources;
+    for (size_t d : report) {
+      unbounded = unbounded || graph.dims.HasUnbounded(shape[d]);
+      graph.dims.DataSymbolsIn(shape[d], &sources);
+    }
+    if (unbounded) {
+      size_t after = 0;
+      for (int32_t s : sources) {
+        const ir::NodeId p = graph.value(graph.dims.data_symbols()[s].count_value).producer;
+        if (p != ir::kNoNode) after = std::max(after, static_cast<size_t>(p) + 1);
+      }
+      MoveLastNodeBefore(graph, after);
+    }
     // Each a length of its own, element j of that tensor.
     std::vector<int64_t> reported = shape;
     for (size_t j = 0; j < report.size(); ++j) {
-      int64_t bound = 0;
-      graph.dims.UpperBound(shape[report[j]], &bound);
+      int64_t bound = ir::kNoBound;
+      if (!graph.dims.HasUnbounded(shape[report[j]])) graph.dims.UpperBound(shape[report[j]], &bound);
       reported[report[j]] = graph.dims.Data(absl::StrCat(name, ".dim", report[j]), bound,
                                             static_cast<int32_t>(lengths), graph.scope,
                                             static_cast<int32_t>(j));

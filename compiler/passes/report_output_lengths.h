@@ -5,7 +5,9 @@
 // each such dim at run time into an int64 tensor (a kiln:SymbolicValue node,
 // its values patched from the integer registers once the lengths are
 // loaded), makes each a length of its own read from there, and returns the
-// output through an Identity shaped by them.
+// output through an Identity shaped by them. When a length without a bound
+// is among them, they are computed as soon as the lengths they derive from
+// are (they size the caller's buffer), else after the graph's other nodes.
 #ifndef KILN_COMPILER_PASSES_REPORT_OUTPUT_LENGTHS_H_
 #define KILN_COMPILER_PASSES_REPORT_OUTPUT_LENGTHS_H_
 

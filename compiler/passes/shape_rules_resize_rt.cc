@@ -100,19 +100,29 @@ absl::Status Rule(Ctx& c, const Shape& y) {
 // run-time sizes), without a bound, so the output goes to the workspace's
 // tail (or is the caller's buffer, grown as the run asks).
 // Entries of run-time sizes known at compile time (the batch and channels
-// of a Shape concatenated with computed H and W) keep their dims static.
+// of a Shape concatenated with computed H and W) keep their dims static, and
+// so do dims a known whole-number scale multiplies (scales [1, 1] for the
+// batch and channels concatenated with computed ones): floor(x * k) = x * k.
 absl::Status RuleAfterRun(Ctx& c, const std::vector<ir::ConstantPtr>& known) {
   const Shape x = c.S(0);  // a copy: appending the dims output may move it
   KILN_RETURN_IF_ERROR(CheckInputs(c));
   for (int64_t d : x) {
     if (d == 0) return c.Err(absl::StrCat("cannot resize the empty input ", ShapeStr(x)));
   }
-  std::vector<std::optional<int64_t>> fixed;
-  if (Given(c, 3)) fixed = KnownElements(c.graph(), c.node().inputs[3], known);
+  const bool by_sizes = Given(c, 3);
+  std::vector<std::optional<int64_t>> fixed =
+      KnownElements(c.graph(), c.node().inputs[by_sizes ? 3 : 2], known);
   fixed.resize(x.size());
   for (size_t d = 0; d < x.size(); ++d) {
-    if (fixed[d] && *fixed[d] < 0) {
+    if (!fixed[d]) continue;
+    if (by_sizes && *fixed[d] < 0) {
       return c.Err(absl::StrCat("sizes[", d, "] = ", *fixed[d], " is not a size"));
+    }
+    if (!by_sizes) {
+      if (*fixed[d] <= 0) {
+        return c.Err(absl::StrCat("scales[", d, "] = ", *fixed[d], " is not positive"));
+      }
+      fixed[d] = c.graph().dims.Mul(x[d], *fixed[d]);
     }
   }
   KILN_ASSIGN_OR_RETURN(const ir::ValueId dims,

@@ -91,6 +91,45 @@ TEST(RuntimeResize, WithoutADeclarationEachDimIsReportedWithoutABound) {
   }
 }
 
+// Scales Concat([1, 2], run-time [2]): the dims known whole-number scales
+// multiply stay static (x * k), only the run-time ones are reported; a known
+// scale of 0 is refused by name.
+TEST(RuntimeResize, KnownWholeScalesKeepTheirDimsStatic) {
+  for (const float second : {2.0f, 0.0f}) {
+    testing::GraphBuilder b;
+    const ir::ValueId x = b.Input("x", {1, 3, 4, 4});
+    const ir::ValueId fixed = b.Const("fixed", {2}, {1, second});
+    const ir::ValueId hw = b.Input("hw", {2});
+    const ir::ValueId s = b.g.AddValue("scales");
+    b.Node("Concat", "cat", {fixed, hw}, {s});
+    ir::Attribute axis;
+    axis.kind = ir::Attribute::Kind::kInt;
+    axis.i = 0;
+    b.g.nodes.back().attributes["axis"] = axis;
+    const ir::ValueId y = b.g.AddValue("y");
+    b.Output(y);
+    b.Node("Resize", "rs", {x, kNone, s}, {y});
+    const absl::Status st = InferShapes(b.g);
+    if (second == 0.0f) {
+      EXPECT_FALSE(st.ok());
+      EXPECT_NE(std::string(st.message()).find("scales[1] = 0 is not positive"), std::string::npos)
+          << st;
+      EXPECT_NE(std::string(st.message()).find("rs"), std::string::npos) << st;
+      continue;
+    }
+    ASSERT_TRUE(st.ok()) << st;
+    const Dims& out = b.g.value(y).shape;
+    ASSERT_EQ(out.size(), 4u);
+    EXPECT_EQ(out[0], 1);
+    EXPECT_EQ(out[1], 6);
+    for (size_t d = 2; d < 4; ++d) {
+      const int32_t k = b.g.dims.BareData(out[d]);
+      ASSERT_GE(k, 0) << d;
+      EXPECT_EQ(b.g.dims.data_symbols()[static_cast<size_t>(k)].bound, ir::kNoBound);
+    }
+  }
+}
+
 TEST(RuntimeResize, WhatCannotFitIsRefusedNamingTheNode) {
   struct Bad {
     Model m;

@@ -127,5 +127,54 @@ TEST(CalleeCountSlots, ABodyLengthGetsAStaticSlotInTheEntryOfAModelWithSymbols) 
   EXPECT_TRUE(fixed_plan->callee_count_slots.empty());
 }
 
+// Tensors sized by lengths without a bound (an image resized by run-time
+// scales, then a small backbone: tests/models/opset/generate.py
+// tail_reuse_model): at any values of those lengths the tail's tensors are
+// 16-byte aligned, inside the tail, never overlap one alive at the same
+// step, and a tensor reuses the bytes of dead ones of its resolution: the
+// tail is below the tensors stacked end to end.
+TEST(TailMemory, TensorsOfOneResolutionReuseDeadOnesBytes) {
+  auto g = ImportOnnx(std::string(KILN_SOURCE_DIR) +
+                      "/tests/models/opset/unbounded/resize18_runtime_scales_backbone.onnx");
+  ASSERT_TRUE(g.ok()) << g.status();
+  ASSERT_TRUE(RunGraphPasses(*g).ok());
+  auto plan = PlanMemory(*g);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  std::vector<const ArenaTensor*> tail;
+  for (const ArenaTensor& t : plan->arena) {
+    if (t.tail) tail.push_back(&t);
+  }
+  ASSERT_GE(tail.size(), 6u);
+  const size_t first_data = g->dims.symbols().size();
+  for (int64_t h : {1, 2, 7, 16, 33}) {
+    for (int64_t w : {1, 3, 20}) {
+      // Every data symbol the size formulas name: h, w, h + w, ...
+      std::vector<int64_t> values(first_data + g->dims.data_symbols().size(), 0);
+      for (size_t k = first_data; k < values.size(); ++k) {
+        values[k] = (k - first_data) % 2 == 0 ? h : w;
+      }
+      const int64_t tail_bytes = g->dims.Evaluate(plan->tail_expr, values);
+      int64_t stacked = 0;
+      for (const ArenaTensor* x : tail) {
+        const int64_t xo = g->dims.Evaluate(x->offset_expr, values);
+        const int64_t xs = g->dims.Evaluate(x->size_expr, values);
+        stacked += xs;
+        EXPECT_EQ(xo % 16, 0) << g->value(x->value).name;
+        EXPECT_LE(xo + xs, tail_bytes) << g->value(x->value).name;
+        for (const ArenaTensor* y : tail) {
+          if (y == x || x->last < y->first || y->last < x->first) continue;
+          const int64_t yo = g->dims.Evaluate(y->offset_expr, values);
+          const int64_t ys = g->dims.Evaluate(y->size_expr, values);
+          if (xs == 0 || ys == 0) continue;
+          EXPECT_TRUE(xo + xs <= yo || yo + ys <= xo)
+              << g->value(x->value).name << " and " << g->value(y->value).name << " overlap at "
+              << h << "x" << w;
+        }
+      }
+      EXPECT_LT(tail_bytes, stacked) << h << "x" << w;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kiln::compiler

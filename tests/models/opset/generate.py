@@ -319,7 +319,7 @@ def unbounded_models():
     """Outputs sized by run-time data with no bound the compiler can give
     (ConstantOfShape, Expand, Resize by run-time scales or sizes, no declared
     output shape): the tensors go to the workspace's tail and the run grows
-    what it needs. The VM runs them; AOT refuses them for now (unbounded/)."""
+    what it needs, in the VM and in AOT bundles (unbounded/)."""
     out = os.path.join(HERE, "unbounded")
     os.makedirs(out, exist_ok=True)
     rng = np.random.default_rng(1820)
@@ -352,7 +352,69 @@ def unbounded_models():
     m = model(18, [helper.make_node("Resize", ["x", "", "", "sz"], ["y"], mode="nearest")],
               [vinfo("x", F, [1, 2, 3, 4]), vinfo("sz", i64, [4])], [vinfo("y", F, None)])
     save("resize18_runtime_sizes_nearest", m, [x, np.array([1, 2, 7, 5], np.int64)], out)
+    tail_reuse_model(out)
+    loop_scan_count_model(out)
     spectral_runtime_models(out)
+
+
+def tail_reuse_model(out):
+    """A small backbone over an image resized by run-time scales: every
+    activation lives in the tail, two resolutions of them, a residual and a
+    branch keeping several alive at once (the tail reuses dead tensors'
+    bytes). A second run at other scales with the same module."""
+    rng = np.random.default_rng(1822)
+    shapes = [(6, 3, 3, 3), (6, 6, 3, 3), (6, 6, 1, 1), (8, 6, 3, 3), (8, 8, 3, 3)]
+    weights = [const("w%d" % k, (rng.standard_normal(s) * 0.3).astype(np.float32))
+               for k, s in enumerate(shapes)]
+    conv = lambda x, k, y, **kw: helper.make_node("Conv", [x, "w%d" % k], [y], **kw)
+    # The batch and channel scales are constants (as exporters write them),
+    # so only height and width are found during the run.
+    nodes = [helper.make_node("Concat", ["ones", "hw"], ["sc"], axis=0),
+             helper.make_node("Resize", ["x", "", "sc"], ["r"], mode="linear"),
+             conv("r", 0, "c0", pads=[1, 1, 1, 1]), helper.make_node("Relu", ["c0"], ["a0"]),
+             conv("a0", 1, "c1", pads=[1, 1, 1, 1]), helper.make_node("Relu", ["c1"], ["a1"]),
+             conv("a0", 2, "b1"),
+             helper.make_node("Add", ["a1", "b1"], ["s1"]),
+             helper.make_node("Add", ["s1", "a0"], ["s2"]),
+             helper.make_node("MaxPool", ["s2"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+             conv("p", 3, "c3", pads=[1, 1, 1, 1]), helper.make_node("Relu", ["c3"], ["a3"]),
+             conv("a3", 4, "c4", pads=[1, 1, 1, 1]),
+             helper.make_node("Add", ["c4", "a3"], ["y"])]
+    m = model(18, nodes, [vinfo("x", F, [1, 3, 8, 10]), vinfo("hw", F, [2])],
+              [vinfo("y", F, None)], weights + [const("ones", np.ones(2, np.float32))])
+    x = rng.standard_normal((1, 3, 8, 10)).astype(np.float32)
+    save("resize18_runtime_scales_backbone", m, [x, np.array([2, 1.5], np.float32)], out)
+    save_second_run("resize18_runtime_scales_backbone", m,
+                    [x, np.array([3.5, 2.5], np.float32)], out)
+
+
+def loop_body(extra_nodes=()):
+    """Loop body: carries a [3] float through `+ step`, scans its square; the
+    condition passes through (as ONNX's Range expands)."""
+    i64 = TensorProto.INT64
+    return helper.make_graph(
+        [helper.make_node("Identity", ["cond"], ["cond_out"]),
+         helper.make_node("Add", ["prev", "step"], ["cur"]),
+         helper.make_node("Mul", ["prev", "prev"], ["sq"])] + list(extra_nodes),
+        "body",
+        [vinfo("i", i64, []), vinfo("cond", TensorProto.BOOL, []), vinfo("prev", F, [3])],
+        [vinfo("cond_out", TensorProto.BOOL, []), vinfo("cur", F, [3]), vinfo("sq", F, [3])])
+
+
+def loop_scan_count_model(out):
+    """A Loop whose trip count and condition are run-time values (n, n > 0)
+    with a scan output and no declared shapes: the scan length is found
+    before the loop. Second run: no iterations at all."""
+    i64 = TensorProto.INT64
+    nodes = [helper.make_node("Greater", ["n", "zero"], ["go"]),
+             helper.make_node("Loop", ["n", "go", "x"], ["last", "rows"], body=loop_body())]
+    m = model(17, nodes, [vinfo("n", i64, []), vinfo("x", F, [3]), vinfo("step", F, [3])],
+              [vinfo("rows", F, None), vinfo("last", F, None)],
+              [const("zero", np.array(0, np.int64))])
+    x = np.array([1, 2, 3], np.float32)
+    step = np.array([0.5, -1, 2], np.float32)
+    save("loop17_runtime_trip_scan", m, [np.array(5, np.int64), x, step], out)
+    save_second_run("loop17_runtime_trip_scan", m, [np.array(0, np.int64), x, step], out)
 
 
 def save_second_run(name, m, inputs, out):
@@ -424,6 +486,16 @@ def refused_models():
     m = model(18, [helper.make_node("BitwiseAnd", ["x", "x"], ["y"])], x, y)
     save("bitwiseand18_float", m, [], out)
     expected.append(("bitwiseand18_float", "dtype float32 is not supported by this op"))
+    # A scan output counted during the run and read again lies in the
+    # workspace's tail, which the Loop's body cannot reach yet.
+    i64 = TensorProto.INT64
+    m = model(17, [helper.make_node("Greater", ["n", "zero"], ["go"]),
+                   helper.make_node("Loop", ["n", "go", "x"], ["last", "rows"], body=loop_body()),
+                   helper.make_node("Mul", ["rows", "rows"], ["y"])],
+              [vinfo("n", i64, []), vinfo("x", F, [3]), vinfo("step", F, [3])], y,
+              [const("zero", np.array(0, np.int64))])
+    save("loop17_runtime_scan_read_again", m, [], out)
+    expected.append(("loop17_runtime_scan_read_again", "'rows' is sized by a length found during the run"))
     with open(os.path.join(out, "expected.txt"), "w") as f:
         f.write("# model  words the refusal must contain (tests/models/opset/generate.py)\n")
         for name, words in expected:

@@ -548,8 +548,9 @@ static KILN_ALWAYS_INLINE void convp_row_body(const int64_t* ip, const float* fp
     }
   }
   /* The GEMM tiles' epilogue: bias along the channels, then residual and
-   * ReLU/Clip (other activations below). */
-  kiln_tile_epilogue te = {bias ? bias + oc0 : NULL, 0, 1, 1.0f, NULL, 0, act, fp[0], fp[1]};
+   * the activations it fuses (others below). */
+  kiln_tile_epilogue te = {bias ? bias + oc0 : NULL, 0, 1, 1.0f, NULL, 0,
+                           kiln_tile_act_fusable(act) ? act : KILN_ACT_NONE, fp[0], fp[1]};
 #pragma GCC unroll 8
   for (int p = 0; p < P; ++p) {
     float* yo = y + (oh * ip[P_OW] + p0 + p) * OC + oc0;
@@ -557,8 +558,7 @@ static KILN_ALWAYS_INLINE void convp_row_body(const int64_t* ip, const float* fp
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v)
       kv_store(yo + KV_LANES * v, kiln_tile_epilogue_kv(&te, 0, KV_LANES * v, acc[p][v]));
-    if (act != KILN_ACT_NONE && act != KILN_ACT_RELU && act != KILN_ACT_CLIP)
-      kiln_activation_apply(yo, yo, KV_LANES * NV, act, fp[0], fp[1]);
+    if (!kiln_tile_act_fusable(act)) kiln_activation_apply(yo, yo, KV_LANES * NV, act, fp[0], fp[1]);
   }
 }
 

@@ -25,15 +25,16 @@ struct ConvShape {
 };
 
 struct ConvReference {
-  std::vector<double> y;    // relu(conv + bias + residual)
+  std::vector<double> y;    // relu(conv + bias + residual), or without relu
   std::vector<double> mag;  // 1 + |bias| + sum |products|, per output
 };
 
-// x [N,C,H,W], w [OC,C/groups,k,k], bias [OC], residual r [N,OC,OH,OW]; ReLU.
+// x [N,C,H,W], w [OC,C/groups,k,k], bias [OC], residual r [N,OC,OH,OW]; ReLU
+// unless `relu` is false.
 inline ConvReference ReferenceConvRelu(const ConvShape& s, const std::vector<float>& x,
                                        const std::vector<float>& w,
                                        const std::vector<float>& bias,
-                                       const std::vector<float>& r) {
+                                       const std::vector<float>& r, bool relu = true) {
   const int64_t oh = s.oh(), ow = s.ow(), cpg = s.c / s.groups, ocpg = s.oc / s.groups;
   ConvReference ref;
   ref.y.resize(r.size());
@@ -56,7 +57,7 @@ inline ConvReference ReferenceConvRelu(const ConvShape& s, const std::vector<flo
                 mag += std::fabs(p);
               }
           const int64_t at = ((n * s.oc + o) * oh + i) * ow + j;
-          ref.y[at] = std::max(0.0, acc + r[at]);
+          ref.y[at] = relu ? std::max(0.0, acc + r[at]) : acc + r[at];
           ref.mag[at] = 1 + mag;
         }
   return ref;

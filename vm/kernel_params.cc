@@ -1,6 +1,7 @@
 #include "vm/kernel_params.h"
 
 #include <map>
+#include <type_traits>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -53,7 +54,9 @@ std::vector<std::pair<std::string, T>> Expand(const char* pattern, absl::Span<co
         break;
       }
       out.push_back({std::string(word), values[k]});
-      seen[std::string(word)] = static_cast<int64_t>(values[k]);
+      // Repeat counts are integers (and converting a float from a module
+      // the verifier is still checking could overflow).
+      if constexpr (std::is_integral_v<T>) seen[std::string(word)] = values[k];
       ++k;
       continue;
     }

@@ -21,7 +21,8 @@ std::vector<std::pair<std::string, float>> NameFParams(absl::string_view kernel,
                                                        absl::Span<const float> fparams);
 
 // Whether the table's names describe exactly these parameters: every value
-// named, every plain name given a value (a check on the table, for tests).
+// named, every plain name given a value (the verifier refuses executables
+// whose parameters do not fit).
 bool ParamNamesFit(absl::string_view kernel, absl::Span<const int64_t> iparams,
                    absl::Span<const float> fparams);
 

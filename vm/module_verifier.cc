@@ -14,6 +14,7 @@
 #include "kiln/kernel_abi.h"
 #include "kiln/opcodes.h"
 #include "vm/int_binary.h"
+#include "vm/kernel_params.h"
 #include "vm/kernel_registry.h"
 
 namespace kiln::vm {
@@ -69,6 +70,7 @@ class Verifier {
     if (absl::Status s = CheckConstants(); !s.ok()) return s;
     if (absl::Status s = CheckExecutables(); !s.ok()) return s;
     if (absl::Status s = CheckFunctions(); !s.ok()) return s;
+    if (absl::Status s = CheckParamCounts(); !s.ok()) return s;
     if (absl::Status s = CheckDebugAlignment(); !s.ok()) return s;
     return module_;
   }
@@ -363,6 +365,30 @@ class Verifier {
                        ") has static parameters the kernel rejects (code ", rc, ")"));
     }
     static_checked_[index] = true;
+    return absl::OkStatus();
+  }
+
+  // Every executable's parameters are what its row of kernel_table.def
+  // names (vm/kernel_params.h), as many as the names describe. Last: a
+  // static dispatch's kernel checker, which says more, has run by then.
+  absl::Status CheckParamCounts() const {
+    if (module_->executables() == nullptr) return absl::OkStatus();
+    for (uint32_t i = 0; i < module_->executables()->size(); ++i) {
+      const fb::Executable* e = module_->executables()->Get(i);
+      const std::string kernel = e->kernel()->str();
+      const absl::Span<const int64_t> ip =
+          e->iparams() ? absl::MakeConstSpan(e->iparams()->data(), e->iparams()->size())
+                       : absl::Span<const int64_t>();
+      const absl::Span<const float> fp =
+          e->fparams() ? absl::MakeConstSpan(e->fparams()->data(), e->fparams()->size())
+                       : absl::Span<const float>();
+      if (!ParamNamesFit(kernel, ip, fp)) {
+        return Error(absl::StrCat("executable ", i, " (", kernel, ") has ", ip.size(),
+                                  " iparams and ", fp.size(),
+                                  " fparams, which its row of the kernel table does not "
+                                  "describe (kiln/kernel_table.def)"));
+      }
+    }
     return absl::OkStatus();
   }
 

@@ -65,6 +65,18 @@ TEST(ModuleVerifier, RefusesParametersTheKernelRejects) {
   ExpectRefused(BuildCopyModule(spec), "kernel rejects");
 }
 
+// Parameters are checked against the kernel table's names even where no
+// kernel checker sees them (an executable nothing dispatches).
+TEST(ModuleVerifier, RefusesParametersTheKernelTableDoesNotDescribe) {
+  CopyModuleSpec spec;
+  spec.unused_executable_iparams = {16};
+  ASSERT_TRUE(Load(BuildCopyModule(spec)).ok()) << Load(BuildCopyModule(spec));  // one "bytes": fits
+  spec.unused_executable_iparams = {16, 16};
+  ExpectRefused(BuildCopyModule(spec),
+                "executable 1 (kiln_copy) has 2 iparams and 0 fparams, which its row of the "
+                "kernel table does not describe");
+}
+
 TEST(ModuleVerifier, RefusesRegisterOutOfRange) {
   CopyModuleSpec spec;
   spec.register_count = 2;  // the program uses r2

@@ -26,6 +26,9 @@ struct CopyModuleSpec {
   uint32_t binding_count = 2;
   int64_t copy_bytes = kDefaultBytes;  // kDefaultBytes: elements * 4
   std::vector<uint32_t> bytecode; // default: the straight-line program below
+  // Non-empty: a second copy executable with these iparams that no
+  // instruction dispatches (so no kernel checker sees them).
+  std::vector<int64_t> unused_executable_iparams;
 };
 
 // input -> copy -> arena -> copy -> output.
@@ -49,8 +52,14 @@ inline std::string BuildCopyModule(const CopyModuleSpec& spec) {
   auto sig = fb::CreateSignature(b, b.CreateVector(std::vector{in}), b.CreateVector(std::vector{out}));
   std::vector<int64_t> iparams = {bytes};
   std::vector<uint64_t> binding_bytes(spec.binding_count, static_cast<uint64_t>(bytes));
-  auto exec = fb::CreateExecutable(b, b.CreateString(spec.kernel), b.CreateVector(iparams), 0,
-                                   spec.binding_count, b.CreateVector(binding_bytes));
+  std::vector<flatbuffers::Offset<fb::Executable>> execs = {
+      fb::CreateExecutable(b, b.CreateString(spec.kernel), b.CreateVector(iparams), 0,
+                           spec.binding_count, b.CreateVector(binding_bytes))};
+  if (!spec.unused_executable_iparams.empty()) {
+    execs.push_back(fb::CreateExecutable(b, b.CreateString("kiln_copy"),
+                                         b.CreateVector(spec.unused_executable_iparams), 0, 2,
+                                         b.CreateVector(std::vector<uint64_t>(2, 16))));
+  }
   std::vector<uint32_t> code = spec.bytecode.empty()
                                    ? DefaultCopyBytecode(spec.arena_view_offset,
                                                          static_cast<uint64_t>(spec.elements * 4))
@@ -63,7 +72,7 @@ inline std::string BuildCopyModule(const CopyModuleSpec& spec) {
                                      b.CreateVectorOfStrings(ops));
   auto debug = fb::CreateDebugInfo(b, b.CreateString("hand-built"), b.CreateVector(std::vector{dbg}));
   auto module = fb::CreateModule(b, spec.format_version, b.CreateString("test"), sig,
-                                 b.CreateVector(std::vector{fn}), b.CreateVector(std::vector{exec}),
+                                 b.CreateVector(std::vector{fn}), b.CreateVector(execs),
                                  0, 0, plan, debug);
   fb::FinishModuleBuffer(b, module);
   return std::string(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());

@@ -28,9 +28,10 @@ bool NeedsCount(const ir::Graph& g, const Node& n) {
     return false;
   }
   // Scan outputs: the node's outputs past the loop-carried values.
-  const int64_t captures = n.GetInt(ir::kCaptureCountAttr, 0);
-  const size_t states = n.inputs.size() - 2 - static_cast<size_t>(captures);
-  if (n.inputs.size() < 2 + static_cast<size_t>(captures) || n.outputs.size() <= states) return false;
+  const size_t captures = static_cast<size_t>(n.GetInt(ir::kCaptureCountAttr, 0));
+  if (n.inputs.size() < 2 + captures) return false;
+  const size_t states = n.inputs.size() - 2 - captures;
+  if (n.outputs.size() <= states) return false;
   for (size_t k = states; k < n.outputs.size(); ++k) {
     if (n.outputs[k] != ir::kNoValue && g.value(n.outputs[k]).has_declared_shape) return false;
   }

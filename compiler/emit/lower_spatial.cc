@@ -111,20 +111,38 @@ absl::Status LowerConv(LoweringContext& ctx, const ir::Node& node) {
   const int64_t x_cl = ctx.value(node.inputs[0]).channels_last ? 1 : 0;
   const int64_t y_cl = ctx.value(node.outputs[0]).channels_last ? 1 : 0;
   const Epilogue act = EpilogueOf(node);
-  std::vector<int64_t> ip = {win.n,        win.c,        win.h,       win.w,
-                             oc,           win.oh,       win.ow,      win.kh,
-                             win.kw,       win.stride_h, win.stride_w, win.pad_top,
-                             win.pad_left, win.dil_h,    win.dil_w,   groups,
-                             act.kind,     has_bias ? 1 : 0};
+  kernel::Conv2dF32 conv;
+  conv.N = win.n;
+  conv.C = win.c;
+  conv.H = win.h;
+  conv.W = win.w;
+  conv.OC = oc;
+  conv.OH = win.oh;
+  conv.OW = win.ow;
+  conv.KH = win.kh;
+  conv.KW = win.kw;
+  conv.stride_h = win.stride_h;
+  conv.stride_w = win.stride_w;
+  conv.pad_top = win.pad_top;
+  conv.pad_left = win.pad_left;
+  conv.dilation_h = win.dil_h;
+  conv.dilation_w = win.dil_w;
+  conv.groups = groups;
+  conv.activation = act.kind;
+  conv.has_bias = has_bias ? 1 : 0;
+  conv.act_alpha = act.alpha;
+  conv.act_beta = act.beta;
+  // The packed kernels' channels-last forms also take the two layouts.
+  kernel::Conv2dPackedClF32 conv_cl(conv);
+  conv_cl.x_channels_last = x_cl;
+  conv_cl.y_channels_last = y_cl;
   // Every residual kernel reads the residual in y's layout.
   if (HasInput(node, 3) && ctx.value(node.inputs[3]).channels_last != (y_cl != 0)) {
     return ctx.Error(absl::StatusCode::kInternal, node,
                      "the residual's layout differs from the output's");
   }
   if (node.GetInt("kiln.winograd", 0) != 0) {  // chosen by passes/conv_algorithm
-    ip.push_back(x_cl);
-    ip.push_back(y_cl);
-    return LowerWinogradConv(ctx, node, std::move(ip), {act.alpha, act.beta}, bx, by);
+    return LowerWinogradConv(ctx, node, conv_cl, bx, by);
   }
   const bool depthwise_cl = groups > 1 && (x_cl || y_cl);
   if (depthwise_cl && (!x_cl || !y_cl || groups != win.c || groups != oc)) {
@@ -160,28 +178,24 @@ absl::Status LowerConv(LoweringContext& ctx, const ir::Node& node) {
   // A residual fused by dispatch formation (input 3) selects conv2d_res_f32.
   const bool has_residual = HasInput(node, 3);
   const bool any_cl = x_cl || y_cl;
-  if (packed && any_cl) {
-    ip.push_back(x_cl);
-    ip.push_back(y_cl);
-  }
+  const std::vector<int64_t> bias_unread = {-1, -1, has_bias ? -1 : 0, -1};
   if (has_residual) {
     if (depthwise_cl) {
       return ctx.Error(absl::StatusCode::kInternal, node,
                        "a channels-last depthwise conv has a residual");
     }
     KILN_ASSIGN_OR_RETURN(Binding br, ctx.Bind(node, node.inputs[3]));
-    const char* kernel_name = !packed ? "conv2d_res_f32"
-                         : any_cl ? "conv2d_packed_cl_res_f32"
-                                  : "conv2d_packed_res_f32";
-    return ctx.Dispatch(node, kernel_name, std::move(ip), {act.alpha, act.beta}, {bx, bw, bb, br, by},
-                        {-1, -1, has_bias ? -1 : 0, -1, -1});
+    const std::vector<Binding> b = {bx, bw, bb, br, by};
+    const std::vector<int64_t> bytes = {-1, -1, has_bias ? -1 : 0, -1, -1};
+    if (!packed) return ctx.Dispatch(node, kernel::Conv2dResF32(conv), b, bytes);
+    if (any_cl) return ctx.Dispatch(node, kernel::Conv2dPackedClResF32(conv_cl), b, bytes);
+    return ctx.Dispatch(node, kernel::Conv2dPackedResF32(conv), b, bytes);
   }
-  const char* kernel_name = depthwise_cl ? "conv2d_dw_nhwc_f32"
-                       : !packed    ? "conv2d_f32"
-                       : any_cl     ? "conv2d_packed_cl_f32"
-                                    : "conv2d_packed_f32";
-  return ctx.Dispatch(node, kernel_name, std::move(ip), {act.alpha, act.beta}, {bx, bw, bb, by},
-                      {-1, -1, has_bias ? -1 : 0, -1});
+  const std::vector<Binding> b = {bx, bw, bb, by};
+  if (depthwise_cl) return ctx.Dispatch(node, kernel::Conv2dDwNhwcF32(conv), b, bias_unread);
+  if (!packed) return ctx.Dispatch(node, conv, b, bias_unread);
+  if (any_cl) return ctx.Dispatch(node, conv_cl, b, bias_unread);
+  return ctx.Dispatch(node, kernel::Conv2dPackedF32(conv), b, bias_unread);
 }
 
 absl::Status LowerPool(LoweringContext& ctx, const ir::Node& node) {
@@ -199,11 +213,25 @@ absl::Status LowerPool(LoweringContext& ctx, const ir::Node& node) {
   const bool is_max = node.op_type == "MaxPool";
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  std::vector<int64_t> ip = {is_max ? KILN_POOL_MAX : KILN_POOL_AVG,
-                             win.n, win.c, win.h, win.w, win.oh, win.ow, win.kh, win.kw,
-                             win.stride_h, win.stride_w, win.pad_top, win.pad_left,
-                             win.pad_bottom, win.pad_right, win.dil_h, win.dil_w,
-                             is_max ? 0 : node.GetInt("count_include_pad", 0)};
+  kernel::Pool2dF32 pool;
+  pool.kind = is_max ? KILN_POOL_MAX : KILN_POOL_AVG;
+  pool.N = win.n;
+  pool.C = win.c;
+  pool.H = win.h;
+  pool.W = win.w;
+  pool.OH = win.oh;
+  pool.OW = win.ow;
+  pool.KH = win.kh;
+  pool.KW = win.kw;
+  pool.stride_h = win.stride_h;
+  pool.stride_w = win.stride_w;
+  pool.pad_top = win.pad_top;
+  pool.pad_left = win.pad_left;
+  pool.pad_bottom = win.pad_bottom;
+  pool.pad_right = win.pad_right;
+  pool.dilation_h = win.dil_h;
+  pool.dilation_w = win.dil_w;
+  pool.count_include_pad = is_max ? 0 : node.GetInt("count_include_pad", 0);
   // passes/layout_selection keeps a pool between channels-last neighbours
   // channels last in and out.
   const bool x_cl = ctx.value(node.inputs[0]).channels_last;
@@ -211,7 +239,8 @@ absl::Status LowerPool(LoweringContext& ctx, const ir::Node& node) {
     return ctx.Error(absl::StatusCode::kInternal, node,
                      "a pool's input and output layouts differ");
   }
-  return ctx.Dispatch(node, x_cl ? "pool2d_nhwc_f32" : "pool2d_f32", std::move(ip), {}, {bx, by});
+  if (x_cl) return ctx.Dispatch(node, kernel::Pool2dNhwcF32(pool), {bx, by});
+  return ctx.Dispatch(node, pool, {bx, by});
 }
 
 absl::Status LowerGlobalPool(LoweringContext& ctx, const ir::Node& node) {
@@ -224,10 +253,18 @@ absl::Status LowerGlobalPool(LoweringContext& ctx, const ir::Node& node) {
   const int64_t kind = node.op_type == "GlobalMaxPool" ? KILN_POOL_MAX : KILN_POOL_AVG;
   if (ctx.value(node.inputs[0]).channels_last) {
     // [N,C,1,1] is the same bytes in either layout.
-    return ctx.Dispatch(node, "global_pool_nhwc_f32", {kind, x[0], spatial, x[1]}, {}, {bx, by});
+    kernel::GlobalPoolNhwcF32 pool;
+    pool.kind = kind;
+    pool.N = x[0];
+    pool.spatial = spatial;
+    pool.C = x[1];
+    return ctx.Dispatch(node, pool, {bx, by});
   }
-  return ctx.Dispatch(node, "global_pool_f32", {kind, ctx.dims().Mul(x[0], x[1]), spatial}, {},
-                      {bx, by});
+  kernel::GlobalPoolF32 pool;
+  pool.kind = kind;
+  pool.rows = ctx.dims().Mul(x[0], x[1]);
+  pool.spatial = spatial;
+  return ctx.Dispatch(node, pool, {bx, by});
 }
 
 }  // namespace

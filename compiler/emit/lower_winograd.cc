@@ -53,8 +53,8 @@ ir::ConstantPtr WinogradWeights(const ir::ConstantData& w, int64_t oc, int64_t c
 }
 
 absl::Status LowerWinogradConv(LoweringContext& ctx, const ir::Node& node,
-                               std::vector<int64_t> ip, std::vector<float> fp,
-                               const Binding& x, const Binding& y) {
+                               const kernel::Conv2dPackedClF32& conv, const Binding& x,
+                               const Binding& y) {
   if (node.outputs.size() != 2 || node.outputs[1] == ir::kNoValue ||
       node.GetInt("kiln.scratch", 0) != 1) {
     return ctx.Invalid(node, "the Winograd scratch output is missing");
@@ -68,7 +68,8 @@ absl::Status LowerWinogradConv(LoweringContext& ctx, const ir::Node& node,
   // "kiln.winograd" 1: U made here; 2: the plain weights in panels, K = 9*C
   // (k = c*9 + tap: w's own order), for the kernel to transform.
   const bool transformed = node.GetInt("kiln.winograd", 1) == 1;
-  ip.push_back(transformed ? 1 : 0);
+  kernel::Conv2dWinogradF32 params(conv);
+  params.transformed_weights = transformed ? 1 : 0;
   const Binding u =
       transformed ? ctx.BindNewConstant(absl::StrCat(wv.name, ".winograd"),
                                         WinogradWeights(*wv.constant, oc, c),
@@ -89,11 +90,10 @@ absl::Status LowerWinogradConv(LoweringContext& ctx, const ir::Node& node,
   // A residual fused by dispatch formation (input 3).
   if (HasInput(node, 3)) {
     KILN_ASSIGN_OR_RETURN(Binding r, ctx.Bind(node, node.inputs[3]));
-    return ctx.Dispatch(node, "conv2d_winograd_res_f32", std::move(ip), std::move(fp),
-                        {x, u, bias, r, y, scratch}, {-1, -1, unread, -1, -1, -1});
+    return ctx.Dispatch(node, kernel::Conv2dWinogradResF32(params), {x, u, bias, r, y, scratch},
+                        {-1, -1, unread, -1, -1, -1});
   }
-  return ctx.Dispatch(node, "conv2d_winograd_f32", std::move(ip), std::move(fp),
-                      {x, u, bias, y, scratch}, {-1, -1, unread, -1, -1});
+  return ctx.Dispatch(node, params, {x, u, bias, y, scratch}, {-1, -1, unread, -1, -1});
 }
 
 }  // namespace kiln::compiler::emit

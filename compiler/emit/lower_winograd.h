@@ -18,12 +18,12 @@ namespace kiln::compiler::emit {
 ir::ConstantPtr WinogradWeights(const ir::ConstantData& w, int64_t oc, int64_t c);
 
 // Dispatches conv2d_winograd_f32 (or _res_f32 with a fused residual) for
-// `node`: `ip` are conv2d_packed_cl_f32's parameters (layouts included; the
-// weight form is appended here, as passes/conv_algorithm chose it), `fp`
-// the activation's constants, x and y already bound.
+// `node`: `conv` holds conv2d_packed_cl_f32's parameters (layouts and the
+// activation included; the weight form is added here, as
+// passes/conv_algorithm chose it), x and y already bound.
 absl::Status LowerWinogradConv(LoweringContext& ctx, const ir::Node& node,
-                               std::vector<int64_t> ip, std::vector<float> fp,
-                               const Binding& x, const Binding& y);
+                               const kernel::Conv2dPackedClF32& conv, const Binding& x,
+                               const Binding& y);
 
 }  // namespace kiln::compiler::emit
 

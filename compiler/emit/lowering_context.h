@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "compiler/emit/kernel_builders.h"
 #include "compiler/emit/lowering.h"
 
 namespace kiln::compiler::emit {
@@ -118,6 +119,18 @@ class LoweringContext {
                         std::vector<int64_t> iparams, std::vector<float> fparams,
                         const std::vector<Binding>& bindings,
                         const std::vector<int64_t>& bytes_override = {});
+  // The same from a kernel's parameter struct (kernel_builders.h): a field
+  // left unset, or an array whose length is not its count, is refused.
+  template <typename Params>
+  absl::Status Dispatch(const ir::Node& node, const Params& params,
+                        const std::vector<Binding>& bindings,
+                        const std::vector<int64_t>& bytes_override = {}) {
+    kernel::KernelParamCollector c(Params::kKernel);
+    params.Collect(c);
+    if (!c.error().empty()) return Error(absl::StatusCode::kInternal, node, c.error());
+    return Dispatch(node, Params::kKernel, std::move(c.ints()), std::move(c.floats()), bindings,
+                    bytes_override);
+  }
   // A copy into graph output `output_index` (plan.output_copies).
   absl::Status OutputCopy(int32_t output_index, ir::ValueId source);
 

@@ -8,17 +8,31 @@
 
 #include "activation.h"
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "sgemm.h"
 
+/* Every 2-D convolution kernel's parameters begin with conv2d_f32's
+ * (kiln/kernel_table.def); the short names below are those positions. */
 enum {
-  P_N, P_C, P_H, P_W, P_OC, P_OH, P_OW, P_KH, P_KW, P_SH, P_SW, P_PT, P_PL,
-  P_DH, P_DW, P_GROUPS, P_ACT, P_HAS_BIAS, P_COUNT
+  P_N = KILN_IP_CONV2D_F32_N, P_C = KILN_IP_CONV2D_F32_C, P_H = KILN_IP_CONV2D_F32_H,
+  P_W = KILN_IP_CONV2D_F32_W, P_OC = KILN_IP_CONV2D_F32_OC, P_OH = KILN_IP_CONV2D_F32_OH,
+  P_OW = KILN_IP_CONV2D_F32_OW, P_KH = KILN_IP_CONV2D_F32_KH, P_KW = KILN_IP_CONV2D_F32_KW,
+  P_SH = KILN_IP_CONV2D_F32_STRIDE_H, P_SW = KILN_IP_CONV2D_F32_STRIDE_W,
+  P_PT = KILN_IP_CONV2D_F32_PAD_TOP, P_PL = KILN_IP_CONV2D_F32_PAD_LEFT,
+  P_DH = KILN_IP_CONV2D_F32_DILATION_H, P_DW = KILN_IP_CONV2D_F32_DILATION_W,
+  P_GROUPS = KILN_IP_CONV2D_F32_GROUPS, P_ACT = KILN_IP_CONV2D_F32_ACTIVATION,
+  P_HAS_BIAS = KILN_IP_CONV2D_F32_HAS_BIAS, P_COUNT = KILN_CONV2D_F32_IPARAMS
 };
 
 /* conv2d_packed_cl_f32 appends the layouts of x and of y (and r):
  * 0 NCHW, 1 NHWC (channels last). */
-enum { P_X_CL = P_COUNT, P_Y_CL, P_CL_COUNT };
+enum {
+  P_X_CL = KILN_IP_CONV2D_PACKED_CL_F32_X_CHANNELS_LAST,
+  P_Y_CL = KILN_IP_CONV2D_PACKED_CL_F32_Y_CHANNELS_LAST,
+  P_CL_COUNT = KILN_CONV2D_PACKED_CL_F32_IPARAMS
+};
+_Static_assert((int)P_X_CL == (int)P_COUNT, "the layouts follow conv2d_f32's parameters");
 
 /* One spatial axis: the bottom/right pad is implied by `out`, so `out` is
  * consistent when it is at least the count an unpadded end gives. Also keeps

@@ -46,7 +46,11 @@
 #include "vec.h"
 
 /* conv2d_packed_cl_f32's parameters, then the form of the weights. */
-enum { P_WG_TRANSFORMED = P_CL_COUNT, P_WG_COUNT };
+enum {
+  P_WG_TRANSFORMED = KILN_IP_CONV2D_WINOGRAD_F32_TRANSFORMED_WEIGHTS,
+  P_WG_COUNT = KILN_CONV2D_WINOGRAD_F32_IPARAMS
+};
+_Static_assert((int)P_WG_TRANSFORMED == (int)P_CL_COUNT, "the weight form follows the layouts");
 
 #define WG_M KILN_WINOGRAD_M
 #define WG_A KILN_WINOGRAD_A

@@ -43,11 +43,15 @@ absl::Status StridedCopy(LoweringContext& ctx, const ir::Node& node, const Bindi
     return ctx.Unimplemented(node, absl::StrCat("the copy needs ", d2.size(),
                                                 " dimensions; at most ", KILN_MAX_RANK));
   }
-  std::vector<int64_t> ip = {elem, static_cast<int64_t>(d2.size()), src_off, dst_off};
-  ip.insert(ip.end(), d2.begin(), d2.end());
-  ip.insert(ip.end(), s2.begin(), s2.end());
-  ip.insert(ip.end(), t2.begin(), t2.end());
-  return ctx.Dispatch(node, "strided_copy", std::move(ip), {}, {src, dst});
+  kernel::StridedCopy copy;
+  copy.elem_bytes = elem;
+  copy.R = static_cast<int64_t>(d2.size());
+  copy.src_offset = src_off;
+  copy.dst_offset = dst_off;
+  copy.dims = d2;
+  copy.src_strides = s2;
+  copy.dst_strides = t2;
+  return ctx.Dispatch(node, copy, {src, dst});
 }
 
 absl::Status LowerSlice(LoweringContext& ctx, const ir::Node& node) {
@@ -185,13 +189,17 @@ absl::Status LowerPad(LoweringContext& ctx, const ir::Node& node) {
   if (ctx.dims().Known(fill)) {
     return ctx.Unimplemented(node, "this constant_value beside symbolic dimensions");
   }
-  std::vector<int64_t> ip = {eb, m, r, fill};
-  ip.insert(ip.end(), x.begin(), x.end());
-  ip.insert(ip.end(), pads.begin(), pads.begin() + r);
-  ip.insert(ip.end(), y.begin(), y.end());
+  kernel::Pad pad;
+  pad.elem_bytes = eb;
+  pad.mode = m;
+  pad.R = r;
+  pad.fill_bits = fill;
+  pad.in_dims = x;
+  pad.begin = std::vector<int64_t>(pads.begin(), pads.begin() + r);
+  pad.out_dims = y;
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, "pad", std::move(ip), {}, {bx, by});
+  return ctx.Dispatch(node, pad, {bx, by});
 }
 
 }  // namespace

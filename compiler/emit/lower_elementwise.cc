@@ -45,14 +45,16 @@ absl::Status LowerBinary(LoweringContext& ctx, const ir::Node& node) {
   if (node.op_type == "Sub") op = KILN_BINARY_SUB;
   if (node.op_type == "Mul") op = KILN_BINARY_MUL;
   if (node.op_type == "Div") op = KILN_BINARY_DIV;
-  std::vector<int64_t> ip = {op, static_cast<int64_t>(r)};
-  ip.insert(ip.end(), y.begin(), y.end());
-  ip.insert(ip.end(), as.begin(), as.end());
-  ip.insert(ip.end(), bs.begin(), bs.end());
+  kernel::BinaryF32 binary;
+  binary.op = op;
+  binary.R = static_cast<int64_t>(r);
+  binary.out_dims = y;
+  binary.a_strides = as;
+  binary.b_strides = bs;
   KILN_ASSIGN_OR_RETURN(Binding ba, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding bb, ctx.Bind(node, node.inputs[1]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, "binary_f32", std::move(ip), {}, {ba, bb, by});
+  return ctx.Dispatch(node, binary, {ba, bb, by});
 }
 
 absl::Status LowerUnary(LoweringContext& ctx, const ir::Node& node) {
@@ -65,7 +67,12 @@ absl::Status LowerUnary(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, "unary_f32", {kind, ctx.dims().Product(x)}, {alpha, beta}, {bx, by});
+  kernel::UnaryF32 unary;
+  unary.activation = kind;
+  unary.count = ctx.dims().Product(x);
+  unary.act_alpha = alpha;
+  unary.act_beta = beta;
+  return ctx.Dispatch(node, unary, {bx, by});
 }
 
 absl::Status LowerSoftmax(LoweringContext& ctx, const ir::Node& node) {
@@ -90,7 +97,12 @@ absl::Status LowerSoftmax(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
   const int64_t log = node.op_type == "LogSoftmax" ? 1 : 0;
-  return ctx.Dispatch(node, "softmax_f32", {outer, len, inner, log}, {}, {bx, by});
+  kernel::SoftmaxF32 softmax;
+  softmax.outer = outer;
+  softmax.axis_len = len;
+  softmax.inner = inner;
+  softmax.log = log;
+  return ctx.Dispatch(node, softmax, {bx, by});
 }
 
 // Inference BatchNormalization as y = x * scale'[c] + shift'[c].
@@ -133,8 +145,14 @@ absl::Status LowerBatchNorm(LoweringContext& ctx, const ir::Node& node) {
   const Binding bs = ctx.BindNewConstant(absl::StrCat(node.name, ".scale"), scale);
   const Binding bh = ctx.BindNewConstant(absl::StrCat(node.name, ".shift"), shift);
   const Epilogue act = EpilogueOf(node);
-  return ctx.Dispatch(node, "channel_affine_f32", {x[0], c, spatial, act.kind},
-                      {act.alpha, act.beta}, {bx, bs, bh, by});
+  kernel::ChannelAffineF32 affine;
+  affine.N = x[0];
+  affine.C = c;
+  affine.spatial = spatial;
+  affine.activation = act.kind;
+  affine.act_alpha = act.alpha;
+  affine.act_beta = act.beta;
+  return ctx.Dispatch(node, affine, {bx, bs, bh, by});
 }
 
 }  // namespace

@@ -50,11 +50,14 @@ absl::Status LowerGather(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(Binding bi, ctx.Bind(node, node.inputs[1]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
   ir::DimPool& dims = ctx.dims();  // sizes may be symbolic (indices checked at run time)
-  return ctx.Dispatch(node, "gather",
-                      {ElemBytes(ctx, node.inputs[0]), ib,
-                       dims.Product({x.begin(), x.begin() + axis}), x[axis],
-                       dims.Product({x.begin() + axis + 1, x.end()}), dims.Product(idx)},
-                      {}, {bx, bi, by});
+  kernel::Gather gather;
+  gather.elem_bytes = ElemBytes(ctx, node.inputs[0]);
+  gather.ib = ib;
+  gather.outer = dims.Product({x.begin(), x.begin() + axis});
+  gather.len = x[axis];
+  gather.inner = dims.Product({x.begin() + axis + 1, x.end()});
+  gather.count = dims.Product(idx);
+  return ctx.Dispatch(node, gather, {bx, bi, by});
 }
 
 absl::StatusOr<int64_t> Reduction(const LoweringContext& ctx, const ir::Node& node) {
@@ -82,14 +85,20 @@ absl::Status LowerElements(LoweringContext& ctx, const ir::Node& node) {
   if (scatter) {
     KILN_ASSIGN_OR_RETURN(red, Reduction(ctx, node));
   }
-  std::vector<int64_t> ip = {ElemBytes(ctx, node.inputs[0]), ib, r, axis,
-                             red ? KindOf(ctx.value(node.inputs[0]).dtype) : 0, red};
-  ip.insert(ip.end(), x.begin(), x.end());
-  ip.insert(ip.end(), idx.begin(), idx.end());
+  kernel::GatherElements elements;
+  elements.elem_bytes = ElemBytes(ctx, node.inputs[0]);
+  elements.ib = ib;
+  elements.R = r;
+  elements.axis = axis;
+  elements.kind = red ? KindOf(ctx.value(node.inputs[0]).dtype) : 0;
+  elements.reduction = red;
+  elements.data_dims = x;
+  elements.index_dims = idx;
   KILN_ASSIGN_OR_RETURN(std::vector<Binding> b,
                         BindAll(ctx, node, scatter ? std::vector<size_t>{0, 1, 2}
                                                    : std::vector<size_t>{0, 1}));
-  return ctx.Dispatch(node, scatter ? "scatter_elements" : "gather_elements", std::move(ip), {}, b);
+  if (scatter) return ctx.Dispatch(node, kernel::ScatterElements(elements), b);
+  return ctx.Dispatch(node, elements, b);
 }
 
 absl::Status LowerND(LoweringContext& ctx, const ir::Node& node) {
@@ -110,13 +119,16 @@ absl::Status LowerND(LoweringContext& ctx, const ir::Node& node) {
   // through the pool and are patched at run time, where the kernel checks
   // every index against the patched dims.
   ir::DimPool& dims = ctx.dims();
-  std::vector<int64_t> ip = {ElemBytes(ctx, node.inputs[0]), ib,
-                             red ? KindOf(ctx.value(node.inputs[0]).dtype) : 0, red,
-                             dims.Product({x.begin(), x.begin() + b}),
-                             dims.Product({idx.begin() + b, idx.end() - 1}),
-                             static_cast<int64_t>(k),
-                             dims.Product({x.begin() + b + k, x.end()})};
-  ip.insert(ip.end(), x.begin() + b, x.begin() + b + k);
+  kernel::GatherNd nd;
+  nd.elem_bytes = ElemBytes(ctx, node.inputs[0]);
+  nd.ib = ib;
+  nd.kind = red ? KindOf(ctx.value(node.inputs[0]).dtype) : 0;
+  nd.reduction = red;
+  nd.batch = dims.Product({x.begin(), x.begin() + b});
+  nd.count = dims.Product({idx.begin() + b, idx.end() - 1});
+  nd.k = static_cast<int64_t>(k);
+  nd.slice = dims.Product({x.begin() + b + k, x.end()});
+  nd.dims = std::vector<int64_t>(x.begin() + b, x.begin() + b + k);
   std::vector<Binding> bs;
   for (size_t i = 0; i < (scatter ? 3u : 2u); ++i) {
     KILN_ASSIGN_OR_RETURN(Binding bi, ctx.Bind(node, node.inputs[i]));
@@ -124,7 +136,8 @@ absl::Status LowerND(LoweringContext& ctx, const ir::Node& node) {
   }
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
   bs.push_back(by);
-  return ctx.Dispatch(node, scatter ? "scatter_nd" : "gather_nd", std::move(ip), {}, bs);
+  if (scatter) return ctx.Dispatch(node, kernel::ScatterNd(nd), bs);
+  return ctx.Dispatch(node, nd, bs);
 }
 
 absl::Status LowerOneHot(LoweringContext& ctx, const ir::Node& node) {
@@ -140,10 +153,13 @@ absl::Status LowerOneHot(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(Binding bi, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding bv, ctx.Bind(node, node.inputs[2]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, "one_hot",
-                      {ElemBytes(ctx, node.outputs[0]), kind, Prod(idx, 0, axis), y[axis],
-                       Prod(idx, axis, idx.size())},
-                      {}, {bi, bv, by});
+  kernel::OneHot one_hot;
+  one_hot.elem_bytes = ElemBytes(ctx, node.outputs[0]);
+  one_hot.idx_kind = kind;
+  one_hot.outer = Prod(idx, 0, axis);
+  one_hot.depth = y[axis];
+  one_hot.inner = Prod(idx, axis, idx.size());
+  return ctx.Dispatch(node, one_hot, {bi, bv, by});
 }
 
 absl::Status LowerTrilu(LoweringContext& ctx, const ir::Node& node) {
@@ -164,10 +180,15 @@ absl::Status LowerTrilu(LoweringContext& ctx, const ir::Node& node) {
   const size_t r = x.size();
   // Dims may be symbolic (a causal mask over S): the batch through the pool.
   const std::vector<int64_t> batch(x.begin(), x.end() - 2);
-  return ctx.Dispatch(node, "trilu",
-                      {ElemBytes(ctx, node.inputs[0]), ctx.dims().Product(batch), x[r - 2], x[r - 1], k,
-                       node.GetInt("upper", 1) != 0 ? 1 : 0, k_binding},
-                      {}, {bx, bk, by}, {-1, k_binding ? -1 : 0, -1});
+  kernel::Trilu trilu;
+  trilu.elem_bytes = ElemBytes(ctx, node.inputs[0]);
+  trilu.batch = ctx.dims().Product(batch);
+  trilu.rows = x[r - 2];
+  trilu.cols = x[r - 1];
+  trilu.k = k;
+  trilu.upper = node.GetInt("upper", 1) != 0 ? 1 : 0;
+  trilu.k_binding = k_binding;
+  return ctx.Dispatch(node, trilu, {bx, bk, by}, {-1, k_binding ? -1 : 0, -1});
 }
 
 absl::Status LowerCumSum(LoweringContext& ctx, const ir::Node& node) {
@@ -186,11 +207,15 @@ absl::Status LowerCumSum(LoweringContext& ctx, const ir::Node& node) {
     KILN_ASSIGN_OR_RETURN(axis_ib, IndexBytes(ctx, node, 1));
     KILN_ASSIGN_OR_RETURN(ba, ctx.Bind(node, node.inputs[1]));
   }
-  std::vector<int64_t> ip = {kind, axis_ib, node.GetInt("exclusive", 0) != 0 ? 1 : 0,
-                             node.GetInt("reverse", 0) != 0 ? 1 : 0, axis,
-                             static_cast<int64_t>(x.size())};
-  ip.insert(ip.end(), x.begin(), x.end());
-  return ctx.Dispatch(node, "cumsum", std::move(ip), {}, {bx, ba, by}, {-1, axis_ib ? -1 : 0, -1});
+  kernel::Cumsum cumsum;
+  cumsum.kind = kind;
+  cumsum.axis_ib = axis_ib;
+  cumsum.exclusive = node.GetInt("exclusive", 0) != 0 ? 1 : 0;
+  cumsum.reverse = node.GetInt("reverse", 0) != 0 ? 1 : 0;
+  cumsum.axis = axis;
+  cumsum.R = static_cast<int64_t>(x.size());
+  cumsum.dims = x;
+  return ctx.Dispatch(node, cumsum, {bx, ba, by}, {-1, axis_ib ? -1 : 0, -1});
 }
 
 }  // namespace

@@ -53,6 +53,21 @@ absl::Status LowerGemm(LoweringContext& ctx, const ir::Node& node) {
     KILN_ASSIGN_OR_RETURN(bc, ctx.Bind(node, node.inputs[2]));
   }
   const Epilogue act = EpilogueOf(node);
+  kernel::GemmF32 gemm;
+  gemm.M = m;
+  gemm.N = n;
+  gemm.K = k;
+  gemm.trans_a = trans_a;
+  gemm.trans_b = trans_b;
+  gemm.has_c = has_c ? 1 : 0;
+  gemm.c_stride_m = c_stride_m;
+  gemm.c_stride_n = c_stride_n;
+  gemm.activation = act.kind;
+  gemm.alpha = node.GetFloat("alpha", 1.0f);
+  gemm.beta = node.GetFloat("beta", 1.0f);
+  gemm.act_alpha = act.alpha;
+  gemm.act_beta = act.beta;
+  const std::vector<int64_t> c_unread = {-1, -1, has_c ? -1 : 0, -1};
   const ir::Value& bv = ctx.value(node.inputs[1]);
   if (bv.constant && bv.constant->dtype == ir::DType::F32 && (ir::IsSymbolic(m) || m > 0) &&
       n > 0) {
@@ -62,18 +77,12 @@ absl::Status LowerGemm(LoweringContext& ctx, const ir::Node& node) {
                                                           return trans_b ? j * k + kk : kk * n + j;
                                                         }),
                                            /*layout=PackedPanel16*/ 1);
-    return ctx.Dispatch(node, "gemm_pb_f32",
-                        {m, n, k, trans_a, 0, has_c ? 1 : 0, c_stride_m, c_stride_n, act.kind},
-                        {node.GetFloat("alpha", 1.0f), node.GetFloat("beta", 1.0f), act.alpha,
-                         act.beta},
-                        {ba, bp, bc, by}, {-1, -1, has_c ? -1 : 0, -1});
+    kernel::GemmPbF32 packed(gemm);
+    packed.trans_b = 0;  // the panels hold B itself
+    return ctx.Dispatch(node, packed, {ba, bp, bc, by}, c_unread);
   }
   KILN_ASSIGN_OR_RETURN(Binding bb, ctx.Bind(node, node.inputs[1]));
-  return ctx.Dispatch(node, "gemm_f32",
-                      {m, n, k, trans_a, trans_b, has_c ? 1 : 0, c_stride_m, c_stride_n, act.kind},
-                      {node.GetFloat("alpha", 1.0f), node.GetFloat("beta", 1.0f), act.alpha,
-                       act.beta},
-                      {ba, bb, bc, by}, {-1, -1, has_c ? -1 : 0, -1});
+  return ctx.Dispatch(node, gemm, {ba, bb, bc, by}, c_unread);
 }
 
 absl::Status LowerMatMul(LoweringContext& ctx, const ir::Node& node) {
@@ -111,14 +120,18 @@ absl::Status LowerMatMul(LoweringContext& ctx, const ir::Node& node) {
   if (dims_pool.Product(y) != dims_pool.Mul(dims_pool.Mul(batch, m), n)) {
     return ctx.Invalid(node, "output shape disagrees");
   }
-  std::vector<int64_t> ip = {m, n, k, static_cast<int64_t>(r)};
-  ip.insert(ip.end(), dims.begin(), dims.end());
-  ip.insert(ip.end(), as.begin(), as.end());
-  ip.insert(ip.end(), bs.begin(), bs.end());
+  kernel::MatmulF32 matmul;
+  matmul.M = m;
+  matmul.N = n;
+  matmul.K = k;
+  matmul.R = static_cast<int64_t>(r);
+  matmul.batch_dims = dims;
+  matmul.a_batch_strides = as;
+  matmul.b_batch_strides = bs;
   KILN_ASSIGN_OR_RETURN(Binding ba, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding bb, ctx.Bind(node, node.inputs[1]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, "matmul_f32", std::move(ip), {}, {ba, bb, by});
+  return ctx.Dispatch(node, matmul, {ba, bb, by});
 }
 
 using Shape = std::vector<int64_t>;
@@ -167,19 +180,21 @@ absl::Status LowerEinsum(LoweringContext& ctx, const ir::Node& node) {
       if (d != 1) strides[k][l] = pool ? pool->Add(strides[k][l], st[i]) : strides[k][l] + st[i];
     }
   }
-  std::vector<int64_t> ip = {static_cast<int64_t>(L), static_cast<int64_t>(spec->output.size()),
-                             shapes.size() == 2 ? 1 : 0, t == ir::DType::F64 ? 1 : 0};
-  ip.insert(ip.end(), dims.begin(), dims.end());
-  ip.insert(ip.end(), strides[0].begin(), strides[0].end());
-  ip.insert(ip.end(), strides[1].begin(), strides[1].end());
+  kernel::Einsum einsum;
+  einsum.L = static_cast<int64_t>(L);
+  einsum.nout = static_cast<int64_t>(spec->output.size());
+  einsum.has_b = shapes.size() == 2 ? 1 : 0;
+  einsum.is_f64 = t == ir::DType::F64 ? 1 : 0;
+  einsum.dims = dims;
+  einsum.a_strides = strides[0];
+  einsum.b_strides = strides[1];
   KILN_ASSIGN_OR_RETURN(Binding ba, ctx.Bind(node, node.inputs[0]));
   Binding bb = ba;
   if (shapes.size() == 2) {
     KILN_ASSIGN_OR_RETURN(bb, ctx.Bind(node, node.inputs[1]));
   }
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, "einsum", std::move(ip), {}, {ba, bb, by},
-                      {-1, shapes.size() == 2 ? -1 : 0, -1});
+  return ctx.Dispatch(node, einsum, {ba, bb, by}, {-1, shapes.size() == 2 ? -1 : 0, -1});
 }
 
 absl::Status LowerDet(LoweringContext& ctx, const ir::Node& node) {
@@ -191,7 +206,10 @@ absl::Status LowerDet(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
   const int64_t batch = m == 0 ? ir::ElementCount({x.begin(), x.end() - 2})
                                : ir::ElementCount(x) / (m * m);
-  return ctx.Dispatch(node, "det_f32", {batch, m}, {}, {bx, by});
+  kernel::DetF32 det;
+  det.batch = batch;
+  det.M = m;
+  return ctx.Dispatch(node, det, {bx, by});
 }
 
 }  // namespace

@@ -66,7 +66,12 @@ absl::Status LowerMathUnary(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, "unary_f32", {kind, ctx.dims().Product(x)}, {alpha, beta}, {bx, by});
+  kernel::UnaryF32 unary;
+  unary.activation = kind;
+  unary.count = ctx.dims().Product(x);
+  unary.act_alpha = alpha;
+  unary.act_beta = beta;
+  return ctx.Dispatch(node, unary, {bx, by});
 }
 
 absl::Status LowerMathBinary(LoweringContext& ctx, const ir::Node& node) {
@@ -103,12 +108,14 @@ absl::Status LowerMathBinary(LoweringContext& ctx, const ir::Node& node) {
   if (ctx.value(node.outputs[0]).dtype != ir::DType::F32) {
     return ctx.Unimplemented(node, "only float32 outputs are supported");
   }
-  std::vector<int64_t> ip = {op, static_cast<int64_t>(r)};
-  ip.insert(ip.end(), y.begin(), y.end());
-  ip.insert(ip.end(), as.begin(), as.end());
-  ip.insert(ip.end(), bs.begin(), bs.end());
+  kernel::BinaryF32 binary;
+  binary.op = op;
+  binary.R = static_cast<int64_t>(r);
+  binary.out_dims = y;
+  binary.a_strides = as;
+  binary.b_strides = bs;
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, "binary_f32", std::move(ip), {}, {ba, bb, by});
+  return ctx.Dispatch(node, binary, {ba, bb, by});
 }
 
 // Appends dim d (stride s) to a dims/strides list, merging it into the last
@@ -140,12 +147,17 @@ absl::Status LowerReduce(LoweringContext& ctx, const ir::Node& node) {
   if (od.size() > KILN_MAX_RANK || rd.size() > KILN_MAX_RANK) {
     return ctx.Unimplemented(node, "input rank is too high");
   }
-  std::vector<int64_t> ip = {ReduceKind(node.op_type), static_cast<int64_t>(od.size()),
-                             static_cast<int64_t>(rd.size())};
-  for (const Shape* v : {&od, &os, &rd, &rs}) ip.insert(ip.end(), v->begin(), v->end());
+  kernel::ReduceF32 reduce;
+  reduce.kind = ReduceKind(node.op_type);
+  reduce.RO = static_cast<int64_t>(od.size());
+  reduce.RR = static_cast<int64_t>(rd.size());
+  reduce.out_dims = od;
+  reduce.out_strides = os;
+  reduce.red_dims = rd;
+  reduce.red_strides = rs;
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, "reduce_f32", std::move(ip), {}, {bx, by});
+  return ctx.Dispatch(node, reduce, {bx, by});
 }
 
 absl::Status LowerArgReduce(LoweringContext& ctx, const ir::Node& node) {
@@ -162,10 +174,13 @@ absl::Status LowerArgReduce(LoweringContext& ctx, const ir::Node& node) {
   const int64_t inner = dims.Product(Shape(x.begin() + axis + 1, x.end()));
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, "arg_reduce_f32",
-                      {outer, x[axis], inner, node.op_type == "ArgMin" ? 1 : 0,
-                       node.GetInt("select_last_index", 0) != 0 ? 1 : 0},
-                      {}, {bx, by});
+  kernel::ArgReduceF32 arg;
+  arg.outer = outer;
+  arg.n = x[axis];
+  arg.inner = inner;
+  arg.is_min = node.op_type == "ArgMin" ? 1 : 0;
+  arg.select_last = node.GetInt("select_last_index", 0) != 0 ? 1 : 0;
+  return ctx.Dispatch(node, arg, {bx, by});
 }
 
 // [outer, axis, inner] for Softmax-style axis semantics (2-D coercion before
@@ -190,7 +205,11 @@ absl::Status LowerHardmax(LoweringContext& ctx, const ir::Node& node) {
   KILN_RETURN_IF_ERROR(AxisView(ctx, node, v13 ? -1 : 1, !v13, v));
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, "hardmax_f32", {v[0], v[1], v[2]}, {}, {bx, by});
+  kernel::HardmaxF32 hardmax;
+  hardmax.outer = v[0];
+  hardmax.n = v[1];
+  hardmax.inner = v[2];
+  return ctx.Dispatch(node, hardmax, {bx, by});
 }
 
 absl::Status LowerLpNorm(LoweringContext& ctx, const ir::Node& node) {
@@ -199,8 +218,12 @@ absl::Status LowerLpNorm(LoweringContext& ctx, const ir::Node& node) {
   KILN_RETURN_IF_ERROR(AxisView(ctx, node, -1, false, v));
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, "lp_norm_f32", {v[0], v[1], v[2], node.GetInt("p", 2)}, {},
-                      {bx, by});
+  kernel::LpNormF32 lp;
+  lp.outer = v[0];
+  lp.n = v[1];
+  lp.inner = v[2];
+  lp.p = node.GetInt("p", 2);
+  return ctx.Dispatch(node, lp, {bx, by});
 }
 
 absl::Status LowerLrn(LoweringContext& ctx, const ir::Node& node) {
@@ -208,10 +231,15 @@ absl::Status LowerLrn(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, "lrn_f32", {x[0], x[1], Product(x, 2, x.size()), node.GetInt("size", 1)},
-                      {node.GetFloat("alpha", 1e-4f), node.GetFloat("beta", 0.75f),
-                       node.GetFloat("bias", 1.0f)},
-                      {bx, by});
+  kernel::LrnF32 lrn;
+  lrn.N = x[0];
+  lrn.C = x[1];
+  lrn.spatial = Product(x, 2, x.size());
+  lrn.size = node.GetInt("size", 1);
+  lrn.alpha = node.GetFloat("alpha", 1e-4f);
+  lrn.beta = node.GetFloat("beta", 0.75f);
+  lrn.bias = node.GetFloat("bias", 1.0f);
+  return ctx.Dispatch(node, lrn, {bx, by});
 }
 
 absl::Status LowerInstanceNorm(LoweringContext& ctx, const ir::Node& node) {
@@ -221,8 +249,12 @@ absl::Status LowerInstanceNorm(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(Binding bs, ctx.Bind(node, node.inputs[1]));
   KILN_ASSIGN_OR_RETURN(Binding bb, ctx.Bind(node, node.inputs[2]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, "instance_norm_f32", {x[0], x[1], Product(x, 2, x.size())},
-                      {node.GetFloat("epsilon", 1e-5f)}, {bx, bs, bb, by});
+  kernel::InstanceNormF32 norm;
+  norm.N = x[0];
+  norm.C = x[1];
+  norm.spatial = Product(x, 2, x.size());
+  norm.epsilon = node.GetFloat("epsilon", 1e-5f);
+  return ctx.Dispatch(node, norm, {bx, bs, bb, by});
 }
 
 absl::Status LowerLayerNorm(LoweringContext& ctx, const ir::Node& node) {
@@ -269,8 +301,13 @@ absl::Status LowerLayerNorm(LoweringContext& ctx, const ir::Node& node) {
     KILN_ASSIGN_OR_RETURN(bm, ctx.Bind(node, node.outputs[1]));
     KILN_ASSIGN_OR_RETURN(bi, ctx.Bind(node, node.outputs[2]));
   }
-  return ctx.Dispatch(node, "layer_norm_f32", {outer, n, has_bias ? 1 : 0, stats ? 1 : 0},
-                      {node.GetFloat("epsilon", 1e-5f)}, {bx, bs, bb, by, bm, bi},
+  kernel::LayerNormF32 layer_norm;
+  layer_norm.outer = outer;
+  layer_norm.n = n;
+  layer_norm.has_bias = has_bias ? 1 : 0;
+  layer_norm.has_stats = stats ? 1 : 0;
+  layer_norm.epsilon = node.GetFloat("epsilon", 1e-5f);
+  return ctx.Dispatch(node, layer_norm, {bx, bs, bb, by, bm, bi},
                       {-1, -1, has_bias ? -1 : 0, -1, stats ? -1 : 0, stats ? -1 : 0});
 }
 

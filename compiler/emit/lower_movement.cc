@@ -28,13 +28,17 @@ absl::Status LowerTranspose(LoweringContext& ctx, const ir::Node& node) {
     src[d] = xs[perm[d]];
   }
   const int64_t elem = static_cast<int64_t>(ir::DTypeSize(ctx.value(node.inputs[0]).dtype));
-  std::vector<int64_t> ip = {elem, static_cast<int64_t>(r), 0, 0};
-  ip.insert(ip.end(), y.begin(), y.end());
-  ip.insert(ip.end(), src.begin(), src.end());
-  ip.insert(ip.end(), ys.begin(), ys.end());
+  kernel::StridedCopy copy;
+  copy.elem_bytes = elem;
+  copy.R = static_cast<int64_t>(r);
+  copy.src_offset = 0;
+  copy.dst_offset = 0;
+  copy.dims = y;
+  copy.src_strides = src;
+  copy.dst_strides = ys;
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, "strided_copy", std::move(ip), {}, {bx, by});
+  return ctx.Dispatch(node, copy, {bx, by});
 }
 
 // Each input is a [outer, len_k * inner] block written at column offset
@@ -68,8 +72,16 @@ absl::Status LowerConcat(LoweringContext& ctx, const ir::Node& node) {
     if (len != 0 && outer != 0 && inner != 0) {
       KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[k]));
       const int64_t row = dims.Mul(len, inner);
-      std::vector<int64_t> ip = {elem, 2, 0, dims.Mul(at, inner), outer, row, row, 1, out_row, 1};
-      KILN_RETURN_IF_ERROR(ctx.Dispatch(node, "strided_copy", std::move(ip), {}, {bx, by}));
+      // [outer, row] rows into the output's rows of out_row, from column at*inner.
+      kernel::StridedCopy copy;
+      copy.elem_bytes = elem;
+      copy.R = 2;
+      copy.src_offset = 0;
+      copy.dst_offset = dims.Mul(at, inner);
+      copy.dims = {outer, row};
+      copy.src_strides = {row, 1};
+      copy.dst_strides = {out_row, 1};
+      KILN_RETURN_IF_ERROR(ctx.Dispatch(node, copy, {bx, by}));
     }
     at = dims.Add(at, len);
   }
@@ -88,8 +100,13 @@ absl::Status LowerReverseSequence(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(Binding bl, ctx.Bind(node, node.inputs[1]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
   const int64_t t = batch_first ? x[1] : x[0], b = batch_first ? x[0] : x[1];
-  return ctx.Dispatch(node, "reverse_sequence", {eb, batch_first ? 1 : 0, t, b, inner}, {},
-                      {bx, bl, by});
+  kernel::ReverseSequence reverse;
+  reverse.elem_bytes = eb;
+  reverse.batch_first = batch_first ? 1 : 0;
+  reverse.T = t;
+  reverse.B = b;
+  reverse.inner = inner;
+  return ctx.Dispatch(node, reverse, {bx, bl, by});
 }
 
 }  // namespace

@@ -28,14 +28,22 @@ absl::StatusOr<int64_t> Code(LoweringContext& ctx, const ir::Node& node, ir::Val
   return code;
 }
 
-// out_dims followed by one broadcast stride vector per input in `inputs`.
-absl::StatusOr<std::vector<int64_t>> BroadcastParams(LoweringContext& ctx, const ir::Node& node,
-                                                     const std::vector<size_t>& inputs) {
+// The output's rank and dims, and one broadcast stride vector per input in
+// `inputs`.
+struct Broadcast {
+  int64_t rank = 0;
+  std::vector<int64_t> out_dims;
+  std::vector<std::vector<int64_t>> strides;
+};
+
+absl::StatusOr<Broadcast> BroadcastParams(LoweringContext& ctx, const ir::Node& node,
+                                          const std::vector<size_t>& inputs) {
   KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
   const size_t r = y.size();
   if (r > KILN_MAX_RANK) return ctx.Unimplemented(node, absl::StrCat("rank ", r, " is too high"));
-  std::vector<int64_t> ip = {static_cast<int64_t>(r)};
-  ip.insert(ip.end(), y.begin(), y.end());
+  Broadcast out;
+  out.rank = static_cast<int64_t>(r);
+  out.out_dims = y;
   for (size_t k : inputs) {
     KILN_ASSIGN_OR_RETURN(auto s, ctx.InputShape(node, k));
     if (s.size() > r) return ctx.Invalid(node, "operand rank exceeds output rank");
@@ -44,9 +52,9 @@ absl::StatusOr<std::vector<int64_t>> BroadcastParams(LoweringContext& ctx, const
     if (!BroadcastStrides(s, y, ctx.dims(), &st)) {
       return ctx.Invalid(node, "operands do not broadcast");
     }
-    ip.insert(ip.end(), st.begin(), st.end());
+    out.strides.push_back(st);
   }
-  return ip;
+  return out;
 }
 
 }  // namespace
@@ -63,10 +71,15 @@ absl::Status EmitTypedBinary(LoweringContext& ctx, const ir::Node& node, int64_t
     return ctx.Invalid(node, "input dtypes differ");
   }
   KILN_ASSIGN_OR_RETURN(auto bp, BroadcastParams(ctx, node, {0, 1}));
-  std::vector<int64_t> ip = {op, dtype};
-  ip.insert(ip.end(), bp.begin(), bp.end());
+  kernel::BinaryTyped binary;
+  binary.op = op;
+  binary.dtype = dtype;
+  binary.R = bp.rank;
+  binary.out_dims = bp.out_dims;
+  binary.a_strides = bp.strides[0];
+  binary.b_strides = bp.strides[1];
   KILN_ASSIGN_OR_RETURN(auto b, BindAll(ctx, node, {0, 1}));
-  return ctx.Dispatch(node, "binary_typed", std::move(ip), {}, b);
+  return ctx.Dispatch(node, binary, b);
 }
 
 absl::Status EmitTypedUnary(LoweringContext& ctx, const ir::Node& node, int64_t op, int64_t arg0,
@@ -75,7 +88,13 @@ absl::Status EmitTypedUnary(LoweringContext& ctx, const ir::Node& node, int64_t 
   KILN_ASSIGN_OR_RETURN(int64_t dtype, Code(ctx, node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(auto b, BindAll(ctx, node, {0}));
-  return ctx.Dispatch(node, "unary_typed", {op, dtype, ctx.dims().Product(x), arg0, arg1}, {}, b);
+  kernel::UnaryTyped unary;
+  unary.op = op;
+  unary.dtype = dtype;
+  unary.count = ctx.dims().Product(x);
+  unary.arg0 = arg0;
+  unary.arg1 = arg1;
+  return ctx.Dispatch(node, unary, b);
 }
 
 namespace {
@@ -119,10 +138,15 @@ absl::Status LowerCompare(LoweringContext& ctx, const ir::Node& node) {
       {"Equal", KILN_CMP_EQ}, {"Less", KILN_CMP_LT}, {"LessOrEqual", KILN_CMP_LE},
       {"Greater", KILN_CMP_GT}, {"GreaterOrEqual", KILN_CMP_GE}};
   KILN_ASSIGN_OR_RETURN(auto bp, BroadcastParams(ctx, node, {0, 1}));
-  std::vector<int64_t> ip = {kOps.at(node.op_type), dtype};
-  ip.insert(ip.end(), bp.begin(), bp.end());
+  kernel::Compare compare;
+  compare.op = kOps.at(node.op_type);
+  compare.dtype = dtype;
+  compare.R = bp.rank;
+  compare.out_dims = bp.out_dims;
+  compare.a_strides = bp.strides[0];
+  compare.b_strides = bp.strides[1];
   KILN_ASSIGN_OR_RETURN(auto b, BindAll(ctx, node, {0, 1}));
-  return ctx.Dispatch(node, "compare", std::move(ip), {}, b);
+  return ctx.Dispatch(node, compare, b);
 }
 
 absl::Status LowerWhere(LoweringContext& ctx, const ir::Node& node) {
@@ -130,10 +154,15 @@ absl::Status LowerWhere(LoweringContext& ctx, const ir::Node& node) {
   const int64_t eb = static_cast<int64_t>(ir::DTypeSize(ctx.value(node.inputs[1]).dtype));
   if (eb == 0) return ctx.Unimplemented(node, "unsupported dtype");
   KILN_ASSIGN_OR_RETURN(auto bp, BroadcastParams(ctx, node, {0, 1, 2}));
-  std::vector<int64_t> ip = {eb};
-  ip.insert(ip.end(), bp.begin(), bp.end());
+  kernel::Where where;
+  where.elem_bytes = eb;
+  where.R = bp.rank;
+  where.out_dims = bp.out_dims;
+  where.c_strides = bp.strides[0];
+  where.a_strides = bp.strides[1];
+  where.b_strides = bp.strides[2];
   KILN_ASSIGN_OR_RETURN(auto b, BindAll(ctx, node, {0, 1, 2}));
-  return ctx.Dispatch(node, "where", std::move(ip), {}, b);
+  return ctx.Dispatch(node, where, b);
 }
 
 // Cast and CastLike (the target dtype is the output's).
@@ -143,7 +172,11 @@ absl::Status LowerCast(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(int64_t dst, Code(ctx, node, node.outputs[0]));
   KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(auto b, BindAll(ctx, node, {0}));
-  return ctx.Dispatch(node, "cast", {src, dst, ctx.dims().Product(x)}, {}, b);
+  kernel::Cast cast;
+  cast.src_dtype = src;
+  cast.dst_dtype = dst;
+  cast.count = ctx.dims().Product(x);
+  return ctx.Dispatch(node, cast, b);
 }
 
 absl::Status LowerTypedUnary(LoweringContext& ctx, const ir::Node& node) {
@@ -177,10 +210,15 @@ absl::Status LowerPowTyped(LoweringContext& ctx, const ir::Node& node) {
     return ctx.Unimplemented(node, "bool operands are not supported");
   }
   KILN_ASSIGN_OR_RETURN(auto bp, BroadcastParams(ctx, node, {0, 1}));
-  std::vector<int64_t> ip = {a, b};
-  ip.insert(ip.end(), bp.begin(), bp.end());
+  kernel::PowTyped pow;
+  pow.a_dtype = a;
+  pow.b_dtype = b;
+  pow.R = bp.rank;
+  pow.out_dims = bp.out_dims;
+  pow.a_strides = bp.strides[0];
+  pow.b_strides = bp.strides[1];
   KILN_ASSIGN_OR_RETURN(auto bind, BindAll(ctx, node, {0, 1}));
-  return ctx.Dispatch(node, "pow_typed", std::move(ip), {}, bind);
+  return ctx.Dispatch(node, pow, bind);
 }
 
 // Reduce* on float64 / float16 (reduce_typed.c); axes resolved by shape
@@ -213,11 +251,17 @@ absl::Status LowerReduceTyped(LoweringContext& ctx, const ir::Node& node) {
   if (od.size() > KILN_MAX_RANK || rd.size() > KILN_MAX_RANK) {
     return ctx.Unimplemented(node, "input rank is too high");
   }
-  std::vector<int64_t> ip = {kKinds.at(node.op_type), dtype, static_cast<int64_t>(od.size()),
-                             static_cast<int64_t>(rd.size())};
-  for (const auto* v : {&od, &os, &rd, &rs}) ip.insert(ip.end(), v->begin(), v->end());
+  kernel::ReduceTyped reduce;
+  reduce.kind = kKinds.at(node.op_type);
+  reduce.dtype = dtype;
+  reduce.RO = static_cast<int64_t>(od.size());
+  reduce.RR = static_cast<int64_t>(rd.size());
+  reduce.out_dims = od;
+  reduce.out_strides = os;
+  reduce.red_dims = rd;
+  reduce.red_strides = rs;
   KILN_ASSIGN_OR_RETURN(auto b, BindAll(ctx, node, {0}));
-  return ctx.Dispatch(node, "reduce_typed", std::move(ip), {}, b);
+  return ctx.Dispatch(node, reduce, b);
 }
 
 bool AllF32(const LoweringContext& ctx, const ir::Node& node) {

@@ -286,18 +286,29 @@ struct ReduceF32 {
   }
 };
 
-struct ArgReduceF32 {
-  static constexpr const char* kKernel = "arg_reduce_f32";
+struct HardmaxF32 {
+  static constexpr const char* kKernel = "hardmax_f32";
   KernelInt outer;
   KernelInt n;
   KernelInt inner;
-  KernelInt is_min;
-  KernelInt select_last;
 
   void Collect(KernelParamCollector& c) const {
     c.Int("outer", outer);
     c.Int("n", n);
     c.Int("inner", inner);
+  }
+};
+
+struct ArgReduceF32 : HardmaxF32 {
+  static constexpr const char* kKernel = "arg_reduce_f32";
+  KernelInt is_min;
+  KernelInt select_last;
+
+  ArgReduceF32() = default;
+  explicit ArgReduceF32(const HardmaxF32& base) : HardmaxF32(base) {}
+
+  void Collect(KernelParamCollector& c) const {
+    HardmaxF32::Collect(c);
     c.Int("is_min", is_min);
     c.Int("select_last", select_last);
   }
@@ -335,17 +346,15 @@ struct InstanceNormF32 {
   }
 };
 
-struct LpNormF32 {
+struct LpNormF32 : HardmaxF32 {
   static constexpr const char* kKernel = "lp_norm_f32";
-  KernelInt outer;
-  KernelInt n;
-  KernelInt inner;
   KernelInt p;
 
+  LpNormF32() = default;
+  explicit LpNormF32(const HardmaxF32& base) : HardmaxF32(base) {}
+
   void Collect(KernelParamCollector& c) const {
-    c.Int("outer", outer);
-    c.Int("n", n);
-    c.Int("inner", inner);
+    HardmaxF32::Collect(c);
     c.Int("p", p);
   }
 };
@@ -368,19 +377,6 @@ struct LrnF32 {
     c.Float("alpha", alpha);
     c.Float("beta", beta);
     c.Float("bias", bias);
-  }
-};
-
-struct HardmaxF32 {
-  static constexpr const char* kKernel = "hardmax_f32";
-  KernelInt outer;
-  KernelInt n;
-  KernelInt inner;
-
-  void Collect(KernelParamCollector& c) const {
-    c.Int("outer", outer);
-    c.Int("n", n);
-    c.Int("inner", inner);
   }
 };
 
@@ -1347,8 +1343,8 @@ struct SliceRt {
   }
 };
 
-struct PadRt {
-  static constexpr const char* kKernel = "pad_rt";
+struct PadRtDims {
+  static constexpr const char* kKernel = "pad_rt_dims";
   KernelInt elem_bytes;
   KernelInt mode;
   KernelInt R;
@@ -1356,7 +1352,6 @@ struct PadRt {
   KernelInt pads_dtype;
   KernelInt axes_dtype;
   KernelInts in_dims;  // [R]
-  KernelInts out_dims;  // [R]
 
   void Collect(KernelParamCollector& c) const {
     c.Int("elem_bytes", elem_bytes);
@@ -1366,6 +1361,18 @@ struct PadRt {
     c.Int("pads_dtype", pads_dtype);
     c.Int("axes_dtype", axes_dtype);
     c.Ints("in_dims", in_dims, R.value);
+  }
+};
+
+struct PadRt : PadRtDims {
+  static constexpr const char* kKernel = "pad_rt";
+  KernelInts out_dims;  // [R]
+
+  PadRt() = default;
+  explicit PadRt(const PadRtDims& base) : PadRtDims(base) {}
+
+  void Collect(KernelParamCollector& c) const {
+    PadRtDims::Collect(c);
     c.Ints("out_dims", out_dims, R.value);
   }
 };
@@ -1927,16 +1934,16 @@ struct Fill {
   }
 };
 
-struct Arange : Range {
+struct Arange {
   static constexpr const char* kKernel = "arange";
+  KernelInt dtype;
+  KernelInt n;
   KernelInt start;
   KernelInt delta;
 
-  Arange() = default;
-  explicit Arange(const Range& base) : Range(base) {}
-
   void Collect(KernelParamCollector& c) const {
-    Range::Collect(c);
+    c.Int("dtype", dtype);
+    c.Int("n", n);
     c.Int("start", start);
     c.Int("delta", delta);
   }
@@ -2003,27 +2010,6 @@ struct RangeCount {
 
   void Collect(KernelParamCollector& c) const {
     c.Int("dtype", dtype);
-  }
-};
-
-struct PadRtDims {
-  static constexpr const char* kKernel = "pad_rt_dims";
-  KernelInt elem_bytes;
-  KernelInt mode;
-  KernelInt R;
-  KernelInt n;
-  KernelInt pads_dtype;
-  KernelInt axes_dtype;
-  KernelInts in_dims;  // [R]
-
-  void Collect(KernelParamCollector& c) const {
-    c.Int("elem_bytes", elem_bytes);
-    c.Int("mode", mode);
-    c.Int("R", R);
-    c.Int("n", n);
-    c.Int("pads_dtype", pads_dtype);
-    c.Int("axes_dtype", axes_dtype);
-    c.Ints("in_dims", in_dims, R.value);
   }
 };
 

@@ -99,16 +99,18 @@ absl::Status LowerNonZero(LoweringContext& ctx, const ir::Node& node) {
     return ctx.Unimplemented(node, absl::StrCat("rank ", x.size(), " is not in 1..",
                                                 KILN_MAX_RANK));
   }
-  std::vector<int64_t> ip = {DTypeCode(ctx, node.inputs[0]), static_cast<int64_t>(x.size()),
-                             y[1]};
-  ip.insert(ip.end(), x.begin(), x.end());
+  kernel::Nonzero nonzero;
+  nonzero.dtype = DTypeCode(ctx, node.inputs[0]);
+  nonzero.R = static_cast<int64_t>(x.size());
+  nonzero.count = y[1];
+  nonzero.in_dims = x;
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
   if (node.GetInt("kiln.result_count", 0) != 0) {  // shaped after the run
     KILN_ASSIGN_OR_RETURN(Binding count, ctx.Bind(node, node.outputs[1]));
-    return ctx.Dispatch(node, "nonzero_bounded", std::move(ip), {}, {bx, by, count});
+    return ctx.Dispatch(node, kernel::NonzeroBounded(nonzero), {bx, by, count});
   }
-  return ctx.Dispatch(node, "nonzero", std::move(ip), {}, {bx, by});
+  return ctx.Dispatch(node, nonzero, {bx, by});
 }
 
 absl::Status LowerCompress(LoweringContext& ctx, const ir::Node& node) {
@@ -118,15 +120,21 @@ absl::Status LowerCompress(LoweringContext& ctx, const ir::Node& node) {
   const int64_t eb = static_cast<int64_t>(ir::DTypeSize(ctx.value(node.inputs[0]).dtype));
   int64_t outer, len, inner, out;
   AxisView(node, x, y, &outer, &len, &inner, &out);
-  std::vector<int64_t> ip = {eb, outer, len, inner, ir::ElementCount(cond), out};
+  kernel::Compress compress;
+  compress.elem_bytes = eb;
+  compress.outer = outer;
+  compress.axis_len = len;
+  compress.inner = inner;
+  compress.cond_len = ir::ElementCount(cond);
+  compress.out_count = out;
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding bc, ctx.Bind(node, node.inputs[1]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
   if (node.GetInt("kiln.result_count", 0) != 0) {  // shaped after the run
     KILN_ASSIGN_OR_RETURN(Binding count, ctx.Bind(node, node.outputs[1]));
-    return ctx.Dispatch(node, "compress_bounded", std::move(ip), {}, {bx, bc, by, count});
+    return ctx.Dispatch(node, kernel::CompressBounded(compress), {bx, bc, by, count});
   }
-  return ctx.Dispatch(node, "compress", std::move(ip), {}, {bx, bc, by});
+  return ctx.Dispatch(node, compress, {bx, bc, by});
 }
 
 // Outputs Y, indices, inverse_indices, counts, then the scratch.
@@ -140,11 +148,18 @@ absl::Status LowerUnique(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(Binding scratch, BindScratch(ctx, node, 4));
   std::vector<Binding> b = {bx, by};
   std::vector<int64_t> bytes = {-1, -1};
-  std::vector<int64_t> ip = {DTypeCode(ctx, node.inputs[0]), outer, len, inner, count,
-                             node.GetInt("sorted", 1)};
+  kernel::Unique unique;
+  unique.dtype = DTypeCode(ctx, node.inputs[0]);
+  unique.outer = outer;
+  unique.len = len;
+  unique.inner = inner;
+  unique.count = count;
+  unique.sorted = node.GetInt("sorted", 1);
+  // Outputs 1..3; an absent one is not written.
+  kernel::KernelInt* has[] = {&unique.has_indices, &unique.has_inverse, &unique.has_counts};
   for (size_t k = 1; k < 4; ++k) {
     KILN_ASSIGN_OR_RETURN(bool present, BindOptional(ctx, node, node.outputs[k], by, &b, &bytes));
-    ip.push_back(present ? 1 : 0);
+    *has[k - 1] = present ? 1 : 0;
   }
   b.push_back(scratch);
   bytes.push_back(-1);
@@ -152,9 +167,9 @@ absl::Status LowerUnique(LoweringContext& ctx, const ir::Node& node) {
     KILN_ASSIGN_OR_RETURN(Binding n, ctx.Bind(node, node.outputs[5]));
     b.push_back(n);
     bytes.push_back(-1);
-    return ctx.Dispatch(node, "unique_bounded", std::move(ip), {}, b, bytes);
+    return ctx.Dispatch(node, kernel::UniqueBounded(unique), b, bytes);
   }
-  return ctx.Dispatch(node, "unique", std::move(ip), {}, b, bytes);
+  return ctx.Dispatch(node, unique, b, bytes);
 }
 
 // Inputs boxes, scores and the optional scalars max_output_boxes_per_class,
@@ -170,12 +185,18 @@ absl::Status LowerNonMaxSuppression(LoweringContext& ctx, const ir::Node& node) 
   KILN_ASSIGN_OR_RETURN(Binding scratch, BindScratch(ctx, node, 1));
   std::vector<Binding> b = {bb, bs};
   std::vector<int64_t> bytes = {-1, -1};
-  std::vector<int64_t> ip = {boxes[0], boxes[1], scores[1], node.GetInt("center_point_box", 0),
-                             y[0]};
+  kernel::NonMaxSuppression nms;
+  nms.B = boxes[0];
+  nms.N = boxes[1];
+  nms.C = scores[1];
+  nms.center_point_box = node.GetInt("center_point_box", 0);
+  nms.count = y[0];
+  // Inputs 2..4; an absent one has dtype 0.
+  kernel::KernelInt* dtypes[] = {&nms.max_dtype, &nms.iou_dtype, &nms.score_dtype};
   for (size_t k = 2; k < 5; ++k) {
     const ir::ValueId v = InputOrNone(node, k);
     KILN_ASSIGN_OR_RETURN(bool present, BindOptional(ctx, node, v, bb, &b, &bytes));
-    ip.push_back(present ? DTypeCode(ctx, v) : 0);
+    *dtypes[k - 2] = present ? DTypeCode(ctx, v) : 0;
   }
   b.insert(b.end(), {by, scratch});
   bytes.insert(bytes.end(), {-1, -1});
@@ -183,9 +204,9 @@ absl::Status LowerNonMaxSuppression(LoweringContext& ctx, const ir::Node& node) 
     KILN_ASSIGN_OR_RETURN(Binding n, ctx.Bind(node, node.outputs[2]));
     b.push_back(n);
     bytes.push_back(-1);
-    return ctx.Dispatch(node, "non_max_suppression_bounded", std::move(ip), {}, b, bytes);
+    return ctx.Dispatch(node, kernel::NonMaxSuppressionBounded(nms), b, bytes);
   }
-  return ctx.Dispatch(node, "non_max_suppression", std::move(ip), {}, b, bytes);
+  return ctx.Dispatch(node, nms, b, bytes);
 }
 
 // Reached only for a Dropout the shape rule marked "kiln.dropout_kernel"
@@ -207,14 +228,15 @@ absl::Status LowerDropout(LoweringContext& ctx, const ir::Node& node) {
   bytes.push_back(-1);
   KILN_ASSIGN_OR_RETURN(bool has_mask,
                         BindOptional(ctx, node, OutputOrNone(node, 1), by, &b, &bytes));
-  std::vector<int64_t> ip = {DTypeCode(ctx, node.inputs[0]),
-                             ir::ElementCount(x),
-                             has_ratio ? DTypeCode(ctx, ratio) : 0,
-                             has_training ? 1 : 0,
-                             has_mask ? 1 : 0,
-                             static_cast<int64_t>(seed >> 32),
-                             static_cast<int64_t>(seed & 0xFFFFFFFFu)};
-  return ctx.Dispatch(node, "dropout", std::move(ip), {}, b, bytes);
+  kernel::Dropout dropout;
+  dropout.dtype = DTypeCode(ctx, node.inputs[0]);
+  dropout.count = ir::ElementCount(x);
+  dropout.ratio_dtype = has_ratio ? DTypeCode(ctx, ratio) : 0;
+  dropout.has_training = has_training ? 1 : 0;
+  dropout.has_mask = has_mask ? 1 : 0;
+  dropout.seed_hi = static_cast<int64_t>(seed >> 32);
+  dropout.seed_lo = static_cast<int64_t>(seed & 0xFFFFFFFFu);
+  return ctx.Dispatch(node, dropout, b, bytes);
 }
 
 }  // namespace

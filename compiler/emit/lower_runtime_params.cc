@@ -52,13 +52,15 @@ Shape Iota(int64_t n) {
 // output.
 bool AfterRun(const ir::Node& node) { return node.GetInt("kiln.result_dims", 0) != 0; }
 
-// The kernel `name`, or its *_bounded twin with the dims binding appended.
-absl::Status DispatchRt(LoweringContext& ctx, const ir::Node& node, const std::string& name,
-                        std::vector<int64_t> ip, std::vector<Binding> b) {
-  if (!AfterRun(node)) return ctx.Dispatch(node, name, std::move(ip), {}, b);
+// The kernel of `params`, or its *_bounded twin with the dims binding
+// appended.
+template <typename Bounded, typename Params>
+absl::Status DispatchRt(LoweringContext& ctx, const ir::Node& node, const Params& params,
+                        std::vector<Binding> b) {
+  if (!AfterRun(node)) return ctx.Dispatch(node, params, b);
   KILN_ASSIGN_OR_RETURN(Binding dims, ctx.Bind(node, node.outputs.back()));
   b.push_back(dims);
-  return ctx.Dispatch(node, name + "_bounded", std::move(ip), {}, b);
+  return ctx.Dispatch(node, Bounded(params), b);
 }
 
 absl::Status Shapes(LoweringContext& ctx, const ir::Node& node, Shape* x, Shape* y) {
@@ -88,12 +90,16 @@ absl::Status LowerSliceRt(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(auto starts, ctx.InputShape(node, 1));
   const int64_t n = ir::ElementCount(starts);
   const int64_t eb = static_cast<int64_t>(ir::DTypeSize(ctx.value(node.inputs[0]).dtype));
-  std::vector<int64_t> ip = {eb, static_cast<int64_t>(x.size()), n, DtypeOf(ctx, node, 1),
-                             DtypeOf(ctx, node, 2),
-                             Present(node, 3) ? DtypeOf(ctx, node, 3) : int64_t{KILN_DTYPE_I64},
-                             Present(node, 4) ? DtypeOf(ctx, node, 4) : int64_t{KILN_DTYPE_I64}};
-  ip.insert(ip.end(), x.begin(), x.end());
-  ip.insert(ip.end(), y.begin(), y.end());
+  kernel::SliceRt slice;
+  slice.elem_bytes = eb;
+  slice.R = static_cast<int64_t>(x.size());
+  slice.n = n;
+  slice.starts_dtype = DtypeOf(ctx, node, 1);
+  slice.ends_dtype = DtypeOf(ctx, node, 2);
+  slice.axes_dtype = Present(node, 3) ? DtypeOf(ctx, node, 3) : int64_t{KILN_DTYPE_I64};
+  slice.steps_dtype = Present(node, 4) ? DtypeOf(ctx, node, 4) : int64_t{KILN_DTYPE_I64};
+  slice.in_dims = x;
+  slice.out_dims = y;
   std::vector<Binding> b(6);
   KILN_ASSIGN_OR_RETURN(b[0], ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(b[1], ctx.Bind(node, node.inputs[1]));
@@ -109,7 +115,7 @@ absl::Status LowerSliceRt(LoweringContext& ctx, const ir::Node& node) {
     b[4] = BindInts(ctx, node, "steps", Shape(static_cast<size_t>(n), 1));
   }
   KILN_ASSIGN_OR_RETURN(b[5], ctx.Bind(node, node.outputs[0]));
-  return DispatchRt(ctx, node, "slice_rt", std::move(ip), std::move(b));
+  return DispatchRt<kernel::SliceRtBounded>(ctx, node, slice, std::move(b));
 }
 
 absl::Status LowerPadRt(LoweringContext& ctx, const ir::Node& node) {
@@ -123,10 +129,16 @@ absl::Status LowerPadRt(LoweringContext& ctx, const ir::Node& node) {
   const std::string mode = node.GetString("mode", "constant");
   // pad's modes (kiln/kernels.h): constant 0, edge 1, reflect 2, wrap 3.
   const int64_t m = mode == "edge" ? 1 : mode == "reflect" ? 2 : mode == "wrap" ? 3 : 0;
-  std::vector<int64_t> ip = {eb, m, r, n, DtypeOf(ctx, node, 1),
-                             Present(node, 3) ? DtypeOf(ctx, node, 3) : int64_t{KILN_DTYPE_I64}};
-  ip.insert(ip.end(), x.begin(), x.end());
-  ip.insert(ip.end(), y.begin(), y.end());
+  kernel::PadRtDims pad_dims;
+  pad_dims.elem_bytes = eb;
+  pad_dims.mode = m;
+  pad_dims.R = r;
+  pad_dims.n = n;
+  pad_dims.pads_dtype = DtypeOf(ctx, node, 1);
+  pad_dims.axes_dtype = Present(node, 3) ? DtypeOf(ctx, node, 3) : int64_t{KILN_DTYPE_I64};
+  pad_dims.in_dims = x;
+  kernel::PadRt pad(pad_dims);
+  pad.out_dims = y;
   std::vector<Binding> b(5);
   KILN_ASSIGN_OR_RETURN(b[0], ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(b[1], ctx.Bind(node, node.inputs[1]));
@@ -147,10 +159,9 @@ absl::Status LowerPadRt(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(b[4], ctx.Bind(node, node.outputs[0]));
   if (node.GetInt("kiln.result_dims", 0) != 0) {  // the dims first, reported
     KILN_ASSIGN_OR_RETURN(Binding dims, ctx.Bind(node, node.outputs.back()));
-    std::vector<int64_t> dp(ip.begin(), ip.begin() + 6 + r);
-    KILN_RETURN_IF_ERROR(ctx.Dispatch(node, "pad_rt_dims", std::move(dp), {}, {b[1], b[3], dims}));
+    KILN_RETURN_IF_ERROR(ctx.Dispatch(node, pad_dims, {b[1], b[3], dims}));
   }
-  return ctx.Dispatch(node, "pad_rt", std::move(ip), {}, b);
+  return ctx.Dispatch(node, pad, b);
 }
 
 absl::Status LowerReduceRt(LoweringContext& ctx, const ir::Node& node) {
@@ -163,19 +174,20 @@ absl::Status LowerReduceRt(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(auto axes, ctx.InputShape(node, 1));
   const int64_t kind = ReduceKind(node.op_type);
   if (kind < 0) return ctx.Unimplemented(node, "no run-time axes kernel for this op");
-  std::vector<int64_t> ip = {kind,
-                             node.GetInt("keepdims", 1) != 0 ? 1 : 0,
-                             node.GetInt("noop_with_empty_axes", 0) != 0 ? 1 : 0,
-                             DtypeOf(ctx, node, 1),
-                             ir::ElementCount(axes),
-                             static_cast<int64_t>(x.size()),
-                             static_cast<int64_t>(y.size())};
-  ip.insert(ip.end(), x.begin(), x.end());
-  ip.insert(ip.end(), y.begin(), y.end());
+  kernel::ReduceRtF32 reduce;
+  reduce.kind = kind;
+  reduce.keepdims = node.GetInt("keepdims", 1) != 0 ? 1 : 0;
+  reduce.noop_with_empty_axes = node.GetInt("noop_with_empty_axes", 0) != 0 ? 1 : 0;
+  reduce.axes_dtype = DtypeOf(ctx, node, 1);
+  reduce.n = ir::ElementCount(axes);
+  reduce.R = static_cast<int64_t>(x.size());
+  reduce.RO = static_cast<int64_t>(y.size());
+  reduce.in_dims = x;
+  reduce.out_dims = y;
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding ba, ctx.Bind(node, node.inputs[1]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return DispatchRt(ctx, node, "reduce_rt_f32", std::move(ip), {bx, ba, by});
+  return DispatchRt<kernel::ReduceRtF32Bounded>(ctx, node, reduce, {bx, ba, by});
 }
 
 absl::Status LowerRange(LoweringContext& ctx, const ir::Node& node) {
@@ -186,11 +198,19 @@ absl::Status LowerRange(LoweringContext& ctx, const ir::Node& node) {
     KILN_ASSIGN_OR_RETURN(Binding n, ctx.Bind(node, node.outputs.back()));
     std::vector<Binding> bc = b;  // start, limit, delta, then n for Y
     bc.back() = n;
-    KILN_RETURN_IF_ERROR(ctx.Dispatch(node, "range_count", {DtypeOf(ctx, node, 0)}, {}, bc));
-    return ctx.Dispatch(node, "range", {DtypeOf(ctx, node, 0), y[0]}, {}, b);
+    kernel::RangeCount count;
+    count.dtype = DtypeOf(ctx, node, 0);
+    KILN_RETURN_IF_ERROR(ctx.Dispatch(node, count, bc));
+    kernel::Range range;
+    range.dtype = count.dtype;
+    range.n = y[0];
+    return ctx.Dispatch(node, range, b);
   }
   KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, y, "the output shape"));
-  return ctx.Dispatch(node, "range", {DtypeOf(ctx, node, 0), ir::ElementCount(y)}, {}, b);
+  kernel::Range range;
+  range.dtype = DtypeOf(ctx, node, 0);
+  range.n = ir::ElementCount(y);
+  return ctx.Dispatch(node, range, b);
 }
 
 // Routes `op` to `rt` when the node has run-time parameters, else to the

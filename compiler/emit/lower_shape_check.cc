@@ -94,8 +94,10 @@ absl::Status LowerConstantOfShape(LoweringContext& ctx, const ir::Node& node) {
     value->bytes = one;
     const Binding bv = ctx.BindNewConstant(absl::StrCat(node.name, ".value"), value);
     KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-    return ctx.Dispatch(node, "fill", {static_cast<int64_t>(eb), ctx.dims().Product(y)}, {},
-                        {bv, by});
+    kernel::Fill fill;
+    fill.eb = static_cast<int64_t>(eb);
+    fill.n = ctx.dims().Product(y);
+    return ctx.Dispatch(node, fill, {bv, by});
   }
   const int64_t n = ir::ElementCount(y);
   if (n <= 0) return absl::OkStatus();
@@ -107,10 +109,23 @@ absl::Status LowerConstantOfShape(LoweringContext& ctx, const ir::Node& node) {
   const Binding bc = ctx.BindNewConstant(absl::StrCat(node.name, ".fill"), data);
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
   const int64_t e = static_cast<int64_t>(eb);
-  KILN_RETURN_IF_ERROR(ctx.Dispatch(node, "strided_copy", {e, 2, 0, 0, rows, block, 0, 1, block, 1},
-                                    {}, {bc, by}));
+  // The block copied to each of `rows` rows, then its head to the rest.
+  kernel::StridedCopy copy;
+  copy.elem_bytes = e;
+  copy.R = 2;
+  copy.src_offset = 0;
+  copy.dst_offset = 0;
+  copy.dims = {rows, block};
+  copy.src_strides = {0, 1};
+  copy.dst_strides = {block, 1};
+  KILN_RETURN_IF_ERROR(ctx.Dispatch(node, copy, {bc, by}));
   if (rest == 0) return absl::OkStatus();
-  return ctx.Dispatch(node, "strided_copy", {e, 1, 0, rows * block, rest, 1, 1}, {}, {bc, by});
+  copy.R = 1;
+  copy.dst_offset = rows * block;
+  copy.dims = {rest};
+  copy.src_strides = {1};
+  copy.dst_strides = {1};
+  return ctx.Dispatch(node, copy, {bc, by});
 }
 
 }  // namespace
@@ -141,20 +156,21 @@ absl::Status LowerShapeInputCheck(LoweringContext& ctx, const ir::Node& node) {
       out.size() > KILN_SHAPE_CHECK_MAX_LEN) {
     return ctx.Unimplemented(node, "the shape-like input or the rank is too long to check");
   }
-  std::vector<int64_t> ip = {mode,
-                             static_cast<int64_t>(ctx.value(v).dtype),
-                             count,
-                             node.GetInt("allowzero", 0) != 0 ? 1 : 0,
-                             static_cast<int64_t>(in.size()),
-                             static_cast<int64_t>(out.size())};
-  ip.insert(ip.end(), in.begin(), in.end());
-  ip.insert(ip.end(), out.begin(), out.end());
+  kernel::ShapeCheck check;
+  check.mode = mode;
+  check.dtype = static_cast<int64_t>(ctx.value(v).dtype);
+  check.count = count;
+  check.flag = node.GetInt("allowzero", 0) != 0 ? 1 : 0;
+  check.IR = static_cast<int64_t>(in.size());
+  check.OR = static_cast<int64_t>(out.size());
+  check.in_dims = in;
+  check.out_dims = out;
   KILN_ASSIGN_OR_RETURN(Binding b, ctx.Bind(node, v));
   if (reports) {
     KILN_ASSIGN_OR_RETURN(Binding dims, ctx.Bind(node, node.outputs.back()));
-    return ctx.Dispatch(node, "shape_resolve", std::move(ip), {}, {b, dims});
+    return ctx.Dispatch(node, kernel::ShapeResolve(check), {b, dims});
   }
-  return ctx.Dispatch(node, "shape_check", std::move(ip), {}, {b});
+  return ctx.Dispatch(node, check, {b});
 }
 
 // Range over bounds computed from the symbols (passes/shape_inference.cc
@@ -167,18 +183,21 @@ absl::Status LowerSymbolicRange(LoweringContext& ctx, const ir::Node& node) {
   }
   KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, "arange",
-                      {static_cast<int64_t>(ctx.value(node.outputs[0]).dtype), y.at(0),
-                       start->IntAt(0), delta->IntAt(0)},
-                      {}, {by});
+  kernel::Arange arange;
+  arange.dtype = static_cast<int64_t>(ctx.value(node.outputs[0]).dtype);
+  arange.n = y.at(0);
+  arange.start = start->IntAt(0);
+  arange.delta = delta->IntAt(0);
+  return ctx.Dispatch(node, arange, {by});
 }
 
 // A size read as tensor data (passes/materialize_symbolic_values.h).
 absl::Status LowerSymbolicValue(LoweringContext& ctx, const ir::Node& node) {
-  std::vector<int64_t> ip = node.GetInts("values", {});
-  ip.insert(ip.begin(), static_cast<int64_t>(ip.size()));
+  kernel::IntValues values;
+  values.values = node.GetInts("values", {});
+  values.n = static_cast<int64_t>(values.values.size());
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, "int_values", std::move(ip), {}, {by});
+  return ctx.Dispatch(node, values, {by});
 }
 
 void RegisterShapeCheckLowerings(LoweringTable& table) {

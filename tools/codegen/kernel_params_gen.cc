@@ -13,6 +13,7 @@
 #include <cctype>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <set>
@@ -188,14 +189,18 @@ struct Kernel {
   std::vector<Param> ints, floats;
 };
 
-// The earlier kernel whose integer names begin this one's and whose float
-// names equal them, longest first: its struct is this one's base.
+// The kernel whose integer names begin this one's and whose float names
+// equal them, longest first (of equal lists, the one earlier in the table):
+// its struct is this one's base. Only a close relative counts (at least three
+// names, all but at most two of this one's), not two kernels that happen to
+// start with the same word.
 int BaseOf(const std::vector<Kernel>& kernels, size_t i) {
+  const Kernel& b = kernels[i];
   int best = -1;
-  for (size_t j = 0; j < i; ++j) {
+  for (size_t j = 0; j < kernels.size(); ++j) {
     const Kernel& a = kernels[j];
-    const Kernel& b = kernels[i];
-    if (a.ints.size() > b.ints.size() || a.floats.size() != b.floats.size()) continue;
+    const bool shorter = a.ints.size() < b.ints.size() || (a.ints.size() == b.ints.size() && j < i);
+    if (j == i || !shorter || a.floats.size() != b.floats.size()) continue;
     bool prefix = true;
     for (size_t p = 0; p < a.ints.size() && prefix; ++p) {
       prefix = a.ints[p].name == b.ints[p].name && a.ints[p].count == b.ints[p].count;
@@ -203,8 +208,9 @@ int BaseOf(const std::vector<Kernel>& kernels, size_t i) {
     for (size_t p = 0; p < a.floats.size() && prefix; ++p) {
       prefix = a.floats[p].name == b.floats[p].name && a.floats[p].count == b.floats[p].count;
     }
-    if (!prefix || (a.ints.empty() && a.floats.empty())) continue;
-    // A base of its own is fine: the chain collects in order.
+    const size_t a_names = a.ints.size() + a.floats.size();
+    const size_t b_names = b.ints.size() + b.floats.size();
+    if (!prefix || a_names < 3 || b_names > a_names + 2) continue;
     if (best < 0 || a.ints.size() > kernels[best].ints.size()) best = static_cast<int>(j);
   }
   return best;
@@ -237,9 +243,16 @@ std::string CppHeader(std::vector<std::string>* errors) {
        "#define KILN_COMPILER_EMIT_KERNEL_BUILDERS_H_\n\n"
        "#include \"compiler/emit/kernel_param_builder.h\"\n\n"
        "namespace kiln::compiler::emit::kernel {\n";
-  for (size_t i = 0; i < kernels.size(); ++i) {
+  // Bases before the kernels that extend them (the table's order otherwise).
+  std::vector<int> bases;
+  for (size_t i = 0; i < kernels.size(); ++i) bases.push_back(BaseOf(kernels, i));
+  std::vector<bool> written(kernels.size(), false);
+  std::function<void(size_t)> write = [&](size_t i) {
+    if (written[i]) return;
+    written[i] = true;
+    if (bases[i] >= 0) write(static_cast<size_t>(bases[i]));
     const Kernel& k = kernels[i];
-    const int base = BaseOf(kernels, i);
+    const int base = bases[i];
     const std::string type = Camel(k.name);
     o << "\nstruct " << type;
     if (base >= 0) o << " : " << Camel(kernels[base].name);
@@ -276,7 +289,8 @@ std::string CppHeader(std::vector<std::string>* errors) {
     for (size_t p = first_int; p < k.ints.size(); ++p) CppCollect(o, k.ints[p], false);
     for (size_t p = first_float; p < k.floats.size(); ++p) CppCollect(o, k.floats[p], true);
     o << "  }\n};\n";
-  }
+  };
+  for (size_t i = 0; i < kernels.size(); ++i) write(i);
   o << "\n}  // namespace kiln::compiler::emit::kernel\n\n"
        "#endif  // KILN_COMPILER_EMIT_KERNEL_BUILDERS_H_\n";
   return o.str();

@@ -63,6 +63,7 @@ std::vector<std::pair<std::string, T>> Expand(const char* pattern, absl::Span<co
     const absl::string_view base = word.substr(0, bracket);
     absl::string_view count_name = word.substr(bracket + 1);
     absl::ConsumeSuffix(&count_name, "]");
+    absl::ConsumeSuffix(&count_name, "?");  // that many or none: the loop stops at the end
     int64_t count = 0;
     if (count_name == "*") {
       count = static_cast<int64_t>(values.size() - k) - static_cast<int64_t>(words.size() - w - 1);

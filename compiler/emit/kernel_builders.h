@@ -713,7 +713,7 @@ struct RecurrentF32 {
   KernelInt has_clip;
   KernelInt has_lens;
   KernelInts act;  // [6]
-  KernelInts seq_lens;  // [batch]
+  KernelInts seq_lens;  // [batch?]
   KernelFloat clip;
   KernelFloats alpha;  // [6]
   KernelFloats beta;  // [6]
@@ -739,7 +739,7 @@ struct RecurrentF32 {
     c.Int("has_clip", has_clip);
     c.Int("has_lens", has_lens);
     c.Ints("act", act, 6);
-    c.Ints("seq_lens", seq_lens, batch.value);
+    c.Ints("seq_lens", seq_lens, batch.value, /*or_none=*/true);
     c.Float("clip", clip);
     c.Floats("alpha", alpha, 6);
     c.Floats("beta", beta, 6);

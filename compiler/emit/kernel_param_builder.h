@@ -33,12 +33,13 @@ class KernelParamCollector {
 
   void Int(const char* name, const KernelInt& v) { Scalar(name, v, &ints_); }
   void Float(const char* name, const KernelFloat& v) { Scalar(name, v, &floats_); }
-  // `count` < 0: any length (an "x[*]" entry of the table).
-  void Ints(const char* name, const KernelInts& v, int64_t count) {
-    Array(name, v, count, &ints_);
+  // `count` < 0: any length (an "x[*]" entry of the table); `or_none`: count
+  // entries or none ("x[R?]").
+  void Ints(const char* name, const KernelInts& v, int64_t count, bool or_none = false) {
+    Array(name, v, count, or_none, &ints_);
   }
-  void Floats(const char* name, const KernelFloats& v, int64_t count) {
-    Array(name, v, count, &floats_);
+  void Floats(const char* name, const KernelFloats& v, int64_t count, bool or_none = false) {
+    Array(name, v, count, or_none, &floats_);
   }
 
   // Empty when every parameter was given; else what was not.
@@ -53,8 +54,10 @@ class KernelParamCollector {
     out->push_back(v.value);
   }
   template <typename T>
-  void Array(const char* name, const std::vector<T>& v, int64_t count, std::vector<T>* out) {
-    if (count >= 0 && static_cast<int64_t>(v.size()) != count && error_.empty()) {
+  void Array(const char* name, const std::vector<T>& v, int64_t count, bool or_none,
+             std::vector<T>* out) {
+    const bool fits = count < 0 || static_cast<int64_t>(v.size()) == count || (or_none && v.empty());
+    if (!fits && error_.empty()) {
       error_ = Describe(name, "has " + std::to_string(v.size()) + " entries, not its count " +
                                   std::to_string(count));
     }

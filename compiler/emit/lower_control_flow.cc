@@ -132,16 +132,23 @@ size_t FormalInputs(const ir::Node& node) {
 // Copies a whole slot (`to`'s size, a dim).
 absl::Status Copy(LoweringContext& ctx, const ir::Node& node, const Binding& from,
                   const Binding& to) {
-  return ctx.Dispatch(node, "copy", {BindingBytes(to)}, {}, {from, to});
+  kernel::Copy copy;
+  copy.bytes = BindingBytes(to);
+  return ctx.Dispatch(node, copy, {from, to});
 }
 
 // iteration_slice_{read,write} parameters for slices along `axis` of `shape`.
-std::vector<int64_t> SliceParams(ir::DimPool& dims, const std::vector<int64_t>& shape,
-                                 ir::DType dtype, const compiler::ScanAxis& axis) {
+kernel::IterationSliceRead SliceParams(ir::DimPool& dims, const std::vector<int64_t>& shape,
+                                       ir::DType dtype, const compiler::ScanAxis& axis) {
   int64_t outer = 1, inner = static_cast<int64_t>(ir::DTypeSize(dtype));
   for (int64_t d = 0; d < axis.axis; ++d) outer = dims.Mul(outer, shape[d]);
   for (size_t d = axis.axis + 1; d < shape.size(); ++d) inner = dims.Mul(inner, shape[d]);
-  return {outer, shape[axis.axis], inner, axis.reverse ? 1 : 0};
+  kernel::IterationSliceRead slice;
+  slice.outer = outer;
+  slice.count = shape[axis.axis];
+  slice.inner_bytes = inner;
+  slice.reverse = axis.reverse ? 1 : 0;
+  return slice;
 }
 
 absl::Status LowerIf(LoweringContext& ctx, const ir::Node& node, const ControlFlow& cf) {
@@ -258,8 +265,8 @@ absl::Status LowerIterations(LoweringContext& ctx, const ir::Node& node, const C
   auto prologue = [&](LoweringContext& b) -> absl::Status {
     for (size_t j = 0; j < cf.scan_inputs; ++j) {
       const ir::Value& v = ctx.value(node.inputs[cf.first_state + cf.states + j]);
-      if (absl::Status s = b.Dispatch(self, "iteration_slice_read",
-                                      SliceParams(dims, v.shape, v.dtype, cf.scan_input_axes[j]), {},
+      if (absl::Status s = b.Dispatch(self,
+                                      SliceParams(dims, v.shape, v.dtype, cf.scan_input_axes[j]),
                                       {iteration, scan_in[j], slices[j]});
           !s.ok()) {
         return s;
@@ -276,8 +283,9 @@ absl::Status LowerIterations(LoweringContext& ctx, const ir::Node& node, const C
     for (size_t j = 0; j < cf.scan_outputs; ++j) {
       const size_t k = cf.states + j;
       if (absl::Status s = b.Dispatch(
-              self, "iteration_slice_write",
-              SliceParams(dims, cf.output_shapes[k], cf.output_dtypes[k], cf.scan_output_axes[j]), {},
+              self,
+              kernel::IterationSliceWrite(SliceParams(dims, cf.output_shapes[k],
+                                                      cf.output_dtypes[k], cf.scan_output_axes[j])),
               {iteration, staging[j], scan_out[j]});
           !s.ok()) {
         return s;

@@ -35,6 +35,32 @@ absl::StatusOr<Shape> Window3d(const LoweringContext& ctx, const ir::Node& node,
   return geo;
 }
 
+// The shapes and window that conv3d_f32 and conv_transpose3d_f32 share.
+template <typename Params>
+void SetWindow3d(const Shape& x, const Shape& y, const Shape& geo, Params* p) {
+  p->N = x[0];
+  p->C = x[1];
+  p->D = x[2];
+  p->H = x[3];
+  p->W = x[4];
+  p->OC = y[1];
+  p->OD = y[2];
+  p->OH = y[3];
+  p->OW = y[4];
+  p->KD = geo[0];
+  p->KH = geo[1];
+  p->KW = geo[2];
+  p->stride_d = geo[3];
+  p->stride_h = geo[4];
+  p->stride_w = geo[5];
+  p->pad_front = geo[6];
+  p->pad_top = geo[7];
+  p->pad_left = geo[8];
+  p->dilation_d = geo[9];
+  p->dilation_h = geo[10];
+  p->dilation_w = geo[11];
+}
+
 absl::Status LowerConv3d(LoweringContext& ctx, const ir::Node& node) {
   KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
   KILN_ASSIGN_OR_RETURN(Shape x, ctx.InputShape(node, 0));
@@ -50,9 +76,14 @@ absl::Status LowerConv3d(LoweringContext& ctx, const ir::Node& node) {
   // A residual Add fused by dispatch formation arrives as input 3.
   const bool has_res = HasInput(node, 3);
   const Epilogue act = EpilogueOf(node);
-  Shape ip = {x[0], x[1], x[2], x[3], x[4], y[1], y[2], y[3], y[4]};
-  ip.insert(ip.end(), geo.begin(), geo.end());
-  ip.insert(ip.end(), {groups, act.kind, has_bias ? 1 : 0, has_res ? 1 : 0});
+  kernel::Conv3dF32 conv;
+  SetWindow3d(x, y, geo, &conv);
+  conv.groups = groups;
+  conv.activation = act.kind;
+  conv.has_bias = has_bias ? 1 : 0;
+  conv.has_residual = has_res ? 1 : 0;
+  conv.act_alpha = act.alpha;
+  conv.act_beta = act.beta;
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding bw, ctx.Bind(node, node.inputs[1]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
@@ -63,8 +94,7 @@ absl::Status LowerConv3d(LoweringContext& ctx, const ir::Node& node) {
   if (has_res) {
     KILN_ASSIGN_OR_RETURN(br, ctx.Bind(node, node.inputs[3]));
   }
-  return ctx.Dispatch(node, "conv3d_f32", std::move(ip), {act.alpha, act.beta},
-                      {bx, bw, bb, br, by},
+  return ctx.Dispatch(node, conv, {bx, bw, bb, br, by},
                       {-1, -1, has_bias ? -1 : 0, has_res ? -1 : 0, -1});
 }
 
@@ -80,9 +110,10 @@ absl::Status LowerConvTranspose3d(LoweringContext& ctx, const ir::Node& node) {
   }
   KILN_ASSIGN_OR_RETURN(Shape geo, Window3d(ctx, node, Shape(w.begin() + 2, w.end())));
   const bool has_bias = HasInput(node, 2);
-  Shape ip = {x[0], x[1], x[2], x[3], x[4], y[1], y[2], y[3], y[4]};
-  ip.insert(ip.end(), geo.begin(), geo.end());
-  ip.insert(ip.end(), {groups, has_bias ? 1 : 0});
+  kernel::ConvTranspose3dF32 conv;
+  SetWindow3d(x, y, geo, &conv);
+  conv.groups = groups;
+  conv.has_bias = has_bias ? 1 : 0;
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding bw, ctx.Bind(node, node.inputs[1]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
@@ -90,7 +121,7 @@ absl::Status LowerConvTranspose3d(LoweringContext& ctx, const ir::Node& node) {
   if (has_bias) {
     KILN_ASSIGN_OR_RETURN(bb, ctx.Bind(node, node.inputs[2]));
   }
-  return ctx.Dispatch(node, "conv_transpose3d_f32", std::move(ip), {}, {bx, bw, bb, by},
+  return ctx.Dispatch(node, conv, {bx, bw, bb, by},
                       {-1, -1, has_bias ? -1 : 0, -1});
 }
 

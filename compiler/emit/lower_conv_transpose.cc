@@ -32,10 +32,25 @@ absl::Status LowerConvTranspose(LoweringContext& ctx, const ir::Node& node) {
   if (has_bias) {
     KILN_ASSIGN_OR_RETURN(bb, ctx.Bind(node, node.inputs[2]));
   }
-  return ctx.Dispatch(node, "conv_transpose_f32",
-                      {x[0], x[1], x[2], x[3], y[1], y[2], y[3], k[0], k[1], s[0], s[1], p[0],
-                       p[1], d[0], d[1], node.GetInt("group", 1), has_bias ? 1 : 0},
-                      {}, {bx, bw, bb, by}, {-1, -1, has_bias ? -1 : 0, -1});
+  kernel::ConvTransposeF32 conv;
+  conv.N = x[0];
+  conv.C = x[1];
+  conv.H = x[2];
+  conv.W = x[3];
+  conv.OC = y[1];
+  conv.OH = y[2];
+  conv.OW = y[3];
+  conv.KH = k[0];
+  conv.KW = k[1];
+  conv.stride_h = s[0];
+  conv.stride_w = s[1];
+  conv.pad_top = p[0];
+  conv.pad_left = p[1];
+  conv.dilation_h = d[0];
+  conv.dilation_w = d[1];
+  conv.groups = node.GetInt("group", 1);
+  conv.has_bias = has_bias ? 1 : 0;
+  return ctx.Dispatch(node, conv, {bx, bw, bb, by}, {-1, -1, has_bias ? -1 : 0, -1});
 }
 
 }  // namespace

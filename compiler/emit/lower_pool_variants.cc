@@ -46,16 +46,46 @@ absl::Status LowerPoolNd(LoweringContext& ctx, const ir::Node& node) {
   if (kernel.size() != s || strides.size() != s || dil.size() != s || pads.size() != 2 * s) {
     return ctx.Invalid(node, "kernel/strides/dilations/pads do not match the spatial rank");
   }
-  std::vector<int64_t> ip = {is_max ? KILN_POOL_MAX : KILN_POOL_AVG, static_cast<int64_t>(t),
-                             static_cast<int64_t>(s),
-                             is_max ? 0 : (node.GetInt("count_include_pad", 0) != 0 ? 1 : 0),
-                             ctx.dims().Mul(x[0], x[1])};  // N and C may be symbolic
-  ip.insert(ip.end(), x.begin() + 2, x.end());
-  ip.insert(ip.end(), y.begin() + 2, y.end());
-  for (const auto* v : {&kernel, &strides, &dil, &pads}) ip.insert(ip.end(), v->begin(), v->end());
+  kernel::PoolNd pool;
+  pool.kind = is_max ? KILN_POOL_MAX : KILN_POOL_AVG;
+  pool.dtype = static_cast<int64_t>(t);
+  pool.S = static_cast<int64_t>(s);
+  pool.count_include_pad = is_max ? 0 : (node.GetInt("count_include_pad", 0) != 0 ? 1 : 0);
+  pool.NC = ctx.dims().Mul(x[0], x[1]);  // N and C may be symbolic
+  pool.in = std::vector<int64_t>(x.begin() + 2, x.end());
+  pool.out = std::vector<int64_t>(y.begin() + 2, y.end());
+  pool.kernel = kernel;
+  pool.stride = strides;
+  pool.dilation = dil;
+  pool.pad_begin = std::vector<int64_t>(pads.begin(), pads.begin() + s);
+  pool.pad_end = std::vector<int64_t>(pads.begin() + s, pads.end());
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, "pool_nd", std::move(ip), {}, {bx, by});
+  return ctx.Dispatch(node, pool, {bx, by});
+}
+
+// A 2-D window as maxpool_argmax_f32 and lp_pool_f32 both take it.
+struct Window2d {
+  int64_t N, C, H, W, OH, OW, KH, KW, stride_h, stride_w, pad_top, pad_left, dilation_h,
+      dilation_w;
+};
+
+template <typename Params>
+void SetWindow2d(const Window2d& w, Params* p) {
+  p->N = w.N;
+  p->C = w.C;
+  p->H = w.H;
+  p->W = w.W;
+  p->OH = w.OH;
+  p->OW = w.OW;
+  p->KH = w.KH;
+  p->KW = w.KW;
+  p->stride_h = w.stride_h;
+  p->stride_w = w.stride_w;
+  p->pad_top = w.pad_top;
+  p->pad_left = w.pad_left;
+  p->dilation_h = w.dilation_h;
+  p->dilation_w = w.dilation_w;
 }
 
 bool IndicesUsed(const LoweringContext& ctx, const ir::Node& node) {
@@ -83,36 +113,40 @@ absl::Status LowerMaxPoolArgmax(LoweringContext& ctx, const ir::Node& node) {
   }
   // 1-D pools as 2-D with a unit height.
   const bool one = sp == 1;
-  Shape ip = {x[0], x[1], one ? 1 : x[2], x.back(), one ? 1 : y[2], y.back(),
-              one ? 1 : kernel[0], kernel.back(), one ? 1 : strides[0], strides.back(),
-              one ? 0 : pads[0], pads[sp - 1], one ? 1 : dil[0], dil.back(),
-              node.GetInt("storage_order", 0) != 0 ? 1 : 0};
+  kernel::MaxpoolArgmaxF32 pool;
+  SetWindow2d({x[0], x[1], one ? 1 : x[2], x.back(), one ? 1 : y[2], y.back(),
+               one ? 1 : kernel[0], kernel.back(), one ? 1 : strides[0], strides.back(),
+               one ? 0 : pads[0], pads[sp - 1], one ? 1 : dil[0], dil.back()},
+              &pool);
+  pool.storage_order = node.GetInt("storage_order", 0) != 0 ? 1 : 0;
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding bi, ctx.Bind(node, node.outputs[1]));
-  return ctx.Dispatch(node, "maxpool_argmax_f32", std::move(ip), {}, {bx, by, bi});
+  return ctx.Dispatch(node, pool, {bx, by, bi});
 }
 
 absl::Status LowerLpPool(LoweringContext& ctx, const ir::Node& node) {
   KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
   KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
-  Shape ip;
-  const int64_t p = node.GetInt("p", 2);
+  kernel::LpPoolF32 pool;
+  pool.p = node.GetInt("p", 2);
   if (node.op_type == "GlobalLpPool") {
     int64_t spatial = 1;
     for (size_t i = 2; i < x.size(); ++i) spatial *= x[i];
     // One window over the flattened spatial dims.
-    ip = {x[0], x[1], 1, spatial, 1, 1, 1, spatial, 1, 1, 0, 0, 1, 1, p};
+    SetWindow2d({x[0], x[1], 1, spatial, 1, 1, 1, spatial, 1, 1, 0, 0, 1, 1}, &pool);
   } else {
     const Shape k = node.GetInts("kiln.kernel_shape", {}), s = node.GetInts("kiln.strides", {});
     const Shape d = node.GetInts("kiln.dilations", {}), pads = node.GetInts("kiln.pads", {});
     if (x.size() != 4 || k.size() != 2 || pads.size() != 4) return ctx.Invalid(node, "window attributes are missing");
-    ip = {x[0], x[1], x[2], x[3], y[2], y[3], k[0], k[1], s[0], s[1], pads[0], pads[1], d[0], d[1], p};
+    SetWindow2d({x[0], x[1], x[2], x[3], y[2], y[3], k[0], k[1], s[0], s[1], pads[0], pads[1],
+                 d[0], d[1]},
+                &pool);
   }
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, "lp_pool_f32", std::move(ip), {}, {bx, by});
+  return ctx.Dispatch(node, pool, {bx, by});
 }
 
 }  // namespace

@@ -115,11 +115,13 @@ absl::Status LowerResize(LoweringContext& ctx, const ir::Node& node) {
     }
     rows += d;
   }
-  std::vector<int64_t> ip = {static_cast<int64_t>(r)};
-  ip.insert(ip.end(), x.begin(), x.end());
-  ip.insert(ip.end(), y.begin(), y.end());
-  std::vector<int64_t> taps_per_axis, indices;
-  std::vector<float> weights;
+  kernel::ResizeF32 resize;
+  resize.R = static_cast<int64_t>(r);
+  resize.in_dims = x;
+  resize.out_dims = y;
+  std::vector<int64_t>& taps_per_axis = resize.taps;
+  std::vector<int64_t>& indices = resize.index;
+  std::vector<float>& weights = resize.weight;
   for (size_t d = 0; d < r; ++d) {
     std::vector<std::vector<Tap>> all;
     size_t most = 1;
@@ -136,12 +138,10 @@ absl::Status LowerResize(LoweringContext& ctx, const ir::Node& node) {
       }
     }
   }
-  ip.insert(ip.end(), taps_per_axis.begin(), taps_per_axis.end());
-  ip.insert(ip.end(), indices.begin(), indices.end());
-  weights.push_back(node.GetFloat("extrapolation_value", 0.0f));
+  resize.extrapolation_value = node.GetFloat("extrapolation_value", 0.0f);
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, "resize_f32", std::move(ip), std::move(weights), {bx, by});
+  return ctx.Dispatch(node, resize, {bx, by});
 }
 
 }  // namespace

@@ -80,10 +80,16 @@ absl::Status LowerResizeRt(LoweringContext& ctx, const ir::Node& node) {
     if (reports) {  // the lengths floor(in * scale), reported (run-time sizes: lower_shape_check.cc)
       KILN_ASSIGN_OR_RETURN(Binding dims, ctx.Bind(node, node.outputs.back()));
       const int64_t rank = static_cast<int64_t>(r);
-      std::vector<int64_t> ip = {KILN_SHAPE_CHECK_RESIZE_SCALES, KILN_DTYPE_F32, rank, 0, rank, rank};
-      ip.insert(ip.end(), x.begin(), x.end());
-      ip.insert(ip.end(), r, -1);  // no caps
-      KILN_RETURN_IF_ERROR(ctx.Dispatch(node, "shape_resolve", std::move(ip), {}, {b[2], dims}));
+      kernel::ShapeResolve resolve;
+      resolve.mode = KILN_SHAPE_CHECK_RESIZE_SCALES;
+      resolve.dtype = KILN_DTYPE_F32;
+      resolve.count = rank;
+      resolve.flag = 0;
+      resolve.IR = rank;
+      resolve.OR = rank;
+      resolve.in_dims = x;
+      resolve.out_dims = std::vector<int64_t>(r, -1);  // no caps
+      KILN_RETURN_IF_ERROR(ctx.Dispatch(node, resolve, {b[2], dims}));
     }
   } else if (reports) {
     scales_mode = KILN_RESIZE_SCALES_FROM_SIZES;  // binding 2 is not read
@@ -105,13 +111,19 @@ absl::Status DispatchResizeRt(LoweringContext& ctx, const ir::Node& node,
                               const kiln_resize_method& m, const std::vector<int64_t>& x,
                               const std::vector<int64_t>& y, int64_t scales_mode, int64_t roi_dtype,
                               const std::vector<Binding>& bindings) {
-  std::vector<int64_t> ip = {static_cast<int64_t>(x.size()), m.mode, m.nearest, m.ctm,
-                             m.exclude_outside, scales_mode, roi_dtype};
-  ip.insert(ip.end(), x.begin(), x.end());
-  ip.insert(ip.end(), y.begin(), y.end());
-  std::vector<float> fp = {static_cast<float>(m.cubic_a),
-                           node.GetFloat("extrapolation_value", 0.0f)};
-  return ctx.Dispatch(node, "resize_rt_f32", std::move(ip), std::move(fp), bindings);
+  kernel::ResizeRtF32 resize;
+  resize.R = static_cast<int64_t>(x.size());
+  resize.mode = m.mode;
+  resize.nearest_mode = m.nearest;
+  resize.coordinate_transformation_mode = m.ctm;
+  resize.exclude_outside = m.exclude_outside;
+  resize.check_scales = scales_mode;
+  resize.roi_dtype = roi_dtype;
+  resize.in_dims = x;
+  resize.out_dims = y;
+  resize.cubic_coeff_a = static_cast<float>(m.cubic_a);
+  resize.extrapolation_value = node.GetFloat("extrapolation_value", 0.0f);
+  return ctx.Dispatch(node, resize, bindings);
 }
 
 void RegisterResizeRtLowerings(LoweringTable& table) {

@@ -107,12 +107,26 @@ absl::Status LowerRecurrent(LoweringContext& ctx, const ir::Node& node) {
     KILN_RETURN_IF_ERROR(bind_in(11, 4));
   }
 
-  std::vector<int64_t> ip = {cell, seq, batch, x[2], hidden, dirs, direction, layout,
-                             present_in(3), present_in(5), cell == 2 && present_in(6),
-                             cell == 2 && present_in(7), present_out(0), present_out(1),
-                             cell == 2 && present_out(2), node.GetInt("linear_before_reset", 0) != 0,
-                             node.GetInt("input_forget", 0) != 0, node.HasAttr("clip"),
-                             lens_at_run_time ? 1 : present_in(4) ? 0 : 2};
+  kernel::RecurrentF32 rnn;
+  rnn.cell = cell;
+  rnn.seq = seq;
+  rnn.batch = batch;
+  rnn.input = x[2];
+  rnn.hidden = hidden;
+  rnn.num_dirs = dirs;
+  rnn.direction = direction;
+  rnn.layout = layout;
+  rnn.has_b = present_in(3);
+  rnn.has_h0 = present_in(5);
+  rnn.has_c0 = cell == 2 && present_in(6);
+  rnn.has_p = cell == 2 && present_in(7);
+  rnn.has_y = present_out(0);
+  rnn.has_yh = present_out(1);
+  rnn.has_yc = cell == 2 && present_out(2);
+  rnn.linear_before_reset = node.GetInt("linear_before_reset", 0) != 0;
+  rnn.input_forget = node.GetInt("input_forget", 0) != 0;
+  rnn.has_clip = node.HasAttr("clip");
+  rnn.has_lens = lens_at_run_time ? 1 : present_in(4) ? 0 : 2;
   // Activations: per direction f (, g (, h)); missing slots stay Sigmoid.
   std::vector<std::string> names;
   if (node.HasAttr("activations")) {
@@ -126,9 +140,11 @@ absl::Status LowerRecurrent(LoweringContext& ctx, const ir::Node& node) {
   std::vector<float> alphas, betas;
   if (node.HasAttr("activation_alpha")) alphas = node.attributes.at("activation_alpha").floats;
   if (node.HasAttr("activation_beta")) betas = node.attributes.at("activation_beta").floats;
-  std::vector<int64_t> codes(6, 0);
-  std::vector<float> fp(13, 0.0f);
-  fp[0] = node.GetFloat("clip", 0.0f);
+  std::vector<int64_t>& codes = rnn.act;
+  codes.assign(6, 0);
+  rnn.alpha.assign(6, 0.0f);
+  rnn.beta.assign(6, 0.0f);
+  rnn.clip = node.GetFloat("clip", 0.0f);
   for (size_t i = 0; i < names.size(); ++i) {
     const ActDef* def = nullptr;
     for (const ActDef& a : kActs) {
@@ -138,15 +154,15 @@ absl::Status LowerRecurrent(LoweringContext& ctx, const ir::Node& node) {
     const size_t slot = (i / per) * 3 + i % per;
     if (slot >= 6) return ctx.Invalid(node, "too many activations");
     codes[slot] = def->code;
-    fp[1 + slot] = i < alphas.size() ? alphas[i] : def->alpha;
-    fp[7 + slot] = i < betas.size() ? betas[i] : def->beta;
+    rnn.alpha[slot] = i < alphas.size() ? alphas[i] : def->alpha;
+    rnn.beta[slot] = i < betas.size() ? betas[i] : def->beta;
   }
-  ip.insert(ip.end(), codes.begin(), codes.end());
   // Without sequence_lens every length is seq (has_lens 2): no per-batch
   // list, so a symbolic batch needs none.
   for (int64_t k = 0; present_in(4) && k < batch; ++k) {
-    ip.push_back(ctx.value(node.inputs[4]).constant ? ctx.value(node.inputs[4]).constant->IntAt(k)
-                                                    : seq);
+    rnn.seq_lens.push_back(ctx.value(node.inputs[4]).constant
+                               ? ctx.value(node.inputs[4]).constant->IntAt(k)
+                               : seq);
   }
   // The kernel whose scratch the shape rule planned (the same test).
   const ir::Value& w = ctx.value(node.inputs[1]);
@@ -158,13 +174,13 @@ absl::Status LowerRecurrent(LoweringContext& ctx, const ir::Node& node) {
   if (planned.size() != 1 || !ctx.dims().SameDim(planned[0], want)) {
     return ctx.Invalid(node, "the scratch output does not have the kernel's size");
   }
-  if (!packed) return ctx.Dispatch(node, "recurrent_f32", std::move(ip), std::move(fp), b, bytes);
+  if (!packed) return ctx.Dispatch(node, rnn, b, bytes);
   const int64_t gates = cell == 2 ? 4 : cell == 1 ? 3 : 1;
   b[1] = ctx.BindNewConstant(absl::StrCat(w.name, ".packed"),
                              PackGatePanels(*w.constant, dirs, gates, hidden, x[2]));
   b[2] = ctx.BindNewConstant(absl::StrCat(rv.name, ".packed"),
                              PackGatePanels(*rv.constant, dirs, gates, hidden, hidden));
-  return ctx.Dispatch(node, "recurrent_pb_f32", std::move(ip), std::move(fp), b, bytes);
+  return ctx.Dispatch(node, kernel::RecurrentPbF32(rnn), b, bytes);
 }
 
 }  // namespace

@@ -13,18 +13,36 @@
 namespace kiln::compiler::emit {
 namespace {
 
-// The kernel's float parameters, in kiln/kernels.h order, with ONNX's
-// attribute defaults (Momentum has none; shape inference required them).
-std::vector<float> FloatParams(const ir::Node& node) {
+// One optimized tensor of `n` elements, with ONNX's attribute defaults
+// (Momentum has none; shape inference required them).
+absl::Status DispatchOptimizer(LoweringContext& ctx, const ir::Node& node, int64_t n,
+                               const std::vector<Binding>& bindings) {
   const float norm = node.GetFloat("norm_coefficient", 0.0f);
   if (node.op_type == "Adagrad") {
-    return {norm, node.GetFloat("epsilon", 1e-6f), node.GetFloat("decay_factor", 0.0f)};
+    kernel::AdagradF32 p;
+    p.n = n;
+    p.norm_coefficient = norm;
+    p.epsilon = node.GetFloat("epsilon", 1e-6f);
+    p.decay_factor = node.GetFloat("decay_factor", 0.0f);
+    return ctx.Dispatch(node, p, bindings);
   }
   if (node.op_type == "Adam") {
-    return {norm, node.GetFloat("norm_coefficient_post", 0.0f), node.GetFloat("alpha", 0.9f),
-            node.GetFloat("beta", 0.999f), node.GetFloat("epsilon", 1e-6f)};
+    kernel::AdamF32 p;
+    p.n = n;
+    p.norm_coefficient = norm;
+    p.norm_coefficient_post = node.GetFloat("norm_coefficient_post", 0.0f);
+    p.alpha = node.GetFloat("alpha", 0.9f);
+    p.beta = node.GetFloat("beta", 0.999f);
+    p.epsilon = node.GetFloat("epsilon", 1e-6f);
+    return ctx.Dispatch(node, p, bindings);
   }
-  return {norm, node.GetFloat("alpha", 0.0f), node.GetFloat("beta", 0.0f)};
+  kernel::MomentumF32 p;
+  p.n = n;
+  p.nesterov = node.GetString("mode", "") == "nesterov" ? 1 : 0;
+  p.norm_coefficient = norm;
+  p.alpha = node.GetFloat("alpha", 0.0f);
+  p.beta = node.GetFloat("beta", 0.0f);
+  return ctx.Dispatch(node, p, bindings);
 }
 
 absl::Status LowerOptimizer(LoweringContext& ctx, const ir::Node& node) {
@@ -34,9 +52,6 @@ absl::Status LowerOptimizer(LoweringContext& ctx, const ir::Node& node) {
     return ctx.Invalid(node, "the inputs and outputs do not form the op's groups");
   }
   const size_t k = (node.inputs.size() - 2) / group;
-  std::string kernel = "adagrad_f32";
-  if (node.op_type == "Adam") kernel = "adam_f32";
-  if (node.op_type == "Momentum") kernel = "momentum_f32";
   KILN_ASSIGN_OR_RETURN(Binding r, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding t, ctx.Bind(node, node.inputs[1]));
   for (size_t i = 0; i < k; ++i) {
@@ -51,9 +66,7 @@ absl::Status LowerOptimizer(LoweringContext& ctx, const ir::Node& node) {
       KILN_ASSIGN_OR_RETURN(Binding b, ctx.Bind(node, node.outputs[o * k + i]));
       bindings.push_back(b);
     }
-    std::vector<int64_t> ip = {ir::ElementCount(shape)};
-    if (node.op_type == "Momentum") ip.push_back(node.GetString("mode", "") == "nesterov" ? 1 : 0);
-    KILN_RETURN_IF_ERROR(ctx.Dispatch(node, kernel, std::move(ip), FloatParams(node), bindings));
+    KILN_RETURN_IF_ERROR(DispatchOptimizer(ctx, node, ir::ElementCount(shape), bindings));
   }
   return absl::OkStatus();
 }

@@ -112,15 +112,11 @@ class LoweringContext {
   // A constant computed during lowering (e.g. BatchNorm scale/shift).
   Binding BindNewConstant(const std::string& name, ir::ConstantPtr data, uint8_t layout = 0);
 
-  // Adds an executable and its dispatch, attributed to `node`. binding_bytes
-  // default to the bound views' sizes; `bytes_override` (same length, -1 =
-  // keep) replaces individual entries.
-  absl::Status Dispatch(const ir::Node& node, const std::string& kernel,
-                        std::vector<int64_t> iparams, std::vector<float> fparams,
-                        const std::vector<Binding>& bindings,
-                        const std::vector<int64_t>& bytes_override = {});
-  // The same from a kernel's parameter struct (kernel_builders.h): a field
-  // left unset, or an array whose length is not its count, is refused.
+  // Adds an executable of the kernel `params` names (its struct in
+  // kernel_builders.h) and its dispatch, attributed to `node`. A field left
+  // unset, or an array whose length is not its count, is refused.
+  // binding_bytes default to the bound views' sizes; `bytes_override` (same
+  // length, -1 = keep) replaces individual entries.
   template <typename Params>
   absl::Status Dispatch(const ir::Node& node, const Params& params,
                         const std::vector<Binding>& bindings,
@@ -187,6 +183,11 @@ class LoweringContext {
   absl::Status FinishFunction(uint32_t index);
 
  private:
+  // The dispatch with its parameters flattened (the kernel table's order).
+  absl::Status Dispatch(const ir::Node& node, const std::string& kernel,
+                        std::vector<int64_t> iparams, std::vector<float> fparams,
+                        const std::vector<Binding>& bindings,
+                        const std::vector<int64_t>& bytes_override);
   absl::Status AddPending(PendingDispatch p, ExecutableDesc exe);
   // Emits the pending dispatches and IF/LOOPs in order (registers from
   // `register_of`; a dynamic dispatch's patches from `shapes`), recording

@@ -80,9 +80,17 @@ absl::Status LowerGridSample(emit::LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(emit::Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(emit::Binding bg, ctx.Bind(node, node.inputs[1]));
   KILN_ASSIGN_OR_RETURN(emit::Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, "grid_sample_f32",
-                      {x[0], x[1], x[2], x[3], g[1], g[2], mode, padding, align}, {},
-                      {bx, bg, by});
+  emit::kernel::GridSampleF32 sample;
+  sample.N = x[0];
+  sample.C = x[1];
+  sample.H = x[2];
+  sample.W = x[3];
+  sample.OH = g[1];
+  sample.OW = g[2];
+  sample.mode = mode;
+  sample.padding = padding;
+  sample.align_corners = align;
+  return ctx.Dispatch(node, sample, {bx, bg, by});
 }
 
 }  // namespace

@@ -89,10 +89,17 @@ absl::Status LowerLoss(emit::LoweringContext& ctx, const ir::Node& node) {
   if (has_log_prob) {
     KILN_ASSIGN_OR_RETURN(bl, ctx.Bind(node, node.outputs[1]));
   }
-  return ctx.Dispatch(node, "nll_loss_f32",
-                      {x[0], x[1], d, reduction, ignore, has_weight ? 1 : 0, target_bytes,
-                       sce ? 1 : 0, has_log_prob ? 1 : 0},
-                      {}, {bx, bt, bw, by, bl},
+  emit::kernel::NllLossF32 loss;
+  loss.N = x[0];
+  loss.C = x[1];
+  loss.D = d;
+  loss.reduction = reduction;
+  loss.ignore_index = ignore;
+  loss.has_weight = has_weight ? 1 : 0;
+  loss.target_bytes = target_bytes;
+  loss.logits = sce ? 1 : 0;
+  loss.has_log_prob = has_log_prob ? 1 : 0;
+  return ctx.Dispatch(node, loss, {bx, bt, bw, by, bl},
                       {-1, -1, has_weight ? -1 : 0, -1, has_log_prob ? -1 : 0});
 }
 

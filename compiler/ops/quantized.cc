@@ -257,9 +257,18 @@ absl::Status LowerQMatMul(LoweringContext& ctx, const ir::Node& node) {
     }
   }
   const size_t R = y.size() - 2;
-  Shape ip = {DTypeCode(ctx, node.inputs[pos[0]]), DTypeCode(ctx, node.inputs[pos[1]]),
-              static_cast<int64_t>(ctx.value(node.outputs[0]).dtype), M, N, K,
-              modes[0], modes[1], modes[2], modes[3], static_cast<int64_t>(R)};
+  emit::kernel::Qmatmul mm;
+  mm.a_dtype = DTypeCode(ctx, node.inputs[pos[0]]);
+  mm.b_dtype = DTypeCode(ctx, node.inputs[pos[1]]);
+  mm.y_dtype = static_cast<int64_t>(ctx.value(node.outputs[0]).dtype);
+  mm.M = M;
+  mm.N = N;
+  mm.K = K;
+  mm.a_zp_mode = modes[0];
+  mm.b_zp_mode = modes[1];
+  mm.a_scale_mode = modes[2];
+  mm.b_scale_mode = modes[3];
+  mm.R = static_cast<int64_t>(R);
   Shape sa(R, 0), sb(R, 0);
   for (int side = 0; side < 2; ++side) {
     const Shape& s = side == 0 ? a : b;
@@ -271,9 +280,9 @@ absl::Status LowerQMatMul(LoweringContext& ctx, const ir::Node& node) {
       stride *= s[d];
     }
   }
-  ip.insert(ip.end(), y.begin(), y.begin() + R);
-  ip.insert(ip.end(), sa.begin(), sa.end());
-  ip.insert(ip.end(), sb.begin(), sb.end());
+  mm.batch_dims = Shape(y.begin(), y.begin() + R);
+  mm.a_batch_strides = sa;
+  mm.b_batch_strides = sb;
   KILN_ASSIGN_OR_RETURN(Binding ba, ctx.Bind(node, node.inputs[pos[0]]));
   KILN_ASSIGN_OR_RETURN(Binding bb, ctx.Bind(node, node.inputs[pos[1]]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
@@ -288,7 +297,7 @@ absl::Status LowerQMatMul(LoweringContext& ctx, const ir::Node& node) {
   }
   binds.push_back(by);
   over.push_back(-1);
-  return ctx.Dispatch(node, "qmatmul", std::move(ip), {}, binds, over);
+  return ctx.Dispatch(node, mm, binds, over);
 }
 
 absl::Status LowerQConv(LoweringContext& ctx, const ir::Node& node) {
@@ -333,12 +342,31 @@ absl::Status LowerQConv(LoweringContext& ctx, const ir::Node& node) {
     }
   }
   const bool one = sp == 1;
-  Shape ip = {DTypeCode(ctx, node.inputs[0]), DTypeCode(ctx, node.inputs[pos[1]]),
-              static_cast<int64_t>(ctx.value(node.outputs[0]).dtype),
-              x[0], x[1], one ? 1 : x[2], x.back(), OC, one ? 1 : y[2], y.back(),
-              one ? 1 : w[2], w.back(), one ? 1 : strides[0], strides.back(),
-              one ? 0 : pads[0], pads[sp - 1], one ? 1 : dil[0], dil.back(),
-              node.GetInt("group", 1), xz, wz, ws, has_bias ? 1 : 0};
+  // A 1-D conv as 2-D with a unit height.
+  emit::kernel::Qconv2d conv;
+  conv.x_dtype = DTypeCode(ctx, node.inputs[0]);
+  conv.w_dtype = DTypeCode(ctx, node.inputs[pos[1]]);
+  conv.y_dtype = static_cast<int64_t>(ctx.value(node.outputs[0]).dtype);
+  conv.N = x[0];
+  conv.C = x[1];
+  conv.H = one ? 1 : x[2];
+  conv.W = x.back();
+  conv.OC = OC;
+  conv.OH = one ? 1 : y[2];
+  conv.OW = y.back();
+  conv.KH = one ? 1 : w[2];
+  conv.KW = w.back();
+  conv.stride_h = one ? 1 : strides[0];
+  conv.stride_w = strides.back();
+  conv.pad_top = one ? 0 : pads[0];
+  conv.pad_left = pads[sp - 1];
+  conv.dilation_h = one ? 1 : dil[0];
+  conv.dilation_w = dil.back();
+  conv.groups = node.GetInt("group", 1);
+  conv.x_zp_mode = xz;
+  conv.w_zp_mode = wz;
+  conv.w_scale_mode = ws;
+  conv.has_bias = has_bias ? 1 : 0;
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding bw, ctx.Bind(node, node.inputs[pos[1]]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
@@ -353,7 +381,7 @@ absl::Status LowerQConv(LoweringContext& ctx, const ir::Node& node) {
   }
   binds.push_back(by);
   over.push_back(-1);
-  return ctx.Dispatch(node, "qconv2d", std::move(ip), {}, binds, over);
+  return ctx.Dispatch(node, conv, binds, over);
 }
 
 absl::Status LowerQuantize(LoweringContext& ctx, const ir::Node& node) {
@@ -383,10 +411,17 @@ absl::Status LowerQuantize(LoweringContext& ctx, const ir::Node& node) {
     KILN_ASSIGN_OR_RETURN(bz, ctx.Bind(node, node.inputs[2]));
   }
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, q ? "quantize_linear" : "dequantize_linear",
-                      {outer, axis_len, inner, static_cast<int64_t>(qt), has_zp ? 1 : 0,
-                       per_axis ? 1 : 0},
-                      {}, {bx, bs, bz, by}, {-1, -1, has_zp ? -1 : 0, -1});
+  emit::kernel::QuantizeLinear quantize;
+  quantize.outer = outer;
+  quantize.axis = axis_len;
+  quantize.inner = inner;
+  quantize.q_dtype = static_cast<int64_t>(qt);
+  quantize.has_zp = has_zp ? 1 : 0;
+  quantize.per_axis = per_axis ? 1 : 0;
+  const std::vector<Binding> b = {bx, bs, bz, by};
+  const Shape zp_unread = {-1, -1, has_zp ? -1 : 0, -1};
+  if (q) return ctx.Dispatch(node, quantize, b, zp_unread);
+  return ctx.Dispatch(node, emit::kernel::DequantizeLinear(quantize), b, zp_unread);
 }
 
 absl::Status LowerDynamicQuantize(LoweringContext& ctx, const ir::Node& node) {
@@ -401,7 +436,9 @@ absl::Status LowerDynamicQuantize(LoweringContext& ctx, const ir::Node& node) {
     KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[k]));
     b.push_back(by);
   }
-  return ctx.Dispatch(node, "dynamic_quantize_linear", {ir::ElementCount(x)}, {}, b);
+  emit::kernel::DynamicQuantizeLinear quantize;
+  quantize.count = ir::ElementCount(x);
+  return ctx.Dispatch(node, quantize, b);
 }
 
 }  // namespace

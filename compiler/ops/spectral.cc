@@ -289,9 +289,15 @@ absl::Status LowerDft(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
   const Binding bt = TwiddleTable(ctx, node, n);
-  Shape ip = {outer, x[axis], inner, x.back(), n, y[axis],
-              node.GetInt("inverse", 0) != 0 ? 1 : 0};
-  return ctx.Dispatch(node, "dft_f32", std::move(ip), {}, {bx, bt, by});
+  emit::kernel::DftF32 dft;
+  dft.O = outer;
+  dft.N_in = x[axis];
+  dft.I = inner;
+  dft.C = x.back();
+  dft.n = n;
+  dft.K = y[axis];
+  dft.inverse = node.GetInt("inverse", 0) != 0 ? 1 : 0;
+  return ctx.Dispatch(node, dft, {bx, bt, by});
 }
 
 absl::Status LowerStft(LoweringContext& ctx, const ir::Node& node) {
@@ -324,15 +330,28 @@ absl::Status LowerStft(LoweringContext& ctx, const ir::Node& node) {
   const auto code = [&](size_t k) { return static_cast<int64_t>(ctx.value(node.inputs[k]).dtype); };
   if (reports_dims) {  // F and K from the run-time scalars, patched into stft_f32
     KILN_ASSIGN_OR_RETURN(Binding dims, ctx.Bind(node, node.outputs.back()));
-    KILN_RETURN_IF_ERROR(ctx.Dispatch(
-        node, "stft_dims",
-        {x[1], node.GetInt("onesided", 1) != 0 ? 1 : 0, window_len, has_fl ? 1 : 0, code(1),
-         has_fl ? code(3) : 0},
-        {}, {bs, bf, dims}, {-1, has_fl ? -1 : 0, -1}));
+    emit::kernel::StftDims sizes;
+    sizes.L = x[1];
+    sizes.onesided = node.GetInt("onesided", 1) != 0 ? 1 : 0;
+    sizes.window_len = window_len;
+    sizes.has_frame_length = has_fl ? 1 : 0;
+    sizes.step_dtype = code(1);
+    sizes.frame_length_dtype = has_fl ? code(3) : 0;
+    KILN_RETURN_IF_ERROR(ctx.Dispatch(node, sizes, {bs, bf, dims}, {-1, has_fl ? -1 : 0, -1}));
   }
-  Shape ip = {x[0], x[1], x[2], y[1], y[2], node.GetInt("onesided", 1) != 0 ? 1 : 0,
-              window_len, has_fl ? 1 : 0, table_n, code(1), has_fl ? code(3) : 0};
-  return ctx.Dispatch(node, "stft_f32", std::move(ip), {}, {bx, bs, bw, bf, bt, by},
+  emit::kernel::StftF32 stft;
+  stft.B = x[0];
+  stft.L = x[1];
+  stft.C = x[2];
+  stft.F = y[1];
+  stft.K = y[2];
+  stft.onesided = node.GetInt("onesided", 1) != 0 ? 1 : 0;
+  stft.window_len = window_len;
+  stft.has_frame_length = has_fl ? 1 : 0;
+  stft.table_n = table_n;
+  stft.step_dtype = code(1);
+  stft.frame_length_dtype = has_fl ? code(3) : 0;
+  return ctx.Dispatch(node, stft, {bx, bs, bw, bf, bt, by},
                       {-1, -1, has_window ? -1 : 0, has_fl ? -1 : 0, table_n > 0 ? -1 : 0, -1});
 }
 
@@ -343,14 +362,23 @@ absl::Status LowerSignalWindow(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
   if (node.GetInt("kiln.result_dims", 0) != 0) {  // the size is the length (no cap)
     KILN_ASSIGN_OR_RETURN(Binding dims, ctx.Bind(node, node.outputs.back()));
-    KILN_RETURN_IF_ERROR(ctx.Dispatch(node, "shape_resolve",
-                                      {KILN_SHAPE_CHECK_EXACT, DTypeCode(ctx, node.inputs[0]), 1,
-                                       0, 0, 1, -1},
-                                      {}, {bs, dims}));
+    emit::kernel::ShapeResolve resolve;
+    resolve.mode = KILN_SHAPE_CHECK_EXACT;
+    resolve.dtype = DTypeCode(ctx, node.inputs[0]);
+    resolve.count = 1;
+    resolve.flag = 0;
+    resolve.IR = 0;
+    resolve.OR = 1;
+    resolve.out_dims = {-1};
+    KILN_RETURN_IF_ERROR(ctx.Dispatch(node, resolve, {bs, dims}));
   }
-  Shape ip = {kind, y[0], node.GetInt("periodic", 1) != 0 ? 1 : 0, DTypeCode(ctx, node.inputs[0]),
-              static_cast<int64_t>(ctx.value(node.outputs[0]).dtype)};
-  return ctx.Dispatch(node, "signal_window", std::move(ip), {}, {bs, by});
+  emit::kernel::SignalWindow window;
+  window.kind = kind;
+  window.N = y[0];
+  window.periodic = node.GetInt("periodic", 1) != 0 ? 1 : 0;
+  window.size_dtype = DTypeCode(ctx, node.inputs[0]);
+  window.out_dtype = static_cast<int64_t>(ctx.value(node.outputs[0]).dtype);
+  return ctx.Dispatch(node, window, {bs, by});
 }
 
 absl::Status LowerMel(LoweringContext& ctx, const ir::Node& node) {
@@ -358,13 +386,17 @@ absl::Status LowerMel(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(std::vector<Binding> binds, BindAll(ctx, node, {0, 1, 2, 3, 4}));
   if (node.GetInt("kiln.result_dims", 0) != 0) {  // sizes patched into mel_weight_matrix
     KILN_ASSIGN_OR_RETURN(Binding dims, ctx.Bind(node, node.outputs.back()));
-    KILN_RETURN_IF_ERROR(ctx.Dispatch(node, "mel_weight_matrix_dims",
-                                      {DTypeCode(ctx, node.inputs[0])}, {},
-                                      {binds[0], binds[1], dims}));
+    emit::kernel::MelWeightMatrixDims sizes;
+    sizes.int_dtype = DTypeCode(ctx, node.inputs[0]);
+    KILN_RETURN_IF_ERROR(ctx.Dispatch(node, sizes, {binds[0], binds[1], dims}));
   }
-  Shape ip = {y[1], y[0], DTypeCode(ctx, node.inputs[0]), DTypeCode(ctx, node.inputs[3]),
-              static_cast<int64_t>(ctx.value(node.outputs[0]).dtype)};
-  return ctx.Dispatch(node, "mel_weight_matrix", std::move(ip), {}, binds);
+  emit::kernel::MelWeightMatrix mel;
+  mel.num_mel_bins = y[1];
+  mel.spec_bins = y[0];
+  mel.int_dtype = DTypeCode(ctx, node.inputs[0]);
+  mel.float_dtype = DTypeCode(ctx, node.inputs[3]);
+  mel.out_dtype = static_cast<int64_t>(ctx.value(node.outputs[0]).dtype);
+  return ctx.Dispatch(node, mel, binds);
 }
 
 }  // namespace

@@ -158,22 +158,22 @@ absl::Status LowerTfIdf(emit::LoweringContext& ctx, const ir::Node& node) {
   std::memcpy(data->bytes.data(), pool.data(), data->bytes.size());
   const emit::Binding bp = ctx.BindNewConstant(absl::StrCat(node.name, ".pool"), data);
 
-  std::vector<int64_t> ip = {dtype,
-                             rows,
-                             cols,
-                             plan.skips,
-                             static_cast<int64_t>(plan.entries.size()),
-                             static_cast<int64_t>(plan.pool.size()),
-                             plan.out_len,
-                             plan.mode};
-  std::vector<float> fp;
+  emit::kernel::Tfidf tfidf;
+  tfidf.dtype = dtype;
+  tfidf.rows = rows;
+  tfidf.cols = cols;
+  tfidf.skips = plan.skips;
+  tfidf.E = static_cast<int64_t>(plan.entries.size());
+  tfidf.pool_len = static_cast<int64_t>(plan.pool.size());
+  tfidf.out_len = plan.out_len;
+  tfidf.mode = plan.mode;
   for (const TfIdfPlan::Entry& e : plan.entries) {
-    ip.insert(ip.end(), {e.len, e.off, e.index});
-    fp.push_back(e.weight);
+    tfidf.len_off_index.insert(tfidf.len_off_index.end(), {e.len, e.off, e.index});
+    tfidf.weight.push_back(e.weight);
   }
   KILN_ASSIGN_OR_RETURN(emit::Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(emit::Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, "tfidf", std::move(ip), std::move(fp), {bx, bp, by});
+  return ctx.Dispatch(node, tfidf, {bx, bp, by});
 }
 
 }  // namespace

@@ -104,15 +104,19 @@ absl::Status LowerTopK(emit::LoweringContext& ctx, const ir::Node& node) {
   // Symbolic dims multiply through the pool; the kernel's checker refuses
   // k beyond a symbolic axis's run-time length.
   ir::DimPool& dims = ctx.dims();
-  Shape ip = {t, dims.Product(Shape(x.begin(), x.begin() + axis)), x[axis],
-              dims.Product(Shape(x.begin() + axis + 1, x.end())), k,
-              node.GetInt("largest", 1) != 0 ? 1 : 0,
-              runtime_k ? emit::DTypeCode(ctx, node.inputs[1]) : 0};
+  emit::kernel::Topk topk;
+  topk.dtype = t;
+  topk.outer = dims.Product(Shape(x.begin(), x.begin() + axis));
+  topk.len = x[axis];
+  topk.inner = dims.Product(Shape(x.begin() + axis + 1, x.end()));
+  topk.K = k;
+  topk.largest = node.GetInt("largest", 1) != 0 ? 1 : 0;
+  topk.k_dtype = runtime_k ? emit::DTypeCode(ctx, node.inputs[1]) : 0;
   if (reports) {  // k found at run time (kiln.k is the capacity)
     KILN_ASSIGN_OR_RETURN(emit::Binding count, ctx.Bind(node, node.outputs[2]));
-    return ctx.Dispatch(node, "topk_bounded", std::move(ip), {}, {bx, bk, bv, bi, count});
+    return ctx.Dispatch(node, emit::kernel::TopkBounded(topk), {bx, bk, bv, bi, count});
   }
-  return ctx.Dispatch(node, "topk", std::move(ip), {}, {bx, bk, bv, bi},
+  return ctx.Dispatch(node, topk, {bx, bk, bv, bi},
                       {-1, runtime_k ? -1 : 0, -1, -1});
 }
 

@@ -180,16 +180,20 @@ absl::Status CheckRuntimeOutputShape(LoweringContext& ctx, const ir::Node& node,
   const ir::Value& v = ctx.value(node.inputs[2]);
   if (v.constant) return absl::OkStatus();  // shape inference read its value
   const bool reports = node.GetInt("kiln.result_dims", 0) != 0;
-  std::vector<int64_t> ip = {KILN_SHAPE_CHECK_EXACT, static_cast<int64_t>(v.dtype),
-                             static_cast<int64_t>(y.size()), 0, 0,
-                             static_cast<int64_t>(y.size())};
-  for (size_t d = 0; d < y.size(); ++d) ip.push_back(!reports ? y[d] : d < 2 ? x[d] : -1);
+  emit::kernel::ShapeCheck check;
+  check.mode = KILN_SHAPE_CHECK_EXACT;
+  check.dtype = static_cast<int64_t>(v.dtype);
+  check.count = static_cast<int64_t>(y.size());
+  check.flag = 0;
+  check.IR = 0;
+  check.OR = static_cast<int64_t>(y.size());
+  for (size_t d = 0; d < y.size(); ++d) check.out_dims.push_back(!reports ? y[d] : d < 2 ? x[d] : -1);
   KILN_ASSIGN_OR_RETURN(Binding b, ctx.Bind(node, node.inputs[2]));
   if (reports) {
     KILN_ASSIGN_OR_RETURN(Binding dims, ctx.Bind(node, node.outputs.back()));
-    return ctx.Dispatch(node, "shape_resolve", std::move(ip), {}, {b, dims});
+    return ctx.Dispatch(node, emit::kernel::ShapeResolve(check), {b, dims});
   }
-  return ctx.Dispatch(node, "shape_check", std::move(ip), {}, {b});
+  return ctx.Dispatch(node, check, {b});
 }
 
 absl::Status LowerMaxUnpool(LoweringContext& ctx, const ir::Node& node) {
@@ -204,14 +208,16 @@ absl::Status LowerMaxUnpool(LoweringContext& ctx, const ir::Node& node) {
     return ctx.Invalid(node, "the unpooled shape is missing");
   }
   KILN_RETURN_IF_ERROR(CheckRuntimeOutputShape(ctx, node, x, y));
-  std::vector<int64_t> ip = {static_cast<int64_t>(ir::DTypeSize(ctx.value(node.inputs[0]).dtype)),
-                             ir::ElementCount(x), static_cast<int64_t>(y.size())};
-  ip.insert(ip.end(), inferred.begin(), inferred.end());
-  ip.insert(ip.end(), y.begin(), y.end());
+  emit::kernel::MaxUnpool unpool;
+  unpool.elem_bytes = static_cast<int64_t>(ir::DTypeSize(ctx.value(node.inputs[0]).dtype));
+  unpool.n = ir::ElementCount(x);
+  unpool.R = static_cast<int64_t>(y.size());
+  unpool.inferred_dims = inferred;
+  unpool.out_dims = y;
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding bi, ctx.Bind(node, node.inputs[1]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, "max_unpool", std::move(ip), {}, {bx, bi, by});
+  return ctx.Dispatch(node, unpool, {bx, bi, by});
 }
 
 absl::Status LowerRoiAlign(LoweringContext& ctx, const ir::Node& node) {
@@ -222,13 +228,20 @@ absl::Status LowerRoiAlign(LoweringContext& ctx, const ir::Node& node) {
   const std::string ctm = node.GetString(
       "coordinate_transformation_mode",
       ctx.graph().opset >= 16 ? "half_pixel" : "output_half_pixel");
-  std::vector<int64_t> ip = {x[0], x[1], x[2], x[3], y[0], y[2], y[3],
-                             node.GetInt("sampling_ratio", 0),
-                             node.GetString("mode", "avg") == "max" ? 1 : 0,
-                             ctm == "half_pixel" ? 1 : 0};
-  std::vector<float> fp = {node.GetFloat("spatial_scale", 1.0f)};
+  emit::kernel::RoiAlignF32 roi;
+  roi.N = x[0];
+  roi.C = x[1];
+  roi.H = x[2];
+  roi.W = x[3];
+  roi.num_rois = y[0];
+  roi.OH = y[2];
+  roi.OW = y[3];
+  roi.sampling_ratio = node.GetInt("sampling_ratio", 0);
+  roi.mode = node.GetString("mode", "avg") == "max" ? 1 : 0;
+  roi.half_pixel = ctm == "half_pixel" ? 1 : 0;
+  roi.spatial_scale = node.GetFloat("spatial_scale", 1.0f);
   KILN_ASSIGN_OR_RETURN(std::vector<Binding> b, BindAll(ctx, node, {0, 1, 2}));
-  return ctx.Dispatch(node, "roi_align_f32", std::move(ip), std::move(fp), b);
+  return ctx.Dispatch(node, roi, b);
 }
 
 }  // namespace

@@ -36,11 +36,12 @@ constexpr Row kRows[] = {
 };
 
 // One word of a row's names: "x" or "x[COUNT]" (COUNT a parameter, a number
-// or "*").
+// or "*"; "COUNT?": that many or none).
 struct Param {
   std::string name;
   bool array = false;
   std::string count;
+  bool or_none = false;
 };
 
 std::vector<Param> Parse(const std::string& names) {
@@ -56,6 +57,10 @@ std::vector<Param> Parse(const std::string& names) {
       p.name = word.substr(0, bracket);
       p.array = true;
       p.count = word.substr(bracket + 1, word.size() - bracket - 2);
+      if (!p.count.empty() && p.count.back() == '?') {
+        p.count.pop_back();
+        p.or_none = true;
+      }
     }
     out.push_back(p);
   }
@@ -225,7 +230,7 @@ void CppCollect(std::ostream& o, const Param& p, bool is_float) {
   std::string count = p.count == "*" ? "-1" : p.count;
   if (!IsNumber(count) && count != "-1") count = count + ".value";  // a field of this struct
   o << "    c." << (is_float ? "Floats" : "Ints") << "(\"" << p.name << "\", " << p.name
-    << ", " << count << ");\n";
+    << ", " << count << (p.or_none ? ", /*or_none=*/true" : "") << ");\n";
 }
 
 std::string CppHeader(std::vector<std::string>* errors) {
@@ -270,7 +275,7 @@ std::string CppHeader(std::vector<std::string>* errors) {
     }
     for (size_t p = first_int; p < k.ints.size(); ++p) {
       o << "  " << (k.ints[p].array ? "KernelInts " : "KernelInt ") << k.ints[p].name << ";";
-      if (k.ints[p].array) o << "  // [" << k.ints[p].count << "]";
+      if (k.ints[p].array) o << "  // [" << k.ints[p].count << (k.ints[p].or_none ? "?" : "") << "]";
       o << "\n";
     }
     for (size_t p = first_float; p < k.floats.size(); ++p) {

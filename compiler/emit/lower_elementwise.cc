@@ -45,16 +45,10 @@ absl::Status LowerBinary(LoweringContext& ctx, const ir::Node& node) {
   if (node.op_type == "Sub") op = KILN_BINARY_SUB;
   if (node.op_type == "Mul") op = KILN_BINARY_MUL;
   if (node.op_type == "Div") op = KILN_BINARY_DIV;
-  kernel::BinaryF32 binary;
-  binary.op = op;
-  binary.R = static_cast<int64_t>(r);
-  binary.out_dims = y;
-  binary.a_strides = as;
-  binary.b_strides = bs;
   KILN_ASSIGN_OR_RETURN(Binding ba, ctx.Bind(node, node.inputs[0]));
   KILN_ASSIGN_OR_RETURN(Binding bb, ctx.Bind(node, node.inputs[1]));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, binary, {ba, bb, by});
+  return ctx.Dispatch(node, BinaryF32Params(op, y, as, bs), {ba, bb, by});
 }
 
 absl::Status LowerUnary(LoweringContext& ctx, const ir::Node& node) {

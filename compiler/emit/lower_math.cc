@@ -108,14 +108,8 @@ absl::Status LowerMathBinary(LoweringContext& ctx, const ir::Node& node) {
   if (ctx.value(node.outputs[0]).dtype != ir::DType::F32) {
     return ctx.Unimplemented(node, "only float32 outputs are supported");
   }
-  kernel::BinaryF32 binary;
-  binary.op = op;
-  binary.R = static_cast<int64_t>(r);
-  binary.out_dims = y;
-  binary.a_strides = as;
-  binary.b_strides = bs;
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, binary, {ba, bb, by});
+  return ctx.Dispatch(node, BinaryF32Params(op, y, as, bs), {ba, bb, by});
 }
 
 // Appends dim d (stride s) to a dims/strides list, merging it into the last

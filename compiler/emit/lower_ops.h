@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "compiler/emit/dtype_codes.h"
 #include "compiler/emit/lowering_context.h"
 #include "compiler/status_macros.h"
 
@@ -63,9 +64,23 @@ inline bool HasInput(const ir::Node& node, size_t k) {
   return node.inputs.size() > k && node.inputs[k] != ir::kNoValue;
 }
 
+// binary_f32 of `op` over out_dims, each operand read with its broadcast
+// strides (lower_elementwise.cc's Add..Div, lower_math.cc's Pow..PRelu).
+inline kernel::BinaryF32 BinaryF32Params(int64_t op, const std::vector<int64_t>& out_dims,
+                                         const std::vector<int64_t>& a_strides,
+                                         const std::vector<int64_t>& b_strides) {
+  kernel::BinaryF32 binary;
+  binary.op = op;
+  binary.R = static_cast<int64_t>(out_dims.size());
+  binary.out_dims = out_dims;
+  binary.a_strides = a_strides;
+  binary.b_strides = b_strides;
+  return binary;
+}
+
 // The dtype of value `v` as kernels take it in their parameters (kiln_dtype).
 inline int64_t DTypeCode(const LoweringContext& ctx, ir::ValueId v) {
-  return static_cast<int64_t>(ctx.value(v).dtype);
+  return KernelDTypeCode(ctx.value(v).dtype);
 }
 
 // The dtype-generic elementwise kernels (lower_typed.cc): one binary_typed

@@ -48,7 +48,7 @@ absl::Status LowerPoolNd(LoweringContext& ctx, const ir::Node& node) {
   }
   kernel::PoolNd pool;
   pool.kind = is_max ? KILN_POOL_MAX : KILN_POOL_AVG;
-  pool.dtype = static_cast<int64_t>(t);
+  pool.dtype = KernelDTypeCode(t);
   pool.S = static_cast<int64_t>(s);
   pool.count_include_pad = is_max ? 0 : (node.GetInt("count_include_pad", 0) != 0 ? 1 : 0);
   pool.NC = ctx.dims().Mul(x[0], x[1]);  // N and C may be symbolic

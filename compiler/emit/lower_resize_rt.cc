@@ -64,7 +64,7 @@ absl::Status LowerResizeRt(LoweringContext& ctx, const ir::Node& node) {
   // roi: only tf_crop_and_resize reads it; [0.., 1..] (the whole input) otherwise.
   int64_t roi_dtype = KILN_DTYPE_F32;
   if (m.ctm == KILN_RESIZE_TF_CROP_AND_RESIZE && Given(ctx, node, 1)) {
-    roi_dtype = static_cast<int64_t>(ctx.value(node.inputs[1]).dtype);
+    roi_dtype = DTypeCode(ctx, node.inputs[1]);
     KILN_ASSIGN_OR_RETURN(b[1], ctx.Bind(node, node.inputs[1]));
   } else {
     std::vector<float> roi(2 * r, 0.0f);

@@ -25,10 +25,6 @@ bool Present(const ir::Node& node, size_t k) {
   return k < node.inputs.size() && node.inputs[k] != ir::kNoValue;
 }
 
-int64_t DtypeOf(const LoweringContext& ctx, const ir::Node& node, size_t k) {
-  return static_cast<int64_t>(ctx.value(node.inputs[k]).dtype);
-}
-
 // A new int64 constant [values] bound in place of an absent input.
 Binding BindInts(LoweringContext& ctx, const ir::Node& node, const char* what,
                  const Shape& values) {
@@ -94,10 +90,10 @@ absl::Status LowerSliceRt(LoweringContext& ctx, const ir::Node& node) {
   slice.elem_bytes = eb;
   slice.R = static_cast<int64_t>(x.size());
   slice.n = n;
-  slice.starts_dtype = DtypeOf(ctx, node, 1);
-  slice.ends_dtype = DtypeOf(ctx, node, 2);
-  slice.axes_dtype = Present(node, 3) ? DtypeOf(ctx, node, 3) : int64_t{KILN_DTYPE_I64};
-  slice.steps_dtype = Present(node, 4) ? DtypeOf(ctx, node, 4) : int64_t{KILN_DTYPE_I64};
+  slice.starts_dtype = DTypeCode(ctx, node.inputs[1]);
+  slice.ends_dtype = DTypeCode(ctx, node.inputs[2]);
+  slice.axes_dtype = Present(node, 3) ? DTypeCode(ctx, node.inputs[3]) : int64_t{KILN_DTYPE_I64};
+  slice.steps_dtype = Present(node, 4) ? DTypeCode(ctx, node.inputs[4]) : int64_t{KILN_DTYPE_I64};
   slice.in_dims = x;
   slice.out_dims = y;
   std::vector<Binding> b(6);
@@ -134,8 +130,8 @@ absl::Status LowerPadRt(LoweringContext& ctx, const ir::Node& node) {
   pad_dims.mode = m;
   pad_dims.R = r;
   pad_dims.n = n;
-  pad_dims.pads_dtype = DtypeOf(ctx, node, 1);
-  pad_dims.axes_dtype = Present(node, 3) ? DtypeOf(ctx, node, 3) : int64_t{KILN_DTYPE_I64};
+  pad_dims.pads_dtype = DTypeCode(ctx, node.inputs[1]);
+  pad_dims.axes_dtype = Present(node, 3) ? DTypeCode(ctx, node.inputs[3]) : int64_t{KILN_DTYPE_I64};
   pad_dims.in_dims = x;
   kernel::PadRt pad(pad_dims);
   pad.out_dims = y;
@@ -178,7 +174,7 @@ absl::Status LowerReduceRt(LoweringContext& ctx, const ir::Node& node) {
   reduce.kind = kind;
   reduce.keepdims = node.GetInt("keepdims", 1) != 0 ? 1 : 0;
   reduce.noop_with_empty_axes = node.GetInt("noop_with_empty_axes", 0) != 0 ? 1 : 0;
-  reduce.axes_dtype = DtypeOf(ctx, node, 1);
+  reduce.axes_dtype = DTypeCode(ctx, node.inputs[1]);
   reduce.n = ir::ElementCount(axes);
   reduce.R = static_cast<int64_t>(x.size());
   reduce.RO = static_cast<int64_t>(y.size());
@@ -199,7 +195,7 @@ absl::Status LowerRange(LoweringContext& ctx, const ir::Node& node) {
     std::vector<Binding> bc = b;  // start, limit, delta, then n for Y
     bc.back() = n;
     kernel::RangeCount count;
-    count.dtype = DtypeOf(ctx, node, 0);
+    count.dtype = DTypeCode(ctx, node.inputs[0]);
     KILN_RETURN_IF_ERROR(ctx.Dispatch(node, count, bc));
     kernel::Range range;
     range.dtype = count.dtype;
@@ -208,7 +204,7 @@ absl::Status LowerRange(LoweringContext& ctx, const ir::Node& node) {
   }
   KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, y, "the output shape"));
   kernel::Range range;
-  range.dtype = DtypeOf(ctx, node, 0);
+  range.dtype = DTypeCode(ctx, node.inputs[0]);
   range.n = ir::ElementCount(y);
   return ctx.Dispatch(node, range, b);
 }

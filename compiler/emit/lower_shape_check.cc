@@ -158,7 +158,7 @@ absl::Status LowerShapeInputCheck(LoweringContext& ctx, const ir::Node& node) {
   }
   kernel::ShapeCheck check;
   check.mode = mode;
-  check.dtype = static_cast<int64_t>(ctx.value(v).dtype);
+  check.dtype = DTypeCode(ctx, v);
   check.count = count;
   check.flag = node.GetInt("allowzero", 0) != 0 ? 1 : 0;
   check.IR = static_cast<int64_t>(in.size());
@@ -184,7 +184,7 @@ absl::Status LowerSymbolicRange(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
   kernel::Arange arange;
-  arange.dtype = static_cast<int64_t>(ctx.value(node.outputs[0]).dtype);
+  arange.dtype = DTypeCode(ctx, node.outputs[0]);
   arange.n = y.at(0);
   arange.start = start->IntAt(0);
   arange.delta = delta->IntAt(0);

@@ -13,10 +13,10 @@
 namespace kiln::compiler::emit {
 namespace {
 
-// The kernel ABI's dtype code for `t` (module.fbs numbering), or -1.
+// The kernel ABI's dtype code for `t`, or -1.
 int64_t DTypeCode(ir::DType t) {
   if (ir::DTypeSize(t) == 0) return -1;
-  return static_cast<int64_t>(t);
+  return KernelDTypeCode(t);
 }
 
 absl::StatusOr<int64_t> Code(LoweringContext& ctx, const ir::Node& node, ir::ValueId v) {

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "flatbuffers/flatbuffers.h"
+#include "compiler/emit/dtype_codes.h"
 #include "kiln/module_generated.h"
 #include "kiln/opcodes.h"
 
@@ -26,7 +27,7 @@ std::vector<Offset<flatbuffers::String>> Strings(FlatBufferBuilder& b,
 Offset<fb::TensorDesc> WriteTensor(FlatBufferBuilder& b, const TensorDesc& t) {
   // Static tensors carry no dim_symbols at all (the field stays absent).
   auto symbols = Strings(b, t.dim_symbols);
-  return fb::CreateTensorDescDirect(b, t.name.c_str(), t.dtype, &t.shape,
+  return fb::CreateTensorDescDirect(b, t.name.c_str(), ModuleDType(t.dtype), &t.shape,
                                     t.dim_symbols.empty() ? nullptr : &symbols,
                                     t.dim_registers.empty() ? nullptr : &t.dim_registers,
                                     t.capacity_bytes);
@@ -56,7 +57,7 @@ absl::StatusOr<std::string> WriteModule(const LoweredModule& m) {
   std::vector<Offset<fb::Constant>> constants;
   for (size_t k = 0; k < m.constants.size(); ++k) {
     const ConstantDesc& c = m.constants[k];
-    constants.push_back(fb::CreateConstantDirect(b, c.name.c_str(), c.data->dtype, &c.data->shape,
+    constants.push_back(fb::CreateConstantDirect(b, c.name.c_str(), ModuleDType(c.data->dtype), &c.data->shape,
                                                  offsets[k], c.data->bytes.size(),
                                                  static_cast<fb::ConstantLayout>(c.layout)));
   }
@@ -95,7 +96,7 @@ absl::StatusOr<std::string> WriteModule(const LoweredModule& m) {
     auto outs = Strings(b, d.outputs);
     std::vector<Offset<fb::ValueDebug>> values;
     for (const ValueDebugDesc& v : d.values) {
-      values.push_back(fb::CreateValueDebugDirect(b, v.name.c_str(), v.dtype, &v.shape, v.binding,
+      values.push_back(fb::CreateValueDebugDirect(b, v.name.c_str(), ModuleDType(v.dtype), &v.shape, v.binding,
                                                     v.channels_last,
                                                     v.dim_registers.empty() ? nullptr
                                                                             : &v.dim_registers));

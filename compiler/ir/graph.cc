@@ -7,19 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "kiln/dtype.h"
 
 namespace kiln::ir {
-
-// The module format's table (kiln/dtype.h): one table for writer and readers.
-size_t DTypeSize(DType dtype) { return ::kiln::DTypeSize(dtype); }
-
-const char* DTypeName(DType dtype) { return ::kiln::DTypeName(dtype); }
-
-bool IsFloat(DType dtype) {
-  return dtype == DType::F32 || dtype == DType::F64 || dtype == DType::F16 ||
-         dtype == DType::BF16;
-}
 
 float BFloat16ToFloat(uint16_t b) {
   const uint32_t bits = static_cast<uint32_t>(b) << 16;

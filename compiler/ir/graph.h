@@ -13,18 +13,9 @@
 #include <vector>
 
 #include "compiler/ir/dim_expr.h"
-#include "kiln/module_generated.h"
+#include "compiler/ir/dtype.h"
 
 namespace kiln::ir {
-
-using DType = ::kiln::fb::DType;
-
-// Bytes per element; 0 for Unknown.
-size_t DTypeSize(DType dtype);
-// "float32", "int64", ...
-const char* DTypeName(DType dtype);
-// float32, float64, float16 or bfloat16.
-bool IsFloat(DType dtype);
 
 // bfloat16 is a float32's high half: widening is exact; narrowing rounds to
 // nearest even (as ONNX's reference and ONNX Runtime do), NaN stays NaN.

@@ -260,7 +260,7 @@ absl::Status LowerQMatMul(LoweringContext& ctx, const ir::Node& node) {
   emit::kernel::Qmatmul mm;
   mm.a_dtype = DTypeCode(ctx, node.inputs[pos[0]]);
   mm.b_dtype = DTypeCode(ctx, node.inputs[pos[1]]);
-  mm.y_dtype = static_cast<int64_t>(ctx.value(node.outputs[0]).dtype);
+  mm.y_dtype = emit::DTypeCode(ctx, node.outputs[0]);
   mm.M = M;
   mm.N = N;
   mm.K = K;
@@ -346,7 +346,7 @@ absl::Status LowerQConv(LoweringContext& ctx, const ir::Node& node) {
   emit::kernel::Qconv2d conv;
   conv.x_dtype = DTypeCode(ctx, node.inputs[0]);
   conv.w_dtype = DTypeCode(ctx, node.inputs[pos[1]]);
-  conv.y_dtype = static_cast<int64_t>(ctx.value(node.outputs[0]).dtype);
+  conv.y_dtype = emit::DTypeCode(ctx, node.outputs[0]);
   conv.N = x[0];
   conv.C = x[1];
   conv.H = one ? 1 : x[2];
@@ -415,7 +415,7 @@ absl::Status LowerQuantize(LoweringContext& ctx, const ir::Node& node) {
   quantize.outer = outer;
   quantize.axis = axis_len;
   quantize.inner = inner;
-  quantize.q_dtype = static_cast<int64_t>(qt);
+  quantize.q_dtype = emit::KernelDTypeCode(qt);
   quantize.has_zp = has_zp ? 1 : 0;
   quantize.per_axis = per_axis ? 1 : 0;
   const std::vector<Binding> b = {bx, bs, bz, by};

@@ -327,7 +327,7 @@ absl::Status LowerStft(LoweringContext& ctx, const ir::Node& node) {
     KILN_ASSIGN_OR_RETURN(bf, ctx.Bind(node, node.inputs[3]));
   }
   if (table_n > 0) bt = TwiddleTable(ctx, node, table_n);
-  const auto code = [&](size_t k) { return static_cast<int64_t>(ctx.value(node.inputs[k]).dtype); };
+  const auto code = [&](size_t k) { return emit::DTypeCode(ctx, node.inputs[k]); };
   if (reports_dims) {  // F and K from the run-time scalars, patched into stft_f32
     KILN_ASSIGN_OR_RETURN(Binding dims, ctx.Bind(node, node.outputs.back()));
     emit::kernel::StftDims sizes;
@@ -377,7 +377,7 @@ absl::Status LowerSignalWindow(LoweringContext& ctx, const ir::Node& node) {
   window.N = y[0];
   window.periodic = node.GetInt("periodic", 1) != 0 ? 1 : 0;
   window.size_dtype = DTypeCode(ctx, node.inputs[0]);
-  window.out_dtype = static_cast<int64_t>(ctx.value(node.outputs[0]).dtype);
+  window.out_dtype = emit::DTypeCode(ctx, node.outputs[0]);
   return ctx.Dispatch(node, window, {bs, by});
 }
 
@@ -395,7 +395,7 @@ absl::Status LowerMel(LoweringContext& ctx, const ir::Node& node) {
   mel.spec_bins = y[0];
   mel.int_dtype = DTypeCode(ctx, node.inputs[0]);
   mel.float_dtype = DTypeCode(ctx, node.inputs[3]);
-  mel.out_dtype = static_cast<int64_t>(ctx.value(node.outputs[0]).dtype);
+  mel.out_dtype = emit::DTypeCode(ctx, node.outputs[0]);
   return ctx.Dispatch(node, mel, binds);
 }
 

@@ -182,7 +182,7 @@ absl::Status CheckRuntimeOutputShape(LoweringContext& ctx, const ir::Node& node,
   const bool reports = node.GetInt("kiln.result_dims", 0) != 0;
   emit::kernel::ShapeCheck check;
   check.mode = KILN_SHAPE_CHECK_EXACT;
-  check.dtype = static_cast<int64_t>(v.dtype);
+  check.dtype = emit::KernelDTypeCode(v.dtype);
   check.count = static_cast<int64_t>(y.size());
   check.flag = 0;
   check.IR = 0;

@@ -6,7 +6,8 @@
 namespace kiln::compiler {
 namespace {
 
-bool IsFloat(ir::DType t) {
+// The float types the dropout kernel takes (not bfloat16).
+bool IsDropoutFloat(ir::DType t) {
   return t == ir::DType::F32 || t == ir::DType::F64 || t == ir::DType::F16;
 }
 
@@ -28,10 +29,10 @@ absl::Status InferDropout(ShapeRuleContext& c) {
   const bool kernel = c.Has(2) && (mask || !KnownFalse(c.C(2)));
   c.node().SetInt("kiln.dropout_kernel", kernel ? 1 : 0);
   if (kernel) {
-    if (!IsFloat(c.T(0))) {
+    if (!IsDropoutFloat(c.T(0))) {
       return c.Err(absl::StrCat("data must be a float tensor, got ", ir::DTypeName(c.T(0))));
     }
-    if (c.Has(1) && (!IsFloat(c.T(1)) || ir::ElementCount(c.S(1)) != 1)) {
+    if (c.Has(1) && (!IsDropoutFloat(c.T(1)) || ir::ElementCount(c.S(1)) != 1)) {
       return c.Err(absl::StrCat("ratio must be one float value, got ", ir::DTypeName(c.T(1)), " ",
                                 ir::ShapeStr(c.S(1))));
     }

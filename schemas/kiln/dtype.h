@@ -1,5 +1,5 @@
 // Element sizes and names of the module's dtypes, shared by every reader and
-// writer of modules.
+// writer of modules (the table: kiln/dtypes.def).
 #ifndef KILN_DTYPE_H_
 #define KILN_DTYPE_H_
 
@@ -12,19 +12,11 @@ namespace kiln {
 // Bytes per element; 0 for Unknown or a value outside the enum.
 inline size_t DTypeSize(fb::DType dtype) {
   switch (dtype) {
-    case fb::DType::F32: return 4;
-    case fb::DType::F16: return 2;
-    case fb::DType::F64: return 8;
-    case fb::DType::I8: return 1;
-    case fb::DType::I16: return 2;
-    case fb::DType::I32: return 4;
-    case fb::DType::I64: return 8;
-    case fb::DType::U8: return 1;
-    case fb::DType::Bool: return 1;
-    case fb::DType::U16: return 2;
-    case fb::DType::U32: return 4;
-    case fb::DType::U64: return 8;
-    case fb::DType::BF16: return 2;
+#define KILN_DTYPE(name, size, text) \
+  case fb::DType::name:              \
+    return size;
+#include "kiln/dtypes.def"
+#undef KILN_DTYPE
     default: return 0;
   }
 }
@@ -32,19 +24,11 @@ inline size_t DTypeSize(fb::DType dtype) {
 // NumPy-style name ("float32"), or "unknown".
 inline const char* DTypeName(fb::DType dtype) {
   switch (dtype) {
-    case fb::DType::F32: return "float32";
-    case fb::DType::F16: return "float16";
-    case fb::DType::F64: return "float64";
-    case fb::DType::I8: return "int8";
-    case fb::DType::I16: return "int16";
-    case fb::DType::I32: return "int32";
-    case fb::DType::I64: return "int64";
-    case fb::DType::U8: return "uint8";
-    case fb::DType::Bool: return "bool";
-    case fb::DType::U16: return "uint16";
-    case fb::DType::U32: return "uint32";
-    case fb::DType::U64: return "uint64";
-    case fb::DType::BF16: return "bfloat16";
+#define KILN_DTYPE(name, size, text) \
+  case fb::DType::name:              \
+    return text;
+#include "kiln/dtypes.def"
+#undef KILN_DTYPE
     default: return "unknown";
   }
 }

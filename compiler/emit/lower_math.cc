@@ -1,6 +1,5 @@
 // Float math: unary math and activations (unary_f32), Pow/PRelu/Mod/Max/Min
-// (binary_f32), Reduce* (reduce_f32), ArgMax/ArgMin, LayerNormalization,
-// InstanceNormalization, LpNormalization, LRN and Hardmax.
+// (binary_f32), Reduce* (reduce_f32), ArgMax/ArgMin and Hardmax.
 #include <cstring>
 #include <map>
 #include <memory>
@@ -29,31 +28,6 @@ absl::Status RequireF32Input(LoweringContext& ctx, const ir::Node& node, size_t 
                                                 "; only float32 is supported"));
   }
   return absl::OkStatus();
-}
-
-// A float32 copy of constant `c` broadcast to `shape` (e.g. an int exponent
-// of Pow, or a LayerNormalization scale stored with fewer dims).
-ir::ConstantPtr BroadcastConstantF32(const ir::ConstantData& c, const Shape& shape,
-                                     ir::DimPool& dims) {
-  Shape strides;
-  if (!BroadcastStrides(c.shape, shape, dims, &strides)) return nullptr;
-  auto out = std::make_shared<ir::ConstantData>();
-  out->dtype = ir::DType::F32;
-  out->shape = shape;
-  const int64_t n = ir::ElementCount(shape);
-  out->bytes.resize(static_cast<size_t>(n) * sizeof(float));
-  Shape idx(shape.size(), 0);
-  for (int64_t k = 0; k < n; ++k) {
-    int64_t src = 0;
-    for (size_t d = 0; d < shape.size(); ++d) src += idx[d] * strides[d];
-    const float v = static_cast<float>(c.FloatAt(src));
-    std::memcpy(out->bytes.data() + k * sizeof(float), &v, sizeof(float));
-    for (size_t d = shape.size(); d-- > 0;) {
-      if (++idx[d] < shape[d]) break;
-      idx[d] = 0;
-    }
-  }
-  return out;
 }
 
 absl::Status LowerMathUnary(LoweringContext& ctx, const ir::Node& node) {
@@ -177,21 +151,6 @@ absl::Status LowerArgReduce(LoweringContext& ctx, const ir::Node& node) {
   return ctx.Dispatch(node, arg, {bx, by});
 }
 
-// [outer, axis, inner] for Softmax-style axis semantics (2-D coercion before
-// opset 13).
-absl::Status AxisView(LoweringContext& ctx, const ir::Node& node, int64_t default_axis,
-                      bool coerce, int64_t v[3]) {
-  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
-  const int64_t rank = static_cast<int64_t>(x.size());
-  int64_t axis = node.GetInt("axis", default_axis);
-  if (axis < 0) axis += rank;
-  if (rank == 0 || axis < 0 || axis >= rank) return ctx.Invalid(node, "axis out of range");
-  v[0] = Product(x, 0, axis);
-  v[1] = coerce ? Product(x, axis, x.size()) : x[axis];
-  v[2] = coerce ? 1 : Product(x, axis + 1, x.size());
-  return absl::OkStatus();
-}
-
 absl::Status LowerHardmax(LoweringContext& ctx, const ir::Node& node) {
   KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
   const bool v13 = ctx.graph().opset >= 13;
@@ -206,106 +165,47 @@ absl::Status LowerHardmax(LoweringContext& ctx, const ir::Node& node) {
   return ctx.Dispatch(node, hardmax, {bx, by});
 }
 
-absl::Status LowerLpNorm(LoweringContext& ctx, const ir::Node& node) {
-  KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
-  int64_t v[3];
-  KILN_RETURN_IF_ERROR(AxisView(ctx, node, -1, false, v));
-  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
-  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  kernel::LpNormF32 lp;
-  lp.outer = v[0];
-  lp.n = v[1];
-  lp.inner = v[2];
-  lp.p = node.GetInt("p", 2);
-  return ctx.Dispatch(node, lp, {bx, by});
+}  // namespace
+
+// A float32 copy of constant `c` broadcast to `shape` (e.g. an int exponent
+// of Pow, or a LayerNormalization scale stored with fewer dims).
+ir::ConstantPtr BroadcastConstantF32(const ir::ConstantData& c, const std::vector<int64_t>& shape,
+                                     ir::DimPool& dims) {
+  Shape strides;
+  if (!BroadcastStrides(c.shape, shape, dims, &strides)) return nullptr;
+  auto out = std::make_shared<ir::ConstantData>();
+  out->dtype = ir::DType::F32;
+  out->shape = shape;
+  const int64_t n = ir::ElementCount(shape);
+  out->bytes.resize(static_cast<size_t>(n) * sizeof(float));
+  Shape idx(shape.size(), 0);
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t src = 0;
+    for (size_t d = 0; d < shape.size(); ++d) src += idx[d] * strides[d];
+    const float v = static_cast<float>(c.FloatAt(src));
+    std::memcpy(out->bytes.data() + k * sizeof(float), &v, sizeof(float));
+    for (size_t d = shape.size(); d-- > 0;) {
+      if (++idx[d] < shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return out;
 }
 
-absl::Status LowerLrn(LoweringContext& ctx, const ir::Node& node) {
-  KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
-  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
-  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
-  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  kernel::LrnF32 lrn;
-  lrn.N = x[0];
-  lrn.C = x[1];
-  lrn.spatial = Product(x, 2, x.size());
-  lrn.size = node.GetInt("size", 1);
-  lrn.alpha = node.GetFloat("alpha", 1e-4f);
-  lrn.beta = node.GetFloat("beta", 0.75f);
-  lrn.bias = node.GetFloat("bias", 1.0f);
-  return ctx.Dispatch(node, lrn, {bx, by});
-}
-
-absl::Status LowerInstanceNorm(LoweringContext& ctx, const ir::Node& node) {
-  KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
-  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
-  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
-  KILN_ASSIGN_OR_RETURN(Binding bs, ctx.Bind(node, node.inputs[1]));
-  KILN_ASSIGN_OR_RETURN(Binding bb, ctx.Bind(node, node.inputs[2]));
-  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  kernel::InstanceNormF32 norm;
-  norm.N = x[0];
-  norm.C = x[1];
-  norm.spatial = Product(x, 2, x.size());
-  norm.epsilon = node.GetFloat("epsilon", 1e-5f);
-  return ctx.Dispatch(node, norm, {bx, bs, bb, by});
-}
-
-absl::Status LowerLayerNorm(LoweringContext& ctx, const ir::Node& node) {
-  KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
+// [outer, axis, inner] for Softmax-style axis semantics (2-D coercion before
+// opset 13).
+absl::Status AxisView(LoweringContext& ctx, const ir::Node& node, int64_t default_axis,
+                      bool coerce, int64_t v[3]) {
   KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
   const int64_t rank = static_cast<int64_t>(x.size());
-  int64_t axis = node.GetInt("axis", -1);
+  int64_t axis = node.GetInt("axis", default_axis);
   if (axis < 0) axis += rank;
-  if (axis < 0 || axis >= rank) return ctx.Invalid(node, "axis out of range");
-  const Shape norm(x.begin() + axis, x.end());
-  KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, norm, "the normalised dims"));
-  const int64_t outer = ctx.dims().Product(Shape(x.begin(), x.begin() + axis));
-  const int64_t n = ir::ElementCount(norm);
-  auto has_out = [&](size_t k) {
-    return k < node.outputs.size() && node.outputs[k] != ir::kNoValue;
-  };
-  if (has_out(1) != has_out(2)) {
-    return ctx.Unimplemented(node, "Mean and InvStdDev outputs must be requested together");
-  }
-  const bool stats = has_out(1);
-  const bool has_bias = HasInput(node, 2);
-  // Scale and B are read as [n]; a broadcast constant is expanded here.
-  auto bind_param = [&](size_t k) -> absl::StatusOr<Binding> {
-    const ir::Value& v = ctx.value(node.inputs[k]);
-    if (ir::ElementCount(v.shape) == n) return ctx.Bind(node, node.inputs[k]);
-    if (!v.constant) {
-      return ctx.Unimplemented(node, absl::StrCat("input '", v.name,
-                                                  "' must have the normalised shape or be a constant"));
-    }
-    return ctx.BindNewConstant(absl::StrCat(node.name, ".param", k),
-                               BroadcastConstantF32(*v.constant, norm, ctx.dims()));
-  };
-  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
-  KILN_ASSIGN_OR_RETURN(Binding bs, bind_param(1));
-  Binding bb = bs;  // unread without a bias
-  if (has_bias) {
-    KILN_ASSIGN_OR_RETURN(bb, bind_param(2));
-  }
-  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  // Untouched without stats; not aliased to Y, or debug info would find
-  // Y's value in a zero-byte binding.
-  Binding bm = bx, bi = bx;
-  if (stats) {
-    KILN_ASSIGN_OR_RETURN(bm, ctx.Bind(node, node.outputs[1]));
-    KILN_ASSIGN_OR_RETURN(bi, ctx.Bind(node, node.outputs[2]));
-  }
-  kernel::LayerNormF32 layer_norm;
-  layer_norm.outer = outer;
-  layer_norm.n = n;
-  layer_norm.has_bias = has_bias ? 1 : 0;
-  layer_norm.has_stats = stats ? 1 : 0;
-  layer_norm.epsilon = node.GetFloat("epsilon", 1e-5f);
-  return ctx.Dispatch(node, layer_norm, {bx, bs, bb, by, bm, bi},
-                      {-1, -1, has_bias ? -1 : 0, -1, stats ? -1 : 0, stats ? -1 : 0});
+  if (rank == 0 || axis < 0 || axis >= rank) return ctx.Invalid(node, "axis out of range");
+  v[0] = Product(x, 0, axis);
+  v[1] = coerce ? Product(x, axis, x.size()) : x[axis];
+  v[2] = coerce ? 1 : Product(x, axis + 1, x.size());
+  return absl::OkStatus();
 }
-
-}  // namespace
 
 int64_t ReduceKind(const std::string& op) {
   static const std::map<std::string, int64_t> kKinds = {
@@ -335,10 +235,6 @@ void RegisterMathLowerings(LoweringTable& table) {
   table["ArgMax"] = LowerArgReduce;
   table["ArgMin"] = LowerArgReduce;
   table["Hardmax"] = LowerHardmax;
-  table["LpNormalization"] = LowerLpNorm;
-  table["LRN"] = LowerLrn;
-  table["InstanceNormalization"] = LowerInstanceNorm;
-  table["LayerNormalization"] = LowerLayerNorm;
 }
 
 }  // namespace kiln::compiler::emit

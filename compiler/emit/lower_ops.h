@@ -64,6 +64,17 @@ inline bool HasInput(const ir::Node& node, size_t k) {
   return node.inputs.size() > k && node.inputs[k] != ir::kNoValue;
 }
 
+// A float32 copy of constant `c` broadcast to `shape` (e.g. an int exponent
+// of Pow, or a LayerNormalization scale stored with fewer dims); null when
+// it does not broadcast. lower_math.cc.
+ir::ConstantPtr BroadcastConstantF32(const ir::ConstantData& c, const std::vector<int64_t>& shape,
+                                     ir::DimPool& dims);
+
+// [outer, axis, inner] of input 0 for Softmax-style axis semantics (2-D
+// coercion before opset 13). lower_math.cc.
+absl::Status AxisView(LoweringContext& ctx, const ir::Node& node, int64_t default_axis,
+                      bool coerce, int64_t v[3]);
+
 // binary_f32 of `op` over out_dims, each operand read with its broadcast
 // strides (lower_elementwise.cc's Add..Div, lower_math.cc's Pow..PRelu).
 inline kernel::BinaryF32 BinaryF32Params(int64_t op, const std::vector<int64_t>& out_dims,

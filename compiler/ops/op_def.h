@@ -40,6 +40,7 @@ void RegisterTfIdfOps(std::vector<OpDef>& ops);        // tfidf.cc
 void RegisterUnpoolRoiOps(std::vector<OpDef>& ops);    // unpool_roi.cc
 void RegisterQuantizedOps(std::vector<OpDef>& ops);    // quantized.cc
 void RegisterSpectralOps(std::vector<OpDef>& ops);     // spectral.cc
+void RegisterNormalizationOps(std::vector<OpDef>& ops);  // normalization.cc
 
 }  // namespace kiln::compiler
 

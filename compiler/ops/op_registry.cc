@@ -15,6 +15,7 @@ const std::vector<OpDef>& AllOpDefs() {
     RegisterUnpoolRoiOps(*v);
     RegisterQuantizedOps(*v);
     RegisterSpectralOps(*v);
+    RegisterNormalizationOps(*v);
     return v;
   }();
   return *ops;

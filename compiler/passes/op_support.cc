@@ -29,7 +29,7 @@ bool IsKernelOp(const std::string& op_type) {
       "Softsign", "ThresholdedRelu", "Mish", "Gelu", "Pow", "PRelu", "Mod", "Max", "Min", "Mean",
       "Sum", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
       "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare", "ArgMax", "ArgMin",
-      "LayerNormalization", "InstanceNormalization", "LpNormalization", "LRN", "LogSoftmax",
+      "LogSoftmax",
       "Hardmax",
       // data movement, NN and recurrent (h9)
       "Gather", "Slice", "Expand", "Size", "Tile", "Split", "GatherElements", "GatherND",

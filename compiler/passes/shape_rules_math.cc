@@ -124,57 +124,6 @@ absl::Status AxisOp(MathCtx& c) {
   return c.Set(0, c.T(0), c.S(0));
 }
 
-absl::Status LpNorm(MathCtx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(1));
-  int64_t axis = 0;
-  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", -1), std::max<int64_t>(c.Rank(0), 1), &axis));
-  const int64_t p = c.node().GetInt("p", 2);
-  if (p != 1 && p != 2) return c.Err(absl::StrCat("p must be 1 or 2, got ", p));
-  return c.Set(0, c.T(0), c.S(0));
-}
-
-absl::Status LayerNorm(MathCtx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(2));
-  const Shape& x = c.S(0);
-  const int64_t r = c.Rank(0);
-  int64_t axis = 0;
-  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", -1), r, &axis));
-  const Shape norm(x.begin() + axis, x.end());
-  for (size_t k = 1; k < 3; ++k) {
-    if (!c.Has(k)) continue;
-    Shape out;
-    if (!ir::BroadcastShapes(c.S(k), norm, &out) || out != norm) {
-      return c.Err(absl::StrCat(k == 1 ? "Scale" : "B", " of shape ", ShapeStr(c.S(k)),
-                                " does not broadcast to the normalised shape ", ShapeStr(norm)));
-    }
-  }
-  Shape stats(x.begin(), x.begin() + axis);
-  stats.resize(x.size(), 1);
-  KILN_RETURN_IF_ERROR(c.Set(0, c.T(0), x));
-  KILN_RETURN_IF_ERROR(c.Set(1, DType::F32, stats));
-  return c.Set(2, DType::F32, stats);
-}
-
-absl::Status InstanceNorm(MathCtx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(3));
-  const Shape& x = c.S(0);
-  if (x.size() < 2) return c.Err(absl::StrCat("input ", ShapeStr(x), " must have rank >= 2"));
-  for (size_t k = 1; k < 3; ++k) {
-    if (c.S(k) != Shape{x[1]}) {
-      return c.Err(absl::StrCat("input '", c.In(k).name, "' has shape ", ShapeStr(c.S(k)),
-                                ", expected [", x[1], "]"));
-    }
-  }
-  return c.Set(0, c.T(0), x);
-}
-
-absl::Status Lrn(MathCtx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(1));
-  if (c.Rank(0) < 2) return c.Err(absl::StrCat("input ", ShapeStr(c.S(0)), " must have rank >= 2"));
-  if (c.node().GetInt("size", 0) < 1) return c.Err("size must be a positive integer");
-  return c.Set(0, c.T(0), c.S(0));
-}
-
 absl::Status Det(MathCtx& c) {
   ir::Graph& g = c.graph();
   ir::Node& n = c.node();
@@ -225,10 +174,6 @@ const std::map<std::string, MathRule>& MathRules() {
     (*m)["ArgMin"] = ArgReduce;
     (*m)["LogSoftmax"] = AxisOp;
     (*m)["Hardmax"] = AxisOp;
-    (*m)["LpNormalization"] = LpNorm;
-    (*m)["LayerNormalization"] = LayerNorm;
-    (*m)["InstanceNormalization"] = InstanceNorm;
-    (*m)["LRN"] = Lrn;
     (*m)["Det"] = Det;
     (*m)["MeanVarianceNormalization"] = MeanVarianceNormalization;
     return m;

@@ -19,7 +19,7 @@ const std::set<std::string>& SymbolicOps() {
       "BatchNormalization", "Flatten", "Gemm", "Add", "Sub", "Mul", "Div",
       "Relu", "Sigmoid", "Tanh", "Clip", "Identity", "Dropout", "Softmax", "Shape",
       "Transpose", "Split", "MatMul", "ReduceMean", "Pow", "Sqrt", "Reshape", "Unsqueeze",
-      "Squeeze", "LayerNormalization", "Gather", "Slice", "Cast", "Erf", "Exp", "Log", "Neg",
+      "Squeeze", "Gather", "Slice", "Cast", "Erf", "Exp", "Log", "Neg",
       "Abs", "Reciprocal", "LeakyRelu", "HardSigmoid", "HardSwish", "Elu", "Softplus",
       // symops: byte movers and the typed elementwise kernels, sizes through the pool
       "Size",  // folds to the product of the dims, a symbolic value

@@ -14,10 +14,6 @@ namespace {
 
 using Shape = std::vector<int64_t>;
 
-int64_t ElemBytes(const LoweringContext& ctx, ir::ValueId v) {
-  return static_cast<int64_t>(ir::DTypeSize(ctx.value(v).dtype));
-}
-
 // Emits one strided_copy after dropping unit dims and merging dims that are
 // contiguous on both sides, so high-rank views fit KILN_MAX_RANK.
 absl::Status StridedCopy(LoweringContext& ctx, const ir::Node& node, const Binding& src,

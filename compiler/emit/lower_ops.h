@@ -89,6 +89,32 @@ inline kernel::BinaryF32 BinaryF32Params(int64_t op, const std::vector<int64_t>&
   return binary;
 }
 
+// Bytes per element of value `v`.
+inline int64_t ElemBytes(const LoweringContext& ctx, ir::ValueId v) {
+  return static_cast<int64_t>(ir::DTypeSize(ctx.value(v).dtype));
+}
+
+// The bytes of one index of input `k` (int32 or int64 indices).
+inline absl::StatusOr<int64_t> IndexBytes(const LoweringContext& ctx, const ir::Node& node,
+                                          size_t k) {
+  const ir::DType t = ctx.value(node.inputs[k]).dtype;
+  if (t == ir::DType::I64) return 8;
+  if (t == ir::DType::I32) return 4;
+  return ctx.Invalid(node, "indices must be int32 or int64");
+}
+
+// The typed-arithmetic code of scatter reductions, cumsum and one_hot's
+// indices: 1 f32, 2 f64, 3 i32, 4 i64; 0 for anything else.
+inline int64_t TypedArithmeticKind(ir::DType t) {
+  switch (t) {
+    case ir::DType::F32: return 1;
+    case ir::DType::F64: return 2;
+    case ir::DType::I32: return 3;
+    case ir::DType::I64: return 4;
+    default: return 0;
+  }
+}
+
 // The dtype of value `v` as kernels take it in their parameters (kiln_dtype).
 inline int64_t DTypeCode(const LoweringContext& ctx, ir::ValueId v) {
   return KernelDTypeCode(ctx.value(v).dtype);

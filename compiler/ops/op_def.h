@@ -41,6 +41,7 @@ void RegisterUnpoolRoiOps(std::vector<OpDef>& ops);    // unpool_roi.cc
 void RegisterQuantizedOps(std::vector<OpDef>& ops);    // quantized.cc
 void RegisterSpectralOps(std::vector<OpDef>& ops);     // spectral.cc
 void RegisterNormalizationOps(std::vector<OpDef>& ops);  // normalization.cc
+void RegisterIndexingOps(std::vector<OpDef>& ops);     // indexing.cc
 
 }  // namespace kiln::compiler
 

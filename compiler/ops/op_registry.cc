@@ -16,6 +16,7 @@ const std::vector<OpDef>& AllOpDefs() {
     RegisterQuantizedOps(*v);
     RegisterSpectralOps(*v);
     RegisterNormalizationOps(*v);
+    RegisterIndexingOps(*v);
     return v;
   }();
   return *ops;

@@ -32,9 +32,8 @@ bool IsKernelOp(const std::string& op_type) {
       "LogSoftmax",
       "Hardmax",
       // data movement, NN and recurrent (h9)
-      "Gather", "Slice", "Expand", "Size", "Tile", "Split", "GatherElements", "GatherND",
-      "ScatterElements", "ScatterND", "Pad", "DepthToSpace", "SpaceToDepth", "EyeLike",
-      "Trilu", "CumSum", "OneHot", "Resize", "ConvTranspose", "LpPool", "GlobalLpPool",
+      "Gather", "Slice", "Expand", "Size", "Tile", "Split", "Pad", "DepthToSpace", "SpaceToDepth", "EyeLike",
+      "OneHot", "Resize", "ConvTranspose", "LpPool", "GlobalLpPool",
       "Einsum", "RNN", "GRU", "LSTM",
       // dtype-generic elementwise (h5): casts, comparisons, logic, selection
       "Cast", "CastLike", "Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "And",

@@ -117,90 +117,6 @@ absl::Status Split(Ctx& c) {
   return absl::OkStatus();
 }
 
-absl::Status IndexDType(Ctx& c, size_t k) {
-  if (c.T(k) != DType::I64 && c.T(k) != DType::I32) return c.Err("indices must be int32 or int64");
-  return absl::OkStatus();
-}
-
-// Both dims static: symbolic ones are compared by the kernel's checker per
-// run (gather_elements / scatter_elements take the dims patched).
-bool StaticPair(int64_t a, int64_t b) { return !ir::IsSymbolic(a) && !ir::IsSymbolic(b); }
-
-absl::Status GatherElements(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(2));
-  KILN_RETURN_IF_ERROR(IndexDType(c, 1));
-  if (c.Rank(0) != c.Rank(1) || c.Rank(0) == 0) return c.Err("data and indices ranks must match");
-  int64_t axis = 0;
-  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
-  for (int64_t d = 0; d < c.Rank(0); ++d) {
-    if (d != axis && StaticPair(c.S(1)[d], c.S(0)[d]) && c.S(1)[d] > c.S(0)[d]) {
-      return c.Err(absl::StrCat("indices ", ShapeStr(c.S(1)), " exceed data ", ShapeStr(c.S(0))));
-    }
-  }
-  return c.Set(0, c.T(0), c.S(1));
-}
-
-absl::Status ScatterElements(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(3));
-  KILN_RETURN_IF_ERROR(IndexDType(c, 1));
-  if (c.S(1) != c.S(2)) return c.Err("indices and updates shapes differ");
-  if (c.T(0) != c.T(2)) return c.Err("data and updates dtypes differ");
-  if (c.Rank(0) != c.Rank(1) || c.Rank(0) == 0) return c.Err("data and indices ranks must match");
-  int64_t axis = 0;
-  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
-  for (int64_t d = 0; d < c.Rank(0); ++d) {
-    if (d != axis && StaticPair(c.S(1)[d], c.S(0)[d]) && c.S(1)[d] > c.S(0)[d]) {
-      return c.Err("indices exceed data");
-    }
-  }
-  return c.Set(0, c.T(0), c.S(0));
-}
-
-absl::Status GatherND(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(2));
-  KILN_RETURN_IF_ERROR(IndexDType(c, 1));
-  const Shape& x = c.S(0);
-  const Shape& idx = c.S(1);
-  const int64_t b = c.node().GetInt("batch_dims", 0);
-  if (idx.empty()) return c.Err("indices must have rank >= 1");
-  const int64_t k = idx.back();
-  // The index depth picks the data dims each tuple addresses: it must be
-  // static (the tuple count and the data dims may be symbolic).
-  KILN_RETURN_IF_ERROR(c.RequireStatic(k, "the index depth (the last dim of indices)"));
-  const int64_t q = static_cast<int64_t>(idx.size()), r = static_cast<int64_t>(x.size());
-  if (b < 0 || b >= q || b >= r || k < 1 || b + k > r) {
-    return c.Err(absl::StrCat("indices ", ShapeStr(idx), " do not fit data ", ShapeStr(x),
-                              " with batch_dims ", b));
-  }
-  Shape out(idx.begin(), idx.end() - 1);
-  for (int64_t d = 0; d < b; ++d) {
-    if (x[d] == idx[d]) continue;
-    if (!ir::IsSymbolic(x[d]) && !ir::IsSymbolic(idx[d])) {
-      return c.Err("batch dimensions of data and indices differ");
-    }
-    out[d] = c.dims().AssumeEqual(x[d], idx[d]);  // S against T: checked when a run starts
-  }
-  out.insert(out.end(), x.begin() + b + k, x.end());
-  return c.Set(0, c.T(0), std::move(out));
-}
-
-absl::Status ScatterND(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(3));
-  KILN_RETURN_IF_ERROR(IndexDType(c, 1));
-  const Shape& x = c.S(0);
-  const Shape& idx = c.S(1);
-  if (idx.empty()) return c.Err("indices must have rank >= 1");
-  const int64_t k = idx.back();
-  if (k < 1 || k > static_cast<int64_t>(x.size())) return c.Err("index depth exceeds data rank");
-  Shape want(idx.begin(), idx.end() - 1);
-  want.insert(want.end(), x.begin() + k, x.end());
-  if (c.S(2) != want) {
-    return c.Err(absl::StrCat("updates ", ShapeStr(c.S(2)), " should be ", ShapeStr(want)));
-  }
-  if (c.T(0) != c.T(2)) return c.Err("data and updates dtypes differ");
-  return c.Set(0, c.T(0), x);
-}
-
 absl::Status Pad(Ctx& c) {
   KILN_RETURN_IF_ERROR(c.Need(1));
   const Shape& x = c.S(0);
@@ -281,29 +197,6 @@ absl::Status EyeLike(Ctx& c) {
   if (c.node().HasAttr("dtype")) t = ir::DTypeFromOnnx(c.node().GetInt("dtype", 0));
   if (t == DType::Unknown) return c.Err("unsupported dtype");
   return c.Set(0, t, c.S(0));
-}
-
-absl::Status Trilu(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(1));
-  if (c.Rank(0) < 2) return c.Err("input must have rank >= 2");
-  if (c.Has(1) && (c.T(1) != DType::I64 || ir::ElementCount(c.S(1)) != 1)) {
-    return c.Err("k must be an int64 scalar");
-  }
-  return c.Set(0, c.T(0), c.S(0));
-}
-
-// The axis may arrive at run time: it does not change the shape.
-absl::Status CumSum(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(2));
-  if (c.Rank(0) == 0) return c.Err("input must have rank >= 1");
-  if ((c.T(1) != DType::I64 && c.T(1) != DType::I32) || ir::ElementCount(c.S(1)) != 1) {
-    return c.Err("axis must be an int32/int64 scalar");
-  }
-  if (const ConstantData* a = c.C(1)) {
-    int64_t ax = 0;
-    KILN_RETURN_IF_ERROR(c.Axis(a->IntAt(0), c.Rank(0), &ax));
-  }
-  return c.Set(0, c.T(0), c.S(0));
 }
 
 absl::Status OneHot(Ctx& c) {
@@ -728,10 +621,9 @@ using Rule = std::function<absl::Status(Ctx&)>;
 const std::map<std::string, Rule>& Rules() {
   static const auto* rules = new std::map<std::string, Rule>{
       {"Size", Size}, {"Tile", Tile}, {"Split", Split},
-      {"GatherElements", GatherElements}, {"ScatterElements", ScatterElements},
-      {"GatherND", GatherND}, {"ScatterND", ScatterND}, {"Pad", Pad},
+      {"Pad", Pad},
       {"DepthToSpace", DepthSpace}, {"SpaceToDepth", DepthSpace}, {"EyeLike", EyeLike},
-      {"Trilu", Trilu}, {"CumSum", CumSum}, {"OneHot", OneHot}, {"Resize", Resize},
+      {"OneHot", OneHot}, {"Resize", Resize},
       {"ConvTranspose", ConvTranspose}, {"LpPool", LpPool}, {"GlobalLpPool", LpPool},
       {"Einsum", Einsum}, {"ReverseSequence", ReverseSequence}, {"RNN", Recurrent}, {"GRU", Recurrent}, {"LSTM", Recurrent},
   };

@@ -34,12 +34,12 @@ const std::set<std::string>& SymbolicOps() {
       "NonZero", "Compress", "Unique", "NonMaxSuppression",
       // symops2: sizes as patched kernel parameters (the kernels check indices
       // and empty axes against them at run time)
-      "GatherND", "GatherElements", "ScatterElements", "ReduceSum", "ReduceMax", "ReduceMin",
+      "ReduceSum", "ReduceMax", "ReduceMin",
       "ReduceProd", "ReduceSumSquare",
-      "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ArgMax", "ArgMin", "CumSum",
+      "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ArgMax", "ArgMin",
       // shapes and sequences from symbolic values (torch.zeros(N, 4),
       // torch.arange(S)) and masks over symbolic dims (kernels fill/arange/trilu)
-      "ConstantOfShape", "Range", "Trilu",
+      "ConstantOfShape", "Range",
       // control flow: subgraphs share the model's pool; their own nodes are
       // checked when they compile (passes/control_flow.cc)
       "If", "Loop", "Scan",

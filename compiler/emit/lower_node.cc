@@ -12,7 +12,6 @@ const LoweringTable& Table() {
   static const LoweringTable* table = [] {
     auto* t = new LoweringTable;
     RegisterSpatialLowerings(*t);
-    RegisterLinearLowerings(*t);
     RegisterElementwiseLowerings(*t);
     RegisterMovementLowerings(*t);
     RegisterIndexingLowerings(*t);

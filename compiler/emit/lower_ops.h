@@ -30,7 +30,6 @@ absl::StatusOr<std::vector<Binding>> BindAll(LoweringContext& ctx, const ir::Nod
                                              const std::vector<size_t>& inputs);
 
 void RegisterSpatialLowerings(LoweringTable& table);     // lower_spatial.cc
-void RegisterLinearLowerings(LoweringTable& table);      // lower_linear.cc
 void RegisterElementwiseLowerings(LoweringTable& table); // lower_elementwise.cc
 void RegisterMovementLowerings(LoweringTable& table);    // lower_movement.cc
 void RegisterIndexingLowerings(LoweringTable& table);    // lower_indexing.cc

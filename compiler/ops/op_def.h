@@ -42,6 +42,7 @@ void RegisterQuantizedOps(std::vector<OpDef>& ops);    // quantized.cc
 void RegisterSpectralOps(std::vector<OpDef>& ops);     // spectral.cc
 void RegisterNormalizationOps(std::vector<OpDef>& ops);  // normalization.cc
 void RegisterIndexingOps(std::vector<OpDef>& ops);     // indexing.cc
+void RegisterLinearOps(std::vector<OpDef>& ops);       // linear.cc
 
 }  // namespace kiln::compiler
 

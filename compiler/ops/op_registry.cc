@@ -17,6 +17,7 @@ const std::vector<OpDef>& AllOpDefs() {
     RegisterSpectralOps(*v);
     RegisterNormalizationOps(*v);
     RegisterIndexingOps(*v);
+    RegisterLinearOps(*v);
     return v;
   }();
   return *ops;

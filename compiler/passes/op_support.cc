@@ -16,7 +16,7 @@ namespace kiln::compiler {
 bool IsKernelOp(const std::string& op_type) {
   if (FindOpDef(op_type) != nullptr) return true;  // declared in compiler/ops/
   static const std::set<std::string> kOps = {
-      "Conv",     "Gemm",          "MatMul",   "Add",         "Sub",
+      "Conv",     "Add",         "Sub",
       "Mul",      "Div",           "Relu",     "Clip",        "Sigmoid",
       "Tanh",     "Softmax",       "MaxPool",  "AveragePool", "GlobalAveragePool",
       "GlobalMaxPool", "BatchNormalization", "Flatten", "Reshape", "Transpose",
@@ -34,13 +34,13 @@ bool IsKernelOp(const std::string& op_type) {
       // data movement, NN and recurrent (h9)
       "Gather", "Slice", "Expand", "Size", "Tile", "Split", "Pad", "DepthToSpace", "SpaceToDepth", "EyeLike",
       "OneHot", "Resize", "ConvTranspose", "LpPool", "GlobalLpPool",
-      "Einsum", "RNN", "GRU", "LSTM",
+      "RNN", "GRU", "LSTM",
       // dtype-generic elementwise (h5): casts, comparisons, logic, selection
       "Cast", "CastLike", "Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "And",
       "Or", "Xor", "Not", "Where", "IsNaN", "IsInf",
       // h10: shifts, Shrink
       "BitShift", "Shrink",
-      "Det", "ReverseSequence",
+      "ReverseSequence",
       "MeanVarianceNormalization",
       // data-dependent output length, for a declared static shape (shape_rules_data_dependent.h)
       "NonZero", "Compress", "Unique", "NonMaxSuppression",

@@ -111,56 +111,6 @@ absl::Status Cast(Ctx& c) {
   return c.Set(0, to, c.S(0));
 }
 
-// ---- linear algebra -------------------------------------------------------
-
-absl::Status MatMul(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(2));
-  KILN_RETURN_IF_ERROR(c.SameDType(0, 1));
-  Shape a = c.S(0), b = c.S(1);
-  if (a.empty() || b.empty()) return c.Err("MatMul inputs must have rank >= 1");
-  const bool a_vec = a.size() == 1, b_vec = b.size() == 1;
-  if (a_vec) a.insert(a.begin(), 1);
-  if (b_vec) b.push_back(1);
-  if (!c.dims().SameDim(a.back(), b[b.size() - 2])) {
-    return c.Err(absl::StrCat("inner dimensions differ: ", SymbolicShapeStr(c.graph(), c.S(0)),
-                              " x ", SymbolicShapeStr(c.graph(), c.S(1))));
-  }
-  Shape batch;
-  if (!ir::BroadcastShapes(Shape(a.begin(), a.end() - 2), Shape(b.begin(), b.end() - 2), &batch,
-                           &c.dims())) {
-    return c.Err(absl::StrCat("batch dimensions of ", ShapeStr(c.S(0)), " and ",
-                              ShapeStr(c.S(1)), " cannot be broadcast"));
-  }
-  if (!a_vec) batch.push_back(a[a.size() - 2]);
-  if (!b_vec) batch.push_back(b.back());
-  return c.Set(0, c.T(0), std::move(batch));
-}
-
-absl::Status Gemm(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(2));
-  KILN_RETURN_IF_ERROR(c.SameDType(0, 1));
-  if (c.Rank(0) != 2 || c.Rank(1) != 2) {
-    return c.Err(absl::StrCat("A and B must be 2-D, got ", ShapeStr(c.S(0)), " and ",
-                              ShapeStr(c.S(1))));
-  }
-  const bool ta = c.node().GetInt("transA", 0) != 0, tb = c.node().GetInt("transB", 0) != 0;
-  const int64_t m = ta ? c.S(0)[1] : c.S(0)[0], ka = ta ? c.S(0)[0] : c.S(0)[1];
-  const int64_t kb = tb ? c.S(1)[1] : c.S(1)[0], n = tb ? c.S(1)[0] : c.S(1)[1];
-  if (ka != kb) {
-    return c.Err(absl::StrCat("inner dimensions differ: A ", ShapeStr(c.S(0)),
-                              ta ? " (transposed)" : "", ", B ", ShapeStr(c.S(1)),
-                              tb ? " (transposed)" : ""));
-  }
-  if (c.Has(2)) {
-    Shape out;
-    if (!ir::BroadcastShapes(c.S(2), {m, n}, &out) || out != Shape{m, n}) {
-      return c.Err(absl::StrCat("C of shape ", ShapeStr(c.S(2)),
-                                " does not broadcast to the output ", ShapeStr({m, n})));
-    }
-  }
-  return c.Set(0, c.T(0), {m, n});
-}
-
 // ---- convolution and pooling ----------------------------------------------
 
 // Requires in >= need at run time (a window no larger than its padded
@@ -710,7 +660,7 @@ using Rule = std::function<absl::Status(Ctx&)>;
 
 const std::map<std::string, Rule>& Rules() {
   static const auto* rules = new std::map<std::string, Rule>{
-      {"Conv", Conv}, {"Gemm", Gemm}, {"MatMul", MatMul},
+      {"Conv", Conv},
       {"Add", Binary}, {"Sub", Binary}, {"Mul", Binary}, {"Div", Binary},
       {"Pow", Binary}, {"Equal", Binary}, {"Where", Where},
       {"Relu", Unary}, {"Sigmoid", Unary}, {"Tanh", Unary}, {"Floor", Unary},

@@ -124,21 +124,6 @@ absl::Status AxisOp(MathCtx& c) {
   return c.Set(0, c.T(0), c.S(0));
 }
 
-absl::Status Det(MathCtx& c) {
-  ir::Graph& g = c.graph();
-  ir::Node& n = c.node();
-  if (n.inputs.empty() || n.inputs[0] == ir::kNoValue || !g.value(n.inputs[0]).has_shape) {
-    return c.Err("expects a shaped input");
-  }
-  const ir::Value& x = g.value(n.inputs[0]);
-  const size_t r = x.shape.size();
-  if (r < 2 || x.shape[r - 1] != x.shape[r - 2]) {
-    return c.Err(absl::StrCat("input ", ir::ShapeStr(x.shape), " is not a batch of square matrices"));
-  }
-  KILN_RETURN_IF_ERROR(c.Set(0, x.dtype, Shape(x.shape.begin(), x.shape.end() - 2)));
-  return absl::OkStatus();
-}
-
 absl::Status MeanVarianceNormalization(MathCtx& c) {
   ir::Graph& g = c.graph();
   ir::Node& n = c.node();
@@ -174,7 +159,6 @@ const std::map<std::string, MathRule>& MathRules() {
     (*m)["ArgMin"] = ArgReduce;
     (*m)["LogSoftmax"] = AxisOp;
     (*m)["Hardmax"] = AxisOp;
-    (*m)["Det"] = Det;
     (*m)["MeanVarianceNormalization"] = MeanVarianceNormalization;
     return m;
   }();

@@ -496,34 +496,6 @@ absl::Status LpPool(Ctx& c) {
   return c.Set(0, c.T(0), std::move(out));
 }
 
-absl::Status Einsum(Ctx& c) {
-  const size_t n = c.node().inputs.size();
-  KILN_RETURN_IF_ERROR(c.Need(n));
-  if (n < 1 || n > 2) return c.Err("only one- and two-operand Einsum is supported");
-  std::vector<Shape> shapes;
-  for (size_t k = 0; k < n; ++k) shapes.push_back(c.S(k));
-  auto spec = ParseEinsum(c.node().GetString("equation", ""), shapes);
-  if (!spec.ok()) return c.Err(std::string(spec.status().message()));
-  std::map<char, int64_t> dim;
-  for (size_t k = 0; k < n; ++k) {
-    for (size_t i = 0; i < spec->inputs[k].size(); ++i) {
-      const char l = spec->inputs[k][i];
-      const int64_t d = shapes[k][i];
-      auto it = dim.find(l);
-      if (it == dim.end() || it->second == 1) dim[l] = d;
-      else if (d != 1 && d != it->second && (ir::IsSymbolic(d) || ir::IsSymbolic(it->second))) {
-        it->second = c.dims().AssumeEqual(it->second, d);  // checked at run time
-      } else if (d != 1 && d != it->second) return c.Err(absl::StrCat("letter '", std::string(1, l), "' has sizes ", it->second, " and ", d));
-    }
-  }
-  Shape out;
-  for (char l : spec->output) {
-    if (!dim.count(l)) return c.Err(absl::StrCat("output letter '", std::string(1, l), "' is on no input"));
-    out.push_back(dim[l]);
-  }
-  return c.Set(0, c.T(0), std::move(out));
-}
-
 // ---- recurrent ---------------------------------------------------------------
 
 absl::Status Recurrent(Ctx& c) {
@@ -625,7 +597,7 @@ const std::map<std::string, Rule>& Rules() {
       {"DepthToSpace", DepthSpace}, {"SpaceToDepth", DepthSpace}, {"EyeLike", EyeLike},
       {"OneHot", OneHot}, {"Resize", Resize},
       {"ConvTranspose", ConvTranspose}, {"LpPool", LpPool}, {"GlobalLpPool", LpPool},
-      {"Einsum", Einsum}, {"ReverseSequence", ReverseSequence}, {"RNN", Recurrent}, {"GRU", Recurrent}, {"LSTM", Recurrent},
+      {"ReverseSequence", ReverseSequence}, {"RNN", Recurrent}, {"GRU", Recurrent}, {"LSTM", Recurrent},
   };
   return *rules;
 }
@@ -739,72 +711,6 @@ bool EvaluateMovementNode(const ir::Graph& graph, const ir::Node& node,
   }
   *out = std::move(results);
   return true;
-}
-
-absl::StatusOr<EinsumSpec> ParseEinsum(const std::string& equation,
-                                       const std::vector<std::vector<int64_t>>& shapes) {
-  std::string eq;
-  for (char ch : equation) if (ch != ' ') eq += ch;
-  const size_t arrow = eq.find("->");
-  const std::string lhs = eq.substr(0, arrow);
-  std::vector<std::string> terms;
-  size_t start = 0;
-  for (;;) {
-    const size_t comma = lhs.find(',', start);
-    terms.push_back(lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  if (terms.size() != shapes.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("equation '", equation, "' names ", terms.size(),
-                                                   " operands, the node has ", shapes.size()));
-  }
-  // "..." becomes digits, right-aligned to the widest ellipsis.
-  size_t ell = 0;
-  for (size_t k = 0; k < terms.size(); ++k) {
-    const size_t at = terms[k].find("...");
-    if (at == std::string::npos) continue;
-    const size_t letters = terms[k].size() - 3;
-    if (shapes[k].size() < letters) return absl::InvalidArgumentError("operand rank is too small");
-    ell = std::max(ell, shapes[k].size() - letters);
-  }
-  if (ell > 8) return absl::InvalidArgumentError("ellipsis covers too many dimensions");
-  auto expand = [&](const std::string& t, size_t rank_here) -> std::string {
-    const size_t at = t.find("...");
-    if (at == std::string::npos) return t;
-    std::string digits;
-    for (size_t i = ell - rank_here; i < ell; ++i) digits += static_cast<char>('0' + i);
-    return t.substr(0, at) + digits + t.substr(at + 3);
-  };
-  EinsumSpec spec;
-  for (size_t k = 0; k < terms.size(); ++k) {
-    const size_t at = terms[k].find("...");
-    const size_t here = at == std::string::npos ? 0 : shapes[k].size() - (terms[k].size() - 3);
-    spec.inputs.push_back(expand(terms[k], here));
-    for (char ch : spec.inputs.back()) {
-      if (!std::isalnum(static_cast<unsigned char>(ch))) {
-        return absl::InvalidArgumentError(absl::StrCat("bad equation '", equation, "'"));
-      }
-    }
-    if (spec.inputs.back().size() != shapes[k].size()) {
-      return absl::InvalidArgumentError(absl::StrCat("operand ", k, " of '", equation,
-                                                     "' does not match its rank ", shapes[k].size()));
-    }
-  }
-  if (arrow != std::string::npos) {
-    spec.output = expand(eq.substr(arrow + 2), ell);
-  } else {
-    // Implicit: ellipsis dims, then letters used once, alphabetically.
-    std::map<char, int> count;
-    for (const std::string& t : spec.inputs) for (char ch : t) ++count[ch];
-    for (size_t i = 0; i < ell; ++i) spec.output += static_cast<char>('0' + i);
-    for (const auto& [ch, n] : count) if (n == 1 && !std::isdigit(static_cast<unsigned char>(ch))) spec.output += ch;
-  }
-  std::set<char> seen;
-  for (char ch : spec.output) {
-    if (!seen.insert(ch).second) return absl::InvalidArgumentError("output repeats a letter");
-  }
-  return spec;
 }
 
 }  // namespace kiln::compiler

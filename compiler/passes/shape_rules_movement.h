@@ -38,15 +38,6 @@ bool EvaluateMovementNode(const ir::Graph& graph, const ir::Node& node,
                           const std::vector<ir::ConstantPtr>& known,
                           absl::StatusOr<std::vector<ir::ConstantPtr>>* out);
 
-// Parsed Einsum equation: letters per operand and for the output, with "..."
-// expanded to upper-case-free placeholder letters ('0'..'9').
-struct EinsumSpec {
-  std::vector<std::string> inputs;
-  std::string output;
-};
-absl::StatusOr<EinsumSpec> ParseEinsum(const std::string& equation,
-                                       const std::vector<std::vector<int64_t>>& shapes);
-
 }  // namespace kiln::compiler
 
 #endif  // KILN_COMPILER_PASSES_SHAPE_RULES_MOVEMENT_H_

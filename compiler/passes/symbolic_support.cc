@@ -16,9 +16,9 @@ const std::set<std::string>& SymbolicOps() {
   static const auto* ops = new std::set<std::string>{
       "Conv", "ConvTranspose", "MaxPool", "AveragePool", "RNN", "GRU", "LSTM",
       "GlobalAveragePool", "GlobalMaxPool",
-      "BatchNormalization", "Flatten", "Gemm", "Add", "Sub", "Mul", "Div",
+      "BatchNormalization", "Flatten", "Add", "Sub", "Mul", "Div",
       "Relu", "Sigmoid", "Tanh", "Clip", "Identity", "Dropout", "Softmax", "Shape",
-      "Transpose", "Split", "MatMul", "ReduceMean", "Pow", "Sqrt", "Reshape", "Unsqueeze",
+      "Transpose", "Split", "ReduceMean", "Pow", "Sqrt", "Reshape", "Unsqueeze",
       "Squeeze", "Gather", "Slice", "Cast", "Erf", "Exp", "Log", "Neg",
       "Abs", "Reciprocal", "LeakyRelu", "HardSigmoid", "HardSwish", "Elu", "Softplus",
       // symops: byte movers and the typed elementwise kernels, sizes through the pool
@@ -44,8 +44,8 @@ const std::set<std::string>& SymbolicOps() {
       // checked when they compile (passes/control_flow.cc)
       "If", "Loop", "Scan",
       // symops3: Tile (repeats from the symbols too), Pad (constant pads),
-      // Resize (constant scales; resize_rt_f32 with patched dims), Einsum
-      "Tile", "Pad", "Resize", "Einsum",
+      // Resize (constant scales; resize_rt_f32 with patched dims)
+      "Tile", "Pad", "Resize",
       // a run-time depth without a declaration (static indices only)
       "OneHot"};
   return *ops;

@@ -18,7 +18,6 @@ const LoweringTable& Table() {
     RegisterCopyLowerings(*t);
     RegisterResizeLowerings(*t);
     RegisterConvTransposeLowerings(*t);
-    RegisterRecurrentLowerings(*t);
     RegisterMathLowerings(*t);
     RegisterConv3dLowerings(*t);  // after Spatial/ConvTranspose: wraps Conv, ConvTranspose
     RegisterPoolVariantLowerings(*t);  // after Spatial: wraps MaxPool, AveragePool

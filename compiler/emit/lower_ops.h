@@ -36,7 +36,6 @@ void RegisterIndexingLowerings(LoweringTable& table);    // lower_indexing.cc
 void RegisterCopyLowerings(LoweringTable& table);        // lower_copy_ops.cc
 void RegisterResizeLowerings(LoweringTable& table);      // lower_resize.cc
 void RegisterConvTransposeLowerings(LoweringTable& table);  // lower_conv_transpose.cc
-void RegisterRecurrentLowerings(LoweringTable& table);   // lower_rnn.cc
 void RegisterMathLowerings(LoweringTable& table);        // lower_math.cc
 void RegisterTypedLowerings(LoweringTable& table);       // lower_typed.cc (after the others)
 void RegisterConv3dLowerings(LoweringTable& table);      // lower_conv3d.cc (wraps Conv, ConvTranspose)

@@ -43,6 +43,7 @@ void RegisterSpectralOps(std::vector<OpDef>& ops);     // spectral.cc
 void RegisterNormalizationOps(std::vector<OpDef>& ops);  // normalization.cc
 void RegisterIndexingOps(std::vector<OpDef>& ops);     // indexing.cc
 void RegisterLinearOps(std::vector<OpDef>& ops);       // linear.cc
+void RegisterRecurrentOps(std::vector<OpDef>& ops);    // recurrent.cc
 
 }  // namespace kiln::compiler
 

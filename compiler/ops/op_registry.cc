@@ -18,6 +18,7 @@ const std::vector<OpDef>& AllOpDefs() {
     RegisterNormalizationOps(*v);
     RegisterIndexingOps(*v);
     RegisterLinearOps(*v);
+    RegisterRecurrentOps(*v);
     return v;
   }();
   return *ops;

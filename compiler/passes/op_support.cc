@@ -31,10 +31,9 @@ bool IsKernelOp(const std::string& op_type) {
       "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare", "ArgMax", "ArgMin",
       "LogSoftmax",
       "Hardmax",
-      // data movement, NN and recurrent (h9)
+      // data movement and NN (h9)
       "Gather", "Slice", "Expand", "Size", "Tile", "Split", "Pad", "DepthToSpace", "SpaceToDepth", "EyeLike",
       "OneHot", "Resize", "ConvTranspose", "LpPool", "GlobalLpPool",
-      "RNN", "GRU", "LSTM",
       // dtype-generic elementwise (h5): casts, comparisons, logic, selection
       "Cast", "CastLike", "Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "And",
       "Or", "Xor", "Not", "Where", "IsNaN", "IsInf",

@@ -13,7 +13,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/graph_util.h"
-#include "compiler/passes/recurrent_scratch.h"
 #include "compiler/passes/shape_rule_context.h"
 #include "kiln/kernels.h"
 
@@ -496,78 +495,6 @@ absl::Status LpPool(Ctx& c) {
   return c.Set(0, c.T(0), std::move(out));
 }
 
-// ---- recurrent ---------------------------------------------------------------
-
-absl::Status Recurrent(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(3));
-  const std::string& op = c.node().op_type;
-  const int64_t gates = op == "LSTM" ? 4 : op == "GRU" ? 3 : 1;
-  const size_t n_out = op == "LSTM" ? 3 : 2;
-  const Shape& x = c.S(0);
-  const int64_t layout = c.node().GetInt("layout", 0);
-  if (x.size() != 3) return c.Err(absl::StrCat("X must be 3-D, got ", ShapeStr(x)));
-  const int64_t seq = layout ? x[1] : x[0], batch = layout ? x[0] : x[1], input = x[2];
-  const std::string dir = c.node().GetString("direction", "forward");
-  if (dir != "forward" && dir != "reverse" && dir != "bidirectional") {
-    return c.Err(absl::StrCat("unknown direction '", dir, "'"));
-  }
-  const int64_t dirs = dir == "bidirectional" ? 2 : 1;
-  int64_t hidden = c.node().GetInt("hidden_size", -1);
-  if (hidden < 0) hidden = c.S(2).size() == 3 ? c.S(2)[2] : -1;
-  if (hidden > c.kMaxDim) return c.Err(absl::StrCat("hidden_size ", hidden, " is beyond the limits"));
-  if (c.S(1) != Shape{dirs, gates * hidden, input} || c.S(2) != Shape{dirs, gates * hidden, hidden}) {
-    return c.Err(absl::StrCat("W ", ShapeStr(c.S(1)), " / R ", ShapeStr(c.S(2)),
-                              " do not match hidden_size ", hidden, ", input size ", input));
-  }
-  if (c.Has(3) && c.S(3) != Shape{dirs, 2 * gates * hidden}) return c.Err("B has the wrong shape");
-  if (c.Has(4)) {
-    if (ir::IsSymbolic(batch) || ir::IsSymbolic(seq)) {
-      return c.Err("sequence_lens with a symbolic batch or sequence length is not supported");
-    }
-    if (ir::ElementCount(c.S(4)) != batch) return c.Err("sequence_lens must have one entry per batch");
-    // Run-time lengths are clamped by the kernel; constant ones are checked here.
-    if (const ConstantData* lens = c.C(4)) {
-      for (int64_t b = 0; b < batch; ++b) {
-        if (lens->IntAt(b) < 0 || lens->IntAt(b) > seq) return c.Err("sequence_lens entry out of range");
-      }
-    }
-  }
-  Shape state = layout ? Shape{batch, dirs, hidden} : Shape{dirs, batch, hidden};
-  for (size_t k : {size_t{5}, size_t{6}}) {
-    if (k == 6 && op != "LSTM") break;
-    if (!c.Has(k)) continue;
-    const Shape& s = c.S(k);
-    bool ok = s.size() == state.size();
-    for (size_t d = 0; ok && d < s.size(); ++d) {
-      if (s[d] == state[d]) continue;
-      // A batch from another input's symbol (X [N, ...], state [2, M, H]):
-      // ONNX requires them equal, so the run checks it.
-      ok = ir::IsSymbolic(s[d]) || ir::IsSymbolic(state[d]);
-      if (ok) state[d] = c.dims().AssumeEqual(state[d], s[d]);
-    }
-    if (!ok) return c.Err("initial state has the wrong shape");
-  }
-  if (op == "LSTM" && c.Has(7) && c.S(7) != Shape{dirs, 3 * hidden}) return c.Err("P has the wrong shape");
-  if (c.node().HasAttr("activations")) {
-    const auto& acts = c.node().attributes.at("activations").strings;
-    const size_t per = op == "LSTM" ? 3 : op == "GRU" ? 2 : 1;
-    if (acts.size() != per * dirs) return c.Err("activations list has the wrong length");
-  }
-  const DType t = c.T(0);
-  KILN_RETURN_IF_ERROR(c.Set(0, t, layout ? Shape{batch, seq, dirs, hidden}
-                                          : Shape{seq, dirs, batch, hidden}));
-  for (size_t k = 1; k < n_out; ++k) KILN_RETURN_IF_ERROR(c.Set(k, t, state));
-  // The kernel's scratch (kiln/kernels.h): smaller when W and R are constants
-  // the lowering packs at compile time (recurrent_pb_f32).
-  const int64_t cell = op == "LSTM" ? 2 : op == "GRU" ? 1 : 0;
-  const bool packed = c.C(1) && c.C(2) && c.T(1) == DType::F32 && c.T(2) == DType::F32;
-  const int64_t scratch = RecurrentScratchFloats(c.dims(), cell, seq, input, hidden, dirs, packed);
-  if (!ir::IsSymbolic(scratch) && scratch < 0) {
-    return c.Err("the recurrent kernel's scratch size overflows");
-  }
-  return c.SetScratch(n_out, DType::F32, {scratch});
-}
-
 absl::Status ReverseSequence(Ctx& c) {
   ir::Graph& g = c.graph();
   ir::Node& n = c.node();
@@ -597,7 +524,7 @@ const std::map<std::string, Rule>& Rules() {
       {"DepthToSpace", DepthSpace}, {"SpaceToDepth", DepthSpace}, {"EyeLike", EyeLike},
       {"OneHot", OneHot}, {"Resize", Resize},
       {"ConvTranspose", ConvTranspose}, {"LpPool", LpPool}, {"GlobalLpPool", LpPool},
-      {"ReverseSequence", ReverseSequence}, {"RNN", Recurrent}, {"GRU", Recurrent}, {"LSTM", Recurrent},
+      {"ReverseSequence", ReverseSequence},
   };
   return *rules;
 }

@@ -1,20 +1,100 @@
-// RNN, GRU and LSTM → recurrent_pb_f32 when W and R are float constants
+// RNN, GRU and LSTM (dims may be symbolic) → recurrent_pb_f32 when W and R are float constants
 // (packed here into the panels the kernel reads), else recurrent_f32. The
 // shape rule appended a scratch output sized for the kernel chosen the same
 // way; absent optional inputs and outputs are bound to another buffer with 0
 // bytes and flagged off.
 #include <cstring>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "compiler/emit/lower_ops.h"
 #include "compiler/emit/panel_packing.h"
+#include "compiler/ir/graph_util.h"
+#include "compiler/ops/op_def.h"
 #include "compiler/passes/recurrent_scratch.h"
 #include "kiln/kernels.h"
 
-namespace kiln::compiler::emit {
+namespace kiln::compiler {
 namespace {
+
+using ir::ConstantData;
+using ir::DType;
+using ir::ShapeStr;
+using Shape = std::vector<int64_t>;
+using emit::kPanel;
+using emit::PackPanels16;
+
+absl::Status RecurrentShape(ShapeRuleContext& c) {
+  KILN_RETURN_IF_ERROR(c.Need(3));
+  const std::string& op = c.node().op_type;
+  const int64_t gates = op == "LSTM" ? 4 : op == "GRU" ? 3 : 1;
+  const size_t n_out = op == "LSTM" ? 3 : 2;
+  const Shape& x = c.S(0);
+  const int64_t layout = c.node().GetInt("layout", 0);
+  if (x.size() != 3) return c.Err(absl::StrCat("X must be 3-D, got ", ShapeStr(x)));
+  const int64_t seq = layout ? x[1] : x[0], batch = layout ? x[0] : x[1], input = x[2];
+  const std::string dir = c.node().GetString("direction", "forward");
+  if (dir != "forward" && dir != "reverse" && dir != "bidirectional") {
+    return c.Err(absl::StrCat("unknown direction '", dir, "'"));
+  }
+  const int64_t dirs = dir == "bidirectional" ? 2 : 1;
+  int64_t hidden = c.node().GetInt("hidden_size", -1);
+  if (hidden < 0) hidden = c.S(2).size() == 3 ? c.S(2)[2] : -1;
+  if (hidden > c.kMaxDim) return c.Err(absl::StrCat("hidden_size ", hidden, " is beyond the limits"));
+  if (c.S(1) != Shape{dirs, gates * hidden, input} || c.S(2) != Shape{dirs, gates * hidden, hidden}) {
+    return c.Err(absl::StrCat("W ", ShapeStr(c.S(1)), " / R ", ShapeStr(c.S(2)),
+                              " do not match hidden_size ", hidden, ", input size ", input));
+  }
+  if (c.Has(3) && c.S(3) != Shape{dirs, 2 * gates * hidden}) return c.Err("B has the wrong shape");
+  if (c.Has(4)) {
+    if (ir::IsSymbolic(batch) || ir::IsSymbolic(seq)) {
+      return c.Err("sequence_lens with a symbolic batch or sequence length is not supported");
+    }
+    if (ir::ElementCount(c.S(4)) != batch) return c.Err("sequence_lens must have one entry per batch");
+    // Run-time lengths are clamped by the kernel; constant ones are checked here.
+    if (const ConstantData* lens = c.C(4)) {
+      for (int64_t b = 0; b < batch; ++b) {
+        if (lens->IntAt(b) < 0 || lens->IntAt(b) > seq) return c.Err("sequence_lens entry out of range");
+      }
+    }
+  }
+  Shape state = layout ? Shape{batch, dirs, hidden} : Shape{dirs, batch, hidden};
+  for (size_t k : {size_t{5}, size_t{6}}) {
+    if (k == 6 && op != "LSTM") break;
+    if (!c.Has(k)) continue;
+    const Shape& s = c.S(k);
+    bool ok = s.size() == state.size();
+    for (size_t d = 0; ok && d < s.size(); ++d) {
+      if (s[d] == state[d]) continue;
+      // A batch from another input's symbol (X [N, ...], state [2, M, H]):
+      // ONNX requires them equal, so the run checks it.
+      ok = ir::IsSymbolic(s[d]) || ir::IsSymbolic(state[d]);
+      if (ok) state[d] = c.dims().AssumeEqual(state[d], s[d]);
+    }
+    if (!ok) return c.Err("initial state has the wrong shape");
+  }
+  if (op == "LSTM" && c.Has(7) && c.S(7) != Shape{dirs, 3 * hidden}) return c.Err("P has the wrong shape");
+  if (c.node().HasAttr("activations")) {
+    const auto& acts = c.node().attributes.at("activations").strings;
+    const size_t per = op == "LSTM" ? 3 : op == "GRU" ? 2 : 1;
+    if (acts.size() != per * dirs) return c.Err("activations list has the wrong length");
+  }
+  const DType t = c.T(0);
+  KILN_RETURN_IF_ERROR(c.Set(0, t, layout ? Shape{batch, seq, dirs, hidden}
+                                          : Shape{seq, dirs, batch, hidden}));
+  for (size_t k = 1; k < n_out; ++k) KILN_RETURN_IF_ERROR(c.Set(k, t, state));
+  // The kernel's scratch (kiln/kernels.h): smaller when W and R are constants
+  // the lowering packs at compile time (recurrent_pb_f32).
+  const int64_t cell = op == "LSTM" ? 2 : op == "GRU" ? 1 : 0;
+  const bool packed = c.C(1) && c.C(2) && c.T(1) == DType::F32 && c.T(2) == DType::F32;
+  const int64_t scratch = RecurrentScratchFloats(c.dims(), cell, seq, input, hidden, dirs, packed);
+  if (!ir::IsSymbolic(scratch) && scratch < 0) {
+    return c.Err("the recurrent kernel's scratch size overflows");
+  }
+  return c.SetScratch(n_out, DType::F32, {scratch});
+}
+
 
 struct ActDef {
   const char* name;
@@ -48,7 +128,7 @@ ir::ConstantPtr PackGatePanels(const ir::ConstantData& w, int64_t dirs, int64_t 
   return out;
 }
 
-absl::Status LowerRecurrent(LoweringContext& ctx, const ir::Node& node) {
+absl::Status LowerRecurrent(emit::LoweringContext& ctx, const ir::Node& node) {
   const std::string& op = node.op_type;
   const int64_t cell = op == "LSTM" ? 2 : op == "GRU" ? 1 : 0;
   const size_t n_out = op == "LSTM" ? 3 : 2, per = op == "LSTM" ? 3 : op == "GRU" ? 2 : 1;
@@ -71,8 +151,8 @@ absl::Status LowerRecurrent(LoweringContext& ctx, const ir::Node& node) {
 
   auto present_in = [&](size_t k) { return k < node.inputs.size() && node.inputs[k] != ir::kNoValue; };
   auto present_out = [&](size_t k) { return k < n_out && node.outputs[k] != ir::kNoValue; };
-  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
-  std::vector<Binding> b(12, bx);
+  KILN_ASSIGN_OR_RETURN(emit::Binding bx, ctx.Bind(node, node.inputs[0]));
+  std::vector<emit::Binding> b(12, bx);
   std::vector<int64_t> bytes(12, 0);
   auto bind_in = [&](size_t slot, size_t k) -> absl::Status {
     if (!present_in(k)) return absl::OkStatus();
@@ -107,7 +187,7 @@ absl::Status LowerRecurrent(LoweringContext& ctx, const ir::Node& node) {
     KILN_RETURN_IF_ERROR(bind_in(11, 4));
   }
 
-  kernel::RecurrentF32 rnn;
+  emit::kernel::RecurrentF32 rnn;
   rnn.cell = cell;
   rnn.seq = seq;
   rnn.batch = batch;
@@ -180,15 +260,15 @@ absl::Status LowerRecurrent(LoweringContext& ctx, const ir::Node& node) {
                              PackGatePanels(*w.constant, dirs, gates, hidden, x[2]));
   b[2] = ctx.BindNewConstant(absl::StrCat(rv.name, ".packed"),
                              PackGatePanels(*rv.constant, dirs, gates, hidden, hidden));
-  return ctx.Dispatch(node, kernel::RecurrentPbF32(rnn), b, bytes);
+  return ctx.Dispatch(node, emit::kernel::RecurrentPbF32(rnn), b, bytes);
 }
 
 }  // namespace
 
-void RegisterRecurrentLowerings(LoweringTable& table) {
-  table["RNN"] = LowerRecurrent;
-  table["GRU"] = LowerRecurrent;
-  table["LSTM"] = LowerRecurrent;
+void RegisterRecurrentOps(std::vector<OpDef>& ops) {
+  for (const char* op : {"RNN", "GRU", "LSTM"}) {
+    ops.push_back({op, RecurrentShape, /*symbolic=*/true, LowerRecurrent});
+  }
 }
 
-}  // namespace kiln::compiler::emit
+}  // namespace kiln::compiler

@@ -69,36 +69,6 @@ absl::Status LowerUnary(LoweringContext& ctx, const ir::Node& node) {
   return ctx.Dispatch(node, unary, {bx, by});
 }
 
-absl::Status LowerSoftmax(LoweringContext& ctx, const ir::Node& node) {
-  KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
-  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
-  const int64_t rank = static_cast<int64_t>(x.size());
-  const int64_t opset = ctx.graph().opset;
-  int64_t axis = node.GetInt("axis", opset >= 13 ? -1 : 1);
-  if (axis < 0) axis += rank;
-  if (rank == 0 || axis < 0 || axis >= rank) return ctx.Invalid(node, "axis out of range");
-  int64_t outer = 1, len = 1, inner = 1;
-  ir::DimPool& dims = ctx.dims();
-  for (int64_t d = 0; d < rank; ++d) {
-    if (d < axis) {
-      outer = dims.Mul(outer, x[d]);
-    } else if (d == axis || opset < 13) {
-      len = dims.Mul(len, x[d]);  // before opset 13 the input is coerced to 2-D at `axis`
-    } else {
-      inner = dims.Mul(inner, x[d]);
-    }
-  }
-  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
-  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  const int64_t log = node.op_type == "LogSoftmax" ? 1 : 0;
-  kernel::SoftmaxF32 softmax;
-  softmax.outer = outer;
-  softmax.axis_len = len;
-  softmax.inner = inner;
-  softmax.log = log;
-  return ctx.Dispatch(node, softmax, {bx, by});
-}
-
 // Inference BatchNormalization as y = x * scale'[c] + shift'[c].
 absl::Status LowerBatchNorm(LoweringContext& ctx, const ir::Node& node) {
   KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
@@ -154,8 +124,6 @@ absl::Status LowerBatchNorm(LoweringContext& ctx, const ir::Node& node) {
 void RegisterElementwiseLowerings(LoweringTable& table) {
   for (const char* op : {"Add", "Sub", "Mul", "Div"}) table[op] = LowerBinary;
   for (const char* op : {"Relu", "Clip", "Sigmoid", "Tanh"}) table[op] = LowerUnary;
-  table["Softmax"] = LowerSoftmax;
-  table["LogSoftmax"] = LowerSoftmax;
   table["BatchNormalization"] = LowerBatchNorm;
 }
 

@@ -1,5 +1,5 @@
 // Float math: unary math and activations (unary_f32), Pow/PRelu/Mod/Max/Min
-// (binary_f32), Reduce* (reduce_f32), ArgMax/ArgMin and Hardmax.
+// (binary_f32), Reduce* (reduce_f32) and ArgMax/ArgMin.
 #include <cstring>
 #include <map>
 #include <memory>
@@ -151,20 +151,6 @@ absl::Status LowerArgReduce(LoweringContext& ctx, const ir::Node& node) {
   return ctx.Dispatch(node, arg, {bx, by});
 }
 
-absl::Status LowerHardmax(LoweringContext& ctx, const ir::Node& node) {
-  KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
-  const bool v13 = ctx.graph().opset >= 13;
-  int64_t v[3];
-  KILN_RETURN_IF_ERROR(AxisView(ctx, node, v13 ? -1 : 1, !v13, v));
-  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
-  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  kernel::HardmaxF32 hardmax;
-  hardmax.outer = v[0];
-  hardmax.n = v[1];
-  hardmax.inner = v[2];
-  return ctx.Dispatch(node, hardmax, {bx, by});
-}
-
 }  // namespace
 
 // A float32 copy of constant `c` broadcast to `shape` (e.g. an int exponent
@@ -234,7 +220,6 @@ void RegisterMathLowerings(LoweringTable& table) {
   }
   table["ArgMax"] = LowerArgReduce;
   table["ArgMin"] = LowerArgReduce;
-  table["Hardmax"] = LowerHardmax;
 }
 
 }  // namespace kiln::compiler::emit

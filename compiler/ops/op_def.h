@@ -44,6 +44,7 @@ void RegisterNormalizationOps(std::vector<OpDef>& ops);  // normalization.cc
 void RegisterIndexingOps(std::vector<OpDef>& ops);     // indexing.cc
 void RegisterLinearOps(std::vector<OpDef>& ops);       // linear.cc
 void RegisterRecurrentOps(std::vector<OpDef>& ops);    // recurrent.cc
+void RegisterSoftmaxOps(std::vector<OpDef>& ops);      // softmax.cc
 
 }  // namespace kiln::compiler
 

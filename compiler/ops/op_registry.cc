@@ -19,6 +19,7 @@ const std::vector<OpDef>& AllOpDefs() {
     RegisterIndexingOps(*v);
     RegisterLinearOps(*v);
     RegisterRecurrentOps(*v);
+    RegisterSoftmaxOps(*v);
     return v;
   }();
   return *ops;

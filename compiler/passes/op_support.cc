@@ -18,7 +18,7 @@ bool IsKernelOp(const std::string& op_type) {
   static const std::set<std::string> kOps = {
       "Conv",     "Add",         "Sub",
       "Mul",      "Div",           "Relu",     "Clip",        "Sigmoid",
-      "Tanh",     "Softmax",       "MaxPool",  "AveragePool", "GlobalAveragePool",
+      "Tanh",     "MaxPool",  "AveragePool", "GlobalAveragePool",
       "GlobalMaxPool", "BatchNormalization", "Flatten", "Reshape", "Transpose",
       "Concat",   "Identity",      "Constant", "Dropout",     "Squeeze",
       "Unsqueeze",
@@ -29,8 +29,6 @@ bool IsKernelOp(const std::string& op_type) {
       "Softsign", "ThresholdedRelu", "Mish", "Gelu", "Pow", "PRelu", "Mod", "Max", "Min", "Mean",
       "Sum", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
       "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare", "ArgMax", "ArgMin",
-      "LogSoftmax",
-      "Hardmax",
       // data movement and NN (h9)
       "Gather", "Slice", "Expand", "Size", "Tile", "Split", "Pad", "DepthToSpace", "SpaceToDepth", "EyeLike",
       "OneHot", "Resize", "ConvTranspose", "LpPool", "GlobalLpPool",

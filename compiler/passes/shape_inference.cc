@@ -92,14 +92,6 @@ absl::Status Clip(Ctx& c) {
   return c.Set(0, c.T(0), c.S(0));
 }
 
-absl::Status Softmax(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(1));
-  int64_t axis = 0;
-  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", c.opset() >= 13 ? -1 : 1),
-                              std::max<int64_t>(c.Rank(0), 1), &axis));
-  return c.Set(0, c.T(0), c.S(0));
-}
-
 absl::Status Dropout(Ctx& c) { return InferDropout(c); }  // shape_rules_dropout.cc
 
 absl::Status Cast(Ctx& c) {
@@ -665,7 +657,7 @@ const std::map<std::string, Rule>& Rules() {
       {"Pow", Binary}, {"Equal", Binary}, {"Where", Where},
       {"Relu", Unary}, {"Sigmoid", Unary}, {"Tanh", Unary}, {"Floor", Unary},
       {"Sqrt", Unary}, {"Neg", Unary}, {"Identity", Unary}, {"Clip", Clip},
-      {"Softmax", Softmax}, {"Dropout", Dropout}, {"Cast", Cast},
+      {"Dropout", Dropout}, {"Cast", Cast},
       {"MaxPool", Pool}, {"AveragePool", Pool}, {"GlobalAveragePool", GlobalPool},
       {"GlobalMaxPool", GlobalPool}, {"BatchNormalization", BatchNorm},
       {"Flatten", Flatten}, {"Reshape", Reshape}, {"Transpose", Transpose},

@@ -115,15 +115,6 @@ absl::Status ArgReduce(MathCtx& c) {
   return c.Set(0, DType::I64, std::move(out));
 }
 
-// Softmax-style axis: before opset 13 the default is 1 (2-D coercion).
-absl::Status AxisOp(MathCtx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(1));
-  int64_t axis = 0;
-  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", c.opset() >= 13 ? -1 : 1),
-                              std::max<int64_t>(c.Rank(0), 1), &axis));
-  return c.Set(0, c.T(0), c.S(0));
-}
-
 absl::Status MeanVarianceNormalization(MathCtx& c) {
   ir::Graph& g = c.graph();
   ir::Node& n = c.node();
@@ -157,8 +148,6 @@ const std::map<std::string, MathRule>& MathRules() {
     (*m)["PRelu"] = PRelu;
     (*m)["ArgMax"] = ArgReduce;
     (*m)["ArgMin"] = ArgReduce;
-    (*m)["LogSoftmax"] = AxisOp;
-    (*m)["Hardmax"] = AxisOp;
     (*m)["MeanVarianceNormalization"] = MeanVarianceNormalization;
     return m;
   }();

@@ -17,7 +17,7 @@ const std::set<std::string>& SymbolicOps() {
       "Conv", "ConvTranspose", "MaxPool", "AveragePool",
       "GlobalAveragePool", "GlobalMaxPool",
       "BatchNormalization", "Flatten", "Add", "Sub", "Mul", "Div",
-      "Relu", "Sigmoid", "Tanh", "Clip", "Identity", "Dropout", "Softmax", "Shape",
+      "Relu", "Sigmoid", "Tanh", "Clip", "Identity", "Dropout", "Shape",
       "Transpose", "Split", "ReduceMean", "Pow", "Sqrt", "Reshape", "Unsqueeze",
       "Squeeze", "Gather", "Slice", "Cast", "Erf", "Exp", "Log", "Neg",
       "Abs", "Reciprocal", "LeakyRelu", "HardSigmoid", "HardSwish", "Elu", "Softplus",

@@ -11,16 +11,12 @@ namespace {
 const LoweringTable& Table() {
   static const LoweringTable* table = [] {
     auto* t = new LoweringTable;
-    RegisterSpatialLowerings(*t);
     RegisterElementwiseLowerings(*t);
     RegisterMovementLowerings(*t);
     RegisterIndexingLowerings(*t);
     RegisterCopyLowerings(*t);
     RegisterResizeLowerings(*t);
-    RegisterConvTransposeLowerings(*t);
     RegisterMathLowerings(*t);
-    RegisterConv3dLowerings(*t);  // after Spatial/ConvTranspose: wraps Conv, ConvTranspose
-    RegisterPoolVariantLowerings(*t);  // after Spatial: wraps MaxPool, AveragePool
     RegisterShapeCheckLowerings(*t);
     RegisterTypedLowerings(*t);  // last: wraps Add/Sub/Mul/Div/Neg/Abs for non-float32
     RegisterRuntimeParamLowerings(*t);  // after all: wraps Slice/Pad/Reduce*, adds Range

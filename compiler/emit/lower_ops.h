@@ -29,17 +29,13 @@ Epilogue EpilogueOf(const ir::Node& node);
 absl::StatusOr<std::vector<Binding>> BindAll(LoweringContext& ctx, const ir::Node& node,
                                              const std::vector<size_t>& inputs);
 
-void RegisterSpatialLowerings(LoweringTable& table);     // lower_spatial.cc
 void RegisterElementwiseLowerings(LoweringTable& table); // lower_elementwise.cc
 void RegisterMovementLowerings(LoweringTable& table);    // lower_movement.cc
 void RegisterIndexingLowerings(LoweringTable& table);    // lower_indexing.cc
 void RegisterCopyLowerings(LoweringTable& table);        // lower_copy_ops.cc
 void RegisterResizeLowerings(LoweringTable& table);      // lower_resize.cc
-void RegisterConvTransposeLowerings(LoweringTable& table);  // lower_conv_transpose.cc
 void RegisterMathLowerings(LoweringTable& table);        // lower_math.cc
 void RegisterTypedLowerings(LoweringTable& table);       // lower_typed.cc (after the others)
-void RegisterConv3dLowerings(LoweringTable& table);      // lower_conv3d.cc (wraps Conv, ConvTranspose)
-void RegisterPoolVariantLowerings(LoweringTable& table); // lower_pool_variants.cc (wraps MaxPool, AveragePool)
 void RegisterShapeCheckLowerings(LoweringTable& table);  // lower_shape_check.cc (ConstantOfShape)
 // lower_runtime_params.cc: Slice/Pad/Reduce*/Range with run-time parameter values.
 void RegisterRuntimeParamLowerings(LoweringTable& table);

@@ -45,6 +45,8 @@ void RegisterIndexingOps(std::vector<OpDef>& ops);     // indexing.cc
 void RegisterLinearOps(std::vector<OpDef>& ops);       // linear.cc
 void RegisterRecurrentOps(std::vector<OpDef>& ops);    // recurrent.cc
 void RegisterSoftmaxOps(std::vector<OpDef>& ops);      // softmax.cc
+void RegisterConvOps(std::vector<OpDef>& ops);         // conv.cc
+void RegisterPoolOps(std::vector<OpDef>& ops);         // pool.cc
 
 }  // namespace kiln::compiler
 

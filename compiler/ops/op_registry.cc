@@ -20,6 +20,8 @@ const std::vector<OpDef>& AllOpDefs() {
     RegisterLinearOps(*v);
     RegisterRecurrentOps(*v);
     RegisterSoftmaxOps(*v);
+    RegisterConvOps(*v);
+    RegisterPoolOps(*v);
     return v;
   }();
   return *ops;

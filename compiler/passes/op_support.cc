@@ -16,10 +16,7 @@ namespace kiln::compiler {
 bool IsKernelOp(const std::string& op_type) {
   if (FindOpDef(op_type) != nullptr) return true;  // declared in compiler/ops/
   static const std::set<std::string> kOps = {
-      "Conv",     "Add",         "Sub",
-      "Mul",      "Div",           "Relu",     "Clip",        "Sigmoid",
-      "Tanh",     "MaxPool",  "AveragePool", "GlobalAveragePool",
-      "GlobalMaxPool", "BatchNormalization", "Flatten", "Reshape", "Transpose",
+      "Add", "Sub", "Mul", "Div", "Relu", "Clip", "Sigmoid", "Tanh", "BatchNormalization", "Flatten", "Reshape", "Transpose",
       "Concat",   "Identity",      "Constant", "Dropout",     "Squeeze",
       "Unsqueeze",
       // float math (h6): unary math and activations, binary, reductions, norms
@@ -31,7 +28,7 @@ bool IsKernelOp(const std::string& op_type) {
       "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare", "ArgMax", "ArgMin",
       // data movement and NN (h9)
       "Gather", "Slice", "Expand", "Size", "Tile", "Split", "Pad", "DepthToSpace", "SpaceToDepth", "EyeLike",
-      "OneHot", "Resize", "ConvTranspose", "LpPool", "GlobalLpPool",
+      "OneHot", "Resize",
       // dtype-generic elementwise (h5): casts, comparisons, logic, selection
       "Cast", "CastLike", "Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "And",
       "Or", "Xor", "Not", "Where", "IsNaN", "IsInf",

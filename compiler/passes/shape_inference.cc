@@ -103,186 +103,6 @@ absl::Status Cast(Ctx& c) {
   return c.Set(0, to, c.S(0));
 }
 
-// ---- convolution and pooling ----------------------------------------------
-
-// Requires in >= need at run time (a window no larger than its padded
-// input) unless the pool can tell: the run fails with "in == max(in, need)".
-void RequireAtLeast(Ctx& c, int64_t in, int64_t need) {
-  ir::DimPool& dims = c.dims();
-  if (need <= 0 || (need == 1 && ir::IsSymbolic(in)) || dims.KnownNonNegative(dims.Sub(in, need))) {
-    return;
-  }
-  dims.AssumeEqual(in, dims.Max(in, need));
-}
-
-// floor(span / s) + 1 windows, written floor((span + s) / s): one atom
-// whose operand the run keeps >= 0 (RequireAtLeast) and whose lower bound
-// the pool sees as >= 0 for a padded length >= 0, so products of such dims
-// (an anchor count h * w * 15) are known non-negative.
-int64_t WindowCount(ir::DimPool& dims, int64_t span, int64_t s) {
-  return dims.FloorDiv(dims.Add(span, s), s);
-}
-
-// One output dim of a window over a symbolic input dim `in` (kernel extent
-// dk, stride s): the same formulas as the static case, as expressions; pads
-// of SAME auto_pad become expressions too (patched kernel parameters).
-absl::Status SymbolicWindowDim(Ctx& c, const std::string& auto_pad, int64_t in, int64_t dk,
-                               int64_t s, bool ceil_mode, int64_t* pad_begin, int64_t* pad_end,
-                               int64_t* out) {
-  ir::DimPool& dims = c.dims();
-  if (auto_pad == "NOTSET" || auto_pad.empty()) {
-    const int64_t padded = dims.Add(in, *pad_begin + *pad_end);
-    // ceil_mode keeps a partial window as long as one starts in the input.
-    RequireAtLeast(c, padded, ceil_mode ? dk - (s - 1) : dk);
-    const int64_t span = dims.Sub(padded, dk);
-    if (!ceil_mode) {
-      *out = WindowCount(dims, span, s);
-    } else {
-      // The last window must start inside the input or its leading pad.
-      *out = dims.Min(dims.Add(dims.CeilDiv(span, s), 1),
-                      dims.Add(dims.FloorDiv(dims.Add(in, *pad_begin - 1), s), 1));
-    }
-  } else if (auto_pad == "VALID") {
-    *pad_begin = *pad_end = 0;
-    RequireAtLeast(c, in, dk);
-    *out = WindowCount(dims, dims.Sub(in, dk), s);
-  } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-    *out = dims.CeilDiv(in, s);
-    const int64_t total =
-        dims.Max(0, dims.Sub(dims.Add(dims.Mul(dims.Sub(*out, 1), s), dk), in));
-    const int64_t small = dims.FloorDiv(total, 2), big = dims.Sub(total, small);
-    *pad_begin = auto_pad == "SAME_UPPER" ? small : big;
-    *pad_end = auto_pad == "SAME_UPPER" ? big : small;
-  } else {
-    return c.Err(absl::StrCat("unknown auto_pad '", auto_pad, "'"));
-  }
-  if (!dims.ok()) return c.Err("the window's output size overflows");
-  return absl::OkStatus();
-}
-
-// Fills kiln.* window attributes and the output's spatial dims.
-absl::Status Window(Ctx& c, const Shape& x, const Shape& kernel, bool allow_ceil,
-                    Shape* spatial_out) {
-  ir::Node& n = c.node();
-  const size_t nd = kernel.size();
-  const Shape strides = n.GetInts("strides", Shape(nd, 1));
-  const Shape dilations = n.GetInts("dilations", Shape(nd, 1));
-  Shape pads = n.GetInts("pads", Shape(2 * nd, 0));
-  const std::string auto_pad = n.GetString("auto_pad", "NOTSET");
-  const bool ceil_mode = allow_ceil && n.GetInt("ceil_mode", 0) != 0;
-  if (strides.size() != nd || dilations.size() != nd || pads.size() != 2 * nd) {
-    return c.Err(absl::StrCat("strides/dilations/pads lengths do not match ", nd,
-                              " spatial dimensions"));
-  }
-  for (size_t i = 0; i < nd; ++i) {
-    if (kernel[i] <= 0) return c.Err("kernel, strides and dilations must be positive");
-    KILN_RETURN_IF_ERROR(c.Scale(strides[i], "strides"));
-    KILN_RETURN_IF_ERROR(c.Scale(dilations[i], "dilations"));
-    if (pads[i] < 0 || pads[i + nd] < 0) return c.Err("negative pads are not supported");
-    if (kernel[i] > c.kMaxDim || pads[i] > c.kMaxDim || pads[i + nd] > c.kMaxDim) {
-      return c.Err("kernel and pads must be within 2^40");
-    }
-  }
-  spatial_out->clear();
-  for (size_t i = 0; i < nd; ++i) {
-    const int64_t in = x[2 + i], s = strides[i];
-    const int64_t dk = (kernel[i] - 1) * dilations[i] + 1;
-    if (ir::IsSymbolic(in)) {
-      int64_t out = 0;
-      KILN_RETURN_IF_ERROR(SymbolicWindowDim(c, auto_pad, in, dk, s, ceil_mode, &pads[i],
-                                             &pads[i + nd], &out));
-      spatial_out->push_back(out);
-      continue;
-    }
-    int64_t out;
-    if (auto_pad == "NOTSET" || auto_pad.empty()) {
-      const int64_t span = in + pads[i] + pads[i + nd] - dk;
-      if (span < (ceil_mode ? 1 - s : 0)) {
-        return c.Err(absl::StrCat("kernel ", ShapeStr(kernel), " (dilated) is larger than the padded input ",
-                                  ShapeStr(x)));
-      }
-      out = (ceil_mode ? CeilDiv(span, s) : FloorDiv(span, s)) + 1;
-      if (ceil_mode && (out - 1) * s >= in + pads[i]) --out;
-    } else if (auto_pad == "VALID") {
-      pads[i] = pads[i + nd] = 0;
-      if (in < dk) {
-        return c.Err(absl::StrCat("kernel ", ShapeStr(kernel), " is larger than the input ",
-                                  ShapeStr(x)));
-      }
-      out = (in - dk) / s + 1;
-    } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      out = CeilDiv(in, s);
-      const int64_t total = std::max<int64_t>(0, (out - 1) * s + dk - in);
-      const int64_t small = total / 2, big = total - small;
-      pads[i] = auto_pad == "SAME_UPPER" ? small : big;
-      pads[i + nd] = auto_pad == "SAME_UPPER" ? big : small;
-    } else {
-      return c.Err(absl::StrCat("unknown auto_pad '", auto_pad, "'"));
-    }
-    spatial_out->push_back(out);
-  }
-  n.SetInts("kiln.kernel_shape", kernel);
-  n.SetInts("kiln.strides", strides);
-  n.SetInts("kiln.dilations", dilations);
-  n.SetInts("kiln.pads", pads);
-  return absl::OkStatus();
-}
-
-absl::Status Conv(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(2));
-  KILN_RETURN_IF_ERROR(c.SameDType(0, 1));
-  const Shape& x = c.S(0);
-  const Shape& w = c.S(1);
-  if (x.size() < 3 || w.size() != x.size()) {
-    return c.Err(absl::StrCat("input ", ShapeStr(x), " and weight ", ShapeStr(w),
-                              " must have the same rank >= 3"));
-  }
-  const int64_t group = c.node().GetInt("group", 1);
-  if (group <= 0 || w[0] % group != 0 || x[1] % group != 0 || x[1] / group != w[1]) {
-    return c.Err(absl::StrCat("input ", ShapeStr(x), " has ", x[1], " channels but weight ",
-                              ShapeStr(w), " with group=", group, " expects ",
-                              static_cast<double>(w[1]) * static_cast<double>(group)));
-  }
-  const Shape kernel(w.begin() + 2, w.end());
-  const Shape declared = c.node().GetInts("kernel_shape", kernel);
-  if (declared != kernel) {
-    return c.Err(absl::StrCat("kernel_shape ", ShapeStr(declared),
-                              " does not match the weight shape ", ShapeStr(w)));
-  }
-  if (c.Has(2) && c.S(2) != Shape{w[0]}) {
-    return c.Err(absl::StrCat("bias shape ", ShapeStr(c.S(2)), " should be [", w[0], "]"));
-  }
-  Shape spatial;
-  KILN_RETURN_IF_ERROR(Window(c, x, kernel, /*allow_ceil=*/false, &spatial));
-  Shape out = {x[0], w[0]};
-  out.insert(out.end(), spatial.begin(), spatial.end());
-  return c.Set(0, c.T(0), std::move(out));
-}
-
-absl::Status Pool(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(1));
-  const Shape& x = c.S(0);
-  const Shape kernel = c.node().GetInts("kernel_shape", {});
-  if (kernel.empty() || x.size() != kernel.size() + 2) {
-    return c.Err(absl::StrCat("kernel_shape ", ShapeStr(kernel), " does not fit input ",
-                              ShapeStr(x)));
-  }
-  Shape spatial;
-  KILN_RETURN_IF_ERROR(Window(c, x, kernel, /*allow_ceil=*/true, &spatial));
-  Shape out = {x[0], x[1]};
-  out.insert(out.end(), spatial.begin(), spatial.end());
-  KILN_RETURN_IF_ERROR(c.Set(1, ir::DType::I64, out));  // MaxPool's Indices (lower_pool_variants.cc)
-  return c.Set(0, c.T(0), std::move(out));
-}
-
-absl::Status GlobalPool(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(1));
-  if (c.Rank(0) < 3) return c.Err(absl::StrCat("input ", ShapeStr(c.S(0)), " must have rank >= 3"));
-  Shape out = c.S(0);
-  std::fill(out.begin() + 2, out.end(), 1);
-  return c.Set(0, c.T(0), std::move(out));
-}
-
 absl::Status BatchNorm(Ctx& c) {
   KILN_RETURN_IF_ERROR(c.Need(5));
   // Training mode (norm_expand.cc) gives the running mean and variance as
@@ -652,14 +472,13 @@ using Rule = std::function<absl::Status(Ctx&)>;
 
 const std::map<std::string, Rule>& Rules() {
   static const auto* rules = new std::map<std::string, Rule>{
-      {"Conv", Conv},
+
       {"Add", Binary}, {"Sub", Binary}, {"Mul", Binary}, {"Div", Binary},
       {"Pow", Binary}, {"Equal", Binary}, {"Where", Where},
       {"Relu", Unary}, {"Sigmoid", Unary}, {"Tanh", Unary}, {"Floor", Unary},
       {"Sqrt", Unary}, {"Neg", Unary}, {"Identity", Unary}, {"Clip", Clip},
       {"Dropout", Dropout}, {"Cast", Cast},
-      {"MaxPool", Pool}, {"AveragePool", Pool}, {"GlobalAveragePool", GlobalPool},
-      {"GlobalMaxPool", GlobalPool}, {"BatchNormalization", BatchNorm},
+      {"BatchNormalization", BatchNorm},
       {"Flatten", Flatten}, {"Reshape", Reshape}, {"Transpose", Transpose},
       {"Concat", Concat}, {"Squeeze", Squeeze}, {"Unsqueeze", Unsqueeze},
       {"Shape", ShapeOp}, {"Gather", Gather}, {"ConstantOfShape", ConstantOfShape},

@@ -184,7 +184,7 @@ absl::Status DepthSpace(Ctx& c) {
     return c.Set(0, c.T(0), {x[0], x[1] / (b * b), x[2] * b, x[3] * b});
   }
   if (x[2] % b != 0 || x[3] % b != 0) return c.Err("height/width are not divisible by blocksize");
-  int64_t channels;
+  int64_t channels = 0;
   KILN_RETURN_IF_ERROR(c.Narrow(static_cast<__int128>(x[1]) * b * b, "the channel count", &channels));
   return c.Set(0, c.T(0), {x[0], channels, x[2] / b, x[3] / b});
 }
@@ -337,164 +337,6 @@ absl::Status Resize(Ctx& c) {
 
 // ---- NN ------------------------------------------------------------------------
 
-// One spatial axis of a ConvTranspose whose input size `in` is symbolic:
-// full = stride*(in - 1) + output_padding + ek. SAME pads by full - in*stride,
-// which does not depend on `in`, so every pad stays a number; an explicit
-// output_shape would make them symbolic and is refused.
-absl::Status SymbolicTransposeSize(Ctx& c, int64_t in, int64_t stride, int64_t ek,
-                                   int64_t outpad, const std::string& auto_pad,
-                                   bool has_output_shape, int64_t* pad_begin, int64_t* pad_end,
-                                   Shape* spatial) {
-  if (has_output_shape) {
-    return c.Err(absl::StrCat("output_shape with a symbolic input size (",
-                              c.dims().ToString(in), ") is not supported; give pads instead"));
-  }
-  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-    const int64_t total = std::max<int64_t>(0, outpad + ek - stride);
-    *pad_begin = auto_pad == "SAME_LOWER" ? total - total / 2 : total / 2;
-    *pad_end = total - *pad_begin;
-  } else if (auto_pad == "VALID") {
-    *pad_begin = *pad_end = 0;
-  }
-  // The smallest output (in = 1) must be positive for every size.
-  const int64_t least = outpad + ek - *pad_begin - *pad_end;
-  if (least <= 0) {
-    return c.Err(absl::StrCat("pads leave no output for an input size of 1 (",
-                              c.dims().ToString(in), " is symbolic)"));
-  }
-  ir::DimPool& dims = c.dims();
-  spatial->push_back(dims.Add(dims.Mul(stride, dims.Sub(in, 1)), least));
-  return absl::OkStatus();
-}
-
-absl::Status ConvTranspose(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(2));
-  const Shape& x = c.S(0);
-  const Shape& w = c.S(1);
-  if (x.size() < 3 || x.size() > 5 || w.size() != x.size()) {
-    return c.Err(absl::StrCat("only 1-D to 3-D ConvTranspose are supported; input ",
-                              ShapeStr(x), ", weight ", ShapeStr(w)));
-  }
-  const size_t nd = x.size() - 2;
-  const int64_t g = c.node().GetInt("group", 1);
-  if (g <= 0 || x[1] != w[0] || x[1] % g != 0) {
-    return c.Err(absl::StrCat("input ", ShapeStr(x), " does not match weight ", ShapeStr(w)));
-  }
-  int64_t oc;  // g divides x[1], so g <= 2^40
-  KILN_RETURN_IF_ERROR(c.Narrow(static_cast<__int128>(w[1]) * g, "the output channel count", &oc));
-  const Shape kernel(w.begin() + 2, w.end());
-  const Shape strides = c.node().GetInts("strides", Shape(nd, 1));
-  const Shape dil = c.node().GetInts("dilations", Shape(nd, 1));
-  const Shape outpad = c.node().GetInts("output_padding", Shape(nd, 0));
-  Shape pads = c.node().GetInts("pads", Shape(2 * nd, 0));
-  const Shape out_shape = c.node().GetInts("output_shape", {});
-  const std::string auto_pad = c.node().GetString("auto_pad", "NOTSET");
-  if (strides.size() != nd || dil.size() != nd || outpad.size() != nd || pads.size() != 2 * nd) {
-    return c.Err("strides/dilations/output_padding/pads do not match the rank");
-  }
-  if (c.Has(2) && c.S(2) != Shape{oc}) return c.Err("bias must have one entry per output channel");
-  Shape spatial;
-  for (size_t i = 0; i < nd; ++i) {
-    KILN_RETURN_IF_ERROR(c.Scale(strides[i], "strides"));
-    KILN_RETURN_IF_ERROR(c.Scale(dil[i], "dilations"));
-    if (!c.Within(outpad[i]) || !c.Within(pads[i]) ||
-        !c.Within(pads[i + nd]) ||
-        (!out_shape.empty() && i < out_shape.size() && !c.Within(out_shape[i]))) {
-      return c.Err("pads, output_padding and output_shape must be within 2^40");
-    }
-    const int64_t in = x[2 + i], ek = (kernel[i] - 1) * dil[i] + 1;
-    if (ir::IsSymbolic(in)) {
-      KILN_RETURN_IF_ERROR(SymbolicTransposeSize(c, in, strides[i], ek, outpad[i], auto_pad,
-                                                 !out_shape.empty(), &pads[i], &pads[i + nd],
-                                                 &spatial));
-      continue;
-    }
-    const int64_t full = strides[i] * (in - 1) + outpad[i] + ek;
-    int64_t o;
-    if (!out_shape.empty() || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      if (!out_shape.empty() && out_shape.size() != nd) return c.Err("output_shape has the wrong length");
-      o = !out_shape.empty() ? out_shape[i] : in * strides[i];
-      const int64_t total = std::max<int64_t>(0, full - o);
-      // ONNX: SAME_UPPER puts the extra pad at the end, SAME_LOWER at the start.
-      const bool lower = auto_pad == "SAME_LOWER";
-      pads[i] = lower ? total - total / 2 : total / 2;
-      pads[i + nd] = total - pads[i];
-    } else if (auto_pad == "VALID") {
-      pads[i] = pads[i + nd] = 0;
-      o = full;
-    } else {
-      o = full - pads[i] - pads[i + nd];
-    }
-    if (o <= 0) return c.Err("computed a non-positive output size");
-    spatial.push_back(o);
-  }
-  // Canonical 2-D form: a 1-D op has H = 1.
-  if (nd == 1) {
-    c.node().SetInts("kiln.kernel_shape", {1, kernel[0]});
-    c.node().SetInts("kiln.strides", {1, strides[0]});
-    c.node().SetInts("kiln.dilations", {1, dil[0]});
-    c.node().SetInts("kiln.pads", {0, pads[0], 0, pads[1]});
-  } else {
-    c.node().SetInts("kiln.kernel_shape", kernel);
-    c.node().SetInts("kiln.strides", strides);
-    c.node().SetInts("kiln.dilations", dil);
-    c.node().SetInts("kiln.pads", pads);
-  }
-  Shape out = {x[0], oc};
-  out.insert(out.end(), spatial.begin(), spatial.end());
-  return c.Set(0, c.T(0), std::move(out));
-}
-
-absl::Status LpPool(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(1));
-  const Shape& x = c.S(0);
-  if (c.node().op_type == "GlobalLpPool") {
-    if (x.size() < 3) return c.Err("input must have rank >= 3");
-    Shape out = x;
-    std::fill(out.begin() + 2, out.end(), 1);
-    return c.Set(0, c.T(0), std::move(out));
-  }
-  const Shape kernel = c.node().GetInts("kernel_shape", {});
-  if (x.size() != 4 || kernel.size() != 2) return c.Err("only 2-D LpPool is supported");
-  const Shape strides = c.node().GetInts("strides", {1, 1});
-  const Shape dil = c.node().GetInts("dilations", {1, 1});
-  Shape pads = c.node().GetInts("pads", {0, 0, 0, 0});
-  const std::string auto_pad = c.node().GetString("auto_pad", "NOTSET");
-  const bool ceil_mode = c.node().GetInt("ceil_mode", 0) != 0;
-  if (strides.size() != 2 || dil.size() != 2 || pads.size() != 4) {
-    return c.Err("strides/dilations/pads lengths do not match");
-  }
-  Shape out = {x[0], x[1]};
-  for (size_t i = 0; i < 2; ++i) {
-    if (kernel[i] <= 0 || kernel[i] > c.kMaxDim) return c.Err("bad window");
-    KILN_RETURN_IF_ERROR(c.Scale(strides[i], "strides"));
-    KILN_RETURN_IF_ERROR(c.Scale(dil[i], "dilations"));
-    if (!c.Within(pads[i]) || !c.Within(pads[i + 2])) {
-      return c.Err("pads must be within 2^40");
-    }
-    const int64_t in = x[2 + i], s = strides[i], ek = (kernel[i] - 1) * dil[i] + 1;
-    int64_t o;
-    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      o = (in + s - 1) / s;
-      const int64_t total = std::max<int64_t>(0, (o - 1) * s + ek - in);
-      pads[i] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
-      pads[i + 2] = total - pads[i];
-    } else {
-      if (auto_pad == "VALID") pads[i] = pads[i + 2] = 0;
-      const int64_t span = in + pads[i] + pads[i + 2] - ek;
-      if (span < 0) return c.Err("window is larger than the padded input");
-      o = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
-      if (ceil_mode && (o - 1) * s >= in + pads[i]) --o;
-    }
-    out.push_back(o);
-  }
-  c.node().SetInts("kiln.kernel_shape", kernel);
-  c.node().SetInts("kiln.strides", strides);
-  c.node().SetInts("kiln.dilations", dil);
-  c.node().SetInts("kiln.pads", pads);
-  return c.Set(0, c.T(0), std::move(out));
-}
-
 absl::Status ReverseSequence(Ctx& c) {
   ir::Graph& g = c.graph();
   ir::Node& n = c.node();
@@ -523,7 +365,6 @@ const std::map<std::string, Rule>& Rules() {
       {"Pad", Pad},
       {"DepthToSpace", DepthSpace}, {"SpaceToDepth", DepthSpace}, {"EyeLike", EyeLike},
       {"OneHot", OneHot}, {"Resize", Resize},
-      {"ConvTranspose", ConvTranspose}, {"LpPool", LpPool}, {"GlobalLpPool", LpPool},
       {"ReverseSequence", ReverseSequence},
   };
   return *rules;

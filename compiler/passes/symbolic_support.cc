@@ -14,8 +14,6 @@ namespace {
 // dims of convolutions and pools must still be static; their rules say so.
 const std::set<std::string>& SymbolicOps() {
   static const auto* ops = new std::set<std::string>{
-      "Conv", "ConvTranspose", "MaxPool", "AveragePool",
-      "GlobalAveragePool", "GlobalMaxPool",
       "BatchNormalization", "Flatten", "Add", "Sub", "Mul", "Div",
       "Relu", "Sigmoid", "Tanh", "Clip", "Identity", "Dropout", "Shape",
       "Transpose", "Split", "ReduceMean", "Pow", "Sqrt", "Reshape", "Unsqueeze",

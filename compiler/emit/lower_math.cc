@@ -1,5 +1,5 @@
 // Float math: unary math and activations (unary_f32), Pow/PRelu/Mod/Max/Min
-// (binary_f32), Reduce* (reduce_f32) and ArgMax/ArgMin.
+// (binary_f32).
 #include <cstring>
 #include <map>
 #include <memory>
@@ -19,15 +19,6 @@ int64_t Product(const Shape& s, size_t begin, size_t end) {
   int64_t p = 1;
   for (size_t i = begin; i < end; ++i) p *= s[i];
   return p;
-}
-
-absl::Status RequireF32Input(LoweringContext& ctx, const ir::Node& node, size_t k) {
-  const ir::Value& v = ctx.value(node.inputs[k]);
-  if (v.dtype != ir::DType::F32) {
-    return ctx.Unimplemented(node, absl::StrCat("input '", v.name, "' is ", ir::DTypeName(v.dtype),
-                                                "; only float32 is supported"));
-  }
-  return absl::OkStatus();
 }
 
 absl::Status LowerMathUnary(LoweringContext& ctx, const ir::Node& node) {
@@ -86,71 +77,6 @@ absl::Status LowerMathBinary(LoweringContext& ctx, const ir::Node& node) {
   return ctx.Dispatch(node, BinaryF32Params(op, y, as, bs), {ba, bb, by});
 }
 
-// Appends dim d (stride s) to a dims/strides list, merging it into the last
-// entry when the two step through memory as one; size-1 dims vanish.
-// Symbolic dims multiply through the pool (plain * would overflow them).
-void PushDim(int64_t d, int64_t s, ir::DimPool& pool, Shape* dims, Shape* strides) {
-  if (d == 1) return;
-  if (!dims->empty() && strides->back() == pool.Mul(s, d)) {
-    dims->back() = pool.Mul(dims->back(), d);
-    strides->back() = s;
-    return;
-  }
-  dims->push_back(d);
-  strides->push_back(s);
-}
-
-absl::Status LowerReduce(LoweringContext& ctx, const ir::Node& node) {
-  KILN_RETURN_IF_ERROR(RequireF32Input(ctx, node, 0));
-  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
-  if (!node.HasAttr("kiln.axes")) return ctx.Invalid(node, "axes were not resolved");
-  const Shape axes = node.GetInts("kiln.axes", {});
-  const std::set<int64_t> red(axes.begin(), axes.end());
-  const Shape xs = ContiguousStrides(x, ctx.dims());
-  Shape od, os, rd, rs;
-  for (size_t d = 0; d < x.size(); ++d) {
-    if (red.count(static_cast<int64_t>(d))) PushDim(x[d], xs[d], ctx.dims(), &rd, &rs);
-    else PushDim(x[d], xs[d], ctx.dims(), &od, &os);
-  }
-  if (od.size() > KILN_MAX_RANK || rd.size() > KILN_MAX_RANK) {
-    return ctx.Unimplemented(node, "input rank is too high");
-  }
-  kernel::ReduceF32 reduce;
-  reduce.kind = ReduceKind(node.op_type);
-  reduce.RO = static_cast<int64_t>(od.size());
-  reduce.RR = static_cast<int64_t>(rd.size());
-  reduce.out_dims = od;
-  reduce.out_strides = os;
-  reduce.red_dims = rd;
-  reduce.red_strides = rs;
-  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
-  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, reduce, {bx, by});
-}
-
-absl::Status LowerArgReduce(LoweringContext& ctx, const ir::Node& node) {
-  KILN_RETURN_IF_ERROR(RequireF32Input(ctx, node, 0));
-  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
-  const int64_t r = static_cast<int64_t>(x.size());
-  int64_t axis = node.GetInt("axis", 0);
-  if (axis < 0) axis += r;
-  if (axis < 0 || axis >= r) return ctx.Invalid(node, "axis out of range");
-  // Symbolic dims (the axis too) multiply through the pool; the kernel's
-  // checker refuses an axis that is empty at run time.
-  ir::DimPool& dims = ctx.dims();
-  const int64_t outer = dims.Product(Shape(x.begin(), x.begin() + axis));
-  const int64_t inner = dims.Product(Shape(x.begin() + axis + 1, x.end()));
-  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
-  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  kernel::ArgReduceF32 arg;
-  arg.outer = outer;
-  arg.n = x[axis];
-  arg.inner = inner;
-  arg.is_min = node.op_type == "ArgMin" ? 1 : 0;
-  arg.select_last = node.GetInt("select_last_index", 0) != 0 ? 1 : 0;
-  return ctx.Dispatch(node, arg, {bx, by});
-}
-
 }  // namespace
 
 // A float32 copy of constant `c` broadcast to `shape` (e.g. an int exponent
@@ -193,17 +119,6 @@ absl::Status AxisView(LoweringContext& ctx, const ir::Node& node, int64_t defaul
   return absl::OkStatus();
 }
 
-int64_t ReduceKind(const std::string& op) {
-  static const std::map<std::string, int64_t> kKinds = {
-      {"ReduceSum", KILN_REDUCE_SUM},       {"ReduceMean", KILN_REDUCE_MEAN},
-      {"ReduceMax", KILN_REDUCE_MAX},       {"ReduceMin", KILN_REDUCE_MIN},
-      {"ReduceProd", KILN_REDUCE_PROD},     {"ReduceL1", KILN_REDUCE_L1},
-      {"ReduceL2", KILN_REDUCE_L2},         {"ReduceLogSum", KILN_REDUCE_LOG_SUM},
-      {"ReduceLogSumExp", KILN_REDUCE_LOG_SUM_EXP}, {"ReduceSumSquare", KILN_REDUCE_SUM_SQUARE}};
-  const auto it = kKinds.find(op);
-  return it == kKinds.end() ? -1 : it->second;
-}
-
 void RegisterMathLowerings(LoweringTable& table) {
   for (const char* op :
        {"Abs", "Neg", "Exp", "Log", "Sqrt", "Reciprocal", "Floor", "Ceil", "Round", "Sign",
@@ -213,13 +128,6 @@ void RegisterMathLowerings(LoweringTable& table) {
     table[op] = LowerMathUnary;
   }
   for (const char* op : {"Pow", "PRelu", "Mod", "Max", "Min"}) table[op] = LowerMathBinary;
-  for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
-                         "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
-                         "ReduceSumSquare"}) {
-    table[op] = LowerReduce;
-  }
-  table["ArgMax"] = LowerArgReduce;
-  table["ArgMin"] = LowerArgReduce;
 }
 
 }  // namespace kiln::compiler::emit

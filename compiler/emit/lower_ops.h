@@ -83,6 +83,16 @@ inline kernel::BinaryF32 BinaryF32Params(int64_t op, const std::vector<int64_t>&
   return binary;
 }
 
+inline absl::Status RequireF32Input(LoweringContext& ctx, const ir::Node& node, size_t k) {
+  const ir::Value& v = ctx.value(node.inputs[k]);
+  if (v.dtype != ir::DType::F32) {
+    return ctx.Unimplemented(node, absl::StrCat("input '", v.name, "' is ", ir::DTypeName(v.dtype),
+                                                "; only float32 is supported"));
+  }
+  return absl::OkStatus();
+}
+
+
 // Bytes per element of value `v`.
 inline int64_t ElemBytes(const LoweringContext& ctx, ir::ValueId v) {
   return static_cast<int64_t>(ir::DTypeSize(ctx.value(v).dtype));
@@ -126,7 +136,12 @@ absl::Status UnsupportedDType(LoweringContext& ctx, const ir::Node& node);
 
 // The kiln_reduce_kind of a Reduce* op type (KILN_REDUCE_SUM, ...); -1 for
 // any other op. lower_math.cc
-int64_t ReduceKind(const std::string& op);
+int64_t ReduceKind(const std::string& op);  // compiler/ops/reduce.cc
+
+// Reduce* on float64 / float16 / bool extremes (reduce_typed; lower_typed.cc)
+// and with run-time axes (reduce_rt_f32; lower_runtime_params.cc).
+absl::Status LowerReduceTyped(LoweringContext& ctx, const ir::Node& node);
+absl::Status LowerReduceRt(LoweringContext& ctx, const ir::Node& node);
 // A shape_check dispatch when `node`'s shape-like input is a run-time value
 // (passes/shape_rules_runtime.h); nothing otherwise. lower_shape_check.cc
 absl::Status LowerShapeInputCheck(LoweringContext& ctx, const ir::Node& node);

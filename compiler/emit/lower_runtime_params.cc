@@ -160,32 +160,6 @@ absl::Status LowerPadRt(LoweringContext& ctx, const ir::Node& node) {
   return ctx.Dispatch(node, pad, b);
 }
 
-absl::Status LowerReduceRt(LoweringContext& ctx, const ir::Node& node) {
-  Shape x, y;
-  KILN_RETURN_IF_ERROR(Shapes(ctx, node, &x, &y));
-  if (ctx.value(node.inputs[0]).dtype != ir::DType::F32 ||
-      ctx.value(node.outputs[0]).dtype != ir::DType::F32) {
-    return ctx.Unimplemented(node, "run-time axes are supported for float32 data only");
-  }
-  KILN_ASSIGN_OR_RETURN(auto axes, ctx.InputShape(node, 1));
-  const int64_t kind = ReduceKind(node.op_type);
-  if (kind < 0) return ctx.Unimplemented(node, "no run-time axes kernel for this op");
-  kernel::ReduceRtF32 reduce;
-  reduce.kind = kind;
-  reduce.keepdims = node.GetInt("keepdims", 1) != 0 ? 1 : 0;
-  reduce.noop_with_empty_axes = node.GetInt("noop_with_empty_axes", 0) != 0 ? 1 : 0;
-  reduce.axes_dtype = DTypeCode(ctx, node.inputs[1]);
-  reduce.n = ir::ElementCount(axes);
-  reduce.R = static_cast<int64_t>(x.size());
-  reduce.RO = static_cast<int64_t>(y.size());
-  reduce.in_dims = x;
-  reduce.out_dims = y;
-  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
-  KILN_ASSIGN_OR_RETURN(Binding ba, ctx.Bind(node, node.inputs[1]));
-  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return DispatchRt<kernel::ReduceRtF32Bounded>(ctx, node, reduce, {bx, ba, by});
-}
-
 absl::Status LowerRange(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(std::vector<Binding> b, BindAll(ctx, node, {0, 1, 2}));
@@ -222,15 +196,37 @@ void Wrap(LoweringTable& table, const std::string& op, LowerFn rt) {
 
 }  // namespace
 
+absl::Status LowerReduceRt(LoweringContext& ctx, const ir::Node& node) {
+  Shape x, y;
+  KILN_RETURN_IF_ERROR(Shapes(ctx, node, &x, &y));
+  if (ctx.value(node.inputs[0]).dtype != ir::DType::F32 ||
+      ctx.value(node.outputs[0]).dtype != ir::DType::F32) {
+    return ctx.Unimplemented(node, "run-time axes are supported for float32 data only");
+  }
+  KILN_ASSIGN_OR_RETURN(auto axes, ctx.InputShape(node, 1));
+  const int64_t kind = ReduceKind(node.op_type);
+  if (kind < 0) return ctx.Unimplemented(node, "no run-time axes kernel for this op");
+  kernel::ReduceRtF32 reduce;
+  reduce.kind = kind;
+  reduce.keepdims = node.GetInt("keepdims", 1) != 0 ? 1 : 0;
+  reduce.noop_with_empty_axes = node.GetInt("noop_with_empty_axes", 0) != 0 ? 1 : 0;
+  reduce.axes_dtype = DTypeCode(ctx, node.inputs[1]);
+  reduce.n = ir::ElementCount(axes);
+  reduce.R = static_cast<int64_t>(x.size());
+  reduce.RO = static_cast<int64_t>(y.size());
+  reduce.in_dims = x;
+  reduce.out_dims = y;
+  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(Binding ba, ctx.Bind(node, node.inputs[1]));
+  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
+  return DispatchRt<kernel::ReduceRtF32Bounded>(ctx, node, reduce, {bx, ba, by});
+}
+
+
 void RegisterRuntimeParamLowerings(LoweringTable& table) {
   Wrap(table, "Slice", LowerSliceRt);
   Wrap(table, "Pad", LowerPadRt);
   Wrap(table, "Range", LowerRange);
-  for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
-                         "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
-                         "ReduceSumSquare"}) {
-    Wrap(table, op, LowerReduceRt);
-  }
 }
 
 }  // namespace kiln::compiler::emit

@@ -221,49 +221,6 @@ absl::Status LowerPowTyped(LoweringContext& ctx, const ir::Node& node) {
   return ctx.Dispatch(node, pow, bind);
 }
 
-// Reduce* on float64 / float16 (reduce_typed.c); axes resolved by shape
-// inference into "kiln.axes".
-absl::Status LowerReduceTyped(LoweringContext& ctx, const ir::Node& node) {
-  KILN_ASSIGN_OR_RETURN(int64_t dtype, Code(ctx, node, node.inputs[0]));
-  const bool bool_extreme =
-      dtype == KILN_DTYPE_BOOL && (node.op_type == "ReduceMax" || node.op_type == "ReduceMin");
-  if (dtype != KILN_DTYPE_F64 && dtype != KILN_DTYPE_F16 && !bool_extreme) {
-    return ctx.Unimplemented(node, absl::StrCat("tensor '", ctx.value(node.inputs[0]).name,
-                                                "' is ", ir::DTypeName(ctx.value(node.inputs[0]).dtype),
-                                                "; only float32 kernels exist"));
-  }
-  static const std::map<std::string, int64_t> kKinds = {
-      {"ReduceSum", KILN_REDUCE_SUM},       {"ReduceMean", KILN_REDUCE_MEAN},
-      {"ReduceMax", KILN_REDUCE_MAX},       {"ReduceMin", KILN_REDUCE_MIN},
-      {"ReduceProd", KILN_REDUCE_PROD},     {"ReduceL1", KILN_REDUCE_L1},
-      {"ReduceL2", KILN_REDUCE_L2},         {"ReduceLogSum", KILN_REDUCE_LOG_SUM},
-      {"ReduceLogSumExp", KILN_REDUCE_LOG_SUM_EXP}, {"ReduceSumSquare", KILN_REDUCE_SUM_SQUARE}};
-  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
-  if (!node.HasAttr("kiln.axes")) return ctx.Invalid(node, "axes were not resolved");
-  const std::vector<int64_t> axes = node.GetInts("kiln.axes", {});
-  const std::vector<int64_t> xs = ContiguousStrides(x, ctx.dims());  // dims may be symbolic
-  std::vector<int64_t> od, os, rd, rs;
-  for (size_t d = 0; d < x.size(); ++d) {
-    const bool red = std::find(axes.begin(), axes.end(), static_cast<int64_t>(d)) != axes.end();
-    (red ? rd : od).push_back(x[d]);
-    (red ? rs : os).push_back(xs[d]);
-  }
-  if (od.size() > KILN_MAX_RANK || rd.size() > KILN_MAX_RANK) {
-    return ctx.Unimplemented(node, "input rank is too high");
-  }
-  kernel::ReduceTyped reduce;
-  reduce.kind = kKinds.at(node.op_type);
-  reduce.dtype = dtype;
-  reduce.RO = static_cast<int64_t>(od.size());
-  reduce.RR = static_cast<int64_t>(rd.size());
-  reduce.out_dims = od;
-  reduce.out_strides = os;
-  reduce.red_dims = rd;
-  reduce.red_strides = rs;
-  KILN_ASSIGN_OR_RETURN(auto b, BindAll(ctx, node, {0}));
-  return ctx.Dispatch(node, reduce, b);
-}
-
 bool AllF32(const LoweringContext& ctx, const ir::Node& node) {
   for (const auto* list : {&node.inputs, &node.outputs}) {
     for (ir::ValueId v : *list) {
@@ -288,6 +245,44 @@ void RouteNonF32(LoweringTable& table, const char* op, LowerFn typed) {
 
 }  // namespace
 
+// Reduce* on float64 / float16 (reduce_typed.c); axes resolved by shape
+// inference into "kiln.axes".
+absl::Status LowerReduceTyped(LoweringContext& ctx, const ir::Node& node) {
+  KILN_ASSIGN_OR_RETURN(int64_t dtype, Code(ctx, node, node.inputs[0]));
+  const bool bool_extreme =
+      dtype == KILN_DTYPE_BOOL && (node.op_type == "ReduceMax" || node.op_type == "ReduceMin");
+  if (dtype != KILN_DTYPE_F64 && dtype != KILN_DTYPE_F16 && !bool_extreme) {
+    return ctx.Unimplemented(node, absl::StrCat("tensor '", ctx.value(node.inputs[0]).name,
+                                                "' is ", ir::DTypeName(ctx.value(node.inputs[0]).dtype),
+                                                "; only float32 kernels exist"));
+  }
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  if (!node.HasAttr("kiln.axes")) return ctx.Invalid(node, "axes were not resolved");
+  const std::vector<int64_t> axes = node.GetInts("kiln.axes", {});
+  const std::vector<int64_t> xs = ContiguousStrides(x, ctx.dims());  // dims may be symbolic
+  std::vector<int64_t> od, os, rd, rs;
+  for (size_t d = 0; d < x.size(); ++d) {
+    const bool red = std::find(axes.begin(), axes.end(), static_cast<int64_t>(d)) != axes.end();
+    (red ? rd : od).push_back(x[d]);
+    (red ? rs : os).push_back(xs[d]);
+  }
+  if (od.size() > KILN_MAX_RANK || rd.size() > KILN_MAX_RANK) {
+    return ctx.Unimplemented(node, "input rank is too high");
+  }
+  kernel::ReduceTyped reduce;
+  reduce.kind = ReduceKind(node.op_type);
+  reduce.dtype = dtype;
+  reduce.RO = static_cast<int64_t>(od.size());
+  reduce.RR = static_cast<int64_t>(rd.size());
+  reduce.out_dims = od;
+  reduce.out_strides = os;
+  reduce.red_dims = rd;
+  reduce.red_strides = rs;
+  KILN_ASSIGN_OR_RETURN(auto b, BindAll(ctx, node, {0}));
+  return ctx.Dispatch(node, reduce, b);
+}
+
+
 void RegisterTypedLowerings(LoweringTable& table) {
   for (const char* op : {"Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual"}) {
     table[op] = LowerCompare;
@@ -302,19 +297,6 @@ void RegisterTypedLowerings(LoweringTable& table) {
   // h10: Max/Min/Mod on other dtypes, BitShift (unsigned integers).
   for (const char* op : {"Max", "Min", "Mod"}) RouteNonF32(table, op, LowerTypedBinary);
   table["BitShift"] = LowerTypedBinary;
-  for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
-                         "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
-                         "ReduceSumSquare"}) {
-    // The axes input is int64: route on the data's dtype alone.
-    auto it = table.find(op);
-    if (it == table.end()) continue;
-    LowerFn f32 = it->second;
-    it->second = [f32](LoweringContext& ctx, const ir::Node& node) {
-      const bool f32_data = !node.inputs.empty() && node.inputs[0] != ir::kNoValue &&
-                            ctx.value(node.inputs[0]).dtype == ir::DType::F32;
-      return f32_data ? f32(ctx, node) : LowerReduceTyped(ctx, node);
-    };
-  }
   // Pow: float32 base with a float32 or constant exponent keeps binary_f32.
   auto pow_it = table.find("Pow");
   if (pow_it != table.end()) {

@@ -47,6 +47,7 @@ void RegisterRecurrentOps(std::vector<OpDef>& ops);    // recurrent.cc
 void RegisterSoftmaxOps(std::vector<OpDef>& ops);      // softmax.cc
 void RegisterConvOps(std::vector<OpDef>& ops);         // conv.cc
 void RegisterPoolOps(std::vector<OpDef>& ops);         // pool.cc
+void RegisterReduceOps(std::vector<OpDef>& ops);       // reduce.cc
 
 }  // namespace kiln::compiler
 

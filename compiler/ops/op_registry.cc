@@ -22,6 +22,7 @@ const std::vector<OpDef>& AllOpDefs() {
     RegisterSoftmaxOps(*v);
     RegisterConvOps(*v);
     RegisterPoolOps(*v);
+    RegisterReduceOps(*v);
     return v;
   }();
   return *ops;

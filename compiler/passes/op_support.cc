@@ -24,8 +24,7 @@ bool IsKernelOp(const std::string& op_type) {
       "Erf", "Sin", "Cos", "Tan", "Sinh", "Cosh", "Asin", "Acos", "Atan", "Asinh", "Acosh",
       "Atanh", "HardSigmoid", "HardSwish", "LeakyRelu", "Elu", "Selu", "Celu", "Softplus",
       "Softsign", "ThresholdedRelu", "Mish", "Gelu", "Pow", "PRelu", "Mod", "Max", "Min", "Mean",
-      "Sum", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
-      "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare", "ArgMax", "ArgMin",
+      "Sum",
       // data movement and NN (h9)
       "Gather", "Slice", "Expand", "Size", "Tile", "Split", "Pad", "DepthToSpace", "SpaceToDepth", "EyeLike",
       "OneHot", "Resize",

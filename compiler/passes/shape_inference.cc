@@ -447,27 +447,6 @@ absl::Status Expand(Ctx& c) {
   return c.Set(0, c.T(0), std::move(out));
 }
 
-absl::Status ReduceProd(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(1));
-  const Shape& x = c.S(0);
-  std::vector<int64_t> axes = c.node().GetInts("axes", {});
-  if (c.opset() >= 18 && c.Has(1)) KILN_RETURN_IF_ERROR(c.KnownInts(1, "axes", &axes));
-  std::set<int64_t> red;
-  for (int64_t a : axes) {
-    int64_t ax = 0;
-    KILN_RETURN_IF_ERROR(c.Axis(a, c.Rank(0), &ax));
-    red.insert(ax);
-  }
-  if (axes.empty()) for (size_t i = 0; i < x.size(); ++i) red.insert(static_cast<int64_t>(i));
-  const bool keep = c.node().GetInt("keepdims", 1) != 0;
-  Shape out;
-  for (size_t i = 0; i < x.size(); ++i) {
-    if (!red.count(static_cast<int64_t>(i))) out.push_back(x[i]);
-    else if (keep) out.push_back(1);
-  }
-  return c.Set(0, c.T(0), std::move(out));
-}
-
 using Rule = std::function<absl::Status(Ctx&)>;
 
 const std::map<std::string, Rule>& Rules() {
@@ -482,7 +461,7 @@ const std::map<std::string, Rule>& Rules() {
       {"Flatten", Flatten}, {"Reshape", Reshape}, {"Transpose", Transpose},
       {"Concat", Concat}, {"Squeeze", Squeeze}, {"Unsqueeze", Unsqueeze},
       {"Shape", ShapeOp}, {"Gather", Gather}, {"ConstantOfShape", ConstantOfShape},
-      {"Range", Range}, {"Expand", Expand}, {"ReduceProd", ReduceProd},
+      {"Range", Range}, {"Expand", Expand},
   };
   return *rules;
 }

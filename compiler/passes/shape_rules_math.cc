@@ -64,57 +64,6 @@ absl::Status PRelu(MathCtx& c) {
   return c.Set(0, c.T(0), c.S(0));
 }
 
-// Reduce*: resolves the axes (attribute, or input 1 from ReduceSum-13 and
-// every Reduce-18) into "kiln.axes".
-absl::Status Reduce(MathCtx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(1));
-  const int64_t r = c.Rank(0);
-  std::vector<int64_t> axes = c.node().GetInts("axes", {});
-  if (c.Has(1)) {
-    if (const ir::ConstantData* a = c.C(1)) {
-      axes.clear();
-      for (int64_t i = 0; i < a->element_count(); ++i) axes.push_back(a->IntAt(i));
-    } else if (ir::ElementCount(c.S(1)) != 0) {
-      return c.Err(absl::StrCat("axes input '", c.In(1).name,
-                                "' is not known at compile time (dynamic axes are not supported)"));
-    } else {
-      axes.clear();  // an empty tensor's value is known from its shape alone
-    }
-  }
-  std::set<int64_t> red;
-  for (int64_t a : axes) {
-    int64_t ax = 0;
-    KILN_RETURN_IF_ERROR(c.Axis(a, r, &ax));
-    red.insert(ax);
-  }
-  if (axes.empty() && c.node().GetInt("noop_with_empty_axes", 0) == 0) {
-    for (int64_t i = 0; i < r; ++i) red.insert(i);
-  }
-  ir::Attribute attr;
-  attr.kind = ir::Attribute::Kind::kInts;
-  attr.ints.assign(red.begin(), red.end());
-  c.node().attributes["kiln.axes"] = attr;
-  const bool keep = c.node().GetInt("keepdims", 1) != 0;
-  Shape out;
-  for (int64_t i = 0; i < r; ++i) {
-    if (!red.count(i)) out.push_back(c.S(0)[i]);
-    else if (keep) out.push_back(1);
-  }
-  return c.Set(0, c.T(0), std::move(out));
-}
-
-absl::Status ArgReduce(MathCtx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(1));
-  if (c.Rank(0) == 0) return c.Err("input must have rank >= 1");
-  int64_t axis = 0;
-  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
-  if (c.S(0)[axis] == 0) return c.Err("cannot take the index of an empty axis");
-  Shape out = c.S(0);
-  if (c.node().GetInt("keepdims", 1) != 0) out[axis] = 1;
-  else out.erase(out.begin() + axis);
-  return c.Set(0, DType::I64, std::move(out));
-}
-
 absl::Status MeanVarianceNormalization(MathCtx& c) {
   ir::Graph& g = c.graph();
   ir::Node& n = c.node();
@@ -140,14 +89,7 @@ const std::map<std::string, MathRule>& MathRules() {
     for (const char* op : {"Pow", "Mod", "Max", "Min", "Mean", "Sum", "BitShift"}) {
       (*m)[op] = ElementwiseBroadcast;
     }
-    for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
-                           "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
-                           "ReduceSumSquare"}) {
-      (*m)[op] = Reduce;
-    }
     (*m)["PRelu"] = PRelu;
-    (*m)["ArgMax"] = ArgReduce;
-    (*m)["ArgMin"] = ArgReduce;
     (*m)["MeanVarianceNormalization"] = MeanVarianceNormalization;
     return m;
   }();

@@ -16,7 +16,7 @@ const std::set<std::string>& SymbolicOps() {
   static const auto* ops = new std::set<std::string>{
       "BatchNormalization", "Flatten", "Add", "Sub", "Mul", "Div",
       "Relu", "Sigmoid", "Tanh", "Clip", "Identity", "Dropout", "Shape",
-      "Transpose", "Split", "ReduceMean", "Pow", "Sqrt", "Reshape", "Unsqueeze",
+      "Transpose", "Split", "Pow", "Sqrt", "Reshape", "Unsqueeze",
       "Squeeze", "Gather", "Slice", "Cast", "Erf", "Exp", "Log", "Neg",
       "Abs", "Reciprocal", "LeakyRelu", "HardSigmoid", "HardSwish", "Elu", "Softplus",
       // symops: byte movers and the typed elementwise kernels, sizes through the pool
@@ -30,13 +30,8 @@ const std::set<std::string>& SymbolicOps() {
       "Shrink", "BitShift",
       // lengths known during the run: static inputs, outputs of a data symbol's length
       "NonZero", "Compress", "Unique", "NonMaxSuppression",
-      // symops2: sizes as patched kernel parameters (the kernels check indices
-      // and empty axes against them at run time)
-      "ReduceSum", "ReduceMax", "ReduceMin",
-      "ReduceProd", "ReduceSumSquare",
-      "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ArgMax", "ArgMin",
       // shapes and sequences from symbolic values (torch.zeros(N, 4),
-      // torch.arange(S)) and masks over symbolic dims (kernels fill/arange/trilu)
+      // torch.arange(S)) (kernels fill/arange)
       "ConstantOfShape", "Range",
       // control flow: subgraphs share the model's pool; their own nodes are
       // checked when they compile (passes/control_flow.cc)

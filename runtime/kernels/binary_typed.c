@@ -8,10 +8,16 @@
 #include <stdint.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "typed_util.h"
 
-enum { T_OP, T_DTYPE, T_R, T_HEAD };
+enum {
+  T_OP = KILN_IP_BINARY_TYPED_OP,
+  T_DTYPE = KILN_IP_BINARY_TYPED_DTYPE,
+  T_R = KILN_IP_BINARY_TYPED_R,
+  T_HEAD = KILN_IP_BINARY_TYPED_OUT_DIMS
+};
 
 /* Signed or unsigned integer division of two patterns of type t. */
 static uint64_t int_div(uint64_t a, uint64_t b, int64_t t) {

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "typed_util.h"
 
@@ -38,7 +39,8 @@ int kiln_cast(const int64_t* ip, const float* fp, void* const* bindings,
               const kiln_host* host) {
   (void)fp;
   (void)host;
-  const int64_t src = ip[0], dst = ip[1], n = ip[2];
+  const int64_t src = ip[KILN_IP_CAST_SRC_DTYPE], dst = ip[KILN_IP_CAST_DST_DTYPE],
+                n = ip[KILN_IP_CAST_COUNT];
   const void* x = bindings[0];
   void* y = bindings[1];
   const int sf = kiln_dtype_is_float(src), df = kiln_dtype_is_float(dst);
@@ -71,15 +73,16 @@ int kiln_cast(const int64_t* ip, const float* fp, void* const* bindings,
 
 int kiln_cast_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                     uint32_t fparam_count, const uint64_t* binding_bytes) {
-  KILN_TRY(kiln_check_counts(ip, iparam_count, 3, fp, fparam_count, 0));
+  KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_CAST_IPARAMS, fp, fparam_count, 0));
   KILN_TRY(kiln_check_nonneg(ip, 3));
-  const int64_t se = kiln_dtype_size(ip[0]), de = kiln_dtype_size(ip[1]);
+  const int64_t se = kiln_dtype_size(ip[KILN_IP_CAST_SRC_DTYPE]),
+                de = kiln_dtype_size(ip[KILN_IP_CAST_DST_DTYPE]);
   if (se == 0 || de == 0) return KILN_ERR_INVALID_ARGUMENT;
-  /* Work is bounded by the bindings: one flat loop over ip[2] elements. */
+  /* Work is bounded by the bindings: one flat loop over ip[KILN_IP_CAST_COUNT] elements. */
   int64_t bytes;
-  KILN_TRY(kiln_dense_bytes(ip[2], se, &bytes));
+  KILN_TRY(kiln_dense_bytes(ip[KILN_IP_CAST_COUNT], se, &bytes));
   KILN_TRY(kiln_check_binding(binding_bytes[0], bytes));
-  KILN_TRY(kiln_dense_bytes(ip[2], de, &bytes));
+  KILN_TRY(kiln_dense_bytes(ip[KILN_IP_CAST_COUNT], de, &bytes));
   KILN_TRY(kiln_check_binding(binding_bytes[1], bytes));
   return KILN_OK;
 }

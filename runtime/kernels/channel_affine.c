@@ -4,12 +4,15 @@
 
 #include "activation.h"
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 
 int kiln_channel_affine_f32(const int64_t* ip, const float* fp,
                             void* const* bindings, const kiln_host* host) {
   (void)host;
-  const int64_t N = ip[0], C = ip[1], S = ip[2], act = ip[3];
+  const int64_t N = ip[KILN_IP_CHANNEL_AFFINE_F32_N], C = ip[KILN_IP_CHANNEL_AFFINE_F32_C],
+                S = ip[KILN_IP_CHANNEL_AFFINE_F32_SPATIAL],
+                act = ip[KILN_IP_CHANNEL_AFFINE_F32_ACTIVATION];
   const float* x = (const float*)bindings[0];
   const float* scale = (const float*)bindings[1];
   const float* shift = (const float*)bindings[2];
@@ -21,7 +24,8 @@ int kiln_channel_affine_f32(const int64_t* ip, const float* fp,
       const float* xr = x + base;
       float* yr = y + base;
       for (int64_t i = 0; i < S; ++i) yr[i] = xr[i] * a + b;
-      kiln_activation_inplace(yr, S, act, fp[0], fp[1]);
+      kiln_activation_inplace(yr, S, act, fp[KILN_FP_CHANNEL_AFFINE_F32_ACT_ALPHA],
+                              fp[KILN_FP_CHANNEL_AFFINE_F32_ACT_BETA]);
     }
   }
   return KILN_OK;
@@ -30,16 +34,18 @@ int kiln_channel_affine_f32(const int64_t* ip, const float* fp,
 int kiln_channel_affine_f32_check(const int64_t* ip, uint32_t iparam_count,
                                   const float* fp, uint32_t fparam_count,
                                   const uint64_t* binding_bytes) {
-  KILN_TRY(kiln_check_counts(ip, iparam_count, 4, fp, fparam_count, 2));
+  KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_CHANNEL_AFFINE_F32_IPARAMS, fp, fparam_count,
+                             KILN_CHANNEL_AFFINE_F32_FPARAMS));
   KILN_TRY(kiln_check_nonneg(ip, 4));
-  KILN_TRY(kiln_check_enum(ip[3], KILN_ACT_NONE, KILN_ACT_LAST));
+  KILN_TRY(
+      kiln_check_enum(ip[KILN_IP_CHANNEL_AFFINE_F32_ACTIVATION], KILN_ACT_NONE, KILN_ACT_LAST));
   /* S == 0 leaves the N x C loops bounded by no binding. */
   KILN_TRY(kiln_check_work(ip, 3));
   int64_t count;
   KILN_TRY(kiln_checked_product(ip, 3, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));
-  KILN_TRY(kiln_check_f32_binding(binding_bytes[1], ip[1]));
-  KILN_TRY(kiln_check_f32_binding(binding_bytes[2], ip[1]));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[1], ip[KILN_IP_CHANNEL_AFFINE_F32_C]));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[2], ip[KILN_IP_CHANNEL_AFFINE_F32_C]));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[3], count));
   return KILN_OK;
 }

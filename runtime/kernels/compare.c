@@ -4,10 +4,16 @@
 #include <stdint.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "typed_util.h"
 
-enum { C_OP, C_DTYPE, C_R, C_HEAD };
+enum {
+  C_OP = KILN_IP_COMPARE_OP,
+  C_DTYPE = KILN_IP_COMPARE_DTYPE,
+  C_R = KILN_IP_COMPARE_R,
+  C_HEAD = KILN_IP_COMPARE_OUT_DIMS
+};
 
 #define CMP(op, a, b)                                                          \
   ((op) == KILN_CMP_EQ ? (a) == (b)                                            \

@@ -11,9 +11,18 @@
 #include <string.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 
-enum { CP_EB, CP_OUTER, CP_AXIS, CP_INNER, CP_COND, CP_OUT, CP_COUNT };
+enum {
+  CP_EB = KILN_IP_COMPRESS_ELEM_BYTES,
+  CP_OUTER = KILN_IP_COMPRESS_OUTER,
+  CP_AXIS = KILN_IP_COMPRESS_AXIS_LEN,
+  CP_INNER = KILN_IP_COMPRESS_INNER,
+  CP_COND = KILN_IP_COMPRESS_COND_LEN,
+  CP_OUT = KILN_IP_COMPRESS_OUT_COUNT,
+  CP_COUNT = KILN_COMPRESS_IPARAMS
+};
 
 /* Counts the selected slices; a true entry past axis_len is refused. */
 static int cp_count(const int64_t* ip, const unsigned char* cond, int64_t* found) {

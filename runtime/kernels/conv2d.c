@@ -63,7 +63,8 @@ static int conv_run(const int64_t* ip, const float* fp, void* const* bindings,
     dw_job j;
     j.g.H = H, j.g.W = W, j.g.OH = OH, j.g.OW = OW, j.g.KH = KH, j.g.KW = KW;
     j.g.SH = SH, j.g.SW = SW, j.g.PT = PT, j.g.PL = PL, j.g.DH = DH, j.g.DW = DW;
-    j.g.act = ip[P_ACT], j.g.act_alpha = fp[0], j.g.act_beta = fp[1];
+    j.g.act = ip[P_ACT], j.g.act_alpha = fp[KILN_FP_CONV2D_F32_ACT_ALPHA],
+    j.g.act_beta = fp[KILN_FP_CONV2D_F32_ACT_BETA];
     j.flat = kiln_dwf_select();
     j.rows = kiln_dwr_select();
     j.x = x, j.w = w, j.bias = bias, j.res = res, j.y = y, j.C = C;
@@ -95,7 +96,8 @@ static int conv_run(const int64_t* ip, const float* fp, void* const* bindings,
   d.ep.alpha = 1.0f, d.ep.beta = 1.0f;
   d.ep.c_rs = 1, d.ep.c_cs = 0;
   d.ep.r_rs = out_plane;
-  d.ep.act = ip[P_ACT], d.ep.act_alpha = fp[0], d.ep.act_beta = fp[1];
+  d.ep.act = ip[P_ACT], d.ep.act_alpha = fp[KILN_FP_CONV2D_F32_ACT_ALPHA],
+  d.ep.act_beta = fp[KILN_FP_CONV2D_F32_ACT_BETA];
   for (int64_t n = 0; n < N; ++n) {
     for (int64_t g = 0; g < G; ++g) {
       const float* xg = x + (n * C + g * cpg) * in_plane;

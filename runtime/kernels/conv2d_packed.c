@@ -440,8 +440,8 @@ static kiln_gemm_desc convp_nhwc_gemm(const int64_t* ip, const float* fp, void* 
   d.ep.r = res ? res + n * S * OC : NULL;
   d.ep.r_rs = OC;
   d.ep.act = ip[P_ACT];
-  d.ep.act_alpha = fp[0];
-  d.ep.act_beta = fp[1];
+  d.ep.act_alpha = fp[KILN_FP_CONV2D_F32_ACT_ALPHA];
+  d.ep.act_beta = fp[KILN_FP_CONV2D_F32_ACT_BETA];
   return d;
 }
 
@@ -549,8 +549,15 @@ static KILN_ALWAYS_INLINE void convp_row_body(const int64_t* ip, const float* fp
   }
   /* The GEMM tiles' epilogue: bias along the channels, then residual and
    * the activations it fuses (others below). */
-  kiln_tile_epilogue te = {bias ? bias + oc0 : NULL, 0, 1, 1.0f, NULL, 0,
-                           kiln_tile_act_fusable(act) ? act : KILN_ACT_NONE, fp[0], fp[1]};
+  kiln_tile_epilogue te = {bias ? bias + oc0 : NULL,
+                           0,
+                           1,
+                           1.0f,
+                           NULL,
+                           0,
+                           kiln_tile_act_fusable(act) ? act : KILN_ACT_NONE,
+                           fp[KILN_FP_CONV2D_F32_ACT_ALPHA],
+                           fp[KILN_FP_CONV2D_F32_ACT_BETA]};
 #pragma GCC unroll 8
   for (int p = 0; p < P; ++p) {
     float* yo = y + (oh * ip[P_OW] + p0 + p) * OC + oc0;
@@ -558,7 +565,9 @@ static KILN_ALWAYS_INLINE void convp_row_body(const int64_t* ip, const float* fp
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v)
       kv_store(yo + KV_LANES * v, kiln_tile_epilogue_kv(&te, 0, KV_LANES * v, acc[p][v]));
-    if (!kiln_tile_act_fusable(act)) kiln_activation_apply(yo, yo, KV_LANES * NV, act, fp[0], fp[1]);
+    if (!kiln_tile_act_fusable(act))
+      kiln_activation_apply(yo, yo, KV_LANES * NV, act, fp[KILN_FP_CONV2D_F32_ACT_ALPHA],
+                            fp[KILN_FP_CONV2D_F32_ACT_BETA]);
   }
 }
 
@@ -685,7 +694,7 @@ static int convp_run(const int64_t* ip, const float* fp, void* const* bindings, 
   j.tiles = (j.S + tile_rows - 1) / tile_rows;
   j.mr = j.tiles > 0 ? (j.S + j.tiles - 1) / j.tiles : 1;
   j.chunks = (ip[P_OC] + j.chunk - 1) / j.chunk;
-  j.act_alpha = fp[0], j.act_beta = fp[1];
+  j.act_alpha = fp[KILN_FP_CONV2D_F32_ACT_ALPHA], j.act_beta = fp[KILN_FP_CONV2D_F32_ACT_BETA];
   const int64_t tasks = ip[P_N] * j.chunks * j.tiles;
   const double work = (double)ip[P_N] * ip[P_OC] * j.S * ip[P_C] * ip[P_KH] * ip[P_KW];
   if (host && host->parallel_for && tasks > 1 && work >= (double)(1 << 19)) {

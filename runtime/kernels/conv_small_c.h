@@ -25,6 +25,7 @@
 
 #include "activation.h"
 #include "conv_check.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "vec.h"
 #include "window.h"
@@ -328,7 +329,8 @@ static inline void smallc_run(smallc_job* j, smallc_layout layout, const int64_t
   j->C = ip[P_C], j->H = ip[P_H], j->W = ip[P_W], j->OC = ip[P_OC];
   j->OH = ip[P_OH], j->OW = ip[P_OW], j->KH = ip[P_KH], j->KW = ip[P_KW];
   j->SH = ip[P_SH], j->SW = ip[P_SW], j->PT = ip[P_PT], j->PL = ip[P_PL], j->DH = ip[P_DH];
-  j->act = ip[P_ACT], j->act_alpha = fp[0], j->act_beta = fp[1];
+  j->act = ip[P_ACT], j->act_alpha = fp[KILN_FP_CONV2D_F32_ACT_ALPHA],
+  j->act_beta = fp[KILN_FP_CONV2D_F32_ACT_BETA];
   j->panels = layout == SMALLC_PANELS_NHWC;
   if (j->panels) { /* w[(oc/16)*16K + ((kh*KW + kw)*C + c)*16 + oc%16] */
     j->wm = 1, j->wc = 16, j->wkh = j->KW * j->C * 16, j->wkw = j->C * 16;

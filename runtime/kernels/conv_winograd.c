@@ -453,7 +453,8 @@ static int wg_run(const int64_t* ip, const float* fp, void* const* bindings, con
   j.path = kiln_gemm_select();
   j.chunks = (j.OC + j.path.nr - 1) / j.path.nr;
 
-  j.act = ip[P_ACT], j.act_alpha = fp[0], j.act_beta = fp[1];
+  j.act = ip[P_ACT], j.act_alpha = fp[KILN_FP_CONV2D_F32_ACT_ALPHA],
+  j.act_beta = fp[KILN_FP_CONV2D_F32_ACT_BETA];
   /* The direct convolution's multiply-adds: below 2^19 a hand-off to other
    * threads costs more than it saves (conv2d_packed_f32's rule). */
   const double work = (double)ip[P_N] * j.OC * j.OH * j.OW * j.C * 9.0;

@@ -5,12 +5,21 @@
 #include <string.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 
 /* iparams (6 + R): kind axis_ib exclusive reverse axis R  dims[R]
  * axis_ib 0: the axis is the iparam; 4/8: read from binding 1 (int32/int64),
  * negative values wrap once, anything else out of range fails the run. */
-enum { CS_KIND, CS_AXIS_IB, CS_EXCLUSIVE, CS_REVERSE, CS_AXIS, CS_R, CS_HEAD };
+enum {
+  CS_KIND = KILN_IP_CUMSUM_KIND,
+  CS_AXIS_IB = KILN_IP_CUMSUM_AXIS_IB,
+  CS_EXCLUSIVE = KILN_IP_CUMSUM_EXCLUSIVE,
+  CS_REVERSE = KILN_IP_CUMSUM_REVERSE,
+  CS_AXIS = KILN_IP_CUMSUM_AXIS,
+  CS_R = KILN_IP_CUMSUM_R,
+  CS_HEAD = KILN_IP_CUMSUM_DIMS
+};
 
 #define CUMSUM_LOOP(T)                                                        \
   {                                                                           \

@@ -4,10 +4,17 @@
 #include <string.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "strided_copy_core.h"
 
-enum { S_EB, S_R, S_SRC_OFF, S_DST_OFF, S_HEAD };
+enum {
+  S_EB = KILN_IP_STRIDED_COPY_ELEM_BYTES,
+  S_R = KILN_IP_STRIDED_COPY_R,
+  S_SRC_OFF = KILN_IP_STRIDED_COPY_SRC_OFFSET,
+  S_DST_OFF = KILN_IP_STRIDED_COPY_DST_OFFSET,
+  S_HEAD = KILN_IP_STRIDED_COPY_DIMS
+};
 
 int kiln_strided_copy(const int64_t* ip, const float* fp, void* const* bindings,
                       const kiln_host* host) {
@@ -83,16 +90,16 @@ int kiln_copy(const int64_t* ip, const float* fp, void* const* bindings,
               const kiln_host* host) {
   (void)fp;
   (void)host;
-  if (ip[0] > 0) memcpy(bindings[1], bindings[0], (size_t)ip[0]);
+  if (ip[KILN_IP_COPY_BYTES] > 0) memcpy(bindings[1], bindings[0], (size_t)ip[KILN_IP_COPY_BYTES]);
   return KILN_OK;
 }
 
 int kiln_copy_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                     uint32_t fparam_count, const uint64_t* binding_bytes) {
-  KILN_TRY(kiln_check_counts(ip, iparam_count, 1, fp, fparam_count, 0));
+  KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_COPY_IPARAMS, fp, fparam_count, 0));
   KILN_TRY(kiln_check_nonneg(ip, 1));
-  /* Work is bounded by the bindings: one memcpy of ip[0] bytes. */
-  KILN_TRY(kiln_check_binding(binding_bytes[0], ip[0]));
-  KILN_TRY(kiln_check_binding(binding_bytes[1], ip[0]));
+  /* Work is bounded by the bindings: one memcpy of ip[KILN_IP_COPY_BYTES] bytes. */
+  KILN_TRY(kiln_check_binding(binding_bytes[0], ip[KILN_IP_COPY_BYTES]));
+  KILN_TRY(kiln_check_binding(binding_bytes[1], ip[KILN_IP_COPY_BYTES]));
   return KILN_OK;
 }

@@ -18,6 +18,7 @@
 
 #include "activation.h"
 #include "conv_check.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "simd.h"
 #include "vec.h"
@@ -625,7 +626,8 @@ int kiln_conv2d_dw_nhwc_f32(const int64_t* ip, const float* fp, void* const* bin
   j.w = (const float*)bindings[1];
   j.bias = ip[P_HAS_BIAS] ? (const float*)bindings[2] : NULL;
   j.y = (float*)bindings[3];
-  j.act_alpha = fp[0], j.act_beta = fp[1];
+  j.act_alpha = fp[KILN_FP_CONV2D_DW_NHWC_F32_ACT_ALPHA],
+  j.act_beta = fp[KILN_FP_CONV2D_DW_NHWC_F32_ACT_BETA];
   j.reused = dwn_reuse_channels(ip);
   dwn_interior(ip, &j.first, &j.end);
 #ifdef KILN_HAVE_AVX512

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 
 #define KILN_DET_MAX_ORDER 32
@@ -14,7 +15,7 @@ int kiln_det_f32(const int64_t* ip, const float* fp, void* const* bindings,
                  const kiln_host* host) {
   (void)fp;
   (void)host;
-  const int64_t batch = ip[0], m = ip[1];
+  const int64_t batch = ip[KILN_IP_DET_F32_BATCH], m = ip[KILN_IP_DET_F32_M];
   const float* x = (const float*)bindings[0];
   float* y = (float*)bindings[1];
   double a[KILN_DET_MAX_ORDER * KILN_DET_MAX_ORDER];
@@ -50,15 +51,16 @@ int kiln_det_f32(const int64_t* ip, const float* fp, void* const* bindings,
 
 int kiln_det_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                        uint32_t fparam_count, const uint64_t* binding_bytes) {
-  KILN_TRY(kiln_check_counts(ip, iparam_count, 2, fp, fparam_count, 0));
+  KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_DET_F32_IPARAMS, fp, fparam_count, 0));
   KILN_TRY(kiln_check_nonneg(ip, 2));
-  if (ip[1] > KILN_DET_MAX_ORDER) return KILN_ERR_UNIMPLEMENTED;
+  if (ip[KILN_IP_DET_F32_M] > KILN_DET_MAX_ORDER) return KILN_ERR_UNIMPLEMENTED;
   /* Work is bounded by Y (one determinant per batch entry, even at order
    * 0) times at most 32^3 per matrix. */
   int64_t count, bytes;
-  KILN_TRY(kiln_checked_mul(ip[0], ip[1] * ip[1], &count));
+  KILN_TRY(kiln_checked_mul(ip[KILN_IP_DET_F32_BATCH],
+                            ip[KILN_IP_DET_F32_M] * ip[KILN_IP_DET_F32_M], &count));
   KILN_TRY(kiln_dense_bytes(count, 4, &bytes));
   KILN_TRY(kiln_check_binding(binding_bytes[0], bytes));
-  KILN_TRY(kiln_dense_bytes(ip[0], 4, &bytes));
+  KILN_TRY(kiln_dense_bytes(ip[KILN_IP_DET_F32_BATCH], 4, &bytes));
   return kiln_check_binding(binding_bytes[1], bytes);
 }

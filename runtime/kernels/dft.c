@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "typed_util.h"
 
@@ -56,7 +57,16 @@ static void dft_line(const float* x, int64_t xs, int64_t comps, const float* w, 
   }
 }
 
-enum { DFT_O, DFT_NIN, DFT_I, DFT_C, DFT_N, DFT_K, DFT_INVERSE, DFT_COUNT };
+enum {
+  DFT_O = KILN_IP_DFT_F32_O,
+  DFT_NIN = KILN_IP_DFT_F32_N_IN,
+  DFT_I = KILN_IP_DFT_F32_I,
+  DFT_C = KILN_IP_DFT_F32_C,
+  DFT_N = KILN_IP_DFT_F32_N,
+  DFT_K = KILN_IP_DFT_F32_K,
+  DFT_INVERSE = KILN_IP_DFT_F32_INVERSE,
+  DFT_COUNT = KILN_DFT_F32_IPARAMS
+};
 
 int kiln_dft_f32(const int64_t* ip, const float* fp, void* const* bindings,
                  const kiln_host* host) {
@@ -104,8 +114,18 @@ int kiln_dft_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp
 }
 
 enum {
-  STFT_B, STFT_L, STFT_C, STFT_F, STFT_K, STFT_ONESIDED, STFT_WINDOW_LEN, STFT_HAS_FL,
-  STFT_TABLE_N, STFT_STEP_DTYPE, STFT_FL_DTYPE, STFT_COUNT
+  STFT_B = KILN_IP_STFT_F32_B,
+  STFT_L = KILN_IP_STFT_F32_L,
+  STFT_C = KILN_IP_STFT_F32_C,
+  STFT_F = KILN_IP_STFT_F32_F,
+  STFT_K = KILN_IP_STFT_F32_K,
+  STFT_ONESIDED = KILN_IP_STFT_F32_ONESIDED,
+  STFT_WINDOW_LEN = KILN_IP_STFT_F32_WINDOW_LEN,
+  STFT_HAS_FL = KILN_IP_STFT_F32_HAS_FRAME_LENGTH,
+  STFT_TABLE_N = KILN_IP_STFT_F32_TABLE_N,
+  STFT_STEP_DTYPE = KILN_IP_STFT_F32_STEP_DTYPE,
+  STFT_FL_DTYPE = KILN_IP_STFT_F32_FRAME_LENGTH_DTYPE,
+  STFT_COUNT = KILN_STFT_F32_IPARAMS
 };
 
 static int stft_int_dtype(int64_t t) { return t == KILN_DTYPE_I32 || t == KILN_DTYPE_I64; }
@@ -189,7 +209,15 @@ int kiln_stft_f32_check(const int64_t* ip, uint32_t iparam_count, const float* f
   return kiln_check_f32_binding(binding_bytes[5], ye);
 }
 
-enum { STD_L, STD_ONESIDED, STD_WINDOW_LEN, STD_HAS_FL, STD_STEP_DTYPE, STD_FL_DTYPE, STD_COUNT };
+enum {
+  STD_L = KILN_IP_STFT_DIMS_L,
+  STD_ONESIDED = KILN_IP_STFT_DIMS_ONESIDED,
+  STD_WINDOW_LEN = KILN_IP_STFT_DIMS_WINDOW_LEN,
+  STD_HAS_FL = KILN_IP_STFT_DIMS_HAS_FRAME_LENGTH,
+  STD_STEP_DTYPE = KILN_IP_STFT_DIMS_STEP_DTYPE,
+  STD_FL_DTYPE = KILN_IP_STFT_DIMS_FRAME_LENGTH_DTYPE,
+  STD_COUNT = KILN_STFT_DIMS_IPARAMS
+};
 
 int kiln_stft_dims(const int64_t* ip, const float* fp, void* const* bindings,
                    const kiln_host* host) {

@@ -6,10 +6,17 @@
 #include <string.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 
 #define EINSUM_MAX_LETTERS 16
-enum { ES_L, ES_NOUT, ES_HAS_B, ES_F64, ES_HEAD };
+enum {
+  ES_L = KILN_IP_EINSUM_L,
+  ES_NOUT = KILN_IP_EINSUM_NOUT,
+  ES_HAS_B = KILN_IP_EINSUM_HAS_B,
+  ES_F64 = KILN_IP_EINSUM_IS_F64,
+  ES_HEAD = KILN_IP_EINSUM_DIMS
+};
 
 #define EINSUM_LOOP(T)                                                        \
   {                                                                           \

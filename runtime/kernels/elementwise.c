@@ -6,6 +6,7 @@
 
 #include "activation.h"
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 
 #define KILN_BINARY_LAST KILN_BINARY_PRELU
@@ -77,7 +78,11 @@ static void binary_row(int64_t op, const float* a, int64_t sa, const float* b,
   }
 }
 
-enum { B_OP, B_R, B_HEAD };
+enum {
+  B_OP = KILN_IP_BINARY_F32_OP,
+  B_R = KILN_IP_BINARY_F32_R,
+  B_HEAD = KILN_IP_BINARY_F32_OUT_DIMS
+};
 
 int kiln_binary_f32(const int64_t* ip, const float* fp, void* const* bindings,
                     const kiln_host* host) {
@@ -157,19 +162,21 @@ int kiln_binary_f32_check(const int64_t* ip, uint32_t iparam_count,
 int kiln_unary_f32(const int64_t* ip, const float* fp, void* const* bindings,
                    const kiln_host* host) {
   (void)host;
-  kiln_activation_apply((const float*)bindings[0], (float*)bindings[1], ip[1],
-                        ip[0], fp[0], fp[1]);
+  kiln_activation_apply((const float*)bindings[0], (float*)bindings[1], ip[KILN_IP_UNARY_F32_COUNT],
+                        ip[KILN_IP_UNARY_F32_ACTIVATION], fp[KILN_FP_UNARY_F32_ACT_ALPHA],
+                        fp[KILN_FP_UNARY_F32_ACT_BETA]);
   return KILN_OK;
 }
 
 int kiln_unary_f32_check(const int64_t* ip, uint32_t iparam_count,
                          const float* fp, uint32_t fparam_count,
                          const uint64_t* binding_bytes) {
-  KILN_TRY(kiln_check_counts(ip, iparam_count, 2, fp, fparam_count, 2));
+  KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_UNARY_F32_IPARAMS, fp, fparam_count,
+                             KILN_UNARY_F32_FPARAMS));
   KILN_TRY(kiln_check_nonneg(ip, 2));
-  KILN_TRY(kiln_check_enum(ip[0], KILN_ACT_NONE, KILN_ACT_LAST));
-  /* Work is bounded by the bindings: one flat loop over ip[1] elements. */
-  KILN_TRY(kiln_check_f32_binding(binding_bytes[0], ip[1]));
-  KILN_TRY(kiln_check_f32_binding(binding_bytes[1], ip[1]));
+  KILN_TRY(kiln_check_enum(ip[KILN_IP_UNARY_F32_ACTIVATION], KILN_ACT_NONE, KILN_ACT_LAST));
+  /* Work is bounded by the bindings: one flat loop over ip[KILN_IP_UNARY_F32_COUNT] elements. */
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[0], ip[KILN_IP_UNARY_F32_COUNT]));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[1], ip[KILN_IP_UNARY_F32_COUNT]));
   return KILN_OK;
 }

@@ -11,10 +11,11 @@
 #include <string.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "typed_util.h"
 
-enum { FILL_EB, FILL_N, FILL_COUNT };
+enum { FILL_EB = KILN_IP_FILL_EB, FILL_N = KILN_IP_FILL_N, FILL_COUNT = KILN_FILL_IPARAMS };
 
 int kiln_fill(const int64_t* ip, const float* fp, void* const* bindings, const kiln_host* host) {
   (void)fp;
@@ -39,7 +40,13 @@ int kiln_fill_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
   return kiln_check_binding(binding_bytes[1], bytes);
 }
 
-enum { AR_DTYPE, AR_N, AR_START, AR_DELTA, AR_COUNT };
+enum {
+  AR_DTYPE = KILN_IP_ARANGE_DTYPE,
+  AR_N = KILN_IP_ARANGE_N,
+  AR_START = KILN_IP_ARANGE_START,
+  AR_DELTA = KILN_IP_ARANGE_DELTA,
+  AR_COUNT = KILN_ARANGE_IPARAMS
+};
 
 int kiln_arange(const int64_t* ip, const float* fp, void* const* bindings, const kiln_host* host) {
   (void)fp;
@@ -72,14 +79,15 @@ int kiln_int_values(const int64_t* ip, const float* fp, void* const* bindings,
                     const kiln_host* host) {
   (void)fp;
   (void)host;
-  memcpy(bindings[0], ip + 1, (size_t)ip[0] * sizeof(int64_t));
+  memcpy(bindings[0], ip + 1, (size_t)ip[KILN_IP_INT_VALUES_N] * sizeof(int64_t));
   return KILN_OK;
 }
 
 int kiln_int_values_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                           uint32_t fparam_count, const uint64_t* binding_bytes) {
-  if (iparam_count < 1 || ip == NULL || ip[0] < 0 || (uint64_t)ip[0] != iparam_count - 1u)
+  if (iparam_count < 1 || ip == NULL || ip[KILN_IP_INT_VALUES_N] < 0 ||
+      (uint64_t)ip[KILN_IP_INT_VALUES_N] != iparam_count - 1u)
     return KILN_ERR_INVALID_ARGUMENT;
   KILN_TRY(kiln_check_counts(ip, iparam_count, iparam_count, fp, fparam_count, 0));
-  return kiln_check_binding(binding_bytes[0], ip[0] * (int64_t)sizeof(int64_t));
+  return kiln_check_binding(binding_bytes[0], ip[KILN_IP_INT_VALUES_N] * (int64_t)sizeof(int64_t));
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 
 /* Index k of an int32 (ib == 4) or int64 (ib == 8) tensor. */
@@ -78,7 +79,15 @@ static int check_scatter_kind(int64_t eb, int64_t kind, int64_t red) {
 
 /* ---- gather ------------------------------------------------------------ */
 
-enum { GA_EB, GA_IB, GA_OUTER, GA_LEN, GA_INNER, GA_COUNT, GA_N };
+enum {
+  GA_EB = KILN_IP_GATHER_ELEM_BYTES,
+  GA_IB = KILN_IP_GATHER_IB,
+  GA_OUTER = KILN_IP_GATHER_OUTER,
+  GA_LEN = KILN_IP_GATHER_LEN,
+  GA_INNER = KILN_IP_GATHER_INNER,
+  GA_COUNT = KILN_IP_GATHER_COUNT,
+  GA_N = KILN_GATHER_IPARAMS
+};
 
 int kiln_gather(const int64_t* ip, const float* fp, void* const* bindings,
                 const kiln_host* host) {
@@ -126,7 +135,15 @@ int kiln_gather_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
 /* Shared layout: eb ib R axis kind reduction  data_dims[R]  index_dims[R].
  * index_dims[d] <= data_dims[d] for d != axis, so only the axis coordinate
  * (the run-time index) can leave the data tensor. */
-enum { GE_EB, GE_IB, GE_R, GE_AXIS, GE_KIND, GE_RED, GE_HEAD };
+enum {
+  GE_EB = KILN_IP_GATHER_ELEMENTS_ELEM_BYTES,
+  GE_IB = KILN_IP_GATHER_ELEMENTS_IB,
+  GE_R = KILN_IP_GATHER_ELEMENTS_R,
+  GE_AXIS = KILN_IP_GATHER_ELEMENTS_AXIS,
+  GE_KIND = KILN_IP_GATHER_ELEMENTS_KIND,
+  GE_RED = KILN_IP_GATHER_ELEMENTS_REDUCTION,
+  GE_HEAD = KILN_IP_GATHER_ELEMENTS_DATA_DIMS
+};
 
 static int elements_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                           uint32_t fparam_count, int64_t* data_n, int64_t* idx_n) {
@@ -224,7 +241,17 @@ int kiln_scatter_elements_check(const int64_t* ip, uint32_t iparam_count, const 
  * Layout: eb ib kind reduction batch count k slice dims[k].
  * Data is [batch, dims[0..k), slice], indices [batch, count, k], and the
  * gathered (or scattered) blocks are [batch, count, slice]. */
-enum { ND_EB, ND_IB, ND_KIND, ND_RED, ND_BATCH, ND_COUNT, ND_K, ND_SLICE, ND_HEAD };
+enum {
+  ND_EB = KILN_IP_GATHER_ND_ELEM_BYTES,
+  ND_IB = KILN_IP_GATHER_ND_IB,
+  ND_KIND = KILN_IP_GATHER_ND_KIND,
+  ND_RED = KILN_IP_GATHER_ND_REDUCTION,
+  ND_BATCH = KILN_IP_GATHER_ND_BATCH,
+  ND_COUNT = KILN_IP_GATHER_ND_COUNT,
+  ND_K = KILN_IP_GATHER_ND_K,
+  ND_SLICE = KILN_IP_GATHER_ND_SLICE,
+  ND_HEAD = KILN_IP_GATHER_ND_DIMS
+};
 
 static int nd_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                     uint32_t fparam_count, int64_t* data_n, int64_t* idx_n,

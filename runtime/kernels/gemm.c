@@ -3,10 +3,22 @@
 #include <stdint.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "sgemm.h"
 
-enum { G_M, G_N, G_K, G_TRANS_A, G_TRANS_B, G_HAS_C, G_CSM, G_CSN, G_ACT, G_COUNT };
+enum {
+  G_M = KILN_IP_GEMM_F32_M,
+  G_N = KILN_IP_GEMM_F32_N,
+  G_K = KILN_IP_GEMM_F32_K,
+  G_TRANS_A = KILN_IP_GEMM_F32_TRANS_A,
+  G_TRANS_B = KILN_IP_GEMM_F32_TRANS_B,
+  G_HAS_C = KILN_IP_GEMM_F32_HAS_C,
+  G_CSM = KILN_IP_GEMM_F32_C_STRIDE_M,
+  G_CSN = KILN_IP_GEMM_F32_C_STRIDE_N,
+  G_ACT = KILN_IP_GEMM_F32_ACTIVATION,
+  G_COUNT = KILN_GEMM_F32_IPARAMS
+};
 
 /* The parts gemm_f32 and gemm_pb_f32 share: A, C, Y and the epilogue. */
 static void gemm_describe(const int64_t* ip, const float* fp, void* const* bindings,
@@ -20,11 +32,12 @@ static void gemm_describe(const int64_t* ip, const float* fp, void* const* bindi
   d->b_packed = NULL, d->im2col = NULL, d->b = NULL, d->b_rs = 0, d->b_cs = 0;
   d->y = (float*)bindings[3];
   d->y_rs = d->N;
-  d->ep.alpha = fp[0], d->ep.beta = fp[1];
+  d->ep.alpha = fp[KILN_FP_GEMM_F32_ALPHA], d->ep.beta = fp[KILN_FP_GEMM_F32_BETA];
   d->ep.c = ip[G_HAS_C] ? (const float*)bindings[2] : NULL;
   d->ep.c_rs = ip[G_CSM], d->ep.c_cs = ip[G_CSN];
   d->ep.r = NULL, d->ep.r_rs = 0;
-  d->ep.act = ip[G_ACT], d->ep.act_alpha = fp[2], d->ep.act_beta = fp[3];
+  d->ep.act = ip[G_ACT], d->ep.act_alpha = fp[KILN_FP_GEMM_F32_ACT_ALPHA],
+  d->ep.act_beta = fp[KILN_FP_GEMM_F32_ACT_BETA];
 }
 
 int kiln_gemm_f32(const int64_t* ip, const float* fp, void* const* bindings,
@@ -112,7 +125,13 @@ int kiln_gemm_pb_f32_check(const int64_t* ip, uint32_t iparam_count, const float
 }
 
 /* matmul_f32 iparams: M N K R, then three arrays of R. */
-enum { MM_M, MM_N, MM_K, MM_R, MM_HEAD };
+enum {
+  MM_M = KILN_IP_MATMUL_F32_M,
+  MM_N = KILN_IP_MATMUL_F32_N,
+  MM_K = KILN_IP_MATMUL_F32_K,
+  MM_R = KILN_IP_MATMUL_F32_R,
+  MM_HEAD = KILN_IP_MATMUL_F32_BATCH_DIMS
+};
 
 int kiln_matmul_f32(const int64_t* ip, const float* fp, void* const* bindings,
                     const kiln_host* host) {

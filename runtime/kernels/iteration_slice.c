@@ -6,9 +6,16 @@
 #include <string.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 
-enum { I_OUTER, I_COUNT, I_INNER_BYTES, I_REVERSE, I_PARAMS };
+enum {
+  I_OUTER = KILN_IP_ITERATION_SLICE_READ_OUTER,
+  I_COUNT = KILN_IP_ITERATION_SLICE_READ_COUNT,
+  I_INNER_BYTES = KILN_IP_ITERATION_SLICE_READ_INNER_BYTES,
+  I_REVERSE = KILN_IP_ITERATION_SLICE_READ_REVERSE,
+  I_PARAMS = KILN_ITERATION_SLICE_READ_IPARAMS
+};
 
 /* The slice index for the iteration in `counter`; a counter outside
  * [0, count) (a loop running longer than the tensor) is refused. */

@@ -6,10 +6,21 @@
 #include <string.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 
-enum { L_N, L_C, L_D, L_REDUCTION, L_IGNORE, L_HAS_WEIGHT, L_TARGET_BYTES, L_LOGITS,
-       L_HAS_LOG_PROB, L_COUNT };
+enum {
+  L_N = KILN_IP_NLL_LOSS_F32_N,
+  L_C = KILN_IP_NLL_LOSS_F32_C,
+  L_D = KILN_IP_NLL_LOSS_F32_D,
+  L_REDUCTION = KILN_IP_NLL_LOSS_F32_REDUCTION,
+  L_IGNORE = KILN_IP_NLL_LOSS_F32_IGNORE_INDEX,
+  L_HAS_WEIGHT = KILN_IP_NLL_LOSS_F32_HAS_WEIGHT,
+  L_TARGET_BYTES = KILN_IP_NLL_LOSS_F32_TARGET_BYTES,
+  L_LOGITS = KILN_IP_NLL_LOSS_F32_LOGITS,
+  L_HAS_LOG_PROB = KILN_IP_NLL_LOSS_F32_HAS_LOG_PROB,
+  L_COUNT = KILN_NLL_LOSS_F32_IPARAMS
+};
 
 static int64_t load_target(const void* p, int64_t bytes, int64_t k) {
   if (bytes == 4) {

@@ -4,13 +4,30 @@
 #include <stdint.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 
 /* lp_pool_f32: y = (sum over the window of |x|^p)^(1/p), padding ignored.
  * iparams (15): N C H W OH OW KH KW stride_h stride_w pad_top pad_left
  *               dilation_h dilation_w p */
-enum { LP_N, LP_C, LP_H, LP_W, LP_OH, LP_OW, LP_KH, LP_KW, LP_SH, LP_SW, LP_PT, LP_PL,
-       LP_DH, LP_DW, LP_P, LP_COUNT };
+enum {
+  LP_N = KILN_IP_LP_POOL_F32_N,
+  LP_C = KILN_IP_LP_POOL_F32_C,
+  LP_H = KILN_IP_LP_POOL_F32_H,
+  LP_W = KILN_IP_LP_POOL_F32_W,
+  LP_OH = KILN_IP_LP_POOL_F32_OH,
+  LP_OW = KILN_IP_LP_POOL_F32_OW,
+  LP_KH = KILN_IP_LP_POOL_F32_KH,
+  LP_KW = KILN_IP_LP_POOL_F32_KW,
+  LP_SH = KILN_IP_LP_POOL_F32_STRIDE_H,
+  LP_SW = KILN_IP_LP_POOL_F32_STRIDE_W,
+  LP_PT = KILN_IP_LP_POOL_F32_PAD_TOP,
+  LP_PL = KILN_IP_LP_POOL_F32_PAD_LEFT,
+  LP_DH = KILN_IP_LP_POOL_F32_DILATION_H,
+  LP_DW = KILN_IP_LP_POOL_F32_DILATION_W,
+  LP_P = KILN_IP_LP_POOL_F32_P,
+  LP_COUNT = KILN_LP_POOL_F32_IPARAMS
+};
 
 int kiln_lp_pool_f32(const int64_t* ip, const float* fp, void* const* bindings,
                      const kiln_host* host) {

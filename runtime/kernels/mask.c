@@ -5,9 +5,19 @@
 #include <string.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 
-enum { TR_EB, TR_BATCH, TR_ROWS, TR_COLS, TR_K, TR_UPPER, TR_K_BINDING, TR_N };
+enum {
+  TR_EB = KILN_IP_TRILU_ELEM_BYTES,
+  TR_BATCH = KILN_IP_TRILU_BATCH,
+  TR_ROWS = KILN_IP_TRILU_ROWS,
+  TR_COLS = KILN_IP_TRILU_COLS,
+  TR_K = KILN_IP_TRILU_K,
+  TR_UPPER = KILN_IP_TRILU_UPPER,
+  TR_K_BINDING = KILN_IP_TRILU_K_BINDING,
+  TR_N = KILN_TRILU_IPARAMS
+};
 
 int kiln_trilu(const int64_t* ip, const float* fp, void* const* bindings,
                const kiln_host* host) {
@@ -54,7 +64,14 @@ int kiln_trilu_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
 /* one_hot: Y[o, d, i] = values[indices[o, i] == d] for d in [0, depth),
  * negative indices counting from depth; out-of-range indices give all "off".
  * idx_kind: 1 f32, 2 f64, 3 i32, 4 i64. */
-enum { OH_EB, OH_IDX_KIND, OH_OUTER, OH_DEPTH, OH_INNER, OH_N };
+enum {
+  OH_EB = KILN_IP_ONE_HOT_ELEM_BYTES,
+  OH_IDX_KIND = KILN_IP_ONE_HOT_IDX_KIND,
+  OH_OUTER = KILN_IP_ONE_HOT_OUTER,
+  OH_DEPTH = KILN_IP_ONE_HOT_DEPTH,
+  OH_INNER = KILN_IP_ONE_HOT_INNER,
+  OH_N = KILN_ONE_HOT_IPARAMS
+};
 
 static int64_t onehot_index(const void* p, int64_t k, int64_t kind) {
   const unsigned char* b = (const unsigned char*)p;

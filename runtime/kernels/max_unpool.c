@@ -8,9 +8,15 @@
 #include <string.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 
-enum { MU_EB, MU_N, MU_R, MU_HEAD };
+enum {
+  MU_EB = KILN_IP_MAX_UNPOOL_ELEM_BYTES,
+  MU_N = KILN_IP_MAX_UNPOOL_N,
+  MU_R = KILN_IP_MAX_UNPOOL_R,
+  MU_HEAD = KILN_IP_MAX_UNPOOL_INFERRED_DIMS
+};
 
 int kiln_max_unpool(const int64_t* ip, const float* fp, void* const* b, const kiln_host* host) {
   (void)fp;

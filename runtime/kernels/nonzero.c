@@ -9,10 +9,16 @@
 #include <string.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "typed_util.h"
 
-enum { NZ_DTYPE, NZ_R, NZ_COUNT, NZ_HEAD };
+enum {
+  NZ_DTYPE = KILN_IP_NONZERO_DTYPE,
+  NZ_R = KILN_IP_NONZERO_R,
+  NZ_COUNT = KILN_IP_NONZERO_COUNT,
+  NZ_HEAD = KILN_IP_NONZERO_IN_DIMS
+};
 
 /* Element k is non-zero. Floats by value, so -0.0 is zero and NaN is not;
  * other types by their bytes. */

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 
 /* Mean and 1/sqrt(variance + eps) of x[0..n) (n >= 1). */
@@ -29,7 +30,9 @@ static void moments(const float* x, int64_t n, float eps, double* mean, double* 
 int kiln_layer_norm_f32(const int64_t* ip, const float* fp, void* const* bindings,
                         const kiln_host* host) {
   (void)host;
-  const int64_t outer = ip[0], n = ip[1], has_bias = ip[2], has_stats = ip[3];
+  const int64_t outer = ip[KILN_IP_LAYER_NORM_F32_OUTER], n = ip[KILN_IP_LAYER_NORM_F32_N],
+                has_bias = ip[KILN_IP_LAYER_NORM_F32_HAS_BIAS],
+                has_stats = ip[KILN_IP_LAYER_NORM_F32_HAS_STATS];
   const float* X = (const float*)bindings[0];
   const float* scale = (const float*)bindings[1];
   const float* bias = (const float*)bindings[2];
@@ -41,7 +44,7 @@ int kiln_layer_norm_f32(const int64_t* ip, const float* fp, void* const* binding
     const float* x = X + o * n;
     float* y = Y + o * n;
     double mean, inv;
-    moments(x, n, fp[0], &mean, &inv);
+    moments(x, n, fp[KILN_FP_LAYER_NORM_F32_EPSILON], &mean, &inv);
     const float m = (float)mean, s = (float)inv;
     if (has_bias) {
       for (int64_t j = 0; j < n; ++j) y[j] = (x[j] - m) * s * scale[j] + bias[j];
@@ -55,20 +58,22 @@ int kiln_layer_norm_f32(const int64_t* ip, const float* fp, void* const* binding
 
 int kiln_layer_norm_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                               uint32_t fparam_count, const uint64_t* binding_bytes) {
-  KILN_TRY(kiln_check_counts(ip, iparam_count, 4, fp, fparam_count, 1));
+  KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_LAYER_NORM_F32_IPARAMS, fp, fparam_count,
+                             KILN_LAYER_NORM_F32_FPARAMS));
   KILN_TRY(kiln_check_nonneg(ip, 4));
-  KILN_TRY(kiln_check_enum(ip[2], 0, 1));
-  KILN_TRY(kiln_check_enum(ip[3], 0, 1));
+  KILN_TRY(kiln_check_enum(ip[KILN_IP_LAYER_NORM_F32_HAS_BIAS], 0, 1));
+  KILN_TRY(kiln_check_enum(ip[KILN_IP_LAYER_NORM_F32_HAS_STATS], 0, 1));
   /* Work is bounded by X: n == 0 returns before the outer loop. */
   int64_t count;
   KILN_TRY(kiln_checked_product(ip, 2, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));
-  KILN_TRY(kiln_check_f32_binding(binding_bytes[1], ip[1]));
-  if (ip[2]) KILN_TRY(kiln_check_f32_binding(binding_bytes[2], ip[1]));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[1], ip[KILN_IP_LAYER_NORM_F32_N]));
+  if (ip[KILN_IP_LAYER_NORM_F32_HAS_BIAS])
+    KILN_TRY(kiln_check_f32_binding(binding_bytes[2], ip[KILN_IP_LAYER_NORM_F32_N]));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[3], count));
-  if (ip[3] && ip[1] > 0) {
-    KILN_TRY(kiln_check_f32_binding(binding_bytes[4], ip[0]));
-    KILN_TRY(kiln_check_f32_binding(binding_bytes[5], ip[0]));
+  if (ip[KILN_IP_LAYER_NORM_F32_HAS_STATS] && ip[KILN_IP_LAYER_NORM_F32_N] > 0) {
+    KILN_TRY(kiln_check_f32_binding(binding_bytes[4], ip[KILN_IP_LAYER_NORM_F32_OUTER]));
+    KILN_TRY(kiln_check_f32_binding(binding_bytes[5], ip[KILN_IP_LAYER_NORM_F32_OUTER]));
   }
   return KILN_OK;
 }
@@ -76,7 +81,8 @@ int kiln_layer_norm_f32_check(const int64_t* ip, uint32_t iparam_count, const fl
 int kiln_instance_norm_f32(const int64_t* ip, const float* fp, void* const* bindings,
                            const kiln_host* host) {
   (void)host;
-  const int64_t N = ip[0], C = ip[1], spatial = ip[2];
+  const int64_t N = ip[KILN_IP_INSTANCE_NORM_F32_N], C = ip[KILN_IP_INSTANCE_NORM_F32_C],
+                spatial = ip[KILN_IP_INSTANCE_NORM_F32_SPATIAL];
   const float* X = (const float*)bindings[0];
   const float* scale = (const float*)bindings[1];
   const float* bias = (const float*)bindings[2];
@@ -87,7 +93,7 @@ int kiln_instance_norm_f32(const int64_t* ip, const float* fp, void* const* bind
     const float* x = X + p * spatial;
     float* y = Y + p * spatial;
     double mean, inv;
-    moments(x, spatial, fp[0], &mean, &inv);
+    moments(x, spatial, fp[KILN_FP_INSTANCE_NORM_F32_EPSILON], &mean, &inv);
     /* y = x * a + b with a, b folded per plane. */
     const float a = (float)(inv * scale[c]);
     const float b = (float)(bias[c] - mean * inv * scale[c]);
@@ -98,14 +104,15 @@ int kiln_instance_norm_f32(const int64_t* ip, const float* fp, void* const* bind
 
 int kiln_instance_norm_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                                  uint32_t fparam_count, const uint64_t* binding_bytes) {
-  KILN_TRY(kiln_check_counts(ip, iparam_count, 3, fp, fparam_count, 1));
+  KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_INSTANCE_NORM_F32_IPARAMS, fp, fparam_count,
+                             KILN_INSTANCE_NORM_F32_FPARAMS));
   KILN_TRY(kiln_check_nonneg(ip, 3));
   /* Work is bounded by X: spatial == 0 returns before the plane loop. */
   int64_t count;
   KILN_TRY(kiln_checked_product(ip, 3, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));
-  KILN_TRY(kiln_check_f32_binding(binding_bytes[1], ip[1]));
-  KILN_TRY(kiln_check_f32_binding(binding_bytes[2], ip[1]));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[1], ip[KILN_IP_INSTANCE_NORM_F32_C]));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[2], ip[KILN_IP_INSTANCE_NORM_F32_C]));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[3], count));
   return KILN_OK;
 }
@@ -114,7 +121,8 @@ int kiln_lp_norm_f32(const int64_t* ip, const float* fp, void* const* bindings,
                      const kiln_host* host) {
   (void)fp;
   (void)host;
-  const int64_t outer = ip[0], n = ip[1], inner = ip[2], p = ip[3];
+  const int64_t outer = ip[KILN_IP_LP_NORM_F32_OUTER], n = ip[KILN_IP_LP_NORM_F32_N],
+                inner = ip[KILN_IP_LP_NORM_F32_INNER], p = ip[KILN_IP_LP_NORM_F32_P];
   const float* X = (const float*)bindings[0];
   float* Y = (float*)bindings[1];
   for (int64_t o = 0; o < outer; ++o) {
@@ -137,9 +145,9 @@ int kiln_lp_norm_f32(const int64_t* ip, const float* fp, void* const* bindings,
 
 int kiln_lp_norm_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                            uint32_t fparam_count, const uint64_t* binding_bytes) {
-  KILN_TRY(kiln_check_counts(ip, iparam_count, 4, fp, fparam_count, 0));
+  KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_LP_NORM_F32_IPARAMS, fp, fparam_count, 0));
   KILN_TRY(kiln_check_nonneg(ip, 4));
-  KILN_TRY(kiln_check_enum(ip[3], 1, 2));
+  KILN_TRY(kiln_check_enum(ip[KILN_IP_LP_NORM_F32_P], 1, 2));
   /* n == 0 leaves outer x inner bounded by no binding. */
   KILN_TRY(kiln_check_work(ip, 3));
   int64_t count;
@@ -152,8 +160,10 @@ int kiln_lp_norm_f32_check(const int64_t* ip, uint32_t iparam_count, const float
 int kiln_lrn_f32(const int64_t* ip, const float* fp, void* const* bindings,
                  const kiln_host* host) {
   (void)host;
-  const int64_t N = ip[0], C = ip[1], spatial = ip[2], size = ip[3];
-  const float alpha = fp[0], beta = fp[1], bias = fp[2];
+  const int64_t N = ip[KILN_IP_LRN_F32_N], C = ip[KILN_IP_LRN_F32_C],
+                spatial = ip[KILN_IP_LRN_F32_SPATIAL], size = ip[KILN_IP_LRN_F32_SIZE];
+  const float alpha = fp[KILN_FP_LRN_F32_ALPHA], beta = fp[KILN_FP_LRN_F32_BETA],
+              bias = fp[KILN_FP_LRN_F32_BIAS];
   const float* X = (const float*)bindings[0];
   float* Y = (float*)bindings[1];
   const int64_t lo = (size - 1) / 2, hi = size - 1 - lo; /* floor / ceil halves */
@@ -179,12 +189,16 @@ int kiln_lrn_f32(const int64_t* ip, const float* fp, void* const* bindings,
 
 int kiln_lrn_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                        uint32_t fparam_count, const uint64_t* binding_bytes) {
-  KILN_TRY(kiln_check_counts(ip, iparam_count, 4, fp, fparam_count, 3));
+  KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_LRN_F32_IPARAMS, fp, fparam_count,
+                             KILN_LRN_F32_FPARAMS));
   KILN_TRY(kiln_check_nonneg(ip, 4));
-  if (ip[3] < 1) return KILN_ERR_INVALID_ARGUMENT;
+  if (ip[KILN_IP_LRN_F32_SIZE] < 1) return KILN_ERR_INVALID_ARGUMENT;
   /* N x C x spatial, each summing at most min(size, C) channels; spatial ==
    * 0 (or C == 0) leaves the outer loops bounded by no binding. */
-  const int64_t loops[4] = {ip[0], ip[1], ip[2], ip[3] < ip[1] ? ip[3] : ip[1]};
+  const int64_t loops[4] = {
+      ip[KILN_IP_LRN_F32_N], ip[KILN_IP_LRN_F32_C], ip[KILN_IP_LRN_F32_SPATIAL],
+      ip[KILN_IP_LRN_F32_SIZE] < ip[KILN_IP_LRN_F32_C] ? ip[KILN_IP_LRN_F32_SIZE]
+                                                       : ip[KILN_IP_LRN_F32_C]};
   KILN_TRY(kiln_check_work(loops, 4));
   int64_t count;
   KILN_TRY(kiln_checked_product(ip, 3, &count));
@@ -197,7 +211,8 @@ int kiln_hardmax_f32(const int64_t* ip, const float* fp, void* const* bindings,
                      const kiln_host* host) {
   (void)fp;
   (void)host;
-  const int64_t outer = ip[0], n = ip[1], inner = ip[2];
+  const int64_t outer = ip[KILN_IP_HARDMAX_F32_OUTER], n = ip[KILN_IP_HARDMAX_F32_N],
+                inner = ip[KILN_IP_HARDMAX_F32_INNER];
   const float* X = (const float*)bindings[0];
   float* Y = (float*)bindings[1];
   if (n == 0) return KILN_OK;
@@ -216,7 +231,7 @@ int kiln_hardmax_f32(const int64_t* ip, const float* fp, void* const* bindings,
 
 int kiln_hardmax_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                            uint32_t fparam_count, const uint64_t* binding_bytes) {
-  KILN_TRY(kiln_check_counts(ip, iparam_count, 3, fp, fparam_count, 0));
+  KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_HARDMAX_F32_IPARAMS, fp, fparam_count, 0));
   KILN_TRY(kiln_check_nonneg(ip, 3));
   /* inner == 0 leaves the outer loop bounded by no binding. */
   KILN_TRY(kiln_check_work(ip, 3));

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 
 static float opt_load_r(const void* p) {
@@ -27,11 +28,13 @@ static int64_t opt_load_t(const void* p) {
 int kiln_adagrad_f32(const int64_t* ip, const float* fp, void* const* b,
                      const kiln_host* host) {
   (void)host;
-  const int64_t n = ip[0];
+  const int64_t n = ip[KILN_IP_ADAGRAD_F32_N];
   const double t = (double)opt_load_t(b[1]);
-  const float norm = fp[0], eps = fp[1];
+  const float norm = fp[KILN_FP_ADAGRAD_F32_NORM_COEFFICIENT],
+              eps = fp[KILN_FP_ADAGRAD_F32_EPSILON];
   /* r = R / (1 + T * decay_factor) */
-  const float r = (float)((double)opt_load_r(b[0]) / (1.0 + t * (double)fp[2]));
+  const float r =
+      (float)((double)opt_load_r(b[0]) / (1.0 + t * (double)fp[KILN_FP_ADAGRAD_F32_DECAY_FACTOR]));
   const float* x = (const float*)b[2];
   const float* g = (const float*)b[3];
   const float* h = (const float*)b[4];
@@ -48,10 +51,11 @@ int kiln_adagrad_f32(const int64_t* ip, const float* fp, void* const* b,
 
 int kiln_adam_f32(const int64_t* ip, const float* fp, void* const* b, const kiln_host* host) {
   (void)host;
-  const int64_t n = ip[0];
+  const int64_t n = ip[KILN_IP_ADAM_F32_N];
   const int64_t t = opt_load_t(b[1]);
-  const float norm = fp[0], alpha = fp[2], beta = fp[3], eps = fp[4];
-  const float post = (float)(1.0 - (double)fp[1]);
+  const float norm = fp[KILN_FP_ADAM_F32_NORM_COEFFICIENT], alpha = fp[KILN_FP_ADAM_F32_ALPHA],
+              beta = fp[KILN_FP_ADAM_F32_BETA], eps = fp[KILN_FP_ADAM_F32_EPSILON];
+  const float post = (float)(1.0 - (double)fp[KILN_FP_ADAM_F32_NORM_COEFFICIENT_POST]);
   const float one_minus_alpha = (float)(1.0 - (double)alpha);
   const float one_minus_beta = (float)(1.0 - (double)beta);
   /* Bias correction from the second update on (T > 0). */
@@ -83,11 +87,12 @@ int kiln_adam_f32(const int64_t* ip, const float* fp, void* const* b, const kiln
 int kiln_momentum_f32(const int64_t* ip, const float* fp, void* const* b,
                       const kiln_host* host) {
   (void)host;
-  const int64_t n = ip[0], nesterov = ip[1];
+  const int64_t n = ip[KILN_IP_MOMENTUM_F32_N], nesterov = ip[KILN_IP_MOMENTUM_F32_NESTEROV];
   const float r = opt_load_r(b[0]);
-  const float norm = fp[0], alpha = fp[1];
+  const float norm = fp[KILN_FP_MOMENTUM_F32_NORM_COEFFICIENT],
+              alpha = fp[KILN_FP_MOMENTUM_F32_ALPHA];
   /* The gradient's coefficient is 1 at the first update (T == 0). */
-  const float beta = opt_load_t(b[1]) > 0 ? fp[2] : 1.0f;
+  const float beta = opt_load_t(b[1]) > 0 ? fp[KILN_FP_MOMENTUM_F32_BETA] : 1.0f;
   const float* x = (const float*)b[2];
   const float* g = (const float*)b[3];
   const float* v = (const float*)b[4];
@@ -113,22 +118,25 @@ static int opt_check_bindings(int64_t n, const uint64_t* bytes, int tensors) {
 
 int kiln_adagrad_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                            uint32_t fparam_count, const uint64_t* binding_bytes) {
-  KILN_TRY(kiln_check_counts(ip, iparam_count, 1, fp, fparam_count, 3));
+  KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_ADAGRAD_F32_IPARAMS, fp, fparam_count,
+                             KILN_ADAGRAD_F32_FPARAMS));
   KILN_TRY(kiln_check_nonneg(ip, 1));
-  return opt_check_bindings(ip[0], binding_bytes, 5);
+  return opt_check_bindings(ip[KILN_IP_ADAGRAD_F32_N], binding_bytes, 5);
 }
 
 int kiln_adam_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                         uint32_t fparam_count, const uint64_t* binding_bytes) {
-  KILN_TRY(kiln_check_counts(ip, iparam_count, 1, fp, fparam_count, 5));
+  KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_ADAM_F32_IPARAMS, fp, fparam_count,
+                             KILN_ADAM_F32_FPARAMS));
   KILN_TRY(kiln_check_nonneg(ip, 1));
-  return opt_check_bindings(ip[0], binding_bytes, 7);
+  return opt_check_bindings(ip[KILN_IP_ADAM_F32_N], binding_bytes, 7);
 }
 
 int kiln_momentum_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                             uint32_t fparam_count, const uint64_t* binding_bytes) {
-  KILN_TRY(kiln_check_counts(ip, iparam_count, 2, fp, fparam_count, 3));
+  KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_MOMENTUM_F32_IPARAMS, fp, fparam_count,
+                             KILN_MOMENTUM_F32_FPARAMS));
   KILN_TRY(kiln_check_nonneg(ip, 2));
-  KILN_TRY(kiln_check_enum(ip[1], 0, 1));
-  return opt_check_bindings(ip[0], binding_bytes, 5);
+  KILN_TRY(kiln_check_enum(ip[KILN_IP_MOMENTUM_F32_NESTEROV], 0, 1));
+  return opt_check_bindings(ip[KILN_IP_MOMENTUM_F32_N], binding_bytes, 5);
 }

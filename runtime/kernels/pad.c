@@ -6,10 +6,17 @@
 #include <string.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "pad_core.h"
 
-enum { PD_EB, PD_MODE, PD_R, PD_VALUE, PD_HEAD };
+enum {
+  PD_EB = KILN_IP_PAD_ELEM_BYTES,
+  PD_MODE = KILN_IP_PAD_MODE,
+  PD_R = KILN_IP_PAD_R,
+  PD_VALUE = KILN_IP_PAD_FILL_BITS,
+  PD_HEAD = KILN_IP_PAD_IN_DIMS
+};
 
 int kiln_pad(const int64_t* ip, const float* fp, void* const* bindings,
              const kiln_host* host) {

@@ -8,11 +8,20 @@
 #include <string.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "pad_core.h"
 #include "rt_param.h"
 
-enum { PR_EB, PR_MODE, PR_R, PR_N, PR_T_PADS, PR_T_AXES, PR_HEAD };
+enum {
+  PR_EB = KILN_IP_PAD_RT_ELEM_BYTES,
+  PR_MODE = KILN_IP_PAD_RT_MODE,
+  PR_R = KILN_IP_PAD_RT_R,
+  PR_N = KILN_IP_PAD_RT_N,
+  PR_T_PADS = KILN_IP_PAD_RT_PADS_DTYPE,
+  PR_T_AXES = KILN_IP_PAD_RT_AXES_DTYPE,
+  PR_HEAD = KILN_IP_PAD_RT_IN_DIMS
+};
 
 /* Pads beyond this are refused: it keeps begin + end + dim and the pad
  * loop's coordinate arithmetic inside int64 (dims are bounded alike). */

@@ -9,14 +9,32 @@
 #include <stdint.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "simd.h"
 #include "vec.h"
 #include "window.h"
 
 enum {
-  P_KIND, P_N, P_C, P_H, P_W, P_OH, P_OW, P_KH, P_KW, P_SH, P_SW, P_PT, P_PL,
-  P_PB, P_PR, P_DH, P_DW, P_CIP, P_COUNT
+  P_KIND = KILN_IP_POOL2D_F32_KIND,
+  P_N = KILN_IP_POOL2D_F32_N,
+  P_C = KILN_IP_POOL2D_F32_C,
+  P_H = KILN_IP_POOL2D_F32_H,
+  P_W = KILN_IP_POOL2D_F32_W,
+  P_OH = KILN_IP_POOL2D_F32_OH,
+  P_OW = KILN_IP_POOL2D_F32_OW,
+  P_KH = KILN_IP_POOL2D_F32_KH,
+  P_KW = KILN_IP_POOL2D_F32_KW,
+  P_SH = KILN_IP_POOL2D_F32_STRIDE_H,
+  P_SW = KILN_IP_POOL2D_F32_STRIDE_W,
+  P_PT = KILN_IP_POOL2D_F32_PAD_TOP,
+  P_PL = KILN_IP_POOL2D_F32_PAD_LEFT,
+  P_PB = KILN_IP_POOL2D_F32_PAD_BOTTOM,
+  P_PR = KILN_IP_POOL2D_F32_PAD_RIGHT,
+  P_DH = KILN_IP_POOL2D_F32_DILATION_H,
+  P_DW = KILN_IP_POOL2D_F32_DILATION_W,
+  P_CIP = KILN_IP_POOL2D_F32_COUNT_INCLUDE_PAD,
+  P_COUNT = KILN_POOL2D_F32_IPARAMS
 };
 
 /* Floats of the padded row buffer of the separable path. */
@@ -328,10 +346,11 @@ int kiln_global_pool_f32(const int64_t* ip, const float* fp, void* const* bindin
                          const kiln_host* host) {
   (void)fp;
   (void)host;
-  const int64_t rows = ip[1], spatial = ip[2];
+  const int64_t rows = ip[KILN_IP_GLOBAL_POOL_F32_ROWS],
+                spatial = ip[KILN_IP_GLOBAL_POOL_F32_SPATIAL];
   const float* x = (const float*)bindings[0];
   float* y = (float*)bindings[1];
-  if (ip[0] == KILN_POOL_MAX) {
+  if (ip[KILN_IP_GLOBAL_POOL_F32_KIND] == KILN_POOL_MAX) {
     for (int64_t r = 0; r < rows; ++r) {
       const float* xr = x + r * spatial;
       float m = -INFINITY;
@@ -361,15 +380,15 @@ int kiln_global_pool_f32(const int64_t* ip, const float* fp, void* const* bindin
 int kiln_global_pool_f32_check(const int64_t* ip, uint32_t iparam_count,
                                const float* fp, uint32_t fparam_count,
                                const uint64_t* binding_bytes) {
-  KILN_TRY(kiln_check_counts(ip, iparam_count, 3, fp, fparam_count, 0));
+  KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_GLOBAL_POOL_F32_IPARAMS, fp, fparam_count, 0));
   KILN_TRY(kiln_check_nonneg(ip, 3));
-  KILN_TRY(kiln_check_enum(ip[0], KILN_POOL_MAX, KILN_POOL_AVG));
+  KILN_TRY(kiln_check_enum(ip[KILN_IP_GLOBAL_POOL_F32_KIND], KILN_POOL_MAX, KILN_POOL_AVG));
   /* Work is bounded by the bindings: rows by Y (written even when spatial
    * is 0), rows x spatial by X. */
   int64_t count;
   KILN_TRY(kiln_checked_product(ip + 1, 2, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));
-  KILN_TRY(kiln_check_f32_binding(binding_bytes[1], ip[1]));
+  KILN_TRY(kiln_check_f32_binding(binding_bytes[1], ip[KILN_IP_GLOBAL_POOL_F32_ROWS]));
   return KILN_OK;
 }
 
@@ -410,10 +429,12 @@ int kiln_global_pool_nhwc_f32(const int64_t* ip, const float* fp, void* const* b
                               const kiln_host* host) {
   (void)fp;
   (void)host;
-  const int64_t N = ip[1], spatial = ip[2], C = ip[3];
+  const int64_t N = ip[KILN_IP_GLOBAL_POOL_NHWC_F32_N],
+                spatial = ip[KILN_IP_GLOBAL_POOL_NHWC_F32_SPATIAL],
+                C = ip[KILN_IP_GLOBAL_POOL_NHWC_F32_C];
   const float* x = (const float*)bindings[0];
   float* y = (float*)bindings[1];
-  const int is_max = ip[0] == KILN_POOL_MAX;
+  const int is_max = ip[KILN_IP_GLOBAL_POOL_NHWC_F32_KIND] == KILN_POOL_MAX;
   enum { BLOCK = 32 }; /* channels whose chains stay in registers */
   for (int64_t n = 0; n < N; ++n) {
     const float* xn = x + n * spatial * C;
@@ -449,10 +470,15 @@ int kiln_global_pool_nhwc_f32(const int64_t* ip, const float* fp, void* const* b
 int kiln_global_pool_nhwc_f32_check(const int64_t* ip, uint32_t iparam_count,
                                     const float* fp, uint32_t fparam_count,
                                     const uint64_t* binding_bytes) {
-  KILN_TRY(kiln_check_counts(ip, iparam_count, 4, fp, fparam_count, 0));
+  KILN_TRY(
+      kiln_check_counts(ip, iparam_count, KILN_GLOBAL_POOL_NHWC_F32_IPARAMS, fp, fparam_count, 0));
   KILN_TRY(kiln_check_nonneg(ip, 4));
-  KILN_TRY(kiln_check_enum(ip[0], KILN_POOL_MAX, KILN_POOL_AVG));
-  const int64_t x_dims[3] = {ip[1], ip[2], ip[3]}, y_dims[2] = {ip[1], ip[3]};
+  KILN_TRY(kiln_check_enum(ip[KILN_IP_GLOBAL_POOL_NHWC_F32_KIND], KILN_POOL_MAX, KILN_POOL_AVG));
+  const int64_t x_dims[3] = {ip[KILN_IP_GLOBAL_POOL_NHWC_F32_N],
+                             ip[KILN_IP_GLOBAL_POOL_NHWC_F32_SPATIAL],
+                             ip[KILN_IP_GLOBAL_POOL_NHWC_F32_C]},
+                y_dims[2] = {ip[KILN_IP_GLOBAL_POOL_NHWC_F32_N],
+                             ip[KILN_IP_GLOBAL_POOL_NHWC_F32_C]};
   int64_t count;
   KILN_TRY(kiln_checked_product(x_dims, 3, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));

@@ -6,10 +6,18 @@
 #include <stdint.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "typed_util.h"
 
-enum { PN_KIND, PN_DTYPE, PN_S, PN_COUNT_PAD, PN_NC, PN_HEAD };
+enum {
+  PN_KIND = KILN_IP_POOL_ND_KIND,
+  PN_DTYPE = KILN_IP_POOL_ND_DTYPE,
+  PN_S = KILN_IP_POOL_ND_S,
+  PN_COUNT_PAD = KILN_IP_POOL_ND_COUNT_INCLUDE_PAD,
+  PN_NC = KILN_IP_POOL_ND_NC,
+  PN_HEAD = KILN_IP_POOL_ND_IN
+};
 
 static int next_index(int64_t* idx, const int64_t* dims, int64_t n) {
   for (int64_t d = n - 1; d >= 0; --d) {

@@ -7,10 +7,16 @@
 #include <stdint.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "typed_util.h"
 
-enum { P_ADTYPE, P_BDTYPE, P_R, P_HEAD };
+enum {
+  P_ADTYPE = KILN_IP_POW_TYPED_A_DTYPE,
+  P_BDTYPE = KILN_IP_POW_TYPED_B_DTYPE,
+  P_R = KILN_IP_POW_TYPED_R,
+  P_HEAD = KILN_IP_POW_TYPED_OUT_DIMS
+};
 
 static uint64_t int_pow(uint64_t base, uint64_t exp_bits, int64_t bt) {
   const int negative = !kiln_dtype_is_unsigned(bt) && (int64_t)exp_bits < 0;

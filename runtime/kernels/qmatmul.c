@@ -9,12 +9,23 @@
 #include <string.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "quant_util.h"
 
 enum {
-  QM_A_DTYPE, QM_B_DTYPE, QM_Y_DTYPE, QM_M, QM_N, QM_K, QM_A_ZP, QM_B_ZP, QM_A_SCALE,
-  QM_B_SCALE, QM_R, QM_HEAD
+  QM_A_DTYPE = KILN_IP_QMATMUL_A_DTYPE,
+  QM_B_DTYPE = KILN_IP_QMATMUL_B_DTYPE,
+  QM_Y_DTYPE = KILN_IP_QMATMUL_Y_DTYPE,
+  QM_M = KILN_IP_QMATMUL_M,
+  QM_N = KILN_IP_QMATMUL_N,
+  QM_K = KILN_IP_QMATMUL_K,
+  QM_A_ZP = KILN_IP_QMATMUL_A_ZP_MODE,
+  QM_B_ZP = KILN_IP_QMATMUL_B_ZP_MODE,
+  QM_A_SCALE = KILN_IP_QMATMUL_A_SCALE_MODE,
+  QM_B_SCALE = KILN_IP_QMATMUL_B_SCALE_MODE,
+  QM_R = KILN_IP_QMATMUL_R,
+  QM_HEAD = KILN_IP_QMATMUL_BATCH_DIMS
 };
 
 int kiln_qmatmul(const int64_t* ip, const float* fp, void* const* bindings, const kiln_host* host) {

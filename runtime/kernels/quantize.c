@@ -6,11 +6,20 @@
 #include <stdint.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "typed_util.h"
 
 /* iparams of quantize_linear and dequantize_linear. */
-enum { Q_OUTER, Q_AXIS, Q_INNER, Q_QDTYPE, Q_HAS_ZP, Q_PER_AXIS, Q_COUNT };
+enum {
+  Q_OUTER = KILN_IP_QUANTIZE_LINEAR_OUTER,
+  Q_AXIS = KILN_IP_QUANTIZE_LINEAR_AXIS,
+  Q_INNER = KILN_IP_QUANTIZE_LINEAR_INNER,
+  Q_QDTYPE = KILN_IP_QUANTIZE_LINEAR_Q_DTYPE,
+  Q_HAS_ZP = KILN_IP_QUANTIZE_LINEAR_HAS_ZP,
+  Q_PER_AXIS = KILN_IP_QUANTIZE_LINEAR_PER_AXIS,
+  Q_COUNT = KILN_QUANTIZE_LINEAR_IPARAMS
+};
 
 static double saturate(double v, int64_t t) {
   const double lo = t == KILN_DTYPE_U8 ? 0 : t == KILN_DTYPE_I8 ? -128 : -2147483648.0;
@@ -107,7 +116,7 @@ int kiln_dynamic_quantize_linear(const int64_t* ip, const float* fp, void* const
                                  const kiln_host* host) {
   (void)fp;
   (void)host;
-  const int64_t n = ip[0];
+  const int64_t n = ip[KILN_IP_DYNAMIC_QUANTIZE_LINEAR_COUNT];
   const float* x = (const float*)bindings[0];
   uint8_t* y = (uint8_t*)bindings[1];
   float* y_scale = (float*)bindings[2];
@@ -130,13 +139,15 @@ int kiln_dynamic_quantize_linear(const int64_t* ip, const float* fp, void* const
 int kiln_dynamic_quantize_linear_check(const int64_t* ip, uint32_t iparam_count,
                                        const float* fp, uint32_t fparam_count,
                                        const uint64_t* binding_bytes) {
-  KILN_TRY(kiln_check_counts(ip, iparam_count, 1, fp, fparam_count, 0));
+  KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_DYNAMIC_QUANTIZE_LINEAR_IPARAMS, fp,
+                             fparam_count, 0));
   KILN_TRY(kiln_check_nonneg(ip, 1));
-  /* Work is bounded by X: two flat passes over ip[0] elements. */
+  /* Work is bounded by X: two flat passes over ip[KILN_IP_DYNAMIC_QUANTIZE_LINEAR_COUNT] elements.
+   */
   int64_t bytes;
-  KILN_TRY(kiln_dense_bytes(ip[0], 4, &bytes));
+  KILN_TRY(kiln_dense_bytes(ip[KILN_IP_DYNAMIC_QUANTIZE_LINEAR_COUNT], 4, &bytes));
   KILN_TRY(kiln_check_binding(binding_bytes[0], bytes));
-  KILN_TRY(kiln_check_binding(binding_bytes[1], ip[0]));
+  KILN_TRY(kiln_check_binding(binding_bytes[1], ip[KILN_IP_DYNAMIC_QUANTIZE_LINEAR_COUNT]));
   KILN_TRY(kiln_check_binding(binding_bytes[2], 4));
   return kiln_check_binding(binding_bytes[3], 1);
 }

@@ -7,10 +7,11 @@
 #include <stdint.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "typed_util.h"
 
-enum { RG_DTYPE, RG_N, RG_HEAD };
+enum { RG_DTYPE = KILN_IP_RANGE_DTYPE, RG_N = KILN_IP_RANGE_N, RG_HEAD = KILN_RANGE_IPARAMS };
 
 /* |v| as unsigned (INT64_MIN included). */
 static uint64_t range_mag(int64_t v) { return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v; }
@@ -102,7 +103,7 @@ int kiln_range_count(const int64_t* ip, const float* fp, void* const* bindings,
 
 int kiln_range_count_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                            uint32_t fparam_count, const uint64_t* binding_bytes) {
-  KILN_TRY(kiln_check_counts(ip, iparam_count, 1, fp, fparam_count, 0));
+  KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_RANGE_COUNT_IPARAMS, fp, fparam_count, 0));
   KILN_TRY(range_check_scalars(ip[RG_DTYPE], binding_bytes));
   return kiln_check_binding(binding_bytes[3], 8);
 }

@@ -4,10 +4,16 @@
 #include <stdint.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "reduce_core.h"
 
-enum { R_KIND, R_RO, R_RR, R_HEAD };
+enum {
+  R_KIND = KILN_IP_REDUCE_F32_KIND,
+  R_RO = KILN_IP_REDUCE_F32_RO,
+  R_RR = KILN_IP_REDUCE_F32_RR,
+  R_HEAD = KILN_IP_REDUCE_F32_OUT_DIMS
+};
 
 int kiln_reduce_f32(const int64_t* ip, const float* fp, void* const* bindings,
                     const kiln_host* host) {
@@ -61,7 +67,10 @@ int kiln_arg_reduce_f32(const int64_t* ip, const float* fp, void* const* binding
                         const kiln_host* host) {
   (void)fp;
   (void)host;
-  const int64_t outer = ip[0], n = ip[1], inner = ip[2], is_min = ip[3], last = ip[4];
+  const int64_t outer = ip[KILN_IP_ARG_REDUCE_F32_OUTER], n = ip[KILN_IP_ARG_REDUCE_F32_N],
+                inner = ip[KILN_IP_ARG_REDUCE_F32_INNER],
+                is_min = ip[KILN_IP_ARG_REDUCE_F32_IS_MIN],
+                last = ip[KILN_IP_ARG_REDUCE_F32_SELECT_LAST];
   const float* X = (const float*)bindings[0];
   int64_t* Y = (int64_t*)bindings[1];
   for (int64_t o = 0; o < outer; ++o) {
@@ -91,14 +100,15 @@ int kiln_arg_reduce_f32(const int64_t* ip, const float* fp, void* const* binding
 
 int kiln_arg_reduce_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                               uint32_t fparam_count, const uint64_t* binding_bytes) {
-  KILN_TRY(kiln_check_counts(ip, iparam_count, 5, fp, fparam_count, 0));
+  KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_ARG_REDUCE_F32_IPARAMS, fp, fparam_count, 0));
   KILN_TRY(kiln_check_nonneg(ip, 5));
-  KILN_TRY(kiln_check_enum(ip[3], 0, 1));
-  KILN_TRY(kiln_check_enum(ip[4], 0, 1));
-  if (ip[1] < 1) return KILN_ERR_INVALID_ARGUMENT;
+  KILN_TRY(kiln_check_enum(ip[KILN_IP_ARG_REDUCE_F32_IS_MIN], 0, 1));
+  KILN_TRY(kiln_check_enum(ip[KILN_IP_ARG_REDUCE_F32_SELECT_LAST], 0, 1));
+  if (ip[KILN_IP_ARG_REDUCE_F32_N] < 1) return KILN_ERR_INVALID_ARGUMENT;
   /* inner == 0 leaves the outer loop bounded by no binding. */
   KILN_TRY(kiln_check_work(ip, 3));
-  int64_t count, out_dims[2] = {ip[0], ip[2]}, out_count, bytes;
+  int64_t count, out_dims[2] = {ip[KILN_IP_ARG_REDUCE_F32_OUTER], ip[KILN_IP_ARG_REDUCE_F32_INNER]},
+                 out_count, bytes;
   KILN_TRY(kiln_checked_product(ip, 3, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));
   KILN_TRY(kiln_checked_product(out_dims, 2, &out_count));

@@ -8,11 +8,21 @@
 #include <string.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "reduce_core.h"
 #include "rt_param.h"
 
-enum { RR_KIND, RR_KEEPDIMS, RR_NOOP, RR_T_AXES, RR_N, RR_R, RR_RO, RR_HEAD };
+enum {
+  RR_KIND = KILN_IP_REDUCE_RT_F32_KIND,
+  RR_KEEPDIMS = KILN_IP_REDUCE_RT_F32_KEEPDIMS,
+  RR_NOOP = KILN_IP_REDUCE_RT_F32_NOOP_WITH_EMPTY_AXES,
+  RR_T_AXES = KILN_IP_REDUCE_RT_F32_AXES_DTYPE,
+  RR_N = KILN_IP_REDUCE_RT_F32_N,
+  RR_R = KILN_IP_REDUCE_RT_F32_R,
+  RR_RO = KILN_IP_REDUCE_RT_F32_RO,
+  RR_HEAD = KILN_IP_REDUCE_RT_F32_IN_DIMS
+};
 
 /* Reads the axes and reduces X into y; the output dims the axes give go to
  * got[] (*got_rank of them). */

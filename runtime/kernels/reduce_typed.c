@@ -5,10 +5,17 @@
 #include <stdint.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "typed_util.h"
 
-enum { RT_KIND, RT_DTYPE, RT_RO, RT_RR, RT_HEAD };
+enum {
+  RT_KIND = KILN_IP_REDUCE_TYPED_KIND,
+  RT_DTYPE = KILN_IP_REDUCE_TYPED_DTYPE,
+  RT_RO = KILN_IP_REDUCE_TYPED_RO,
+  RT_RR = KILN_IP_REDUCE_TYPED_RR,
+  RT_HEAD = KILN_IP_REDUCE_TYPED_OUT_DIMS
+};
 
 /* Next multi-index of dims[0..n) in row-major order; 0 after the last one. */
 static int odometer_next(int64_t* idx, const int64_t* dims, int64_t n) {

@@ -10,10 +10,11 @@
 #include <stdint.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "kiln/resize_core.h"
 
-enum { RS_R, RS_HEAD };
+enum { RS_R = KILN_IP_RESIZE_F32_R, RS_HEAD = KILN_IP_RESIZE_F32_IN_DIMS };
 
 int kiln_resize_f32(const int64_t* ip, const float* fp, void* const* bindings,
                     const kiln_host* host) {

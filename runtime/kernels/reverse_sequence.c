@@ -6,9 +6,17 @@
 #include <string.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 
-enum { RS_ELEM_BYTES, RS_BATCH_FIRST, RS_T, RS_B, RS_INNER, RS_COUNT };
+enum {
+  RS_ELEM_BYTES = KILN_IP_REVERSE_SEQUENCE_ELEM_BYTES,
+  RS_BATCH_FIRST = KILN_IP_REVERSE_SEQUENCE_BATCH_FIRST,
+  RS_T = KILN_IP_REVERSE_SEQUENCE_T,
+  RS_B = KILN_IP_REVERSE_SEQUENCE_B,
+  RS_INNER = KILN_IP_REVERSE_SEQUENCE_INNER,
+  RS_COUNT = KILN_REVERSE_SEQUENCE_IPARAMS
+};
 
 int kiln_reverse_sequence(const int64_t* ip, const float* fp, void* const* bindings,
                           const kiln_host* host) {

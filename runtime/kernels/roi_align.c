@@ -11,10 +11,22 @@
 #include <stdint.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 
-enum { RA_N, RA_C, RA_H, RA_W, RA_ROIS, RA_OH, RA_OW, RA_SAMPLING, RA_MODE, RA_HALF_PIXEL,
-       RA_COUNT };
+enum {
+  RA_N = KILN_IP_ROI_ALIGN_F32_N,
+  RA_C = KILN_IP_ROI_ALIGN_F32_C,
+  RA_H = KILN_IP_ROI_ALIGN_F32_H,
+  RA_W = KILN_IP_ROI_ALIGN_F32_W,
+  RA_ROIS = KILN_IP_ROI_ALIGN_F32_NUM_ROIS,
+  RA_OH = KILN_IP_ROI_ALIGN_F32_OH,
+  RA_OW = KILN_IP_ROI_ALIGN_F32_OW,
+  RA_SAMPLING = KILN_IP_ROI_ALIGN_F32_SAMPLING_RATIO,
+  RA_MODE = KILN_IP_ROI_ALIGN_F32_MODE,
+  RA_HALF_PIXEL = KILN_IP_ROI_ALIGN_F32_HALF_PIXEL,
+  RA_COUNT = KILN_ROI_ALIGN_F32_IPARAMS
+};
 
 /* One region in feature-map coordinates and its sampling grid. */
 typedef struct {
@@ -115,10 +127,10 @@ int kiln_roi_align_f32(const int64_t* ip, const float* fp, void* const* b,
   ra_region r;
   for (int64_t n = 0; n < rois; ++n) { /* refuse before writing anything */
     if (batch[n] < 0 || batch[n] >= N) return KILN_ERR_INDEX_OUT_OF_RANGE;
-    KILN_TRY(ra_region_of(ip, fp[0], roi + 4 * n, limit, &r));
+    KILN_TRY(ra_region_of(ip, fp[KILN_FP_ROI_ALIGN_F32_SPATIAL_SCALE], roi + 4 * n, limit, &r));
   }
   for (int64_t n = 0; n < rois; ++n) {
-    (void)ra_region_of(ip, fp[0], roi + 4 * n, limit, &r);
+    (void)ra_region_of(ip, fp[KILN_FP_ROI_ALIGN_F32_SPATIAL_SCALE], roi + 4 * n, limit, &r);
     const float* xb = x + batch[n] * C * plane;
     float* yn = y + n * C * bins;
     const int64_t count = r.grid_h * r.grid_w > 1 ? r.grid_h * r.grid_w : 1;

@@ -4,10 +4,11 @@
 #include <string.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "typed_util.h"
 
-enum { W_EB, W_R, W_HEAD };
+enum { W_EB = KILN_IP_WHERE_ELEM_BYTES, W_R = KILN_IP_WHERE_R, W_HEAD = KILN_IP_WHERE_OUT_DIMS };
 
 int kiln_where(const int64_t* ip, const float* fp, void* const* bindings,
                const kiln_host* host) {

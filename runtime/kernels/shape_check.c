@@ -8,11 +8,20 @@
 #include <stdint.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "kiln/resize_core.h"
 #include "typed_util.h"
 
-enum { SC_MODE, SC_DTYPE, SC_COUNT, SC_FLAG, SC_IN_RANK, SC_OUT_RANK, SC_HEAD };
+enum {
+  SC_MODE = KILN_IP_SHAPE_CHECK_MODE,
+  SC_DTYPE = KILN_IP_SHAPE_CHECK_DTYPE,
+  SC_COUNT = KILN_IP_SHAPE_CHECK_COUNT,
+  SC_FLAG = KILN_IP_SHAPE_CHECK_FLAG,
+  SC_IN_RANK = KILN_IP_SHAPE_CHECK_IR,
+  SC_OUT_RANK = KILN_IP_SHAPE_CHECK_OR,
+  SC_HEAD = KILN_IP_SHAPE_CHECK_IN_DIMS
+};
 
 /* Element k as int64: integers as they are (uint64 above INT64_MAX fails),
  * floats truncated toward zero as ONNX casts OneHot's depth (NaN and values

@@ -11,10 +11,18 @@
 #include <string.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "typed_util.h"
 
-enum { SW_KIND, SW_N, SW_PERIODIC, SW_SIZE_DTYPE, SW_OUT_DTYPE, SW_COUNT };
+enum {
+  SW_KIND = KILN_IP_SIGNAL_WINDOW_KIND,
+  SW_N = KILN_IP_SIGNAL_WINDOW_N,
+  SW_PERIODIC = KILN_IP_SIGNAL_WINDOW_PERIODIC,
+  SW_SIZE_DTYPE = KILN_IP_SIGNAL_WINDOW_SIZE_DTYPE,
+  SW_OUT_DTYPE = KILN_IP_SIGNAL_WINDOW_OUT_DTYPE,
+  SW_COUNT = KILN_SIGNAL_WINDOW_IPARAMS
+};
 enum { SW_HANN = 0, SW_HAMMING = 1, SW_BLACKMAN = 2 };
 
 static int sw_int_dtype(int64_t t) { return t == KILN_DTYPE_I32 || t == KILN_DTYPE_I64; }
@@ -54,7 +62,14 @@ int kiln_signal_window_check(const int64_t* ip, uint32_t iparam_count, const flo
   return kiln_check_binding(binding_bytes[1], bytes);
 }
 
-enum { MW_BINS, MW_SPEC, MW_INT_DTYPE, MW_FLOAT_DTYPE, MW_OUT_DTYPE, MW_COUNT };
+enum {
+  MW_BINS = KILN_IP_MEL_WEIGHT_MATRIX_NUM_MEL_BINS,
+  MW_SPEC = KILN_IP_MEL_WEIGHT_MATRIX_SPEC_BINS,
+  MW_INT_DTYPE = KILN_IP_MEL_WEIGHT_MATRIX_INT_DTYPE,
+  MW_FLOAT_DTYPE = KILN_IP_MEL_WEIGHT_MATRIX_FLOAT_DTYPE,
+  MW_OUT_DTYPE = KILN_IP_MEL_WEIGHT_MATRIX_OUT_DTYPE,
+  MW_COUNT = KILN_MEL_WEIGHT_MATRIX_IPARAMS
+};
 
 int kiln_mel_weight_matrix(const int64_t* ip, const float* fp, void* const* bindings,
                            const kiln_host* host) {
@@ -113,7 +128,10 @@ int kiln_mel_weight_matrix_check(const int64_t* ip, uint32_t iparam_count, const
   return kiln_check_binding(binding_bytes[5], bytes);
 }
 
-enum { MWD_INT_DTYPE, MWD_COUNT };
+enum {
+  MWD_INT_DTYPE = KILN_IP_MEL_WEIGHT_MATRIX_DIMS_INT_DTYPE,
+  MWD_COUNT = KILN_MEL_WEIGHT_MATRIX_DIMS_IPARAMS
+};
 
 int kiln_mel_weight_matrix_dims(const int64_t* ip, const float* fp, void* const* bindings,
                                 const kiln_host* host) {

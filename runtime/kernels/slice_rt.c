@@ -9,11 +9,21 @@
 #include <stdint.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "rt_param.h"
 #include "strided_copy_core.h"
 
-enum { SL_EB, SL_R, SL_N, SL_T_STARTS, SL_T_ENDS, SL_T_AXES, SL_T_STEPS, SL_HEAD };
+enum {
+  SL_EB = KILN_IP_SLICE_RT_ELEM_BYTES,
+  SL_R = KILN_IP_SLICE_RT_R,
+  SL_N = KILN_IP_SLICE_RT_N,
+  SL_T_STARTS = KILN_IP_SLICE_RT_STARTS_DTYPE,
+  SL_T_ENDS = KILN_IP_SLICE_RT_ENDS_DTYPE,
+  SL_T_AXES = KILN_IP_SLICE_RT_AXES_DTYPE,
+  SL_T_STEPS = KILN_IP_SLICE_RT_STEPS_DTYPE,
+  SL_HEAD = KILN_IP_SLICE_RT_IN_DIMS
+};
 
 /* One axis of length d: the first index taken (*first) and the count. */
 static int64_t slice_len(int64_t d, int64_t s, int64_t e, int64_t step, int64_t* first) {

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "vec.h"
 #include "vec_math.h"
@@ -116,9 +117,11 @@ static void softmax_slices(void* ctx, int64_t begin, int64_t end) {
 int kiln_softmax_f32(const int64_t* ip, const float* fp, void* const* bindings,
                      const kiln_host* host) {
   (void)fp;
-  const int64_t outer = ip[0], n = ip[1], inner = ip[2];
+  const int64_t outer = ip[KILN_IP_SOFTMAX_F32_OUTER], n = ip[KILN_IP_SOFTMAX_F32_AXIS_LEN],
+                inner = ip[KILN_IP_SOFTMAX_F32_INNER];
   if (outer == 0 || n == 0 || inner == 0) return KILN_OK;
-  softmax_job jb = {(const float*)bindings[0], (float*)bindings[1], n, inner, ip[3]};
+  softmax_job jb = {(const float*)bindings[0], (float*)bindings[1], n, inner,
+                    ip[KILN_IP_SOFTMAX_F32_LOG]};
   /* Below ~2^16 elements a hand-off to other threads costs more than it saves. */
   if (host && host->parallel_for && outer > 1 &&
       (double)outer * (double)n * (double)inner >= (double)(1 << 16)) {
@@ -132,9 +135,9 @@ int kiln_softmax_f32(const int64_t* ip, const float* fp, void* const* bindings,
 int kiln_softmax_f32_check(const int64_t* ip, uint32_t iparam_count,
                            const float* fp, uint32_t fparam_count,
                            const uint64_t* binding_bytes) {
-  KILN_TRY(kiln_check_counts(ip, iparam_count, 4, fp, fparam_count, 0));
+  KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_SOFTMAX_F32_IPARAMS, fp, fparam_count, 0));
   KILN_TRY(kiln_check_nonneg(ip, 4));
-  KILN_TRY(kiln_check_enum(ip[3], 0, 1));
+  KILN_TRY(kiln_check_enum(ip[KILN_IP_SOFTMAX_F32_LOG], 0, 1));
   /* Work is bounded by X: any zero extent returns before the loops. */
   int64_t count;
   KILN_TRY(kiln_checked_product(ip, 3, &count));

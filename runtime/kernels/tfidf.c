@@ -7,10 +7,21 @@
 #include <stdint.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "typed_util.h"
 
-enum { TF_DTYPE, TF_ROWS, TF_COLS, TF_SKIPS, TF_ENTRIES, TF_POOL, TF_OUT, TF_MODE, TF_HEAD };
+enum {
+  TF_DTYPE = KILN_IP_TFIDF_DTYPE,
+  TF_ROWS = KILN_IP_TFIDF_ROWS,
+  TF_COLS = KILN_IP_TFIDF_COLS,
+  TF_SKIPS = KILN_IP_TFIDF_SKIPS,
+  TF_ENTRIES = KILN_IP_TFIDF_E,
+  TF_POOL = KILN_IP_TFIDF_POOL_LEN,
+  TF_OUT = KILN_IP_TFIDF_OUT_LEN,
+  TF_MODE = KILN_IP_TFIDF_MODE,
+  TF_HEAD = KILN_IP_TFIDF_LEN_OFF_INDEX
+};
 enum { TF_E_LEN, TF_E_OFF, TF_E_INDEX, TF_E_FIELDS };
 
 /* Occurrences of the n-gram pool[0..n) in row x[0..C) with gaps of

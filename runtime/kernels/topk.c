@@ -10,10 +10,20 @@
 #include <string.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "typed_util.h"
 
-enum { TK_DTYPE, TK_OUTER, TK_LEN, TK_INNER, TK_K, TK_LARGEST, TK_K_DTYPE, TK_COUNT };
+enum {
+  TK_DTYPE = KILN_IP_TOPK_DTYPE,
+  TK_OUTER = KILN_IP_TOPK_OUTER,
+  TK_LEN = KILN_IP_TOPK_LEN,
+  TK_INNER = KILN_IP_TOPK_INNER,
+  TK_K = KILN_IP_TOPK_K,
+  TK_LARGEST = KILN_IP_TOPK_LARGEST,
+  TK_K_DTYPE = KILN_IP_TOPK_K_DTYPE,
+  TK_COUNT = KILN_TOPK_IPARAMS
+};
 
 /* a ranks strictly before b. */
 static int topk_before(const void* pa, int64_t ia, const void* pb, int64_t ib, int64_t t,

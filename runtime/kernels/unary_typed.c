@@ -5,10 +5,18 @@
 #include <stdint.h>
 
 #include "check_util.h"
+#include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "typed_util.h"
 
-enum { U_OP, U_DTYPE, U_COUNT, U_ARG0, U_ARG1, U_N };
+enum {
+  U_OP = KILN_IP_UNARY_TYPED_OP,
+  U_DTYPE = KILN_IP_UNARY_TYPED_DTYPE,
+  U_COUNT = KILN_IP_UNARY_TYPED_COUNT,
+  U_ARG0 = KILN_IP_UNARY_TYPED_ARG0,
+  U_ARG1 = KILN_IP_UNARY_TYPED_ARG1,
+  U_N = KILN_UNARY_TYPED_IPARAMS
+};
 
 int kiln_unary_typed(const int64_t* ip, const float* fp, void* const* bindings,
                      const kiln_host* host) {

@@ -135,7 +135,7 @@ absl::Status EmitTypedUnary(LoweringContext& ctx, const ir::Node& node, int64_t 
 absl::Status UnsupportedDType(LoweringContext& ctx, const ir::Node& node);
 
 // The kiln_reduce_kind of a Reduce* op type (KILN_REDUCE_SUM, ...); -1 for
-// any other op. lower_math.cc
+// any other op.
 int64_t ReduceKind(const std::string& op);  // compiler/ops/reduce.cc
 
 // Reduce* on float64 / float16 / bool extremes (reduce_typed; lower_typed.cc)

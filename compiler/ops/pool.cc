@@ -32,7 +32,7 @@ absl::Status PoolShape(ShapeRuleContext& c) {
   KILN_RETURN_IF_ERROR(WindowShape(c, x, kernel, /*allow_ceil=*/true, &spatial));
   Shape out = {x[0], x[1]};
   out.insert(out.end(), spatial.begin(), spatial.end());
-  KILN_RETURN_IF_ERROR(c.Set(1, ir::DType::I64, out));  // MaxPool's Indices (lower_pool_variants.cc)
+  KILN_RETURN_IF_ERROR(c.Set(1, ir::DType::I64, out));  // MaxPool's Indices (maxpool_argmax_f32 below)
   return c.Set(0, c.T(0), std::move(out));
 }
 

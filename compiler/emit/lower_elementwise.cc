@@ -1,4 +1,4 @@
-// Add/Sub/Mul/Div, activations, Softmax and standalone BatchNormalization.
+// Standalone BatchNormalization (one folded into a convolution never gets here).
 #include <cmath>
 #include <memory>
 
@@ -9,65 +9,6 @@
 
 namespace kiln::compiler::emit {
 namespace {
-
-absl::Status LowerBinary(LoweringContext& ctx, const ir::Node& node) {
-  KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
-  KILN_ASSIGN_OR_RETURN(auto a, ctx.InputShape(node, 0));
-  KILN_ASSIGN_OR_RETURN(auto b, ctx.InputShape(node, 1));
-  KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
-  if (ctx.value(node.outputs[0]).channels_last) {
-    // A squeeze-excitation gate in NHWC (passes/layout_selection): the data
-    // operand and the product are stored [N, H, W, C]; the per-channel gate's
-    // bytes read the same as [N, 1, 1, C]. So the kernel sees NHWC shapes.
-    auto to_nhwc = [](std::vector<int64_t> s) {
-      s.insert(s.begin(), 4 - s.size(), 1);
-      return std::vector<int64_t>{s[0], s[2], s[3], s[1]};
-    };
-    const bool a_cl = ctx.value(node.inputs[0]).channels_last;
-    const bool b_cl = ctx.value(node.inputs[1]).channels_last;
-    const auto& gate = a_cl ? b : a;
-    if (y.size() != 4 || a_cl == b_cl || a.size() > 4 || b.size() > 4 ||
-        gate.size() < 3 || gate[gate.size() - 1] != 1 || gate[gate.size() - 2] != 1) {
-      return ctx.Invalid(node, "only a per-channel gate of an NHWC tensor is stored channels last");
-    }
-    a = to_nhwc(a);
-    b = to_nhwc(b);
-    y = to_nhwc(y);
-  }
-  const size_t r = y.size();
-  if (r > KILN_MAX_RANK) return ctx.Unimplemented(node, absl::StrCat("rank ", r, " is too high"));
-  if (a.size() > r || b.size() > r) return ctx.Invalid(node, "operand rank exceeds output rank");
-  std::vector<int64_t> as, bs;
-  if (!BroadcastStrides(a, y, ctx.dims(), &as) || !BroadcastStrides(b, y, ctx.dims(), &bs)) {
-    return ctx.Invalid(node, "operands do not broadcast");
-  }
-  int64_t op = KILN_BINARY_ADD;
-  if (node.op_type == "Sub") op = KILN_BINARY_SUB;
-  if (node.op_type == "Mul") op = KILN_BINARY_MUL;
-  if (node.op_type == "Div") op = KILN_BINARY_DIV;
-  KILN_ASSIGN_OR_RETURN(Binding ba, ctx.Bind(node, node.inputs[0]));
-  KILN_ASSIGN_OR_RETURN(Binding bb, ctx.Bind(node, node.inputs[1]));
-  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, BinaryF32Params(op, y, as, bs), {ba, bb, by});
-}
-
-absl::Status LowerUnary(LoweringContext& ctx, const ir::Node& node) {
-  KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
-  int64_t kind = 0;
-  float alpha = 0.0f, beta = 0.0f;
-  if (!compiler::ActivationParams(ctx.graph(), node, &kind, &alpha, &beta)) {
-    return ctx.Unimplemented(node, "min/max must be constant scalars");
-  }
-  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
-  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
-  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  kernel::UnaryF32 unary;
-  unary.activation = kind;
-  unary.count = ctx.dims().Product(x);
-  unary.act_alpha = alpha;
-  unary.act_beta = beta;
-  return ctx.Dispatch(node, unary, {bx, by});
-}
 
 // Inference BatchNormalization as y = x * scale'[c] + shift'[c].
 absl::Status LowerBatchNorm(LoweringContext& ctx, const ir::Node& node) {
@@ -122,8 +63,6 @@ absl::Status LowerBatchNorm(LoweringContext& ctx, const ir::Node& node) {
 }  // namespace
 
 void RegisterElementwiseLowerings(LoweringTable& table) {
-  for (const char* op : {"Add", "Sub", "Mul", "Div"}) table[op] = LowerBinary;
-  for (const char* op : {"Relu", "Clip", "Sigmoid", "Tanh"}) table[op] = LowerUnary;
   table["BatchNormalization"] = LowerBatchNorm;
 }
 

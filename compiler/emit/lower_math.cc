@@ -1,5 +1,5 @@
-// Float math: unary math and activations (unary_f32), Pow/PRelu/Mod/Max/Min
-// (binary_f32).
+// Helpers of the float math lowerings (compiler/ops/): constants broadcast to
+// float32, and the [outer, axis, inner] view of an axis.
 #include <cstring>
 #include <map>
 #include <memory>
@@ -19,62 +19,6 @@ int64_t Product(const Shape& s, size_t begin, size_t end) {
   int64_t p = 1;
   for (size_t i = begin; i < end; ++i) p *= s[i];
   return p;
-}
-
-absl::Status LowerMathUnary(LoweringContext& ctx, const ir::Node& node) {
-  KILN_RETURN_IF_ERROR(ctx.RequireF32(node));
-  int64_t kind = 0;
-  float alpha = 0.0f, beta = 0.0f;
-  if (!compiler::ActivationParams(ctx.graph(), node, &kind, &alpha, &beta)) {
-    return ctx.Unimplemented(node, "not an elementwise activation");
-  }
-  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
-  KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
-  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  kernel::UnaryF32 unary;
-  unary.activation = kind;
-  unary.count = ctx.dims().Product(x);
-  unary.act_alpha = alpha;
-  unary.act_beta = beta;
-  return ctx.Dispatch(node, unary, {bx, by});
-}
-
-absl::Status LowerMathBinary(LoweringContext& ctx, const ir::Node& node) {
-  if (node.inputs.size() != 2) return ctx.Invalid(node, "expects 2 inputs");
-  KILN_RETURN_IF_ERROR(RequireF32Input(ctx, node, 0));
-  KILN_ASSIGN_OR_RETURN(auto a, ctx.InputShape(node, 0));
-  KILN_ASSIGN_OR_RETURN(auto b, ctx.InputShape(node, 1));
-  KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
-  const size_t r = y.size();
-  if (r > KILN_MAX_RANK) return ctx.Unimplemented(node, absl::StrCat("rank ", r, " is too high"));
-  Shape as, bs;
-  if (!BroadcastStrides(a, y, ctx.dims(), &as) || !BroadcastStrides(b, y, ctx.dims(), &bs)) {
-    return ctx.Invalid(node, "operands do not broadcast");
-  }
-  int64_t op = KILN_BINARY_POW;
-  if (node.op_type == "Max") op = KILN_BINARY_MAX;
-  if (node.op_type == "Min") op = KILN_BINARY_MIN;
-  if (node.op_type == "Mod") op = KILN_BINARY_FMOD;
-  if (node.op_type == "PRelu") op = KILN_BINARY_PRELU;
-  KILN_ASSIGN_OR_RETURN(Binding ba, ctx.Bind(node, node.inputs[0]));
-  Binding bb;
-  const ir::Value& vb = ctx.value(node.inputs[1]);
-  if (vb.dtype == ir::DType::F32) {
-    KILN_ASSIGN_OR_RETURN(bb, ctx.Bind(node, node.inputs[1]));
-  } else if (op == KILN_BINARY_POW && vb.constant) {
-    // Pow allows an exponent of another type; a constant one converts here.
-    bb = ctx.BindNewConstant(absl::StrCat(node.name, ".exponent"),
-                             BroadcastConstantF32(*vb.constant, b, ctx.dims()));
-  } else {
-    return ctx.Unimplemented(node, absl::StrCat("input '", vb.name, "' is ",
-                                                ir::DTypeName(vb.dtype),
-                                                "; only float32 (or a constant Pow exponent) is supported"));
-  }
-  if (ctx.value(node.outputs[0]).dtype != ir::DType::F32) {
-    return ctx.Unimplemented(node, "only float32 outputs are supported");
-  }
-  KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
-  return ctx.Dispatch(node, BinaryF32Params(op, y, as, bs), {ba, bb, by});
 }
 
 }  // namespace
@@ -119,15 +63,5 @@ absl::Status AxisView(LoweringContext& ctx, const ir::Node& node, int64_t defaul
   return absl::OkStatus();
 }
 
-void RegisterMathLowerings(LoweringTable& table) {
-  for (const char* op :
-       {"Abs", "Neg", "Exp", "Log", "Sqrt", "Reciprocal", "Floor", "Ceil", "Round", "Sign",
-        "Erf", "Sin", "Cos", "Tan", "Sinh", "Cosh", "Asin", "Acos", "Atan", "Asinh", "Acosh",
-        "Atanh", "HardSigmoid", "HardSwish", "LeakyRelu", "Elu", "Selu", "Celu", "Softplus",
-        "Softsign", "ThresholdedRelu", "Mish", "Shrink", "Gelu", "Silu"}) {
-    table[op] = LowerMathUnary;
-  }
-  for (const char* op : {"Pow", "PRelu", "Mod", "Max", "Min"}) table[op] = LowerMathBinary;
-}
 
 }  // namespace kiln::compiler::emit

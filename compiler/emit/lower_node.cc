@@ -16,7 +16,6 @@ const LoweringTable& Table() {
     RegisterIndexingLowerings(*t);
     RegisterCopyLowerings(*t);
     RegisterResizeLowerings(*t);
-    RegisterMathLowerings(*t);
     RegisterShapeCheckLowerings(*t);
     RegisterTypedLowerings(*t);  // last: wraps Add/Sub/Mul/Div/Neg/Abs for non-float32
     RegisterRuntimeParamLowerings(*t);  // after all: wraps Slice/Pad/Reduce*, adds Range

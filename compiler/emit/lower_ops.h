@@ -34,7 +34,6 @@ void RegisterMovementLowerings(LoweringTable& table);    // lower_movement.cc
 void RegisterIndexingLowerings(LoweringTable& table);    // lower_indexing.cc
 void RegisterCopyLowerings(LoweringTable& table);        // lower_copy_ops.cc
 void RegisterResizeLowerings(LoweringTable& table);      // lower_resize.cc
-void RegisterMathLowerings(LoweringTable& table);        // lower_math.cc
 void RegisterTypedLowerings(LoweringTable& table);       // lower_typed.cc (after the others)
 void RegisterShapeCheckLowerings(LoweringTable& table);  // lower_shape_check.cc (ConstantOfShape)
 // lower_runtime_params.cc: Slice/Pad/Reduce*/Range with run-time parameter values.
@@ -141,6 +140,15 @@ int64_t ReduceKind(const std::string& op);  // compiler/ops/reduce.cc
 // Reduce* on float64 / float16 / bool extremes (reduce_typed; lower_typed.cc)
 // and with run-time axes (reduce_rt_f32; lower_runtime_params.cc).
 absl::Status LowerReduceTyped(LoweringContext& ctx, const ir::Node& node);
+
+// The dtype-generic elementwise kernels (lower_typed.cc): Add..Div, Max, Min,
+// Mod, And, Or, Xor, BitShift (binary_typed); Not, IsNaN, IsInf, Neg, Abs
+// (unary_typed); Pow with a non-float32 base or run-time exponent (pow_typed).
+absl::Status LowerTypedBinary(LoweringContext& ctx, const ir::Node& node);
+absl::Status LowerTypedUnary(LoweringContext& ctx, const ir::Node& node);
+absl::Status LowerPowTyped(LoweringContext& ctx, const ir::Node& node);
+// Every present input and output is float32.
+bool AllF32(const LoweringContext& ctx, const ir::Node& node);
 absl::Status LowerReduceRt(LoweringContext& ctx, const ir::Node& node);
 // A shape_check dispatch when `node`'s shape-like input is a run-time value
 // (passes/shape_rules_runtime.h); nothing otherwise. lower_shape_check.cc

@@ -99,38 +99,6 @@ absl::Status EmitTypedUnary(LoweringContext& ctx, const ir::Node& node, int64_t 
 
 namespace {
 
-// Add/Sub/Mul/Div/Max/Min/Mod on non-float32 dtypes, And/Or/Xor on bool,
-// BitShift on unsigned integers.
-absl::Status LowerTypedBinary(LoweringContext& ctx, const ir::Node& node) {
-  if (node.inputs.size() < 2) return ctx.Invalid(node, "expects 2 inputs");
-  KILN_ASSIGN_OR_RETURN(int64_t dtype, Code(ctx, node, node.inputs[0]));
-  if (ctx.value(node.inputs[1]).dtype != ctx.value(node.inputs[0]).dtype) {
-    return ctx.Invalid(node, "input dtypes differ");
-  }
-  static const std::map<std::string, int64_t> kOps = {
-      {"Add", KILN_TBINARY_ADD}, {"Sub", KILN_TBINARY_SUB}, {"Mul", KILN_TBINARY_MUL},
-      {"Div", KILN_TBINARY_DIV}, {"And", KILN_TBINARY_AND}, {"Or", KILN_TBINARY_OR},
-      {"Xor", KILN_TBINARY_XOR}, {"Max", KILN_TBINARY_MAX}, {"Min", KILN_TBINARY_MIN}};
-  int64_t op = 0;
-  if (node.op_type == "Mod") {
-    op = node.GetInt("fmod", 0) != 0 ? KILN_TBINARY_FMOD : KILN_TBINARY_MOD;
-  } else if (node.op_type == "BitShift") {
-    const std::string dir = node.GetString("direction", "");
-    if (dir != "LEFT" && dir != "RIGHT") return ctx.Invalid(node, "direction must be LEFT or RIGHT");
-    if (dtype != KILN_DTYPE_U8 && dtype != KILN_DTYPE_U16 && dtype != KILN_DTYPE_U32 &&
-        dtype != KILN_DTYPE_U64) {
-      return ctx.Unimplemented(node, "BitShift takes unsigned integers only");
-    }
-    op = dir == "LEFT" ? KILN_TBINARY_SHL : KILN_TBINARY_SHR;
-  } else {
-    op = kOps.at(node.op_type);
-  }
-  if ((op >= KILN_TBINARY_AND && op <= KILN_TBINARY_XOR) != (dtype == KILN_DTYPE_BOOL)) {
-    return UnsupportedDType(ctx, node);
-  }
-  return EmitTypedBinary(ctx, node, op);
-}
-
 absl::Status LowerCompare(LoweringContext& ctx, const ir::Node& node) {
   if (node.inputs.size() < 2) return ctx.Invalid(node, "expects 2 inputs");
   KILN_ASSIGN_OR_RETURN(int64_t dtype, Code(ctx, node, node.inputs[0]));
@@ -177,6 +145,40 @@ absl::Status LowerCast(LoweringContext& ctx, const ir::Node& node) {
   cast.dst_dtype = dst;
   cast.count = ctx.dims().Product(x);
   return ctx.Dispatch(node, cast, b);
+}
+
+}  // namespace
+
+// Add/Sub/Mul/Div/Max/Min/Mod on non-float32 dtypes, And/Or/Xor on bool,
+// BitShift on unsigned integers.
+absl::Status LowerTypedBinary(LoweringContext& ctx, const ir::Node& node) {
+  if (node.inputs.size() < 2) return ctx.Invalid(node, "expects 2 inputs");
+  KILN_ASSIGN_OR_RETURN(int64_t dtype, Code(ctx, node, node.inputs[0]));
+  if (ctx.value(node.inputs[1]).dtype != ctx.value(node.inputs[0]).dtype) {
+    return ctx.Invalid(node, "input dtypes differ");
+  }
+  static const std::map<std::string, int64_t> kOps = {
+      {"Add", KILN_TBINARY_ADD}, {"Sub", KILN_TBINARY_SUB}, {"Mul", KILN_TBINARY_MUL},
+      {"Div", KILN_TBINARY_DIV}, {"And", KILN_TBINARY_AND}, {"Or", KILN_TBINARY_OR},
+      {"Xor", KILN_TBINARY_XOR}, {"Max", KILN_TBINARY_MAX}, {"Min", KILN_TBINARY_MIN}};
+  int64_t op = 0;
+  if (node.op_type == "Mod") {
+    op = node.GetInt("fmod", 0) != 0 ? KILN_TBINARY_FMOD : KILN_TBINARY_MOD;
+  } else if (node.op_type == "BitShift") {
+    const std::string dir = node.GetString("direction", "");
+    if (dir != "LEFT" && dir != "RIGHT") return ctx.Invalid(node, "direction must be LEFT or RIGHT");
+    if (dtype != KILN_DTYPE_U8 && dtype != KILN_DTYPE_U16 && dtype != KILN_DTYPE_U32 &&
+        dtype != KILN_DTYPE_U64) {
+      return ctx.Unimplemented(node, "BitShift takes unsigned integers only");
+    }
+    op = dir == "LEFT" ? KILN_TBINARY_SHL : KILN_TBINARY_SHR;
+  } else {
+    op = kOps.at(node.op_type);
+  }
+  if ((op >= KILN_TBINARY_AND && op <= KILN_TBINARY_XOR) != (dtype == KILN_DTYPE_BOOL)) {
+    return UnsupportedDType(ctx, node);
+  }
+  return EmitTypedBinary(ctx, node, op);
 }
 
 absl::Status LowerTypedUnary(LoweringContext& ctx, const ir::Node& node) {
@@ -230,20 +232,6 @@ bool AllF32(const LoweringContext& ctx, const ir::Node& node) {
   return true;
 }
 
-// Keeps the float32 lowering registered for `op` and sends other dtypes to `typed`.
-void RouteNonF32(LoweringTable& table, const char* op, LowerFn typed) {
-  auto it = table.find(op);
-  if (it == table.end()) {
-    table[op] = std::move(typed);
-    return;
-  }
-  LowerFn f32 = it->second;
-  it->second = [f32, typed](LoweringContext& ctx, const ir::Node& node) {
-    return AllF32(ctx, node) ? f32(ctx, node) : typed(ctx, node);
-  };
-}
-
-}  // namespace
 
 // Reduce* on float64 / float16 (reduce_typed.c); axes resolved by shape
 // inference into "kiln.axes".
@@ -292,23 +280,7 @@ void RegisterTypedLowerings(LoweringTable& table) {
   table["Where"] = LowerWhere;
   table["Cast"] = LowerCast;
   table["CastLike"] = LowerCast;
-  for (const char* op : {"Add", "Sub", "Mul", "Div"}) RouteNonF32(table, op, LowerTypedBinary);
-  for (const char* op : {"Neg", "Abs"}) RouteNonF32(table, op, LowerTypedUnary);
-  // h10: Max/Min/Mod on other dtypes, BitShift (unsigned integers).
-  for (const char* op : {"Max", "Min", "Mod"}) RouteNonF32(table, op, LowerTypedBinary);
-  table["BitShift"] = LowerTypedBinary;
-  // Pow: float32 base with a float32 or constant exponent keeps binary_f32.
-  auto pow_it = table.find("Pow");
-  if (pow_it != table.end()) {
-    LowerFn f32 = pow_it->second;
-    pow_it->second = [f32](LoweringContext& ctx, const ir::Node& node) {
-      const bool f32_base = node.inputs.size() == 2 &&
-                            ctx.value(node.inputs[0]).dtype == ir::DType::F32;
-      const bool f32_path = f32_base && (ctx.value(node.inputs[1]).dtype == ir::DType::F32 ||
-                                         ctx.value(node.inputs[1]).constant != nullptr);
-      return f32_path ? f32(ctx, node) : LowerPowTyped(ctx, node);
-    };
-  }
+  table["BitShift"] = LowerTypedBinary;  // unsigned integers
 }
 
 }  // namespace kiln::compiler::emit

@@ -29,6 +29,9 @@ struct OpDef {
   // graph's DimPool, so the op compiles when its inputs have symbolic dims.
   bool symbolic = false;
   emit::LowerFn lower;
+  // Made by a pass (dispatch formation's Silu), not an ONNX op: a model that
+  // names it is refused like any unknown op.
+  bool internal = false;
 };
 
 // Each op-family file defines one of these; op_registry.cc calls them all.
@@ -48,6 +51,7 @@ void RegisterSoftmaxOps(std::vector<OpDef>& ops);      // softmax.cc
 void RegisterConvOps(std::vector<OpDef>& ops);         // conv.cc
 void RegisterPoolOps(std::vector<OpDef>& ops);         // pool.cc
 void RegisterReduceOps(std::vector<OpDef>& ops);       // reduce.cc
+void RegisterElementwiseOps(std::vector<OpDef>& ops);  // elementwise.cc
 
 }  // namespace kiln::compiler
 

@@ -23,6 +23,7 @@ const std::vector<OpDef>& AllOpDefs() {
     RegisterConvOps(*v);
     RegisterPoolOps(*v);
     RegisterReduceOps(*v);
+    RegisterElementwiseOps(*v);
     return v;
   }();
   return *ops;

@@ -14,25 +14,23 @@
 namespace kiln::compiler {
 
 bool IsKernelOp(const std::string& op_type) {
-  if (FindOpDef(op_type) != nullptr) return true;  // declared in compiler/ops/
+  if (const OpDef* def = FindOpDef(op_type); def != nullptr && !def->internal) {
+    return true;  // declared in compiler/ops/
+  }
   static const std::set<std::string> kOps = {
-      "Add", "Sub", "Mul", "Div", "Relu", "Clip", "Sigmoid", "Tanh", "BatchNormalization", "Flatten", "Reshape", "Transpose",
+      "BatchNormalization", "Flatten", "Reshape", "Transpose",
       "Concat",   "Identity",      "Constant", "Dropout",     "Squeeze",
       "Unsqueeze",
-      // float math (h6): unary math and activations, binary, reductions, norms
-      "Abs", "Neg", "Exp", "Log", "Sqrt", "Reciprocal", "Floor", "Ceil", "Round", "Sign",
-      "Erf", "Sin", "Cos", "Tan", "Sinh", "Cosh", "Asin", "Acos", "Atan", "Asinh", "Acosh",
-      "Atanh", "HardSigmoid", "HardSwish", "LeakyRelu", "Elu", "Selu", "Celu", "Softplus",
-      "Softsign", "ThresholdedRelu", "Mish", "Gelu", "Pow", "PRelu", "Mod", "Max", "Min", "Mean",
-      "Sum",
+      // variadic, expanded into Add chains (passes/expand_variadic.cc)
+      "Mean", "Sum",
       // data movement and NN (h9)
       "Gather", "Slice", "Expand", "Size", "Tile", "Split", "Pad", "DepthToSpace", "SpaceToDepth", "EyeLike",
       "OneHot", "Resize",
       // dtype-generic elementwise (h5): casts, comparisons, logic, selection
       "Cast", "CastLike", "Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "And",
       "Or", "Xor", "Not", "Where", "IsNaN", "IsInf",
-      // h10: shifts, Shrink
-      "BitShift", "Shrink",
+      // h10: shifts
+      "BitShift",
       "ReverseSequence",
       "MeanVarianceNormalization",
       // data-dependent output length, for a declared static shape (shape_rules_data_dependent.h)

@@ -42,54 +42,13 @@ using Ctx = ShapeRuleContext;
 
 // ---- elementwise ----------------------------------------------------------
 
-absl::Status Unary(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(1));
-  return c.Set(0, c.T(0), c.S(0));
-}
-
-absl::Status Broadcast(Ctx& c, const std::vector<size_t>& ins, Shape* out) {
-  Shape acc = c.S(ins[0]);
-  for (size_t k = 1; k < ins.size(); ++k) {
-    Shape next;
-    if (!ir::BroadcastShapes(acc, c.S(ins[k]), &next, &c.dims())) {
-      std::vector<std::string> shapes;
-      for (size_t i : ins) shapes.push_back(ShapeStr(c.S(i)));
-      return c.Err(absl::StrCat("shapes ", absl::StrJoin(shapes, " and "),
-                                " cannot be broadcast together"));
-    }
-    acc = std::move(next);
-  }
-  *out = std::move(acc);
-  return absl::OkStatus();
-}
-
-absl::Status Binary(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(2));
-  const std::string& op = c.node().op_type;
-  if (op != "Pow") KILN_RETURN_IF_ERROR(c.SameDType(0, 1));
-  Shape out;
-  KILN_RETURN_IF_ERROR(Broadcast(c, {0, 1}, &out));
-  return c.Set(0, op == "Equal" ? DType::Bool : c.T(0), std::move(out));
-}
-
 absl::Status Where(Ctx& c) {
   KILN_RETURN_IF_ERROR(c.Need(3));
   if (c.T(0) != DType::Bool) return c.Err("condition must be bool");
   KILN_RETURN_IF_ERROR(c.SameDType(1, 2));
   Shape out;
-  KILN_RETURN_IF_ERROR(Broadcast(c, {0, 1, 2}, &out));
+  KILN_RETURN_IF_ERROR(BroadcastInputs(c, {0, 1, 2}, &out));
   return c.Set(0, c.T(1), std::move(out));
-}
-
-absl::Status Clip(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(1));
-  for (size_t k = 1; k < 3; ++k) {
-    if (c.Has(k) && ir::ElementCount(c.S(k)) != 1) {
-      return c.Err(absl::StrCat(k == 1 ? "min" : "max", " must be a scalar, got shape ",
-                                ShapeStr(c.S(k))));
-    }
-  }
-  return c.Set(0, c.T(0), c.S(0));
 }
 
 absl::Status Dropout(Ctx& c) { return InferDropout(c); }  // shape_rules_dropout.cc
@@ -452,10 +411,7 @@ using Rule = std::function<absl::Status(Ctx&)>;
 const std::map<std::string, Rule>& Rules() {
   static const auto* rules = new std::map<std::string, Rule>{
 
-      {"Add", Binary}, {"Sub", Binary}, {"Mul", Binary}, {"Div", Binary},
-      {"Pow", Binary}, {"Equal", Binary}, {"Where", Where},
-      {"Relu", Unary}, {"Sigmoid", Unary}, {"Tanh", Unary}, {"Floor", Unary},
-      {"Sqrt", Unary}, {"Neg", Unary}, {"Identity", Unary}, {"Clip", Clip},
+      {"Where", Where}, {"Identity", ElementwiseSameShape},
       {"Dropout", Dropout}, {"Cast", Cast},
       {"BatchNormalization", BatchNorm},
       {"Flatten", Flatten}, {"Reshape", Reshape}, {"Transpose", Transpose},

@@ -18,6 +18,23 @@ absl::Status ElementwiseSameShape(ShapeRuleContext& c) {
   return c.Set(0, c.T(0), c.S(0));
 }
 
+absl::Status BroadcastInputs(ShapeRuleContext& c, const std::vector<size_t>& ins, std::vector<int64_t>* out) {
+  std::vector<int64_t> acc = c.S(ins[0]);
+  for (size_t k = 1; k < ins.size(); ++k) {
+    std::vector<int64_t> next;
+    if (!ir::BroadcastShapes(acc, c.S(ins[k]), &next, &c.dims())) {
+      std::vector<std::string> shapes;
+      for (size_t i : ins) shapes.push_back(ir::ShapeStr(c.S(i)));
+      return c.Err(absl::StrCat("shapes ", absl::StrJoin(shapes, " and "),
+                                " cannot be broadcast together"));
+    }
+    acc = std::move(next);
+  }
+  *out = std::move(acc);
+  return absl::OkStatus();
+}
+
+
 absl::Status ElementwiseBroadcast(ShapeRuleContext& c) {
   const size_t n = c.node().inputs.size();
   if (n == 0) return c.Err("needs at least one input");
@@ -54,16 +71,6 @@ using Shape = std::vector<int64_t>;
 // The node under inference and the helpers its rule needs.
 using MathCtx = ShapeRuleContext;
 
-absl::Status PRelu(MathCtx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(2));
-  Shape out;
-  if (!ir::BroadcastShapes(c.S(0), c.S(1), &out) || out != c.S(0)) {
-    return c.Err(absl::StrCat("slope of shape ", ShapeStr(c.S(1)),
-                              " does not broadcast to the input ", ShapeStr(c.S(0))));
-  }
-  return c.Set(0, c.T(0), c.S(0));
-}
-
 absl::Status MeanVarianceNormalization(MathCtx& c) {
   ir::Graph& g = c.graph();
   ir::Node& n = c.node();
@@ -79,17 +86,9 @@ using MathRule = std::function<absl::Status(MathCtx&)>;
 const std::map<std::string, MathRule>& MathRules() {
   static const auto* rules = [] {
     auto* m = new std::map<std::string, MathRule>;
-    for (const char* op :
-         {"Abs", "Neg", "Exp", "Log", "Sqrt", "Reciprocal", "Floor", "Ceil", "Round", "Sign",
-          "Erf", "Sin", "Cos", "Tan", "Sinh", "Cosh", "Asin", "Acos", "Atan", "Asinh", "Acosh",
-          "Atanh", "HardSigmoid", "HardSwish", "LeakyRelu", "Elu", "Selu", "Celu", "Softplus",
-          "Softsign", "ThresholdedRelu", "Mish", "Shrink", "Gelu"}) {
-      (*m)[op] = ElementwiseSameShape;
-    }
-    for (const char* op : {"Pow", "Mod", "Max", "Min", "Mean", "Sum", "BitShift"}) {
+    for (const char* op : {"Mean", "Sum", "BitShift"}) {
       (*m)[op] = ElementwiseBroadcast;
     }
-    (*m)["PRelu"] = PRelu;
     (*m)["MeanVarianceNormalization"] = MeanVarianceNormalization;
     return m;
   }();

@@ -24,6 +24,11 @@ absl::Status ElementwiseSameShape(ShapeRuleContext& c);
 // (except Pow's exponent), and Mod with fmod=0 refuses floats.
 absl::Status ElementwiseBroadcast(ShapeRuleContext& c);
 
+// The broadcast of inputs `ins` (numpy rules; symbolic dims as Add), or an
+// error naming their shapes.
+absl::Status BroadcastInputs(ShapeRuleContext& c, const std::vector<size_t>& ins,
+                             std::vector<int64_t>* out);
+
 // True if `node`'s op has a rule here; the rule's result is then in *status.
 bool InferMathShapes(ir::Graph& graph, ir::Node& node,
                      const std::vector<ir::ConstantPtr>& known, absl::Status* status);

@@ -14,20 +14,12 @@ namespace {
 // dims of convolutions and pools must still be static; their rules say so.
 const std::set<std::string>& SymbolicOps() {
   static const auto* ops = new std::set<std::string>{
-      "BatchNormalization", "Flatten", "Add", "Sub", "Mul", "Div",
-      "Relu", "Sigmoid", "Tanh", "Clip", "Identity", "Dropout", "Shape",
-      "Transpose", "Split", "Pow", "Sqrt", "Reshape", "Unsqueeze",
-      "Squeeze", "Gather", "Slice", "Cast", "Erf", "Exp", "Log", "Neg",
-      "Abs", "Reciprocal", "LeakyRelu", "HardSigmoid", "HardSwish", "Elu", "Softplus",
+      "BatchNormalization", "Flatten", "Identity", "Dropout", "Shape", "Transpose", "Split",
+      "Reshape", "Unsqueeze", "Squeeze", "Gather", "Slice", "Cast",
       // symops: byte movers and the typed elementwise kernels, sizes through the pool
       "Size",  // folds to the product of the dims, a symbolic value
       "Concat", "Expand", "Where", "Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual",
-      "And", "Or", "Xor", "Not", "IsNaN", "IsInf", "CastLike", "Max", "Min", "Mod", "PRelu",
-      "Floor", "Ceil", "Round", "Sign", "Sin", "Cos", "Tan", "Sinh", "Cosh", "Asin", "Acos",
-      "Atan", "Asinh", "Acosh", "Atanh", "Selu", "Celu", "Softsign", "ThresholdedRelu", "Mish",
-      "Gelu",  // ONNX Gelu-20, and dispatch formation's fusion of Div-Erf-Add-Mul-Mul
-      "Silu",  // only as dispatch formation's fusion of Sigmoid-Mul
-      "Shrink", "BitShift",
+      "And", "Or", "Xor", "Not", "IsNaN", "IsInf", "CastLike", "BitShift",
       // lengths known during the run: static inputs, outputs of a data symbol's length
       "NonZero", "Compress", "Unique", "NonMaxSuppression",
       // shapes and sequences from symbolic values (torch.zeros(N, 4),

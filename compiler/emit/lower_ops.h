@@ -29,7 +29,6 @@ Epilogue EpilogueOf(const ir::Node& node);
 absl::StatusOr<std::vector<Binding>> BindAll(LoweringContext& ctx, const ir::Node& node,
                                              const std::vector<size_t>& inputs);
 
-void RegisterElementwiseLowerings(LoweringTable& table); // lower_elementwise.cc
 void RegisterMovementLowerings(LoweringTable& table);    // lower_movement.cc
 void RegisterIndexingLowerings(LoweringTable& table);    // lower_indexing.cc
 void RegisterCopyLowerings(LoweringTable& table);        // lower_copy_ops.cc
@@ -59,17 +58,17 @@ inline bool HasInput(const ir::Node& node, size_t k) {
 
 // A float32 copy of constant `c` broadcast to `shape` (e.g. an int exponent
 // of Pow, or a LayerNormalization scale stored with fewer dims); null when
-// it does not broadcast. lower_math.cc.
+// it does not broadcast.
 ir::ConstantPtr BroadcastConstantF32(const ir::ConstantData& c, const std::vector<int64_t>& shape,
                                      ir::DimPool& dims);
 
 // [outer, axis, inner] of input 0 for Softmax-style axis semantics (2-D
-// coercion before opset 13). lower_math.cc.
+// coercion before opset 13).
 absl::Status AxisView(LoweringContext& ctx, const ir::Node& node, int64_t default_axis,
                       bool coerce, int64_t v[3]);
 
 // binary_f32 of `op` over out_dims, each operand read with its broadcast
-// strides (lower_elementwise.cc's Add..Div, lower_math.cc's Pow..PRelu).
+// strides (compiler/ops/elementwise.cc).
 inline kernel::BinaryF32 BinaryF32Params(int64_t op, const std::vector<int64_t>& out_dims,
                                          const std::vector<int64_t>& a_strides,
                                          const std::vector<int64_t>& b_strides) {

@@ -52,6 +52,7 @@ void RegisterConvOps(std::vector<OpDef>& ops);         // conv.cc
 void RegisterPoolOps(std::vector<OpDef>& ops);         // pool.cc
 void RegisterReduceOps(std::vector<OpDef>& ops);       // reduce.cc
 void RegisterElementwiseOps(std::vector<OpDef>& ops);  // elementwise.cc
+void RegisterBatchNormOps(std::vector<OpDef>& ops);    // batch_norm.cc
 
 }  // namespace kiln::compiler
 

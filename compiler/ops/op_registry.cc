@@ -24,6 +24,7 @@ const std::vector<OpDef>& AllOpDefs() {
     RegisterPoolOps(*v);
     RegisterReduceOps(*v);
     RegisterElementwiseOps(*v);
+    RegisterBatchNormOps(*v);
     return v;
   }();
   return *ops;

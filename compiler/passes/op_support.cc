@@ -18,7 +18,7 @@ bool IsKernelOp(const std::string& op_type) {
     return true;  // declared in compiler/ops/
   }
   static const std::set<std::string> kOps = {
-      "BatchNormalization", "Flatten", "Reshape", "Transpose",
+      "Flatten", "Reshape", "Transpose",
       "Concat",   "Identity",      "Constant", "Dropout",     "Squeeze",
       "Unsqueeze",
       // variadic, expanded into Add chains (passes/expand_variadic.cc)

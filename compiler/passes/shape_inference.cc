@@ -62,30 +62,6 @@ absl::Status Cast(Ctx& c) {
   return c.Set(0, to, c.S(0));
 }
 
-absl::Status BatchNorm(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(5));
-  // Training mode (norm_expand.cc) gives the running mean and variance as
-  // outputs 1 and 2; opsets before 14 also name the batch's own statistics.
-  for (size_t k = 3; k < c.node().outputs.size(); ++k) {
-    if (c.HasOut(k)) return c.Err("the saved mean/variance outputs (opset < 14) are not supported");
-  }
-  const Shape& x = c.S(0);
-  if (x.size() < 2) return c.Err(absl::StrCat("input ", ShapeStr(x), " must have rank >= 2"));
-  for (size_t k = 1; k < 5; ++k) {
-    if (c.S(k) != Shape{x[1]}) {
-      return c.Err(absl::StrCat("parameter '", c.In(k).name, "' has shape ", ShapeStr(c.S(k)),
-                                ", expected [", c.dims().ToString(x[1]), "] for input ",
-                                SymbolicShapeStr(c.graph(), x)));
-    }
-  }
-  if (BatchNormTrains(c.node()) && c.T(0) != ir::DType::F32) {
-    return c.Err(absl::StrCat("training mode takes float32 only, not ", ir::DTypeName(c.T(0))));
-  }
-  KILN_RETURN_IF_ERROR(c.Set(1, c.T(0), {x[1]}));
-  KILN_RETURN_IF_ERROR(c.Set(2, c.T(0), {x[1]}));
-  return c.Set(0, c.T(0), x);
-}
-
 // ---- shape manipulation ---------------------------------------------------
 
 absl::Status Flatten(Ctx& c) {
@@ -413,7 +389,7 @@ const std::map<std::string, Rule>& Rules() {
 
       {"Where", Where}, {"Identity", ElementwiseSameShape},
       {"Dropout", Dropout}, {"Cast", Cast},
-      {"BatchNormalization", BatchNorm},
+
       {"Flatten", Flatten}, {"Reshape", Reshape}, {"Transpose", Transpose},
       {"Concat", Concat}, {"Squeeze", Squeeze}, {"Unsqueeze", Unsqueeze},
       {"Shape", ShapeOp}, {"Gather", Gather}, {"ConstantOfShape", ConstantOfShape},

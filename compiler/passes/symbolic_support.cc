@@ -14,7 +14,7 @@ namespace {
 // dims of convolutions and pools must still be static; their rules say so.
 const std::set<std::string>& SymbolicOps() {
   static const auto* ops = new std::set<std::string>{
-      "BatchNormalization", "Flatten", "Identity", "Dropout", "Shape", "Transpose", "Split",
+      "Flatten", "Identity", "Dropout", "Shape", "Transpose", "Split",
       "Reshape", "Unsqueeze", "Squeeze", "Gather", "Slice", "Cast",
       // symops: byte movers and the typed elementwise kernels, sizes through the pool
       "Size",  // folds to the product of the dims, a symbolic value

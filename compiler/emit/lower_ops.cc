@@ -1,5 +1,5 @@
-// Helpers of the float math lowerings (compiler/ops/): constants broadcast to
-// float32, and the [outer, axis, inner] view of an axis.
+// The lowering helpers lower_ops.h declares that need more than a line:
+// constants broadcast to float32, and the [outer, axis, inner] view of an axis.
 #include <cstring>
 #include <map>
 #include <memory>

@@ -16,7 +16,6 @@ const LoweringTable& Table() {
     RegisterCopyLowerings(*t);
     RegisterResizeLowerings(*t);
     RegisterShapeCheckLowerings(*t);
-    RegisterTypedLowerings(*t);  // last: wraps Add/Sub/Mul/Div/Neg/Abs for non-float32
     RegisterRuntimeParamLowerings(*t);  // after all: wraps Slice/Pad/Reduce*, adds Range
     RegisterDataDependentLowerings(*t);  // NonZero, Compress, Unique, NMS, training Dropout
     RegisterResizeRtLowerings(*t);  // wraps Resize (run-time scales/roi)

@@ -33,7 +33,6 @@ void RegisterMovementLowerings(LoweringTable& table);    // lower_movement.cc
 void RegisterIndexingLowerings(LoweringTable& table);    // lower_indexing.cc
 void RegisterCopyLowerings(LoweringTable& table);        // lower_copy_ops.cc
 void RegisterResizeLowerings(LoweringTable& table);      // lower_resize.cc
-void RegisterTypedLowerings(LoweringTable& table);       // lower_typed.cc (after the others)
 void RegisterShapeCheckLowerings(LoweringTable& table);  // lower_shape_check.cc (ConstantOfShape)
 // lower_runtime_params.cc: Slice/Pad/Reduce*/Range with run-time parameter values.
 void RegisterRuntimeParamLowerings(LoweringTable& table);
@@ -146,6 +145,10 @@ absl::Status LowerReduceTyped(LoweringContext& ctx, const ir::Node& node);
 absl::Status LowerTypedBinary(LoweringContext& ctx, const ir::Node& node);
 absl::Status LowerTypedUnary(LoweringContext& ctx, const ir::Node& node);
 absl::Status LowerPowTyped(LoweringContext& ctx, const ir::Node& node);
+// Equal .. GreaterOrEqual (compare), Where (where), Cast and CastLike (cast).
+absl::Status LowerCompare(LoweringContext& ctx, const ir::Node& node);
+absl::Status LowerWhere(LoweringContext& ctx, const ir::Node& node);
+absl::Status LowerCast(LoweringContext& ctx, const ir::Node& node);
 // Every present input and output is float32.
 bool AllF32(const LoweringContext& ctx, const ir::Node& node);
 absl::Status LowerReduceRt(LoweringContext& ctx, const ir::Node& node);

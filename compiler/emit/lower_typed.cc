@@ -99,6 +99,8 @@ absl::Status EmitTypedUnary(LoweringContext& ctx, const ir::Node& node, int64_t 
 
 namespace {
 
+}  // namespace
+
 absl::Status LowerCompare(LoweringContext& ctx, const ir::Node& node) {
   if (node.inputs.size() < 2) return ctx.Invalid(node, "expects 2 inputs");
   KILN_ASSIGN_OR_RETURN(int64_t dtype, Code(ctx, node, node.inputs[0]));
@@ -147,7 +149,6 @@ absl::Status LowerCast(LoweringContext& ctx, const ir::Node& node) {
   return ctx.Dispatch(node, cast, b);
 }
 
-}  // namespace
 
 // Add/Sub/Mul/Div/Max/Min/Mod on non-float32 dtypes, And/Or/Xor on bool,
 // BitShift on unsigned integers.
@@ -271,16 +272,5 @@ absl::Status LowerReduceTyped(LoweringContext& ctx, const ir::Node& node) {
 }
 
 
-void RegisterTypedLowerings(LoweringTable& table) {
-  for (const char* op : {"Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual"}) {
-    table[op] = LowerCompare;
-  }
-  for (const char* op : {"And", "Or", "Xor"}) table[op] = LowerTypedBinary;
-  for (const char* op : {"Not", "IsNaN", "IsInf"}) table[op] = LowerTypedUnary;
-  table["Where"] = LowerWhere;
-  table["Cast"] = LowerCast;
-  table["CastLike"] = LowerCast;
-  table["BitShift"] = LowerTypedBinary;  // unsigned integers
-}
 
 }  // namespace kiln::compiler::emit

@@ -35,6 +35,8 @@ void RegisterBitwiseOps(std::vector<OpDef>& ops) {
   ops.push_back({"BitwiseOr", ElementwiseBroadcast, true, LowerBinary(KILN_TBINARY_BITOR)});
   ops.push_back({"BitwiseXor", ElementwiseBroadcast, true, LowerBinary(KILN_TBINARY_BITXOR)});
   ops.push_back({"BitwiseNot", ElementwiseSameShape, true, LowerNot});
+  // Shifts of unsigned integers (lower_typed.cc refuses other dtypes).
+  ops.push_back({"BitShift", ElementwiseBroadcast, true, emit::LowerTypedBinary});
 }
 
 }  // namespace kiln::compiler

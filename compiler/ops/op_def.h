@@ -53,6 +53,8 @@ void RegisterPoolOps(std::vector<OpDef>& ops);         // pool.cc
 void RegisterReduceOps(std::vector<OpDef>& ops);       // reduce.cc
 void RegisterElementwiseOps(std::vector<OpDef>& ops);  // elementwise.cc
 void RegisterBatchNormOps(std::vector<OpDef>& ops);    // batch_norm.cc
+void RegisterLogicOps(std::vector<OpDef>& ops);        // logic.cc
+void RegisterCastOps(std::vector<OpDef>& ops);         // cast.cc
 
 }  // namespace kiln::compiler
 

@@ -25,6 +25,8 @@ const std::vector<OpDef>& AllOpDefs() {
     RegisterReduceOps(*v);
     RegisterElementwiseOps(*v);
     RegisterBatchNormOps(*v);
+    RegisterLogicOps(*v);
+    RegisterCastOps(*v);
     return v;
   }();
   return *ops;

@@ -26,11 +26,6 @@ bool IsKernelOp(const std::string& op_type) {
       // data movement and NN (h9)
       "Gather", "Slice", "Expand", "Size", "Tile", "Split", "Pad", "DepthToSpace", "SpaceToDepth", "EyeLike",
       "OneHot", "Resize",
-      // dtype-generic elementwise (h5): casts, comparisons, logic, selection
-      "Cast", "CastLike", "Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "And",
-      "Or", "Xor", "Not", "Where", "IsNaN", "IsInf",
-      // h10: shifts
-      "BitShift",
       "ReverseSequence",
       "MeanVarianceNormalization",
       // data-dependent output length, for a declared static shape (shape_rules_data_dependent.h)

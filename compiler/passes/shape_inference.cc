@@ -17,7 +17,6 @@
 #include "compiler/passes/constant_folding.h"
 #include "compiler/passes/shape_rules_math.h"
 #include "compiler/passes/shape_rules_movement.h"
-#include "compiler/passes/shape_rules_typed.h"
 #include "compiler/passes/shape_rules_runtime.h"
 #include "compiler/passes/shape_rules_runtime_params.h"
 #include "compiler/passes/shape_rules_resize_rt.h"
@@ -40,27 +39,7 @@ using Shape = std::vector<int64_t>;
 // Per-node view with the helpers every rule needs.
 using Ctx = ShapeRuleContext;
 
-// ---- elementwise ----------------------------------------------------------
-
-absl::Status Where(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(3));
-  if (c.T(0) != DType::Bool) return c.Err("condition must be bool");
-  KILN_RETURN_IF_ERROR(c.SameDType(1, 2));
-  Shape out;
-  KILN_RETURN_IF_ERROR(BroadcastInputs(c, {0, 1, 2}, &out));
-  return c.Set(0, c.T(1), std::move(out));
-}
-
 absl::Status Dropout(Ctx& c) { return InferDropout(c); }  // shape_rules_dropout.cc
-
-absl::Status Cast(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(1));
-  const DType to = ir::DTypeFromOnnx(c.node().GetInt("to", 0));
-  if (to == DType::Unknown) {
-    return c.Err(absl::StrCat("unsupported target type ", c.node().GetInt("to", 0)));
-  }
-  return c.Set(0, to, c.S(0));
-}
 
 // ---- shape manipulation ---------------------------------------------------
 
@@ -386,10 +365,7 @@ using Rule = std::function<absl::Status(Ctx&)>;
 
 const std::map<std::string, Rule>& Rules() {
   static const auto* rules = new std::map<std::string, Rule>{
-
-      {"Where", Where}, {"Identity", ElementwiseSameShape},
-      {"Dropout", Dropout}, {"Cast", Cast},
-
+      {"Identity", ElementwiseSameShape}, {"Dropout", Dropout},
       {"Flatten", Flatten}, {"Reshape", Reshape}, {"Transpose", Transpose},
       {"Concat", Concat}, {"Squeeze", Squeeze}, {"Unsqueeze", Unsqueeze},
       {"Shape", ShapeOp}, {"Gather", Gather}, {"ConstantOfShape", ConstantOfShape},
@@ -549,7 +525,6 @@ absl::Status InferNodeShapes(ir::Graph& graph, ir::NodeId id,
   }
   if (absl::Status s; InferMathShapes(graph, node, known, &s)) return s;  // shape_rules_math.cc
   if (absl::Status s; InferMovementShapes(graph, node, known, &s)) return s;  // shape_rules_movement.cc
-  if (absl::Status s; InferTypedShapes(graph, node, &s)) return s;  // shape_rules_typed.cc
   auto it = Rules().find(node.op_type);
   if (it == Rules().end()) {
     for (ir::ValueId out : node.outputs) {

@@ -86,7 +86,7 @@ using MathRule = std::function<absl::Status(MathCtx&)>;
 const std::map<std::string, MathRule>& MathRules() {
   static const auto* rules = [] {
     auto* m = new std::map<std::string, MathRule>;
-    for (const char* op : {"Mean", "Sum", "BitShift"}) {
+    for (const char* op : {"Mean", "Sum"}) {
       (*m)[op] = ElementwiseBroadcast;
     }
     (*m)["MeanVarianceNormalization"] = MeanVarianceNormalization;

@@ -15,11 +15,10 @@ namespace {
 const std::set<std::string>& SymbolicOps() {
   static const auto* ops = new std::set<std::string>{
       "Flatten", "Identity", "Dropout", "Shape", "Transpose", "Split",
-      "Reshape", "Unsqueeze", "Squeeze", "Gather", "Slice", "Cast",
-      // symops: byte movers and the typed elementwise kernels, sizes through the pool
+      "Reshape", "Unsqueeze", "Squeeze", "Gather", "Slice",
+      // symops: byte movers, sizes through the pool
       "Size",  // folds to the product of the dims, a symbolic value
-      "Concat", "Expand", "Where", "Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual",
-      "And", "Or", "Xor", "Not", "IsNaN", "IsInf", "CastLike", "BitShift",
+      "Concat", "Expand",
       // lengths known during the run: static inputs, outputs of a data symbol's length
       "NonZero", "Compress", "Unique", "NonMaxSuppression",
       // shapes and sequences from symbolic values (torch.zeros(N, 4),

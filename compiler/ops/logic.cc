@@ -1,13 +1,21 @@
-#include "compiler/passes/shape_rules_typed.h"
-
-#include <set>
+// Comparisons and logic, to bool: Equal, Less, LessOrEqual, Greater,
+// GreaterOrEqual (compare), And, Or, Xor on bool (binary_typed), Not on bool
+// and IsNaN, IsInf on floats (unary_typed); and Where (where), which selects
+// between two tensors of any dtype. Inputs broadcast; dims may be symbolic.
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/graph_util.h"
+#include "compiler/ops/op_def.h"
+#include "compiler/passes/shape_rules_math.h"
 
 namespace kiln::compiler {
 namespace {
+
+using ir::DType;
+using Shape = std::vector<int64_t>;
+
 
 using ir::DType;
 using Shape = std::vector<int64_t>;
@@ -65,33 +73,38 @@ absl::Status UnaryToBool(ir::Graph& g, ir::Node& n) {
   return absl::OkStatus();
 }
 
-absl::Status CastLike(ir::Graph& g, ir::Node& n) {
-  if (absl::Status s = Need(g, n, 2); !s.ok()) return s;
-  const DType to = g.value(n.inputs[1]).dtype;
-  if (to == DType::Unknown) return Err(g, n, "target_type input has no known dtype");
-  SetOut(g, n, to, g.value(n.inputs[0]).shape);
-  return absl::OkStatus();
+absl::Status CompareShape(ShapeRuleContext& c) {
+  return BinaryToBool(c.graph(), c.node(), /*logic=*/false);
+}
+
+absl::Status LogicShape(ShapeRuleContext& c) {
+  return BinaryToBool(c.graph(), c.node(), /*logic=*/true);
+}
+
+absl::Status UnaryToBoolShape(ShapeRuleContext& c) { return UnaryToBool(c.graph(), c.node()); }
+
+absl::Status WhereShape(ShapeRuleContext& c) {
+  KILN_RETURN_IF_ERROR(c.Need(3));
+  if (c.T(0) != DType::Bool) return c.Err("condition must be bool");
+  KILN_RETURN_IF_ERROR(c.SameDType(1, 2));
+  Shape out;
+  KILN_RETURN_IF_ERROR(BroadcastInputs(c, {0, 1, 2}, &out));
+  return c.Set(0, c.T(1), std::move(out));
 }
 
 }  // namespace
 
-bool InferTypedShapes(ir::Graph& graph, ir::Node& node, absl::Status* status) {
-  static const std::set<std::string> kCompare = {"Equal", "Less", "LessOrEqual", "Greater",
-                                                 "GreaterOrEqual"};
-  static const std::set<std::string> kLogic = {"And", "Or", "Xor"};
-  const std::string& op = node.op_type;
-  if (kCompare.count(op)) {
-    *status = BinaryToBool(graph, node, false);
-  } else if (kLogic.count(op)) {
-    *status = BinaryToBool(graph, node, true);
-  } else if (op == "Not" || op == "IsNaN" || op == "IsInf") {
-    *status = UnaryToBool(graph, node);
-  } else if (op == "CastLike") {
-    *status = CastLike(graph, node);
-  } else {
-    return false;
+void RegisterLogicOps(std::vector<OpDef>& ops) {
+  for (const char* op : {"Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual"}) {
+    ops.push_back({op, CompareShape, /*symbolic=*/true, emit::LowerCompare});
   }
-  return true;
+  for (const char* op : {"And", "Or", "Xor"}) {
+    ops.push_back({op, LogicShape, /*symbolic=*/true, emit::LowerTypedBinary});
+  }
+  for (const char* op : {"Not", "IsNaN", "IsInf"}) {
+    ops.push_back({op, UnaryToBoolShape, /*symbolic=*/true, emit::LowerTypedUnary});
+  }
+  ops.push_back({"Where", WhereShape, /*symbolic=*/true, emit::LowerWhere});
 }
 
 }  // namespace kiln::compiler

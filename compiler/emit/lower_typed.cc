@@ -1,8 +1,8 @@
-// Lowering for the dtype-generic elementwise kernels (runtime/kernels/cast.c,
-// binary_typed.c, compare.c, select.c, unary_typed.c): Cast, CastLike,
-// comparisons, And/Or/Xor/Not, Where, IsNaN, IsInf, and Add/Sub/Mul/Div/Neg/Abs
-// on dtypes other than float32 (float32 keeps its own kernels; the wrappers
-// registered here send only the other dtypes to the typed kernels).
+// Dispatches of the dtype-generic elementwise kernels (runtime/kernels/cast.c,
+// binary_typed.c, compare.c, select.c, unary_typed.c, pow_typed.c,
+// reduce_typed.c), called by the op-family files in compiler/ops/: Cast,
+// comparisons, logic, Where, IsNaN, IsInf, and arithmetic on dtypes other
+// than float32 (float32 keeps its own kernels).
 #include <algorithm>
 #include <utility>
 

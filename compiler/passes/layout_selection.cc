@@ -246,7 +246,9 @@ absl::Status ChooseLayouts(ir::Graph& graph) {
   // 10-20% faster channels last (benchmarks/kernels_benchmark.cc,
   // BM_Conv2dPackedCl against BM_Conv2dPacked).
   for (const ir::Node& node : graph.nodes) {
-    if (node.removed || node.outputs.empty() || graph.value(node.outputs[0]).channels_last) {
+    // An absent first output (an LSTM's Y when only Y_h is used) has no value.
+    if (node.removed || node.outputs.empty() || node.outputs[0] == ir::kNoValue ||
+        graph.value(node.outputs[0]).channels_last) {
       continue;
     }
     // A residual conv whose shortcut was made NHWC must write NHWC: its

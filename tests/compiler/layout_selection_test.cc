@@ -53,6 +53,20 @@ TEST(LayoutSelection, WideRowsGoChannelsLastToo) {
   for (ir::ValueId v : {m.a, m.d, m.c}) EXPECT_TRUE(m.Nhwc(v));
 }
 
+// A node whose first output is absent (an LSTM asked for Y_h only) is passed
+// over: the pass once read the value at kNoValue, before the start of the
+// value table (AddressSanitizer reported it; the ASan preset runs this test).
+TEST(LayoutSelection, SkipsANodeWithoutItsFirstOutput) {
+  DepthwiseSeparable m(5);
+  const ir::ValueId h = m.b.Tensor("h", {1, 16, 6, 5});
+  const ir::NodeId n = m.b.Node("Relu", "relu", {m.c}, {h});
+  m.b.g.nodes[n].outputs = {ir::kNoValue, h};
+  m.b.Output(h);
+  ASSERT_TRUE(ChooseLayouts(m.b.g).ok());
+  EXPECT_TRUE(m.Nhwc(m.a));  // the rest is laid out as without it
+  EXPECT_FALSE(m.b.g.value(h).channels_last);
+}
+
 // x [1, c, 12, 12] → 3x3 stem (32 channels) → s → depthwise 3x3 → d → pool;
 // whether s and d went channels last.
 std::pair<bool, bool> StemLayouts(int64_t c) {

@@ -11,7 +11,6 @@ namespace {
 const LoweringTable& Table() {
   static const LoweringTable* table = [] {
     auto* t = new LoweringTable;
-    RegisterMovementLowerings(*t);
     RegisterIndexingLowerings(*t);
     RegisterCopyLowerings(*t);
     RegisterResizeLowerings(*t);

@@ -29,7 +29,6 @@ Epilogue EpilogueOf(const ir::Node& node);
 absl::StatusOr<std::vector<Binding>> BindAll(LoweringContext& ctx, const ir::Node& node,
                                              const std::vector<size_t>& inputs);
 
-void RegisterMovementLowerings(LoweringTable& table);    // lower_movement.cc
 void RegisterIndexingLowerings(LoweringTable& table);    // lower_indexing.cc
 void RegisterCopyLowerings(LoweringTable& table);        // lower_copy_ops.cc
 void RegisterResizeLowerings(LoweringTable& table);      // lower_resize.cc

@@ -55,6 +55,7 @@ void RegisterElementwiseOps(std::vector<OpDef>& ops);  // elementwise.cc
 void RegisterBatchNormOps(std::vector<OpDef>& ops);    // batch_norm.cc
 void RegisterLogicOps(std::vector<OpDef>& ops);        // logic.cc
 void RegisterCastOps(std::vector<OpDef>& ops);         // cast.cc
+void RegisterMovementOps(std::vector<OpDef>& ops);     // movement.cc
 
 }  // namespace kiln::compiler
 

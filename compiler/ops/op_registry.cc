@@ -27,6 +27,7 @@ const std::vector<OpDef>& AllOpDefs() {
     RegisterBatchNormOps(*v);
     RegisterLogicOps(*v);
     RegisterCastOps(*v);
+    RegisterMovementOps(*v);
     return v;
   }();
   return *ops;

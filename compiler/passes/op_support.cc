@@ -18,15 +18,13 @@ bool IsKernelOp(const std::string& op_type) {
     return true;  // declared in compiler/ops/
   }
   static const std::set<std::string> kOps = {
-      "Flatten", "Reshape", "Transpose",
-      "Concat",   "Identity",      "Constant", "Dropout",     "Squeeze",
+      "Flatten", "Reshape", "Identity",      "Constant", "Dropout",     "Squeeze",
       "Unsqueeze",
       // variadic, expanded into Add chains (passes/expand_variadic.cc)
       "Mean", "Sum",
       // data movement and NN (h9)
       "Gather", "Slice", "Expand", "Size", "Tile", "Split", "Pad", "DepthToSpace", "SpaceToDepth", "EyeLike",
       "OneHot", "Resize",
-      "ReverseSequence",
       "MeanVarianceNormalization",
       // data-dependent output length, for a declared static shape (shape_rules_data_dependent.h)
       "NonZero", "Compress", "Unique", "NonMaxSuppression",

@@ -103,55 +103,6 @@ absl::Status Reshape(Ctx& c) {
   return c.Set(0, c.T(0), std::move(out));
 }
 
-absl::Status Transpose(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(1));
-  const Shape& x = c.S(0);
-  Shape def(x.size());
-  for (size_t i = 0; i < x.size(); ++i) def[i] = static_cast<int64_t>(x.size() - 1 - i);
-  const Shape perm = c.node().GetInts("perm", def);
-  Shape sorted = perm;
-  std::sort(sorted.begin(), sorted.end());
-  Shape iota(x.size());
-  for (size_t i = 0; i < x.size(); ++i) iota[i] = static_cast<int64_t>(i);
-  if (sorted != iota) {
-    return c.Err(absl::StrCat("perm ", ShapeStr(perm), " is not a permutation for input ",
-                              ShapeStr(x)));
-  }
-  Shape out;
-  for (int64_t p : perm) out.push_back(x[p]);
-  if (!c.node().HasAttr("perm")) c.node().SetInts("perm", perm);
-  return c.Set(0, c.T(0), std::move(out));
-}
-
-absl::Status Concat(Ctx& c) {
-  const size_t n = c.node().inputs.size();
-  if (n == 0) return c.Err("needs at least one input");
-  KILN_RETURN_IF_ERROR(c.Need(n));
-  const int64_t r = c.Rank(0);
-  int64_t axis = 0;
-  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", 0), r, &axis));
-  Shape out = c.S(0);
-  for (size_t k = 1; k < n; ++k) {
-    KILN_RETURN_IF_ERROR(c.SameDType(0, k));
-    const Shape& s = c.S(k);
-    bool ok = static_cast<int64_t>(s.size()) == r;
-    for (int64_t i = 0; ok && i < r; ++i) {
-      if (i == axis || s[i] == out[i]) continue;
-      // Two lengths the compiler cannot prove equal (H/32*2 against H/16):
-      // ONNX requires them equal, so the run checks it.
-      ok = ir::IsSymbolic(s[i]) || ir::IsSymbolic(out[i]);
-      if (ok) out[i] = c.dims().AssumeEqual(out[i], s[i]);
-    }
-    if (!ok) {
-      return c.Err(absl::StrCat("input shapes ", SymbolicShapeStr(c.graph(), c.S(0)), " and ",
-                                SymbolicShapeStr(c.graph(), s),
-                                " differ outside axis ", axis));
-    }
-    out[axis] = c.dims().Add(out[axis], s[axis]);
-  }
-  return c.Set(0, c.T(0), std::move(out));
-}
-
 absl::Status AxesFor(Ctx& c, std::vector<int64_t>* axes, bool* present) {
   if (c.opset() >= 13) {
     *present = c.Has(1);
@@ -366,8 +317,8 @@ using Rule = std::function<absl::Status(Ctx&)>;
 const std::map<std::string, Rule>& Rules() {
   static const auto* rules = new std::map<std::string, Rule>{
       {"Identity", ElementwiseSameShape}, {"Dropout", Dropout},
-      {"Flatten", Flatten}, {"Reshape", Reshape}, {"Transpose", Transpose},
-      {"Concat", Concat}, {"Squeeze", Squeeze}, {"Unsqueeze", Unsqueeze},
+      {"Flatten", Flatten}, {"Reshape", Reshape},
+      {"Squeeze", Squeeze}, {"Unsqueeze", Unsqueeze},
       {"Shape", ShapeOp}, {"Gather", Gather}, {"ConstantOfShape", ConstantOfShape},
       {"Range", Range}, {"Expand", Expand},
   };

@@ -337,26 +337,6 @@ absl::Status Resize(Ctx& c) {
 
 // ---- NN ------------------------------------------------------------------------
 
-absl::Status ReverseSequence(Ctx& c) {
-  ir::Graph& g = c.graph();
-  ir::Node& n = c.node();
-  if (n.inputs.size() < 2 || n.inputs[0] == ir::kNoValue || n.inputs[1] == ir::kNoValue ||
-      !g.value(n.inputs[0]).has_shape || !g.value(n.inputs[1]).has_shape) {
-    return c.Err("expects shaped input and sequence_lens");
-  }
-  const ir::Value& x = g.value(n.inputs[0]);
-  const int64_t ba = n.GetInt("batch_axis", 1), ta = n.GetInt("time_axis", 0);
-  if (x.shape.size() < 2 || !((ba == 0 && ta == 1) || (ba == 1 && ta == 0))) {
-    return c.Err("needs rank >= 2 with batch and time axes 0 and 1");
-  }
-  const ir::Value& lens = g.value(n.inputs[1]);
-  if (lens.dtype != DType::I64 || lens.shape != Shape{x.shape[ba]}) {
-    return c.Err(absl::StrCat("sequence_lens must be int64 [", x.shape[ba], "]"));
-  }
-  KILN_RETURN_IF_ERROR(c.Set(0, x.dtype, x.shape));
-  return absl::OkStatus();
-}
-
 using Rule = std::function<absl::Status(Ctx&)>;
 
 const std::map<std::string, Rule>& Rules() {
@@ -365,7 +345,7 @@ const std::map<std::string, Rule>& Rules() {
       {"Pad", Pad},
       {"DepthToSpace", DepthSpace}, {"SpaceToDepth", DepthSpace}, {"EyeLike", EyeLike},
       {"OneHot", OneHot}, {"Resize", Resize},
-      {"ReverseSequence", ReverseSequence},
+
   };
   return *rules;
 }

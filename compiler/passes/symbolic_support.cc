@@ -14,11 +14,11 @@ namespace {
 // dims of convolutions and pools must still be static; their rules say so.
 const std::set<std::string>& SymbolicOps() {
   static const auto* ops = new std::set<std::string>{
-      "Flatten", "Identity", "Dropout", "Shape", "Transpose", "Split",
+      "Flatten", "Identity", "Dropout", "Shape", "Split",
       "Reshape", "Unsqueeze", "Squeeze", "Gather", "Slice",
       // symops: byte movers, sizes through the pool
       "Size",  // folds to the product of the dims, a symbolic value
-      "Concat", "Expand",
+      "Expand",
       // lengths known during the run: static inputs, outputs of a data symbol's length
       "NonZero", "Compress", "Unique", "NonMaxSuppression",
       // shapes and sequences from symbolic values (torch.zeros(N, 4),

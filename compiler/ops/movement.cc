@@ -1,0 +1,205 @@
+// Byte movers that rearrange whole tensors, any dtype: Transpose (one
+// strided_copy), Concat (a strided_copy per input into its columns; lengths
+// may be symbolic, patched at run time) and ReverseSequence
+// (reverse_sequence). Constant inputs of Transpose and Concat fold
+// (passes/fold_eval.cc). The other movement ops (Reshape and its aliases,
+// Slice, Gather, Expand, Tile, Split, Pad, ...) are still declared in
+// passes/shape_inference.cc, shape_rules_movement.cc and emit/lower_copy_ops.cc.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/ir/graph_util.h"
+#include "compiler/ops/op_def.h"
+#include "compiler/passes/symbolic_support.h"
+#include "kiln/kernel_abi.h"
+
+namespace kiln::compiler {
+namespace {
+
+using ir::DType;
+using ir::ShapeStr;
+using Shape = std::vector<int64_t>;
+using emit::ContiguousStrides;
+
+absl::Status TransposeShape(ShapeRuleContext& c) {
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  const Shape& x = c.S(0);
+  Shape def(x.size());
+  for (size_t i = 0; i < x.size(); ++i) def[i] = static_cast<int64_t>(x.size() - 1 - i);
+  const Shape perm = c.node().GetInts("perm", def);
+  Shape sorted = perm;
+  std::sort(sorted.begin(), sorted.end());
+  Shape iota(x.size());
+  for (size_t i = 0; i < x.size(); ++i) iota[i] = static_cast<int64_t>(i);
+  if (sorted != iota) {
+    return c.Err(absl::StrCat("perm ", ShapeStr(perm), " is not a permutation for input ",
+                              ShapeStr(x)));
+  }
+  Shape out;
+  for (int64_t p : perm) out.push_back(x[p]);
+  if (!c.node().HasAttr("perm")) c.node().SetInts("perm", perm);
+  return c.Set(0, c.T(0), std::move(out));
+}
+
+absl::Status ConcatShape(ShapeRuleContext& c) {
+  const size_t n = c.node().inputs.size();
+  if (n == 0) return c.Err("needs at least one input");
+  KILN_RETURN_IF_ERROR(c.Need(n));
+  const int64_t r = c.Rank(0);
+  int64_t axis = 0;
+  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", 0), r, &axis));
+  Shape out = c.S(0);
+  for (size_t k = 1; k < n; ++k) {
+    KILN_RETURN_IF_ERROR(c.SameDType(0, k));
+    const Shape& s = c.S(k);
+    bool ok = static_cast<int64_t>(s.size()) == r;
+    for (int64_t i = 0; ok && i < r; ++i) {
+      if (i == axis || s[i] == out[i]) continue;
+      // Two lengths the compiler cannot prove equal (H/32*2 against H/16):
+      // ONNX requires them equal, so the run checks it.
+      ok = ir::IsSymbolic(s[i]) || ir::IsSymbolic(out[i]);
+      if (ok) out[i] = c.dims().AssumeEqual(out[i], s[i]);
+    }
+    if (!ok) {
+      return c.Err(absl::StrCat("input shapes ", SymbolicShapeStr(c.graph(), c.S(0)), " and ",
+                                SymbolicShapeStr(c.graph(), s),
+                                " differ outside axis ", axis));
+    }
+    out[axis] = c.dims().Add(out[axis], s[axis]);
+  }
+  return c.Set(0, c.T(0), std::move(out));
+}
+
+absl::Status ReverseSequenceShape(ShapeRuleContext& c) {
+  ir::Graph& g = c.graph();
+  ir::Node& n = c.node();
+  if (n.inputs.size() < 2 || n.inputs[0] == ir::kNoValue || n.inputs[1] == ir::kNoValue ||
+      !g.value(n.inputs[0]).has_shape || !g.value(n.inputs[1]).has_shape) {
+    return c.Err("expects shaped input and sequence_lens");
+  }
+  const ir::Value& x = g.value(n.inputs[0]);
+  const int64_t ba = n.GetInt("batch_axis", 1), ta = n.GetInt("time_axis", 0);
+  if (x.shape.size() < 2 || !((ba == 0 && ta == 1) || (ba == 1 && ta == 0))) {
+    return c.Err("needs rank >= 2 with batch and time axes 0 and 1");
+  }
+  const ir::Value& lens = g.value(n.inputs[1]);
+  if (lens.dtype != DType::I64 || lens.shape != Shape{x.shape[ba]}) {
+    return c.Err(absl::StrCat("sequence_lens must be int64 [", x.shape[ba], "]"));
+  }
+  KILN_RETURN_IF_ERROR(c.Set(0, x.dtype, x.shape));
+  return absl::OkStatus();
+}
+
+
+absl::Status LowerTranspose(emit::LoweringContext& ctx, const ir::Node& node) {
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
+  const size_t r = x.size();
+  if (r > KILN_MAX_RANK) return ctx.Unimplemented(node, absl::StrCat("rank ", r, " is too high"));
+  std::vector<int64_t> perm(r);
+  for (size_t d = 0; d < r; ++d) perm[d] = static_cast<int64_t>(r - 1 - d);
+  perm = node.GetInts("perm", perm);
+  if (perm.size() != r || y.size() != r) return ctx.Invalid(node, "perm does not match the rank");
+  const std::vector<int64_t> xs = ContiguousStrides(x, ctx.dims());
+  const std::vector<int64_t> ys = ContiguousStrides(y, ctx.dims());
+  std::vector<int64_t> src(r);
+  for (size_t d = 0; d < r; ++d) {
+    if (perm[d] < 0 || perm[d] >= static_cast<int64_t>(r) || x[perm[d]] != y[d]) {
+      return ctx.Invalid(node, "perm is not a permutation matching the shapes");
+    }
+    src[d] = xs[perm[d]];
+  }
+  const int64_t elem = static_cast<int64_t>(ir::DTypeSize(ctx.value(node.inputs[0]).dtype));
+  emit::kernel::StridedCopy copy;
+  copy.elem_bytes = elem;
+  copy.R = static_cast<int64_t>(r);
+  copy.src_offset = 0;
+  copy.dst_offset = 0;
+  copy.dims = y;
+  copy.src_strides = src;
+  copy.dst_strides = ys;
+  KILN_ASSIGN_OR_RETURN(emit::Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(emit::Binding by, ctx.Bind(node, node.outputs[0]));
+  return ctx.Dispatch(node, copy, {bx, by});
+}
+
+// Each input is a [outer, len_k * inner] block written at column offset
+// (sum of earlier len) * inner of the [outer, len_total * inner] output.
+// Any of these may be symbolic (the offsets then are sums of dims): the pool
+// does the arithmetic and the dispatch patches them at run time.
+absl::Status LowerConcat(emit::LoweringContext& ctx, const ir::Node& node) {
+  KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
+  const int64_t rank = static_cast<int64_t>(y.size());
+  int64_t axis = node.GetInt("axis", 0);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return ctx.Invalid(node, "axis out of range");
+  ir::DimPool& dims = ctx.dims();
+  const int64_t outer = dims.Product({y.begin(), y.begin() + axis});
+  const int64_t inner = dims.Product({y.begin() + axis + 1, y.end()});
+  const int64_t elem = static_cast<int64_t>(ir::DTypeSize(ctx.value(node.outputs[0]).dtype));
+  const int64_t out_row = dims.Mul(y[axis], inner);
+  KILN_ASSIGN_OR_RETURN(emit::Binding by, ctx.Bind(node, node.outputs[0]));
+  int64_t at = 0;
+  for (size_t k = 0; k < node.inputs.size(); ++k) {
+    KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, k));
+    if (static_cast<int64_t>(x.size()) != rank) return ctx.Invalid(node, "input ranks differ");
+    if (ctx.value(node.inputs[k]).dtype != ctx.value(node.outputs[0]).dtype) {
+      return ctx.Invalid(node, "input dtypes differ");
+    }
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d != axis && !dims.SameDim(x[d], y[d])) return ctx.Invalid(node, "input shapes differ");
+    }
+    const int64_t len = x[axis];
+    // A static zero: nothing to copy (the kernel copies nothing for a run-time zero).
+    if (len != 0 && outer != 0 && inner != 0) {
+      KILN_ASSIGN_OR_RETURN(emit::Binding bx, ctx.Bind(node, node.inputs[k]));
+      const int64_t row = dims.Mul(len, inner);
+      // [outer, row] rows into the output's rows of out_row, from column at*inner.
+      emit::kernel::StridedCopy copy;
+      copy.elem_bytes = elem;
+      copy.R = 2;
+      copy.src_offset = 0;
+      copy.dst_offset = dims.Mul(at, inner);
+      copy.dims = {outer, row};
+      copy.src_strides = {row, 1};
+      copy.dst_strides = {out_row, 1};
+      KILN_RETURN_IF_ERROR(ctx.Dispatch(node, copy, {bx, by}));
+    }
+    at = dims.Add(at, len);
+  }
+  if (at != y[axis]) return ctx.Invalid(node, "input lengths do not add up to the output");
+  return absl::OkStatus();
+}
+
+absl::Status LowerReverseSequence(emit::LoweringContext& ctx, const ir::Node& node) {
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  const int64_t eb = static_cast<int64_t>(ir::DTypeSize(ctx.value(node.inputs[0]).dtype));
+  if (eb < 1 || eb > 8) return ctx.Unimplemented(node, "unsupported dtype");
+  const bool batch_first = node.GetInt("batch_axis", 1) == 0;
+  int64_t inner = 1;
+  for (size_t d = 2; d < x.size(); ++d) inner *= x[d];
+  KILN_ASSIGN_OR_RETURN(emit::Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(emit::Binding bl, ctx.Bind(node, node.inputs[1]));
+  KILN_ASSIGN_OR_RETURN(emit::Binding by, ctx.Bind(node, node.outputs[0]));
+  const int64_t t = batch_first ? x[1] : x[0], b = batch_first ? x[0] : x[1];
+  emit::kernel::ReverseSequence reverse;
+  reverse.elem_bytes = eb;
+  reverse.batch_first = batch_first ? 1 : 0;
+  reverse.T = t;
+  reverse.B = b;
+  reverse.inner = inner;
+  return ctx.Dispatch(node, reverse, {bx, bl, by});
+}
+
+}  // namespace
+
+void RegisterMovementOps(std::vector<OpDef>& ops) {
+  ops.push_back({"Transpose", TransposeShape, /*symbolic=*/true, LowerTranspose});
+  ops.push_back({"Concat", ConcatShape, /*symbolic=*/true, LowerConcat});
+  ops.push_back({"ReverseSequence", ReverseSequenceShape, /*symbolic=*/false,
+                 LowerReverseSequence});
+}
+
+}  // namespace kiln::compiler

@@ -15,7 +15,7 @@ const LoweringTable& Table() {
     RegisterCopyLowerings(*t);
     RegisterResizeLowerings(*t);
     RegisterShapeCheckLowerings(*t);
-    RegisterRuntimeParamLowerings(*t);  // after all: wraps Slice/Pad/Reduce*, adds Range
+    RegisterRuntimeParamLowerings(*t);  // after Copy and ShapeCheck: wraps Slice/Pad/Range
     RegisterDataDependentLowerings(*t);  // NonZero, Compress, Unique, NMS, training Dropout
     RegisterResizeRtLowerings(*t);  // wraps Resize (run-time scales/roi)
     RegisterResizeSymbolicLowerings(*t);  // wraps Resize (symbolic dims)

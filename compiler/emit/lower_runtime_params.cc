@@ -2,8 +2,9 @@
 // shape_rules_runtime_params.h): Slice, Pad, Reduce* and Range lowered to
 // kernels that read the parameter tensors, check them against the compiled
 // (declared) output shape and do the op (slice_rt, pad_rt, reduce_rt_f32,
-// range). Wraps the ordinary lowerings, which still take nodes whose
-// parameters are compile-time values.
+// range). Wraps the ordinary Slice, Pad and Range lowerings, which still take
+// nodes whose parameters are compile-time values; Reduce*'s own lowering
+// (compiler/ops/reduce.cc) calls LowerReduceRt.
 #include <cstring>
 #include <map>
 #include <memory>

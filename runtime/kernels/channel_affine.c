@@ -31,6 +31,10 @@ int kiln_channel_affine_f32(const int64_t* ip, const float* fp,
   return KILN_OK;
 }
 
+_Static_assert(KILN_IP_CHANNEL_AFFINE_F32_C == KILN_IP_CHANNEL_AFFINE_F32_N + 1 &&
+                   KILN_IP_CHANNEL_AFFINE_F32_SPATIAL == KILN_IP_CHANNEL_AFFINE_F32_N + 2,
+               "N, C and spatial are consecutive (the checker's product)");
+
 int kiln_channel_affine_f32_check(const int64_t* ip, uint32_t iparam_count,
                                   const float* fp, uint32_t fparam_count,
                                   const uint64_t* binding_bytes) {

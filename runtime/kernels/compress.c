@@ -23,6 +23,14 @@ enum {
   CP_OUT = KILN_IP_COMPRESS_OUT_COUNT,
   CP_COUNT = KILN_COMPRESS_IPARAMS
 };
+_Static_assert(KILN_IP_COMPRESS_BOUNDED_ELEM_BYTES == (int)CP_EB &&
+                   KILN_IP_COMPRESS_BOUNDED_OUTER == (int)CP_OUTER &&
+                   KILN_IP_COMPRESS_BOUNDED_AXIS_LEN == (int)CP_AXIS &&
+                   KILN_IP_COMPRESS_BOUNDED_INNER == (int)CP_INNER &&
+                   KILN_IP_COMPRESS_BOUNDED_COND_LEN == (int)CP_COND &&
+                   KILN_IP_COMPRESS_BOUNDED_OUT_COUNT == (int)CP_OUT &&
+                   KILN_COMPRESS_BOUNDED_IPARAMS == (int)CP_COUNT,
+               "compress_bounded has compress's parameters");
 
 /* Counts the selected slices; a true entry past axis_len is refused. */
 static int cp_count(const int64_t* ip, const unsigned char* cond, int64_t* found) {

@@ -22,6 +22,9 @@
 #include "sgemm.h"
 #include "window.h"
 
+_Static_assert(KILN_CONV2D_LAYOUT_OF(CONV2D_RES_F32) &&
+                   KILN_CONV2D_RES_F32_IPARAMS == KILN_CONV2D_F32_IPARAMS,
+               "conv2d_res_f32 has conv2d_f32's parameters");
 
 typedef struct dw_job {
   kiln_dw_geom g;

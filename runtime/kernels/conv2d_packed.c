@@ -22,6 +22,16 @@
 #include "simd.h"
 #include "vec.h"
 
+_Static_assert(KILN_CONV2D_LAYOUT_OF(CONV2D_PACKED_F32) &&
+                   KILN_CONV2D_PACKED_F32_IPARAMS == KILN_CONV2D_F32_IPARAMS &&
+                   KILN_CONV2D_LAYOUT_OF(CONV2D_PACKED_RES_F32) &&
+                   KILN_CONV2D_PACKED_RES_F32_IPARAMS == KILN_CONV2D_F32_IPARAMS,
+               "conv2d_packed_f32 and conv2d_packed_res_f32 have conv2d_f32's parameters");
+_Static_assert(KILN_CONV2D_CL_LAYOUT_OF(CONV2D_PACKED_CL_F32) &&
+                   KILN_CONV2D_CL_LAYOUT_OF(CONV2D_PACKED_CL_RES_F32) &&
+                   KILN_CONV2D_PACKED_CL_RES_F32_IPARAMS == KILN_CONV2D_PACKED_CL_F32_IPARAMS,
+               "conv2d_packed_cl_res_f32 has conv2d_packed_cl_f32's parameters");
+
 #define CONVP_MR 8   /* positions per tile */
 #define CONVP_NR 32  /* output channels per tile */
 

@@ -73,7 +73,21 @@ enum {
 };
 
 /* The transpose's layout is conv3d's up to groups, so one checker serves both. */
-_Static_assert((int)T3_GROUPS == (int)C3_GROUPS, "shared leading layout");
+_Static_assert((int)T3_N == (int)C3_N && (int)T3_C == (int)C3_C && (int)T3_D == (int)C3_D &&
+                   (int)T3_H == (int)C3_H && (int)T3_W == (int)C3_W && (int)T3_OC == (int)C3_OC &&
+                   (int)T3_OD == (int)C3_OD && (int)T3_OH == (int)C3_OH &&
+                   (int)T3_OW == (int)C3_OW && (int)T3_KD == (int)C3_KD &&
+                   (int)T3_KH == (int)C3_KH && (int)T3_KW == (int)C3_KW &&
+                   (int)T3_SD == (int)C3_SD && (int)T3_SH == (int)C3_SH &&
+                   (int)T3_SW == (int)C3_SW && (int)T3_PD == (int)C3_PD &&
+                   (int)T3_PH == (int)C3_PH && (int)T3_PW == (int)C3_PW &&
+                   (int)T3_DD == (int)C3_DD && (int)T3_DH == (int)C3_DH &&
+                   (int)T3_DW == (int)C3_DW && (int)T3_GROUPS == (int)C3_GROUPS,
+               "shared leading layout");
+/* The checker reads each triple (depth, height, width) as C3_D + d, d < 3. */
+_Static_assert(C3_W == C3_D + 2 && C3_OW == C3_OD + 2 && C3_KW == C3_KD + 2 &&
+                   C3_SW == C3_SD + 2 && C3_PW == C3_PD + 2 && C3_DW == C3_DD + 2,
+               "each spatial triple is consecutive");
 
 /* The positions i in [0, count) for which i*stride + off lies in [0, limit)
  * form [*lo, *hi) (empty when *lo >= *hi). stride >= 1. */

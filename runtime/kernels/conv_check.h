@@ -25,6 +25,24 @@ enum {
   P_HAS_BIAS = KILN_IP_CONV2D_F32_HAS_BIAS, P_COUNT = KILN_CONV2D_F32_IPARAMS
 };
 
+/* 1 when kernel K (its name in kiln/kernel_params.h) has conv2d_f32's
+ * parameters at conv2d_f32's positions; each kernel that reads them by the
+ * names above asserts it. */
+#define KILN_CONV2D_LAYOUT_OF(K)                                                                \
+  ((int)KILN_IP_##K##_N == (int)P_N && (int)KILN_IP_##K##_C == (int)P_C &&                      \
+   (int)KILN_IP_##K##_H == (int)P_H && (int)KILN_IP_##K##_W == (int)P_W &&                      \
+   (int)KILN_IP_##K##_OC == (int)P_OC && (int)KILN_IP_##K##_OH == (int)P_OH &&                  \
+   (int)KILN_IP_##K##_OW == (int)P_OW && (int)KILN_IP_##K##_KH == (int)P_KH &&                  \
+   (int)KILN_IP_##K##_KW == (int)P_KW && (int)KILN_IP_##K##_STRIDE_H == (int)P_SH &&            \
+   (int)KILN_IP_##K##_STRIDE_W == (int)P_SW && (int)KILN_IP_##K##_PAD_TOP == (int)P_PT &&       \
+   (int)KILN_IP_##K##_PAD_LEFT == (int)P_PL && (int)KILN_IP_##K##_DILATION_H == (int)P_DH &&    \
+   (int)KILN_IP_##K##_DILATION_W == (int)P_DW &&                                                \
+   (int)KILN_IP_##K##_GROUPS == (int)P_GROUPS && (int)KILN_IP_##K##_ACTIVATION == (int)P_ACT && \
+   (int)KILN_IP_##K##_HAS_BIAS == (int)P_HAS_BIAS &&                                            \
+   KILN_FP_##K##_ACT_ALPHA == KILN_FP_CONV2D_F32_ACT_ALPHA &&                                   \
+   KILN_FP_##K##_ACT_BETA == KILN_FP_CONV2D_F32_ACT_BETA &&                                     \
+   KILN_##K##_FPARAMS == KILN_CONV2D_F32_FPARAMS)
+
 /* conv2d_packed_cl_f32 appends the layouts of x and of y (and r):
  * 0 NCHW, 1 NHWC (channels last). */
 enum {
@@ -33,6 +51,11 @@ enum {
   P_CL_COUNT = KILN_CONV2D_PACKED_CL_F32_IPARAMS
 };
 _Static_assert((int)P_X_CL == (int)P_COUNT, "the layouts follow conv2d_f32's parameters");
+
+/* 1 when kernel K also has the two layouts at conv2d_packed_cl_f32's positions. */
+#define KILN_CONV2D_CL_LAYOUT_OF(K)                                                 \
+  (KILN_CONV2D_LAYOUT_OF(K) && (int)KILN_IP_##K##_X_CHANNELS_LAST == (int)P_X_CL && \
+   (int)KILN_IP_##K##_Y_CHANNELS_LAST == (int)P_Y_CL)
 
 /* One spatial axis: the bottom/right pad is implied by `out`, so `out` is
  * consistent when it is at least the count an unpadded end gives. Also keeps

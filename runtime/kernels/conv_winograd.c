@@ -51,6 +51,11 @@ enum {
   P_WG_COUNT = KILN_CONV2D_WINOGRAD_F32_IPARAMS
 };
 _Static_assert((int)P_WG_TRANSFORMED == (int)P_CL_COUNT, "the weight form follows the layouts");
+_Static_assert(KILN_CONV2D_CL_LAYOUT_OF(CONV2D_WINOGRAD_F32) &&
+                   KILN_CONV2D_CL_LAYOUT_OF(CONV2D_WINOGRAD_RES_F32) &&
+                   KILN_IP_CONV2D_WINOGRAD_RES_F32_TRANSFORMED_WEIGHTS == (int)P_WG_TRANSFORMED &&
+                   KILN_CONV2D_WINOGRAD_RES_F32_IPARAMS == (int)P_WG_COUNT,
+               "both Winograd kernels have conv2d_packed_cl_f32's parameters, then the form");
 
 #define WG_M KILN_WINOGRAD_M
 #define WG_A KILN_WINOGRAD_A

@@ -23,6 +23,10 @@
 #include "simd.h"
 #include "vec.h"
 
+_Static_assert(KILN_CONV2D_LAYOUT_OF(CONV2D_DW_NHWC_F32) &&
+                   KILN_CONV2D_DW_NHWC_F32_IPARAMS == KILN_CONV2D_F32_IPARAMS,
+               "conv2d_dw_nhwc_f32 has conv2d_f32's parameters");
+
 typedef struct dwn_job dwn_job;
 typedef void (*dwn_row_fn)(const dwn_job* j, int64_t n, int64_t oh);
 

@@ -144,6 +144,14 @@ enum {
   GE_RED = KILN_IP_GATHER_ELEMENTS_REDUCTION,
   GE_HEAD = KILN_IP_GATHER_ELEMENTS_DATA_DIMS
 };
+_Static_assert(KILN_IP_SCATTER_ELEMENTS_ELEM_BYTES == (int)GE_EB &&
+                   KILN_IP_SCATTER_ELEMENTS_IB == (int)GE_IB &&
+                   KILN_IP_SCATTER_ELEMENTS_R == (int)GE_R &&
+                   KILN_IP_SCATTER_ELEMENTS_AXIS == (int)GE_AXIS &&
+                   KILN_IP_SCATTER_ELEMENTS_KIND == (int)GE_KIND &&
+                   KILN_IP_SCATTER_ELEMENTS_REDUCTION == (int)GE_RED &&
+                   KILN_IP_SCATTER_ELEMENTS_DATA_DIMS == (int)GE_HEAD,
+               "scatter_elements has gather_elements' parameters");
 
 static int elements_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                           uint32_t fparam_count, int64_t* data_n, int64_t* idx_n) {
@@ -252,6 +260,14 @@ enum {
   ND_SLICE = KILN_IP_GATHER_ND_SLICE,
   ND_HEAD = KILN_IP_GATHER_ND_DIMS
 };
+_Static_assert(KILN_IP_SCATTER_ND_ELEM_BYTES == (int)ND_EB && KILN_IP_SCATTER_ND_IB == (int)ND_IB &&
+                   KILN_IP_SCATTER_ND_KIND == (int)ND_KIND &&
+                   KILN_IP_SCATTER_ND_REDUCTION == (int)ND_RED &&
+                   KILN_IP_SCATTER_ND_BATCH == (int)ND_BATCH &&
+                   KILN_IP_SCATTER_ND_COUNT == (int)ND_COUNT && KILN_IP_SCATTER_ND_K == (int)ND_K &&
+                   KILN_IP_SCATTER_ND_SLICE == (int)ND_SLICE &&
+                   KILN_IP_SCATTER_ND_DIMS == (int)ND_HEAD,
+               "scatter_nd has gather_nd's parameters");
 
 static int nd_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                     uint32_t fparam_count, int64_t* data_n, int64_t* idx_n,

@@ -19,6 +19,21 @@ enum {
   G_ACT = KILN_IP_GEMM_F32_ACTIVATION,
   G_COUNT = KILN_GEMM_F32_IPARAMS
 };
+_Static_assert(KILN_IP_GEMM_PB_F32_M == (int)G_M && KILN_IP_GEMM_PB_F32_N == (int)G_N &&
+                   KILN_IP_GEMM_PB_F32_K == (int)G_K &&
+                   KILN_IP_GEMM_PB_F32_TRANS_A == (int)G_TRANS_A &&
+                   KILN_IP_GEMM_PB_F32_TRANS_B == (int)G_TRANS_B &&
+                   KILN_IP_GEMM_PB_F32_HAS_C == (int)G_HAS_C &&
+                   KILN_IP_GEMM_PB_F32_C_STRIDE_M == (int)G_CSM &&
+                   KILN_IP_GEMM_PB_F32_C_STRIDE_N == (int)G_CSN &&
+                   KILN_IP_GEMM_PB_F32_ACTIVATION == (int)G_ACT &&
+                   KILN_GEMM_PB_F32_IPARAMS == (int)G_COUNT &&
+                   KILN_FP_GEMM_PB_F32_ALPHA == KILN_FP_GEMM_F32_ALPHA &&
+                   KILN_FP_GEMM_PB_F32_BETA == KILN_FP_GEMM_F32_BETA &&
+                   KILN_FP_GEMM_PB_F32_ACT_ALPHA == KILN_FP_GEMM_F32_ACT_ALPHA &&
+                   KILN_FP_GEMM_PB_F32_ACT_BETA == KILN_FP_GEMM_F32_ACT_BETA &&
+                   KILN_GEMM_PB_F32_FPARAMS == KILN_GEMM_F32_FPARAMS,
+               "gemm_pb_f32 has gemm_f32's parameters");
 
 /* The parts gemm_f32 and gemm_pb_f32 share: A, C, Y and the epilogue. */
 static void gemm_describe(const int64_t* ip, const float* fp, void* const* bindings,

@@ -29,6 +29,8 @@ enum {
   GS_ALIGN = KILN_IP_GRID_SAMPLE_F32_ALIGN_CORNERS,
   GS_COUNT = KILN_GRID_SAMPLE_F32_IPARAMS
 };
+_Static_assert(GS_C == GS_N + 1 && GS_H == GS_N + 2 && GS_W == GS_N + 3,
+               "N, C, H and W are consecutive (the checker's product)");
 
 #define KILN_GS_FAR 1099511627776.0f /* 2^40 */
 #define KILN_GS_MAX_DIM (INT64_C(1) << 40)

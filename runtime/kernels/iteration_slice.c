@@ -16,6 +16,12 @@ enum {
   I_REVERSE = KILN_IP_ITERATION_SLICE_READ_REVERSE,
   I_PARAMS = KILN_ITERATION_SLICE_READ_IPARAMS
 };
+_Static_assert(KILN_IP_ITERATION_SLICE_WRITE_OUTER == (int)I_OUTER &&
+                   KILN_IP_ITERATION_SLICE_WRITE_COUNT == (int)I_COUNT &&
+                   KILN_IP_ITERATION_SLICE_WRITE_INNER_BYTES == (int)I_INNER_BYTES &&
+                   KILN_IP_ITERATION_SLICE_WRITE_REVERSE == (int)I_REVERSE &&
+                   KILN_ITERATION_SLICE_WRITE_IPARAMS == (int)I_PARAMS,
+               "iteration_slice_write has iteration_slice_read's parameters");
 
 /* The slice index for the iteration in `counter`; a counter outside
  * [0, count) (a loop running longer than the tensor) is refused. */

@@ -21,6 +21,7 @@ enum {
   L_HAS_LOG_PROB = KILN_IP_NLL_LOSS_F32_HAS_LOG_PROB,
   L_COUNT = KILN_NLL_LOSS_F32_IPARAMS
 };
+_Static_assert(L_C == L_N + 1 && L_D == L_N + 2, "N, C and D are consecutive (the checker)");
 
 static int64_t load_target(const void* p, int64_t bytes, int64_t k) {
   if (bytes == 4) {

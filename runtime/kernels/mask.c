@@ -18,6 +18,8 @@ enum {
   TR_K_BINDING = KILN_IP_TRILU_K_BINDING,
   TR_N = KILN_TRILU_IPARAMS
 };
+_Static_assert(TR_ROWS == TR_BATCH + 1 && TR_COLS == TR_BATCH + 2,
+               "batch, rows and cols are consecutive (the checker's product)");
 
 int kiln_trilu(const int64_t* ip, const float* fp, void* const* bindings,
                const kiln_host* host) {
@@ -72,6 +74,8 @@ enum {
   OH_INNER = KILN_IP_ONE_HOT_INNER,
   OH_N = KILN_ONE_HOT_IPARAMS
 };
+_Static_assert(OH_DEPTH == OH_OUTER + 1 && OH_INNER == OH_OUTER + 2,
+               "outer, depth and inner are consecutive (the checker's product)");
 
 static int64_t onehot_index(const void* p, int64_t k, int64_t kind) {
   const unsigned char* b = (const unsigned char*)p;

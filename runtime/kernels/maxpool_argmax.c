@@ -29,6 +29,10 @@ enum {
   MA_STORAGE = KILN_IP_MAXPOOL_ARGMAX_F32_STORAGE_ORDER,
   MA_COUNT = KILN_MAXPOOL_ARGMAX_F32_IPARAMS
 };
+/* The checker reads each (height, width) pair as MA_OH + d, d < 2. */
+_Static_assert(MA_OW == MA_OH + 1 && MA_KW == MA_KH + 1 && MA_SW == MA_SH + 1 &&
+                   MA_DW == MA_DH + 1,
+               "each height parameter is followed by its width one");
 
 int kiln_maxpool_argmax_f32(const int64_t* ip, const float* fp, void* const* bindings,
                             const kiln_host* host) {

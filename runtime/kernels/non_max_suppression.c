@@ -36,6 +36,16 @@ enum {
   NMS_SCORE_DTYPE = KILN_IP_NON_MAX_SUPPRESSION_SCORE_DTYPE,
   NMS_NPARAMS = KILN_NON_MAX_SUPPRESSION_IPARAMS
 };
+_Static_assert(KILN_IP_NON_MAX_SUPPRESSION_BOUNDED_B == (int)NMS_B &&
+                   KILN_IP_NON_MAX_SUPPRESSION_BOUNDED_N == (int)NMS_N &&
+                   KILN_IP_NON_MAX_SUPPRESSION_BOUNDED_C == (int)NMS_C &&
+                   KILN_IP_NON_MAX_SUPPRESSION_BOUNDED_CENTER_POINT_BOX == (int)NMS_CENTER &&
+                   KILN_IP_NON_MAX_SUPPRESSION_BOUNDED_COUNT == (int)NMS_COUNT &&
+                   KILN_IP_NON_MAX_SUPPRESSION_BOUNDED_MAX_DTYPE == (int)NMS_MAX_DTYPE &&
+                   KILN_IP_NON_MAX_SUPPRESSION_BOUNDED_IOU_DTYPE == (int)NMS_IOU_DTYPE &&
+                   KILN_IP_NON_MAX_SUPPRESSION_BOUNDED_SCORE_DTYPE == (int)NMS_SCORE_DTYPE &&
+                   KILN_NON_MAX_SUPPRESSION_BOUNDED_IPARAMS == (int)NMS_NPARAMS,
+               "non_max_suppression_bounded has non_max_suppression's parameters");
 enum { NMS_BOXES, NMS_SCORES, NMS_MAX, NMS_IOU, NMS_SCORE_THR, NMS_Y, NMS_SCRATCH, NMS_RESULT };
 
 typedef struct nms_box {

@@ -19,6 +19,11 @@ enum {
   NZ_COUNT = KILN_IP_NONZERO_COUNT,
   NZ_HEAD = KILN_IP_NONZERO_IN_DIMS
 };
+_Static_assert(KILN_IP_NONZERO_BOUNDED_DTYPE == (int)NZ_DTYPE &&
+                   KILN_IP_NONZERO_BOUNDED_R == (int)NZ_R &&
+                   KILN_IP_NONZERO_BOUNDED_COUNT == (int)NZ_COUNT &&
+                   KILN_IP_NONZERO_BOUNDED_IN_DIMS == (int)NZ_HEAD,
+               "nonzero_bounded has nonzero's parameters");
 
 /* Element k is non-zero. Floats by value, so -0.0 is zero and NaN is not;
  * other types by their bytes. */

@@ -10,6 +10,18 @@
 #include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 
+/* Each checker reads the leading sizes as one array (their product). */
+_Static_assert(KILN_IP_LAYER_NORM_F32_N == KILN_IP_LAYER_NORM_F32_OUTER + 1 &&
+                   KILN_IP_INSTANCE_NORM_F32_C == KILN_IP_INSTANCE_NORM_F32_N + 1 &&
+                   KILN_IP_INSTANCE_NORM_F32_SPATIAL == KILN_IP_INSTANCE_NORM_F32_N + 2 &&
+                   KILN_IP_LP_NORM_F32_N == KILN_IP_LP_NORM_F32_OUTER + 1 &&
+                   KILN_IP_LP_NORM_F32_INNER == KILN_IP_LP_NORM_F32_OUTER + 2 &&
+                   KILN_IP_LRN_F32_C == KILN_IP_LRN_F32_N + 1 &&
+                   KILN_IP_LRN_F32_SPATIAL == KILN_IP_LRN_F32_N + 2 &&
+                   KILN_IP_HARDMAX_F32_N == KILN_IP_HARDMAX_F32_OUTER + 1 &&
+                   KILN_IP_HARDMAX_F32_INNER == KILN_IP_HARDMAX_F32_OUTER + 2,
+               "the sizes the checkers multiply are consecutive");
+
 /* Mean and 1/sqrt(variance + eps) of x[0..n) (n >= 1). */
 static void moments(const float* x, int64_t n, float eps, double* mean, double* inv_std) {
   double s[8] = {0.0}, q[8] = {0.0};

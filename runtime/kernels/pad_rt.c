@@ -22,6 +22,13 @@ enum {
   PR_T_AXES = KILN_IP_PAD_RT_AXES_DTYPE,
   PR_HEAD = KILN_IP_PAD_RT_IN_DIMS
 };
+_Static_assert(KILN_IP_PAD_RT_DIMS_ELEM_BYTES == (int)PR_EB &&
+                   KILN_IP_PAD_RT_DIMS_MODE == (int)PR_MODE &&
+                   KILN_IP_PAD_RT_DIMS_R == (int)PR_R && KILN_IP_PAD_RT_DIMS_N == (int)PR_N &&
+                   KILN_IP_PAD_RT_DIMS_PADS_DTYPE == (int)PR_T_PADS &&
+                   KILN_IP_PAD_RT_DIMS_AXES_DTYPE == (int)PR_T_AXES &&
+                   KILN_IP_PAD_RT_DIMS_IN_DIMS == (int)PR_HEAD,
+               "pad_rt_dims has pad_rt's parameters up to in_dims");
 
 /* Pads beyond this are refused: it keeps begin + end + dim and the pad
  * loop's coordinate arithmetic inside int64 (dims are bounded alike). */

@@ -36,6 +36,24 @@ enum {
   P_CIP = KILN_IP_POOL2D_F32_COUNT_INCLUDE_PAD,
   P_COUNT = KILN_POOL2D_F32_IPARAMS
 };
+_Static_assert(KILN_IP_POOL2D_NHWC_F32_KIND == (int)P_KIND &&
+                   KILN_IP_POOL2D_NHWC_F32_N == (int)P_N && KILN_IP_POOL2D_NHWC_F32_C == (int)P_C &&
+                   KILN_IP_POOL2D_NHWC_F32_H == (int)P_H && KILN_IP_POOL2D_NHWC_F32_W == (int)P_W &&
+                   KILN_IP_POOL2D_NHWC_F32_OH == (int)P_OH &&
+                   KILN_IP_POOL2D_NHWC_F32_OW == (int)P_OW &&
+                   KILN_IP_POOL2D_NHWC_F32_KH == (int)P_KH &&
+                   KILN_IP_POOL2D_NHWC_F32_KW == (int)P_KW &&
+                   KILN_IP_POOL2D_NHWC_F32_STRIDE_H == (int)P_SH &&
+                   KILN_IP_POOL2D_NHWC_F32_STRIDE_W == (int)P_SW &&
+                   KILN_IP_POOL2D_NHWC_F32_PAD_TOP == (int)P_PT &&
+                   KILN_IP_POOL2D_NHWC_F32_PAD_LEFT == (int)P_PL &&
+                   KILN_IP_POOL2D_NHWC_F32_PAD_BOTTOM == (int)P_PB &&
+                   KILN_IP_POOL2D_NHWC_F32_PAD_RIGHT == (int)P_PR &&
+                   KILN_IP_POOL2D_NHWC_F32_DILATION_H == (int)P_DH &&
+                   KILN_IP_POOL2D_NHWC_F32_DILATION_W == (int)P_DW &&
+                   KILN_IP_POOL2D_NHWC_F32_COUNT_INCLUDE_PAD == (int)P_CIP &&
+                   KILN_POOL2D_NHWC_F32_IPARAMS == (int)P_COUNT,
+               "pool2d_nhwc_f32 has pool2d_f32's parameters");
 
 /* Floats of the padded row buffer of the separable path. */
 #define KILN_POOL_ROW 2048
@@ -376,6 +394,9 @@ int kiln_global_pool_f32(const int64_t* ip, const float* fp, void* const* bindin
   }
   return KILN_OK;
 }
+
+_Static_assert(KILN_IP_GLOBAL_POOL_F32_SPATIAL == KILN_IP_GLOBAL_POOL_F32_ROWS + 1,
+               "rows and spatial are consecutive (the checker's product)");
 
 int kiln_global_pool_f32_check(const int64_t* ip, uint32_t iparam_count,
                                const float* fp, uint32_t fparam_count,

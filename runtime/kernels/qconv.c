@@ -39,6 +39,10 @@ enum {
   QC_HAS_BIAS = KILN_IP_QCONV2D_HAS_BIAS,
   QC_COUNT = KILN_QCONV2D_IPARAMS
 };
+/* The checker reads each (height, width) pair as QC_OH + d, d < 2. */
+_Static_assert(QC_OW == QC_OH + 1 && QC_KW == QC_KH + 1 && QC_SW == QC_SH + 1 &&
+                   QC_DW == QC_DH + 1,
+               "each height parameter is followed by its width one");
 
 int kiln_qconv2d(const int64_t* ip, const float* fp, void* const* bindings, const kiln_host* host) {
   (void)fp;

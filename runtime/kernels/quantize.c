@@ -20,6 +20,17 @@ enum {
   Q_PER_AXIS = KILN_IP_QUANTIZE_LINEAR_PER_AXIS,
   Q_COUNT = KILN_QUANTIZE_LINEAR_IPARAMS
 };
+_Static_assert(KILN_IP_DEQUANTIZE_LINEAR_OUTER == (int)Q_OUTER &&
+                   KILN_IP_DEQUANTIZE_LINEAR_AXIS == (int)Q_AXIS &&
+                   KILN_IP_DEQUANTIZE_LINEAR_INNER == (int)Q_INNER &&
+                   KILN_IP_DEQUANTIZE_LINEAR_Q_DTYPE == (int)Q_QDTYPE &&
+                   KILN_IP_DEQUANTIZE_LINEAR_HAS_ZP == (int)Q_HAS_ZP &&
+                   KILN_IP_DEQUANTIZE_LINEAR_PER_AXIS == (int)Q_PER_AXIS &&
+                   KILN_DEQUANTIZE_LINEAR_IPARAMS == (int)Q_COUNT,
+               "dequantize_linear has quantize_linear's parameters");
+/* The checker reads outer, axis and inner as the array ip + Q_OUTER. */
+_Static_assert(Q_AXIS == Q_OUTER + 1 && Q_INNER == Q_OUTER + 2,
+               "outer, axis and inner are consecutive");
 
 static double saturate(double v, int64_t t) {
   const double lo = t == KILN_DTYPE_U8 ? 0 : t == KILN_DTYPE_I8 ? -128 : -2147483648.0;

@@ -12,6 +12,7 @@
 #include "typed_util.h"
 
 enum { RG_DTYPE = KILN_IP_RANGE_DTYPE, RG_N = KILN_IP_RANGE_N, RG_HEAD = KILN_RANGE_IPARAMS };
+_Static_assert(KILN_IP_RANGE_COUNT_DTYPE == (int)RG_DTYPE, "range_count reads range's dtype");
 
 /* |v| as unsigned (INT64_MIN included). */
 static uint64_t range_mag(int64_t v) { return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v; }

@@ -98,6 +98,10 @@ int kiln_arg_reduce_f32(const int64_t* ip, const float* fp, void* const* binding
   return KILN_OK;
 }
 
+_Static_assert(KILN_IP_ARG_REDUCE_F32_N == KILN_IP_ARG_REDUCE_F32_OUTER + 1 &&
+                   KILN_IP_ARG_REDUCE_F32_INNER == KILN_IP_ARG_REDUCE_F32_OUTER + 2,
+               "outer, n and inner are consecutive (the checker's product)");
+
 int kiln_arg_reduce_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                               uint32_t fparam_count, const uint64_t* binding_bytes) {
   KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_ARG_REDUCE_F32_IPARAMS, fp, fparam_count, 0));

@@ -23,6 +23,15 @@ enum {
   RR_RO = KILN_IP_REDUCE_RT_F32_RO,
   RR_HEAD = KILN_IP_REDUCE_RT_F32_IN_DIMS
 };
+_Static_assert(KILN_IP_REDUCE_RT_F32_BOUNDED_KIND == (int)RR_KIND &&
+                   KILN_IP_REDUCE_RT_F32_BOUNDED_KEEPDIMS == (int)RR_KEEPDIMS &&
+                   KILN_IP_REDUCE_RT_F32_BOUNDED_NOOP_WITH_EMPTY_AXES == (int)RR_NOOP &&
+                   KILN_IP_REDUCE_RT_F32_BOUNDED_AXES_DTYPE == (int)RR_T_AXES &&
+                   KILN_IP_REDUCE_RT_F32_BOUNDED_N == (int)RR_N &&
+                   KILN_IP_REDUCE_RT_F32_BOUNDED_R == (int)RR_R &&
+                   KILN_IP_REDUCE_RT_F32_BOUNDED_RO == (int)RR_RO &&
+                   KILN_IP_REDUCE_RT_F32_BOUNDED_IN_DIMS == (int)RR_HEAD,
+               "reduce_rt_f32_bounded has reduce_rt_f32's parameters");
 
 /* Reads the axes and reduces X into y; the output dims the axes give go to
  * got[] (*got_rank of them). */

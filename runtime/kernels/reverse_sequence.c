@@ -17,6 +17,8 @@ enum {
   RS_INNER = KILN_IP_REVERSE_SEQUENCE_INNER,
   RS_COUNT = KILN_REVERSE_SEQUENCE_IPARAMS
 };
+_Static_assert(RS_B == RS_T + 1 && RS_INNER == RS_T + 2,
+               "T, B and inner are consecutive (the checker's product)");
 
 int kiln_reverse_sequence(const int64_t* ip, const float* fp, void* const* bindings,
                           const kiln_host* host) {

@@ -50,6 +50,37 @@ enum {
   RN_ACTS = KILN_IP_RECURRENT_F32_ACT,
   RN_HEAD = KILN_IP_RECURRENT_F32_SEQ_LENS
 };
+_Static_assert(KILN_IP_RECURRENT_PB_F32_CELL == (int)RN_CELL &&
+                   KILN_IP_RECURRENT_PB_F32_SEQ == (int)RN_SEQ &&
+                   KILN_IP_RECURRENT_PB_F32_BATCH == (int)RN_BATCH &&
+                   KILN_IP_RECURRENT_PB_F32_INPUT == (int)RN_INPUT &&
+                   KILN_IP_RECURRENT_PB_F32_HIDDEN == (int)RN_HIDDEN &&
+                   KILN_IP_RECURRENT_PB_F32_NUM_DIRS == (int)RN_DIRS &&
+                   KILN_IP_RECURRENT_PB_F32_DIRECTION == (int)RN_DIRECTION &&
+                   KILN_IP_RECURRENT_PB_F32_LAYOUT == (int)RN_LAYOUT &&
+                   KILN_IP_RECURRENT_PB_F32_HAS_B == (int)RN_HAS_B &&
+                   KILN_IP_RECURRENT_PB_F32_HAS_H0 == (int)RN_HAS_H0 &&
+                   KILN_IP_RECURRENT_PB_F32_HAS_C0 == (int)RN_HAS_C0 &&
+                   KILN_IP_RECURRENT_PB_F32_HAS_P == (int)RN_HAS_P &&
+                   KILN_IP_RECURRENT_PB_F32_HAS_Y == (int)RN_HAS_Y &&
+                   KILN_IP_RECURRENT_PB_F32_HAS_YH == (int)RN_HAS_YH &&
+                   KILN_IP_RECURRENT_PB_F32_HAS_YC == (int)RN_HAS_YC &&
+                   KILN_IP_RECURRENT_PB_F32_LINEAR_BEFORE_RESET == (int)RN_LBR &&
+                   KILN_IP_RECURRENT_PB_F32_INPUT_FORGET == (int)RN_INPUT_FORGET &&
+                   KILN_IP_RECURRENT_PB_F32_HAS_CLIP == (int)RN_HAS_CLIP &&
+                   KILN_IP_RECURRENT_PB_F32_HAS_LENS == (int)RN_HAS_LENS &&
+                   KILN_IP_RECURRENT_PB_F32_ACT == (int)RN_ACTS &&
+                   KILN_IP_RECURRENT_PB_F32_SEQ_LENS == (int)RN_HEAD &&
+                   KILN_FP_RECURRENT_PB_F32_CLIP == KILN_FP_RECURRENT_F32_CLIP &&
+                   KILN_FP_RECURRENT_PB_F32_ALPHA == KILN_FP_RECURRENT_F32_ALPHA &&
+                   KILN_FP_RECURRENT_PB_F32_BETA == KILN_FP_RECURRENT_F32_BETA &&
+                   KILN_RECURRENT_PB_F32_FPARAMS == KILN_RECURRENT_F32_FPARAMS,
+               "recurrent_pb_f32 has recurrent_f32's parameters");
+/* act, alpha and beta: function k < 3 of direction d in slot d * 3 + k (rnn_act_of). */
+_Static_assert((int)RN_HEAD - (int)RN_ACTS == 6 &&
+                   KILN_FP_RECURRENT_F32_BETA - KILN_FP_RECURRENT_F32_ALPHA == 6 &&
+                   KILN_RECURRENT_F32_FPARAMS - KILN_FP_RECURRENT_F32_BETA == 6,
+               "act, alpha and beta hold six entries each");
 enum { CELL_RNN = 0, CELL_GRU = 1, CELL_LSTM = 2 };
 enum { B_X, B_W, B_R, B_B, B_H0, B_C0, B_P, B_Y, B_YH, B_YC, B_SCRATCH, B_LENS };
 

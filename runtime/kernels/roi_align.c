@@ -27,6 +27,8 @@ enum {
   RA_HALF_PIXEL = KILN_IP_ROI_ALIGN_F32_HALF_PIXEL,
   RA_COUNT = KILN_ROI_ALIGN_F32_IPARAMS
 };
+_Static_assert(RA_C == RA_N + 1 && RA_H == RA_N + 2 && RA_W == RA_N + 3,
+               "N, C, H and W are consecutive (the checker's product)");
 
 /* One region in feature-map coordinates and its sampling grid. */
 typedef struct {

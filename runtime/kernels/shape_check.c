@@ -22,6 +22,14 @@ enum {
   SC_OUT_RANK = KILN_IP_SHAPE_CHECK_OR,
   SC_HEAD = KILN_IP_SHAPE_CHECK_IN_DIMS
 };
+_Static_assert(KILN_IP_SHAPE_RESOLVE_MODE == (int)SC_MODE &&
+                   KILN_IP_SHAPE_RESOLVE_DTYPE == (int)SC_DTYPE &&
+                   KILN_IP_SHAPE_RESOLVE_COUNT == (int)SC_COUNT &&
+                   KILN_IP_SHAPE_RESOLVE_FLAG == (int)SC_FLAG &&
+                   KILN_IP_SHAPE_RESOLVE_IR == (int)SC_IN_RANK &&
+                   KILN_IP_SHAPE_RESOLVE_OR == (int)SC_OUT_RANK &&
+                   KILN_IP_SHAPE_RESOLVE_IN_DIMS == (int)SC_HEAD,
+               "shape_resolve has shape_check's parameters");
 
 /* Element k as int64: integers as they are (uint64 above INT64_MAX fails),
  * floats truncated toward zero as ONNX casts OneHot's depth (NaN and values

@@ -70,6 +70,7 @@ enum {
   MW_OUT_DTYPE = KILN_IP_MEL_WEIGHT_MATRIX_OUT_DTYPE,
   MW_COUNT = KILN_MEL_WEIGHT_MATRIX_IPARAMS
 };
+_Static_assert(MW_SPEC == MW_BINS + 1, "num_mel_bins and spec_bins are consecutive (the checker)");
 
 int kiln_mel_weight_matrix(const int64_t* ip, const float* fp, void* const* bindings,
                            const kiln_host* host) {

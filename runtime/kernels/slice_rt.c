@@ -24,6 +24,19 @@ enum {
   SL_T_STEPS = KILN_IP_SLICE_RT_STEPS_DTYPE,
   SL_HEAD = KILN_IP_SLICE_RT_IN_DIMS
 };
+_Static_assert(KILN_IP_SLICE_RT_BOUNDED_ELEM_BYTES == (int)SL_EB &&
+                   KILN_IP_SLICE_RT_BOUNDED_R == (int)SL_R &&
+                   KILN_IP_SLICE_RT_BOUNDED_N == (int)SL_N &&
+                   KILN_IP_SLICE_RT_BOUNDED_STARTS_DTYPE == (int)SL_T_STARTS &&
+                   KILN_IP_SLICE_RT_BOUNDED_ENDS_DTYPE == (int)SL_T_ENDS &&
+                   KILN_IP_SLICE_RT_BOUNDED_AXES_DTYPE == (int)SL_T_AXES &&
+                   KILN_IP_SLICE_RT_BOUNDED_STEPS_DTYPE == (int)SL_T_STEPS &&
+                   KILN_IP_SLICE_RT_BOUNDED_IN_DIMS == (int)SL_HEAD,
+               "slice_rt_bounded has slice_rt's parameters");
+/* The checker reads the four dtypes as SL_T_STARTS + k, k < 4 (bindings 1..4). */
+_Static_assert(SL_T_ENDS == SL_T_STARTS + 1 && SL_T_AXES == SL_T_STARTS + 2 &&
+                   SL_T_STEPS == SL_T_STARTS + 3,
+               "starts, ends, axes and steps dtypes are consecutive");
 
 /* One axis of length d: the first index taken (*first) and the count. */
 static int64_t slice_len(int64_t d, int64_t s, int64_t e, int64_t step, int64_t* first) {

@@ -132,6 +132,10 @@ int kiln_softmax_f32(const int64_t* ip, const float* fp, void* const* bindings,
   return KILN_OK;
 }
 
+_Static_assert(KILN_IP_SOFTMAX_F32_AXIS_LEN == KILN_IP_SOFTMAX_F32_OUTER + 1 &&
+                   KILN_IP_SOFTMAX_F32_INNER == KILN_IP_SOFTMAX_F32_OUTER + 2,
+               "outer, axis_len and inner are consecutive (the checker's product)");
+
 int kiln_softmax_f32_check(const int64_t* ip, uint32_t iparam_count,
                            const float* fp, uint32_t fparam_count,
                            const uint64_t* binding_bytes) {

@@ -24,6 +24,18 @@ enum {
   TK_K_DTYPE = KILN_IP_TOPK_K_DTYPE,
   TK_COUNT = KILN_TOPK_IPARAMS
 };
+_Static_assert(KILN_IP_TOPK_BOUNDED_DTYPE == (int)TK_DTYPE &&
+                   KILN_IP_TOPK_BOUNDED_OUTER == (int)TK_OUTER &&
+                   KILN_IP_TOPK_BOUNDED_LEN == (int)TK_LEN &&
+                   KILN_IP_TOPK_BOUNDED_INNER == (int)TK_INNER &&
+                   KILN_IP_TOPK_BOUNDED_K == (int)TK_K &&
+                   KILN_IP_TOPK_BOUNDED_LARGEST == (int)TK_LARGEST &&
+                   KILN_IP_TOPK_BOUNDED_K_DTYPE == (int)TK_K_DTYPE &&
+                   KILN_TOPK_BOUNDED_IPARAMS == (int)TK_COUNT,
+               "topk_bounded has topk's parameters");
+/* The checker reads outer, len and inner as the array ip + TK_OUTER. */
+_Static_assert(TK_LEN == TK_OUTER + 1 && TK_INNER == TK_OUTER + 2,
+               "outer, len and inner are consecutive");
 
 /* a ranks strictly before b. */
 static int topk_before(const void* pa, int64_t ia, const void* pb, int64_t ib, int64_t t,

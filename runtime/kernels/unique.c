@@ -36,6 +36,17 @@ enum {
   UQ_HAS_COUNTS = KILN_IP_UNIQUE_HAS_COUNTS,
   UQ_NPARAMS = KILN_UNIQUE_IPARAMS
 };
+_Static_assert(KILN_IP_UNIQUE_BOUNDED_DTYPE == (int)UQ_DTYPE &&
+                   KILN_IP_UNIQUE_BOUNDED_OUTER == (int)UQ_OUTER &&
+                   KILN_IP_UNIQUE_BOUNDED_LEN == (int)UQ_LEN &&
+                   KILN_IP_UNIQUE_BOUNDED_INNER == (int)UQ_INNER &&
+                   KILN_IP_UNIQUE_BOUNDED_COUNT == (int)UQ_COUNT &&
+                   KILN_IP_UNIQUE_BOUNDED_SORTED == (int)UQ_SORTED &&
+                   KILN_IP_UNIQUE_BOUNDED_HAS_INDICES == (int)UQ_HAS_INDICES &&
+                   KILN_IP_UNIQUE_BOUNDED_HAS_INVERSE == (int)UQ_HAS_INVERSE &&
+                   KILN_IP_UNIQUE_BOUNDED_HAS_COUNTS == (int)UQ_HAS_COUNTS &&
+                   KILN_UNIQUE_BOUNDED_IPARAMS == (int)UQ_NPARAMS,
+               "unique_bounded has unique's parameters");
 enum { UQ_X, UQ_Y, UQ_INDICES, UQ_INVERSE, UQ_COUNTS, UQ_SCRATCH, UQ_RESULT };
 
 typedef struct uq_view {

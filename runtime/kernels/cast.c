@@ -74,7 +74,7 @@ int kiln_cast(const int64_t* ip, const float* fp, void* const* bindings,
 int kiln_cast_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                     uint32_t fparam_count, const uint64_t* binding_bytes) {
   KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_CAST_IPARAMS, fp, fparam_count, 0));
-  KILN_TRY(kiln_check_nonneg(ip, 3));
+  KILN_TRY(kiln_check_nonneg(ip, KILN_CAST_IPARAMS));
   const int64_t se = kiln_dtype_size(ip[KILN_IP_CAST_SRC_DTYPE]),
                 de = kiln_dtype_size(ip[KILN_IP_CAST_DST_DTYPE]);
   if (se == 0 || de == 0) return KILN_ERR_INVALID_ARGUMENT;

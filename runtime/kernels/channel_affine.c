@@ -40,13 +40,13 @@ int kiln_channel_affine_f32_check(const int64_t* ip, uint32_t iparam_count,
                                   const uint64_t* binding_bytes) {
   KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_CHANNEL_AFFINE_F32_IPARAMS, fp, fparam_count,
                              KILN_CHANNEL_AFFINE_F32_FPARAMS));
-  KILN_TRY(kiln_check_nonneg(ip, 4));
+  KILN_TRY(kiln_check_nonneg(ip, KILN_CHANNEL_AFFINE_F32_IPARAMS));
   KILN_TRY(
       kiln_check_enum(ip[KILN_IP_CHANNEL_AFFINE_F32_ACTIVATION], KILN_ACT_NONE, KILN_ACT_LAST));
   /* S == 0 leaves the N x C loops bounded by no binding. */
-  KILN_TRY(kiln_check_work(ip, 3));
+  KILN_TRY(kiln_check_work(ip + KILN_IP_CHANNEL_AFFINE_F32_N, 3));
   int64_t count;
-  KILN_TRY(kiln_checked_product(ip, 3, &count));
+  KILN_TRY(kiln_checked_product(ip + KILN_IP_CHANNEL_AFFINE_F32_N, 3, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[1], ip[KILN_IP_CHANNEL_AFFINE_F32_C]));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[2], ip[KILN_IP_CHANNEL_AFFINE_F32_C]));

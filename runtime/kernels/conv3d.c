@@ -309,7 +309,8 @@ static int c3_common_check(const int64_t* ip, int has_bias, int transpose,
 
 int kiln_conv3d_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                           uint32_t fparam_count, const uint64_t* binding_bytes) {
-  KILN_TRY(kiln_check_counts(ip, iparam_count, C3_COUNT, fp, fparam_count, 2));
+  KILN_TRY(
+      kiln_check_counts(ip, iparam_count, C3_COUNT, fp, fparam_count, KILN_CONV3D_F32_FPARAMS));
   KILN_TRY(kiln_check_nonneg(ip, C3_COUNT));
   KILN_TRY(kiln_check_enum(ip[C3_ACT], KILN_ACT_NONE, KILN_ACT_LAST));
   KILN_TRY(kiln_check_enum(ip[C3_HAS_BIAS], 0, 1));

@@ -88,7 +88,8 @@ static inline int kiln_conv_axis_check(int64_t in, int64_t k, int64_t stride, in
 static inline int kiln_conv_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                                   uint32_t fparam_count, const uint64_t* binding_bytes,
                                   int y_binding, int packed_weights) {
-  KILN_TRY(kiln_check_counts(ip, iparam_count, P_COUNT, fp, fparam_count, 2));
+  KILN_TRY(kiln_check_counts(ip, iparam_count, P_COUNT, fp, fparam_count,
+                             KILN_CONV2D_F32_FPARAMS));
   KILN_TRY(kiln_check_nonneg(ip, P_COUNT));
   const int64_t N = ip[P_N], C = ip[P_C], H = ip[P_H], W = ip[P_W];
   const int64_t OC = ip[P_OC], OH = ip[P_OH], OW = ip[P_OW];

@@ -97,7 +97,7 @@ int kiln_copy(const int64_t* ip, const float* fp, void* const* bindings,
 int kiln_copy_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                     uint32_t fparam_count, const uint64_t* binding_bytes) {
   KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_COPY_IPARAMS, fp, fparam_count, 0));
-  KILN_TRY(kiln_check_nonneg(ip, 1));
+  KILN_TRY(kiln_check_nonneg(ip, KILN_COPY_IPARAMS));
   /* Work is bounded by the bindings: one memcpy of ip[KILN_IP_COPY_BYTES] bytes. */
   KILN_TRY(kiln_check_binding(binding_bytes[0], ip[KILN_IP_COPY_BYTES]));
   KILN_TRY(kiln_check_binding(binding_bytes[1], ip[KILN_IP_COPY_BYTES]));

@@ -656,7 +656,8 @@ int kiln_conv2d_dw_nhwc_f32_check(const int64_t* ip, uint32_t iparam_count, cons
                                   uint32_t fparam_count, const uint64_t* binding_bytes) {
   /* With groups == C == OC, conv2d_f32's weight count OC*(C/G)*KH*KW is
    * this layout's KH*KW*C and its x / y counts are the NHWC ones. */
-  KILN_TRY(kiln_check_counts(ip, iparam_count, P_COUNT, fp, fparam_count, 2));
+  KILN_TRY(kiln_check_counts(ip, iparam_count, P_COUNT, fp, fparam_count,
+                             KILN_CONV2D_DW_NHWC_F32_FPARAMS));
   /* Not depthwise is a wrong kernel choice, whatever the bindings say. */
   if (ip[P_GROUPS] != ip[P_C] || ip[P_OC] != ip[P_C]) return KILN_ERR_INVALID_ARGUMENT;
   KILN_TRY(kiln_conv_check(ip, iparam_count, fp, fparam_count, binding_bytes, 3, 0));

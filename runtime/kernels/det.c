@@ -52,7 +52,7 @@ int kiln_det_f32(const int64_t* ip, const float* fp, void* const* bindings,
 int kiln_det_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                        uint32_t fparam_count, const uint64_t* binding_bytes) {
   KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_DET_F32_IPARAMS, fp, fparam_count, 0));
-  KILN_TRY(kiln_check_nonneg(ip, 2));
+  KILN_TRY(kiln_check_nonneg(ip, KILN_DET_F32_IPARAMS));
   if (ip[KILN_IP_DET_F32_M] > KILN_DET_MAX_ORDER) return KILN_ERR_UNIMPLEMENTED;
   /* Work is bounded by Y (one determinant per batch entry, even at order
    * 0) times at most 32^3 per matrix. */

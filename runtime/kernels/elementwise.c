@@ -173,7 +173,7 @@ int kiln_unary_f32_check(const int64_t* ip, uint32_t iparam_count,
                          const uint64_t* binding_bytes) {
   KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_UNARY_F32_IPARAMS, fp, fparam_count,
                              KILN_UNARY_F32_FPARAMS));
-  KILN_TRY(kiln_check_nonneg(ip, 2));
+  KILN_TRY(kiln_check_nonneg(ip, KILN_UNARY_F32_IPARAMS));
   KILN_TRY(kiln_check_enum(ip[KILN_IP_UNARY_F32_ACTIVATION], KILN_ACT_NONE, KILN_ACT_LAST));
   /* Work is bounded by the bindings: one flat loop over ip[KILN_IP_UNARY_F32_COUNT] elements. */
   KILN_TRY(kiln_check_f32_binding(binding_bytes[0], ip[KILN_IP_UNARY_F32_COUNT]));

@@ -6,7 +6,7 @@
  *   fill:   out[i] = value (one element of eb bytes, binding 0), i < n
  *   arange: out[i] = start + i * delta in dtype, i < n (integers wrap as
  *           two's complement, which the compiler's bounds never reach)
- *   int_values: out[i] = iparams[1 + i] as int64, i < n = iparams[0] */
+ *   int_values: out[i] = values[i] as int64, i < n */
 #include <stdint.h>
 #include <string.h>
 
@@ -79,14 +79,15 @@ int kiln_int_values(const int64_t* ip, const float* fp, void* const* bindings,
                     const kiln_host* host) {
   (void)fp;
   (void)host;
-  memcpy(bindings[0], ip + 1, (size_t)ip[KILN_IP_INT_VALUES_N] * sizeof(int64_t));
+  memcpy(bindings[0], ip + KILN_IP_INT_VALUES_VALUES,
+         (size_t)ip[KILN_IP_INT_VALUES_N] * sizeof(int64_t));
   return KILN_OK;
 }
 
 int kiln_int_values_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                           uint32_t fparam_count, const uint64_t* binding_bytes) {
-  if (iparam_count < 1 || ip == NULL || ip[KILN_IP_INT_VALUES_N] < 0 ||
-      (uint64_t)ip[KILN_IP_INT_VALUES_N] != iparam_count - 1u)
+  if (iparam_count < KILN_IP_INT_VALUES_VALUES || ip == NULL || ip[KILN_IP_INT_VALUES_N] < 0 ||
+      (uint64_t)ip[KILN_IP_INT_VALUES_N] != iparam_count - (uint32_t)KILN_IP_INT_VALUES_VALUES)
     return KILN_ERR_INVALID_ARGUMENT;
   KILN_TRY(kiln_check_counts(ip, iparam_count, iparam_count, fp, fparam_count, 0));
   return kiln_check_binding(binding_bytes[0], ip[KILN_IP_INT_VALUES_N] * (int64_t)sizeof(int64_t));

@@ -80,7 +80,8 @@ static int gemm_work(int64_t batch, int64_t M, int64_t N, int64_t K) {
 /* Everything but B's bytes, which the two gemm forms count differently. */
 static int gemm_check_common(const int64_t* ip, uint32_t iparam_count, const float* fp,
                              uint32_t fparam_count, const uint64_t* binding_bytes) {
-  KILN_TRY(kiln_check_counts(ip, iparam_count, G_COUNT, fp, fparam_count, 4));
+  KILN_TRY(
+      kiln_check_counts(ip, iparam_count, G_COUNT, fp, fparam_count, KILN_GEMM_F32_FPARAMS));
   KILN_TRY(kiln_check_nonneg(ip, G_COUNT));
   KILN_TRY(kiln_check_enum(ip[G_TRANS_A], 0, 1));
   KILN_TRY(kiln_check_enum(ip[G_TRANS_B], 0, 1));

@@ -81,7 +81,7 @@ int kiln_nll_loss_f32(const int64_t* ip, const float* fp, void* const* bindings,
 int kiln_nll_loss_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                             uint32_t fparam_count, const uint64_t* binding_bytes) {
   KILN_TRY(kiln_check_counts(ip, iparam_count, L_COUNT, fp, fparam_count, 0));
-  KILN_TRY(kiln_check_nonneg(ip, 3));
+  KILN_TRY(kiln_check_nonneg(ip + L_N, 3));
   KILN_TRY(kiln_check_enum(ip[L_REDUCTION], 0, 2));
   KILN_TRY(kiln_check_enum(ip[L_HAS_WEIGHT], 0, 1));
   KILN_TRY(kiln_check_enum(ip[L_LOGITS], 0, 1));
@@ -89,7 +89,7 @@ int kiln_nll_loss_f32_check(const int64_t* ip, uint32_t iparam_count, const floa
   if (ip[L_TARGET_BYTES] != 4 && ip[L_TARGET_BYTES] != 8) return KILN_ERR_INVALID_ARGUMENT;
   if (ip[L_HAS_LOG_PROB] && !ip[L_LOGITS]) return KILN_ERR_INVALID_ARGUMENT;
   /* N x D x C: D == 0 leaves the outer loop bounded by no binding. */
-  KILN_TRY(kiln_check_work(ip, 3));
+  KILN_TRY(kiln_check_work(ip + L_N, 3));
   int64_t nd, ncd, bytes;
   KILN_TRY(kiln_checked_mul(ip[L_N], ip[L_D], &nd));
   KILN_TRY(kiln_checked_mul(nd, ip[L_C], &ncd));

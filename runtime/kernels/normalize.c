@@ -72,12 +72,12 @@ int kiln_layer_norm_f32_check(const int64_t* ip, uint32_t iparam_count, const fl
                               uint32_t fparam_count, const uint64_t* binding_bytes) {
   KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_LAYER_NORM_F32_IPARAMS, fp, fparam_count,
                              KILN_LAYER_NORM_F32_FPARAMS));
-  KILN_TRY(kiln_check_nonneg(ip, 4));
+  KILN_TRY(kiln_check_nonneg(ip, KILN_LAYER_NORM_F32_IPARAMS));
   KILN_TRY(kiln_check_enum(ip[KILN_IP_LAYER_NORM_F32_HAS_BIAS], 0, 1));
   KILN_TRY(kiln_check_enum(ip[KILN_IP_LAYER_NORM_F32_HAS_STATS], 0, 1));
   /* Work is bounded by X: n == 0 returns before the outer loop. */
   int64_t count;
-  KILN_TRY(kiln_checked_product(ip, 2, &count));
+  KILN_TRY(kiln_checked_product(ip + KILN_IP_LAYER_NORM_F32_OUTER, 2, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[1], ip[KILN_IP_LAYER_NORM_F32_N]));
   if (ip[KILN_IP_LAYER_NORM_F32_HAS_BIAS])
@@ -118,10 +118,10 @@ int kiln_instance_norm_f32_check(const int64_t* ip, uint32_t iparam_count, const
                                  uint32_t fparam_count, const uint64_t* binding_bytes) {
   KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_INSTANCE_NORM_F32_IPARAMS, fp, fparam_count,
                              KILN_INSTANCE_NORM_F32_FPARAMS));
-  KILN_TRY(kiln_check_nonneg(ip, 3));
+  KILN_TRY(kiln_check_nonneg(ip, KILN_INSTANCE_NORM_F32_IPARAMS));
   /* Work is bounded by X: spatial == 0 returns before the plane loop. */
   int64_t count;
-  KILN_TRY(kiln_checked_product(ip, 3, &count));
+  KILN_TRY(kiln_checked_product(ip + KILN_IP_INSTANCE_NORM_F32_N, 3, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[1], ip[KILN_IP_INSTANCE_NORM_F32_C]));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[2], ip[KILN_IP_INSTANCE_NORM_F32_C]));
@@ -158,12 +158,12 @@ int kiln_lp_norm_f32(const int64_t* ip, const float* fp, void* const* bindings,
 int kiln_lp_norm_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                            uint32_t fparam_count, const uint64_t* binding_bytes) {
   KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_LP_NORM_F32_IPARAMS, fp, fparam_count, 0));
-  KILN_TRY(kiln_check_nonneg(ip, 4));
+  KILN_TRY(kiln_check_nonneg(ip, KILN_LP_NORM_F32_IPARAMS));
   KILN_TRY(kiln_check_enum(ip[KILN_IP_LP_NORM_F32_P], 1, 2));
   /* n == 0 leaves outer x inner bounded by no binding. */
-  KILN_TRY(kiln_check_work(ip, 3));
+  KILN_TRY(kiln_check_work(ip + KILN_IP_LP_NORM_F32_OUTER, 3));
   int64_t count;
-  KILN_TRY(kiln_checked_product(ip, 3, &count));
+  KILN_TRY(kiln_checked_product(ip + KILN_IP_LP_NORM_F32_OUTER, 3, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[1], count));
   return KILN_OK;
@@ -203,7 +203,7 @@ int kiln_lrn_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp
                        uint32_t fparam_count, const uint64_t* binding_bytes) {
   KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_LRN_F32_IPARAMS, fp, fparam_count,
                              KILN_LRN_F32_FPARAMS));
-  KILN_TRY(kiln_check_nonneg(ip, 4));
+  KILN_TRY(kiln_check_nonneg(ip, KILN_LRN_F32_IPARAMS));
   if (ip[KILN_IP_LRN_F32_SIZE] < 1) return KILN_ERR_INVALID_ARGUMENT;
   /* N x C x spatial, each summing at most min(size, C) channels; spatial ==
    * 0 (or C == 0) leaves the outer loops bounded by no binding. */
@@ -213,7 +213,7 @@ int kiln_lrn_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp
                                                        : ip[KILN_IP_LRN_F32_C]};
   KILN_TRY(kiln_check_work(loops, 4));
   int64_t count;
-  KILN_TRY(kiln_checked_product(ip, 3, &count));
+  KILN_TRY(kiln_checked_product(ip + KILN_IP_LRN_F32_N, 3, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[1], count));
   return KILN_OK;
@@ -244,11 +244,11 @@ int kiln_hardmax_f32(const int64_t* ip, const float* fp, void* const* bindings,
 int kiln_hardmax_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                            uint32_t fparam_count, const uint64_t* binding_bytes) {
   KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_HARDMAX_F32_IPARAMS, fp, fparam_count, 0));
-  KILN_TRY(kiln_check_nonneg(ip, 3));
+  KILN_TRY(kiln_check_nonneg(ip, KILN_HARDMAX_F32_IPARAMS));
   /* inner == 0 leaves the outer loop bounded by no binding. */
-  KILN_TRY(kiln_check_work(ip, 3));
+  KILN_TRY(kiln_check_work(ip + KILN_IP_HARDMAX_F32_OUTER, 3));
   int64_t count;
-  KILN_TRY(kiln_checked_product(ip, 3, &count));
+  KILN_TRY(kiln_checked_product(ip + KILN_IP_HARDMAX_F32_OUTER, 3, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[1], count));
   return KILN_OK;

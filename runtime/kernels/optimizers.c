@@ -120,7 +120,7 @@ int kiln_adagrad_f32_check(const int64_t* ip, uint32_t iparam_count, const float
                            uint32_t fparam_count, const uint64_t* binding_bytes) {
   KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_ADAGRAD_F32_IPARAMS, fp, fparam_count,
                              KILN_ADAGRAD_F32_FPARAMS));
-  KILN_TRY(kiln_check_nonneg(ip, 1));
+  KILN_TRY(kiln_check_nonneg(ip, KILN_ADAGRAD_F32_IPARAMS));
   return opt_check_bindings(ip[KILN_IP_ADAGRAD_F32_N], binding_bytes, 5);
 }
 
@@ -128,7 +128,7 @@ int kiln_adam_f32_check(const int64_t* ip, uint32_t iparam_count, const float* f
                         uint32_t fparam_count, const uint64_t* binding_bytes) {
   KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_ADAM_F32_IPARAMS, fp, fparam_count,
                              KILN_ADAM_F32_FPARAMS));
-  KILN_TRY(kiln_check_nonneg(ip, 1));
+  KILN_TRY(kiln_check_nonneg(ip, KILN_ADAM_F32_IPARAMS));
   return opt_check_bindings(ip[KILN_IP_ADAM_F32_N], binding_bytes, 7);
 }
 
@@ -136,7 +136,7 @@ int kiln_momentum_f32_check(const int64_t* ip, uint32_t iparam_count, const floa
                             uint32_t fparam_count, const uint64_t* binding_bytes) {
   KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_MOMENTUM_F32_IPARAMS, fp, fparam_count,
                              KILN_MOMENTUM_F32_FPARAMS));
-  KILN_TRY(kiln_check_nonneg(ip, 2));
+  KILN_TRY(kiln_check_nonneg(ip, KILN_MOMENTUM_F32_IPARAMS));
   KILN_TRY(kiln_check_enum(ip[KILN_IP_MOMENTUM_F32_NESTEROV], 0, 1));
   return opt_check_bindings(ip[KILN_IP_MOMENTUM_F32_N], binding_bytes, 5);
 }

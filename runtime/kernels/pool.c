@@ -402,12 +402,12 @@ int kiln_global_pool_f32_check(const int64_t* ip, uint32_t iparam_count,
                                const float* fp, uint32_t fparam_count,
                                const uint64_t* binding_bytes) {
   KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_GLOBAL_POOL_F32_IPARAMS, fp, fparam_count, 0));
-  KILN_TRY(kiln_check_nonneg(ip, 3));
+  KILN_TRY(kiln_check_nonneg(ip, KILN_GLOBAL_POOL_F32_IPARAMS));
   KILN_TRY(kiln_check_enum(ip[KILN_IP_GLOBAL_POOL_F32_KIND], KILN_POOL_MAX, KILN_POOL_AVG));
   /* Work is bounded by the bindings: rows by Y (written even when spatial
    * is 0), rows x spatial by X. */
   int64_t count;
-  KILN_TRY(kiln_checked_product(ip + 1, 2, &count));
+  KILN_TRY(kiln_checked_product(ip + KILN_IP_GLOBAL_POOL_F32_ROWS, 2, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[1], ip[KILN_IP_GLOBAL_POOL_F32_ROWS]));
   return KILN_OK;
@@ -493,7 +493,7 @@ int kiln_global_pool_nhwc_f32_check(const int64_t* ip, uint32_t iparam_count,
                                     const uint64_t* binding_bytes) {
   KILN_TRY(
       kiln_check_counts(ip, iparam_count, KILN_GLOBAL_POOL_NHWC_F32_IPARAMS, fp, fparam_count, 0));
-  KILN_TRY(kiln_check_nonneg(ip, 4));
+  KILN_TRY(kiln_check_nonneg(ip, KILN_GLOBAL_POOL_NHWC_F32_IPARAMS));
   KILN_TRY(kiln_check_enum(ip[KILN_IP_GLOBAL_POOL_NHWC_F32_KIND], KILN_POOL_MAX, KILN_POOL_AVG));
   const int64_t x_dims[3] = {ip[KILN_IP_GLOBAL_POOL_NHWC_F32_N],
                              ip[KILN_IP_GLOBAL_POOL_NHWC_F32_SPATIAL],

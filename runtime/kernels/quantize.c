@@ -96,9 +96,9 @@ static int check_q(const int64_t* ip, uint32_t iparam_count, const float* fp,
     return KILN_ERR_INVALID_ARGUMENT;
   const int64_t qb = kiln_dtype_size(t);
   /* outer x axis x inner: inner == 0 leaves the outer loops bounded by no binding. */
-  KILN_TRY(kiln_check_work(ip, 3));
+  KILN_TRY(kiln_check_work(ip + Q_OUTER, 3));
   int64_t count, bytes;
-  KILN_TRY(kiln_checked_product(ip, 3, &count));
+  KILN_TRY(kiln_checked_product(ip + Q_OUTER, 3, &count));
   const int64_t params = ip[Q_PER_AXIS] ? ip[Q_AXIS] : 1;
   if (params < 1) return KILN_ERR_INVALID_ARGUMENT;
   KILN_TRY(kiln_dense_bytes(count, quantize ? 4 : qb, &bytes));
@@ -152,9 +152,8 @@ int kiln_dynamic_quantize_linear_check(const int64_t* ip, uint32_t iparam_count,
                                        const uint64_t* binding_bytes) {
   KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_DYNAMIC_QUANTIZE_LINEAR_IPARAMS, fp,
                              fparam_count, 0));
-  KILN_TRY(kiln_check_nonneg(ip, 1));
-  /* Work is bounded by X: two flat passes over ip[KILN_IP_DYNAMIC_QUANTIZE_LINEAR_COUNT] elements.
-   */
+  KILN_TRY(kiln_check_nonneg(ip, KILN_DYNAMIC_QUANTIZE_LINEAR_IPARAMS));
+  /* Work is bounded by X: two flat passes over its count elements. */
   int64_t bytes;
   KILN_TRY(kiln_dense_bytes(ip[KILN_IP_DYNAMIC_QUANTIZE_LINEAR_COUNT], 4, &bytes));
   KILN_TRY(kiln_check_binding(binding_bytes[0], bytes));

@@ -105,15 +105,15 @@ _Static_assert(KILN_IP_ARG_REDUCE_F32_N == KILN_IP_ARG_REDUCE_F32_OUTER + 1 &&
 int kiln_arg_reduce_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                               uint32_t fparam_count, const uint64_t* binding_bytes) {
   KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_ARG_REDUCE_F32_IPARAMS, fp, fparam_count, 0));
-  KILN_TRY(kiln_check_nonneg(ip, 5));
+  KILN_TRY(kiln_check_nonneg(ip, KILN_ARG_REDUCE_F32_IPARAMS));
   KILN_TRY(kiln_check_enum(ip[KILN_IP_ARG_REDUCE_F32_IS_MIN], 0, 1));
   KILN_TRY(kiln_check_enum(ip[KILN_IP_ARG_REDUCE_F32_SELECT_LAST], 0, 1));
   if (ip[KILN_IP_ARG_REDUCE_F32_N] < 1) return KILN_ERR_INVALID_ARGUMENT;
   /* inner == 0 leaves the outer loop bounded by no binding. */
-  KILN_TRY(kiln_check_work(ip, 3));
+  KILN_TRY(kiln_check_work(ip + KILN_IP_ARG_REDUCE_F32_OUTER, 3));
   int64_t count, out_dims[2] = {ip[KILN_IP_ARG_REDUCE_F32_OUTER], ip[KILN_IP_ARG_REDUCE_F32_INNER]},
                  out_count, bytes;
-  KILN_TRY(kiln_checked_product(ip, 3, &count));
+  KILN_TRY(kiln_checked_product(ip + KILN_IP_ARG_REDUCE_F32_OUTER, 3, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));
   KILN_TRY(kiln_checked_product(out_dims, 2, &out_count));
   KILN_TRY(kiln_dense_bytes(out_count, 8, &bytes));

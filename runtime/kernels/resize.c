@@ -28,11 +28,11 @@ int kiln_resize_f32(const int64_t* ip, const float* fp, void* const* bindings,
   int64_t istr[KILN_MAX_RANK + 1], pos[KILN_MAX_RANK] = {0}, n = 1, table = 0;
   for (int64_t d = 0; d < R; ++d) {
     idx_base[d] = taps + R + table;
-    w_base[d] = fp + table;
+    w_base[d] = fp + KILN_FP_RESIZE_F32_WEIGHT + table;
     table += out[d] * taps[d];
     n *= out[d];
   }
-  const float extrapolation = fp[table];
+  const float extrapolation = fp[KILN_FP_RESIZE_F32_WEIGHT + table]; /* after the weights */
   istr[R] = 1;
   for (int64_t d = R; d > 0; --d) istr[d - 1] = istr[d] * in[d - 1];
   const float* x = (const float*)bindings[0];

@@ -224,8 +224,9 @@ static void rnn_pack(const float* M, int64_t G, int64_t H, int64_t Hp, int64_t K
 
 static rnn_act rnn_act_of(const rnn_run* r, int64_t d, int64_t k) {
   const int64_t slot = d * 3 + k;
-  rnn_act f = {r->ip[RN_ACTS + slot], r->fp[1 + slot], r->fp[7 + slot],
-               (int)r->ip[RN_HAS_CLIP], r->fp[0]};
+  rnn_act f = {r->ip[RN_ACTS + slot], r->fp[KILN_FP_RECURRENT_F32_ALPHA + slot],
+               r->fp[KILN_FP_RECURRENT_F32_BETA + slot], (int)r->ip[RN_HAS_CLIP],
+               r->fp[KILN_FP_RECURRENT_F32_CLIP]};
   return f;
 }
 
@@ -465,7 +466,8 @@ static int rnn_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
   KILN_TRY(kiln_check_enum(ip[RN_HAS_LENS], 0, 2));
   /* has_lens 2: every length is S, no per-batch list. */
   const int64_t listed = ip[RN_HAS_LENS] == 2 ? 0 : B;
-  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(RN_HEAD + listed), fp, fparam_count, 13));
+  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(RN_HEAD + listed), fp, fparam_count,
+                             KILN_RECURRENT_F32_FPARAMS));
   KILN_TRY(kiln_check_nonneg(ip, RN_HEAD + listed));
   KILN_TRY(kiln_check_enum(ip[RN_CELL], CELL_RNN, CELL_LSTM));
   KILN_TRY(kiln_check_enum(ip[RN_DIRS], 1, 2));

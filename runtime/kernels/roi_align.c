@@ -175,7 +175,8 @@ int kiln_roi_align_f32(const int64_t* ip, const float* fp, void* const* b,
 
 int kiln_roi_align_f32_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                              uint32_t fparam_count, const uint64_t* binding_bytes) {
-  KILN_TRY(kiln_check_counts(ip, iparam_count, RA_COUNT, fp, fparam_count, 1));
+  KILN_TRY(kiln_check_counts(ip, iparam_count, RA_COUNT, fp, fparam_count,
+                             KILN_ROI_ALIGN_F32_FPARAMS));
   KILN_TRY(kiln_check_nonneg(ip, RA_COUNT));
   KILN_TRY(kiln_check_enum(ip[RA_MODE], 0, 1));
   KILN_TRY(kiln_check_enum(ip[RA_HALF_PIXEL], 0, 1));

@@ -140,11 +140,11 @@ int kiln_softmax_f32_check(const int64_t* ip, uint32_t iparam_count,
                            const float* fp, uint32_t fparam_count,
                            const uint64_t* binding_bytes) {
   KILN_TRY(kiln_check_counts(ip, iparam_count, KILN_SOFTMAX_F32_IPARAMS, fp, fparam_count, 0));
-  KILN_TRY(kiln_check_nonneg(ip, 4));
+  KILN_TRY(kiln_check_nonneg(ip, KILN_SOFTMAX_F32_IPARAMS));
   KILN_TRY(kiln_check_enum(ip[KILN_IP_SOFTMAX_F32_LOG], 0, 1));
   /* Work is bounded by X: any zero extent returns before the loops. */
   int64_t count;
-  KILN_TRY(kiln_checked_product(ip, 3, &count));
+  KILN_TRY(kiln_checked_product(ip + KILN_IP_SOFTMAX_F32_OUTER, 3, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[1], count));
   return KILN_OK;

@@ -63,8 +63,8 @@ int kiln_tfidf(const int64_t* ip, const float* fp, void* const* bindings,
           tfidf_count(bindings[0], dtype, r * C, C, S, pool + ent[TF_E_OFF], ent[TF_E_LEN]);
       float v;
       if (mode == KILN_TFIDF_TF) v = (float)count;
-      else if (mode == KILN_TFIDF_IDF) v = count > 0 ? fp[e] : 0.0f;
-      else v = (float)count * fp[e];
+      else if (mode == KILN_TFIDF_IDF) v = count > 0 ? fp[KILN_FP_TFIDF_WEIGHT + e] : 0.0f;
+      else v = (float)count * fp[KILN_FP_TFIDF_WEIGHT + e];
       yr[ent[TF_E_INDEX]] += v;
     }
   }

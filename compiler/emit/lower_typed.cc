@@ -121,7 +121,7 @@ absl::Status LowerCompare(LoweringContext& ctx, const ir::Node& node) {
 
 absl::Status LowerWhere(LoweringContext& ctx, const ir::Node& node) {
   if (node.inputs.size() < 3) return ctx.Invalid(node, "expects 3 inputs");
-  const int64_t eb = static_cast<int64_t>(ir::DTypeSize(ctx.value(node.inputs[1]).dtype));
+  const int64_t eb = ElemBytes(ctx, node.inputs[1]);
   if (eb == 0) return ctx.Unimplemented(node, "unsupported dtype");
   KILN_ASSIGN_OR_RETURN(auto bp, BroadcastParams(ctx, node, {0, 1, 2}));
   kernel::Where where;

@@ -111,7 +111,7 @@ absl::Status LowerTranspose(emit::LoweringContext& ctx, const ir::Node& node) {
     }
     src[d] = xs[perm[d]];
   }
-  const int64_t elem = static_cast<int64_t>(ir::DTypeSize(ctx.value(node.inputs[0]).dtype));
+  const int64_t elem = emit::ElemBytes(ctx, node.inputs[0]);
   emit::kernel::StridedCopy copy;
   copy.elem_bytes = elem;
   copy.R = static_cast<int64_t>(r);
@@ -138,7 +138,7 @@ absl::Status LowerConcat(emit::LoweringContext& ctx, const ir::Node& node) {
   ir::DimPool& dims = ctx.dims();
   const int64_t outer = dims.Product({y.begin(), y.begin() + axis});
   const int64_t inner = dims.Product({y.begin() + axis + 1, y.end()});
-  const int64_t elem = static_cast<int64_t>(ir::DTypeSize(ctx.value(node.outputs[0]).dtype));
+  const int64_t elem = emit::ElemBytes(ctx, node.outputs[0]);
   const int64_t out_row = dims.Mul(y[axis], inner);
   KILN_ASSIGN_OR_RETURN(emit::Binding by, ctx.Bind(node, node.outputs[0]));
   int64_t at = 0;
@@ -175,7 +175,7 @@ absl::Status LowerConcat(emit::LoweringContext& ctx, const ir::Node& node) {
 
 absl::Status LowerReverseSequence(emit::LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
-  const int64_t eb = static_cast<int64_t>(ir::DTypeSize(ctx.value(node.inputs[0]).dtype));
+  const int64_t eb = emit::ElemBytes(ctx, node.inputs[0]);
   if (eb < 1 || eb > 8) return ctx.Unimplemented(node, "unsupported dtype");
   const bool batch_first = node.GetInt("batch_axis", 1) == 0;
   int64_t inner = 1;

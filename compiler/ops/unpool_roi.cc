@@ -209,7 +209,7 @@ absl::Status LowerMaxUnpool(LoweringContext& ctx, const ir::Node& node) {
   }
   KILN_RETURN_IF_ERROR(CheckRuntimeOutputShape(ctx, node, x, y));
   emit::kernel::MaxUnpool unpool;
-  unpool.elem_bytes = static_cast<int64_t>(ir::DTypeSize(ctx.value(node.inputs[0]).dtype));
+  unpool.elem_bytes = emit::ElemBytes(ctx, node.inputs[0]);
   unpool.n = ir::ElementCount(x);
   unpool.R = static_cast<int64_t>(y.size());
   unpool.inferred_dims = inferred;

@@ -12,16 +12,17 @@ const LoweringTable& Table() {
   static const LoweringTable* table = [] {
     auto* t = new LoweringTable;
     RegisterIndexingLowerings(*t);
-    RegisterCopyLowerings(*t);
     RegisterResizeLowerings(*t);
     RegisterShapeCheckLowerings(*t);
-    RegisterRuntimeParamLowerings(*t);  // after Copy and ShapeCheck: wraps Slice/Pad/Range
+    RegisterRuntimeParamLowerings(*t);  // after ShapeCheck: wraps Range
     RegisterDataDependentLowerings(*t);  // NonZero, Compress, Unique, NMS, training Dropout
     RegisterResizeRtLowerings(*t);  // wraps Resize (run-time scales/roi)
     RegisterResizeSymbolicLowerings(*t);  // wraps Resize (symbolic dims)
     RegisterTrainingLowerings(*t);   // "ai.onnx.preview.training:Adam", ...
     RegisterControlFlowLowerings(*t);  // If, Loop, Scan
-    for (const OpDef& def : AllOpDefs()) (*t)[def.op_type] = def.lower;  // compiler/ops/
+    for (const OpDef& def : AllOpDefs()) {  // compiler/ops/
+      if (def.lower) (*t)[def.op_type] = def.lower;
+    }
     return t;
   }();
   return *table;

@@ -30,10 +30,10 @@ absl::StatusOr<std::vector<Binding>> BindAll(LoweringContext& ctx, const ir::Nod
                                              const std::vector<size_t>& inputs);
 
 void RegisterIndexingLowerings(LoweringTable& table);    // lower_indexing.cc
-void RegisterCopyLowerings(LoweringTable& table);        // lower_copy_ops.cc
 void RegisterResizeLowerings(LoweringTable& table);      // lower_resize.cc
 void RegisterShapeCheckLowerings(LoweringTable& table);  // lower_shape_check.cc (ConstantOfShape)
-// lower_runtime_params.cc: Slice/Pad/Reduce*/Range with run-time parameter values.
+// lower_runtime_params.cc: Range with run-time parameter values (Slice, Pad
+// and Reduce* call their LowerXxxRt from their op files).
 void RegisterRuntimeParamLowerings(LoweringTable& table);
 // lower_data_dependent.cc: NonZero/Compress/Unique/NonMaxSuppression for a declared
 // output shape; Dropout with a run-time training_mode.
@@ -150,7 +150,19 @@ absl::Status LowerWhere(LoweringContext& ctx, const ir::Node& node);
 absl::Status LowerCast(LoweringContext& ctx, const ir::Node& node);
 // Every present input and output is float32.
 bool AllF32(const LoweringContext& ctx, const ir::Node& node);
+// Reduce*, Slice and Pad whose parameters arrive at run time
+// (lower_runtime_params.cc); each op's lowering chooses them.
 absl::Status LowerReduceRt(LoweringContext& ctx, const ir::Node& node);
+absl::Status LowerSliceRt(LoweringContext& ctx, const ir::Node& node);
+absl::Status LowerPadRt(LoweringContext& ctx, const ir::Node& node);
+
+// One strided_copy of dims from src (strides ss, from element src_off) to
+// dst (strides ds, from dst_off), unit dims dropped and dims contiguous on
+// both sides merged so high-rank views fit KILN_MAX_RANK (strided_copy.cc).
+absl::Status EmitStridedCopy(LoweringContext& ctx, const ir::Node& node, const Binding& src,
+                             const Binding& dst, int64_t elem, int64_t src_off, int64_t dst_off,
+                             const std::vector<int64_t>& dims, const std::vector<int64_t>& ss,
+                             const std::vector<int64_t>& ds);
 // A shape_check dispatch when `node`'s shape-like input is a run-time value
 // (passes/shape_rules_runtime.h); nothing otherwise. lower_shape_check.cc
 absl::Status LowerShapeInputCheck(LoweringContext& ctx, const ir::Node& node);

@@ -81,6 +81,42 @@ absl::Status Shapes(LoweringContext& ctx, const ir::Node& node, Shape* x, Shape*
   return absl::OkStatus();
 }
 
+absl::Status LowerRange(LoweringContext& ctx, const ir::Node& node) {
+  KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(std::vector<Binding> b, BindAll(ctx, node, {0, 1, 2}));
+  // Without a declaration: range_count reports the length, patched into n.
+  if (node.GetInt("kiln.result_dims", 0) != 0 && y.size() == 1) {
+    KILN_ASSIGN_OR_RETURN(Binding n, ctx.Bind(node, node.outputs.back()));
+    std::vector<Binding> bc = b;  // start, limit, delta, then n for Y
+    bc.back() = n;
+    kernel::RangeCount count;
+    count.dtype = DTypeCode(ctx, node.inputs[0]);
+    KILN_RETURN_IF_ERROR(ctx.Dispatch(node, count, bc));
+    kernel::Range range;
+    range.dtype = count.dtype;
+    range.n = y[0];
+    return ctx.Dispatch(node, range, b);
+  }
+  KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, y, "the output shape"));
+  kernel::Range range;
+  range.dtype = DTypeCode(ctx, node.inputs[0]);
+  range.n = ir::ElementCount(y);
+  return ctx.Dispatch(node, range, b);
+}
+
+// Routes `op` to `rt` when the node has run-time parameters, else to the
+// lowering registered before (if any).
+void Wrap(LoweringTable& table, const std::string& op, LowerFn rt) {
+  LowerFn before = table.count(op) ? table[op] : LowerFn();
+  table[op] = [before, rt](LoweringContext& ctx, const ir::Node& node) -> absl::Status {
+    if (compiler::HasRuntimeParams(ctx.graph(), node)) return rt(ctx, node);
+    if (!before) return ctx.Unimplemented(node, "no kernel lowers this op");
+    return before(ctx, node);
+  };
+}
+
+}  // namespace
+
 absl::Status LowerSliceRt(LoweringContext& ctx, const ir::Node& node) {
   Shape x, y;
   KILN_RETURN_IF_ERROR(Shapes(ctx, node, &x, &y));
@@ -161,42 +197,6 @@ absl::Status LowerPadRt(LoweringContext& ctx, const ir::Node& node) {
   return ctx.Dispatch(node, pad, b);
 }
 
-absl::Status LowerRange(LoweringContext& ctx, const ir::Node& node) {
-  KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
-  KILN_ASSIGN_OR_RETURN(std::vector<Binding> b, BindAll(ctx, node, {0, 1, 2}));
-  // Without a declaration: range_count reports the length, patched into n.
-  if (node.GetInt("kiln.result_dims", 0) != 0 && y.size() == 1) {
-    KILN_ASSIGN_OR_RETURN(Binding n, ctx.Bind(node, node.outputs.back()));
-    std::vector<Binding> bc = b;  // start, limit, delta, then n for Y
-    bc.back() = n;
-    kernel::RangeCount count;
-    count.dtype = DTypeCode(ctx, node.inputs[0]);
-    KILN_RETURN_IF_ERROR(ctx.Dispatch(node, count, bc));
-    kernel::Range range;
-    range.dtype = count.dtype;
-    range.n = y[0];
-    return ctx.Dispatch(node, range, b);
-  }
-  KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, y, "the output shape"));
-  kernel::Range range;
-  range.dtype = DTypeCode(ctx, node.inputs[0]);
-  range.n = ir::ElementCount(y);
-  return ctx.Dispatch(node, range, b);
-}
-
-// Routes `op` to `rt` when the node has run-time parameters, else to the
-// lowering registered before (if any).
-void Wrap(LoweringTable& table, const std::string& op, LowerFn rt) {
-  LowerFn before = table.count(op) ? table[op] : LowerFn();
-  table[op] = [before, rt](LoweringContext& ctx, const ir::Node& node) -> absl::Status {
-    if (compiler::HasRuntimeParams(ctx.graph(), node)) return rt(ctx, node);
-    if (!before) return ctx.Unimplemented(node, "no kernel lowers this op");
-    return before(ctx, node);
-  };
-}
-
-}  // namespace
-
 absl::Status LowerReduceRt(LoweringContext& ctx, const ir::Node& node) {
   Shape x, y;
   KILN_RETURN_IF_ERROR(Shapes(ctx, node, &x, &y));
@@ -225,8 +225,6 @@ absl::Status LowerReduceRt(LoweringContext& ctx, const ir::Node& node) {
 
 
 void RegisterRuntimeParamLowerings(LoweringTable& table) {
-  Wrap(table, "Slice", LowerSliceRt);
-  Wrap(table, "Pad", LowerPadRt);
   Wrap(table, "Range", LowerRange);
 }
 

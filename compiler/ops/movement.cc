@@ -1,10 +1,9 @@
 // Byte movers that rearrange whole tensors, any dtype: Transpose (one
 // strided_copy), Concat (a strided_copy per input into its columns; lengths
-// may be symbolic, patched at run time) and ReverseSequence
+// may be symbolic, patched at run time), DepthToSpace and SpaceToDepth (a
+// reshape and transpose: one strided_copy over 6 dims) and ReverseSequence
 // (reverse_sequence). Constant inputs of Transpose and Concat fold
-// (passes/fold_eval.cc). The other movement ops (Reshape and its aliases,
-// Slice, Gather, Expand, Tile, Split, Pad, ...) are still declared in
-// passes/shape_inference.cc, shape_rules_movement.cc and emit/lower_copy_ops.cc.
+// (passes/fold_eval.cc).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -193,11 +192,53 @@ absl::Status LowerReverseSequence(emit::LoweringContext& ctx, const ir::Node& no
   return ctx.Dispatch(node, reverse, {bx, bl, by});
 }
 
+absl::Status DepthSpace(ShapeRuleContext& c) {
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  const Shape& x = c.S(0);
+  const int64_t b = c.node().GetInt("blocksize", 0);
+  if (x.size() != 4) return c.Err("needs a 4-D input");
+  KILN_RETURN_IF_ERROR(c.Scale(b, "blocksize"));
+  if (c.node().op_type == "DepthToSpace") {
+    if (x[1] % (b * b) != 0) return c.Err("channels are not divisible by blocksize^2");
+    return c.Set(0, c.T(0), {x[0], x[1] / (b * b), x[2] * b, x[3] * b});
+  }
+  if (x[2] % b != 0 || x[3] % b != 0) return c.Err("height/width are not divisible by blocksize");
+  int64_t channels = 0;
+  KILN_RETURN_IF_ERROR(c.Narrow(static_cast<__int128>(x[1]) * b * b, "the channel count", &channels));
+  return c.Set(0, c.T(0), {x[0], channels, x[2] / b, x[3] / b});
+}
+
+// Both are a reshape + transpose; the output is walked as 6 dims.
+absl::Status LowerDepthSpace(emit::LoweringContext& ctx, const ir::Node& node) {
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  const int64_t b = node.GetInt("blocksize", 1);
+  const int64_t N = x[0], C = x[1], H = x[2], W = x[3], hw = H * W;
+  Shape dims, ss;
+  if (node.op_type == "DepthToSpace") {
+    const int64_t c2 = C / (b * b);
+    dims = {N, c2, H, b, W, b};  // output [N, c2, H*b, W*b]
+    if (node.GetString("mode", "DCR") == "CRD") {
+      ss = {C * hw, b * b * hw, W, b * hw, 1, hw};
+    } else {
+      ss = {C * hw, hw, W, b * c2 * hw, 1, c2 * hw};
+    }
+  } else {
+    dims = {N, b, b, C, H / b, W / b};  // output [N, b*b*C, H/b, W/b]
+    ss = {C * hw, W, 1, hw, b * W, b};
+  }
+  KILN_ASSIGN_OR_RETURN(emit::Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(emit::Binding by, ctx.Bind(node, node.outputs[0]));
+  return emit::EmitStridedCopy(ctx, node, bx, by, emit::ElemBytes(ctx, node.inputs[0]), 0, 0, dims, ss,
+                     emit::ContiguousStrides(dims));
+}
+
 }  // namespace
 
 void RegisterMovementOps(std::vector<OpDef>& ops) {
   ops.push_back({"Transpose", TransposeShape, /*symbolic=*/true, LowerTranspose});
   ops.push_back({"Concat", ConcatShape, /*symbolic=*/true, LowerConcat});
+  ops.push_back({"DepthToSpace", DepthSpace, /*symbolic=*/false, LowerDepthSpace});
+  ops.push_back({"SpaceToDepth", DepthSpace, /*symbolic=*/false, LowerDepthSpace});
   ops.push_back({"ReverseSequence", ReverseSequenceShape, /*symbolic=*/false,
                  LowerReverseSequence});
 }

@@ -5,9 +5,9 @@
 // The passes (op support, shape inference, symbolic support) and the
 // lowering read these declarations through op_registry.h.
 //
-// Ops not yet moved here are still listed in compiler/passes/op_support.cc,
-// the shape_rules_*.cc files, symbolic_support.cc and compiler/emit/lower_*.cc
-// (docs/adding-an-op.md).
+// Cross-cutting variants are still chosen by op name elsewhere: run-time
+// shape and parameter inputs (passes/shape_rules_runtime*.cc), compile-time
+// evaluation (passes/fold_eval.cc) (docs/adding-an-op.md).
 #ifndef KILN_COMPILER_OPS_OP_DEF_H_
 #define KILN_COMPILER_OPS_OP_DEF_H_
 
@@ -21,6 +21,11 @@
 namespace kiln::compiler {
 
 using ShapeRule = absl::Status (*)(ShapeRuleContext&);
+// Whether input `input` may hold a value computed from symbolic dims (a
+// shape value such as Shape(x)) that the op reads as dims or moves as data.
+using SymbolicValueInputs = bool (*)(size_t input);
+// Whether the node shares its first input's bytes instead of running a kernel.
+using AliasTest = bool (*)(const ir::Node& node);
 
 struct OpDef {
   std::string op_type;  // in the default ONNX domain
@@ -29,6 +34,14 @@ struct OpDef {
   // graph's DimPool, so the op compiles when its inputs have symbolic dims.
   bool symbolic = false;
   emit::LowerFn lower;
+  // Without a lowering: why the op never reaches one (folded, expanded by a
+  // pass, an alias); a node that does anyway is refused.
+  const char* no_kernel = nullptr;
+  SymbolicValueInputs symbolic_values = nullptr;
+  AliasTest alias = nullptr;
+  // Evaluated at compile time only (constant folding), except where its
+  // rule and lowering say otherwise (a run-time shape, symbolic sizes).
+  bool fold_only = false;
   // Made by a pass (dispatch formation's Silu), not an ONNX op: a model that
   // names it is refused like any unknown op.
   bool internal = false;
@@ -56,6 +69,16 @@ void RegisterBatchNormOps(std::vector<OpDef>& ops);    // batch_norm.cc
 void RegisterLogicOps(std::vector<OpDef>& ops);        // logic.cc
 void RegisterCastOps(std::vector<OpDef>& ops);         // cast.cc
 void RegisterMovementOps(std::vector<OpDef>& ops);     // movement.cc
+void RegisterReshapeOps(std::vector<OpDef>& ops);      // reshape.cc
+void RegisterSliceOps(std::vector<OpDef>& ops);        // slice.cc
+void RegisterPadOps(std::vector<OpDef>& ops);          // pad.cc
+void RegisterReplicateOps(std::vector<OpDef>& ops);    // replicate.cc
+void RegisterSplitOps(std::vector<OpDef>& ops);        // split.cc
+void RegisterShapeValueOps(std::vector<OpDef>& ops);   // shape_values.cc
+void RegisterDataDependentOps(std::vector<OpDef>& ops);  // data_dependent.cc
+void RegisterDropoutOps(std::vector<OpDef>& ops);      // dropout.cc
+void RegisterResizeOps(std::vector<OpDef>& ops);       // resize.cc
+void RegisterControlFlowOps(std::vector<OpDef>& ops);  // control_flow.cc
 
 }  // namespace kiln::compiler
 

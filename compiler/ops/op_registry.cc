@@ -28,6 +28,11 @@ const std::vector<OpDef>& AllOpDefs() {
     RegisterLogicOps(*v);
     RegisterCastOps(*v);
     RegisterMovementOps(*v);
+    RegisterReshapeOps(*v);
+    RegisterSliceOps(*v);
+    RegisterPadOps(*v);
+    RegisterReplicateOps(*v);
+    RegisterSplitOps(*v);
     return v;
   }();
   return *ops;

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "compiler/ops/op_registry.h"
 #include "compiler/passes/math_activations.h"
 #include "kiln/kernels.h"
 
@@ -273,8 +274,8 @@ bool IsAliasNode(const ir::Node& node) {
   const std::string& op = node.op_type;
   // A Dropout that may train runs a kernel (passes/shape_rules_dropout.h).
   if (op == "Dropout") return node.GetInt("kiln.dropout_kernel", 0) == 0;
-  return op == "Identity" || op == "Flatten" || op == "Reshape" || op == "Squeeze" ||
-         op == "Unsqueeze";
+  const OpDef* def = FindOpDef(op);  // compiler/ops/
+  return def != nullptr && def->alias != nullptr && def->alias(node);
 }
 
 namespace {

@@ -13,6 +13,7 @@
 #include "compiler/passes/symbolic_fold.h"
 #include "compiler/passes/symbolic_support.h"
 #include "compiler/passes/constant_folding.h"
+#include "compiler/ops/slice.h"
 #include "compiler/passes/shape_inference.h"
 #include "compiler/passes/shape_rules_movement.h"
 

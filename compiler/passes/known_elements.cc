@@ -4,6 +4,7 @@
 
 #include "compiler/ir/graph_util.h"
 #include "compiler/passes/constant_folding.h"
+#include "compiler/ops/slice.h"
 #include "compiler/passes/shape_inference.h"
 
 namespace kiln::compiler {

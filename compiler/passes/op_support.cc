@@ -15,15 +15,14 @@ namespace kiln::compiler {
 
 bool IsKernelOp(const std::string& op_type) {
   if (const OpDef* def = FindOpDef(op_type); def != nullptr && !def->internal) {
-    return true;  // declared in compiler/ops/
+    return !def->fold_only;  // declared in compiler/ops/
   }
   static const std::set<std::string> kOps = {
-      "Flatten", "Reshape", "Identity",      "Constant", "Dropout",     "Squeeze",
-      "Unsqueeze",
+      "Constant", "Dropout",
       // variadic, expanded into Add chains (passes/expand_variadic.cc)
       "Mean", "Sum",
       // data movement and NN (h9)
-      "Gather", "Slice", "Expand", "Size", "Tile", "Split", "Pad", "DepthToSpace", "SpaceToDepth", "EyeLike",
+      "Gather", "Size", "EyeLike",
       "OneHot", "Resize",
       "MeanVarianceNormalization",
       // data-dependent output length, for a declared static shape (shape_rules_data_dependent.h)
@@ -34,6 +33,7 @@ bool IsKernelOp(const std::string& op_type) {
 }
 
 bool IsFoldOnlyOp(const std::string& op_type) {
+  if (const OpDef* def = FindOpDef(op_type); def != nullptr) return def->fold_only;
   static const std::set<std::string> kOps = {
       "Shape", "ConstantOfShape", "Range"};
   return kOps.count(op_type) != 0;

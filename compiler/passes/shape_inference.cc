@@ -43,123 +43,6 @@ absl::Status Dropout(Ctx& c) { return InferDropout(c); }  // shape_rules_dropout
 
 // ---- shape manipulation ---------------------------------------------------
 
-absl::Status Flatten(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(1));
-  const Shape& x = c.S(0);
-  const int64_t r = c.Rank(0);
-  int64_t axis = c.node().GetInt("axis", 1);
-  if (axis < -r || axis > r) return c.Err(absl::StrCat("axis ", axis, " is out of range for rank ", r));
-  if (axis < 0) axis += r;
-  return c.Set(0, c.T(0), {c.dims().Product(Shape(x.begin(), x.begin() + axis)),
-                           c.dims().Product(Shape(x.begin() + axis, x.end()))});
-}
-
-absl::Status Reshape(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(2));
-  std::vector<int64_t> spec;
-  KILN_RETURN_IF_ERROR(c.KnownInts(1, "shape", &spec, /*allow_symbolic=*/true));
-  const Shape& x = c.S(0);
-  const bool allowzero = c.node().GetInt("allowzero", 0) != 0;
-  ir::DimPool& dims = c.dims();
-  const std::string spec_text = SymbolicShapeStr(c.graph(), spec);
-  Shape out;
-  int64_t infer_at = -1, known = 1;
-  for (size_t i = 0; i < spec.size(); ++i) {
-    int64_t d = spec[i];
-    if (d == 0 && !allowzero) {
-      if (i >= x.size()) {
-        return c.Err(absl::StrCat("shape ", spec_text, " copies dimension ", i,
-                                  " which input ", SymbolicShapeStr(c.graph(), x), " lacks"));
-      }
-      d = x[i];
-    }
-    if (d == -1) {
-      if (infer_at >= 0) return c.Err(absl::StrCat("shape ", spec_text, " has two -1"));
-      infer_at = static_cast<int64_t>(i);
-    } else if (d < 0 && !dims.Known(d)) {
-      return c.Err(absl::StrCat("shape ", spec_text, " has invalid entry ", d));
-    } else {
-      if (!dims.Known(d) && !dims.Known(known) && d != 0 &&
-          known > std::numeric_limits<int64_t>::max() / d) {
-        return c.Err(absl::StrCat("shape ", spec_text, " has more elements than int64 holds"));
-      }
-      known = dims.Mul(known, d);
-    }
-    out.push_back(d);
-  }
-  // Element counts compare exactly, symbolic ones as canonical expressions.
-  const int64_t total = dims.Product(x);
-  if (infer_at >= 0) {
-    const int64_t inferred = known == 0 ? 0 : dims.FloorDiv(total, known);
-    if (known == 0 || dims.Mul(inferred, known) != total) {
-      return c.Err(absl::StrCat("cannot reshape ", SymbolicShapeStr(c.graph(), x), " to ",
-                                spec_text));
-    }
-    out[infer_at] = inferred;
-  } else if (known != total) {
-    return c.Err(absl::StrCat("cannot reshape ", SymbolicShapeStr(c.graph(), x), " (",
-                              dims.ToString(total), " elements) to ", spec_text));
-  }
-  return c.Set(0, c.T(0), std::move(out));
-}
-
-absl::Status AxesFor(Ctx& c, std::vector<int64_t>* axes, bool* present) {
-  if (c.opset() >= 13) {
-    *present = c.Has(1);
-    if (*present) return c.KnownInts(1, "axes", axes);
-    return absl::OkStatus();
-  }
-  *present = c.node().HasAttr("axes");
-  *axes = c.node().GetInts("axes", {});
-  return absl::OkStatus();
-}
-
-absl::Status Squeeze(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(1));
-  std::vector<int64_t> axes;
-  bool present;
-  KILN_RETURN_IF_ERROR(AxesFor(c, &axes, &present));
-  const Shape& x = c.S(0);
-  std::set<int64_t> drop;
-  if (!present) {
-    for (size_t i = 0; i < x.size(); ++i) if (x[i] == 1) drop.insert(static_cast<int64_t>(i));
-  }
-  for (int64_t a : axes) {
-    int64_t ax = 0;
-    KILN_RETURN_IF_ERROR(c.Axis(a, c.Rank(0), &ax));
-    if (x[ax] != 1 && !ir::IsSymbolic(x[ax])) {
-      return c.Err(absl::StrCat("cannot squeeze axis ", a, " of size ", c.dims().ToString(x[ax]),
-                                " in ", SymbolicShapeStr(c.graph(), x)));
-    }
-    // A symbolic length: it must be 1, checked at run time.
-    if (x[ax] != 1) c.dims().AssumeEqual(x[ax], 1);
-    drop.insert(ax);
-  }
-  Shape out;
-  for (size_t i = 0; i < x.size(); ++i) if (!drop.count(static_cast<int64_t>(i))) out.push_back(x[i]);
-  return c.Set(0, c.T(0), std::move(out));
-}
-
-absl::Status Unsqueeze(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(1));
-  std::vector<int64_t> axes;
-  bool present;
-  KILN_RETURN_IF_ERROR(AxesFor(c, &axes, &present));
-  if (!present) return c.Err("axes are required");
-  const Shape& x = c.S(0);
-  const int64_t r = static_cast<int64_t>(x.size() + axes.size());
-  std::set<int64_t> add;
-  for (int64_t a : axes) {
-    int64_t ax = 0;
-    KILN_RETURN_IF_ERROR(c.Axis(a, r, &ax));
-    if (!add.insert(ax).second) return c.Err(absl::StrCat("axis ", a, " is repeated"));
-  }
-  Shape out;
-  size_t next = 0;
-  for (int64_t i = 0; i < r; ++i) out.push_back(add.count(i) ? 1 : x[next++]);
-  return c.Set(0, c.T(0), std::move(out));
-}
-
 absl::Status ShapeOp(Ctx& c) {
   KILN_RETURN_IF_ERROR(c.Need(1));
   const int64_t r = c.Rank(0);
@@ -190,20 +73,6 @@ absl::Status Gather(Ctx& c) {
       }
     }
   }
-  return c.Set(0, c.T(0), std::move(out));
-}
-
-absl::Status Slice(Ctx& c, const ir::Graph& g, const std::vector<ir::ConstantPtr>& known) {
-  KILN_RETURN_IF_ERROR(c.Need(3));
-  for (size_t k = 1; k < 5; ++k) {
-    if (c.Has(k) && !c.C(k)) {
-      return c.Err(absl::StrCat("input '", c.In(k).name,
-                                "' is not known at compile time (dynamic slices are not supported)"));
-    }
-  }
-  Shape starts, steps, out;
-  absl::Status s = SliceParams(g, c.node(), known, c.S(0), &starts, &steps, &out);
-  if (!s.ok()) return c.Err(std::string(s.message()));
   return c.Set(0, c.T(0), std::move(out));
 }
 
@@ -293,34 +162,13 @@ absl::Status Range(Ctx& c) {
   return c.Set(0, c.T(0), {std::max<int64_t>(n, 0)});
 }
 
-absl::Status Expand(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(2));
-  std::vector<int64_t> shape;
-  // The shape may be a symbolic value (Expand(x, Shape(y))): its elements
-  // are dims, broadcast like Add's operands.
-  KILN_RETURN_IF_ERROR(c.KnownInts(1, "shape", &shape, /*allow_symbolic=*/true));
-  for (int64_t d : shape) {
-    if (d < 0 && !(c.C(1)->symbolic && c.dims().Known(d))) {
-      return c.Err(absl::StrCat("shape value ", d, " is negative"));
-    }
-  }
-  Shape out;
-  if (!ir::BroadcastShapes(c.S(0), shape, &out, &c.dims())) {
-    return c.Err(absl::StrCat("cannot expand ", SymbolicShapeStr(c.graph(), c.S(0)), " to ",
-                              SymbolicShapeStr(c.graph(), shape)));
-  }
-  return c.Set(0, c.T(0), std::move(out));
-}
-
 using Rule = std::function<absl::Status(Ctx&)>;
 
 const std::map<std::string, Rule>& Rules() {
   static const auto* rules = new std::map<std::string, Rule>{
-      {"Identity", ElementwiseSameShape}, {"Dropout", Dropout},
-      {"Flatten", Flatten}, {"Reshape", Reshape},
-      {"Squeeze", Squeeze}, {"Unsqueeze", Unsqueeze},
+      {"Dropout", Dropout},
       {"Shape", ShapeOp}, {"Gather", Gather}, {"ConstantOfShape", ConstantOfShape},
-      {"Range", Range}, {"Expand", Expand},
+      {"Range", Range},
   };
   return *rules;
 }
@@ -329,132 +177,7 @@ const std::map<std::string, Rule>& Rules() {
 
 namespace {
 
-// One axis of a Slice where the dim or a bound is symbolic: a positive step,
-// and bounds that are static or known non-negative (a symbolic bound like S
-// is clamped to the dim with a run-time minimum).
-absl::Status SymbolicSliceAxis(ir::DimPool& dims, int64_t d, int64_t start, int64_t end,
-                               int64_t step, int64_t* start_out, int64_t* len_out) {
-  if (step == INT64_MIN) {
-    return absl::UnimplementedError("a step of INT64_MIN over a symbolic dim is not supported");
-  }
-  if (step < 0) {
-    // Backwards (x[::-1]): start clamps to [0, d - 1], end to [-1, d - 1],
-    // as ONNX defines it; the length is ceil((start - end) / -step), or 0.
-    const int64_t last = dims.Sub(d, 1);
-    auto clamp_back = [&](int64_t v, int64_t lowest) -> absl::StatusOr<int64_t> {
-      if (dims.Known(v)) {
-        if (!dims.KnownNonNegative(v)) {
-          return absl::UnimplementedError(absl::StrCat("slice bound ", dims.ToString(v),
-                                                       " may be negative"));
-        }
-        return dims.Min(v, last);
-      }
-      if (v >= ShapeRuleContext::kMaxDim) return last;
-      if (v <= -ShapeRuleContext::kMaxDim) return lowest;
-      if (v < 0) return dims.Min(dims.Max(dims.Add(d, v), lowest), last);
-      return dims.Min(v, last);
-    };
-    absl::StatusOr<int64_t> s = clamp_back(start, 0), e = clamp_back(end, -1);
-    if (!s.ok()) return s.status();
-    if (!e.ok()) return e.status();
-    *start_out = *s;
-    *len_out = dims.Max(dims.CeilDiv(dims.Sub(*s, *e), -step), 0);
-    return dims.ok() ? absl::OkStatus()
-                     : absl::InvalidArgumentError("symbolic slice arithmetic overflows");
-  }
-  auto clamp = [&](int64_t v) -> absl::StatusOr<int64_t> {
-    if (dims.Known(v)) {
-      if (!dims.KnownNonNegative(v)) {
-        return absl::UnimplementedError(absl::StrCat("slice bound ", dims.ToString(v),
-                                                     " may be negative"));
-      }
-      return dims.Min(v, d);
-    }
-    if (v >= ShapeRuleContext::kMaxDim) return d;  // "to the end" (INT64_MAX and the like)
-    if (v <= -ShapeRuleContext::kMaxDim) return 0;  // "from the start" (INT64_MIN, ...)
-    if (v < 0) return dims.Min(dims.Max(dims.Add(d, v), 0), d);
-    return dims.Min(v, d);
-  };
-  absl::StatusOr<int64_t> s = clamp(start), e = clamp(end);
-  if (!s.ok()) return s.status();
-  if (!e.ok()) return e.status();
-  const int64_t span = dims.Sub(*e, *s);
-  const int64_t len = dims.CeilDiv(span, step);
-  *start_out = *s;
-  *len_out = dims.KnownNonNegative(span) ? len : dims.Max(len, 0);
-  return dims.ok() ? absl::OkStatus()
-                   : absl::InvalidArgumentError("symbolic slice arithmetic overflows");
-}
-
 }  // namespace
-
-absl::Status SliceParams(const ir::Graph& graph, const ir::Node& node,
-                         const std::vector<ir::ConstantPtr>& known, const Shape& x,
-                         Shape* starts_out, Shape* steps_out, Shape* out_shape) {
-  bool symbolic_bounds = false;
-  auto get = [&](size_t k, Shape* out) -> bool {
-    if (k >= node.inputs.size() || node.inputs[k] == ir::kNoValue) return false;
-    const ConstantData* c = KnownValue(graph, node.inputs[k], known);
-    if (c != nullptr && c->symbolic && k <= 2) symbolic_bounds = true;
-    out->clear();
-    for (int64_t i = 0; c && i < c->element_count(); ++i) out->push_back(c->IntAt(i));
-    return c != nullptr;
-  };
-  const int64_t r = static_cast<int64_t>(x.size());
-  Shape starts, ends, axes, steps;
-  if (!get(1, &starts) || !get(2, &ends)) {
-    return absl::InvalidArgumentError("starts and ends must be known at compile time");
-  }
-  if (!get(3, &axes)) {
-    axes.clear();
-    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
-  }
-  if (!get(4, &steps)) steps.assign(starts.size(), 1);
-  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size()) {
-    return absl::InvalidArgumentError("starts, ends, axes and steps must have equal lengths");
-  }
-  *out_shape = x;
-  starts_out->assign(x.size(), 0);
-  steps_out->assign(x.size(), 1);
-  std::set<int64_t> seen;
-  for (size_t i = 0; i < starts.size(); ++i) {
-    int64_t a = axes[i];
-    if (a < -r || a >= r) {
-      return absl::InvalidArgumentError(absl::StrCat("axis ", a, " is out of range for ", ShapeStr(x)));
-    }
-    if (a < 0) a += r;
-    if (!seen.insert(a).second) return absl::InvalidArgumentError(absl::StrCat("axis ", a, " repeats"));
-    const int64_t d = x[a], step = steps[i];
-    if (step == 0) return absl::InvalidArgumentError("step is zero");
-    // Bounds count as symbolic only from a symbolic value (a static bound may
-    // be INT64_MIN, inside the encoded range); steps are never symbolic.
-    if (ir::IsSymbolic(d) || (symbolic_bounds && (graph.dims.Known(starts[i]) ||
-                                                  graph.dims.Known(ends[i])))) {
-      KILN_RETURN_IF_ERROR(SymbolicSliceAxis(graph.dims, d, starts[i], ends[i], step,
-                                             &(*starts_out)[a], &(*out_shape)[a]));
-      (*steps_out)[a] = step;
-      continue;
-    }
-    int64_t s = starts[i], e = ends[i];
-    if (s < 0) s += d;
-    if (e < 0) e += d;
-    int64_t len;
-    if (step > 0) {
-      s = std::clamp<int64_t>(s, 0, d);
-      e = std::clamp<int64_t>(e, 0, d);
-      len = e > s ? CeilDiv(e - s, step) : 0;
-    } else {
-      s = std::clamp<int64_t>(s, 0, d - 1);
-      e = std::clamp<int64_t>(e, -1, d - 1);
-      // |INT64_MIN| does not fit; any step that large takes one element.
-      len = s > e ? CeilDiv(s - e, step == INT64_MIN ? INT64_MAX : -step) : 0;
-    }
-    (*starts_out)[a] = s;
-    (*steps_out)[a] = step;
-    (*out_shape)[a] = len;
-  }
-  return absl::OkStatus();
-}
 
 absl::Status InferNodeShapes(ir::Graph& graph, ir::NodeId id,
                              const std::vector<ir::ConstantPtr>& known) {
@@ -470,7 +193,6 @@ absl::Status InferNodeShapes(ir::Graph& graph, ir::NodeId id,
   if (absl::Status s; InferRuntimeShapeInput(graph, node, known, &s)) return s;  // shape_rules_runtime.cc
   if (absl::Status s; InferRuntimeParams(graph, node, known, &s)) return s;  // shape_rules_runtime_params.cc
   if (absl::Status s; InferDataDependent(graph, node, known, &s)) return s;  // shape_rules_data_dependent.cc
-  if (node.op_type == "Slice") return Slice(c, graph, known);
   if (const OpDef* def = FindOpDef(node); def != nullptr && def->shape != nullptr) {
     return def->shape(c);  // compiler/ops/
   }

@@ -37,13 +37,6 @@ absl::Status InferShapes(ir::Graph& graph);
 absl::Status InferNodeShapes(ir::Graph& graph, ir::NodeId node,
                              const std::vector<ir::ConstantPtr>& known);
 
-// Slice geometry after ONNX clamping, per input axis: first index, step and
-// output length (untouched axes: 0, 1, full size). Shared with folding.
-absl::Status SliceParams(const ir::Graph& graph, const ir::Node& node,
-                         const std::vector<ir::ConstantPtr>& known,
-                         const std::vector<int64_t>& x, std::vector<int64_t>* starts,
-                         std::vector<int64_t>* steps, std::vector<int64_t>* out_shape);
-
 }  // namespace kiln::compiler
 
 #endif  // KILN_COMPILER_PASSES_SHAPE_INFERENCE_H_

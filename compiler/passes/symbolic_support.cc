@@ -14,11 +14,9 @@ namespace {
 // dims of convolutions and pools must still be static; their rules say so.
 const std::set<std::string>& SymbolicOps() {
   static const auto* ops = new std::set<std::string>{
-      "Flatten", "Identity", "Dropout", "Shape", "Split",
-      "Reshape", "Unsqueeze", "Squeeze", "Gather", "Slice",
+      "Dropout", "Shape", "Gather",
       // symops: byte movers, sizes through the pool
       "Size",  // folds to the product of the dims, a symbolic value
-      "Expand",
       // lengths known during the run: static inputs, outputs of a data symbol's length
       "NonZero", "Compress", "Unique", "NonMaxSuppression",
       // shapes and sequences from symbolic values (torch.zeros(N, 4),
@@ -27,9 +25,8 @@ const std::set<std::string>& SymbolicOps() {
       // control flow: subgraphs share the model's pool; their own nodes are
       // checked when they compile (passes/control_flow.cc)
       "If", "Loop", "Scan",
-      // symops3: Tile (repeats from the symbols too), Pad (constant pads),
       // Resize (constant scales; resize_rt_f32 with patched dims)
-      "Tile", "Pad", "Resize",
+      "Resize",
       // a run-time depth without a declaration (static indices only)
       "OneHot"};
   return *ops;
@@ -41,8 +38,11 @@ const std::set<std::string>& SymbolicOps() {
 // number), and Reshape's rule reads them as its shape.
 bool TakesSymbolicValueAt(const std::string& op, size_t input) {
   static const auto* data_only = new std::set<std::string>{
-      "Shape", "Gather", "Unsqueeze", "Squeeze", "Identity", "Slice", "Flatten", "Cast",
+      "Shape", "Gather", "Cast",
       "Size"};  // Size reads only the (static) shape of a shape value
+  if (const OpDef* def = FindOpDef(op); def != nullptr && def->symbolic_values != nullptr) {
+    return def->symbolic_values(input);  // compiler/ops/
+  }
   // Subgraph inputs (a trip count, captured shape values) take them as
   // constants of the subgraph, where the ops reading them are checked.
   if (op == "Concat" || op == "If" || op == "Loop" || op == "Scan") return true;
@@ -54,12 +54,8 @@ bool TakesSymbolicValueAt(const std::string& op, size_t input) {
   }
   if (op == "TopK") return input == 1;  // k, read as a dim
   if (op == "Where") return input == 1 || input == 2;  // symbolic_fold, known condition
-  if (op == "Reshape") return input <= 1;
-  if (op == "Expand") return input == 1;  // its shape (the rule reads it as dims)
   if (op == "ConstantOfShape") return input == 0;  // its shape, read as dims
   if (op == "Range") return input <= 1;  // start and limit (SymbolicRange)
-  if (op == "Slice") return input <= 2;  // data, starts, ends (SliceParams clamps them)
-  if (op == "Tile") return input == 1;  // its repeats (the rule reads them as dims)
   if (op == "Resize") return input == 3;  // its sizes (the rule reads them as dims)
   return data_only->count(op) != 0 && input == 0;
 }

@@ -15,11 +15,12 @@ TEST(OpRegistry, EveryDeclarationIsCompleteAndUnique) {
   std::set<std::string> seen;
   for (const OpDef& def : AllOpDefs()) {
     EXPECT_TRUE(seen.insert(def.op_type).second) << def.op_type << " is declared twice";
-    EXPECT_TRUE(static_cast<bool>(def.lower)) << def.op_type << " has no lowering";
+    // No lowering only with the reason none is needed, and never both.
+    EXPECT_NE(static_cast<bool>(def.lower), def.no_kernel != nullptr) << def.op_type;
     EXPECT_EQ(FindOpDef(def.op_type), &def);
     if (def.internal) continue;  // made by a pass after shape inference
     EXPECT_NE(def.shape, nullptr) << def.op_type << " has no shape rule";
-    EXPECT_TRUE(IsKernelOp(def.op_type)) << def.op_type;
+    EXPECT_NE(IsKernelOp(def.op_type), def.fold_only) << def.op_type;
   }
 }
 

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/graph_util.h"
 #include "compiler/passes/constant_folding.h"
+#include "compiler/ops/slice.h"
 #include "compiler/passes/shape_inference.h"
 #include "compiler/passes/symbolic_support.h"
 #include "gtest/gtest.h"

@@ -1,0 +1,120 @@
+// Expand and Tile: copies of the input repeated along its axes, lowered to
+// one strided_copy that reads the repeated axes with stride 0. The target
+// shape or the repeats may be shape values (x.expand(B, -1), x.repeat(B, 1)),
+// read as dims. A shape or repeats input known only at run time is checked
+// by a kernel (passes/shape_rules_runtime.cc); constant inputs fold
+// (passes/fold_eval.cc, shape_rules_movement.cc).
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/ir/graph_util.h"
+#include "compiler/ops/op_def.h"
+#include "compiler/passes/symbolic_support.h"
+
+namespace kiln::compiler {
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+using ir::ShapeStr;
+
+absl::Status Expand(ShapeRuleContext& c) {
+  KILN_RETURN_IF_ERROR(c.Need(2));
+  std::vector<int64_t> shape;
+  // The shape may be a symbolic value (Expand(x, Shape(y))): its elements
+  // are dims, broadcast like Add's operands.
+  KILN_RETURN_IF_ERROR(c.KnownInts(1, "shape", &shape, /*allow_symbolic=*/true));
+  for (int64_t d : shape) {
+    if (d < 0 && !(c.C(1)->symbolic && c.dims().Known(d))) {
+      return c.Err(absl::StrCat("shape value ", d, " is negative"));
+    }
+  }
+  Shape out;
+  if (!ir::BroadcastShapes(c.S(0), shape, &out, &c.dims())) {
+    return c.Err(absl::StrCat("cannot expand ", SymbolicShapeStr(c.graph(), c.S(0)), " to ",
+                              SymbolicShapeStr(c.graph(), shape)));
+  }
+  return c.Set(0, c.T(0), std::move(out));
+}
+
+absl::Status Tile(ShapeRuleContext& c) {
+  KILN_RETURN_IF_ERROR(c.Need(2));
+  Shape rep;
+  // The repeats may be a value computed from the symbols (x.repeat(B, 1, 1));
+  // its elements are dims, multiplied with x's through the pool.
+  KILN_RETURN_IF_ERROR(c.KnownInts(1, "repeats", &rep, /*allow_symbolic=*/true));
+  const Shape& x = c.S(0);
+  if (rep.size() != x.size()) {
+    return c.Err(absl::StrCat("repeats ", ShapeStr(rep), " do not match input ", ShapeStr(x)));
+  }
+  const bool symbolic_rep = c.C(1)->symbolic;
+  Shape out;
+  bool any_symbolic = false;
+  for (size_t d = 0; d < x.size(); ++d) {
+    const bool sym_rep = symbolic_rep && c.dims().Known(rep[d]);
+    if (!sym_rep && rep[d] < 0) return c.Err("repeats must be non-negative");
+    if (sym_rep || ir::IsSymbolic(x[d])) {
+      out.push_back(c.dims().Mul(x[d], rep[d]));
+      any_symbolic = true;
+      continue;
+    }
+    int64_t o;
+    KILN_RETURN_IF_ERROR(c.Narrow(static_cast<__int128>(x[d]) * rep[d], "the tiled size", &o));
+    out.push_back(o);
+  }
+  // The lowering cannot divide symbolic output dims back into repeats.
+  if (any_symbolic) c.node().SetInts("kiln.repeats", rep);
+  return c.Set(0, c.T(0), std::move(out));
+}
+
+absl::Status LowerExpand(emit::LoweringContext& ctx, const ir::Node& node) {
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
+  if (x.size() > y.size()) return ctx.Invalid(node, "input rank exceeds output rank");
+  // Dims may be symbolic: strides through the pool, x's dims matched to y's
+  // as broadcasting matched them (stride 0 where x has 1).
+  Shape ss;
+  if (!emit::BroadcastStrides(x, y, ctx.dims(), &ss)) return ctx.Invalid(node, "input does not broadcast");
+  KILN_ASSIGN_OR_RETURN(emit::Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(emit::Binding by, ctx.Bind(node, node.outputs[0]));
+  return emit::EmitStridedCopy(ctx, node, bx, by, emit::ElemBytes(ctx, node.inputs[0]), 0, 0, y, ss,
+                     emit::ContiguousStrides(y, ctx.dims()));
+}
+
+// Output viewed as [rep0, x0, rep1, x1, ...]: the repeat dims read stride 0.
+absl::Status LowerTile(emit::LoweringContext& ctx, const ir::Node& node) {
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
+  // Symbolic dims: the rule left the repeats (kiln.repeats); sizes through the pool.
+  const Shape reps = node.GetInts("kiln.repeats", {});
+  if (!reps.empty() && reps.size() != x.size()) return ctx.Invalid(node, "repeats are missing");
+  ir::DimPool* pool = reps.empty() ? nullptr : &ctx.dims();
+  const Shape xs = pool ? emit::ContiguousStrides(x, *pool) : emit::ContiguousStrides(x);
+  const Shape ys = pool ? emit::ContiguousStrides(y, *pool) : emit::ContiguousStrides(y);
+  Shape dims, ss, ds;
+  for (size_t d = 0; d < x.size(); ++d) {
+    const int64_t rep = pool ? reps[d] : x[d] == 0 ? 0 : y[d] / x[d];
+    dims.insert(dims.end(), {rep, x[d]});
+    ss.insert(ss.end(), {0, xs[d]});
+    ds.insert(ds.end(), {pool ? pool->Mul(x[d], ys[d]) : x[d] * ys[d], ys[d]});
+  }
+  KILN_ASSIGN_OR_RETURN(emit::Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(emit::Binding by, ctx.Bind(node, node.outputs[0]));
+  return emit::EmitStridedCopy(ctx, node, bx, by, emit::ElemBytes(ctx, node.inputs[0]), 0, 0, dims, ss, ds);
+}
+
+// The shape or repeats input is read as dims.
+bool ShapeInputSymbolicValues(size_t input) { return input == 1; }
+
+}  // namespace
+
+void RegisterReplicateOps(std::vector<OpDef>& ops) {
+  OpDef expand{"Expand", Expand, /*symbolic=*/true, LowerExpand};
+  expand.symbolic_values = ShapeInputSymbolicValues;
+  ops.push_back(expand);
+  OpDef tile{"Tile", Tile, /*symbolic=*/true, LowerTile};
+  tile.symbolic_values = ShapeInputSymbolicValues;
+  ops.push_back(tile);
+}
+
+}  // namespace kiln::compiler

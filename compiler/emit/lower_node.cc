@@ -11,10 +11,8 @@ namespace {
 const LoweringTable& Table() {
   static const LoweringTable* table = [] {
     auto* t = new LoweringTable;
-    RegisterIndexingLowerings(*t);
     RegisterResizeLowerings(*t);
     RegisterShapeCheckLowerings(*t);
-    RegisterRuntimeParamLowerings(*t);  // after ShapeCheck: wraps Range
     RegisterDataDependentLowerings(*t);  // NonZero, Compress, Unique, NMS, training Dropout
     RegisterResizeRtLowerings(*t);  // wraps Resize (run-time scales/roi)
     RegisterResizeSymbolicLowerings(*t);  // wraps Resize (symbolic dims)

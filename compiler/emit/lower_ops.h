@@ -29,12 +29,9 @@ Epilogue EpilogueOf(const ir::Node& node);
 absl::StatusOr<std::vector<Binding>> BindAll(LoweringContext& ctx, const ir::Node& node,
                                              const std::vector<size_t>& inputs);
 
-void RegisterIndexingLowerings(LoweringTable& table);    // lower_indexing.cc
 void RegisterResizeLowerings(LoweringTable& table);      // lower_resize.cc
-void RegisterShapeCheckLowerings(LoweringTable& table);  // lower_shape_check.cc (ConstantOfShape)
-// lower_runtime_params.cc: Range with run-time parameter values (Slice, Pad
-// and Reduce* call their LowerXxxRt from their op files).
-void RegisterRuntimeParamLowerings(LoweringTable& table);
+// lower_shape_check.cc: the symbolic values materialize_symbolic_values makes.
+void RegisterShapeCheckLowerings(LoweringTable& table);
 // lower_data_dependent.cc: NonZero/Compress/Unique/NonMaxSuppression for a declared
 // output shape; Dropout with a run-time training_mode.
 void RegisterDataDependentLowerings(LoweringTable& table);
@@ -150,9 +147,10 @@ absl::Status LowerWhere(LoweringContext& ctx, const ir::Node& node);
 absl::Status LowerCast(LoweringContext& ctx, const ir::Node& node);
 // Every present input and output is float32.
 bool AllF32(const LoweringContext& ctx, const ir::Node& node);
-// Reduce*, Slice and Pad whose parameters arrive at run time
+// Reduce*, Slice, Pad and Range whose parameters arrive at run time
 // (lower_runtime_params.cc); each op's lowering chooses them.
 absl::Status LowerReduceRt(LoweringContext& ctx, const ir::Node& node);
+absl::Status LowerRangeRt(LoweringContext& ctx, const ir::Node& node);
 absl::Status LowerSliceRt(LoweringContext& ctx, const ir::Node& node);
 absl::Status LowerPadRt(LoweringContext& ctx, const ir::Node& node);
 
@@ -166,6 +164,10 @@ absl::Status EmitStridedCopy(LoweringContext& ctx, const ir::Node& node, const B
 // A shape_check dispatch when `node`'s shape-like input is a run-time value
 // (passes/shape_rules_runtime.h); nothing otherwise. lower_shape_check.cc
 absl::Status LowerShapeInputCheck(LoweringContext& ctx, const ir::Node& node);
+// ConstantOfShape as a fill of its output (a run-time or symbolic shape), and
+// Range over bounds computed from the symbols (lower_shape_check.cc).
+absl::Status LowerConstantOfShape(LoweringContext& ctx, const ir::Node& node);
+absl::Status LowerSymbolicRange(LoweringContext& ctx, const ir::Node& node);
 
 }  // namespace kiln::compiler::emit
 

@@ -81,7 +81,9 @@ absl::Status Shapes(LoweringContext& ctx, const ir::Node& node, Shape* x, Shape*
   return absl::OkStatus();
 }
 
-absl::Status LowerRange(LoweringContext& ctx, const ir::Node& node) {
+}  // namespace
+
+absl::Status LowerRangeRt(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
   KILN_ASSIGN_OR_RETURN(std::vector<Binding> b, BindAll(ctx, node, {0, 1, 2}));
   // Without a declaration: range_count reports the length, patched into n.
@@ -103,19 +105,6 @@ absl::Status LowerRange(LoweringContext& ctx, const ir::Node& node) {
   range.n = ir::ElementCount(y);
   return ctx.Dispatch(node, range, b);
 }
-
-// Routes `op` to `rt` when the node has run-time parameters, else to the
-// lowering registered before (if any).
-void Wrap(LoweringTable& table, const std::string& op, LowerFn rt) {
-  LowerFn before = table.count(op) ? table[op] : LowerFn();
-  table[op] = [before, rt](LoweringContext& ctx, const ir::Node& node) -> absl::Status {
-    if (compiler::HasRuntimeParams(ctx.graph(), node)) return rt(ctx, node);
-    if (!before) return ctx.Unimplemented(node, "no kernel lowers this op");
-    return before(ctx, node);
-  };
-}
-
-}  // namespace
 
 absl::Status LowerSliceRt(LoweringContext& ctx, const ir::Node& node) {
   Shape x, y;
@@ -223,9 +212,5 @@ absl::Status LowerReduceRt(LoweringContext& ctx, const ir::Node& node) {
   return DispatchRt<kernel::ReduceRtF32Bounded>(ctx, node, reduce, {bx, ba, by});
 }
 
-
-void RegisterRuntimeParamLowerings(LoweringTable& table) {
-  Wrap(table, "Range", LowerRange);
-}
 
 }  // namespace kiln::compiler::emit

@@ -72,6 +72,8 @@ absl::Status CheckParams(LoweringContext& ctx, const ir::Node& node, int64_t* mo
 // Fills the output with the `value` attribute (default float 0) by copying
 // a block of B copies of it, B = ceil(n / 4096), with a stride-0 outer dim:
 // strided_copy allows 4096 passes over what it reads.
+}  // namespace
+
 absl::Status LowerConstantOfShape(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
   const ir::Value& out = ctx.value(node.outputs[0]);
@@ -127,8 +129,6 @@ absl::Status LowerConstantOfShape(LoweringContext& ctx, const ir::Node& node) {
   copy.dst_strides = {1};
   return ctx.Dispatch(node, copy, {bc, by});
 }
-
-}  // namespace
 
 absl::Status LowerShapeInputCheck(LoweringContext& ctx, const ir::Node& node) {
   const int k = compiler::RuntimeShapeInput(ctx.graph(), node);
@@ -201,8 +201,6 @@ absl::Status LowerSymbolicValue(LoweringContext& ctx, const ir::Node& node) {
 }
 
 void RegisterShapeCheckLowerings(LoweringTable& table) {
-  table["ConstantOfShape"] = LowerConstantOfShape;
-  table["Range"] = LowerSymbolicRange;
   table[absl::StrCat(compiler::kSymbolicValueDomain, ":", compiler::kSymbolicValueOp)] =
       LowerSymbolicValue;
 }

@@ -1,4 +1,6 @@
 // Index-driven ops that gather or scatter along given indices or positions:
+// Gather (gather) and OneHot (one_hot; a depth known only at run time is
+// checked by a kernel: passes/shape_rules_runtime.cc),
 // GatherElements / ScatterElements (gather_elements, scatter_elements),
 // GatherND / ScatterND (gather_nd, scatter_nd), Trilu (trilu) and CumSum
 // (cumsum). All but CumSum move bytes only, so they take any element type;
@@ -269,9 +271,109 @@ absl::Status LowerCumSum(emit::LoweringContext& ctx, const ir::Node& node) {
   return ctx.Dispatch(node, cumsum, {bx, ba, by}, {-1, axis_ib ? -1 : 0, -1});
 }
 
+// ---- Gather and OneHot: index-driven byte movers (gather, one_hot) -------
+
+absl::Status Gather(ShapeRuleContext& c) {
+  KILN_RETURN_IF_ERROR(c.Need(2));
+  if (c.T(1) != DType::I64 && c.T(1) != DType::I32) return c.Err("indices must be int32/int64");
+  if (c.Rank(0) == 0) return c.Err("data must have rank >= 1");
+  int64_t axis = 0;
+  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
+  const Shape& x = c.S(0);
+  Shape out(x.begin(), x.begin() + axis);
+  out.insert(out.end(), c.S(1).begin(), c.S(1).end());
+  out.insert(out.end(), x.begin() + axis + 1, x.end());
+  // Constant indices are checked now when the axis is static (the kernel
+  // checks every index at run time anyway).
+  if (const ir::ConstantData* idx = c.C(1); idx && !ir::IsSymbolic(x[axis])) {
+    for (int64_t i = 0; i < idx->element_count(); ++i) {
+      const int64_t v = idx->IntAt(i);
+      if (v < -x[axis] || v >= x[axis]) {
+        return c.Err(absl::StrCat("index ", v, " is out of range for axis ", axis, " of ",
+                                  ShapeStr(x)));
+      }
+    }
+  }
+  return c.Set(0, c.T(0), std::move(out));
+}
+
+absl::Status OneHot(ShapeRuleContext& c) {
+  KILN_RETURN_IF_ERROR(c.Need(3));
+  Shape depth_v;
+  const ConstantData* depth = c.C(1);
+  if (!depth) return c.Err("depth depends on run-time data (only compile-time values are supported)");
+  if (depth->element_count() != 1) return c.Err("depth must hold one value");
+  const int64_t depth_n = ir::SaturateToInt64(depth->FloatAt(0));
+  if (depth_n < 0) return c.Err("depth must be non-negative");
+  if (ir::ElementCount(c.S(2)) != 2) return c.Err("values must hold [off, on]");
+  const int64_t r = c.Rank(0) + 1;
+  int64_t axis = 0;
+  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", -1), r, &axis));
+  Shape out = c.S(0);
+  out.insert(out.begin() + axis, depth_n);
+  return c.Set(0, c.T(2), std::move(out));
+}
+
+int64_t Prod(const std::vector<int64_t>& s, size_t from, size_t to) {
+  int64_t p = 1;
+  for (size_t i = from; i < to && i < s.size(); ++i) p *= s[i];
+  return p;
+}
+
+absl::Status LowerGather(emit::LoweringContext& ctx, const ir::Node& node) {
+  KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(auto idx, ctx.InputShape(node, 1));
+  KILN_ASSIGN_OR_RETURN(int64_t ib, emit::IndexBytes(ctx, node, 1));
+  const int64_t r = static_cast<int64_t>(x.size());
+  int64_t axis = node.GetInt("axis", 0);
+  if (axis < 0) axis += r;
+  if (axis < 0 || axis >= r) return ctx.Invalid(node, "axis out of range");
+  KILN_ASSIGN_OR_RETURN(emit::Binding bx, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(emit::Binding bi, ctx.Bind(node, node.inputs[1]));
+  KILN_ASSIGN_OR_RETURN(emit::Binding by, ctx.Bind(node, node.outputs[0]));
+  ir::DimPool& dims = ctx.dims();  // sizes may be symbolic (indices checked at run time)
+  emit::kernel::Gather gather;
+  gather.elem_bytes = emit::ElemBytes(ctx, node.inputs[0]);
+  gather.ib = ib;
+  gather.outer = dims.Product({x.begin(), x.begin() + axis});
+  gather.len = x[axis];
+  gather.inner = dims.Product({x.begin() + axis + 1, x.end()});
+  gather.count = dims.Product(idx);
+  return ctx.Dispatch(node, gather, {bx, bi, by});
+}
+
+absl::Status LowerOneHot(emit::LoweringContext& ctx, const ir::Node& node) {
+  KILN_ASSIGN_OR_RETURN(auto idx, ctx.InputShape(node, 0));
+  KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
+  // The depth may be a reported length (patched); the indices' dims not.
+  KILN_RETURN_IF_ERROR(ctx.RequireStatic(node, idx, "the indices' shape"));
+  const int64_t kind = TypedArithmeticKind(ctx.value(node.inputs[0]).dtype);
+  if (kind == 0) return ctx.Unimplemented(node, "indices must be float32/float64/int32/int64");
+  const int64_t r = static_cast<int64_t>(y.size());
+  int64_t axis = node.GetInt("axis", -1);
+  if (axis < 0) axis += r;
+  KILN_ASSIGN_OR_RETURN(emit::Binding bi, ctx.Bind(node, node.inputs[0]));
+  KILN_ASSIGN_OR_RETURN(emit::Binding bv, ctx.Bind(node, node.inputs[2]));
+  KILN_ASSIGN_OR_RETURN(emit::Binding by, ctx.Bind(node, node.outputs[0]));
+  emit::kernel::OneHot one_hot;
+  one_hot.elem_bytes = emit::ElemBytes(ctx, node.outputs[0]);
+  one_hot.idx_kind = kind;
+  one_hot.outer = Prod(idx, 0, axis);
+  one_hot.depth = y[axis];
+  one_hot.inner = Prod(idx, axis, idx.size());
+  return ctx.Dispatch(node, one_hot, {bi, bv, by});
+}
+
+// Gather moves a shape value as data (Shape(x)[0]).
+bool GatherSymbolicValues(size_t input) { return input == 0; }
+
 }  // namespace
 
 void RegisterIndexingOps(std::vector<OpDef>& ops) {
+  OpDef gather{"Gather", Gather, /*symbolic=*/true, LowerGather};
+  gather.symbolic_values = GatherSymbolicValues;
+  ops.push_back(gather);
+  ops.push_back({"OneHot", OneHot, /*symbolic=*/true, LowerOneHot});
   ops.push_back({"GatherElements", GatherElementsShape, /*symbolic=*/true, LowerElements});
   ops.push_back({"ScatterElements", ScatterElementsShape, /*symbolic=*/true, LowerElements});
   ops.push_back({"GatherND", GatherNDShape, /*symbolic=*/true, LowerND});

@@ -33,6 +33,7 @@ const std::vector<OpDef>& AllOpDefs() {
     RegisterPadOps(*v);
     RegisterReplicateOps(*v);
     RegisterSplitOps(*v);
+    RegisterShapeValueOps(*v);
     return v;
   }();
   return *ops;

@@ -18,12 +18,11 @@ bool IsKernelOp(const std::string& op_type) {
     return !def->fold_only;  // declared in compiler/ops/
   }
   static const std::set<std::string> kOps = {
-      "Constant", "Dropout",
+      "Dropout",
       // variadic, expanded into Add chains (passes/expand_variadic.cc)
       "Mean", "Sum",
       // data movement and NN (h9)
-      "Gather", "Size", "EyeLike",
-      "OneHot", "Resize",
+      "Resize",
       "MeanVarianceNormalization",
       // data-dependent output length, for a declared static shape (shape_rules_data_dependent.h)
       "NonZero", "Compress", "Unique", "NonMaxSuppression",
@@ -33,10 +32,8 @@ bool IsKernelOp(const std::string& op_type) {
 }
 
 bool IsFoldOnlyOp(const std::string& op_type) {
-  if (const OpDef* def = FindOpDef(op_type); def != nullptr) return def->fold_only;
-  static const std::set<std::string> kOps = {
-      "Shape", "ConstantOfShape", "Range"};
-  return kOps.count(op_type) != 0;
+  const OpDef* def = FindOpDef(op_type);
+  return def != nullptr && def->fold_only;
 }
 
 namespace {

@@ -36,37 +36,6 @@ void SetFloats(ir::Node& n, const std::string& key, std::vector<float> v) {
 
 // ---- data movement ---------------------------------------------------------
 
-absl::Status Size(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(1));
-  return c.Set(0, DType::I64, {});
-}
-
-absl::Status EyeLike(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(1));
-  if (c.Rank(0) != 2) return c.Err("input must be 2-D");
-  DType t = c.T(0);
-  if (c.node().HasAttr("dtype")) t = ir::DTypeFromOnnx(c.node().GetInt("dtype", 0));
-  if (t == DType::Unknown) return c.Err("unsupported dtype");
-  return c.Set(0, t, c.S(0));
-}
-
-absl::Status OneHot(Ctx& c) {
-  KILN_RETURN_IF_ERROR(c.Need(3));
-  Shape depth_v;
-  const ConstantData* depth = c.C(1);
-  if (!depth) return c.Err("depth depends on run-time data (only compile-time values are supported)");
-  if (depth->element_count() != 1) return c.Err("depth must hold one value");
-  const int64_t depth_n = ir::SaturateToInt64(depth->FloatAt(0));
-  if (depth_n < 0) return c.Err("depth must be non-negative");
-  if (ir::ElementCount(c.S(2)) != 2) return c.Err("values must hold [off, on]");
-  const int64_t r = c.Rank(0) + 1;
-  int64_t axis = 0;
-  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", -1), r, &axis));
-  Shape out = c.S(0);
-  out.insert(out.begin() + axis, depth_n);
-  return c.Set(0, c.T(2), std::move(out));
-}
-
 // floor(x * s) for a symbolic x: a float is exactly m / 2^k, so the length
 // is floor(x * m / 2^k) in the pool (the kernel checks it against the
 // double product at run time).
@@ -193,8 +162,7 @@ using Rule = std::function<absl::Status(Ctx&)>;
 
 const std::map<std::string, Rule>& Rules() {
   static const auto* rules = new std::map<std::string, Rule>{
-      {"Size", Size}, {"EyeLike", EyeLike},
-      {"OneHot", OneHot}, {"Resize", Resize},
+      {"Resize", Resize},
 
   };
   return *rules;

@@ -14,21 +14,15 @@ namespace {
 // dims of convolutions and pools must still be static; their rules say so.
 const std::set<std::string>& SymbolicOps() {
   static const auto* ops = new std::set<std::string>{
-      "Dropout", "Shape", "Gather",
-      // symops: byte movers, sizes through the pool
-      "Size",  // folds to the product of the dims, a symbolic value
+      "Dropout",
       // lengths known during the run: static inputs, outputs of a data symbol's length
       "NonZero", "Compress", "Unique", "NonMaxSuppression",
-      // shapes and sequences from symbolic values (torch.zeros(N, 4),
-      // torch.arange(S)) (kernels fill/arange)
-      "ConstantOfShape", "Range",
       // control flow: subgraphs share the model's pool; their own nodes are
       // checked when they compile (passes/control_flow.cc)
       "If", "Loop", "Scan",
       // Resize (constant scales; resize_rt_f32 with patched dims)
       "Resize",
-      // a run-time depth without a declaration (static indices only)
-      "OneHot"};
+};
   return *ops;
 }
 
@@ -38,8 +32,7 @@ const std::set<std::string>& SymbolicOps() {
 // number), and Reshape's rule reads them as its shape.
 bool TakesSymbolicValueAt(const std::string& op, size_t input) {
   static const auto* data_only = new std::set<std::string>{
-      "Shape", "Gather", "Cast",
-      "Size"};  // Size reads only the (static) shape of a shape value
+      "Cast"};
   if (const OpDef* def = FindOpDef(op); def != nullptr && def->symbolic_values != nullptr) {
     return def->symbolic_values(input);  // compiler/ops/
   }
@@ -54,8 +47,6 @@ bool TakesSymbolicValueAt(const std::string& op, size_t input) {
   }
   if (op == "TopK") return input == 1;  // k, read as a dim
   if (op == "Where") return input == 1 || input == 2;  // symbolic_fold, known condition
-  if (op == "ConstantOfShape") return input == 0;  // its shape, read as dims
-  if (op == "Range") return input <= 1;  // start and limit (SymbolicRange)
   if (op == "Resize") return input == 3;  // its sizes (the rule reads them as dims)
   return data_only->count(op) != 0 && input == 0;
 }

@@ -92,6 +92,8 @@ absl::StatusOr<Binding> BindScratch(LoweringContext& ctx, const ir::Node& node, 
   return ctx.Bind(node, node.outputs[n_out]);
 }
 
+}  // namespace
+
 absl::Status LowerNonZero(LoweringContext& ctx, const ir::Node& node) {
   Shape x, y;
   KILN_RETURN_IF_ERROR(Shapes(ctx, node, &x, &y, /*sized_x=*/true));
@@ -239,14 +241,5 @@ absl::Status LowerDropout(LoweringContext& ctx, const ir::Node& node) {
   return ctx.Dispatch(node, dropout, b, bytes);
 }
 
-}  // namespace
-
-void RegisterDataDependentLowerings(LoweringTable& table) {
-  table["NonZero"] = LowerNonZero;
-  table["Compress"] = LowerCompress;
-  table["Unique"] = LowerUnique;
-  table["NonMaxSuppression"] = LowerNonMaxSuppression;
-  table["Dropout"] = LowerDropout;
-}
 
 }  // namespace kiln::compiler::emit

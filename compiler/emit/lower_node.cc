@@ -13,7 +13,6 @@ const LoweringTable& Table() {
     auto* t = new LoweringTable;
     RegisterResizeLowerings(*t);
     RegisterShapeCheckLowerings(*t);
-    RegisterDataDependentLowerings(*t);  // NonZero, Compress, Unique, NMS, training Dropout
     RegisterResizeRtLowerings(*t);  // wraps Resize (run-time scales/roi)
     RegisterResizeSymbolicLowerings(*t);  // wraps Resize (symbolic dims)
     RegisterTrainingLowerings(*t);   // "ai.onnx.preview.training:Adam", ...

@@ -32,9 +32,13 @@ absl::StatusOr<std::vector<Binding>> BindAll(LoweringContext& ctx, const ir::Nod
 void RegisterResizeLowerings(LoweringTable& table);      // lower_resize.cc
 // lower_shape_check.cc: the symbolic values materialize_symbolic_values makes.
 void RegisterShapeCheckLowerings(LoweringTable& table);
-// lower_data_dependent.cc: NonZero/Compress/Unique/NonMaxSuppression for a declared
-// output shape; Dropout with a run-time training_mode.
-void RegisterDataDependentLowerings(LoweringTable& table);
+// lower_data_dependent.cc: NonZero/Compress/Unique/NonMaxSuppression (for a
+// declared output shape or reporting their lengths); Dropout as a kernel.
+absl::Status LowerNonZero(LoweringContext& ctx, const ir::Node& node);
+absl::Status LowerCompress(LoweringContext& ctx, const ir::Node& node);
+absl::Status LowerUnique(LoweringContext& ctx, const ir::Node& node);
+absl::Status LowerNonMaxSuppression(LoweringContext& ctx, const ir::Node& node);
+absl::Status LowerDropout(LoweringContext& ctx, const ir::Node& node);
 // lower_resize_rt.cc: Resize with run-time scales or roi (wraps Resize).
 void RegisterResizeRtLowerings(LoweringTable& table);
 // A new float32 constant [values] bound as a kernel input (lower_resize_rt.cc).

@@ -34,6 +34,8 @@ const std::vector<OpDef>& AllOpDefs() {
     RegisterReplicateOps(*v);
     RegisterSplitOps(*v);
     RegisterShapeValueOps(*v);
+    RegisterDataDependentOps(*v);
+    RegisterDropoutOps(*v);
     return v;
   }();
   return *ops;

@@ -272,8 +272,6 @@ bool FuseActivation(Graph& g, NodeId act_id) {
 bool IsAliasNode(const ir::Node& node) {
   if (!node.domain.empty()) return false;
   const std::string& op = node.op_type;
-  // A Dropout that may train runs a kernel (passes/shape_rules_dropout.h).
-  if (op == "Dropout") return node.GetInt("kiln.dropout_kernel", 0) == 0;
   const OpDef* def = FindOpDef(op);  // compiler/ops/
   return def != nullptr && def->alias != nullptr && def->alias(node);
 }

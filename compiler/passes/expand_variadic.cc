@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/graph_util.h"
-#include "compiler/passes/shape_rules_dropout.h"
+#include "compiler/ops/dropout.h"
 
 namespace kiln::compiler {
 namespace {

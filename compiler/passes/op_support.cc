@@ -18,14 +18,11 @@ bool IsKernelOp(const std::string& op_type) {
     return !def->fold_only;  // declared in compiler/ops/
   }
   static const std::set<std::string> kOps = {
-      "Dropout",
       // variadic, expanded into Add chains (passes/expand_variadic.cc)
       "Mean", "Sum",
       // data movement and NN (h9)
       "Resize",
       "MeanVarianceNormalization",
-      // data-dependent output length, for a declared static shape (shape_rules_data_dependent.h)
-      "NonZero", "Compress", "Unique", "NonMaxSuppression",
       // control flow: subgraphs become functions IF and LOOP call (control_flow.h)
       "If", "Loop", "Scan"};
   return kOps.count(op_type) != 0;

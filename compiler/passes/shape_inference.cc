@@ -21,8 +21,6 @@
 #include "compiler/passes/shape_rules_runtime_params.h"
 #include "compiler/passes/shape_rules_resize_rt.h"
 #include "compiler/passes/control_flow.h"
-#include "compiler/passes/shape_rules_data_dependent.h"
-#include "compiler/passes/shape_rules_dropout.h"
 #include "compiler/passes/symbolic_fold.h"
 #include "compiler/passes/symbolic_support.h"
 #include "compiler/passes/norm_expand.h"
@@ -39,15 +37,12 @@ using Shape = std::vector<int64_t>;
 // Per-node view with the helpers every rule needs.
 using Ctx = ShapeRuleContext;
 
-absl::Status Dropout(Ctx& c) { return InferDropout(c); }  // shape_rules_dropout.cc
-
 // ---- shape manipulation ---------------------------------------------------
 
 using Rule = std::function<absl::Status(Ctx&)>;
 
 const std::map<std::string, Rule>& Rules() {
   static const auto* rules = new std::map<std::string, Rule>{
-      {"Dropout", Dropout},
 
   };
   return *rules;
@@ -72,7 +67,6 @@ absl::Status InferNodeShapes(ir::Graph& graph, ir::NodeId id,
   if (absl::Status s; InferRuntimeResize(graph, node, known, &s)) return s;  // shape_rules_resize_rt.cc
   if (absl::Status s; InferRuntimeShapeInput(graph, node, known, &s)) return s;  // shape_rules_runtime.cc
   if (absl::Status s; InferRuntimeParams(graph, node, known, &s)) return s;  // shape_rules_runtime_params.cc
-  if (absl::Status s; InferDataDependent(graph, node, known, &s)) return s;  // shape_rules_data_dependent.cc
   if (const OpDef* def = FindOpDef(node); def != nullptr && def->shape != nullptr) {
     return def->shape(c);  // compiler/ops/
   }

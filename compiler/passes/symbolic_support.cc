@@ -14,9 +14,6 @@ namespace {
 // dims of convolutions and pools must still be static; their rules say so.
 const std::set<std::string>& SymbolicOps() {
   static const auto* ops = new std::set<std::string>{
-      "Dropout",
-      // lengths known during the run: static inputs, outputs of a data symbol's length
-      "NonZero", "Compress", "Unique", "NonMaxSuppression",
       // control flow: subgraphs share the model's pool; their own nodes are
       // checked when they compile (passes/control_flow.cc)
       "If", "Loop", "Scan",

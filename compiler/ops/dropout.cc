@@ -1,7 +1,10 @@
-#include "compiler/passes/shape_rules_dropout.h"
+// Dropout: in inference an alias of its input; a node that may train (or
+// whose mask is wanted) runs the dropout kernel (dropout.h says when).
+#include "compiler/ops/dropout.h"
 
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/graph_util.h"
+#include "compiler/ops/op_def.h"
 
 namespace kiln::compiler {
 namespace {
@@ -23,7 +26,9 @@ bool DropoutMayTrain(const ir::Graph& graph, const ir::Node& node) {
   return !KnownFalse(graph.value(node.inputs[2]).constant.get());
 }
 
-absl::Status InferDropout(ShapeRuleContext& c) {
+namespace {
+
+absl::Status DropoutShape(ShapeRuleContext& c) {
   if (absl::Status s = c.Need(1); !s.ok()) return s;
   const bool mask = c.HasOut(1);
   const bool kernel = c.Has(2) && (mask || !KnownFalse(c.C(2)));
@@ -47,6 +52,16 @@ absl::Status InferDropout(ShapeRuleContext& c) {
   }
   if (absl::Status s = c.Set(0, c.T(0), c.S(0)); !s.ok()) return s;
   return c.Set(1, ir::DType::Bool, c.S(0));
+}
+
+bool DropoutIsAlias(const ir::Node& node) { return node.GetInt("kiln.dropout_kernel", 0) == 0; }
+
+}  // namespace
+
+void RegisterDropoutOps(std::vector<OpDef>& ops) {
+  OpDef dropout{"Dropout", DropoutShape, /*symbolic=*/true, emit::LowerDropout};
+  dropout.alias = DropoutIsAlias;
+  ops.push_back(dropout);
 }
 
 }  // namespace kiln::compiler

@@ -1,11 +1,9 @@
-#include "compiler/passes/shape_rules_data_dependent.h"
-
 #include <algorithm>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/graph_util.h"
-#include "compiler/passes/shape_rule_context.h"
+#include "compiler/ops/op_def.h"
 #include "compiler/passes/symbolic_support.h"
 
 namespace kiln::compiler {
@@ -301,38 +299,39 @@ absl::Status NmsAfterRun(Ctx& c) {
   return ResultSlot(c, 2, {0}, {0});
 }
 
-}  // namespace
-
-bool InferDataDependent(ir::Graph& graph, ir::Node& node,
-                        const std::vector<ir::ConstantPtr>& known, absl::Status* status) {
-  if (!node.domain.empty() && node.domain != "ai.onnx") return false;
+// The rule of all four: with a declared static output shape, checked against
+// it; without one, the length becomes a data symbol known after the node ran.
+absl::Status DataDependentShape(Ctx& c) {
+  KILN_RETURN_IF_ERROR(c.Need(1));
+  const ir::Node& node = c.node();
   const std::string& op = node.op_type;
-  if (op != "NonZero" && op != "Compress" && op != "Unique" && op != "NonMaxSuppression") {
-    return false;
-  }
-  Ctx c(graph, node, known);
-  if (absl::Status s = c.Need(1); !s.ok()) return *status = s, true;
   Shape y;
   const bool declared = c.DeclaredStatic(0, &y);
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     if (!c.Has(i)) continue;
     if (c.In(i).has_shape && Ctx::StaticShape(c.S(i))) continue;
     if (c.In(i).has_shape && !declared && TakesBoundedInputs(op)) continue;  // checked below
-    *status = c.Err(absl::StrCat("input '", c.In(i).name, "' must have a static shape"));
-    return true;
+    return c.Err(absl::StrCat("input '", c.In(i).name, "' must have a static shape"));
   }
   if (!declared) {
-    // The length becomes a data symbol: known after the node ran.
-    *status = op == "NonZero" || op == "Compress" ? AfterRun(c)
-              : op == "Unique"                   ? UniqueAfterRun(c)
-                                                 : NmsAfterRun(c);
-    return true;
+    return op == "NonZero" || op == "Compress" ? AfterRun(c)
+           : op == "Unique"                   ? UniqueAfterRun(c)
+                                              : NmsAfterRun(c);
   }
-  *status = op == "NonZero"   ? NonZero(c, y)
-            : op == "Compress" ? Compress(c, y)
-            : op == "Unique"   ? Unique(c, y)
-                               : NonMaxSuppression(c, y);
-  return true;
+  return op == "NonZero"   ? NonZero(c, y)
+         : op == "Compress" ? Compress(c, y)
+         : op == "Unique"   ? Unique(c, y)
+                            : NonMaxSuppression(c, y);
+}
+
+}  // namespace
+
+void RegisterDataDependentOps(std::vector<OpDef>& ops) {
+  ops.push_back({"NonZero", DataDependentShape, /*symbolic=*/true, emit::LowerNonZero});
+  ops.push_back({"Compress", DataDependentShape, /*symbolic=*/true, emit::LowerCompress});
+  ops.push_back({"Unique", DataDependentShape, /*symbolic=*/true, emit::LowerUnique});
+  ops.push_back({"NonMaxSuppression", DataDependentShape, /*symbolic=*/true,
+                 emit::LowerNonMaxSuppression});
 }
 
 }  // namespace kiln::compiler

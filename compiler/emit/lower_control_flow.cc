@@ -358,6 +358,8 @@ absl::Status LowerIterations(LoweringContext& ctx, const ir::Node& node, const C
   return absl::OkStatus();
 }
 
+}  // namespace
+
 absl::Status LowerControlFlow(LoweringContext& ctx, const ir::Node& node) {
   ControlFlow cf;
   absl::Status status;
@@ -367,12 +369,5 @@ absl::Status LowerControlFlow(LoweringContext& ctx, const ir::Node& node) {
   return LowerIterations(ctx, node, cf);
 }
 
-}  // namespace
-
-void RegisterControlFlowLowerings(LoweringTable& table) {
-  table["If"] = LowerControlFlow;
-  table["Loop"] = LowerControlFlow;
-  table["Scan"] = LowerControlFlow;
-}
 
 }  // namespace kiln::compiler::emit

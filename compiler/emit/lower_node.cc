@@ -16,7 +16,6 @@ const LoweringTable& Table() {
     RegisterResizeRtLowerings(*t);  // wraps Resize (run-time scales/roi)
     RegisterResizeSymbolicLowerings(*t);  // wraps Resize (symbolic dims)
     RegisterTrainingLowerings(*t);   // "ai.onnx.preview.training:Adam", ...
-    RegisterControlFlowLowerings(*t);  // If, Loop, Scan
     for (const OpDef& def : AllOpDefs()) {  // compiler/ops/
       if (def.lower) (*t)[def.op_type] = def.lower;
     }

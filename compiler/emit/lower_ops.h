@@ -49,7 +49,8 @@ void RegisterResizeSymbolicLowerings(LoweringTable& table);
 // lower_training.cc: ai.onnx.preview.training Adagrad/Adam/Momentum, registered
 // as "ai.onnx.preview.training:<Op>" (lower_node.cc looks non-default domains up so).
 void RegisterTrainingLowerings(LoweringTable& table);
-void RegisterControlFlowLowerings(LoweringTable& table);  // lower_control_flow.cc (If, Loop, Scan)
+// If, Loop and Scan: their subgraphs as called functions (lower_control_flow.cc).
+absl::Status LowerControlFlow(LoweringContext& ctx, const ir::Node& node);
 // Whether the node's input k is given (an optional input may be omitted).
 inline bool HasInput(const ir::Node& node, size_t k) {
   return node.inputs.size() > k && node.inputs[k] != ir::kNoValue;

@@ -78,7 +78,7 @@ void RegisterShapeValueOps(std::vector<OpDef>& ops);   // shape_values.cc
 void RegisterDataDependentOps(std::vector<OpDef>& ops);  // data_dependent.cc
 void RegisterDropoutOps(std::vector<OpDef>& ops);      // dropout.cc
 void RegisterResizeOps(std::vector<OpDef>& ops);       // resize.cc
-void RegisterControlFlowOps(std::vector<OpDef>& ops);  // control_flow.cc
+void RegisterControlFlowOps(std::vector<OpDef>& ops);  // if_loop_scan.cc
 
 }  // namespace kiln::compiler
 

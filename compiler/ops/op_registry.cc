@@ -36,6 +36,7 @@ const std::vector<OpDef>& AllOpDefs() {
     RegisterShapeValueOps(*v);
     RegisterDataDependentOps(*v);
     RegisterDropoutOps(*v);
+    RegisterControlFlowOps(*v);
     return v;
   }();
   return *ops;

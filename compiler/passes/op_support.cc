@@ -22,9 +22,7 @@ bool IsKernelOp(const std::string& op_type) {
       "Mean", "Sum",
       // data movement and NN (h9)
       "Resize",
-      "MeanVarianceNormalization",
-      // control flow: subgraphs become functions IF and LOOP call (control_flow.h)
-      "If", "Loop", "Scan"};
+      "MeanVarianceNormalization"};
   return kOps.count(op_type) != 0;
 }
 

@@ -62,7 +62,6 @@ absl::Status InferNodeShapes(ir::Graph& graph, ir::NodeId id,
   if (!node.domain.empty() && node.domain != "ai.onnx") {
     return c.Err("ops outside the default ONNX domain are not supported");
   }
-  if (absl::Status s; InferControlFlowShapes(graph, node, known, &s)) return s;  // control_flow.cc
   KILN_RETURN_IF_ERROR(CheckSymbolicSupport(graph, node, &known));
   if (absl::Status s; InferRuntimeResize(graph, node, known, &s)) return s;  // shape_rules_resize_rt.cc
   if (absl::Status s; InferRuntimeShapeInput(graph, node, known, &s)) return s;  // shape_rules_runtime.cc

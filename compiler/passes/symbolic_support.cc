@@ -14,9 +14,6 @@ namespace {
 // dims of convolutions and pools must still be static; their rules say so.
 const std::set<std::string>& SymbolicOps() {
   static const auto* ops = new std::set<std::string>{
-      // control flow: subgraphs share the model's pool; their own nodes are
-      // checked when they compile (passes/control_flow.cc)
-      "If", "Loop", "Scan",
       // Resize (constant scales; resize_rt_f32 with patched dims)
       "Resize",
 };
@@ -33,9 +30,7 @@ bool TakesSymbolicValueAt(const std::string& op, size_t input) {
   if (const OpDef* def = FindOpDef(op); def != nullptr && def->symbolic_values != nullptr) {
     return def->symbolic_values(input);  // compiler/ops/
   }
-  // Subgraph inputs (a trip count, captured shape values) take them as
-  // constants of the subgraph, where the ops reading them are checked.
-  if (op == "Concat" || op == "If" || op == "Loop" || op == "Scan") return true;
+  if (op == "Concat") return true;
   if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") return input <= 1;  // symbolic_fold
   if (op == "Equal") return input <= 1;  // symbolic_fold, where decidable
   if (op == "Min" || op == "Max") return input <= 1;  // symbolic_fold (pairs)

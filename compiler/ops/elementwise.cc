@@ -181,6 +181,11 @@ void RegisterElementwiseOps(std::vector<OpDef>& ops) {
     ops.push_back({op, BinaryShape, /*symbolic=*/true,
                    F32OrTyped<LowerBinary, emit::LowerTypedBinary>});
   }
+  for (const char* op : {"Sum", "Mean"}) {
+    OpDef variadic{op, ElementwiseBroadcast, /*symbolic=*/false, nullptr};
+    variadic.no_kernel = "expanded into a chain of Add (passes/expand_variadic.cc)";
+    ops.push_back(variadic);
+  }
   ops.push_back({"Relu", ElementwiseSameShape, /*symbolic=*/true, LowerUnary});
   ops.push_back({"Clip", ClipShape, /*symbolic=*/true, LowerUnary});
   ops.push_back({"Sigmoid", ElementwiseSameShape, /*symbolic=*/true, LowerUnary});

@@ -178,6 +178,16 @@ absl::Status LowerLayerNorm(emit::LoweringContext& ctx, const ir::Node& node) {
                       {-1, -1, has_bias ? -1 : 0, -1, stats ? -1 : 0, stats ? -1 : 0});
 }
 
+// Expanded before lowering (float32) or refused there.
+absl::Status MeanVarianceNormalization(ShapeRuleContext& c) {
+  ir::Graph& g = c.graph();
+  ir::Node& n = c.node();
+  if (n.inputs.empty() || n.inputs[0] == ir::kNoValue || !g.value(n.inputs[0]).has_shape) {
+    return c.Err("expects a shaped input");
+  }
+  const ir::Value& x = g.value(n.inputs[0]);
+  return c.Set(0, x.dtype, x.shape);
+}
 
 }  // namespace
 
@@ -187,6 +197,9 @@ void RegisterNormalizationOps(std::vector<OpDef>& ops) {
   ops.push_back({"InstanceNormalization", InstanceNormShape, /*symbolic=*/false,
                  LowerInstanceNorm});
   ops.push_back({"LRN", LrnShape, /*symbolic=*/false, LowerLrn});
+  OpDef mvn{"MeanVarianceNormalization", MeanVarianceNormalization, /*symbolic=*/false, nullptr};
+  mvn.no_kernel = "expanded into float32 elementwise ops (passes/norm_expand.cc)";
+  ops.push_back(mvn);
 }
 
 }  // namespace kiln::compiler

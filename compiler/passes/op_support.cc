@@ -18,11 +18,9 @@ bool IsKernelOp(const std::string& op_type) {
     return !def->fold_only;  // declared in compiler/ops/
   }
   static const std::set<std::string> kOps = {
-      // variadic, expanded into Add chains (passes/expand_variadic.cc)
-      "Mean", "Sum",
       // data movement and NN (h9)
       "Resize",
-      "MeanVarianceNormalization"};
+};
   return kOps.count(op_type) != 0;
 }
 

@@ -69,7 +69,6 @@ absl::Status InferNodeShapes(ir::Graph& graph, ir::NodeId id,
   if (const OpDef* def = FindOpDef(node); def != nullptr && def->shape != nullptr) {
     return def->shape(c);  // compiler/ops/
   }
-  if (absl::Status s; InferMathShapes(graph, node, known, &s)) return s;  // shape_rules_math.cc
   if (absl::Status s; InferMovementShapes(graph, node, known, &s)) return s;  // shape_rules_movement.cc
   auto it = Rules().find(node.op_type);
   if (it == Rules().end()) {

@@ -62,48 +62,4 @@ absl::Status ElementwiseBroadcast(ShapeRuleContext& c) {
   return c.Set(0, c.T(0), std::move(acc));
 }
 
-namespace {
-
-using ir::DType;
-using ir::ShapeStr;
-using Shape = std::vector<int64_t>;
-
-// The node under inference and the helpers its rule needs.
-using MathCtx = ShapeRuleContext;
-
-absl::Status MeanVarianceNormalization(MathCtx& c) {
-  ir::Graph& g = c.graph();
-  ir::Node& n = c.node();
-  if (n.inputs.empty() || n.inputs[0] == ir::kNoValue || !g.value(n.inputs[0]).has_shape) {
-    return c.Err("expects a shaped input");
-  }
-  const ir::Value& x = g.value(n.inputs[0]);
-  return c.Set(0, x.dtype, x.shape);
-}
-
-using MathRule = std::function<absl::Status(MathCtx&)>;
-
-const std::map<std::string, MathRule>& MathRules() {
-  static const auto* rules = [] {
-    auto* m = new std::map<std::string, MathRule>;
-    for (const char* op : {"Mean", "Sum"}) {
-      (*m)[op] = ElementwiseBroadcast;
-    }
-    (*m)["MeanVarianceNormalization"] = MeanVarianceNormalization;
-    return m;
-  }();
-  return *rules;
-}
-
-}  // namespace
-
-bool InferMathShapes(ir::Graph& graph, ir::Node& node, const std::vector<ir::ConstantPtr>& known,
-                     absl::Status* status) {
-  const auto it = MathRules().find(node.op_type);
-  if (it == MathRules().end()) return false;
-  MathCtx c(graph, node, known);
-  *status = it->second(c);
-  return true;
-}
-
 }  // namespace kiln::compiler

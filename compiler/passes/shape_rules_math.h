@@ -1,11 +1,5 @@
-// Shape and dtype rules for the float math ops: unary math and activations,
-// Pow/PRelu/Mod/Max/Min/Mean/Sum, the Reduce* family, ArgMax/ArgMin,
-// LayerNormalization, InstanceNormalization, LpNormalization, LRN, Hardmax
-// and LogSoftmax (ONNX opsets 11..17, plus axes-as-input from opset 18).
-//
-// Reduce* nodes get the attribute "kiln.axes": the sorted, non-negative axes
-// actually reduced (empty = nothing reduced, the noop_with_empty_axes case),
-// so lowering never re-derives defaults or reads the axes input.
+// Shape rules that many elementwise ops share (compiler/ops/ declares the
+// ops that use them).
 #ifndef KILN_COMPILER_PASSES_SHAPE_RULES_MATH_H_
 #define KILN_COMPILER_PASSES_SHAPE_RULES_MATH_H_
 
@@ -29,9 +23,6 @@ absl::Status ElementwiseBroadcast(ShapeRuleContext& c);
 absl::Status BroadcastInputs(ShapeRuleContext& c, const std::vector<size_t>& ins,
                              std::vector<int64_t>* out);
 
-// True if `node`'s op has a rule here; the rule's result is then in *status.
-bool InferMathShapes(ir::Graph& graph, ir::Node& node,
-                     const std::vector<ir::ConstantPtr>& known, absl::Status* status);
 
 }  // namespace kiln::compiler
 

@@ -11,10 +11,7 @@ namespace {
 const LoweringTable& Table() {
   static const LoweringTable* table = [] {
     auto* t = new LoweringTable;
-    RegisterResizeLowerings(*t);
     RegisterShapeCheckLowerings(*t);
-    RegisterResizeRtLowerings(*t);  // wraps Resize (run-time scales/roi)
-    RegisterResizeSymbolicLowerings(*t);  // wraps Resize (symbolic dims)
     RegisterTrainingLowerings(*t);   // "ai.onnx.preview.training:Adam", ...
     for (const OpDef& def : AllOpDefs()) {  // compiler/ops/
       if (def.lower) (*t)[def.op_type] = def.lower;

@@ -29,7 +29,6 @@ Epilogue EpilogueOf(const ir::Node& node);
 absl::StatusOr<std::vector<Binding>> BindAll(LoweringContext& ctx, const ir::Node& node,
                                              const std::vector<size_t>& inputs);
 
-void RegisterResizeLowerings(LoweringTable& table);      // lower_resize.cc
 // lower_shape_check.cc: the symbolic values materialize_symbolic_values makes.
 void RegisterShapeCheckLowerings(LoweringTable& table);
 // lower_data_dependent.cc: NonZero/Compress/Unique/NonMaxSuppression (for a
@@ -39,13 +38,16 @@ absl::Status LowerCompress(LoweringContext& ctx, const ir::Node& node);
 absl::Status LowerUnique(LoweringContext& ctx, const ir::Node& node);
 absl::Status LowerNonMaxSuppression(LoweringContext& ctx, const ir::Node& node);
 absl::Status LowerDropout(LoweringContext& ctx, const ir::Node& node);
-// lower_resize_rt.cc: Resize with run-time scales or roi (wraps Resize).
-void RegisterResizeRtLowerings(LoweringTable& table);
+// Resize (float32): static geometry to the resize kernel's taps
+// (lower_resize.cc), run-time scales, roi or reported sizes to resize_rt
+// (lower_resize_rt.cc), symbolic dims to resize_rt with patched dims
+// (lower_resize_sym.cc). compiler/ops/resize.cc chooses.
+absl::Status LowerResize(LoweringContext& ctx, const ir::Node& node);
+absl::Status LowerResizeRt(LoweringContext& ctx, const ir::Node& node);
+absl::Status LowerResizeSymbolic(LoweringContext& ctx, const ir::Node& node);
 // A new float32 constant [values] bound as a kernel input (lower_resize_rt.cc).
 Binding BindFloats(LoweringContext& ctx, const ir::Node& node, const char* what,
                    const std::vector<float>& values);
-// lower_resize_sym.cc: Resize over symbolic dims (wraps Resize, after the above).
-void RegisterResizeSymbolicLowerings(LoweringTable& table);
 // lower_training.cc: ai.onnx.preview.training Adagrad/Adam/Momentum, registered
 // as "ai.onnx.preview.training:<Op>" (lower_node.cc looks non-default domains up so).
 void RegisterTrainingLowerings(LoweringTable& table);

@@ -84,6 +84,8 @@ std::vector<Tap> AxisTaps(const kiln_resize_method& m, int64_t in, int64_t out, 
   return taps;
 }
 
+}  // namespace
+
 absl::Status LowerResize(LoweringContext& ctx, const ir::Node& node) {
   if (ctx.value(node.inputs[0]).dtype != ir::DType::F32) {
     return ctx.Unimplemented(node, "Resize supports float32 data only");
@@ -143,9 +145,5 @@ absl::Status LowerResize(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(Binding by, ctx.Bind(node, node.outputs[0]));
   return ctx.Dispatch(node, resize, {bx, by});
 }
-
-}  // namespace
-
-void RegisterResizeLowerings(LoweringTable& table) { table["Resize"] = LowerResize; }
 
 }  // namespace kiln::compiler::emit

@@ -39,7 +39,24 @@ Binding BindFloats(LoweringContext& ctx, const ir::Node& node, const char* what,
   return ctx.BindNewConstant(absl::StrCat(node.name, ".", what), data);
 }
 
-namespace {
+absl::Status DispatchResizeRt(LoweringContext& ctx, const ir::Node& node,
+                              const kiln_resize_method& m, const std::vector<int64_t>& x,
+                              const std::vector<int64_t>& y, int64_t scales_mode, int64_t roi_dtype,
+                              const std::vector<Binding>& bindings) {
+  kernel::ResizeRtF32 resize;
+  resize.R = static_cast<int64_t>(x.size());
+  resize.mode = m.mode;
+  resize.nearest_mode = m.nearest;
+  resize.coordinate_transformation_mode = m.ctm;
+  resize.exclude_outside = m.exclude_outside;
+  resize.check_scales = scales_mode;
+  resize.roi_dtype = roi_dtype;
+  resize.in_dims = x;
+  resize.out_dims = y;
+  resize.cubic_coeff_a = static_cast<float>(m.cubic_a);
+  resize.extrapolation_value = node.GetFloat("extrapolation_value", 0.0f);
+  return ctx.Dispatch(node, resize, bindings);
+}
 
 absl::Status LowerResizeRt(LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(Shape x, ctx.InputShape(node, 0));
@@ -103,39 +120,6 @@ absl::Status LowerResizeRt(LoweringContext& ctx, const ir::Node& node) {
   }
   KILN_ASSIGN_OR_RETURN(b[3], ctx.Bind(node, node.outputs[0]));
   return DispatchResizeRt(ctx, node, m, x, y, scales_mode, roi_dtype, b);
-}
-
-}  // namespace
-
-absl::Status DispatchResizeRt(LoweringContext& ctx, const ir::Node& node,
-                              const kiln_resize_method& m, const std::vector<int64_t>& x,
-                              const std::vector<int64_t>& y, int64_t scales_mode, int64_t roi_dtype,
-                              const std::vector<Binding>& bindings) {
-  kernel::ResizeRtF32 resize;
-  resize.R = static_cast<int64_t>(x.size());
-  resize.mode = m.mode;
-  resize.nearest_mode = m.nearest;
-  resize.coordinate_transformation_mode = m.ctm;
-  resize.exclude_outside = m.exclude_outside;
-  resize.check_scales = scales_mode;
-  resize.roi_dtype = roi_dtype;
-  resize.in_dims = x;
-  resize.out_dims = y;
-  resize.cubic_coeff_a = static_cast<float>(m.cubic_a);
-  resize.extrapolation_value = node.GetFloat("extrapolation_value", 0.0f);
-  return ctx.Dispatch(node, resize, bindings);
-}
-
-void RegisterResizeRtLowerings(LoweringTable& table) {
-  LowerFn before = table.count("Resize") ? table["Resize"] : LowerFn();
-  table["Resize"] = [before](LoweringContext& ctx, const ir::Node& node) -> absl::Status {
-    if (compiler::HasRuntimeResizeParams(ctx.graph(), node) ||
-        node.GetInt("kiln.result_dims", 0) != 0) {
-      return LowerResizeRt(ctx, node);
-    }
-    if (!before) return ctx.Unimplemented(node, "no kernel lowers this op");
-    return before(ctx, node);
-  };
 }
 
 }  // namespace kiln::compiler::emit

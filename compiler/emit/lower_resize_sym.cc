@@ -18,8 +18,6 @@
 #include "kiln/kernels.h"
 
 namespace kiln::compiler::emit {
-namespace {
-
 using Shape = std::vector<int64_t>;
 
 absl::Status LowerResizeSymbolic(LoweringContext& ctx, const ir::Node& node) {
@@ -50,23 +48,6 @@ absl::Status LowerResizeSymbolic(LoweringContext& ctx, const ir::Node& node) {
   const int64_t mode = node.GetInt("kiln.scales_from_sizes", 0) != 0 ? KILN_RESIZE_SCALES_FROM_SIZES
                                                                      : KILN_RESIZE_SCALES_CHECKED;
   return DispatchResizeRt(ctx, node, m, x, y, mode, KILN_DTYPE_F32, b);
-}
-
-}  // namespace
-
-void RegisterResizeSymbolicLowerings(LoweringTable& table) {
-  LowerFn before = table.count("Resize") ? table["Resize"] : LowerFn();
-  table["Resize"] = [before](LoweringContext& ctx, const ir::Node& node) -> absl::Status {
-    // Run-time scales or roi stay with lower_resize_rt.cc (which refuses symbolic dims).
-    const bool symbolic = !ctx.dims().empty() &&
-                          !compiler::HasRuntimeResizeParams(ctx.graph(), node) &&
-                          node.GetInt("kiln.result_dims", 0) == 0 &&
-                          (HasSymbolicDims(ctx.value(node.inputs[0]).shape) ||
-                           HasSymbolicDims(ctx.value(node.outputs[0]).shape));
-    if (symbolic) return LowerResizeSymbolic(ctx, node);
-    if (!before) return ctx.Unimplemented(node, "no kernel lowers this op");
-    return before(ctx, node);
-  };
 }
 
 }  // namespace kiln::compiler::emit

@@ -46,7 +46,9 @@ absl::Status CastLikeShape(ShapeRuleContext& c) {
 }  // namespace
 
 void RegisterCastOps(std::vector<OpDef>& ops) {
-  ops.push_back({"Cast", CastShape, /*symbolic=*/true, emit::LowerCast});
+  OpDef cast{"Cast", CastShape, /*symbolic=*/true, emit::LowerCast};
+  cast.symbolic_values = SymbolicValueAtFirst;  // folded when to int64 (symbolic_support.h)
+  ops.push_back(cast);
   ops.push_back({"CastLike", CastLikeShape, /*symbolic=*/true, emit::LowerCast});
 }
 

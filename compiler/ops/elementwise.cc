@@ -178,8 +178,9 @@ absl::Status LowerPow(emit::LoweringContext& ctx, const ir::Node& node) {
 
 void RegisterElementwiseOps(std::vector<OpDef>& ops) {
   for (const char* op : {"Add", "Sub", "Mul", "Div"}) {
-    ops.push_back({op, BinaryShape, /*symbolic=*/true,
-                   F32OrTyped<LowerBinary, emit::LowerTypedBinary>});
+    OpDef def{op, BinaryShape, /*symbolic=*/true, F32OrTyped<LowerBinary, emit::LowerTypedBinary>};
+    def.symbolic_values = SymbolicValueAtFirstTwo;  // passes/symbolic_fold.cc
+    ops.push_back(def);
   }
   for (const char* op : {"Sum", "Mean"}) {
     OpDef variadic{op, ElementwiseBroadcast, /*symbolic=*/false, nullptr};
@@ -204,8 +205,11 @@ void RegisterElementwiseOps(std::vector<OpDef>& ops) {
   ops.push_back({"Pow", ElementwiseBroadcast, /*symbolic=*/true, LowerPow});
   ops.push_back({"PRelu", PReluShape, /*symbolic=*/true, LowerMathBinary});
   for (const char* op : {"Mod", "Max", "Min"}) {
-    ops.push_back({op, ElementwiseBroadcast, /*symbolic=*/true,
-                   F32OrTyped<LowerMathBinary, emit::LowerTypedBinary>});
+    OpDef def{op, ElementwiseBroadcast, /*symbolic=*/true,
+              F32OrTyped<LowerMathBinary, emit::LowerTypedBinary>};
+    // Max and Min of two shape values fold (passes/symbolic_fold.cc).
+    if (std::string(op) != "Mod") def.symbolic_values = SymbolicValueAtFirstTwo;
+    ops.push_back(def);
   }
   OpDef silu{"Silu", nullptr, /*symbolic=*/true, LowerUnary};
   silu.internal = true;

@@ -15,14 +15,12 @@ absl::Status ControlFlowShape(ShapeRuleContext& c) {
   return status;
 }
 
-bool AnyInput(size_t) { return true; }
-
 }  // namespace
 
 void RegisterControlFlowOps(std::vector<OpDef>& ops) {
   for (const char* op : {"If", "Loop", "Scan"}) {
     OpDef def{op, ControlFlowShape, /*symbolic=*/true, emit::LowerControlFlow};
-    def.symbolic_values = AnyInput;
+    def.symbolic_values = SymbolicValueAnywhere;
     ops.push_back(def);
   }
 }

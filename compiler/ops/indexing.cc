@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/graph_util.h"
 #include "compiler/ops/op_def.h"
+#include "compiler/ops/runtime_rules.h"
 #include "kiln/kernel_abi.h"
 
 namespace kiln::compiler {
@@ -364,16 +365,13 @@ absl::Status LowerOneHot(emit::LoweringContext& ctx, const ir::Node& node) {
   return ctx.Dispatch(node, one_hot, {bi, bv, by});
 }
 
-// Gather moves a shape value as data (Shape(x)[0]).
-bool GatherSymbolicValues(size_t input) { return input == 0; }
-
 }  // namespace
 
 void RegisterIndexingOps(std::vector<OpDef>& ops) {
   OpDef gather{"Gather", Gather, /*symbolic=*/true, LowerGather};
-  gather.symbolic_values = GatherSymbolicValues;
+  gather.symbolic_values = SymbolicValueAtFirst;  // Shape(x)[0]
   ops.push_back(gather);
-  ops.push_back({"OneHot", OneHot, /*symbolic=*/true, LowerOneHot});
+  ops.push_back({"OneHot", WithRuntimeShapeInput<OneHot>, /*symbolic=*/true, LowerOneHot});
   ops.push_back({"GatherElements", GatherElementsShape, /*symbolic=*/true, LowerElements});
   ops.push_back({"ScatterElements", ScatterElementsShape, /*symbolic=*/true, LowerElements});
   ops.push_back({"GatherND", GatherNDShape, /*symbolic=*/true, LowerND});

@@ -92,11 +92,16 @@ absl::Status WhereShape(ShapeRuleContext& c) {
   return c.Set(0, c.T(1), std::move(out));
 }
 
+bool WhereSymbolicValues(size_t input) { return input == 1 || input == 2; }
+
 }  // namespace
 
 void RegisterLogicOps(std::vector<OpDef>& ops) {
   for (const char* op : {"Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual"}) {
-    ops.push_back({op, CompareShape, /*symbolic=*/true, emit::LowerCompare});
+    OpDef def{op, CompareShape, /*symbolic=*/true, emit::LowerCompare};
+    // Equal of shape values folds where decidable (passes/symbolic_fold.cc).
+    if (std::string(op) == "Equal") def.symbolic_values = SymbolicValueAtFirstTwo;
+    ops.push_back(def);
   }
   for (const char* op : {"And", "Or", "Xor"}) {
     ops.push_back({op, LogicShape, /*symbolic=*/true, emit::LowerTypedBinary});
@@ -104,7 +109,10 @@ void RegisterLogicOps(std::vector<OpDef>& ops) {
   for (const char* op : {"Not", "IsNaN", "IsInf"}) {
     ops.push_back({op, UnaryToBoolShape, /*symbolic=*/true, emit::LowerTypedUnary});
   }
-  ops.push_back({"Where", WhereShape, /*symbolic=*/true, emit::LowerWhere});
+  OpDef where{"Where", WhereShape, /*symbolic=*/true, emit::LowerWhere};
+  // Shape values chosen by a known condition fold (passes/symbolic_fold.cc).
+  where.symbolic_values = WhereSymbolicValues;
+  ops.push_back(where);
 }
 
 }  // namespace kiln::compiler

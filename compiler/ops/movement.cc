@@ -236,7 +236,9 @@ absl::Status LowerDepthSpace(emit::LoweringContext& ctx, const ir::Node& node) {
 
 void RegisterMovementOps(std::vector<OpDef>& ops) {
   ops.push_back({"Transpose", TransposeShape, /*symbolic=*/true, LowerTranspose});
-  ops.push_back({"Concat", ConcatShape, /*symbolic=*/true, LowerConcat});
+  OpDef concat{"Concat", ConcatShape, /*symbolic=*/true, LowerConcat};
+  concat.symbolic_values = SymbolicValueAnywhere;  // Concat(Shape(x)[:1], [-1])
+  ops.push_back(concat);
   ops.push_back({"DepthToSpace", DepthSpace, /*symbolic=*/false, LowerDepthSpace});
   ops.push_back({"SpaceToDepth", DepthSpace, /*symbolic=*/false, LowerDepthSpace});
   ops.push_back({"ReverseSequence", ReverseSequenceShape, /*symbolic=*/false,

@@ -5,9 +5,12 @@
 // The passes (op support, shape inference, symbolic support) and the
 // lowering read these declarations through op_registry.h.
 //
-// Cross-cutting variants are still chosen by op name elsewhere: run-time
-// shape and parameter inputs (passes/shape_rules_runtime*.cc), compile-time
-// evaluation (passes/fold_eval.cc) (docs/adding-an-op.md).
+// Every default-domain op Kiln accepts is declared here; nothing else lists
+// ops by name for support, shape rules, symbolic dims or lowering. Still by
+// name elsewhere: which input of an op may be a run-time shape or parameter
+// (passes/shape_rules_runtime*.cc; an op composes those rules through
+// runtime_rules.h) and compile-time evaluation (passes/fold_eval.cc)
+// (docs/adding-an-op.md).
 #ifndef KILN_COMPILER_OPS_OP_DEF_H_
 #define KILN_COMPILER_OPS_OP_DEF_H_
 
@@ -46,6 +49,13 @@ struct OpDef {
   // names it is refused like any unknown op.
   bool internal = false;
 };
+
+// The common SymbolicValueInputs: the first input (data an op moves, or
+// reads only the shape of), the first two (binary arithmetic on shape
+// values, folded by passes/symbolic_fold.cc), any input.
+inline bool SymbolicValueAtFirst(size_t input) { return input == 0; }
+inline bool SymbolicValueAtFirstTwo(size_t input) { return input <= 1; }
+inline bool SymbolicValueAnywhere(size_t) { return true; }
 
 // Each op-family file defines one of these; op_registry.cc calls them all.
 void RegisterBitwiseOps(std::vector<OpDef>& ops);      // bitwise.cc

@@ -37,6 +37,7 @@ const std::vector<OpDef>& AllOpDefs() {
     RegisterDataDependentOps(*v);
     RegisterDropoutOps(*v);
     RegisterControlFlowOps(*v);
+    RegisterResizeOps(*v);
     return v;
   }();
   return *ops;

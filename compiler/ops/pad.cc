@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/ops/op_def.h"
+#include "compiler/ops/runtime_rules.h"
 #include "compiler/passes/shape_rules_runtime_params.h"
 #include "kiln/kernel_abi.h"
 
@@ -122,7 +123,7 @@ absl::Status LowerPadOp(emit::LoweringContext& ctx, const ir::Node& node) {
 }  // namespace
 
 void RegisterPadOps(std::vector<OpDef>& ops) {
-  ops.push_back({"Pad", Pad, /*symbolic=*/true, LowerPadOp});
+  ops.push_back({"Pad", WithRuntimeParams<Pad>, /*symbolic=*/true, LowerPadOp});
 }
 
 }  // namespace kiln::compiler

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/graph_util.h"
 #include "compiler/ops/op_def.h"
+#include "compiler/ops/runtime_rules.h"
 #include "compiler/passes/shape_rules_runtime_params.h"
 #include "kiln/kernels.h"
 
@@ -172,7 +173,13 @@ void RegisterReduceOps(std::vector<OpDef>& ops) {
   for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
                          "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
                          "ReduceSumSquare"}) {
-    ops.push_back({op, ReduceShape, /*symbolic=*/true, LowerReduce});
+    OpDef def{op, WithRuntimeParams<ReduceShape>, /*symbolic=*/true, LowerReduce};
+    // Sum, Prod, Max and Min over a shape value fold (passes/symbolic_fold.cc).
+    const std::string name = op;
+    if (name == "ReduceMin" || name == "ReduceMax" || name == "ReduceProd" || name == "ReduceSum") {
+      def.symbolic_values = SymbolicValueAtFirst;
+    }
+    ops.push_back(def);
   }
   ops.push_back({"ArgMax", ArgReduceShape, /*symbolic=*/true, LowerArgReduce});
   ops.push_back({"ArgMin", ArgReduceShape, /*symbolic=*/true, LowerArgReduce});

@@ -3,12 +3,13 @@
 // shape or the repeats may be shape values (x.expand(B, -1), x.repeat(B, 1)),
 // read as dims. A shape or repeats input known only at run time is checked
 // by a kernel (passes/shape_rules_runtime.cc); constant inputs fold
-// (passes/fold_eval.cc, shape_rules_movement.cc).
+// (passes/fold_eval.cc, fold_movement.cc).
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/graph_util.h"
 #include "compiler/ops/op_def.h"
+#include "compiler/ops/runtime_rules.h"
 #include "compiler/passes/symbolic_support.h"
 
 namespace kiln::compiler {
@@ -109,10 +110,10 @@ bool ShapeInputSymbolicValues(size_t input) { return input == 1; }
 }  // namespace
 
 void RegisterReplicateOps(std::vector<OpDef>& ops) {
-  OpDef expand{"Expand", Expand, /*symbolic=*/true, LowerExpand};
+  OpDef expand{"Expand", WithRuntimeShapeInput<Expand>, /*symbolic=*/true, LowerExpand};
   expand.symbolic_values = ShapeInputSymbolicValues;
   ops.push_back(expand);
-  OpDef tile{"Tile", Tile, /*symbolic=*/true, LowerTile};
+  OpDef tile{"Tile", WithRuntimeShapeInput<Tile>, /*symbolic=*/true, LowerTile};
   tile.symbolic_values = ShapeInputSymbolicValues;
   ops.push_back(tile);
 }

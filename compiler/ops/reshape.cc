@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/ops/op_def.h"
+#include "compiler/ops/runtime_rules.h"
 #include "compiler/passes/shape_rules_math.h"
 #include "compiler/passes/symbolic_support.h"
 
@@ -138,10 +139,6 @@ absl::Status Unsqueeze(ShapeRuleContext& c) {
 
 bool AlwaysAlias(const ir::Node&) { return true; }
 
-// Reshape reads its shape input as dims; all move a shape value as data.
-bool ReshapeSymbolicValues(size_t input) { return input <= 1; }
-bool DataSymbolicValues(size_t input) { return input == 0; }
-
 }  // namespace
 
 void RegisterReshapeOps(std::vector<OpDef>& ops) {
@@ -150,11 +147,12 @@ void RegisterReshapeOps(std::vector<OpDef>& ops) {
     ShapeRule shape;
     SymbolicValueInputs values;
   };
-  for (const Decl& d : {Decl{"Reshape", Reshape, ReshapeSymbolicValues},
-                        Decl{"Flatten", Flatten, DataSymbolicValues},
-                        Decl{"Squeeze", Squeeze, DataSymbolicValues},
-                        Decl{"Unsqueeze", Unsqueeze, DataSymbolicValues},
-                        Decl{"Identity", ElementwiseSameShape, DataSymbolicValues}}) {
+  // Reshape reads its shape input as dims; all move a shape value as data.
+  for (const Decl& d : {Decl{"Reshape", WithRuntimeShapeInput<Reshape>, SymbolicValueAtFirstTwo},
+                        Decl{"Flatten", Flatten, SymbolicValueAtFirst},
+                        Decl{"Squeeze", WithRuntimeShapeInput<Squeeze>, SymbolicValueAtFirst},
+                        Decl{"Unsqueeze", WithRuntimeShapeInput<Unsqueeze>, SymbolicValueAtFirst},
+                        Decl{"Identity", ElementwiseSameShape, SymbolicValueAtFirst}}) {
     OpDef def{d.op, d.shape, /*symbolic=*/true, nullptr};
     def.no_kernel = "an alias of its input";
     def.symbolic_values = d.values;

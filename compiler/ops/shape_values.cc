@@ -1,7 +1,7 @@
 // Ops that read shapes or make tensors from a few numbers: Shape, Size,
 // EyeLike, ConstantOfShape and Range (and Constant, which the importer makes
 // an initializer). Constant folding evaluates them (passes/fold_eval.cc,
-// shape_rules_movement.cc); the shape of symbolic dims becomes a symbolic
+// fold_movement.cc); the shape of symbolic dims becomes a symbolic
 // value. ConstantOfShape and Range run as kernels (fill, arange) only when
 // sized at run time or by the symbols, and Range with run-time bounds
 // (range_count, range).
@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/ops/op_def.h"
+#include "compiler/ops/runtime_rules.h"
 #include "compiler/passes/constant_folding.h"
 #include "compiler/passes/shape_rules_runtime_params.h"
 #include "compiler/passes/symbolic_fold.h"
@@ -134,32 +135,29 @@ absl::Status LowerRange(emit::LoweringContext& ctx, const ir::Node& node) {
   return emit::LowerSymbolicRange(ctx, node);
 }
 
-// Shape and Size read only the shape of a shape value; ConstantOfShape reads
-// its input as dims, Range its start and limit.
-bool FirstInputSymbolicValues(size_t input) { return input == 0; }
-bool BoundsSymbolicValues(size_t input) { return input <= 1; }
-
 }  // namespace
 
+// Shape and Size read only the shape of a shape value; ConstantOfShape reads
+// its input as dims, Range its start and limit.
 void RegisterShapeValueOps(std::vector<OpDef>& ops) {
   OpDef shape{"Shape", ShapeOp, /*symbolic=*/true, nullptr};
   shape.no_kernel = "evaluated at compile time (of symbolic dims: a symbolic value)";
-  shape.symbolic_values = FirstInputSymbolicValues;
+  shape.symbolic_values = SymbolicValueAtFirst;
   shape.fold_only = true;
   ops.push_back(shape);
   OpDef size{"Size", Size, /*symbolic=*/true, nullptr};
   size.no_kernel = "evaluated at compile time (of symbolic dims: a symbolic value)";
-  size.symbolic_values = FirstInputSymbolicValues;
+  size.symbolic_values = SymbolicValueAtFirst;
   ops.push_back(size);
   OpDef eye{"EyeLike", EyeLike, /*symbolic=*/false, nullptr};
   eye.no_kernel = "evaluated at compile time from its input's shape";
   ops.push_back(eye);
-  OpDef fill{"ConstantOfShape", ConstantOfShape, /*symbolic=*/true, emit::LowerConstantOfShape};
-  fill.symbolic_values = FirstInputSymbolicValues;
+  OpDef fill{"ConstantOfShape", WithRuntimeShapeInput<ConstantOfShape>, /*symbolic=*/true, emit::LowerConstantOfShape};
+  fill.symbolic_values = SymbolicValueAtFirst;
   fill.fold_only = true;
   ops.push_back(fill);
-  OpDef range{"Range", Range, /*symbolic=*/true, LowerRange};
-  range.symbolic_values = BoundsSymbolicValues;
+  OpDef range{"Range", WithRuntimeParams<Range>, /*symbolic=*/true, LowerRange};
+  range.symbolic_values = SymbolicValueAtFirstTwo;
   range.fold_only = true;
   ops.push_back(range);
   OpDef constant{"Constant", nullptr, /*symbolic=*/false, nullptr};

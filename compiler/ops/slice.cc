@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/ops/op_def.h"
+#include "compiler/ops/runtime_rules.h"
 #include "compiler/passes/shape_rules_runtime_params.h"
 
 namespace kiln::compiler {
@@ -194,7 +195,7 @@ bool SliceSymbolicValues(size_t input) { return input <= 2; }
 }  // namespace
 
 void RegisterSliceOps(std::vector<OpDef>& ops) {
-  OpDef slice{"Slice", SliceShape, /*symbolic=*/true, LowerSliceOp};
+  OpDef slice{"Slice", WithRuntimeParams<SliceShape>, /*symbolic=*/true, LowerSliceOp};
   slice.symbolic_values = SliceSymbolicValues;
   ops.push_back(slice);
 }

@@ -2,12 +2,13 @@
 // equal parts (num_outputs, opset 18: the last may be smaller). Lowered to a
 // strided_copy per output. Sizes known only at run time are checked by a
 // kernel (passes/shape_rules_runtime.cc); a constant input folds
-// (passes/shape_rules_movement.cc).
+// (passes/fold_movement.cc).
 #include <algorithm>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "compiler/ops/op_def.h"
+#include "compiler/ops/runtime_rules.h"
 
 namespace kiln::compiler {
 namespace {
@@ -91,7 +92,7 @@ absl::Status LowerSplit(emit::LoweringContext& ctx, const ir::Node& node) {
 }  // namespace
 
 void RegisterSplitOps(std::vector<OpDef>& ops) {
-  ops.push_back({"Split", Split, /*symbolic=*/true, LowerSplit});
+  ops.push_back({"Split", WithRuntimeShapeInput<Split>, /*symbolic=*/true, LowerSplit});
 }
 
 }  // namespace kiln::compiler

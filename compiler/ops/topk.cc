@@ -120,10 +120,14 @@ absl::Status LowerTopK(emit::LoweringContext& ctx, const ir::Node& node) {
                       {-1, runtime_k ? -1 : 0, -1, -1});
 }
 
+bool KSymbolicValue(size_t input) { return input == 1; }
+
 }  // namespace
 
 void RegisterTopKOps(std::vector<OpDef>& ops) {
-  ops.push_back({"TopK", TopKShape, /*symbolic=*/true, LowerTopK});
+  OpDef topk{"TopK", TopKShape, /*symbolic=*/true, LowerTopK};
+  topk.symbolic_values = KSymbolicValue;  // k, read as a dim
+  ops.push_back(topk);
 }
 
 }  // namespace kiln::compiler

@@ -15,7 +15,7 @@
 #include "compiler/passes/constant_folding.h"
 #include "compiler/ops/slice.h"
 #include "compiler/passes/shape_inference.h"
-#include "compiler/passes/shape_rules_movement.h"
+#include "compiler/passes/fold_movement.h"
 
 namespace kiln::compiler {
 namespace {
@@ -558,7 +558,7 @@ absl::StatusOr<std::vector<ConstantPtr>> EvaluateNode(const ir::Graph& graph, co
 static absl::StatusOr<std::vector<ConstantPtr>> EvaluateNodeUnchecked(
     const ir::Graph& graph, const ir::Node& node, const std::vector<ConstantPtr>& known) {
   if (absl::StatusOr<std::vector<ConstantPtr>> r; EvaluateMovementNode(graph, node, known, &r)) {
-    return r;  // shape_rules_movement.cc
+    return r;  // fold_movement.cc
   }
   static const std::set<std::string> kFoldable = {
       "Shape", "Identity", "Dropout", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Cast",

@@ -1,6 +1,5 @@
 #include "compiler/passes/op_support.h"
 
-#include <set>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -14,14 +13,8 @@
 namespace kiln::compiler {
 
 bool IsKernelOp(const std::string& op_type) {
-  if (const OpDef* def = FindOpDef(op_type); def != nullptr && !def->internal) {
-    return !def->fold_only;  // declared in compiler/ops/
-  }
-  static const std::set<std::string> kOps = {
-      // data movement and NN (h9)
-      "Resize",
-};
-  return kOps.count(op_type) != 0;
+  const OpDef* def = FindOpDef(op_type);  // compiler/ops/
+  return def != nullptr && !def->internal && !def->fold_only;
 }
 
 bool IsFoldOnlyOp(const std::string& op_type) {

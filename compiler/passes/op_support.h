@@ -11,9 +11,10 @@
 
 namespace kiln::compiler {
 
-// Ops the back end lowers to kernels.
+// Ops declared in compiler/ops/ (OpDef) that the back end runs: by kernels,
+// as aliases, or expanded by a pass.
 bool IsKernelOp(const std::string& op_type);
-// Ops accepted only if constant folding removes them.
+// Declared ops accepted only if constant folding removes them (OpDef::fold_only).
 bool IsFoldOnlyOp(const std::string& op_type);
 
 // Unimplemented listing every node (`node 'NAME' (OpType)`) whose op is

@@ -6,8 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/graph_util.h"
+#include "compiler/ops/resize.h"
 #include "compiler/passes/shape_rule_context.h"
-#include "compiler/passes/shape_rules_movement.h"
 
 namespace kiln::compiler {
 namespace {
@@ -160,9 +160,8 @@ absl::Status ResizeBySizes(Ctx& c, int64_t count, const Shape& y,
   const ir::ValueId sizes = c.node().inputs[3];
   if (with_sizes.size() <= static_cast<size_t>(sizes)) with_sizes.resize(sizes + 1);
   with_sizes[sizes] = ir::MakeI64Constant({static_cast<int64_t>(y.size())}, y);
-  absl::Status s;
-  InferMovementShapes(c.graph(), c.node(), with_sizes, &s);  // shape_rules_movement.cc Resize
-  return s;
+  ShapeRuleContext with(c.graph(), c.node(), with_sizes);
+  return ResizeShape(with);  // compiler/ops/resize.cc
 }
 
 absl::Status OneHot(Ctx& c, int64_t count, const Shape& y) {

@@ -1,7 +1,5 @@
 #include "compiler/passes/symbolic_support.h"
 
-#include <set>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/ops/op_registry.h"
@@ -9,38 +7,14 @@
 namespace kiln::compiler {
 namespace {
 
-// Ops whose shape rule and lowering take symbolic dims (each audited: dims
-// either pass through untouched or go through graph.dims arithmetic). Spatial
-// dims of convolutions and pools must still be static; their rules say so.
-const std::set<std::string>& SymbolicOps() {
-  static const auto* ops = new std::set<std::string>{
-      // Resize (constant scales; resize_rt_f32 with patched dims)
-      "Resize",
-};
-  return *ops;
-}
-
-// Ops that read symbolic shape values, and which inputs may carry them: the
+// Whether input `input` of the default-domain op may hold a value computed
+// from symbolic dims: each op declares it (OpDef::symbolic_values). The
 // element movers constant folding evaluates (FoldsSymbolicValues) take them
-// as data only (a symbolic Slice bound or Gather index would be read as a
-// number), and Reshape's rule reads them as its shape.
+// as data only; a symbolic Slice bound or Gather index would be read as a
+// number.
 bool TakesSymbolicValueAt(const std::string& op, size_t input) {
-  static const auto* data_only = new std::set<std::string>{
-      "Cast"};
-  if (const OpDef* def = FindOpDef(op); def != nullptr && def->symbolic_values != nullptr) {
-    return def->symbolic_values(input);  // compiler/ops/
-  }
-  if (op == "Concat") return true;
-  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") return input <= 1;  // symbolic_fold
-  if (op == "Equal") return input <= 1;  // symbolic_fold, where decidable
-  if (op == "Min" || op == "Max") return input <= 1;  // symbolic_fold (pairs)
-  if (op == "ReduceMin" || op == "ReduceMax" || op == "ReduceProd" || op == "ReduceSum") {
-    return input == 0;  // symbolic_fold
-  }
-  if (op == "TopK") return input == 1;  // k, read as a dim
-  if (op == "Where") return input == 1 || input == 2;  // symbolic_fold, known condition
-  if (op == "Resize") return input == 3;  // its sizes (the rule reads them as dims)
-  return data_only->count(op) != 0 && input == 0;
+  const OpDef* def = FindOpDef(op);  // compiler/ops/
+  return def != nullptr && def->symbolic_values != nullptr && def->symbolic_values(input);
 }
 
 const ir::ConstantData* ConstantOf(const ir::Graph& graph, ir::ValueId v,
@@ -108,8 +82,7 @@ absl::Status CheckSymbolicSupport(const ir::Graph& graph, const ir::Node& node,
         node.op_type, " does not support there yet"));
   }
   const OpDef* def = FindOpDef(node);  // compiler/ops/
-  if (!HasSymbolicShape(graph, node) || SymbolicOps().count(node.op_type) != 0 ||
-      (def != nullptr && def->symbolic)) {
+  if (!HasSymbolicShape(graph, node) || (def != nullptr && def->symbolic)) {
     return absl::OkStatus();
   }
   for (ir::ValueId v : node.inputs) {

@@ -1,20 +1,18 @@
-#include "compiler/passes/constant_folding.h"
-#include "compiler/passes/shape_rules_movement.h"
+// Resize (opsets 10 to 19; float32 data): nearest, linear and cubic modes,
+// every coordinate transformation, scales or sizes (constant, a subset of
+// axes with opset 18, or known only at run time), symbolic dims. The rule
+// resolves constant scales into "kiln.scales"; the lowering chooses among
+// the resize kernels (emit/lower_resize*.cc).
+#include "compiler/ops/resize.h"
 
-#include <algorithm>
-#include <cctype>
 #include <cmath>
-#include <cstring>
-#include <functional>
-#include <map>
-#include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "compiler/ir/graph_util.h"
-#include "compiler/passes/shape_rule_context.h"
-#include "kiln/kernels.h"
+#include "compiler/ops/runtime_rules.h"
+#include "compiler/passes/symbolic_support.h"
 
 namespace kiln::compiler {
 namespace {
@@ -24,9 +22,6 @@ using ir::DType;
 using ir::ShapeStr;
 using Shape = std::vector<int64_t>;
 
-// Per-node view: inputs, compile-time values and output setters.
-using Ctx = ShapeRuleContext;
-
 void SetFloats(ir::Node& n, const std::string& key, std::vector<float> v) {
   ir::Attribute a;
   a.kind = ir::Attribute::Kind::kFloats;
@@ -34,12 +29,10 @@ void SetFloats(ir::Node& n, const std::string& key, std::vector<float> v) {
   n.attributes[key] = std::move(a);
 }
 
-// ---- data movement ---------------------------------------------------------
-
 // floor(x * s) for a symbolic x: a float is exactly m / 2^k, so the length
 // is floor(x * m / 2^k) in the pool (the kernel checks it against the
 // double product at run time).
-absl::Status SymbolicScaled(Ctx& c, int64_t x, float s, int64_t* out) {
+absl::Status SymbolicScaled(ShapeRuleContext& c, int64_t x, float s, int64_t* out) {
   if (!std::isfinite(s)) return c.Err("scales must be finite");
   int e = 0;
   const double f = std::frexp(static_cast<double>(s), &e);  // s = f * 2^e, f in [0.5, 1)
@@ -55,7 +48,9 @@ absl::Status SymbolicScaled(Ctx& c, int64_t x, float s, int64_t* out) {
   return absl::OkStatus();
 }
 
-absl::Status Resize(Ctx& c) {
+}  // namespace
+
+absl::Status ResizeShape(ShapeRuleContext& c) {
   KILN_RETURN_IF_ERROR(c.Need(1));
   const Shape& x = c.S(0);
   const int64_t r = c.Rank(0);
@@ -156,127 +151,30 @@ absl::Status Resize(Ctx& c) {
   return c.Set(0, c.T(0), std::move(out));
 }
 
-// ---- NN ------------------------------------------------------------------------
+namespace {
 
-using Rule = std::function<absl::Status(Ctx&)>;
-
-const std::map<std::string, Rule>& Rules() {
-  static const auto* rules = new std::map<std::string, Rule>{
-      {"Resize", Resize},
-
-  };
-  return *rules;
+absl::Status LowerResizeOp(emit::LoweringContext& ctx, const ir::Node& node) {
+  const bool runtime = HasRuntimeResizeParams(ctx.graph(), node) ||
+                       node.GetInt("kiln.result_dims", 0) != 0;
+  // Run-time scales or roi stay with resize_rt's lowering, which refuses symbolic dims.
+  const bool symbolic = !ctx.dims().empty() && !runtime &&
+                        (HasSymbolicDims(ctx.value(node.inputs[0]).shape) ||
+                         HasSymbolicDims(ctx.value(node.outputs[0]).shape));
+  if (symbolic) return emit::LowerResizeSymbolic(ctx, node);
+  if (runtime) return emit::LowerResizeRt(ctx, node);
+  return emit::LowerResize(ctx, node);
 }
 
-// ---- folding -----------------------------------------------------------------
-
-std::shared_ptr<ConstantData> NewConstant(DType t, const Shape& shape) {
-  auto c = std::make_shared<ConstantData>();
-  c->dtype = t;
-  c->shape = shape;
-  c->bytes.assign(static_cast<size_t>(ir::ElementCount(shape)) * ir::DTypeSize(t), 0);
-  return c;
-}
-
-const ConstantData* KnownInput(const ir::Graph& g, const ir::Node& n,
-                               const std::vector<ir::ConstantPtr>& known, size_t k) {
-  return k < n.inputs.size() ? KnownValue(g, n.inputs[k], known) : nullptr;
-}
-
-// Writes 1 (in the output dtype) at element k.
-void StoreOne(DType t, uint8_t* p) {
-  switch (t) {
-    case DType::F32: { const float v = 1.0f; std::memcpy(p, &v, 4); return; }
-    case DType::F64: { const double v = 1.0; std::memcpy(p, &v, 8); return; }
-    case DType::F16: { const uint16_t v = 0x3c00; std::memcpy(p, &v, 2); return; }
-    case DType::BF16: { const uint16_t v = 0x3f80; std::memcpy(p, &v, 2); return; }
-    default: p[0] = 1; return;  // integers and bool, little-endian
-  }
-}
+// Its sizes are read as dims.
+bool SizesSymbolicValues(size_t input) { return input == 3; }
 
 }  // namespace
 
-bool InferMovementShapes(ir::Graph& graph, ir::Node& node,
-                         const std::vector<ir::ConstantPtr>& known, absl::Status* status) {
-  auto it = Rules().find(node.op_type);
-  if (it == Rules().end()) return false;
-  Ctx c(graph, node, known);
-  *status = it->second(c);
-  return true;
-}
-
-bool EvaluateMovementNode(const ir::Graph& graph, const ir::Node& node,
-                          const std::vector<ir::ConstantPtr>& known,
-                          absl::StatusOr<std::vector<ir::ConstantPtr>>* out) {
-  const std::string& op = node.op_type;
-  if (op != "Size" && op != "EyeLike" && op != "Tile" && op != "Split") return false;
-  *out = std::vector<ir::ConstantPtr>{};
-  if (node.inputs.empty() || node.inputs[0] == ir::kNoValue) return true;
-  const ir::Value& x = graph.value(node.inputs[0]);
-  if (!x.has_shape) return true;
-  for (ir::ValueId o : node.outputs) {
-    if (o == ir::kNoValue || !graph.value(o).has_shape) return true;
-    if (ir::ElementCount(graph.value(o).shape) > (int64_t{1} << 22)) return true;
-  }
-  const ir::Value& y = graph.value(node.outputs[0]);
-  if (op == "Size") {  // of a symbolic shape: the product's encoding (a symbolic value)
-    *out = std::vector<ir::ConstantPtr>{ir::MakeI64Constant({}, {graph.dims.Product(x.shape)})};
-    return true;
-  }
-  if (op == "EyeLike") {
-    auto c = NewConstant(y.dtype, y.shape);
-    const int64_t k = node.GetInt("k", 0), es = static_cast<int64_t>(ir::DTypeSize(y.dtype));
-    for (int64_t r = 0; r < y.shape[0]; ++r) {
-      const int64_t col = r + k;
-      if (col >= 0 && col < y.shape[1]) StoreOne(y.dtype, c->bytes.data() + (r * y.shape[1] + col) * es);
-    }
-    *out = std::vector<ir::ConstantPtr>{c};
-    return true;
-  }
-  const ConstantData* xc = KnownInput(graph, node, known, 0);
-  if (!xc) return true;
-  for (size_t k = 1; k < node.inputs.size(); ++k) {
-    if (node.inputs[k] != ir::kNoValue && !KnownInput(graph, node, known, k)) return true;
-  }
-  const int64_t es = static_cast<int64_t>(ir::DTypeSize(xc->dtype));
-  const Shape& xs = xc->shape;
-  const int64_t r = static_cast<int64_t>(xs.size());
-  std::vector<ir::ConstantPtr> results;
-  if (op == "Tile") {
-    auto c = NewConstant(xc->dtype, y.shape);
-    const int64_t n = ir::ElementCount(y.shape);
-    Shape pos(r, 0);
-    for (int64_t k = 0; k < n; ++k) {
-      int64_t src = 0;
-      for (int64_t d = 0; d < r; ++d) src = src * xs[d] + pos[d] % xs[d];
-      std::memcpy(c->bytes.data() + k * es, xc->bytes.data() + src * es, es);
-      for (int64_t d = r - 1; d >= 0; --d) {
-        if (++pos[d] < y.shape[d]) break;
-        pos[d] = 0;
-      }
-    }
-    results.push_back(c);
-  } else {  // Split
-    int64_t axis = node.GetInt("axis", 0);
-    if (axis < 0) axis += r;
-    const Shape split = node.GetInts("kiln.split", {});
-    int64_t outer = 1, inner = 1;
-    for (int64_t d = 0; d < axis; ++d) outer *= xs[d];
-    for (int64_t d = axis + 1; d < r; ++d) inner *= xs[d];
-    int64_t at = 0;
-    for (size_t k = 0; k < node.outputs.size() && k < split.size(); ++k) {
-      auto c = NewConstant(xc->dtype, graph.value(node.outputs[k]).shape);
-      const int64_t chunk = split[k] * inner * es;
-      for (int64_t o = 0; o < outer && chunk > 0; ++o) {
-        std::memcpy(c->bytes.data() + o * chunk,
-                    xc->bytes.data() + (o * xs[axis] + at) * inner * es, chunk);
-      }
-      at += split[k];
-      results.push_back(c);
-    }
-  }
-  *out = std::move(results);
-  return true;
+void RegisterResizeOps(std::vector<OpDef>& ops) {
+  OpDef resize{"Resize", WithRuntimeResize<WithRuntimeShapeInput<ResizeShape>>, /*symbolic=*/true,
+               LowerResizeOp};
+  resize.symbolic_values = SizesSymbolicValues;
+  ops.push_back(resize);
 }
 
 }  // namespace kiln::compiler

@@ -16,6 +16,7 @@ int AotCommand(const std::vector<std::string>& args);
 int InspectCommand(const std::vector<std::string>& args);
 int CompareCommand(const std::vector<std::string>& args);
 int BenchCommand(const std::vector<std::string>& args);
+int OpsCommand(const std::vector<std::string>& args);
 
 // Prints "kiln CMD: error: MESSAGE" and returns the exit code for errors.
 int ReportError(const std::string& command, const std::string& message);

@@ -25,6 +25,7 @@ constexpr char kUsage[] =
     "                        run two modules and report the first ONNX value that differs\n"
     "  bench MODEL.onnx|MODULE.kiln [--plot FILE.svg] [--per-dispatch] [--baseline-cmd CMD]\n"
     "                        VM vs AOT (vs a baseline) latency, sizes; Markdown/JSON/SVG\n"
+    "  ops [--markdown]      the ONNX ops Kiln compiles (from the compiler's op registry)\n"
     "\n"
     "kiln COMMAND --help shows the options of one command.\n";
 
@@ -43,6 +44,7 @@ int main(int argc, char** argv) {
   if (command == "inspect") return kiln::tools::InspectCommand(args);
   if (command == "compare") return kiln::tools::CompareCommand(args);
   if (command == "bench") return kiln::tools::BenchCommand(args);
+  if (command == "ops") return kiln::tools::OpsCommand(args);
   std::fprintf(stderr, "kiln: error: unknown command '%s'\n\n%s", command.c_str(), kUsage);
   return 2;
 }

@@ -162,7 +162,8 @@ absl::Status WriteReport(const std::string& path, const std::vector<TestResult>&
         "`libonnx-testdata`: each test's model compiled by Kiln, every test data set run in the\n"
         "VM and as an AOT C bundle, compared with the reference outputs (rtol 1e-3, atol 1e-7;\n"
         "integers and bools exact). Every test that does not pass is listed with its reason in\n"
-        "`tests/conformance/expectations.txt`.\n\n";
+        "`tests/conformance/expectations.txt`. The ops Kiln compiles, from the compiler's op\n"
+        "registry: [supported-ops.md](supported-ops.md).\n\n";
   md << absl::StrFormat("Whole run (all suites, VM and AOT, 2 cores): %.0f s.\n\n", seconds);
   md << "| suite | tests | VM pass | AOT pass |\n|---|---:|---:|---:|\n";
   for (const char* s : {"node", "simple", "pytorch-converted", "pytorch-operator", "total"}) {

@@ -1,12 +1,12 @@
 // Ops whose results depend on run-time values:
-//  - output LENGTH from the data (passes/shape_rules_data_dependent.h):
+//  - output LENGTH from the data (ops/data_dependent.cc):
 //    NonZero, Compress, Unique, NonMaxSuppression, compiled for the model's
 //    declared output shape and lowered to kernels (nonzero, compress,
 //    unique, non_max_suppression) that compute the result and fail the run
 //    unless it has that shape; without a declaration, to their *_bounded
 //    twins, which report the length (a data symbol) for later dispatches;
 //  - Dropout whose training_mode is decided at run time
-//    (passes/shape_rules_dropout.h): the dropout kernel.
+//    (ops/dropout.h): the dropout kernel.
 // Kernels that need working memory get the scratch output their shape rule
 // appended (ShapeRuleContext::SetScratch); absent optional inputs and
 // outputs are bound to another buffer with 0 bytes and flagged off.

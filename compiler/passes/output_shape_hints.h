@@ -2,7 +2,7 @@
 // to the values that produce them. Ops whose length is a run-time value
 // (Range over run-time scalars, NonZero, Reshape to a run-time shape, ...)
 // compile only against a declared static shape of their own output
-// (shape_rules_runtime*.h, shape_rules_data_dependent.h); exporters often
+// (shape_rules_runtime*.h, ops/data_dependent.cc); exporters often
 // declare the shape only on the graph output a few elementwise ops later,
 // as the window functions' ONNX definitions do (Range, then Mul, Cos, Sub
 // to a declared [N]). A unary elementwise op has its input's shape; a

@@ -101,7 +101,7 @@ class ShapeRuleContext {
                                                  "); it must be static"));
   }
   // Run-time inputs whose values the model's declared output shape stands
-  // for (shape_rules_runtime*.cc, shape_rules_data_dependent.cc) need every
+  // for (shape_rules_runtime*.cc, ops/data_dependent.cc) need every
   // shape involved fully static.
   static bool StaticShape(const Shape& s) {
     for (int64_t d : s) {

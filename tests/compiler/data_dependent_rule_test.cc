@@ -1,5 +1,5 @@
 // Shape rules of Unique, NonMaxSuppression (passes/
-// shape_rules_data_dependent.h) and Dropout (passes/shape_rules_dropout.h):
+// ops/data_dependent.cc) and Dropout (ops/dropout.h):
 // outputs take the model's declared static shape when it can come from the
 // inputs, the kernels get their scratch output, and an impossible
 // declaration, or inputs of the wrong kind, are refused naming the node.

@@ -1,5 +1,5 @@
 // Unique and NonMaxSuppression without a declared output shape (passes/
-// shape_rules_data_dependent.cc): their length is a data symbol, known
+// ops/data_dependent.cc): their length is a data symbol, known
 // during the run. Unique's Y, indices and counts share one, bounded by the
 // elements of X (or X's length along the axis), with one result count
 // appended once after the scratch and kept to the end of the run;

@@ -66,6 +66,8 @@ expect_error bad_aot_name "not a C identifier" "$KILN" aot "$WORK/good.kiln" -o 
 expect_error bad_aot_target "unknown --target 'riscv'" "$KILN" aot "$WORK/good.kiln" -o "$WORK/b" --target riscv
 expect_error bad_aot_emit "unknown --emit 'dll'" "$KILN" aot "$WORK/good.kiln" -o "$WORK/b" --emit=dll
 expect_error bad_aot_weights "unknown --weights 'flash'" "$KILN" aot "$WORK/good.kiln" -o "$WORK/b" --weights=flash
+expect_error ops_extra_argument "usage: kiln ops" "$KILN" ops Conv
+expect_error ops_unknown_option "--json" "$KILN" ops --json
 expect_error shared_for_mcu "--emit=shared needs a host target, not cortex-m4" \
   "$KILN" aot "$WORK/good.kiln" -o "$WORK/b" --emit=shared --target cortex-m4
 mkdir -p "$WORK/precious" && echo keep > "$WORK/precious/notes.txt"

@@ -21,7 +21,8 @@ constexpr char kHelp[] =
     "\n"
     "Lists every ONNX op (default domain) Kiln compiles: whether its inputs may\n"
     "have symbolic dims, which inputs may hold values computed from them (shape\n"
-    "values such as Shape(x)), and how it runs. --markdown prints the table of\n"
+    "values such as Shape(x)), whether constant folding evaluates it, and how it\n"
+    "runs. --markdown prints the table of\n"
     "docs/supported-ops.md.\n";
 
 // How a node of the op runs once compiled.
@@ -72,12 +73,15 @@ std::string Markdown(const std::vector<const compiler::OpDef*>& ops) {
       "Which ONNX tests of each op pass: [conformance.md](conformance.md).\n\n"
       "- **symbolic dims**: the op compiles when its inputs have symbolic (named) dims.\n"
       "- **symbolic values at**: inputs that may hold values computed from symbolic dims\n"
-      "  (`Shape(x)` and arithmetic on it), which the op reads as dims or moves as data.\n\n"
-      "| op | symbolic dims | symbolic values at | runs as |\n"
-      "|---|---|---|---|\n");
+      "  (`Shape(x)` and arithmetic on it), which the op reads as dims or moves as data.\n"
+      "- **folds**: constant folding evaluates it at compile time when its inputs are known\n"
+      "  (or, for Shape, Size and EyeLike, its input's shape).\n\n"
+      "| op | symbolic dims | symbolic values at | folds | runs as |\n"
+      "|---|---|---|---|---|\n");
   for (const compiler::OpDef* def : ops) {
     absl::StrAppend(&out, "| ", def->op_type, " | ", def->symbolic ? "yes" : "no", " | ",
-                    SymbolicValueInputs(*def), " | ", HowItRuns(*def), " |\n");
+                    SymbolicValueInputs(*def), " | ", def->fold.fn != nullptr ? "yes" : "no",
+                    " | ", HowItRuns(*def), " |\n");
   }
   return out;
 }
@@ -101,8 +105,9 @@ int OpsCommand(const std::vector<std::string>& argv) {
     return 0;
   }
   for (const compiler::OpDef* def : ops) {
-    std::printf("%-28s symbolic dims: %-3s  values at: %-8s  %s\n", def->op_type.c_str(),
-                def->symbolic ? "yes" : "no", SymbolicValueInputs(*def).c_str(),
+    std::printf("%-28s symbolic dims: %-3s  values at: %-8s  folds: %-3s  %s\n",
+                def->op_type.c_str(), def->symbolic ? "yes" : "no",
+                SymbolicValueInputs(*def).c_str(), def->fold.fn != nullptr ? "yes" : "no",
                 HowItRuns(*def).c_str());
   }
   return 0;

@@ -48,6 +48,7 @@ absl::Status CastLikeShape(ShapeRuleContext& c) {
 void RegisterCastOps(std::vector<OpDef>& ops) {
   OpDef cast{"Cast", CastShape, /*symbolic=*/true, emit::LowerCast};
   cast.symbolic_values = SymbolicValueAtFirst;  // folded when to int64 (symbolic_support.h)
+  cast.fold = {FoldCast, FoldRule::Needs::kKnownInputs, 1};
   ops.push_back(cast);
   ops.push_back({"CastLike", CastLikeShape, /*symbolic=*/true, emit::LowerCast});
 }

@@ -61,6 +61,7 @@ bool DropoutIsAlias(const ir::Node& node) { return node.GetInt("kiln.dropout_ker
 void RegisterDropoutOps(std::vector<OpDef>& ops) {
   OpDef dropout{"Dropout", DropoutShape, /*symbolic=*/true, emit::LowerDropout};
   dropout.alias = DropoutIsAlias;
+  dropout.fold = {FoldDropout, FoldRule::Needs::kKnownInputs, 1};
   ops.push_back(dropout);
 }
 

@@ -180,6 +180,7 @@ void RegisterElementwiseOps(std::vector<OpDef>& ops) {
   for (const char* op : {"Add", "Sub", "Mul", "Div"}) {
     OpDef def{op, BinaryShape, /*symbolic=*/true, F32OrTyped<LowerBinary, emit::LowerTypedBinary>};
     def.symbolic_values = SymbolicValueAtFirstTwo;  // passes/symbolic_fold.cc
+    def.fold = {FoldBinary, FoldRule::Needs::kKnownInputs, 2};
     ops.push_back(def);
   }
   for (const char* op : {"Sum", "Mean"}) {
@@ -191,24 +192,38 @@ void RegisterElementwiseOps(std::vector<OpDef>& ops) {
   ops.push_back({"Clip", ClipShape, /*symbolic=*/true, LowerUnary});
   ops.push_back({"Sigmoid", ElementwiseSameShape, /*symbolic=*/true, LowerUnary});
   ops.push_back({"Tanh", ElementwiseSameShape, /*symbolic=*/true, LowerUnary});
+  // The unary ops shape arithmetic uses fold (passes/fold_eval.cc).
+  const auto folds = [](const std::string& op) {
+    return op == "Abs" || op == "Neg" || op == "Sqrt" || op == "Reciprocal" || op == "Floor" ||
+           op == "Ceil" || op == "Round";
+  };
   for (const char* op : {"Abs", "Neg"}) {
-    ops.push_back({op, ElementwiseSameShape, /*symbolic=*/true,
-                   F32OrTyped<LowerUnary, emit::LowerTypedUnary>});
+    OpDef def{op, ElementwiseSameShape, /*symbolic=*/true,
+              F32OrTyped<LowerUnary, emit::LowerTypedUnary>};
+    def.fold = {FoldUnary, FoldRule::Needs::kKnownInputs, 1};
+    ops.push_back(def);
   }
   for (const char* op :
        {"Exp", "Log", "Sqrt", "Reciprocal", "Floor", "Ceil", "Round", "Sign", "Erf", "Sin",
         "Cos", "Tan", "Sinh", "Cosh", "Asin", "Acos", "Atan", "Asinh", "Acosh", "Atanh",
         "HardSigmoid", "HardSwish", "LeakyRelu", "Elu", "Selu", "Celu", "Softplus", "Softsign",
         "ThresholdedRelu", "Mish", "Shrink", "Gelu"}) {
-    ops.push_back({op, ElementwiseSameShape, /*symbolic=*/true, LowerUnary});
+    OpDef def{op, ElementwiseSameShape, /*symbolic=*/true, LowerUnary};
+    if (folds(op)) def.fold = {FoldUnary, FoldRule::Needs::kKnownInputs, 1};
+    ops.push_back(def);
   }
-  ops.push_back({"Pow", ElementwiseBroadcast, /*symbolic=*/true, LowerPow});
+  OpDef pow{"Pow", ElementwiseBroadcast, /*symbolic=*/true, LowerPow};
+  pow.fold = {FoldBinary, FoldRule::Needs::kKnownInputs, 2};
+  ops.push_back(pow);
   ops.push_back({"PRelu", PReluShape, /*symbolic=*/true, LowerMathBinary});
   for (const char* op : {"Mod", "Max", "Min"}) {
     OpDef def{op, ElementwiseBroadcast, /*symbolic=*/true,
               F32OrTyped<LowerMathBinary, emit::LowerTypedBinary>};
     // Max and Min of two shape values fold (passes/symbolic_fold.cc).
-    if (std::string(op) != "Mod") def.symbolic_values = SymbolicValueAtFirstTwo;
+    if (std::string(op) != "Mod") {
+      def.symbolic_values = SymbolicValueAtFirstTwo;
+      def.fold = {FoldMinMax, FoldRule::Needs::kKnownInputs, 0};
+    }
     ops.push_back(def);
   }
   OpDef silu{"Silu", nullptr, /*symbolic=*/true, LowerUnary};

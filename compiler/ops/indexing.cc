@@ -370,6 +370,7 @@ absl::Status LowerOneHot(emit::LoweringContext& ctx, const ir::Node& node) {
 void RegisterIndexingOps(std::vector<OpDef>& ops) {
   OpDef gather{"Gather", Gather, /*symbolic=*/true, LowerGather};
   gather.symbolic_values = SymbolicValueAtFirst;  // Shape(x)[0]
+  gather.fold = {FoldGather, FoldRule::Needs::kKnownInputs, 2};
   ops.push_back(gather);
   ops.push_back({"OneHot", WithRuntimeShapeInput<OneHot>, /*symbolic=*/true, LowerOneHot});
   ops.push_back({"GatherElements", GatherElementsShape, /*symbolic=*/true, LowerElements});

@@ -101,17 +101,21 @@ void RegisterLogicOps(std::vector<OpDef>& ops) {
     OpDef def{op, CompareShape, /*symbolic=*/true, emit::LowerCompare};
     // Equal of shape values folds where decidable (passes/symbolic_fold.cc).
     if (std::string(op) == "Equal") def.symbolic_values = SymbolicValueAtFirstTwo;
+    def.fold = {FoldBinary, FoldRule::Needs::kKnownInputs, 2};
     ops.push_back(def);
   }
   for (const char* op : {"And", "Or", "Xor"}) {
     ops.push_back({op, LogicShape, /*symbolic=*/true, emit::LowerTypedBinary});
   }
   for (const char* op : {"Not", "IsNaN", "IsInf"}) {
-    ops.push_back({op, UnaryToBoolShape, /*symbolic=*/true, emit::LowerTypedUnary});
+    OpDef def{op, UnaryToBoolShape, /*symbolic=*/true, emit::LowerTypedUnary};
+    if (std::string(op) == "Not") def.fold = {FoldUnary, FoldRule::Needs::kKnownInputs, 1};
+    ops.push_back(def);
   }
   OpDef where{"Where", WhereShape, /*symbolic=*/true, emit::LowerWhere};
   // Shape values chosen by a known condition fold (passes/symbolic_fold.cc).
   where.symbolic_values = WhereSymbolicValues;
+  where.fold = {FoldWhere, FoldRule::Needs::kKnownInputs, 3};
   ops.push_back(where);
 }
 

@@ -235,9 +235,12 @@ absl::Status LowerDepthSpace(emit::LoweringContext& ctx, const ir::Node& node) {
 }  // namespace
 
 void RegisterMovementOps(std::vector<OpDef>& ops) {
-  ops.push_back({"Transpose", TransposeShape, /*symbolic=*/true, LowerTranspose});
+  OpDef transpose{"Transpose", TransposeShape, /*symbolic=*/true, LowerTranspose};
+  transpose.fold = {FoldTranspose, FoldRule::Needs::kKnownInputs, 1};
+  ops.push_back(transpose);
   OpDef concat{"Concat", ConcatShape, /*symbolic=*/true, LowerConcat};
   concat.symbolic_values = SymbolicValueAnywhere;  // Concat(Shape(x)[:1], [-1])
+  concat.fold = {FoldConcat, FoldRule::Needs::kKnownInputs, 1};
   ops.push_back(concat);
   ops.push_back({"DepthToSpace", DepthSpace, /*symbolic=*/false, LowerDepthSpace});
   ops.push_back({"SpaceToDepth", DepthSpace, /*symbolic=*/false, LowerDepthSpace});

@@ -9,8 +9,7 @@
 // ops by name for support, shape rules, symbolic dims or lowering. Still by
 // name elsewhere: which input of an op may be a run-time shape or parameter
 // (passes/shape_rules_runtime*.cc; an op composes those rules through
-// runtime_rules.h) and compile-time evaluation (passes/fold_eval.cc)
-// (docs/adding-an-op.md).
+// runtime_rules.h) (docs/adding-an-op.md).
 #ifndef KILN_COMPILER_OPS_OP_DEF_H_
 #define KILN_COMPILER_OPS_OP_DEF_H_
 
@@ -19,6 +18,7 @@
 
 #include "absl/status/status.h"
 #include "compiler/emit/lower_ops.h"
+#include "compiler/passes/fold_eval.h"
 #include "compiler/passes/shape_rule_context.h"
 
 namespace kiln::compiler {
@@ -42,6 +42,9 @@ struct OpDef {
   const char* no_kernel = nullptr;
   SymbolicValueInputs symbolic_values = nullptr;
   AliasTest alias = nullptr;
+  // How constant folding evaluates it (passes/fold_eval.h); none: a node on
+  // constants runs as a dispatch.
+  FoldRule fold = {};
   // Evaluated at compile time only (constant folding), except where its
   // rule and lowering say otherwise (a run-time shape, symbolic sizes).
   bool fold_only = false;

@@ -179,6 +179,10 @@ void RegisterReduceOps(std::vector<OpDef>& ops) {
     if (name == "ReduceMin" || name == "ReduceMax" || name == "ReduceProd" || name == "ReduceSum") {
       def.symbolic_values = SymbolicValueAtFirst;
     }
+    if (name == "ReduceMin" || name == "ReduceMax" || name == "ReduceProd" || name == "ReduceSum" ||
+        name == "ReduceMean") {
+      def.fold = {FoldReduce, FoldRule::Needs::kKnownInputs, 1};
+    }
     ops.push_back(def);
   }
   ops.push_back({"ArgMax", ArgReduceShape, /*symbolic=*/true, LowerArgReduce});

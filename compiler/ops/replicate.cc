@@ -112,9 +112,11 @@ bool ShapeInputSymbolicValues(size_t input) { return input == 1; }
 void RegisterReplicateOps(std::vector<OpDef>& ops) {
   OpDef expand{"Expand", WithRuntimeShapeInput<Expand>, /*symbolic=*/true, LowerExpand};
   expand.symbolic_values = ShapeInputSymbolicValues;
+  expand.fold = {FoldExpand, FoldRule::Needs::kKnownInputs, 2};
   ops.push_back(expand);
   OpDef tile{"Tile", WithRuntimeShapeInput<Tile>, /*symbolic=*/true, LowerTile};
   tile.symbolic_values = ShapeInputSymbolicValues;
+  tile.fold = {FoldTile, FoldRule::Needs::kOwnChecks, 0};
   ops.push_back(tile);
 }
 

@@ -157,6 +157,7 @@ void RegisterReshapeOps(std::vector<OpDef>& ops) {
     def.no_kernel = "an alias of its input";
     def.symbolic_values = d.values;
     def.alias = AlwaysAlias;
+    def.fold = {FoldRelabel, FoldRule::Needs::kKnownInputs, 1};
     ops.push_back(def);
   }
 }

@@ -197,6 +197,7 @@ bool SliceSymbolicValues(size_t input) { return input <= 2; }
 void RegisterSliceOps(std::vector<OpDef>& ops) {
   OpDef slice{"Slice", WithRuntimeParams<SliceShape>, /*symbolic=*/true, LowerSliceOp};
   slice.symbolic_values = SliceSymbolicValues;
+  slice.fold = {FoldSlice, FoldRule::Needs::kKnownInputs, 1};
   ops.push_back(slice);
 }
 

@@ -92,7 +92,9 @@ absl::Status LowerSplit(emit::LoweringContext& ctx, const ir::Node& node) {
 }  // namespace
 
 void RegisterSplitOps(std::vector<OpDef>& ops) {
-  ops.push_back({"Split", WithRuntimeShapeInput<Split>, /*symbolic=*/true, LowerSplit});
+  OpDef split{"Split", WithRuntimeShapeInput<Split>, /*symbolic=*/true, LowerSplit};
+  split.fold = {FoldSplit, FoldRule::Needs::kOwnChecks, 0};
+  ops.push_back(split);
 }
 
 }  // namespace kiln::compiler

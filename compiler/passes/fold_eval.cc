@@ -15,7 +15,8 @@
 #include "compiler/passes/constant_folding.h"
 #include "compiler/ops/slice.h"
 #include "compiler/passes/shape_inference.h"
-#include "compiler/passes/fold_movement.h"
+#include "compiler/ops/op_registry.h"
+#include "compiler/passes/fold_eval.h"
 
 namespace kiln::compiler {
 namespace {
@@ -166,17 +167,7 @@ std::vector<int64_t> BroadcastIndex(const Shape& in, const Shape& out) {
   return idx;
 }
 
-// Evaluation context for one node.
-struct E {
-  const ir::Graph& g;
-  const ir::Node& n;
-  const std::vector<ConstantPtr>& known;
-
-  const ConstantData* In(size_t k) const {
-    return k < n.inputs.size() ? KnownValue(g, n.inputs[k], known) : nullptr;
-  }
-  const ir::Value& Out(size_t k) const { return g.value(n.outputs[k]); }
-};
+using E = FoldContext;
 
 ConstantPtr Relabel(const E& e) {
   auto c = std::make_shared<ConstantData>(*e.In(0));
@@ -557,43 +548,19 @@ absl::StatusOr<std::vector<ConstantPtr>> EvaluateNode(const ir::Graph& graph, co
 
 static absl::StatusOr<std::vector<ConstantPtr>> EvaluateNodeUnchecked(
     const ir::Graph& graph, const ir::Node& node, const std::vector<ConstantPtr>& known) {
-  if (absl::StatusOr<std::vector<ConstantPtr>> r; EvaluateMovementNode(graph, node, known, &r)) {
-    return r;  // fold_movement.cc
-  }
-  static const std::set<std::string> kFoldable = {
-      "Shape", "Identity", "Dropout", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Cast",
-      "Gather", "Concat", "Slice", "Transpose", "Expand", "Where", "Equal", "Add", "Sub",
-      "Mul", "Div", "Pow", "Floor", "Sqrt", "Neg", "Not", "ConstantOfShape", "Range",
-      "ReduceProd", "Ceil", "Round", "Abs", "Reciprocal", "Min", "Max", "Less", "LessOrEqual",
-      "Greater", "GreaterOrEqual", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin"};
-  if (!node.domain.empty() || !kFoldable.count(node.op_type) || node.outputs.empty() ||
-      node.outputs[0] == ir::kNoValue) {
-    return std::vector<ConstantPtr>{};
-  }
-  E e{graph, node, known};
+  const OpDef* def = FindOpDef(node);  // compiler/ops/: the op's evaluator
+  if (def == nullptr || def->fold.fn == nullptr) return std::vector<ConstantPtr>{};
+  const FoldContext e{graph, node, known};
+  if (def->fold.needs == FoldRule::Needs::kOwnChecks) return def->fold.fn(e);
+  if (node.outputs.empty() || node.outputs[0] == ir::kNoValue) return std::vector<ConstantPtr>{};
   const ir::Value& out0 = e.Out(0);
   if (!out0.has_shape || ir::ElementCount(out0.shape) > kMaxFoldElements) {
     return std::vector<ConstantPtr>{};
   }
-  const std::string& op = node.op_type;
-  if (op == "Shape") {
-    const ir::ValueId in = node.inputs.empty() ? ir::kNoValue : node.inputs[0];
-    if (in == ir::kNoValue || !graph.value(in).has_shape) return std::vector<ConstantPtr>{};
-    return std::vector<ConstantPtr>{ShapeOf(e)};
-  }
-  // Inputs each evaluator reads unconditionally; a malformed node without
-  // them is refused here rather than dereferenced below.
-  static const std::map<std::string, size_t> kRequired = {
-      {"Where", 3}, {"Range", 3}, {"Add", 2}, {"Sub", 2}, {"Mul", 2}, {"Div", 2},
-      {"Pow", 2}, {"Equal", 2}, {"Gather", 2}, {"Expand", 2}, {"Concat", 1},
-      {"Identity", 1}, {"Dropout", 1}, {"Reshape", 1}, {"Flatten", 1}, {"Squeeze", 1},
-      {"Unsqueeze", 1}, {"Cast", 1}, {"Slice", 1}, {"Transpose", 1}, {"Floor", 1},
-      {"Sqrt", 1}, {"Neg", 1}, {"Not", 1}, {"ConstantOfShape", 1}, {"ReduceProd", 1},
-      {"Ceil", 1}, {"Round", 1}, {"Abs", 1}, {"Reciprocal", 1}, {"Less", 2},
-      {"LessOrEqual", 2}, {"Greater", 2}, {"GreaterOrEqual", 2}, {"ReduceSum", 1},
-      {"ReduceMean", 1}, {"ReduceMax", 1}, {"ReduceMin", 1}};
-  const auto required = kRequired.find(op);
-  for (size_t k = 0; required != kRequired.end() && k < required->second; ++k) {
+  if (def->fold.needs == FoldRule::Needs::kShapes) return def->fold.fn(e);
+  // A malformed node without the inputs its evaluator reads is refused
+  // rather than dereferenced.
+  for (size_t k = 0; k < def->fold.required_inputs; ++k) {
     if (k >= node.inputs.size() || node.inputs[k] == ir::kNoValue) {
       return absl::InvalidArgumentError(absl::StrCat(graph.source, ": node ", node.Describe(),
                                                      ": input ", k, " is required"));
@@ -603,57 +570,67 @@ static absl::StatusOr<std::vector<ConstantPtr>> EvaluateNodeUnchecked(
     if (node.inputs[k] != ir::kNoValue && !e.In(k)) return std::vector<ConstantPtr>{};
   }
   if (node.inputs.empty() || !e.In(0)) return std::vector<ConstantPtr>{};
-  // Variadic Min/Max fold pairwise (expand-variadic splits longer lists).
-  if ((op == "Min" || op == "Max") && node.inputs.size() != 2) return std::vector<ConstantPtr>{};
+  return def->fold.fn(e);
+}
 
-  ConstantPtr result;
-  if (op == "Identity" || op == "Reshape" || op == "Flatten" || op == "Squeeze" ||
-      op == "Unsqueeze") {
-    result = Relabel(e);
-  } else if (op == "Dropout") {
-    // Training draws a random mask: left to the dropout kernel.
-    if (const ConstantData* t = e.In(2); t && t->element_count() == 1 && t->IntAt(0) != 0) {
-      return std::vector<ConstantPtr>{};
-    }
-    std::vector<ConstantPtr> outs = {Relabel(e)};
-    if (node.outputs.size() > 1 && node.outputs[1] != ir::kNoValue) {
-      auto mask = New(DType::Bool, out0.shape);
-      std::fill(mask->bytes.begin(), mask->bytes.end(), 1);
-      outs.push_back(mask);
-    }
-    return outs;
-  } else if (op == "Cast") {
-    result = CastOp(e);
-  } else if (op == "Gather") {
-    result = GatherOp(e);
-  } else if (op == "Concat") {
-    result = ConcatOp(e);
-  } else if (op == "Slice") {
-    auto s = SliceOp(e);
-    if (!s.ok()) return s.status();
-    result = *s;
-  } else if (op == "Transpose") {
-    result = TransposeOp(e);
-  } else if (op == "Expand") {
-    result = ExpandOp(e);
-  } else if (op == "Where") {
-    result = WhereOp(e);
-  } else if (op == "Floor" || op == "Sqrt" || op == "Neg" || op == "Not" || op == "Ceil" ||
-             op == "Round" || op == "Abs" || op == "Reciprocal") {
-    result = UnaryOp(e);
-  } else if (op == "ConstantOfShape") {
-    result = ConstantOfShapeOp(e);
-  } else if (op == "Range") {
-    result = RangeOp(e);
-  } else if (op.rfind("Reduce", 0) == 0) {
-    result = ReduceOp(e);
-    if (!result) return std::vector<ConstantPtr>{};
-  } else {
-    auto s = BinaryOp(e);
-    if (!s.ok()) return s.status();
-    result = *s;
+const ir::ConstantData* FoldContext::In(size_t k) const {
+  return k < n.inputs.size() ? KnownValue(g, n.inputs[k], known) : nullptr;
+}
+
+namespace {
+
+FoldResult One(ConstantPtr c) { return std::vector<ConstantPtr>{std::move(c)}; }
+FoldResult One(absl::StatusOr<ConstantPtr> c) {
+  if (!c.ok()) return c.status();
+  return std::vector<ConstantPtr>{*std::move(c)};
+}
+
+}  // namespace
+
+FoldResult FoldRelabel(const FoldContext& e) { return One(Relabel(e)); }
+
+FoldResult FoldDropout(const FoldContext& e) {
+  // Training draws a random mask: left to the dropout kernel.
+  if (const ConstantData* t = e.In(2); t && t->element_count() == 1 && t->IntAt(0) != 0) {
+    return std::vector<ConstantPtr>{};
   }
-  return std::vector<ConstantPtr>{result};
+  std::vector<ConstantPtr> outs = {Relabel(e)};
+  if (e.n.outputs.size() > 1 && e.n.outputs[1] != ir::kNoValue) {
+    auto mask = New(DType::Bool, e.Out(0).shape);
+    std::fill(mask->bytes.begin(), mask->bytes.end(), 1);
+    outs.push_back(mask);
+  }
+  return outs;
+}
+
+FoldResult FoldShape(const FoldContext& e) {
+  const ir::ValueId in = e.n.inputs.empty() ? ir::kNoValue : e.n.inputs[0];
+  if (in == ir::kNoValue || !e.g.value(in).has_shape) return std::vector<ConstantPtr>{};
+  return One(ShapeOf(e));
+}
+
+FoldResult FoldCast(const FoldContext& e) { return One(CastOp(e)); }
+FoldResult FoldGather(const FoldContext& e) { return One(GatherOp(e)); }
+FoldResult FoldConcat(const FoldContext& e) { return One(ConcatOp(e)); }
+FoldResult FoldSlice(const FoldContext& e) { return One(SliceOp(e)); }
+FoldResult FoldTranspose(const FoldContext& e) { return One(TransposeOp(e)); }
+FoldResult FoldExpand(const FoldContext& e) { return One(ExpandOp(e)); }
+FoldResult FoldWhere(const FoldContext& e) { return One(WhereOp(e)); }
+FoldResult FoldBinary(const FoldContext& e) { return One(BinaryOp(e)); }
+
+FoldResult FoldMinMax(const FoldContext& e) {
+  if (e.n.inputs.size() != 2) return std::vector<ConstantPtr>{};
+  return FoldBinary(e);
+}
+
+FoldResult FoldUnary(const FoldContext& e) { return One(UnaryOp(e)); }
+FoldResult FoldConstantOfShape(const FoldContext& e) { return One(ConstantOfShapeOp(e)); }
+FoldResult FoldRange(const FoldContext& e) { return One(RangeOp(e)); }
+
+FoldResult FoldReduce(const FoldContext& e) {
+  ConstantPtr r = ReduceOp(e);
+  if (!r) return std::vector<ConstantPtr>{};
+  return One(std::move(r));
 }
 
 }  // namespace kiln::compiler

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_split.h"
 #include "compiler/frontend/onnx_importer.h"
+#include "compiler/ir/graph_util.h"
 #include "compiler/passes/op_support.h"
 #include "gtest/gtest.h"
 #include "kiln/kernels.h"
@@ -31,6 +32,48 @@ std::vector<double> ExpectedValues(const std::string& model, const std::string& 
   }
   ADD_FAILURE() << "no expected values for " << model << " " << value;
   return {};
+}
+
+// Each op's evaluator is named by its declaration (OpDef::fold): a Where on
+// constants folds to the values chosen, an op without one (BitwiseAnd) does
+// not fold, and a Where missing an input its evaluator reads is refused.
+TEST(ConstantFoldingTest, EvaluatesThroughTheOpDeclaration) {
+  ir::Graph g;
+  g.source = "fold.onnx";
+  auto bools = std::make_shared<ir::ConstantData>();
+  bools->dtype = ir::DType::Bool;
+  bools->shape = {2};
+  bools->bytes = {1, 0};
+  const ir::ValueId cond = g.AddConstant("cond", bools);
+  const ir::ValueId a = g.AddConstant("a", ir::MakeI64Constant({2}, {7, 8}));
+  const ir::ValueId b = g.AddConstant("b", ir::MakeI64Constant({2}, {-1, -2}));
+  const ir::ValueId y = g.AddValue("y");
+  g.value(y).dtype = ir::DType::I64;
+  g.value(y).shape = {2};
+  g.value(y).has_shape = true;
+  ir::Node where;
+  where.name = "w";
+  where.op_type = "Where";
+  where.inputs = {cond, a, b};
+  where.outputs = {y};
+  auto folded = EvaluateNode(g, where, {});
+  ASSERT_TRUE(folded.ok()) << folded.status();
+  ASSERT_EQ(folded->size(), 1u);
+  EXPECT_EQ((*folded)[0]->IntAt(0), 7);
+  EXPECT_EQ((*folded)[0]->IntAt(1), -2);
+
+  ir::Node bitand_node = where;
+  bitand_node.op_type = "BitwiseAnd";
+  bitand_node.inputs = {a, b};
+  auto not_folded = EvaluateNode(g, bitand_node, {});
+  ASSERT_TRUE(not_folded.ok()) << not_folded.status();
+  EXPECT_TRUE(not_folded->empty());
+
+  where.inputs = {cond, a, ir::kNoValue};
+  auto refused = EvaluateNode(g, where, {});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("input 2 is required"), std::string::npos)
+      << refused.status();
 }
 
 // Folded integer arithmetic wraps modulo 2^64 (values from NumPy), and a

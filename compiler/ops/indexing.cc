@@ -13,7 +13,6 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/graph_util.h"
 #include "compiler/ops/op_def.h"
-#include "compiler/ops/runtime_rules.h"
 #include "kiln/kernel_abi.h"
 
 namespace kiln::compiler {
@@ -315,6 +314,41 @@ absl::Status OneHot(ShapeRuleContext& c) {
   return c.Set(0, c.T(2), std::move(out));
 }
 
+// OneHot by a depth known only at run time (shape_rules_runtime.h).
+absl::Status OneHotByValue(ShapeRuleContext& c, int64_t count, const RuntimeShapeRule::Shapes& ys) {
+  const Shape& y = ys[0];
+  KILN_RETURN_IF_ERROR(c.Need(3));
+  if (count != 1) return c.Err("depth must hold one value");
+  if (ir::ElementCount(c.S(2)) != 2) return c.Err("values must hold [off, on]");
+  const Shape& x = c.S(0);
+  const int64_t r = c.Rank(0) + 1;
+  int64_t axis = 0;
+  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", -1), r, &axis));
+  Shape rest = y;
+  if (static_cast<int64_t>(y.size()) == r) rest.erase(rest.begin() + axis);
+  if (static_cast<int64_t>(y.size()) != r || rest != x) {
+    return c.DeclaredMismatch(y, absl::StrCat("is not indices ", ir::ShapeStr(x), " with a depth axis at ",
+                                       axis));
+  }
+  return c.Set(0, c.T(2), y);
+}
+
+// OneHot by a run-time depth without a declared output shape: the depth
+// axis's length is a data symbol shape_resolve reports (EXACT: the depth,
+// truncated toward zero as ONNX casts it), without a bound.
+absl::Status OneHotAfterRun(ShapeRuleContext& c, int64_t count) {
+  KILN_RETURN_IF_ERROR(c.Need(3));
+  if (count != 1) return c.Err("depth must hold one value");
+  if (ir::ElementCount(c.S(2)) != 2) return c.Err("values must hold [off, on]");
+  Shape y = c.S(0);  // a copy: appending the dims output may move it
+  const DType t = c.T(2);
+  int64_t axis = 0;
+  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", -1), c.Rank(0) + 1, &axis));
+  KILN_ASSIGN_OR_RETURN(const ir::ValueId dims, c.ReportedDimsOutput(1, 1));
+  y.insert(y.begin() + axis, c.ReportedDim(dims, 0, ir::kNoBound, 0, ".depth"));
+  return c.Set(0, t, std::move(y));
+}
+
 int64_t Prod(const std::vector<int64_t>& s, size_t from, size_t to) {
   int64_t p = 1;
   for (size_t i = from; i < to && i < s.size(); ++i) p *= s[i];
@@ -372,7 +406,10 @@ void RegisterIndexingOps(std::vector<OpDef>& ops) {
   gather.symbolic_values = SymbolicValueAtFirst;  // Shape(x)[0]
   gather.fold = {FoldGather, FoldRule::Needs::kKnownInputs, 2};
   ops.push_back(gather);
-  ops.push_back({"OneHot", WithRuntimeShapeInput<OneHot>, /*symbolic=*/true, LowerOneHot});
+  OpDef one_hot{"OneHot", OneHot, /*symbolic=*/true, LowerOneHot};
+  one_hot.runtime_shape = {1, 0, RuntimeShapeRule::Value::kNumber, OneHotByValue, OneHotAfterRun,
+                           false};
+  ops.push_back(one_hot);
   ops.push_back({"GatherElements", GatherElementsShape, /*symbolic=*/true, LowerElements});
   ops.push_back({"ScatterElements", ScatterElementsShape, /*symbolic=*/true, LowerElements});
   ops.push_back({"GatherND", GatherNDShape, /*symbolic=*/true, LowerND});

@@ -6,10 +6,8 @@
 // lowering read these declarations through op_registry.h.
 //
 // Every default-domain op Kiln accepts is declared here; nothing else lists
-// ops by name for support, shape rules, symbolic dims or lowering. Still by
-// name elsewhere: which input of an op may be a run-time shape or parameter
-// (passes/shape_rules_runtime*.cc; an op composes those rules through
-// runtime_rules.h) (docs/adding-an-op.md).
+// ops by name for support, shape rules (run-time inputs included), symbolic
+// dims, folding or lowering (docs/adding-an-op.md).
 #ifndef KILN_COMPILER_OPS_OP_DEF_H_
 #define KILN_COMPILER_OPS_OP_DEF_H_
 
@@ -19,6 +17,8 @@
 #include "absl/status/status.h"
 #include "compiler/emit/lower_ops.h"
 #include "compiler/passes/fold_eval.h"
+#include "compiler/passes/shape_rules_runtime.h"
+#include "compiler/passes/shape_rules_runtime_params.h"
 #include "compiler/passes/shape_rule_context.h"
 
 namespace kiln::compiler {
@@ -29,6 +29,9 @@ using ShapeRule = absl::Status (*)(ShapeRuleContext&);
 using SymbolicValueInputs = bool (*)(size_t input);
 // Whether the node shares its first input's bytes instead of running a kernel.
 using AliasTest = bool (*)(const ir::Node& node);
+// A rule that claims some nodes of the op (true, its result in *status) and
+// leaves the others to the next rules.
+using ClaimingRule = bool (*)(ShapeRuleContext& c, absl::Status* status);
 
 struct OpDef {
   std::string op_type;  // in the default ONNX domain
@@ -45,6 +48,15 @@ struct OpDef {
   // How constant folding evaluates it (passes/fold_eval.h); none: a node on
   // constants runs as a dispatch.
   FoldRule fold = {};
+  // A shape-like input that may be known only at run time (Reshape's shape):
+  // checked against the declared output, or dims reported after the run.
+  RuntimeShapeRule runtime_shape = {};
+  // Parameter inputs that may be known only at run time (Slice's starts):
+  // kernels read them, checked against the declared output or reporting it.
+  RuntimeParamsRule runtime_params = {};
+  // The op's own rule for inputs known only at run time, tried before the
+  // two above (Resize's scales and roi: passes/shape_rules_resize_rt.h).
+  ClaimingRule runtime_first = nullptr;
   // Evaluated at compile time only (constant folding), except where its
   // rule and lowering say otherwise (a run-time shape, symbolic sizes).
   bool fold_only = false;

@@ -3,11 +3,12 @@
 // crop. Lowered to the pad kernel, or with pads known only at run time to
 // pad_rt.
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "compiler/ops/op_def.h"
-#include "compiler/ops/runtime_rules.h"
+#include "compiler/passes/known_elements.h"
 #include "compiler/passes/shape_rules_runtime_params.h"
 #include "kiln/kernel_abi.h"
 
@@ -115,6 +116,71 @@ absl::Status LowerPad(emit::LoweringContext& ctx, const ir::Node& node) {
   return ctx.Dispatch(node, pad, {bx, by});
 }
 
+// ---- parameter values known only at run time (shape_rules_runtime_params.h)
+
+absl::Status PadByValue(ShapeRuleContext& c, const Shape& y) {
+  KILN_RETURN_IF_ERROR(c.Need(2));
+  const Shape& x = c.S(0);
+  int64_t n = c.Has(3) ? -1 : c.Rank(0), pads = -1;
+  if (c.Has(3)) KILN_RETURN_IF_ERROR(c.IndexVector(3, "axes", &n));
+  KILN_RETURN_IF_ERROR(c.IndexVector(1, "pads", &pads));
+  if (pads != 2 * n) return c.Err(absl::StrCat("pads has ", pads, " entries for ", n, " axes"));
+  if (n > c.Rank(0)) return c.Err(absl::StrCat("axes has ", n, " entries for rank ", c.Rank(0)));
+  if (c.Has(2) && (c.T(2) != c.T(0) || ir::ElementCount(c.S(2)) != 1)) {
+    return c.Err("constant_value must be one element of the data type");
+  }
+  const size_t eb = ir::DTypeSize(c.T(0));
+  if (eb < 1 || eb > 8) return c.Err("unsupported data type");
+  const std::string mode = c.node().GetString("mode", "constant");
+  if (mode != "constant" && mode != "edge" && mode != "reflect" && mode != "wrap") {
+    return c.Err(absl::StrCat("unsupported mode '", mode, "'"));
+  }
+  if (y.size() != x.size()) return c.DeclaredMismatch(y, absl::StrCat("has not the rank of ", ir::ShapeStr(x)));
+  if (mode != "constant" && ir::ElementCount(y) > 0) {
+    for (int64_t d : x) {
+      if (d == 0) return c.Err(absl::StrCat(mode, " padding of an empty input"));
+    }
+  }
+  return c.Set(0, c.T(0), y);
+}
+
+// Pad without a declared output shape: each dim a data symbol pad_rt_dims
+// reports (in + begin + end, or in), without a bound.
+// An axis whose two pads are known at compile time (zeros beside computed
+// pads, as torchvision pads an image to a multiple of 32) keeps its dim.
+absl::Status PadAfterRun(ShapeRuleContext& c) {
+  KILN_RETURN_IF_ERROR(PadByValue(c, c.S(0)));  // checks the inputs
+  const Shape x = c.S(0);  // a copy: appending the dims output may move it
+  const int64_t r = static_cast<int64_t>(x.size());
+  std::vector<int64_t> axes;
+  if (!c.Has(3)) {
+    for (int64_t d = 0; d < r; ++d) axes.push_back(d);
+  } else if (const ir::ConstantData* a = c.C(3)) {
+    for (int64_t k = 0; k < a->element_count(); ++k) axes.push_back(a->IntAt(k) < 0 ? a->IntAt(k) + r : a->IntAt(k));
+  }
+  const std::vector<std::optional<int64_t>> pads = KnownElements(c.graph(), c.node().inputs[1], c.known());
+  std::vector<std::optional<int64_t>> fixed(x.size());
+  const size_t n = axes.size();
+  if (pads.size() == 2 * n) {
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t d = axes[i];
+      if (d < 0 || d >= r || !pads[i] || !pads[i + n]) continue;
+      const int64_t grow = *pads[i] + *pads[i + n];
+      if (!ir::IsSymbolic(x[d]) && x[d] + grow < 0) {
+        return c.Err(absl::StrCat("pads remove ", -grow, " entries from axis ", d, " of ",
+                                  ir::ShapeStr(x)));
+      }
+      fixed[d] = grow == 0 ? x[d] : c.dims().Add(x[d], grow);
+    }
+  }
+  KILN_ASSIGN_OR_RETURN(const ir::ValueId dims, c.ReportedDimsOutput(1, r));
+  Shape y(x.size());
+  for (int64_t d = 0; d < r; ++d) {
+    y[d] = fixed[d] ? *fixed[d] : c.ReportedDim(dims, d, ir::kNoBound, 0, absl::StrCat(".dim", d));
+  }
+  return c.Set(0, c.T(0), std::move(y));
+}
+
 absl::Status LowerPadOp(emit::LoweringContext& ctx, const ir::Node& node) {
   if (HasRuntimeParams(ctx.graph(), node)) return emit::LowerPadRt(ctx, node);
   return LowerPad(ctx, node);
@@ -123,7 +189,11 @@ absl::Status LowerPadOp(emit::LoweringContext& ctx, const ir::Node& node) {
 }  // namespace
 
 void RegisterPadOps(std::vector<OpDef>& ops) {
-  ops.push_back({"Pad", WithRuntimeParams<Pad>, /*symbolic=*/true, LowerPadOp});
+  OpDef pad{"Pad", Pad, /*symbolic=*/true, LowerPadOp};
+  // pads, constant_value, axes: inputs from opset 11.
+  pad.runtime_params = {1, 3, 11, PadByValue, PadAfterRun, false, /*symbolic_data_after_run=*/true,
+                        false};
+  ops.push_back(pad);
 }
 
 }  // namespace kiln::compiler

@@ -14,7 +14,6 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/graph_util.h"
 #include "compiler/ops/op_def.h"
-#include "compiler/ops/runtime_rules.h"
 #include "compiler/passes/shape_rules_runtime_params.h"
 #include "kiln/kernels.h"
 
@@ -152,6 +151,54 @@ absl::Status LowerReduce(emit::LoweringContext& ctx, const ir::Node& node) {
   return f32_data ? LowerReduceF32(ctx, node) : emit::LowerReduceTyped(ctx, node);
 }
 
+// ---- parameter values known only at run time (shape_rules_runtime_params.h)
+
+absl::Status ReduceByValue(ShapeRuleContext& c, const Shape& y) {
+  KILN_RETURN_IF_ERROR(c.Need(2));
+  const Shape& x = c.S(0);
+  int64_t n = -1;
+  KILN_RETURN_IF_ERROR(c.IndexVector(1, "axes", &n));
+  if (n > c.Rank(0)) return c.Err(absl::StrCat("axes has ", n, " entries for rank ", c.Rank(0)));
+  if (c.T(0) != DType::F32) {
+    return c.Err(absl::StrCat("run-time axes are supported for float32 data, got ",
+                              ir::DTypeName(c.T(0))));
+  }
+  // keepdims: every dim kept or 1; otherwise the kept dims in order.
+  bool ok;
+  if (c.node().GetInt("keepdims", 1) != 0) {
+    ok = y.size() == x.size();
+    for (size_t d = 0; ok && d < x.size(); ++d) ok = y[d] == x[d] || y[d] == 1;
+  } else {
+    size_t j = 0;
+    for (size_t d = 0; d < x.size() && j < y.size(); ++d) {
+      if (x[d] == y[j]) ++j;
+    }
+    ok = j == y.size();
+  }
+  if (!ok) return c.DeclaredMismatch(y, absl::StrCat("is not a reduction of input ", ir::ShapeStr(x)));
+  return c.Set(0, DType::F32, y);
+}
+
+// Reduce* shaped after the run: with keepdims every dim is the input's or
+// 1; without, rank - (number of axes) dims, each at most the largest input
+// dim.
+absl::Status ReduceAfterRun(ShapeRuleContext& c) {
+  const Shape& x = c.S(0);
+  Shape bound = x;
+  if (c.node().GetInt("keepdims", 1) == 0) {
+    int64_t n = -1;
+    KILN_RETURN_IF_ERROR(c.IndexVector(1, "axes", &n));
+    if (n > c.Rank(0)) return c.Err(absl::StrCat("axes has ", n, " entries for rank ", c.Rank(0)));
+    int64_t largest = 0;
+    for (int64_t d : x) largest = std::max(largest, d);
+    bound.assign(x.size() - static_cast<size_t>(n), largest);
+    KILN_RETURN_IF_ERROR(ReduceByValue(c, Shape(x.begin() + n, x.end())));  // checks the inputs
+  } else {
+    KILN_RETURN_IF_ERROR(ReduceByValue(c, x));
+  }
+  return c.DimsAfterRun(DType::F32, bound);
+}
+
 }  // namespace
 
 namespace emit {
@@ -173,7 +220,10 @@ void RegisterReduceOps(std::vector<OpDef>& ops) {
   for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
                          "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
                          "ReduceSumSquare"}) {
-    OpDef def{op, WithRuntimeParams<ReduceShape>, /*symbolic=*/true, LowerReduce};
+    OpDef def{op, ReduceShape, /*symbolic=*/true, LowerReduce};
+    // axes (an input from opset 18; ReduceSum's from 13): an empty one is known.
+    def.runtime_params = {1, 1, 0, ReduceByValue, ReduceAfterRun, /*empty_is_known=*/true, false,
+                          false};
     // Sum, Prod, Max and Min over a shape value fold (passes/symbolic_fold.cc).
     const std::string name = op;
     if (name == "ReduceMin" || name == "ReduceMax" || name == "ReduceProd" || name == "ReduceSum") {

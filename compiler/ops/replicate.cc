@@ -4,12 +4,12 @@
 // read as dims. A shape or repeats input known only at run time is checked
 // by a kernel (passes/shape_rules_runtime.cc); constant inputs fold
 // (passes/fold_eval.cc, fold_movement.cc).
+#include <algorithm>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/graph_util.h"
 #include "compiler/ops/op_def.h"
-#include "compiler/ops/runtime_rules.h"
 #include "compiler/passes/symbolic_support.h"
 
 namespace kiln::compiler {
@@ -104,19 +104,75 @@ absl::Status LowerTile(emit::LoweringContext& ctx, const ir::Node& node) {
   return emit::EmitStridedCopy(ctx, node, bx, by, emit::ElemBytes(ctx, node.inputs[0]), 0, 0, dims, ss, ds);
 }
 
+// ---- a shape or repeats input known only at run time (shape_rules_runtime.h)
+
+absl::Status ExpandByValue(ShapeRuleContext& c, int64_t count, const RuntimeShapeRule::Shapes& ys) {
+  const Shape& y = ys[0];
+  const Shape& x = c.S(0);
+  bool ok = y.size() == std::max<size_t>(x.size(), static_cast<size_t>(count));
+  const size_t off = ok ? y.size() - x.size() : 0;
+  for (size_t i = 0; ok && i < x.size(); ++i) ok = x[i] == 1 || x[i] == y[off + i];
+  if (!ok) return c.DeclaredMismatch(y, absl::StrCat("is not input ", ir::ShapeStr(x), " expanded"));
+  return c.Set(0, c.T(0), y);
+}
+
+absl::Status TileByValue(ShapeRuleContext& c, int64_t count, const RuntimeShapeRule::Shapes& ys) {
+  const Shape& y = ys[0];
+  const Shape& x = c.S(0);
+  bool ok = y.size() == x.size() && count == static_cast<int64_t>(x.size());
+  for (size_t d = 0; ok && d < x.size(); ++d) ok = x[d] == 0 ? y[d] == 0 : y[d] % x[d] == 0;
+  if (!ok) return c.DeclaredMismatch(y, absl::StrCat("is not input ", ir::ShapeStr(x), " tiled"));
+  return c.Set(0, c.T(0), y);
+}
+
+// Without a declared output shape: the dims shape_resolve reports (EXPAND:
+// broadcasting; TILE: dim * repeat), data symbols without a bound where the
+// value sets them (an Expand dim the input fixes, a Tile of an empty dim,
+// stay static). Their tensors go to the workspace's tail.
+absl::Status ExpandAfterRun(ShapeRuleContext& c, int64_t count) {
+  const Shape x = c.S(0);
+  const int64_t rx = static_cast<int64_t>(x.size()), r = std::max(rx, count);
+  Shape fixed;
+  for (int64_t p = 0; p < r; ++p) fixed.push_back(p >= r - rx && x[p - (r - rx)] != 1 ? x[p - (r - rx)] : -1);
+  const ir::DType dtype = c.T(0);
+  KILN_ASSIGN_OR_RETURN(Shape y, ReportedShape(c, fixed));
+  return c.Set(0, dtype, std::move(y));
+}
+
+absl::Status TileAfterRun(ShapeRuleContext& c, int64_t count) {
+  if (count != c.Rank(0)) {
+    return c.Err(absl::StrCat("repeats has ", count, " entries for rank ", c.Rank(0)));
+  }
+  Shape fixed;
+  for (int64_t d : c.S(0)) fixed.push_back(d == 0 ? 0 : -1);
+  const ir::DType dtype = c.T(0);
+  KILN_ASSIGN_OR_RETURN(Shape y, ReportedShape(c, fixed));
+  const Shape x = c.S(0);  // the repeats the lowering copies by: y / x, exact
+  Shape rep(x.size(), 0);
+  for (size_t d = 0; d < x.size(); ++d) {
+    if (x[d] != 0) rep[d] = c.graph().dims.FloorDiv(y[d], x[d]);
+  }
+  c.node().SetInts("kiln.repeats", rep);
+  return c.Set(0, dtype, std::move(y));
+}
+
 // The shape or repeats input is read as dims.
 bool ShapeInputSymbolicValues(size_t input) { return input == 1; }
 
 }  // namespace
 
 void RegisterReplicateOps(std::vector<OpDef>& ops) {
-  OpDef expand{"Expand", WithRuntimeShapeInput<Expand>, /*symbolic=*/true, LowerExpand};
+  OpDef expand{"Expand", Expand, /*symbolic=*/true, LowerExpand};
   expand.symbolic_values = ShapeInputSymbolicValues;
   expand.fold = {FoldExpand, FoldRule::Needs::kKnownInputs, 2};
+  expand.runtime_shape = {1, 0, RuntimeShapeRule::Value::kIndexVector, ExpandByValue,
+                          ExpandAfterRun, false};
   ops.push_back(expand);
-  OpDef tile{"Tile", WithRuntimeShapeInput<Tile>, /*symbolic=*/true, LowerTile};
+  OpDef tile{"Tile", Tile, /*symbolic=*/true, LowerTile};
   tile.symbolic_values = ShapeInputSymbolicValues;
   tile.fold = {FoldTile, FoldRule::Needs::kOwnChecks, 0};
+  tile.runtime_shape = {1, 0, RuntimeShapeRule::Value::kIndexVector, TileByValue, TileAfterRun,
+                        false};
   ops.push_back(tile);
 }
 

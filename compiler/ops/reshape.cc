@@ -4,6 +4,7 @@
 // axes input known only at run time is checked by a kernel instead
 // (passes/shape_rules_runtime.cc, emit/lower_shape_check.cc). Their constant
 // inputs fold (passes/fold_eval.cc).
+#include <algorithm>
 #include <limits>
 #include <set>
 #include <string>
@@ -11,7 +12,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/ops/op_def.h"
-#include "compiler/ops/runtime_rules.h"
 #include "compiler/passes/shape_rules_math.h"
 #include "compiler/passes/symbolic_support.h"
 
@@ -137,6 +137,91 @@ absl::Status Unsqueeze(ShapeRuleContext& c) {
   return c.Set(0, c.T(0), std::move(out));
 }
 
+// ---- a shape or axes input known only at run time (shape_rules_runtime.h)
+
+// `small` is `big` with some dims removed, every removed dim 1; *removed
+// counts them. Greedy matching finds an embedding whenever one exists.
+bool DropsUnitDims(const Shape& big, const Shape& small, int64_t* removed) {
+  size_t j = 0;
+  *removed = 0;
+  for (int64_t d : big) {
+    if (j < small.size() && small[j] == d) {
+      ++j;
+    } else if (d == 1) {
+      ++*removed;
+    } else {
+      return false;
+    }
+  }
+  return j == small.size();
+}
+
+absl::Status ReshapeByValue(ShapeRuleContext& c, int64_t count, const RuntimeShapeRule::Shapes& ys) {
+  const Shape& y = ys[0];
+  const Shape& x = c.S(0);
+  if (ir::ElementCount(x) != ir::ElementCount(y)) {
+    return c.DeclaredMismatch(y, absl::StrCat("does not hold the ", ir::ElementCount(x),
+                                       " elements of input ", ir::ShapeStr(x)));
+  }
+  if (count != static_cast<int64_t>(y.size())) {
+    return c.DeclaredMismatch(y, absl::StrCat("has not the ", count, " dims of input 'shape'"));
+  }
+  return c.Set(0, c.T(0), y);
+}
+
+absl::Status SqueezeByValue(ShapeRuleContext& c, int64_t count, const RuntimeShapeRule::Shapes& ys) {
+  const Shape& y = ys[0];
+  const Shape& x = c.S(0);
+  int64_t removed = 0;
+  if (!DropsUnitDims(x, y, &removed) || (count > 0 && removed != count) ||
+      (count == 0 && std::count(y.begin(), y.end(), 1) != 0)) {
+    return c.DeclaredMismatch(y, absl::StrCat("is not input ", ir::ShapeStr(x), " without ", count,
+                                       " unit axes"));
+  }
+  return c.Set(0, c.T(0), y);
+}
+
+absl::Status UnsqueezeByValue(ShapeRuleContext& c, int64_t count, const RuntimeShapeRule::Shapes& ys) {
+  const Shape& y = ys[0];
+  const Shape& x = c.S(0);
+  int64_t added = 0;
+  if (!DropsUnitDims(y, x, &added) || added != count ||
+      static_cast<int64_t>(y.size()) != static_cast<int64_t>(x.size()) + count) {
+    return c.DeclaredMismatch(y, absl::StrCat("is not input ", ir::ShapeStr(x), " with ", count,
+                                       " unit axes inserted"));
+  }
+  return c.Set(0, c.T(0), y);
+}
+
+// Without a declared output shape the dims are data symbols shape_resolve
+// reports after its run (the data is the input's, aliased): each at most the
+// element count (Reshape) or the largest input dim.
+int64_t LargestDim(const Shape& x) {
+  int64_t largest = 1;
+  for (int64_t d : x) largest = std::max(largest, d);
+  return largest;
+}
+
+absl::Status ReshapeAfterRun(ShapeRuleContext& c, int64_t count) {
+  return AliasDimsAfterRun(c, count, ir::ElementCount(c.S(0)));
+}
+
+absl::Status SqueezeAfterRun(ShapeRuleContext& c, int64_t count) {
+  const int64_t r = c.Rank(0);
+  if (count == 0 || count > r) {
+    if (ir::ElementCount(c.S(0)) == 0) {
+      return c.Err("a run-time squeeze of an empty input needs a declared output shape");
+    }
+    return c.Err(absl::StrCat("run-time axes of ", count, " entries for rank ", r,
+                              " need a declared output shape"));
+  }
+  return AliasDimsAfterRun(c, r - count, LargestDim(c.S(0)));
+}
+
+absl::Status UnsqueezeAfterRun(ShapeRuleContext& c, int64_t count) {
+  return AliasDimsAfterRun(c, c.Rank(0) + count, LargestDim(c.S(0)));
+}
+
 bool AlwaysAlias(const ir::Node&) { return true; }
 
 }  // namespace
@@ -146,17 +231,24 @@ void RegisterReshapeOps(std::vector<OpDef>& ops) {
     const char* op;
     ShapeRule shape;
     SymbolicValueInputs values;
+    RuntimeShapeRule runtime;  // the shape or axes input (an attribute before opset 13)
   };
   // Reshape reads its shape input as dims; all move a shape value as data.
-  for (const Decl& d : {Decl{"Reshape", WithRuntimeShapeInput<Reshape>, SymbolicValueAtFirstTwo},
-                        Decl{"Flatten", Flatten, SymbolicValueAtFirst},
-                        Decl{"Squeeze", WithRuntimeShapeInput<Squeeze>, SymbolicValueAtFirst},
-                        Decl{"Unsqueeze", WithRuntimeShapeInput<Unsqueeze>, SymbolicValueAtFirst},
-                        Decl{"Identity", ElementwiseSameShape, SymbolicValueAtFirst}}) {
+  using Value = RuntimeShapeRule::Value;
+  for (const Decl& d :
+       {Decl{"Reshape", Reshape, SymbolicValueAtFirstTwo,
+             {1, 0, Value::kIndexVector, ReshapeByValue, ReshapeAfterRun, false}},
+        Decl{"Flatten", Flatten, SymbolicValueAtFirst, {}},
+        Decl{"Squeeze", Squeeze, SymbolicValueAtFirst,
+             {1, 13, Value::kIndexVector, SqueezeByValue, SqueezeAfterRun, false}},
+        Decl{"Unsqueeze", Unsqueeze, SymbolicValueAtFirst,
+             {1, 13, Value::kIndexVector, UnsqueezeByValue, UnsqueezeAfterRun, false}},
+        Decl{"Identity", ElementwiseSameShape, SymbolicValueAtFirst, {}}}) {
     OpDef def{d.op, d.shape, /*symbolic=*/true, nullptr};
     def.no_kernel = "an alias of its input";
     def.symbolic_values = d.values;
     def.alias = AlwaysAlias;
+    def.runtime_shape = d.runtime;
     def.fold = {FoldRelabel, FoldRule::Needs::kKnownInputs, 1};
     ops.push_back(def);
   }

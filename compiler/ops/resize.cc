@@ -3,15 +3,14 @@
 // axes with opset 18, or known only at run time), symbolic dims. The rule
 // resolves constant scales into "kiln.scales"; the lowering chooses among
 // the resize kernels (emit/lower_resize*.cc).
-#include "compiler/ops/resize.h"
-
 #include <cmath>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "compiler/ops/runtime_rules.h"
+#include "compiler/ops/op_def.h"
+#include "compiler/passes/shape_rules_resize_rt.h"
 #include "compiler/passes/symbolic_support.h"
 
 namespace kiln::compiler {
@@ -48,8 +47,8 @@ absl::Status SymbolicScaled(ShapeRuleContext& c, int64_t x, float s, int64_t* ou
   return absl::OkStatus();
 }
 
-}  // namespace
-
+// With every scales or sizes input known: the output shape, and the scales
+// per axis in "kiln.scales".
 absl::Status ResizeShape(ShapeRuleContext& c) {
   KILN_RETURN_IF_ERROR(c.Need(1));
   const Shape& x = c.S(0);
@@ -151,7 +150,26 @@ absl::Status ResizeShape(ShapeRuleContext& c) {
   return c.Set(0, c.T(0), std::move(out));
 }
 
-namespace {
+// Resize by run-time sizes: the declared output, the same rank as X; the
+// op's own rule then runs on those sizes (its attribute checks included).
+absl::Status ResizeBySizes(ShapeRuleContext& c, int64_t count,
+                           const RuntimeShapeRule::Shapes& ys) {
+  const Shape& y = ys[0];
+  if (count != c.Rank(0) || static_cast<int64_t>(y.size()) != c.Rank(0)) {
+    return c.DeclaredMismatch(y, absl::StrCat("has not the ", c.Rank(0), " dims of the input"));
+  }
+  for (size_t k = 1; k < 3; ++k) {
+    if (c.Has(k) && (c.C(k) == nullptr || c.C(k)->element_count() != 0)) {
+      return c.Err("run-time sizes need empty or absent roi and scales inputs");
+    }
+  }
+  std::vector<ir::ConstantPtr> with_sizes = c.known();
+  const ir::ValueId sizes = c.node().inputs[3];
+  if (with_sizes.size() <= static_cast<size_t>(sizes)) with_sizes.resize(sizes + 1);
+  with_sizes[sizes] = ir::MakeI64Constant({static_cast<int64_t>(y.size())}, y);
+  ShapeRuleContext with(c.graph(), c.node(), with_sizes);
+  return ResizeShape(with);
+}
 
 absl::Status LowerResizeOp(emit::LoweringContext& ctx, const ir::Node& node) {
   const bool runtime = HasRuntimeResizeParams(ctx.graph(), node) ||
@@ -171,9 +189,14 @@ bool SizesSymbolicValues(size_t input) { return input == 3; }
 }  // namespace
 
 void RegisterResizeOps(std::vector<OpDef>& ops) {
-  OpDef resize{"Resize", WithRuntimeResize<WithRuntimeShapeInput<ResizeShape>>, /*symbolic=*/true,
+  OpDef resize{"Resize", ResizeShape, /*symbolic=*/true,
                LowerResizeOp};
   resize.symbolic_values = SizesSymbolicValues;
+  // Sizes (an input from opset 11) with a declared output; without one,
+  // shape_rules_resize_rt.cc reports the dims.
+  resize.runtime_first = InferRuntimeResize;  // run-time scales or roi
+  resize.runtime_shape = {3, 11, RuntimeShapeRule::Value::kInt64Vector, ResizeBySizes, nullptr,
+                          false};
   ops.push_back(resize);
 }
 

@@ -11,7 +11,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/ops/op_def.h"
-#include "compiler/ops/runtime_rules.h"
 #include "compiler/passes/constant_folding.h"
 #include "compiler/passes/shape_rules_runtime_params.h"
 #include "compiler/passes/symbolic_fold.h"
@@ -20,6 +19,7 @@ namespace kiln::compiler {
 namespace {
 
 using ir::DType;
+using Shape = std::vector<int64_t>;
 
 absl::Status ShapeOp(ShapeRuleContext& c) {
   KILN_RETURN_IF_ERROR(c.Need(1));
@@ -130,6 +130,63 @@ absl::Status Range(ShapeRuleContext& c) {
   return c.Set(0, c.T(0), {std::max<int64_t>(n, 0)});
 }
 
+// ---- a shape input known only at run time (shape_rules_runtime.h)
+
+absl::Status ConstantOfShapeByValue(ShapeRuleContext& c, int64_t count, const RuntimeShapeRule::Shapes& ys) {
+  const Shape& y = ys[0];
+  if (count != static_cast<int64_t>(y.size())) {
+    return c.DeclaredMismatch(y, absl::StrCat("has not the ", count, " dims of the shape input"));
+  }
+  DType dtype = DType::F32;
+  auto it = c.node().attributes.find("value");
+  if (it != c.node().attributes.end() && it->second.tensor) {
+    if (it->second.tensor->element_count() != 1) return c.Err("value must hold one element");
+    dtype = it->second.tensor->dtype;
+  }
+  return c.Set(0, dtype, y);
+}
+
+// Without a declared output shape: every dim a data symbol shape_resolve
+// reports (EXACT: the values), without a bound; the tensor goes to the
+// workspace's tail.
+absl::Status ConstantOfShapeAfterRun(ShapeRuleContext& c, int64_t count) {
+  DType dtype = DType::F32;
+  auto it = c.node().attributes.find("value");
+  if (it != c.node().attributes.end() && it->second.tensor) {
+    if (it->second.tensor->element_count() != 1) return c.Err("value must hold one element");
+    dtype = it->second.tensor->dtype;
+  }
+  KILN_ASSIGN_OR_RETURN(Shape y, ReportedShape(c, Shape(static_cast<size_t>(count), -1)));
+  return c.Set(0, dtype, std::move(y));
+}
+
+// ---- parameter values known only at run time (shape_rules_runtime_params.h)
+
+absl::Status RangeByValue(ShapeRuleContext& c, const Shape& y) {
+  KILN_RETURN_IF_ERROR(c.Need(3));
+  const DType t = c.T(0);
+  if (t != DType::F32 && t != DType::F64 && t != DType::I16 && t != DType::I32 &&
+      t != DType::I64) {
+    return c.Err(absl::StrCat("unsupported dtype ", ir::DTypeName(t)));
+  }
+  for (size_t k = 0; k < 3; ++k) {
+    if (c.T(k) != t || ir::ElementCount(c.S(k)) != 1 || c.Rank(k) > 1) {
+      return c.Err("start, limit and delta must be scalars of one dtype");
+    }
+  }
+  if (y.size() != 1) return c.DeclaredMismatch(y, "is not 1-D");
+  return c.Set(0, t, y);
+}
+
+// Range without a declared output shape: its length is a data symbol
+// range_count reports, without a bound.
+absl::Status RangeAfterRun(ShapeRuleContext& c) {
+  KILN_RETURN_IF_ERROR(RangeByValue(c, Shape{0}));  // checks the inputs
+  const DType t = c.T(0);
+  KILN_ASSIGN_OR_RETURN(const ir::ValueId dims, c.ReportedDimsOutput(1, 1));
+  return c.Set(0, t, {c.ReportedDim(dims, 0, ir::kNoBound, 0, ".length")});
+}
+
 absl::Status LowerRange(emit::LoweringContext& ctx, const ir::Node& node) {
   if (HasRuntimeParams(ctx.graph(), node)) return emit::LowerRangeRt(ctx, node);
   return emit::LowerSymbolicRange(ctx, node);
@@ -155,15 +212,19 @@ void RegisterShapeValueOps(std::vector<OpDef>& ops) {
   eye.no_kernel = "evaluated at compile time from its input's shape";
   eye.fold = {FoldEyeLike, FoldRule::Needs::kOwnChecks, 0};
   ops.push_back(eye);
-  OpDef fill{"ConstantOfShape", WithRuntimeShapeInput<ConstantOfShape>, /*symbolic=*/true, emit::LowerConstantOfShape};
+  OpDef fill{"ConstantOfShape", ConstantOfShape, /*symbolic=*/true, emit::LowerConstantOfShape};
   fill.symbolic_values = SymbolicValueAtFirst;
   fill.fold_only = true;
   fill.fold = {FoldConstantOfShape, FoldRule::Needs::kKnownInputs, 1};
+  fill.runtime_shape = {0, 0, RuntimeShapeRule::Value::kIndexVector, ConstantOfShapeByValue,
+                        ConstantOfShapeAfterRun, false};
   ops.push_back(fill);
-  OpDef range{"Range", WithRuntimeParams<Range>, /*symbolic=*/true, LowerRange};
+  OpDef range{"Range", Range, /*symbolic=*/true, LowerRange};
   range.symbolic_values = SymbolicValueAtFirstTwo;
   range.fold_only = true;
   range.fold = {FoldRange, FoldRule::Needs::kKnownInputs, 3};
+  range.runtime_params = {0, 2, 0, RangeByValue, RangeAfterRun, false, false,
+                          /*bounds_through_cast=*/true};
   ops.push_back(range);
   OpDef constant{"Constant", nullptr, /*symbolic=*/false, nullptr};
   constant.no_kernel = "an initializer once imported (frontend/onnx_importer.cc)";

@@ -12,7 +12,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/ops/op_def.h"
-#include "compiler/ops/runtime_rules.h"
 #include "compiler/passes/shape_rules_runtime_params.h"
 
 namespace kiln::compiler {
@@ -184,6 +183,29 @@ absl::Status LowerSlice(emit::LoweringContext& ctx, const ir::Node& node) {
                      emit::ContiguousStrides(y, dims));
 }
 
+// ---- parameter values known only at run time (shape_rules_runtime_params.h)
+
+absl::Status SliceByValue(ShapeRuleContext& c, const Shape& y) {
+  KILN_RETURN_IF_ERROR(c.Need(3));
+  const Shape& x = c.S(0);
+  int64_t n = -1;
+  const char* names[] = {"", "starts", "ends", "axes", "steps"};
+  for (size_t k = 1; k < 5; ++k) {
+    if (c.Has(k)) KILN_RETURN_IF_ERROR(c.IndexVector(k, names[k], &n));
+  }
+  if (n > c.Rank(0)) return c.Err(absl::StrCat("starts has ", n, " entries for rank ", c.Rank(0)));
+  bool ok = y.size() == x.size();
+  for (size_t d = 0; ok && d < x.size(); ++d) ok = y[d] <= x[d];
+  if (!ok) return c.DeclaredMismatch(y, absl::StrCat("is not a slice of input ", ir::ShapeStr(x)));
+  return c.Set(0, c.T(0), y);
+}
+
+// Slice shaped after the run: each dim at most the input's.
+absl::Status SliceAfterRun(ShapeRuleContext& c) {
+  KILN_RETURN_IF_ERROR(SliceByValue(c, c.S(0)));
+  return c.DimsAfterRun(c.T(0), c.S(0));
+}
+
 absl::Status LowerSliceOp(emit::LoweringContext& ctx, const ir::Node& node) {
   if (HasRuntimeParams(ctx.graph(), node)) return emit::LowerSliceRt(ctx, node);
   return LowerSlice(ctx, node);
@@ -195,9 +217,11 @@ bool SliceSymbolicValues(size_t input) { return input <= 2; }
 }  // namespace
 
 void RegisterSliceOps(std::vector<OpDef>& ops) {
-  OpDef slice{"Slice", WithRuntimeParams<SliceShape>, /*symbolic=*/true, LowerSliceOp};
+  OpDef slice{"Slice", SliceShape, /*symbolic=*/true, LowerSliceOp};
   slice.symbolic_values = SliceSymbolicValues;
   slice.fold = {FoldSlice, FoldRule::Needs::kKnownInputs, 1};
+  // starts, ends, axes, steps: inputs from opset 10.
+  slice.runtime_params = {1, 4, 10, SliceByValue, SliceAfterRun, false, false, false};
   ops.push_back(slice);
 }
 

@@ -8,7 +8,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/ops/op_def.h"
-#include "compiler/ops/runtime_rules.h"
 
 namespace kiln::compiler {
 namespace {
@@ -89,11 +88,76 @@ absl::Status LowerSplit(emit::LoweringContext& ctx, const ir::Node& node) {
   return absl::OkStatus();
 }
 
+// ---- sizes known only at run time (shape_rules_runtime.h)
+
+absl::Status SplitByValue(ShapeRuleContext& c, int64_t count, const RuntimeShapeRule::Shapes& ys) {
+  const Shape& x = c.S(0);
+  int64_t axis = 0;
+  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
+  if (count != static_cast<int64_t>(ys.size())) {
+    return c.Err(absl::StrCat("split has ", count, " sizes for ", ys.size(), " outputs"));
+  }
+  Shape split;
+  int64_t total = 0;
+  for (size_t k = 0; k < ys.size(); ++k) {
+    bool ok = ys[k].size() == x.size();
+    for (size_t d = 0; ok && d < x.size(); ++d) ok = static_cast<int64_t>(d) == axis || ys[k][d] == x[d];
+    if (!ok) return c.DeclaredMismatch(ys[k], absl::StrCat("is not a part of input ", ir::ShapeStr(x)));
+    split.push_back(ys[k][axis]);
+    total += ys[k][axis];
+  }
+  if (total != x[axis]) {
+    return c.Err(absl::StrCat("the declared output sizes ", ir::ShapeStr(split), " do not add up to ",
+                              x[axis]));
+  }
+  ir::Attribute a;
+  a.kind = ir::Attribute::Kind::kInts;
+  a.ints = split;
+  c.node().attributes["kiln.split"] = std::move(a);
+  for (size_t k = 0; k < ys.size(); ++k) KILN_RETURN_IF_ERROR(c.Set(k, c.T(0), ys[k]));
+  return absl::OkStatus();
+}
+
+// Split by run-time sizes without declared output shapes: each output's
+// length along the axis is a data symbol shape_resolve reports (SPLIT mode:
+// the sizes, which must add up to the axis), at most the axis; kiln.split
+// holds those symbols, so the copies start at their running sums.
+absl::Status SplitAfterRun(ShapeRuleContext& c, int64_t count) {
+  const Shape x = c.S(0);  // a copy: appending the dims output may move it
+  const size_t n_out = c.node().GetInt("kiln.result_dims", 0) != 0
+                           ? static_cast<size_t>(c.node().GetInt("kiln.result_dims", 0))
+                           : c.node().outputs.size();
+  int64_t axis = 0;
+  KILN_RETURN_IF_ERROR(c.Axis(c.node().GetInt("axis", 0), c.Rank(0), &axis));
+  if (count != static_cast<int64_t>(n_out)) {
+    return c.Err(absl::StrCat("split has ", count, " sizes for ", n_out, " outputs"));
+  }
+  for (size_t k = 0; k < n_out; ++k) {
+    if (!c.HasOut(k)) return c.Err("every output must be present with run-time split sizes");
+  }
+  KILN_ASSIGN_OR_RETURN(const ir::ValueId dims, c.ReportedDimsOutput(n_out, count));
+  Shape split;
+  for (size_t k = 0; k < n_out; ++k) {
+    Shape y = x;
+    y[axis] = c.ReportedDim(dims, static_cast<int64_t>(k), x[axis], k, ".length");
+    split.push_back(y[axis]);
+    KILN_RETURN_IF_ERROR(c.Set(k, c.T(0), std::move(y)));
+  }
+  ir::Attribute a;
+  a.kind = ir::Attribute::Kind::kInts;
+  a.ints = split;
+  c.node().attributes["kiln.split"] = std::move(a);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterSplitOps(std::vector<OpDef>& ops) {
-  OpDef split{"Split", WithRuntimeShapeInput<Split>, /*symbolic=*/true, LowerSplit};
+  OpDef split{"Split", Split, /*symbolic=*/true, LowerSplit};
   split.fold = {FoldSplit, FoldRule::Needs::kOwnChecks, 0};
+  // Sizes an input from opset 13 (an attribute before), reported per output.
+  split.runtime_shape = {1, 13, RuntimeShapeRule::Value::kIndexVector, SplitByValue,
+                         SplitAfterRun, true};
   ops.push_back(split);
 }
 

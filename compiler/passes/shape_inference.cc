@@ -6,6 +6,8 @@
 #include "compiler/ops/op_registry.h"
 #include "compiler/passes/constant_folding.h"
 #include "compiler/passes/shape_rule_context.h"
+#include "compiler/passes/shape_rules_runtime.h"
+#include "compiler/passes/shape_rules_runtime_params.h"
 #include "compiler/passes/shape_rules_training.h"
 #include "compiler/passes/symbolic_support.h"
 
@@ -22,8 +24,14 @@ absl::Status InferNodeShapes(ir::Graph& graph, ir::NodeId id,
     return c.Err("ops outside the default ONNX domain are not supported");
   }
   KILN_RETURN_IF_ERROR(CheckSymbolicSupport(graph, node, &known));
-  if (const OpDef* def = FindOpDef(node); def != nullptr && def->shape != nullptr) {
-    return def->shape(c);  // compiler/ops/
+  if (const OpDef* def = FindOpDef(node); def != nullptr) {  // compiler/ops/
+    // Inputs known only at run time first: the op's own rule, a shape-like
+    // input, parameter inputs (each declared by the op).
+    absl::Status s;
+    if (def->runtime_first != nullptr && def->runtime_first(c, &s)) return s;
+    if (InferRuntimeShapeInput(graph, node, known, &s)) return s;
+    if (InferRuntimeParams(graph, node, known, &s)) return s;
+    if (def->shape != nullptr) return def->shape(c);
   }
   // Nodes formed by later passes come with their outputs' shapes.
   for (ir::ValueId out : node.outputs) {

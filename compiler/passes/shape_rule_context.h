@@ -47,6 +47,25 @@ class ShapeRuleContext {
     return absl::InvalidArgumentError(
         absl::StrCat(g_.source, ": node ", n_.Describe(), ": ", msg));
   }
+  // About the model's declared output shape y, which the rules for values
+  // known only at run time check.
+  absl::Status DeclaredMismatch(const Shape& y, const std::string& why) const {
+    return Err(absl::StrCat("the declared output shape ", ir::ShapeStr(y), " ", why));
+  }
+  // Input k is a 1-D int64/int32 tensor of *count entries (*count < 0: any
+  // length, then returned in *count); `what` names it in the error.
+  absl::Status IndexVector(size_t k, const char* what, int64_t* count) const {
+    if ((T(k) != ir::DType::I64 && T(k) != ir::DType::I32) || Rank(k) != 1) {
+      return Err(absl::StrCat(what, " input '", In(k).name, "' must be a 1-D int64/int32 "
+                              "tensor, got ", ir::DTypeName(T(k)), " ", ir::ShapeStr(S(k))));
+    }
+    const int64_t n = S(k)[0];
+    if (*count >= 0 && n != *count) {
+      return Err(absl::StrCat(what, " input '", In(k).name, "' has ", n, " entries, not ", *count));
+    }
+    *count = n;
+    return absl::OkStatus();
+  }
   // Shape arithmetic on attribute or constant values, done in 128 bits so a
   // crafted value cannot overflow: the result, or an error naming `what`.
   absl::Status Narrow(__int128 v, const char* what, int64_t* out) const {

@@ -145,10 +145,10 @@ bool HasRuntimeResizeParams(const ir::Graph& graph, const ir::Node& node) {
   return false;
 }
 
-bool InferRuntimeResize(ir::Graph& graph, ir::Node& node,
-                        const std::vector<ir::ConstantPtr>& known, absl::Status* status) {
+bool InferRuntimeResize(Ctx& c, absl::Status* status) {
+  const ir::Graph& graph = c.graph();
+  const ir::Node& node = c.node();
   if (!IsResize(graph, node)) return false;
-  Ctx c(graph, node, known);
   const bool params = (c.Has(1) && c.C(1) == nullptr) || (c.Has(2) && c.C(2) == nullptr);
   const bool sizes = c.Has(3) && c.C(3) == nullptr;
   const bool reports = node.GetInt("kiln.result_dims", 0) != 0;
@@ -169,7 +169,7 @@ bool InferRuntimeResize(ir::Graph& graph, ir::Node& node,
   // Without a declaration (outside control-flow bodies, whose lengths take
   // one slot each): dims reported after the run.
   if (!reports && (node.outputs.size() != 1 || !graph.scope.empty())) return false;
-  *status = RuleAfterRun(c, known);
+  *status = RuleAfterRun(c, c.known());
   return true;
 }
 

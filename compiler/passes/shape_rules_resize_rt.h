@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "compiler/ir/graph.h"
+#include "compiler/passes/shape_rule_context.h"
 
 namespace kiln::compiler {
 
@@ -27,8 +28,7 @@ bool HasRuntimeResizeParams(const ir::Graph& graph, const ir::Node& node);
 // shapes and a static declared output shape); the rule's result is then in
 // *status. False leaves the node to the other Resize rules, whose error
 // stands.
-bool InferRuntimeResize(ir::Graph& graph, ir::Node& node,
-                        const std::vector<ir::ConstantPtr>& known, absl::Status* status);
+bool InferRuntimeResize(ShapeRuleContext& c, absl::Status* status);
 
 }  // namespace kiln::compiler
 

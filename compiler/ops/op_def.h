@@ -6,8 +6,9 @@
 // lowering read these declarations through op_registry.h.
 //
 // Every default-domain op Kiln accepts is declared here; nothing else lists
-// ops by name for support, shape rules (run-time inputs included), symbolic
-// dims, folding or lowering (docs/adding-an-op.md).
+// ops for support, shape rules (run-time inputs included), symbolic dims,
+// folding or lowering (docs/adding-an-op.md). Optimization passes still match
+// the op types they rewrite.
 #ifndef KILN_COMPILER_OPS_OP_DEF_H_
 #define KILN_COMPILER_OPS_OP_DEF_H_
 

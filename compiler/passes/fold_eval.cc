@@ -128,14 +128,6 @@ void StoreI(DType t, uint8_t* p, int64_t v) {
   }
 }
 
-std::shared_ptr<ConstantData> New(DType t, const Shape& shape) {
-  auto c = std::make_shared<ConstantData>();
-  c->dtype = t;
-  c->shape = shape;
-  c->bytes.assign(static_cast<size_t>(ir::ElementCount(shape)) * ir::DTypeSize(t), 0);
-  return c;
-}
-
 Shape Strides(const Shape& s) {
   Shape st(s.size(), 1);
   for (size_t i = s.size(); i-- > 1;) st[i - 1] = st[i] * s[i];
@@ -188,7 +180,7 @@ ConstantPtr ShapeOf(const E& e) {
 ConstantPtr CastOp(const E& e) {
   const ConstantData* x = e.In(0);
   const DType to = e.Out(0).dtype;
-  auto out = New(to, x->shape);
+  auto out = NewFoldedConstant(to, x->shape);
   const size_t es = ir::DTypeSize(to);
   for (int64_t k = 0; k < x->element_count(); ++k) {
     uint8_t* p = out->bytes.data() + k * es;
@@ -213,7 +205,7 @@ ConstantPtr GatherOp(const E& e) {
   const int64_t outer = ir::ElementCount(Shape(x->shape.begin(), x->shape.begin() + axis));
   const int64_t inner = ir::ElementCount(Shape(x->shape.begin() + axis + 1, x->shape.end()));
   const int64_t dim = x->shape[axis], es = static_cast<int64_t>(ir::DTypeSize(x->dtype));
-  auto out = New(x->dtype, e.Out(0).shape);
+  auto out = NewFoldedConstant(x->dtype, e.Out(0).shape);
   uint8_t* dst = out->bytes.data();
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t i = 0; i < idx->element_count(); ++i) {
@@ -233,7 +225,7 @@ ConstantPtr ConcatOp(const E& e) {
   if (axis < 0) axis += static_cast<int64_t>(os.size());
   const int64_t outer = ir::ElementCount(Shape(os.begin(), os.begin() + axis));
   const int64_t es = static_cast<int64_t>(ir::DTypeSize(t));
-  auto out = New(t, os);
+  auto out = NewFoldedConstant(t, os);
   uint8_t* dst = out->bytes.data();
   for (int64_t o = 0; o < outer; ++o) {
     for (size_t k = 0; k < e.n.inputs.size(); ++k) {
@@ -249,7 +241,7 @@ ConstantPtr ConcatOp(const E& e) {
 // Generic gather by per-output-element source index.
 ConstantPtr Pick(const ConstantData& x, DType t, const Shape& shape,
                  const std::function<int64_t(const Shape&)>& src) {
-  auto out = New(t, shape);
+  auto out = NewFoldedConstant(t, shape);
   const size_t es = ir::DTypeSize(t);
   const int64_t n = ir::ElementCount(shape);
   Shape pos(shape.size(), 0);
@@ -293,7 +285,7 @@ ConstantPtr TransposeOp(const E& e) {
 ConstantPtr ExpandOp(const E& e) {
   const ConstantData* x = e.In(0);
   const auto idx = BroadcastIndex(x->shape, e.Out(0).shape);
-  auto out = New(x->dtype, e.Out(0).shape);
+  auto out = NewFoldedConstant(x->dtype, e.Out(0).shape);
   const size_t es = ir::DTypeSize(x->dtype);
   for (size_t k = 0; k < idx.size(); ++k) {
     std::memcpy(out->bytes.data() + k * es, x->bytes.data() + idx[k] * es, es);
@@ -306,7 +298,7 @@ ConstantPtr WhereOp(const E& e) {
   const ConstantData *c = e.In(0), *a = e.In(1), *b = e.In(2);
   const auto ic = BroadcastIndex(c->shape, os), ia = BroadcastIndex(a->shape, os),
              ib = BroadcastIndex(b->shape, os);
-  auto out = New(a->dtype, os);
+  auto out = NewFoldedConstant(a->dtype, os);
   const size_t es = ir::DTypeSize(a->dtype);
   for (size_t k = 0; k < ic.size(); ++k) {
     const ConstantData* src = c->IntAt(ic[k]) ? a : b;
@@ -331,7 +323,7 @@ absl::StatusOr<ConstantPtr> BinaryOp(const E& e) {
   const Shape& os = e.Out(0).shape;
   const DType t = e.Out(0).dtype;
   const auto ia = BroadcastIndex(a->shape, os), ib = BroadcastIndex(b->shape, os);
-  auto out = New(t, os);
+  auto out = NewFoldedConstant(t, os);
   const size_t es = ir::DTypeSize(t);
   const bool fp = IsFloat(a->dtype) || (op == "Pow" && IsFloat(b->dtype));
   const bool unsigned_operands = a->dtype == DType::U64;  // compared as uint64
@@ -383,7 +375,7 @@ absl::StatusOr<ConstantPtr> BinaryOp(const E& e) {
 ConstantPtr UnaryOp(const E& e) {
   const ConstantData* x = e.In(0);
   const std::string& op = e.n.op_type;
-  auto out = New(x->dtype, x->shape);
+  auto out = NewFoldedConstant(x->dtype, x->shape);
   const size_t es = ir::DTypeSize(x->dtype);
   for (int64_t k = 0; k < x->element_count(); ++k) {
     uint8_t* p = out->bytes.data() + k * es;
@@ -413,7 +405,7 @@ ConstantPtr UnaryOp(const E& e) {
 
 ConstantPtr ConstantOfShapeOp(const E& e) {
   const ir::Value& o = e.Out(0);
-  auto out = New(o.dtype, o.shape);
+  auto out = NewFoldedConstant(o.dtype, o.shape);
   auto it = e.n.attributes.find("value");
   if (it != e.n.attributes.end() && it->second.tensor) {
     const auto& v = it->second.tensor->bytes;
@@ -426,7 +418,7 @@ ConstantPtr ConstantOfShapeOp(const E& e) {
 
 ConstantPtr RangeOp(const E& e) {
   const ir::Value& o = e.Out(0);
-  auto out = New(o.dtype, o.shape);
+  auto out = NewFoldedConstant(o.dtype, o.shape);
   const size_t es = ir::DTypeSize(o.dtype);
   for (int64_t k = 0; k < o.shape[0]; ++k) {
     uint8_t* p = out->bytes.data() + k * es;
@@ -493,7 +485,7 @@ ConstantPtr ReduceOp(const E& e) {
   }
   // Elements per output: the mean's divisor.
   const int64_t per_out = n_out > 0 ? x->element_count() / n_out : 0;
-  auto out = New(o.dtype, o.shape);
+  auto out = NewFoldedConstant(o.dtype, o.shape);
   const size_t es = ir::DTypeSize(o.dtype);
   for (int64_t j = 0; j < n_out; ++j) {
     uint8_t* p = out->bytes.data() + j * es;
@@ -573,6 +565,14 @@ static absl::StatusOr<std::vector<ConstantPtr>> EvaluateNodeUnchecked(
   return def->fold.fn(e);
 }
 
+std::shared_ptr<ir::ConstantData> NewFoldedConstant(ir::DType dtype, const Shape& shape) {
+  auto c = std::make_shared<ConstantData>();
+  c->dtype = dtype;
+  c->shape = shape;
+  c->bytes.assign(static_cast<size_t>(ir::ElementCount(shape)) * ir::DTypeSize(dtype), 0);
+  return c;
+}
+
 const ir::ConstantData* FoldContext::In(size_t k) const {
   return k < n.inputs.size() ? KnownValue(g, n.inputs[k], known) : nullptr;
 }
@@ -596,7 +596,7 @@ FoldResult FoldDropout(const FoldContext& e) {
   }
   std::vector<ConstantPtr> outs = {Relabel(e)};
   if (e.n.outputs.size() > 1 && e.n.outputs[1] != ir::kNoValue) {
-    auto mask = New(DType::Bool, e.Out(0).shape);
+    auto mask = NewFoldedConstant(DType::Bool, e.Out(0).shape);
     std::fill(mask->bytes.begin(), mask->bytes.end(), 1);
     outs.push_back(mask);
   }

@@ -6,6 +6,7 @@
 #define KILN_COMPILER_PASSES_FOLD_EVAL_H_
 
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -40,6 +41,10 @@ struct FoldRule {
   // refused (InvalidArgument) rather than read.
   size_t required_inputs = 0;
 };
+
+// A zero-filled tensor of `dtype` and `shape` for an evaluator to fill.
+std::shared_ptr<ir::ConstantData> NewFoldedConstant(ir::DType dtype,
+                                                    const std::vector<int64_t>& shape);
 
 // fold_eval.cc
 FoldResult FoldRelabel(const FoldContext& e);  // same bytes, output 0's shape

@@ -15,14 +15,6 @@ using ir::ConstantData;
 using ir::DType;
 using Shape = std::vector<int64_t>;
 
-std::shared_ptr<ConstantData> NewConstant(DType t, const Shape& shape) {
-  auto c = std::make_shared<ConstantData>();
-  c->dtype = t;
-  c->shape = shape;
-  c->bytes.assign(static_cast<size_t>(ir::ElementCount(shape)) * ir::DTypeSize(t), 0);
-  return c;
-}
-
 // Writes 1 (in the output dtype) at element k.
 void StoreOne(DType t, uint8_t* p) {
   switch (t) {
@@ -67,7 +59,7 @@ FoldResult FoldSize(const FoldContext& e) {
 FoldResult FoldEyeLike(const FoldContext& e) {
   if (!Shaped(e)) return std::vector<ir::ConstantPtr>{};
   const ir::Value& y = e.Out(0);
-  auto c = NewConstant(y.dtype, y.shape);
+  auto c = NewFoldedConstant(y.dtype, y.shape);
   const int64_t k = e.n.GetInt("k", 0), es = static_cast<int64_t>(ir::DTypeSize(y.dtype));
   for (int64_t r = 0; r < y.shape[0]; ++r) {
     const int64_t col = r + k;
@@ -83,7 +75,7 @@ FoldResult FoldTile(const FoldContext& e) {
   const int64_t es = static_cast<int64_t>(ir::DTypeSize(xc->dtype));
   const Shape& xs = xc->shape;
   const int64_t r = static_cast<int64_t>(xs.size());
-  auto c = NewConstant(xc->dtype, y.shape);
+  auto c = NewFoldedConstant(xc->dtype, y.shape);
   const int64_t n = ir::ElementCount(y.shape);
   Shape pos(r, 0);
   for (int64_t k = 0; k < n; ++k) {
@@ -114,7 +106,7 @@ FoldResult FoldSplit(const FoldContext& e) {
   for (int64_t d = axis + 1; d < r; ++d) inner *= xs[d];
   int64_t at = 0;
   for (size_t k = 0; k < node.outputs.size() && k < split.size(); ++k) {
-    auto c = NewConstant(xc->dtype, e.g.value(node.outputs[k]).shape);
+    auto c = NewFoldedConstant(xc->dtype, e.g.value(node.outputs[k]).shape);
     const int64_t chunk = split[k] * inner * es;
     for (int64_t o = 0; o < outer && chunk > 0; ++o) {
       std::memcpy(c->bytes.data() + o * chunk,

@@ -25,6 +25,36 @@ TEST(OpRegistry, EveryDeclarationIsCompleteAndUnique) {
   }
 }
 
+// A declared run-time input comes with the rules that apply to it, and a
+// parameter range is a range; a fold rule has its evaluator.
+TEST(OpRegistry, RunTimeInputAndFoldDeclarationsAreComplete) {
+  int shape_inputs = 0, param_ops = 0;
+  for (const OpDef& def : AllOpDefs()) {
+    if (def.runtime_shape.input >= 0) {
+      ++shape_inputs;
+      EXPECT_NE(def.runtime_shape.declared, nullptr) << def.op_type;
+    } else {
+      EXPECT_EQ(def.runtime_shape.declared, nullptr) << def.op_type;
+      EXPECT_EQ(def.runtime_shape.after_run, nullptr) << def.op_type;
+    }
+    if (def.runtime_params.first >= 0) {
+      ++param_ops;
+      EXPECT_LE(def.runtime_params.first, def.runtime_params.last) << def.op_type;
+      EXPECT_NE(def.runtime_params.declared, nullptr) << def.op_type;
+      EXPECT_NE(def.runtime_params.after_run, nullptr) << def.op_type;
+    }
+    if (def.fold.needs != FoldRule::Needs::kKnownInputs || def.fold.required_inputs != 0) {
+      EXPECT_NE(def.fold.fn, nullptr) << def.op_type;
+    }
+  }
+  // Reshape, Squeeze, Unsqueeze, Expand, Tile, Split, ConstantOfShape,
+  // OneHot, Resize; Slice, Pad, Range and the ten Reduce*.
+  EXPECT_EQ(shape_inputs, 9);
+  EXPECT_EQ(param_ops, 13);
+  EXPECT_EQ(FindOpDef("Squeeze")->runtime_shape.since_opset, 13);
+  EXPECT_EQ(FindOpDef("Slice")->runtime_params.since_opset, 10);
+}
+
 TEST(OpRegistry, AnOpOnlyAPassMakesIsNotAnOnnxOp) {
   const OpDef* silu = FindOpDef("Silu");  // dispatch formation's Sigmoid * x
   ASSERT_NE(silu, nullptr);

@@ -5,27 +5,16 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
+#include "vm/kernel_param_words.h"
 
 namespace kiln::vm {
 namespace {
 
-struct ParamNames {
-  const char* kernel;
-  const char* iparams;
-  const char* fparams;
-};
-
-constexpr ParamNames kParamNames[] = {
-#define KILN_KERNEL(name, bindings, writes, source, inames, fnames) {#name, inames, fnames},
-#include "kiln/kernel_table.def"
-#undef KILN_KERNEL
-};
-
-const ParamNames* Find(absl::string_view kernel) {
+const KernelParamRow* Find(absl::string_view kernel) {
   absl::ConsumePrefix(&kernel, "kiln_");
-  for (const ParamNames& p : kParamNames) {
+  for (const KernelParamRow& p : kKernelParamRows) {
     if (kernel == p.kernel) return &p;
   }
   return nullptr;
@@ -42,37 +31,32 @@ std::vector<std::pair<std::string, T>> Expand(const char* pattern, absl::Span<co
   std::map<std::string, int64_t> seen;
   size_t k = 0;
   bool all_plain_named = true;
-  const std::vector<absl::string_view> words =
-      pattern == nullptr ? std::vector<absl::string_view>()
-                         : absl::StrSplit(pattern, ' ', absl::SkipEmpty());
+  const std::vector<ParamWord> words =
+      pattern == nullptr ? std::vector<ParamWord>() : ParseParamWords(pattern);
   for (size_t w = 0; w < words.size(); ++w) {
-    const absl::string_view word = words[w];
-    const size_t bracket = word.find('[');
-    if (bracket == absl::string_view::npos) {
+    const ParamWord& word = words[w];
+    if (!word.array) {
       if (k >= values.size()) {
         all_plain_named = false;
         break;
       }
-      out.push_back({std::string(word), values[k]});
+      out.push_back({word.name, values[k]});
       // Repeat counts are integers (and converting a float from a module
       // the verifier is still checking could overflow).
-      if constexpr (std::is_integral_v<T>) seen[std::string(word)] = values[k];
+      if constexpr (std::is_integral_v<T>) seen[word.name] = values[k];
       ++k;
       continue;
     }
-    const absl::string_view base = word.substr(0, bracket);
-    absl::string_view count_name = word.substr(bracket + 1);
-    absl::ConsumeSuffix(&count_name, "]");
-    absl::ConsumeSuffix(&count_name, "?");  // that many or none: the loop stops at the end
+    // "COUNT?" (that many or none) needs nothing more: the loop stops at the end.
     int64_t count = 0;
-    if (count_name == "*") {
+    if (word.count == "*") {
       count = static_cast<int64_t>(values.size() - k) - static_cast<int64_t>(words.size() - w - 1);
-    } else if (!absl::SimpleAtoi(count_name, &count)) {
-      auto it = seen.find(std::string(count_name));
+    } else if (!absl::SimpleAtoi(word.count, &count)) {
+      auto it = seen.find(word.count);
       count = it == seen.end() ? 0 : it->second;
     }
     for (int64_t j = 0; j < count && k < values.size(); ++j, ++k) {
-      out.push_back({absl::StrCat(base, "[", j, "]"), values[k]});
+      out.push_back({absl::StrCat(word.name, "[", j, "]"), values[k]});
     }
   }
   if (fits != nullptr) *fits = all_plain_named && k == values.size();
@@ -84,19 +68,19 @@ std::vector<std::pair<std::string, T>> Expand(const char* pattern, absl::Span<co
 
 std::vector<std::pair<std::string, int64_t>> NameIParams(absl::string_view kernel,
                                                          absl::Span<const int64_t> iparams) {
-  const ParamNames* p = Find(kernel);
+  const KernelParamRow* p = Find(kernel);
   return Expand<int64_t>(p ? p->iparams : nullptr, iparams, "i");
 }
 
 std::vector<std::pair<std::string, float>> NameFParams(absl::string_view kernel,
                                                        absl::Span<const float> fparams) {
-  const ParamNames* p = Find(kernel);
+  const KernelParamRow* p = Find(kernel);
   return Expand<float>(p ? p->fparams : nullptr, fparams, "f");
 }
 
 bool ParamNamesFit(absl::string_view kernel, absl::Span<const int64_t> iparams,
                    absl::Span<const float> fparams) {
-  const ParamNames* p = Find(kernel);
+  const KernelParamRow* p = Find(kernel);
   if (p == nullptr) return false;
   bool ints = false, floats = false;
   Expand<int64_t>(p->iparams, iparams, "i", &ints);

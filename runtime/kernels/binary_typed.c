@@ -145,5 +145,5 @@ int kiln_binary_typed_check(const int64_t* ip, uint32_t iparam_count, const floa
   if (bitwise && (kiln_dtype_is_float(t) || t == KILN_DTYPE_BOOL)) return KILN_ERR_INVALID_ARGUMENT;
   /* Work is bounded by Y: one pass over its elements, none when it is empty. */
   const int64_t in_eb[2] = {eb, eb};
-  return kiln_check_bcast(ip + T_HEAD, R, ip + T_HEAD + R, 2, in_eb, eb, binding_bytes);
+  return kiln_check_bcast(ip + T_HEAD, R, ip + KILN_IP_BINARY_TYPED_A_STRIDES(R), 2, in_eb, eb, binding_bytes);
 }

@@ -67,5 +67,5 @@ int kiln_compare_check(const int64_t* ip, uint32_t iparam_count, const float* fp
   if (eb == 0) return KILN_ERR_INVALID_ARGUMENT;
   /* Work is bounded by Y: one pass over its elements, none when it is empty. */
   const int64_t in_eb[2] = {eb, eb};
-  return kiln_check_bcast(ip + C_HEAD, R, ip + C_HEAD + R, 2, in_eb, 1, binding_bytes);
+  return kiln_check_bcast(ip + C_HEAD, R, ip + KILN_IP_COMPARE_A_STRIDES(R), 2, in_eb, 1, binding_bytes);
 }

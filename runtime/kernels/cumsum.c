@@ -79,7 +79,7 @@ int kiln_cumsum_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
   if (ip == NULL || iparam_count < CS_HEAD) return KILN_ERR_INVALID_ARGUMENT;
   const int64_t R = ip[CS_R];
   if (R < 1 || R > KILN_MAX_RANK) return KILN_ERR_INVALID_ARGUMENT;
-  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(CS_HEAD + R), fp, fparam_count, 0));
+  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)KILN_CUMSUM_IPARAMS(R), fp, fparam_count, 0));
   KILN_TRY(kiln_check_nonneg(ip + CS_HEAD, R));
   KILN_TRY(kiln_check_enum(ip[CS_KIND], 1, 4));
   KILN_TRY(kiln_check_enum(ip[CS_EXCLUSIVE], 0, 1));

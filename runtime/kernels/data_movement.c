@@ -60,11 +60,11 @@ int kiln_strided_copy_check(const int64_t* ip, uint32_t iparam_count,
   if (iparam_count < S_HEAD || ip == NULL) return KILN_ERR_INVALID_ARGUMENT;
   const int64_t R = ip[S_R];
   if (R < 0 || R > KILN_MAX_RANK) return KILN_ERR_INVALID_ARGUMENT;
-  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(S_HEAD + 3 * R), fp,
+  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)KILN_STRIDED_COPY_IPARAMS(R), fp,
                              fparam_count, 0));
   /* Source strides may be negative (Slice with negative steps). */
-  KILN_TRY(kiln_check_nonneg(ip, S_HEAD + R));
-  KILN_TRY(kiln_check_nonneg(ip + S_HEAD + 2 * R, R));
+  KILN_TRY(kiln_check_nonneg(ip, KILN_IP_STRIDED_COPY_SRC_STRIDES(R)));
+  KILN_TRY(kiln_check_nonneg(ip + KILN_IP_STRIDED_COPY_DST_STRIDES(R), R));
   const int64_t eb = ip[S_EB];
   if (eb == 0) return KILN_ERR_INVALID_ARGUMENT;
   const int64_t* dims = ip + S_HEAD;

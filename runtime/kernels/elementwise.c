@@ -101,8 +101,8 @@ int kiln_binary_f32(const int64_t* ip, const float* fp, void* const* bindings,
   int64_t dims[KILN_MAX_RANK], sa[KILN_MAX_RANK], sb[KILN_MAX_RANK];
   int64_t r = 0;
   for (int64_t d = 0; d < R; ++d) {
-    const int64_t dim = ip[B_HEAD + d], a_s = ip[B_HEAD + R + d],
-                  b_s = ip[B_HEAD + 2 * R + d];
+    const int64_t dim = ip[B_HEAD + d], a_s = ip[KILN_IP_BINARY_F32_A_STRIDES(R) + d],
+                  b_s = ip[KILN_IP_BINARY_F32_B_STRIDES(R) + d];
     if (dim == 1) continue;
     if (r > 0 && sa[r - 1] == a_s * dim && sb[r - 1] == b_s * dim) {
       dims[r - 1] *= dim;
@@ -143,9 +143,9 @@ int kiln_binary_f32_check(const int64_t* ip, uint32_t iparam_count,
   if (iparam_count < B_HEAD || ip == NULL) return KILN_ERR_INVALID_ARGUMENT;
   const int64_t R = ip[B_R];
   if (R < 0 || R > KILN_MAX_RANK) return KILN_ERR_INVALID_ARGUMENT;
-  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(B_HEAD + 3 * R), fp,
+  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)KILN_BINARY_F32_IPARAMS(R), fp,
                              fparam_count, 0));
-  KILN_TRY(kiln_check_nonneg(ip, B_HEAD + 3 * R));
+  KILN_TRY(kiln_check_nonneg(ip, KILN_BINARY_F32_IPARAMS(R)));
   KILN_TRY(kiln_check_enum(ip[B_OP], KILN_BINARY_ADD, KILN_BINARY_LAST));
   /* Work is bounded by Y: one pass over its elements, none when it is empty. */
   const int64_t* dims = ip + B_HEAD;

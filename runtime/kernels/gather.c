@@ -158,9 +158,9 @@ static int elements_check(const int64_t* ip, uint32_t iparam_count, const float*
   if (ip == NULL || iparam_count < GE_HEAD) return KILN_ERR_INVALID_ARGUMENT;
   const int64_t R = ip[GE_R];
   if (R < 1 || R > KILN_MAX_RANK) return KILN_ERR_INVALID_ARGUMENT;
-  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(GE_HEAD + 2 * R), fp,
+  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)KILN_GATHER_ELEMENTS_IPARAMS(R), fp,
                              fparam_count, 0));
-  KILN_TRY(kiln_check_nonneg(ip, GE_HEAD + 2 * R));
+  KILN_TRY(kiln_check_nonneg(ip, KILN_GATHER_ELEMENTS_IPARAMS(R)));
   KILN_TRY(check_index_bytes(ip[GE_IB]));
   KILN_TRY(check_scatter_kind(ip[GE_EB], ip[GE_KIND], ip[GE_RED]));
   if (ip[GE_AXIS] >= R) return KILN_ERR_INVALID_ARGUMENT;

@@ -190,9 +190,9 @@ int kiln_matmul_f32_check(const int64_t* ip, uint32_t iparam_count,
   if (iparam_count < MM_HEAD || ip == NULL) return KILN_ERR_INVALID_ARGUMENT;
   const int64_t R = ip[MM_R];
   if (R < 0 || R > KILN_MAX_RANK) return KILN_ERR_INVALID_ARGUMENT;
-  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(MM_HEAD + 3 * R), fp,
+  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)KILN_MATMUL_F32_IPARAMS(R), fp,
                              fparam_count, 0));
-  KILN_TRY(kiln_check_nonneg(ip, MM_HEAD + 3 * R));
+  KILN_TRY(kiln_check_nonneg(ip, KILN_MATMUL_F32_IPARAMS(R)));
   const int64_t M = ip[MM_M], N = ip[MM_N], K = ip[MM_K];
 
   /* Each operand is viewed as [batch..., rows, cols] with its batch strides
@@ -200,11 +200,11 @@ int kiln_matmul_f32_check(const int64_t* ip, uint32_t iparam_count,
   int64_t dims[KILN_MAX_RANK + 2], strides[KILN_MAX_RANK + 2];
   int64_t bytes, count;
   for (int64_t d = 0; d < R; ++d) dims[d] = ip[MM_HEAD + d];
-  for (int64_t d = 0; d < R; ++d) strides[d] = ip[MM_HEAD + R + d];
+  for (int64_t d = 0; d < R; ++d) strides[d] = ip[KILN_IP_MATMUL_F32_A_BATCH_STRIDES(R) + d];
   dims[R] = M, dims[R + 1] = K, strides[R] = K, strides[R + 1] = 1;
   KILN_TRY(kiln_view_bytes(R + 2, dims, strides, 0, 4, &bytes));
   KILN_TRY(kiln_check_binding(binding_bytes[0], bytes));
-  for (int64_t d = 0; d < R; ++d) strides[d] = ip[MM_HEAD + 2 * R + d];
+  for (int64_t d = 0; d < R; ++d) strides[d] = ip[KILN_IP_MATMUL_F32_B_BATCH_STRIDES(R) + d];
   dims[R] = K, dims[R + 1] = N, strides[R] = N, strides[R + 1] = 1;
   KILN_TRY(kiln_view_bytes(R + 2, dims, strides, 0, 4, &bytes));
   KILN_TRY(kiln_check_binding(binding_bytes[1], bytes));

@@ -58,8 +58,8 @@ int kiln_max_unpool_check(const int64_t* ip, uint32_t iparam_count, const float*
   if (ip == NULL || iparam_count < MU_HEAD) return KILN_ERR_INVALID_ARGUMENT;
   const int64_t R = ip[MU_R];
   if (R < 1 || R > KILN_MAX_RANK) return KILN_ERR_INVALID_ARGUMENT;
-  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(MU_HEAD + 2 * R), fp, fparam_count, 0));
-  KILN_TRY(kiln_check_nonneg(ip, MU_HEAD + 2 * R));
+  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)KILN_MAX_UNPOOL_IPARAMS(R), fp, fparam_count, 0));
+  KILN_TRY(kiln_check_nonneg(ip, KILN_MAX_UNPOOL_IPARAMS(R)));
   if (ip[MU_EB] < 1 || ip[MU_EB] > 8) return KILN_ERR_INVALID_ARGUMENT;
   const int64_t *inferred = ip + MU_HEAD, *out = inferred + R;
   for (int64_t d = 0; d < R; ++d) {

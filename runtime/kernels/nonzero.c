@@ -101,8 +101,8 @@ static int nz_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
   if (ip == NULL || iparam_count < NZ_HEAD) return KILN_ERR_INVALID_ARGUMENT;
   const int64_t R = ip[NZ_R], count = ip[NZ_COUNT];
   if (R < 1 || R > KILN_MAX_RANK) return KILN_ERR_INVALID_ARGUMENT;
-  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(NZ_HEAD + R), fp, fparam_count, 0));
-  KILN_TRY(kiln_check_nonneg(ip + NZ_R, NZ_HEAD + R - NZ_R));
+  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)KILN_NONZERO_IPARAMS(R), fp, fparam_count, 0));
+  KILN_TRY(kiln_check_nonneg(ip + NZ_R, KILN_NONZERO_IPARAMS(R) - NZ_R));
   const int64_t eb = kiln_dtype_size(ip[NZ_DTYPE]);
   if (eb == 0) return KILN_ERR_INVALID_ARGUMENT;
   int64_t total, bytes;

@@ -41,7 +41,7 @@ int kiln_pad_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
   if (ip == NULL || iparam_count < PD_HEAD) return KILN_ERR_INVALID_ARGUMENT;
   const int64_t R = ip[PD_R], eb = ip[PD_EB], mode = ip[PD_MODE];
   if (R < 0 || R > KILN_MAX_RANK) return KILN_ERR_INVALID_ARGUMENT;
-  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(PD_HEAD + 3 * R), fp,
+  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)KILN_PAD_IPARAMS(R), fp,
                              fparam_count, 0));
   if (eb < 1 || eb > 8) return KILN_ERR_INVALID_ARGUMENT;
   KILN_TRY(kiln_check_enum(mode, KILN_PAD_CONSTANT, KILN_PAD_WRAP));

@@ -83,9 +83,9 @@ int kiln_pad_rt_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
   if (ip == NULL || iparam_count < PR_HEAD) return KILN_ERR_INVALID_ARGUMENT;
   const int64_t R = ip[PR_R], n = ip[PR_N], eb = ip[PR_EB], mode = ip[PR_MODE];
   if (R < 0 || R > KILN_MAX_RANK) return KILN_ERR_INVALID_ARGUMENT;
-  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(PR_HEAD + 2 * R), fp, fparam_count,
+  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)KILN_PAD_RT_IPARAMS(R), fp, fparam_count,
                              0));
-  KILN_TRY(kiln_check_nonneg(ip, PR_HEAD + 2 * R));
+  KILN_TRY(kiln_check_nonneg(ip, KILN_PAD_RT_IPARAMS(R)));
   if (eb < 1 || eb > 8 || n > R) return KILN_ERR_INVALID_ARGUMENT;
   KILN_TRY(kiln_check_enum(mode, KILN_PAD_CONSTANT, KILN_PAD_WRAP));
   const int64_t* in = ip + PR_HEAD;
@@ -130,8 +130,8 @@ int kiln_pad_rt_dims_check(const int64_t* ip, uint32_t iparam_count, const float
   if (ip == NULL || iparam_count < PR_HEAD) return KILN_ERR_INVALID_ARGUMENT;
   const int64_t R = ip[PR_R], n = ip[PR_N];
   if (R < 1 || R > KILN_MAX_RANK) return KILN_ERR_INVALID_ARGUMENT;
-  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(PR_HEAD + R), fp, fparam_count, 0));
-  KILN_TRY(kiln_check_nonneg(ip, PR_HEAD + R));
+  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)KILN_PAD_RT_DIMS_IPARAMS(R), fp, fparam_count, 0));
+  KILN_TRY(kiln_check_nonneg(ip, KILN_PAD_RT_DIMS_IPARAMS(R)));
   if (n > R) return KILN_ERR_INVALID_ARGUMENT;
   for (int64_t d = 0; d < R; ++d) {
     if (ip[PR_HEAD + d] > PR_MAX_PAD) return KILN_ERR_OUT_OF_RANGE;

@@ -88,5 +88,5 @@ int kiln_pow_typed_check(const int64_t* ip, uint32_t iparam_count, const float* 
     return KILN_ERR_INVALID_ARGUMENT;
   /* Work is bounded by Y: one pass over its elements, none when it is empty. */
   const int64_t in_eb[2] = {ea, eb};
-  return kiln_check_bcast(ip + P_HEAD, R, ip + P_HEAD + R, 2, in_eb, ea, binding_bytes);
+  return kiln_check_bcast(ip + P_HEAD, R, ip + KILN_IP_POW_TYPED_A_STRIDES(R), 2, in_eb, ea, binding_bytes);
 }

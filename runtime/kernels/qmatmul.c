@@ -34,8 +34,8 @@ int kiln_qmatmul(const int64_t* ip, const float* fp, void* const* bindings, cons
   const int64_t ta = ip[QM_A_DTYPE], tb = ip[QM_B_DTYPE], ty = ip[QM_Y_DTYPE];
   const int64_t M = ip[QM_M], N = ip[QM_N], K = ip[QM_K], R = ip[QM_R];
   const int64_t* dims = ip + QM_HEAD;
-  const int64_t* sa = ip + QM_HEAD + R;
-  const int64_t* sb = ip + QM_HEAD + 2 * R;
+  const int64_t* sa = ip + KILN_IP_QMATMUL_A_BATCH_STRIDES(R);
+  const int64_t* sb = ip + KILN_IP_QMATMUL_B_BATCH_STRIDES(R);
   const void *A = bindings[0], *B = bindings[1];
   const int requant = ty != KILN_DTYPE_I32;
   const double y_scale = requant ? kiln_q_scale(bindings[6], KILN_QMODE_SCALAR, 0) : 1.0;
@@ -77,8 +77,8 @@ int kiln_qmatmul_check(const int64_t* ip, uint32_t iparam_count, const float* fp
   if (iparam_count < QM_HEAD || ip == NULL) return KILN_ERR_INVALID_ARGUMENT;
   const int64_t R = ip[QM_R];
   if (R < 0 || R > KILN_MAX_RANK) return KILN_ERR_INVALID_ARGUMENT;
-  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(QM_HEAD + 3 * R), fp, fparam_count, 0));
-  KILN_TRY(kiln_check_nonneg(ip, QM_HEAD + 3 * R));
+  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)KILN_QMATMUL_IPARAMS(R), fp, fparam_count, 0));
+  KILN_TRY(kiln_check_nonneg(ip, KILN_QMATMUL_IPARAMS(R)));
   const int64_t ta = ip[QM_A_DTYPE], tb = ip[QM_B_DTYPE], ty = ip[QM_Y_DTYPE];
   const int64_t M = ip[QM_M], N = ip[QM_N], K = ip[QM_K];
   KILN_TRY(kiln_q_check_dtype8(ta));
@@ -96,11 +96,11 @@ int kiln_qmatmul_check(const int64_t* ip, uint32_t iparam_count, const float* fp
     return KILN_ERR_INVALID_ARGUMENT;
   }
   int64_t dims[KILN_MAX_RANK + 2], strides[KILN_MAX_RANK + 2], bytes, count;
-  for (int64_t d = 0; d < R; ++d) dims[d] = ip[QM_HEAD + d], strides[d] = ip[QM_HEAD + R + d];
+  for (int64_t d = 0; d < R; ++d) dims[d] = ip[QM_HEAD + d], strides[d] = ip[KILN_IP_QMATMUL_A_BATCH_STRIDES(R) + d];
   dims[R] = M, dims[R + 1] = K, strides[R] = K, strides[R + 1] = 1;
   KILN_TRY(kiln_view_bytes(R + 2, dims, strides, 0, 1, &bytes));
   KILN_TRY(kiln_check_binding(binding_bytes[0], bytes));
-  for (int64_t d = 0; d < R; ++d) strides[d] = ip[QM_HEAD + 2 * R + d];
+  for (int64_t d = 0; d < R; ++d) strides[d] = ip[KILN_IP_QMATMUL_B_BATCH_STRIDES(R) + d];
   dims[R] = K, dims[R + 1] = N, strides[R] = N, strides[R + 1] = 1;
   KILN_TRY(kiln_view_bytes(R + 2, dims, strides, 0, 1, &bytes));
   KILN_TRY(kiln_check_binding(binding_bytes[1], bytes));

@@ -125,9 +125,9 @@ int kiln_reduce_rt_f32_check(const int64_t* ip, uint32_t iparam_count, const flo
   if (ip == NULL || iparam_count < RR_HEAD) return KILN_ERR_INVALID_ARGUMENT;
   const int64_t R = ip[RR_R], ro = ip[RR_RO], n = ip[RR_N];
   if (R < 0 || R > KILN_MAX_RANK || ro < 0 || ro > R) return KILN_ERR_INVALID_ARGUMENT;
-  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(RR_HEAD + R + ro), fp, fparam_count,
+  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)KILN_REDUCE_RT_F32_IPARAMS(R, ro), fp, fparam_count,
                              0));
-  KILN_TRY(kiln_check_nonneg(ip, RR_HEAD + R + ro));
+  KILN_TRY(kiln_check_nonneg(ip, KILN_REDUCE_RT_F32_IPARAMS(R, ro)));
   KILN_TRY(kiln_check_enum(ip[RR_KIND], KILN_REDUCE_SUM, KILN_REDUCE_SUM_SQUARE));
   KILN_TRY(kiln_check_enum(ip[RR_KEEPDIMS], 0, 1));
   KILN_TRY(kiln_check_enum(ip[RR_NOOP], 0, 1));
@@ -135,7 +135,7 @@ int kiln_reduce_rt_f32_check(const int64_t* ip, uint32_t iparam_count, const flo
   KILN_TRY(kiln_rt_check_ints(ip[RR_T_AXES], n, binding_bytes[1]));
   int64_t in_n, out_n;
   KILN_TRY(kiln_checked_product(ip + RR_HEAD, R, &in_n));
-  KILN_TRY(kiln_checked_product(ip + RR_HEAD + R, ro, &out_n));
+  KILN_TRY(kiln_checked_product(ip + KILN_IP_REDUCE_RT_F32_OUT_DIMS(R), ro, &out_n));
   /* X is read densely once (every output element folds its own part); an
    * empty reduction still walks Y once. Both are bounded by the bindings. */
   KILN_TRY(kiln_check_f32_binding(binding_bytes[0], in_n));

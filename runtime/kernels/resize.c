@@ -59,9 +59,9 @@ int kiln_resize_f32_check(const int64_t* ip, uint32_t iparam_count, const float*
                           uint32_t fparam_count, const uint64_t* binding_bytes) {
   if (ip == NULL || iparam_count < RS_HEAD) return KILN_ERR_INVALID_ARGUMENT;
   const int64_t R = ip[RS_R];
-  if (R < 0 || R > KILN_MAX_RANK || iparam_count < RS_HEAD + 3 * R)
+  if (R < 0 || R > KILN_MAX_RANK || iparam_count < KILN_IP_RESIZE_F32_INDEX(R))
     return KILN_ERR_INVALID_ARGUMENT;
-  KILN_TRY(kiln_check_nonneg(ip, RS_HEAD + 3 * R));
+  KILN_TRY(kiln_check_nonneg(ip, KILN_IP_RESIZE_F32_INDEX(R)));
   const int64_t* in = ip + RS_HEAD;
   const int64_t* out = in + R;
   const int64_t* taps = out + R;
@@ -73,7 +73,7 @@ int kiln_resize_f32_check(const int64_t* ip, uint32_t iparam_count, const float*
     KILN_TRY(kiln_checked_add(table, part, &table));
   }
   if (table > (int64_t)UINT32_MAX) return KILN_ERR_OUT_OF_RANGE;
-  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(RS_HEAD + 3 * R + table), fp,
+  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(KILN_IP_RESIZE_F32_INDEX(R) + table), fp,
                              fparam_count, (uint32_t)(table + 1)));
   const int64_t* idx = taps + R;
   for (int64_t d = 0, e = 0; d < R; ++d) {

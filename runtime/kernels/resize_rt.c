@@ -114,7 +114,7 @@ int kiln_resize_rt_f32_check(const int64_t* ip, uint32_t iparam_count, const flo
   if (ip == NULL || iparam_count < RR_HEAD) return KILN_ERR_INVALID_ARGUMENT;
   const int64_t R = ip[RR_R];
   if (R < 0 || R > KILN_MAX_RANK) return KILN_ERR_INVALID_ARGUMENT;
-  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(RR_HEAD + 2 * R), fp, fparam_count,
+  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)KILN_RESIZE_RT_F32_IPARAMS(R), fp, fparam_count,
                              RR_FPARAMS));
   KILN_TRY(kiln_check_enum(ip[RR_MODE], KILN_RESIZE_NEAREST, KILN_RESIZE_CUBIC));
   KILN_TRY(kiln_check_enum(ip[RR_NEAREST], KILN_RESIZE_ROUND_PREFER_FLOOR, KILN_RESIZE_CEIL));

@@ -43,11 +43,11 @@ int kiln_where_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
   if (iparam_count < W_HEAD || ip == NULL) return KILN_ERR_INVALID_ARGUMENT;
   const int64_t R = ip[W_R];
   if (R < 0 || R > KILN_MAX_RANK) return KILN_ERR_INVALID_ARGUMENT;
-  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(W_HEAD + 4 * R), fp, fparam_count, 0));
-  KILN_TRY(kiln_check_nonneg(ip, W_HEAD + 4 * R));
+  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)KILN_WHERE_IPARAMS(R), fp, fparam_count, 0));
+  KILN_TRY(kiln_check_nonneg(ip, KILN_WHERE_IPARAMS(R)));
   const int64_t eb = ip[W_EB];
   if (eb != 1 && eb != 2 && eb != 4 && eb != 8) return KILN_ERR_INVALID_ARGUMENT;
   /* Work is bounded by Y: one pass over its elements, none when it is empty. */
   const int64_t in_eb[3] = {1, eb, eb};
-  return kiln_check_bcast(ip + W_HEAD, R, ip + W_HEAD + R, 3, in_eb, eb, binding_bytes);
+  return kiln_check_bcast(ip + W_HEAD, R, ip + KILN_IP_WHERE_C_STRIDES(R), 3, in_eb, eb, binding_bytes);
 }

@@ -106,7 +106,7 @@ int kiln_slice_rt(const int64_t* ip, const float* fp, void* const* bindings,
   (void)fp;
   (void)host;
   const int64_t R = ip[SL_R];
-  const int64_t* want = ip + SL_HEAD + R;
+  const int64_t* want = ip + KILN_IP_SLICE_RT_OUT_DIMS(R);
   int64_t out[KILN_MAX_RANK], first[KILN_MAX_RANK], step[KILN_MAX_RANK];
   KILN_TRY(slice_resolve(ip, bindings, out, first, step));
   for (int64_t d = 0; d < R; ++d) {
@@ -136,9 +136,9 @@ int kiln_slice_rt_check(const int64_t* ip, uint32_t iparam_count, const float* f
   if (ip == NULL || iparam_count < SL_HEAD) return KILN_ERR_INVALID_ARGUMENT;
   const int64_t R = ip[SL_R], n = ip[SL_N], eb = ip[SL_EB];
   if (R < 0 || R > KILN_MAX_RANK) return KILN_ERR_INVALID_ARGUMENT;
-  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)(SL_HEAD + 2 * R), fp, fparam_count,
+  KILN_TRY(kiln_check_counts(ip, iparam_count, (uint32_t)KILN_SLICE_RT_IPARAMS(R), fp, fparam_count,
                              0));
-  KILN_TRY(kiln_check_nonneg(ip, SL_HEAD + 2 * R));
+  KILN_TRY(kiln_check_nonneg(ip, KILN_SLICE_RT_IPARAMS(R)));
   /* More entries than axes would repeat one; eb >= 1 lets Y bound the copy. */
   if (eb < 1 || n > R) return KILN_ERR_INVALID_ARGUMENT;
   const int64_t* in = ip + SL_HEAD;
@@ -164,7 +164,7 @@ int kiln_slice_rt_bounded_check(const int64_t* ip, uint32_t iparam_count, const 
   /* Every out dim is the input's (a slice never grows past it). */
   const int64_t R = ip[SL_R];
   for (int64_t d = 0; d < R; ++d) {
-    if (ip[SL_HEAD + R + d] != ip[SL_HEAD + d]) return KILN_ERR_INVALID_ARGUMENT;
+    if (ip[KILN_IP_SLICE_RT_OUT_DIMS(R) + d] != ip[SL_HEAD + d]) return KILN_ERR_INVALID_ARGUMENT;
   }
   return kiln_check_binding(binding_bytes[6], (R > 0 ? R : 1) * 8);
 }

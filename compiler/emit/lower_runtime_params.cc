@@ -2,9 +2,8 @@
 // shape_rules_runtime_params.h): Slice, Pad, Reduce* and Range lowered to
 // kernels that read the parameter tensors, check them against the compiled
 // (declared) output shape and do the op (slice_rt, pad_rt, reduce_rt_f32,
-// range). Wraps the ordinary Slice, Pad and Range lowerings, which still take
-// nodes whose parameters are compile-time values; Reduce*'s own lowering
-// (compiler/ops/reduce.cc) calls LowerReduceRt.
+// range). Each op's lowering (compiler/ops/) calls these when the node has
+// run-time parameters and its ordinary lowering otherwise.
 #include <cstring>
 #include <map>
 #include <memory>

@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "aot/c_text.h"
 #include "aot/embedded_files.h"
 #include "aot/growing_interface.h"
@@ -20,7 +21,7 @@
 #include "aot/symbol_prefix.h"
 #include "aot/symbolic_interface.h"
 #include "aot/weights_emitter.h"
-#include "kiln/dtype.h"
+#include "vm/dtype.h"
 #include "kiln/control_ops.h"
 #include "kiln/opcodes.h"
 #include "vm/bytecode.h"
@@ -906,7 +907,8 @@ class Emitter {
     for (const std::string& symbol : kernels_) {
       const vm::KernelInfo* kernel = vm::FindKernel(symbol);
       if (kernel == nullptr) return absl::InternalError("unknown kernel " + symbol);
-      sources.insert(absl::StrCat("runtime/kernels/", kernel->source_file));
+      for (absl::string_view source : absl::StrSplit(kernel->sources, ' ', absl::SkipEmpty()))
+        sources.insert(absl::StrCat("runtime/kernels/", source));
     }
     const std::string prefix_header = "runtime/include/kiln/symbol_prefix.h";
     for (size_t i = 0; i < kEmbeddedFileCount; ++i) {

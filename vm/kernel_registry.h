@@ -16,7 +16,8 @@ struct KernelInfo {
   const char* symbol;        // "kiln_conv2d_f32"
   uint32_t binding_count;
   uint32_t writes;           // bit k set: the kernel writes binding k
-  const char* source_file;   // "conv2d.c", under runtime/kernels/
+  const char* sources;       // "conv2d.c sgemm.c": the kernel's, then those of
+                             // the shared functions it calls (runtime/kernels/)
   kiln_kernel_fn fn[kKernelPathCount];  // per KernelPath; nullptr where not built
   kiln_kernel_check_fn check;            // the same in every path
 };

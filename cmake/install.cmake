@@ -12,6 +12,7 @@ install(TARGETS kilnvm kiln EXPORT KilnTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/vm/include/kiln/vm.h ${PROJECT_SOURCE_DIR}/vm/include/kiln/vm.hpp
+              ${PROJECT_SOURCE_DIR}/runtime/include/kiln/dtypes.def
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln)
 install(EXPORT KilnTargets NAMESPACE Kiln:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Kiln)
 

@@ -22,7 +22,7 @@
 #include "aot/shell.h"
 #include "aot/size_report.h"
 #include "compiler/compiler.h"
-#include "kiln/dtype.h"
+#include "vm/dtype.h"
 #include "tools/bench_report.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"

@@ -9,7 +9,7 @@
 #include "tools/commands.h"
 #include "tools/run_debug.h"
 #include "tools/run_limits.h"
-#include "kiln/dtype.h"
+#include "vm/dtype.h"
 #include "tools/module_inputs.h"
 #include "vm/instance.h"
 #include "vm/module_verifier.h"

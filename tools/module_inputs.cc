@@ -5,7 +5,7 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
-#include "kiln/dtype.h"
+#include "vm/dtype.h"
 #include "vm/bound_inputs.h"
 #include "vm/module_verifier.h"
 #include "vm/run_growing.h"

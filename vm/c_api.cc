@@ -11,7 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "kiln/dtype.h"
+#include "vm/dtype.h"
 #include "vm/instance.h"
 #include "vm/module_image.h"
 #include "vm/module_verifier.h"

@@ -10,7 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "kiln/control_ops.h"
-#include "kiln/dtype.h"
+#include "vm/dtype.h"
 #include "vm/bound_inputs.h"
 #include "vm/bytecode.h"
 #include "vm/kernel_params.h"

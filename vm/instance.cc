@@ -8,7 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "kiln/dtype.h"
+#include "vm/dtype.h"
 #include "kiln/dynamic_ops.h"
 #include "kiln/limits.h"
 #include "kiln/opcodes.h"

@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "kiln/control_ops.h"
-#include "kiln/dtype.h"
+#include "vm/dtype.h"
 #include "kiln/dynamic_ops.h"
 #include "kiln/kernel_abi.h"
 #include "kiln/opcodes.h"

@@ -31,19 +31,11 @@
 /* NumPy's dtype string for a kiln_dtype code, e.g. "<f4". */
 static const char* numpy_descr(int32_t dtype) {
   switch (dtype) {
-    case KILN_DTYPE_F32: return "<f4";
-    case KILN_DTYPE_F16: return "<f2";
-    case KILN_DTYPE_F64: return "<f8";
-    case KILN_DTYPE_I8: return "|i1";
-    case KILN_DTYPE_I16: return "<i2";
-    case KILN_DTYPE_I32: return "<i4";
-    case KILN_DTYPE_I64: return "<i8";
-    case KILN_DTYPE_U8: return "|u1";
-    case KILN_DTYPE_BOOL: return "|b1";
-    case KILN_DTYPE_U16: return "<u2";
-    case KILN_DTYPE_U32: return "<u4";
-    case KILN_DTYPE_U64: return "<u8";
-    case KILN_DTYPE_BF16: return "<V2"; /* no NumPy type; ml_dtypes writes this */
+#define KILN_DTYPE(name, upper, code, size, text, numpy) \
+  case code:                                             \
+    return numpy;
+#include "kiln/dtypes.def"
+#undef KILN_DTYPE
     default: return "?";
   }
 }

@@ -13,7 +13,7 @@ namespace kiln::compiler::emit {
 
 inline fb::DType ModuleDType(ir::DType dtype) {
   switch (dtype) {
-#define KILN_DTYPE(name, size, text) \
+#define KILN_DTYPE(name, upper, code, size, text, numpy) \
   case ir::DType::name:              \
     return fb::DType::name;
 #include "kiln/dtypes.def"

@@ -1,5 +1,5 @@
 // The compiler's element types, from the one table of them
-// (schemas/kiln/dtypes.def). The module format (fb::DType) and the kernels
+// (runtime/include/kiln/dtypes.def). The module format (fb::DType) and the kernels
 // (kiln_dtype) have enums of their own; compiler/emit/dtype_codes.h converts
 // at those edges, so the IR depends on neither.
 #ifndef KILN_COMPILER_IR_DTYPE_H_
@@ -12,7 +12,7 @@ namespace kiln::ir {
 
 enum class DType : uint8_t {
   Unknown,
-#define KILN_DTYPE(name, size, text) name,
+#define KILN_DTYPE(name, upper, code, size, text, numpy) name = code,
 #include "kiln/dtypes.def"
 #undef KILN_DTYPE
 };
@@ -20,7 +20,7 @@ enum class DType : uint8_t {
 // Bytes per element; 0 for Unknown.
 inline size_t DTypeSize(DType dtype) {
   switch (dtype) {
-#define KILN_DTYPE(name, size, text) \
+#define KILN_DTYPE(name, upper, code, size, text, numpy) \
   case DType::name:                  \
     return size;
 #include "kiln/dtypes.def"
@@ -32,7 +32,7 @@ inline size_t DTypeSize(DType dtype) {
 // "float32", "int64", ...; "unknown".
 inline const char* DTypeName(DType dtype) {
   switch (dtype) {
-#define KILN_DTYPE(name, size, text) \
+#define KILN_DTYPE(name, upper, code, size, text, numpy) \
   case DType::name:                  \
     return text;
 #include "kiln/dtypes.def"

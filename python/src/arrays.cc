@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "kiln/dtype.h"
+#include "vm/dtype.h"
 #include "status_errors.h"
 
 namespace kiln::python {

@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "arrays.h"
 #include "debug_results.h"
-#include "kiln/dtype.h"
+#include "vm/dtype.h"
 #include "status_errors.h"
 #include "text.h"
 #include "tools/commands.h"

@@ -15,10 +15,11 @@
 /* Bytes per element of a kiln_dtype, 0 for an unknown code. */
 static inline int64_t kiln_dtype_size(int64_t t) {
   switch (t) {
-    case KILN_DTYPE_F32: case KILN_DTYPE_I32: case KILN_DTYPE_U32: return 4;
-    case KILN_DTYPE_F64: case KILN_DTYPE_I64: case KILN_DTYPE_U64: return 8;
-    case KILN_DTYPE_F16: case KILN_DTYPE_BF16: case KILN_DTYPE_I16: case KILN_DTYPE_U16: return 2;
-    case KILN_DTYPE_I8: case KILN_DTYPE_U8: case KILN_DTYPE_BOOL: return 1;
+#define KILN_DTYPE(name, upper, code, size, text, numpy) \
+  case code:                                             \
+    return size;
+#include "kiln/dtypes.def"
+#undef KILN_DTYPE
     default: return 0;
   }
 }

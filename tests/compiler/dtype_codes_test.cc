@@ -6,7 +6,7 @@
 #include <string>
 
 #include "compiler/emit/dtype_codes.h"
-#include "kiln/dtype.h"
+#include "vm/dtype.h"
 #include "kiln/kernel_abi.h"
 
 namespace kiln::compiler::emit {

@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "kiln/dtype.h"
+#include "vm/dtype.h"
 #include "onnx/onnx_pb.h"
 
 namespace kiln::conformance {

@@ -9,7 +9,7 @@
 #include "aot/bundle_writer.h"
 #include "aot/c_emitter.h"
 #include "compiler/compiler.h"
-#include "kiln/dtype.h"
+#include "vm/dtype.h"
 #include "vm/instance.h"
 #include "vm/module_verifier.h"
 #include "vm/run_growing.h"

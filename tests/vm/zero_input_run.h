@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "kiln/dtype.h"
+#include "vm/dtype.h"
 #include "vm/instance.h"
 #include "vm/module_verifier.h"
 

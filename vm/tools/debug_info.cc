@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
-#include "kiln/dtype.h"
+#include "vm/dtype.h"
 #include "vm/bytecode.h"
 #include "vm/disassembler.h"
 #include "vm/kernel_params.h"

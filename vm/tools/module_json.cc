@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "kiln/dtype.h"
+#include "vm/dtype.h"
 #include "vm/bound_inputs.h"
 #include "vm/bytecode.h"
 #include "vm/disassembler.h"

@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "kiln/dtype.h"
+#include "vm/dtype.h"
 
 namespace kiln::vm {
 namespace {
@@ -21,12 +21,12 @@ struct DescrEntry {
   fb::DType dtype;
 };
 constexpr DescrEntry kDescrs[] = {
-    {"<f4", fb::DType::F32}, {"<f8", fb::DType::F64}, {"<f2", fb::DType::F16},
-    {"<i8", fb::DType::I64}, {"<i4", fb::DType::I32}, {"<i2", fb::DType::I16},
-    {"|i1", fb::DType::I8},  {"|u1", fb::DType::U8},  {"|b1", fb::DType::Bool},
-    {"<u2", fb::DType::U16}, {"<u4", fb::DType::U32}, {"<u8", fb::DType::U64},
-    // bfloat16 has no NumPy type: ml_dtypes' arrays save as 2-byte void.
-    {"<V2", fb::DType::BF16}, {"|V2", fb::DType::BF16},
+#define KILN_DTYPE(name, upper, code, size, text, numpy) {numpy, fb::DType::name},
+#include "kiln/dtypes.def"
+#undef KILN_DTYPE
+    // bfloat16 has no NumPy type: ml_dtypes' arrays save as 2-byte void, "<V2"
+    // (the table's) or "|V2".
+    {"|V2", fb::DType::BF16},
 };
 
 // The value that follows `'key':` in the header dictionary, up to the next

@@ -3,7 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
-#include "kiln/dtype.h"
+#include "vm/dtype.h"
 #include "vm/tools/json_text.h"
 
 namespace kiln::vm {

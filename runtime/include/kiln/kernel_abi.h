@@ -91,21 +91,12 @@ static inline const char* kiln_status_message(int code) {
   }
 }
 
-/* Element types, the same numbers as DType in schemas/module.fbs. */
+/* Element types, the same numbers as DType in schemas/module.fbs:
+ * KILN_DTYPE_F32 = 1, ... KILN_DTYPE_BOOL, ... (the table: kiln/dtypes.def). */
 typedef enum kiln_dtype {
-  KILN_DTYPE_F32 = 1,
-  KILN_DTYPE_F16 = 2,
-  KILN_DTYPE_F64 = 3,
-  KILN_DTYPE_I8 = 4,
-  KILN_DTYPE_I16 = 5,
-  KILN_DTYPE_I32 = 6,
-  KILN_DTYPE_I64 = 7,
-  KILN_DTYPE_U8 = 8,
-  KILN_DTYPE_BOOL = 9, /* one byte, 0 or 1 */
-  KILN_DTYPE_U16 = 10,
-  KILN_DTYPE_U32 = 11,
-  KILN_DTYPE_U64 = 12,
-  KILN_DTYPE_BF16 = 13, /* the high 16 bits of a float32 */
+#define KILN_DTYPE(name, upper, code, size, text, numpy) KILN_DTYPE_##upper = code,
+#include "kiln/dtypes.def"
+#undef KILN_DTYPE
 } kiln_dtype;
 
 /* Where should_stop is asked (its `at` argument). */

@@ -45,22 +45,14 @@ typedef enum kiln_vm_code {
   KILN_VM_BUFFER_TOO_SMALL = 9,
 } kiln_vm_code;
 
-/* Element types; the values are the module format's (schemas/module.fbs). */
+/* Element types; the values are the module format's (schemas/module.fbs):
+ * KILN_VM_DTYPE_F32 = 1, ... KILN_VM_DTYPE_BOOL, ... (kiln/dtypes.def, installed
+ * beside this header, has the whole table: name, code, size). */
 typedef enum kiln_vm_dtype {
   KILN_VM_DTYPE_UNKNOWN = 0,
-  KILN_VM_DTYPE_F32 = 1,
-  KILN_VM_DTYPE_F16 = 2,
-  KILN_VM_DTYPE_F64 = 3,
-  KILN_VM_DTYPE_I8 = 4,
-  KILN_VM_DTYPE_I16 = 5,
-  KILN_VM_DTYPE_I32 = 6,
-  KILN_VM_DTYPE_I64 = 7,
-  KILN_VM_DTYPE_U8 = 8,
-  KILN_VM_DTYPE_BOOL = 9,
-  KILN_VM_DTYPE_U16 = 10,
-  KILN_VM_DTYPE_U32 = 11,
-  KILN_VM_DTYPE_U64 = 12,
-  KILN_VM_DTYPE_BF16 = 13,
+#define KILN_DTYPE(name, upper, code, size, text, numpy) KILN_VM_DTYPE_##upper = code,
+#include "kiln/dtypes.def"
+#undef KILN_DTYPE
 } kiln_vm_dtype;
 
 /* One signature tensor. Pointers stay valid while the module lives. */

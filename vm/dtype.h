@@ -1,7 +1,7 @@
-// Element sizes and names of the module's dtypes, shared by every reader and
-// writer of modules (the table: kiln/dtypes.def).
-#ifndef KILN_DTYPE_H_
-#define KILN_DTYPE_H_
+// Element sizes and names of the module's dtypes, shared by every reader of
+// modules (the table: runtime/include/kiln/dtypes.def).
+#ifndef KILN_VM_DTYPE_H_
+#define KILN_VM_DTYPE_H_
 
 #include <cstddef>
 
@@ -9,10 +9,16 @@
 
 namespace kiln {
 
+// The table's codes are the module format's.
+#define KILN_DTYPE(name, upper, code, size, text, numpy) \
+  static_assert(static_cast<int>(fb::DType::name) == code, "dtypes.def: " #name);
+#include "kiln/dtypes.def"
+#undef KILN_DTYPE
+
 // Bytes per element; 0 for Unknown or a value outside the enum.
 inline size_t DTypeSize(fb::DType dtype) {
   switch (dtype) {
-#define KILN_DTYPE(name, size, text) \
+#define KILN_DTYPE(name, upper, code, size, text, numpy) \
   case fb::DType::name:              \
     return size;
 #include "kiln/dtypes.def"
@@ -24,7 +30,7 @@ inline size_t DTypeSize(fb::DType dtype) {
 // NumPy-style name ("float32"), or "unknown".
 inline const char* DTypeName(fb::DType dtype) {
   switch (dtype) {
-#define KILN_DTYPE(name, size, text) \
+#define KILN_DTYPE(name, upper, code, size, text, numpy) \
   case fb::DType::name:              \
     return text;
 #include "kiln/dtypes.def"
@@ -35,4 +41,4 @@ inline const char* DTypeName(fb::DType dtype) {
 
 }  // namespace kiln
 
-#endif  // KILN_DTYPE_H_
+#endif  // KILN_VM_DTYPE_H_

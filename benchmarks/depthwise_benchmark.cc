@@ -95,6 +95,10 @@ void BM_DepthwiseNhwcArgs(benchmark::internal::Benchmark* b) {
       ->Args({32, 112, 112, 3, 3, 1, 1, 1})  // MobileNetV2 depthwise, stride 1
       ->Args({96, 112, 112, 3, 3, 2, 1, 1})  // MobileNetV2 depthwise, stride 2
       ->Args({144, 56, 56, 3, 3, 1, 1, 1})
+      ->Args({144, 56, 56, 3, 3, 2, 1, 1})   // MobileNetV2's other stride-2 layers
+      ->Args({192, 28, 28, 3, 3, 2, 1, 1})
+      ->Args({144, 56, 56, 5, 5, 2, 2, 2})   // EfficientNet-B0's 5x5 stride-2 layers
+      ->Args({672, 14, 14, 5, 5, 2, 2, 2})
       ->Args({192, 28, 28, 3, 3, 1, 1, 1})
       ->Args({576, 14, 14, 3, 3, 1, 1, 1})
       ->Args({576, 14, 14, 3, 3, 2, 1, 1})

@@ -138,6 +138,17 @@ INSTANTIATE_TEST_SUITE_P(
                KILN_ACT_RELU, 1},
         DwCase{"stride2", 1, 40, 14, 14, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, KILN_ACT_RELU, 1},
         DwCase{"stride2_odd", 1, 33, 15, 11, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, KILN_ACT_NONE, 1},
+        // Stride 2 through the row segments (dwn_reuse_channels): 5x5 on every
+        // path, 3x3 where a channel group is 32 wide; a row of at most 8
+        // outputs, pads on one side only, channels past the last group.
+        DwCase{"k5_stride2", 1, 48, 13, 12, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, KILN_ACT_CLIP, 1,
+               0.0f, 6.0f},
+        DwCase{"k5_stride2_short_row_tail", 1, 70, 7, 9, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1,
+               KILN_ACT_RELU, 0},
+        DwCase{"stride2_pads_one_side", 1, 64, 10, 19, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1,
+               KILN_ACT_NONE, 1},
+        DwCase{"k5_stride2_pads_one_side", 1, 40, 11, 23, 5, 5, 2, 2, 0, 1, 2, 3, 1, 1,
+               KILN_ACT_NONE, 1},
         DwCase{"dilation2", 1, 32, 11, 13, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, KILN_ACT_NONE, 1},
         DwCase{"k5", 1, 48, 12, 12, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, KILN_ACT_CLIP, 0, 0.0f, 6.0f},
         DwCase{"k5x3_rect", 1, 16, 9, 20, 5, 3, 1, 1, 2, 1, 2, 1, 1, 1, KILN_ACT_NONE, 1},

@@ -55,42 +55,10 @@ absl::Status LpPoolShape(ShapeRuleContext& c) {
   }
   const Shape kernel = c.node().GetInts("kernel_shape", {});
   if (x.size() != 4 || kernel.size() != 2) return c.Err("only 2-D LpPool is supported");
-  const Shape strides = c.node().GetInts("strides", {1, 1});
-  const Shape dil = c.node().GetInts("dilations", {1, 1});
-  Shape pads = c.node().GetInts("pads", {0, 0, 0, 0});
-  const std::string auto_pad = c.node().GetString("auto_pad", "NOTSET");
-  const bool ceil_mode = c.node().GetInt("ceil_mode", 0) != 0;
-  if (strides.size() != 2 || dil.size() != 2 || pads.size() != 4) {
-    return c.Err("strides/dilations/pads lengths do not match");
-  }
+  Shape spatial;
+  KILN_RETURN_IF_ERROR(WindowShape(c, x, kernel, /*allow_ceil=*/true, &spatial));
   Shape out = {x[0], x[1]};
-  for (size_t i = 0; i < 2; ++i) {
-    if (kernel[i] <= 0 || kernel[i] > c.kMaxDim) return c.Err("bad window");
-    KILN_RETURN_IF_ERROR(c.Scale(strides[i], "strides"));
-    KILN_RETURN_IF_ERROR(c.Scale(dil[i], "dilations"));
-    if (!c.Within(pads[i]) || !c.Within(pads[i + 2])) {
-      return c.Err("pads must be within 2^40");
-    }
-    const int64_t in = x[2 + i], s = strides[i], ek = (kernel[i] - 1) * dil[i] + 1;
-    int64_t o;
-    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      o = (in + s - 1) / s;
-      const int64_t total = std::max<int64_t>(0, (o - 1) * s + ek - in);
-      pads[i] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
-      pads[i + 2] = total - pads[i];
-    } else {
-      if (auto_pad == "VALID") pads[i] = pads[i + 2] = 0;
-      const int64_t span = in + pads[i] + pads[i + 2] - ek;
-      if (span < 0) return c.Err("window is larger than the padded input");
-      o = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
-      if (ceil_mode && (o - 1) * s >= in + pads[i]) --o;
-    }
-    out.push_back(o);
-  }
-  c.node().SetInts("kiln.kernel_shape", kernel);
-  c.node().SetInts("kiln.strides", strides);
-  c.node().SetInts("kiln.dilations", dil);
-  c.node().SetInts("kiln.pads", pads);
+  out.insert(out.end(), spatial.begin(), spatial.end());
   return c.Set(0, c.T(0), std::move(out));
 }
 

@@ -20,10 +20,11 @@ void Fill(std::vector<float>& v) {
   for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>((i * 7919) % 97) / 97.0f - 0.5f;
 }
 
-// args: C, H(=W), OC, act (KILN_ACT_*: ReLU6 is CLIP), sets: how many x/y
-// pairs the runs cycle through (1: warm caches; 16 of the 112x112 layer's
+// args: C, H(=W), OC, act (KILN_ACT_*: ReLU6 is CLIP), sets: how many x/y/w
+// triples the runs cycle through (1: warm caches; 16 of the 112x112 layer's
 // 2.4 MB pass the 32 MB L3 of the machines we run on, so x and y come from
-// memory as they may inside a model). Bias always; BM_PointwiseRes adds a
+// memory as they may inside a model; in the 7x7 layers the weights are what
+// comes from memory, as a model reads each layer's once per inference). Bias always; BM_PointwiseRes adds a
 // y-shaped residual r.
 void RunPointwise(benchmark::State& state, kiln_kernel_fn kernel, bool residual) {
   const int64_t c = state.range(0), h = state.range(1), oc = state.range(2);
@@ -31,17 +32,18 @@ void RunPointwise(benchmark::State& state, kiln_kernel_fn kernel, bool residual)
   const int64_t panels = (oc + 15) / 16;
   std::vector<std::vector<float>> xs(sets, std::vector<float>(c * h * h));
   std::vector<std::vector<float>> ys(sets, std::vector<float>(oc * h * h));
-  std::vector<float> w(panels * 16 * c), b(oc), r(oc * h * h);
+  std::vector<std::vector<float>> ws(sets, std::vector<float>(panels * 16 * c));
+  std::vector<float> b(oc), r(oc * h * h);
   for (auto& x : xs) Fill(x);
-  Fill(w);
+  for (auto& w : ws) Fill(w);
   Fill(b);
   Fill(r);
   const int64_t ip[20] = {1, c, h, h, oc, h, h, 1, 1, 1, 1, 0, 0, 1, 1, 1, act, 1, 1, 1};
   const float fp[2] = {0.0f, 6.0f};
   int64_t k = 0;
   for (auto _ : state) {
-    void* plain[4] = {xs[k].data(), w.data(), b.data(), ys[k].data()};
-    void* with_res[5] = {xs[k].data(), w.data(), b.data(), r.data(), ys[k].data()};
+    void* plain[4] = {xs[k].data(), ws[k].data(), b.data(), ys[k].data()};
+    void* with_res[5] = {xs[k].data(), ws[k].data(), b.data(), r.data(), ys[k].data()};
     benchmark::DoNotOptimize(kernel(ip, fp, residual ? with_res : plain, nullptr));
     k = (k + 1) % sets;
   }
@@ -70,8 +72,11 @@ void PointwiseArgs(benchmark::internal::Benchmark* b) {
       ->Args({96, 14, 576, KILN_ACT_CLIP, 1})    // features.12 expansion
       ->Args({576, 14, 96, KILN_ACT_NONE, 1})    // features.12 projection
       ->Args({160, 7, 960, KILN_ACT_CLIP, 1})    // features.15 expansion
+      ->Args({160, 7, 960, KILN_ACT_CLIP, 24})   //   weights from memory
       ->Args({960, 7, 320, KILN_ACT_NONE, 1})    // features.17 projection
+      ->Args({960, 7, 320, KILN_ACT_NONE, 24})   //   weights from memory
       ->Args({320, 7, 1280, KILN_ACT_CLIP, 1})   // features.18
+      ->Args({320, 7, 1280, KILN_ACT_CLIP, 24})  //   weights from memory
       // EfficientNet-B0's features.2.0 expansion: SiLU, which the AVX-512
       // micro-kernel applies in its registers and the other paths in a pass
       // over the finished rows; 4.8 MB of y, cold caches

@@ -784,10 +784,15 @@ static inline kiln_b_next kiln_gemm_next_b(const kiln_gemm_plan* p, int64_t t, i
   return b;
 }
 
-/* Prefetches lines [lo, hi) of the block, counted panel by panel. */
+/* Prefetches lines [lo, hi) of the block, counted panel by panel, towards L2
+ * only: the block (up to 64 KiB) would push the one the micro-kernels are
+ * reading out of L1. MobileNetV2's 7x7 layers, whose weights come from
+ * memory once per inference (BM_Pointwise sets 24, AMD EPYC Zen 4): 0.89-0.91
+ * of the time on avx512, 0.89-0.96 on avx2, 0.94-0.99 on portable; the whole
+ * model about 6% less in the VM. */
 static inline void kiln_gemm_prefetch_b(const kiln_b_next* b, int64_t lo, int64_t hi) {
   for (int64_t l = lo; l < hi; ++l) {
-    KILN_PREFETCH_READ(b->first + (l / b->lines) * b->panel_stride + (l % b->lines) * 64);
+    KILN_PREFETCH_READ_L2(b->first + (l / b->lines) * b->panel_stride + (l % b->lines) * 64);
   }
 }
 

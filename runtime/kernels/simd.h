@@ -57,11 +57,14 @@
 /* Hints that the cache line at p will soon be written / read. */
 #define KILN_PREFETCH_WRITE(p) __builtin_prefetch((p), 1, 3)
 #define KILN_PREFETCH_READ(p) __builtin_prefetch((p), 0, 3)
+/* ... read soon, but not before what L1 holds now is done with. */
+#define KILN_PREFETCH_READ_L2(p) __builtin_prefetch((p), 0, 2)
 #else
 #define KILN_ALWAYS_INLINE inline
 #define KILN_ALIGN64
 #define KILN_PREFETCH_WRITE(p) ((void)(p))
 #define KILN_PREFETCH_READ(p) ((void)(p))
+#define KILN_PREFETCH_READ_L2(p) ((void)(p))
 #endif
 
 /* The address of element idx of x, which may lie outside x's buffer: formed

@@ -7,10 +7,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "aot/c_text.h"
-#include "vm/dtype.h"
 #include "kiln/opcodes.h"
 #include "vm/bytecode.h"
 #include "vm/disassembler.h"
+#include "vm/dtype.h"
 
 namespace kiln::aot {
 

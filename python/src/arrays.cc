@@ -3,8 +3,8 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "vm/dtype.h"
 #include "status_errors.h"
+#include "vm/dtype.h"
 
 namespace kiln::python {
 namespace py = pybind11;

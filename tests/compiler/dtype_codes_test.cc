@@ -6,8 +6,8 @@
 #include <string>
 
 #include "compiler/emit/dtype_codes.h"
-#include "vm/dtype.h"
 #include "kiln/kernel_abi.h"
+#include "vm/dtype.h"
 
 namespace kiln::compiler::emit {
 namespace {

@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "vm/dtype.h"
 #include "onnx/onnx_pb.h"
+#include "vm/dtype.h"
 
 namespace kiln::conformance {
 namespace {

@@ -11,9 +11,9 @@
 #include "compiler/compiler.h"
 #include "vm/dtype.h"
 #include "vm/instance.h"
+#include "vm/module_image.h"
 #include "vm/module_verifier.h"
 #include "vm/run_growing.h"
-#include "vm/module_image.h"
 
 namespace kiln::e2e {
 

@@ -515,9 +515,9 @@ static KILN_ALWAYS_INLINE void dwn_seg_body(const dwn_seg* g, int64_t o0, const 
       for (int v = 0; v < DWN_RV; ++v) a[v] = kv_load(xr + iw * C + v * KV_LANES);
 #pragma GCC unroll 5
       for (int k = 0; k < KW; ++k) {
-        if ((jj - k) % SW != 0) continue;
+        if (jj < k || (jj - k) % SW != 0) continue;
         const int p = (jj - k) / SW;
-        if (jj < k || p >= SEG) continue;
+        if (p >= SEG) continue;
 #pragma GCC unroll 2
         for (int v = 0; v < DWN_RV; ++v) acc[p][v] = kv_fma(a[v], wv[k][v], acc[p][v]);
       }

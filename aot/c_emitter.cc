@@ -21,11 +21,11 @@
 #include "aot/symbol_prefix.h"
 #include "aot/symbolic_interface.h"
 #include "aot/weights_emitter.h"
-#include "vm/dtype.h"
 #include "kiln/control_ops.h"
 #include "kiln/opcodes.h"
 #include "vm/bytecode.h"
 #include "vm/disassembler.h"
+#include "vm/dtype.h"
 #include "vm/kernel_registry.h"
 #include "vm/module_verifier.h"
 

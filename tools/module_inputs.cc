@@ -5,8 +5,8 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
-#include "vm/dtype.h"
 #include "vm/bound_inputs.h"
+#include "vm/dtype.h"
 #include "vm/module_verifier.h"
 #include "vm/run_growing.h"
 

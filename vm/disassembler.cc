@@ -10,9 +10,9 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "kiln/control_ops.h"
-#include "vm/dtype.h"
 #include "vm/bound_inputs.h"
 #include "vm/bytecode.h"
+#include "vm/dtype.h"
 #include "vm/kernel_params.h"
 #include "vm/module_verifier.h"
 

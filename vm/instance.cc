@@ -8,12 +8,12 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "vm/dtype.h"
 #include "kiln/dynamic_ops.h"
 #include "kiln/limits.h"
 #include "kiln/opcodes.h"
 #include "vm/bytecode.h"
 #include "vm/disassembler.h"
+#include "vm/dtype.h"
 #include "vm/kernel_registry.h"
 #include "vm/module_verifier.h"
 

@@ -6,9 +6,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
-#include "vm/dtype.h"
 #include "vm/bytecode.h"
 #include "vm/disassembler.h"
+#include "vm/dtype.h"
 #include "vm/kernel_params.h"
 
 namespace kiln::vm {

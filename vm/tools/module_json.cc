@@ -4,10 +4,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "vm/dtype.h"
 #include "vm/bound_inputs.h"
 #include "vm/bytecode.h"
 #include "vm/disassembler.h"
+#include "vm/dtype.h"
 #include "vm/kernel_params.h"
 #include "vm/module_verifier.h"
 #include "vm/tools/debug_info.h"

@@ -82,6 +82,9 @@ void PointwiseArgs(benchmark::internal::Benchmark* b) {
       // over the finished rows; 4.8 MB of y, cold caches
       ->Args({16, 112, 96, KILN_ACT_SILU, 16})
       ->Args({16, 112, 96, KILN_ACT_NONE, 16})   //   the same without it
+      // The 16 -> 96 expansion on a 28x28 plane, whose y (300 KB) stays in
+      // L2: what a tile's own work costs, its epilogue a good part with K 16
+      ->Args({16, 28, 96, KILN_ACT_CLIP, 1})
       ->Unit(benchmark::kMicrosecond);
 }
 // The residual projections (features.3, 5, 6, 8-10, 12, 13, 15, 16).

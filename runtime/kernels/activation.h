@@ -95,8 +95,8 @@ static inline void kiln_activation_apply(const float* x, float* y, int64_t n,
       KILN_ACT_VLOOP(kv_mul(kv_mul(v, kv_add(kv_erf(kv_mul(v, kv_set1(0.707106781f))),
                                                kv_set1(1.0f))),
                             kv_set1(0.5f)))
-    /* x * sigmoid(x), as the exported Sigmoid then Mul compute it. */
-    case KILN_ACT_SILU: KILN_ACT_VLOOP(kv_mul(v, kv_sigmoid(v)))
+    /* x * sigmoid(x) (the exported Sigmoid then Mul), as x / (1 + e^-x). */
+    case KILN_ACT_SILU: KILN_ACT_VLOOP(kv_silu(v))
     /* (x * (tanh(sqrt(2/pi) * (x + 0.044715 x^3)) + 1)) * 0.5 */
     case KILN_ACT_GELU_TANH:
       KILN_ACT_VLOOP(kv_mul(

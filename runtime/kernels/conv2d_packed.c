@@ -535,11 +535,11 @@ static KILN_ALWAYS_INLINE void convp_row_body(const int64_t* ip, const float* fp
                                               int64_t oc0, const int P, const int NV) {
   const int64_t KH = ip[P_KH], KW = ip[P_KW], SW = ip[P_SW], DW = ip[P_DW], OC = ip[P_OC];
   const int64_t K = KH * KW, act = ip[P_ACT];
-  kv acc[CONVP_ROWS_POS][CONVP_ROWS_VECS];
+  kv acc[CONVP_ROWS_POS * CONVP_ROWS_VECS]; /* position p, vector v at p * NV + v */
 #pragma GCC unroll 8
   for (int p = 0; p < P; ++p)
 #pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) acc[p][v] = kv_zero();
+    for (int v = 0; v < NV; ++v) acc[p * NV + v] = kv_zero();
   const float* wk = w + oc0 * K; /* panel oc0/16, tap 0 */
   for (int64_t kh = 0; kh < KH; ++kh) {
     const float* xr = xp + (oh * ip[P_SH] + kh * ip[P_DH]) * wp + p0 * SW;
@@ -553,28 +553,28 @@ static KILN_ALWAYS_INLINE void convp_row_body(const int64_t* ip, const float* fp
       for (int p = 0; p < P; ++p) {
         const kv a = kv_set1(xk[p * SW]);
 #pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v) acc[p][v] = kv_fma(a, wv[v], acc[p][v]);
+        for (int v = 0; v < NV; ++v) acc[p * NV + v] = kv_fma(a, wv[v], acc[p * NV + v]);
       }
     }
   }
   /* The GEMM tiles' epilogue: bias along the channels, then residual and
    * the activations it fuses (others below). */
-  kiln_tile_epilogue te = {bias ? bias + oc0 : NULL,
-                           0,
-                           1,
-                           1.0f,
-                           NULL,
-                           0,
-                           kiln_tile_act_fusable(act) ? act : KILN_ACT_NONE,
-                           fp[KILN_FP_CONV2D_F32_ACT_ALPHA],
-                           fp[KILN_FP_CONV2D_F32_ACT_BETA]};
+  const int64_t first = (oh * ip[P_OW] + p0) * OC + oc0; /* position p0's output */
+  const kiln_tile_epilogue te = {bias ? bias + oc0 : NULL,
+                                 0,
+                                 1,
+                                 1.0f,
+                                 res ? res + first : NULL,
+                                 OC,
+                                 kiln_tile_act_fusable(act) ? act : KILN_ACT_NONE,
+                                 fp[KILN_FP_CONV2D_F32_ACT_ALPHA],
+                                 fp[KILN_FP_CONV2D_F32_ACT_BETA]};
+  kiln_tile_epilogue_kv_all(&te, acc, P, NV);
 #pragma GCC unroll 8
   for (int p = 0; p < P; ++p) {
-    float* yo = y + (oh * ip[P_OW] + p0 + p) * OC + oc0;
-    te.r = res ? res + (oh * ip[P_OW] + p0 + p) * OC + oc0 : NULL;
+    float* yo = y + first + p * OC;
 #pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v)
-      kv_store(yo + KV_LANES * v, kiln_tile_epilogue_kv(&te, 0, KV_LANES * v, acc[p][v]));
+    for (int v = 0; v < NV; ++v) kv_store(yo + KV_LANES * v, acc[p * NV + v]);
     if (!kiln_tile_act_fusable(act))
       kiln_activation_apply(yo, yo, KV_LANES * NV, act, fp[KILN_FP_CONV2D_F32_ACT_ALPHA],
                             fp[KILN_FP_CONV2D_F32_ACT_BETA]);

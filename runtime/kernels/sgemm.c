@@ -45,14 +45,14 @@ static KILN_ALWAYS_INLINE void kiln_ukr_vec_body(int64_t kc, const float* a, int
                                                  int64_t a_cs, const float* b, int64_t b_rs,
                                                  float* c, int64_t c_rs, int load_c,
                                                  const kiln_tile_epilogue* ep, const int MR) {
-  kv acc[KILN_VEC_MR][KILN_VEC_NV];
+  kv acc[KILN_VEC_MR * KILN_VEC_NV]; /* row i, vector v at i * KILN_VEC_NV + v */
   const float* ar[KILN_VEC_MR];
 #pragma GCC unroll 8
   for (int i = 0; i < MR; ++i) {
     ar[i] = a + i * a_rs;
 #pragma GCC unroll 4
     for (int v = 0; v < KILN_VEC_NV; ++v)
-      acc[i][v] = load_c ? kv_load(c + i * c_rs + v * KV_LANES) : kv_zero();
+      acc[i * KILN_VEC_NV + v] = load_c ? kv_load(c + i * c_rs + v * KV_LANES) : kv_zero();
   }
   for (int64_t k = 0; k < kc; ++k, b += b_rs) {
     kv bv[KILN_VEC_NV];
@@ -62,20 +62,15 @@ static KILN_ALWAYS_INLINE void kiln_ukr_vec_body(int64_t kc, const float* a, int
     for (int i = 0; i < MR; ++i) {
       const kv av = kv_set1(ar[i][k * a_cs]);
 #pragma GCC unroll 4
-      for (int v = 0; v < KILN_VEC_NV; ++v) acc[i][v] = kv_fma(av, bv[v], acc[i][v]);
+      for (int v = 0; v < KILN_VEC_NV; ++v)
+        acc[i * KILN_VEC_NV + v] = kv_fma(av, bv[v], acc[i * KILN_VEC_NV + v]);
     }
   }
-  if (ep) {
-#pragma GCC unroll 8
-    for (int i = 0; i < MR; ++i)
-#pragma GCC unroll 4
-      for (int v = 0; v < KILN_VEC_NV; ++v)
-        acc[i][v] = kiln_tile_epilogue_kv(ep, i, v * KV_LANES, acc[i][v]);
-  }
+  if (ep) kiln_tile_epilogue_kv_all(ep, acc, MR, KILN_VEC_NV);
 #pragma GCC unroll 8
   for (int i = 0; i < MR; ++i)
 #pragma GCC unroll 4
-    for (int v = 0; v < KILN_VEC_NV; ++v) kv_store(c + i * c_rs + v * KV_LANES, acc[i][v]);
+    for (int v = 0; v < KILN_VEC_NV; ++v) kv_store(c + i * c_rs + v * KV_LANES, acc[i * KILN_VEC_NV + v]);
 }
 
 static inline void kiln_ukr_vec_full(int64_t kc, const float* a, int64_t a_rs, int64_t a_cs,
@@ -147,13 +142,16 @@ static KILN_ALWAYS_INLINE void kiln_ukr_avx2_body(
 #undef KILN_STEP
   }
   if (ep) {
-#define KILN_EPI(i)                                          \
-  if (MR > i) {                                              \
-    c##i##0 = kiln_tile_epilogue_kv(ep, i, 0, c##i##0);      \
-    c##i##1 = kiln_tile_epilogue_kv(ep, i, 8, c##i##1);      \
-  }
-    KILN_R6(KILN_EPI)
-#undef KILN_EPI
+    __m256 acc[KILN_AVX2_MR * 2];
+#define KILN_TO(i) \
+  if (MR > i) acc[2 * i] = c##i##0, acc[2 * i + 1] = c##i##1;
+#define KILN_FROM(i) \
+  if (MR > i) c##i##0 = acc[2 * i], c##i##1 = acc[2 * i + 1];
+    KILN_R6(KILN_TO)
+    kiln_tile_epilogue_kv_all(ep, acc, MR, 2);
+    KILN_R6(KILN_FROM)
+#undef KILN_TO
+#undef KILN_FROM
   }
 #define KILN_STORE(i)                               \
   if (MR > i) {                                     \
@@ -200,27 +198,6 @@ static inline void kiln_ukr_avx2(int64_t kc, const float* a, int64_t a_rs, int64
 
 #define KILN_AVX512_MR 8
 
-/* Row i, columns [j0, j0 + 16) of a finished tile through the epilogue
- * (lanes outside m are never read). max/min return their second operand
- * when either is NaN, so NaN stays, as in activation.h's loops. */
-static KILN_ALWAYS_INLINE __m512 kiln_tile_epilogue_avx512(
-    const kiln_tile_epilogue* ep, int64_t i, int64_t j0, __mmask16 m, __m512 v) {
-  if (ep->bias) {
-    const __m512 beta = _mm512_set1_ps(ep->beta);
-    if (ep->row_vector) {
-      v = _mm512_add_ps(v, _mm512_mul_ps(beta, _mm512_maskz_loadu_ps(m, ep->bias + i * ep->bias_rs + j0)));
-    } else {
-      v = _mm512_add_ps(v, _mm512_set1_ps(ep->beta * ep->bias[i * ep->bias_rs]));
-    }
-  }
-  if (ep->r) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, ep->r + i * ep->r_rs + j0));
-  if (ep->act == KILN_ACT_RELU) v = _mm512_max_ps(_mm512_setzero_ps(), v);
-  if (ep->act == KILN_ACT_CLIP)
-    v = _mm512_min_ps(_mm512_set1_ps(ep->hi), _mm512_max_ps(_mm512_set1_ps(ep->lo), v));
-  if (ep->act == KILN_ACT_SILU) v = kv_mul(v, kv_sigmoid(v)); /* kv is __m512 here */
-  return v;
-}
-
 /* Accumulators are named variables (not an array) so they stay in registers;
  * MR and NP are constants after inlining and the row tests fold away. */
 #define KILN_R512(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
@@ -254,13 +231,82 @@ static KILN_ALWAYS_INLINE void kiln_ukr_avx512_body(
 #undef KILN_STEP
   }
   if (ep) {
-#define KILN_EPI(i)                                                                  \
-  if (MR > i) {                                                                      \
-    c##i##0 = kiln_tile_epilogue_avx512(ep, i, 0, m0, c##i##0);                      \
-    if (NP > 1) c##i##1 = kiln_tile_epilogue_avx512(ep, i, 16, m1, c##i##1);         \
+    /* The epilogue's fields are read once and each step runs over all
+     * accumulators, not a test per accumulator: with a short K (an expansion
+     * from 16 channels) the epilogue is a good part of a tile's time. Lanes
+     * outside m0/m1 are never read. max/min return their second operand when
+     * either is NaN, so NaN stays, as in activation.h's loops. */
+    if (ep->bias) {
+      const __m512 beta = _mm512_set1_ps(ep->beta);
+      const float* bias = ep->bias;
+      const int64_t brs = ep->bias_rs;
+      if (ep->row_vector && brs == 0) { /* one bias row for all (a conv's) */
+        const __m512 b0 = _mm512_mul_ps(beta, _mm512_maskz_loadu_ps(m0, bias));
+        const __m512 b1 = NP > 1 ? _mm512_mul_ps(beta, _mm512_maskz_loadu_ps(m1, bias + 16)) : b0;
+#define KILN_BIAS(i)                                  \
+  if (MR > i) {                                       \
+    c##i##0 = _mm512_add_ps(c##i##0, b0);             \
+    if (NP > 1) c##i##1 = _mm512_add_ps(c##i##1, b1); \
   }
-    KILN_R512(KILN_EPI)
-#undef KILN_EPI
+        KILN_R512(KILN_BIAS)
+#undef KILN_BIAS
+      } else if (ep->row_vector) {
+#define KILN_BIAS(i)                                                                          \
+  if (MR > i) {                                                                               \
+    const float* bi = bias + i * brs;                                                         \
+    c##i##0 = _mm512_add_ps(c##i##0, _mm512_mul_ps(beta, _mm512_maskz_loadu_ps(m0, bi)));      \
+    if (NP > 1)                                                                               \
+      c##i##1 = _mm512_add_ps(c##i##1, _mm512_mul_ps(beta, _mm512_maskz_loadu_ps(m1, bi + 16))); \
+  }
+        KILN_R512(KILN_BIAS)
+#undef KILN_BIAS
+      } else {
+#define KILN_BIAS(i)                                            \
+  if (MR > i) {                                                 \
+    const __m512 bi = _mm512_set1_ps(ep->beta * bias[i * brs]); \
+    c##i##0 = _mm512_add_ps(c##i##0, bi);                       \
+    if (NP > 1) c##i##1 = _mm512_add_ps(c##i##1, bi);           \
+  }
+        KILN_R512(KILN_BIAS)
+#undef KILN_BIAS
+      }
+    }
+    if (ep->r) {
+      const float* r = ep->r;
+      const int64_t rrs = ep->r_rs;
+#define KILN_RES(i)                                                                            \
+  if (MR > i) {                                                                                \
+    c##i##0 = _mm512_add_ps(c##i##0, _mm512_maskz_loadu_ps(m0, r + i * rrs));                  \
+    if (NP > 1) c##i##1 = _mm512_add_ps(c##i##1, _mm512_maskz_loadu_ps(m1, r + i * rrs + 16)); \
+  }
+      KILN_R512(KILN_RES)
+#undef KILN_RES
+    }
+#define KILN_ACT(i, F)                \
+  if (MR > i) {                       \
+    c##i##0 = F(c##i##0);             \
+    if (NP > 1) c##i##1 = F(c##i##1); \
+  }
+#define KILN_RELU(v) _mm512_max_ps(zero, v)
+#define KILN_CLIP(v) _mm512_min_ps(hi, _mm512_max_ps(lo, v))
+#define KILN_RELU_I(i) KILN_ACT(i, KILN_RELU)
+#define KILN_CLIP_I(i) KILN_ACT(i, KILN_CLIP)
+#define KILN_SILU_I(i) KILN_ACT(i, kv_silu) /* kv is __m512 here */
+    if (ep->act == KILN_ACT_RELU) {
+      const __m512 zero = _mm512_setzero_ps();
+      KILN_R512(KILN_RELU_I)
+    } else if (ep->act == KILN_ACT_CLIP) {
+      const __m512 lo = _mm512_set1_ps(ep->lo), hi = _mm512_set1_ps(ep->hi);
+      KILN_R512(KILN_CLIP_I)
+    } else if (ep->act == KILN_ACT_SILU) {
+      KILN_R512(KILN_SILU_I)
+    }
+#undef KILN_RELU_I
+#undef KILN_CLIP_I
+#undef KILN_SILU_I
+#undef KILN_RELU
+#undef KILN_CLIP
+#undef KILN_ACT
   }
 #define KILN_STORE(i)                                                      \
   if (MR > i) {                                                            \

@@ -57,7 +57,7 @@ struct kiln_tile_epilogue {
   float beta;
   const float* r;
   int64_t r_rs;
-  int64_t act; /* KILN_ACT_NONE, RELU or CLIP */
+  int64_t act; /* KILN_ACT_NONE, RELU, CLIP or (kiln_tile_act_fusable) SILU */
   float lo, hi;
 };
 
@@ -88,20 +88,58 @@ static KILN_ALWAYS_INLINE float kiln_tile_epilogue_scalar(const kiln_tile_epilog
   return v;
 }
 
-/* Row i, columns [j0, j0 + KV_LANES) of a finished tile through the
- * epilogue, a whole vector (vec.h: max/min keep NaN as the scalar selects). */
-static KILN_ALWAYS_INLINE kv kiln_tile_epilogue_kv(const kiln_tile_epilogue* ep, int64_t i,
-                                                   int64_t j0, kv v) {
+/* The epilogue over a finished tile held in acc[i * NV + v] (row i,
+ * columns [v KV_LANES, (v + 1) KV_LANES)), MR <= 8 rows of NV <= 4 vectors:
+ * bias, residual, activation as kiln_tile_epilogue_scalar, on whole vectors
+ * (vec.h: max/min keep NaN as the scalar selects). ep's fields are read once
+ * and each step runs over all accumulators, not a test per accumulator: with
+ * a short K (an expansion from 16 channels) the epilogue is a good part of a
+ * tile's time. */
+static KILN_ALWAYS_INLINE void kiln_tile_epilogue_kv_all(const kiln_tile_epilogue* ep, kv* acc,
+                                                         const int MR, const int NV) {
   if (ep->bias) {
-    const kv b = ep->row_vector ? kv_load(ep->bias + i * ep->bias_rs + j0)
-                                : kv_set1(ep->bias[i * ep->bias_rs]);
-    v = kv_add(v, kv_mul(kv_set1(ep->beta), b));
+    const kv beta = kv_set1(ep->beta);
+    const float* bias = ep->bias;
+    const int64_t brs = ep->bias_rs;
+    if (ep->row_vector && brs == 0) { /* one bias row for all (a conv's) */
+      kv b[4];
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) b[v] = kv_mul(beta, kv_load(bias + v * KV_LANES));
+#pragma GCC unroll 8
+      for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) acc[i * NV + v] = kv_add(acc[i * NV + v], b[v]);
+    } else {
+#pragma GCC unroll 8
+      for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) {
+          const kv b = ep->row_vector ? kv_load(bias + i * brs + v * KV_LANES)
+                                      : kv_set1(bias[i * brs]);
+          acc[i * NV + v] = kv_add(acc[i * NV + v], kv_mul(beta, b));
+        }
+    }
   }
-  if (ep->r) v = kv_add(v, kv_load(ep->r + i * ep->r_rs + j0));
-  if (ep->act == KILN_ACT_RELU) v = kv_max(kv_zero(), v);
-  if (ep->act == KILN_ACT_CLIP) v = kv_min(kv_set1(ep->hi), kv_max(kv_set1(ep->lo), v));
-  if (ep->act == KILN_ACT_SILU) v = kv_mul(v, kv_sigmoid(v));
-  return v;
+  if (ep->r) {
+    const float* r = ep->r;
+    const int64_t rrs = ep->r_rs;
+#pragma GCC unroll 8
+    for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v)
+        acc[i * NV + v] = kv_add(acc[i * NV + v], kv_load(r + i * rrs + v * KV_LANES));
+  }
+  if (ep->act == KILN_ACT_RELU) {
+#pragma GCC unroll 32
+    for (int i = 0; i < MR * NV; ++i) acc[i] = kv_max(kv_zero(), acc[i]);
+  } else if (ep->act == KILN_ACT_CLIP) {
+    const kv lo = kv_set1(ep->lo), hi = kv_set1(ep->hi);
+#pragma GCC unroll 32
+    for (int i = 0; i < MR * NV; ++i) acc[i] = kv_min(hi, kv_max(lo, acc[i]));
+  } else if (ep->act == KILN_ACT_SILU) {
+#pragma GCC unroll 32
+    for (int i = 0; i < MR * NV; ++i) acc[i] = kv_silu(acc[i]);
+  }
 }
 
 typedef struct kiln_gemm_path {

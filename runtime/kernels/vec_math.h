@@ -10,7 +10,7 @@
  *                gradual underflow to subnormals and 0 below -87.3
  *   kv_sigmoid   <= 3 ulp (2.18 / 2.18): 1 / (1 + e^-x), as e^x / (1 + e^x)
  *                for x < 0 so that tiny results keep their relative accuracy
- *   kv_silu      <= 3 ulp (SILU_MAX) for x >= -88.72: x / (1 + e^-x), one division and
+ *   kv_silu      <= 3 ulp (2.40 / 2.40) for x >= -88.72: x / (1 + e^-x), one division and
  *                no select, a sixth faster than x * kv_sigmoid(x); below, where
  *                e^-x overflows, -0 (the exact result there is above -2.7e-37)
  *   kv_tanh      <= 2 ulp (1.31 / 1.31); odd, tanh(-0) = -0, saturates to +-1

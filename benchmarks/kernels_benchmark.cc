@@ -121,11 +121,11 @@ void BM_Conv2dPackedCl(benchmark::State& state, kiln_kernel_fn kernel) {
 KILN_PATH_BENCHMARK(BM_Conv2dPacked, "kiln_conv2d_packed_f32", BM_Conv2dPackedArgs);
 KILN_PATH_BENCHMARK(BM_Conv2dPackedCl, "kiln_conv2d_packed_cl_f32", BM_Conv2dPackedClArgs);
 
-// args: C, H(=W), K, stride, pad. Reported in input GB/s read.
+// args: C, H(=W), K, stride, pad, ceil_mode. Reported in input GB/s read.
 void BM_MaxPool(benchmark::State& state, kiln_kernel_fn kernel) {
   const int64_t c = state.range(0), h = state.range(1), k = state.range(2), s = state.range(3),
-                pad = state.range(4);
-  const int64_t oh = (h + 2 * pad - k) / s + 1;
+                pad = state.range(4), ceil_mode = state.range(5);
+  const int64_t oh = (h + 2 * pad - k + (ceil_mode ? s - 1 : 0)) / s + 1;
   std::vector<float> x(c * h * h), y(c * oh * oh);
   Fill(x);
   const int64_t ip[18] = {KILN_POOL_MAX, 1, c, h, h, oh, oh, k, k, s, s, pad, pad, pad, pad, 1, 1, 0};
@@ -137,11 +137,19 @@ void BM_MaxPool(benchmark::State& state, kiln_kernel_fn kernel) {
                                               benchmark::Counter::kIsRate);
 }
 void BM_MaxPoolArgs(benchmark::internal::Benchmark* b) {
-  b->ArgNames({"C", "H", "K", "stride", "pad"})
-      ->Args({64, 112, 3, 2, 1})  // ResNet-18 stem pool
+  b->ArgNames({"C", "H", "K", "stride", "pad", "ceil"})
+      ->Args({64, 112, 3, 2, 1, 0})   // ResNet-18 stem pool
+      ->Args({256, 28, 3, 1, 1, 0})   // GoogLeNet inception3b branch4
+      ->Args({480, 14, 3, 1, 1, 0})   // GoogLeNet inception4a branch4
+      ->Args({832, 7, 3, 1, 1, 0})    // GoogLeNet inception5a branch4
+      ->Args({480, 28, 3, 2, 0, 1})   // GoogLeNet maxpool3
+      ->Args({832, 14, 3, 2, 0, 1})   // GoogLeNet maxpool4
       ->Unit(benchmark::kMicrosecond);
 }
 KILN_PATH_BENCHMARK(BM_MaxPool, "kiln_pool2d_f32", BM_MaxPoolArgs);
+// The same windows over channels-last input (pool2d_nhwc_f32 takes the same parameters).
+void BM_MaxPoolNhwc(benchmark::State& state, kiln_kernel_fn kernel) { BM_MaxPool(state, kernel); }
+KILN_PATH_BENCHMARK(BM_MaxPoolNhwc, "kiln_pool2d_nhwc_f32", BM_MaxPoolArgs);
 
 void BM_Gemm(benchmark::State& state, kiln_kernel_fn kernel) {
   const int64_t n = state.range(0);

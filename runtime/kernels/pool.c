@@ -7,6 +7,7 @@
  * Planes split over the host's threads. */
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "check_util.h"
 #include "kiln/kernel_params.h"
@@ -55,20 +56,40 @@ _Static_assert(KILN_IP_POOL2D_NHWC_F32_KIND == (int)P_KIND &&
                    KILN_POOL2D_NHWC_F32_IPARAMS == (int)P_COUNT,
                "pool2d_nhwc_f32 has pool2d_f32's parameters");
 
-/* Floats of the padded row buffer of the separable path. */
-#define KILN_POOL_ROW 2048
+/* Floats of the separable path's buffer: one mask per window column, then
+ * the window-row results of a block of output rows. */
+#define KILN_POOL_BUF 2048
 
-/* Whether pool_plane_separable takes this geometry: every buffer column it
- * reads (lane blocks past OW and a stride-2 block's second vector included)
- * lies inside its row buffer. */
-static int separable_fits(const int64_t* ip) {
-  const int64_t OW = ip[P_OW], SW = ip[P_SW], KW = ip[P_KW], DW = ip[P_DW];
-  if (OW > KILN_POOL_ROW || SW > KILN_POOL_ROW || KW > KILN_POOL_ROW || DW > KILN_POOL_ROW ||
-      ip[P_PL] > KILN_POOL_ROW || ip[P_W] > KILN_POOL_ROW)
+/* The separable path's layout of its buffer for one geometry. */
+typedef struct pool_layout {
+  int64_t mask_stride;    /* floats per column mask: OW + KV_LANES */
+  int64_t front, back;    /* margins before and after the rows (reads of masked lanes) */
+  int64_t block_rows;     /* output rows per block */
+  int64_t slot;           /* floats per plane's rows with their margins */
+  int pipelined;          /* two planes' rows fit: the whole plane is one block */
+  int flat;               /* W == SW * OW: a block's outputs form one run */
+} pool_layout;
+
+/* Whether pool_planes_separable takes this geometry, and its layout: every
+ * buffer float it reads (a last vector's lanes past the outputs, a stride-2
+ * block's second vector, the column taps left of column 0) lies inside the
+ * buffer, and at least one output row's window rows fit. */
+static int separable_layout(const int64_t* ip, pool_layout* l) {
+  const int64_t W = ip[P_W], OW = ip[P_OW], SW = ip[P_SW], KW = ip[P_KW], DW = ip[P_DW];
+  const int64_t PL = ip[P_PL];
+  if (OW > KILN_POOL_BUF || SW > KILN_POOL_BUF || KW > KILN_POOL_BUF || DW > KILN_POOL_BUF ||
+      PL > KILN_POOL_BUF || W > KILN_POOL_BUF)
     return 0;
-  const int64_t blocks = (OW + KV_LANES - 1) / KV_LANES * KV_LANES;
-  const int64_t span = blocks * SW + (KW - 1) * DW + 2 * KV_LANES;
-  return span <= KILN_POOL_ROW && ip[P_PL] + ip[P_W] + KV_LANES <= KILN_POOL_ROW;
+  l->mask_stride = OW + KV_LANES;
+  l->front = PL;
+  l->back = SW * OW + (KW - 1) * DW + 2 * KV_LANES;
+  const int64_t used = KW * l->mask_stride + l->front + l->back;
+  if (used + W > KILN_POOL_BUF) return 0;
+  l->block_rows = (KILN_POOL_BUF - used) / W;
+  l->slot = ip[P_OH] <= l->block_rows ? ip[P_OH] * W + l->front + l->back : KILN_POOL_BUF;
+  l->pipelined = KW * l->mask_stride + 2 * l->slot <= KILN_POOL_BUF;
+  l->flat = W == SW * OW;
+  return 1;
 }
 
 /* Output row yr of sums (window rows kh0 .. kh1 from ih0) into averages:
@@ -91,57 +112,167 @@ static void pool_average_row(const int64_t* ip, float* yr, int64_t ih0, int64_t 
   }
 }
 
-/* One plane, separably: per output row, the window's rows combine (max, or
- * sum in row order) into `row`, which holds input column iw at PL + iw and
- * the identity (-inf, or 0) in the padding on both sides; the window's
- * columns then combine from it KV_LANES outputs per vector, with no masks
- * (stride 2: the even lanes of two vectors; other strides one output at a
- * time). An average is each output's sum of column sums over its count.
- * kv_max(v, m) is v > m ? v : m: NaN never wins, as in the direct loop. */
-static void pool_plane_separable(const int64_t* ip, const float* xp, float* yp, float* row) {
-  const int64_t H = ip[P_H], W = ip[P_W], OH = ip[P_OH], OW = ip[P_OW];
-  const int64_t KH = ip[P_KH], KW = ip[P_KW], SH = ip[P_SH], SW = ip[P_SW];
-  const int64_t PT = ip[P_PT], PL = ip[P_PL], DH = ip[P_DH], DW = ip[P_DW];
+/* Window column kw's mask over output columns c in [0, OW + KV_LANES),
+ * column c % OW: for max 0 where the tap lies in the input and -inf where
+ * it lies in the padding (added: the tap can then never win, since
+ * kv_max(v, m) is v > m ? v : m and -inf + v is -inf or NaN); for average
+ * all ones or zero bits (and-ed: padding adds +0). */
+static void pool_column_masks(const int64_t* ip, const pool_layout* l, float* mask) {
+  const int64_t W = ip[P_W], OW = ip[P_OW], SW = ip[P_SW], DW = ip[P_DW], PL = ip[P_PL];
   const int is_max = ip[P_KIND] == KILN_POOL_MAX;
+  const uint32_t ones = 0xFFFFFFFFu, zero = 0;
+  float on, off;
+  if (is_max) {
+    on = 0.0f, off = -INFINITY;
+  } else {
+    memcpy(&on, &ones, sizeof on);
+    memcpy(&off, &zero, sizeof off);
+  }
+  for (int64_t kw = 0; kw < ip[P_KW]; ++kw) {
+    float* m = mask + kw * l->mask_stride;
+    for (int64_t c = 0, ow = 0; c < l->mask_stride; ++c, ow = ow + 1 == OW ? 0 : ow + 1) {
+      const int64_t iw = ow * SW + kw * DW - PL;
+      m[c] = iw >= 0 && iw < W ? on : off;
+    }
+  }
+}
+
+/* Output rows [oh0, oh1) of one plane, window rows first: row t of `v`
+ * (W floats) combines input rows ih0 + kh*DH over the window rows inside
+ * the input. With stride 1 the rows whose windows lie wholly inside form
+ * one contiguous run, combined KV_LANES floats at a time across row ends. */
+static KILN_ALWAYS_INLINE void pool_window_rows(const int64_t* ip, const float* xp, float* v,
+                                                int64_t oh0, int64_t oh1, int is_max) {
+  const int64_t H = ip[P_H], W = ip[P_W], KH = ip[P_KH], SH = ip[P_SH], DH = ip[P_DH];
+  const int64_t PT = ip[P_PT];
   const kv init = kv_set1(is_max ? -INFINITY : 0.0f);
-  for (int64_t oh = 0; oh < OH; ++oh) {
+  for (int64_t oh = oh0; oh < oh1;) {
     const int64_t ih0 = oh * SH - PT;
-    int64_t kh0, kh1;
+    int64_t kh0, kh1, run = 1;
     kiln_window_range(ih0, DH, KH, 0, H, &kh0, &kh1);
-    for (int64_t c = 0; c < W; c += KV_LANES) {
-      const int64_t n = W - c < KV_LANES ? W - c : KV_LANES;
+    if (SH == 1 && kh0 == 0 && kh1 == KH) {
+      /* Interior rows: window inside the input while ih0 + (KH-1)*DH < H. */
+      const int64_t last = H - 1 - (KH - 1) * DH + PT; /* last interior oh */
+      run = (last < oh1 - 1 ? last : oh1 - 1) - oh + 1;
+    }
+    const int64_t n = run * W;
+    float* vr = v + (oh - oh0) * W;
+    for (int64_t i = 0; i < n; i += KV_LANES) {
+      const int64_t lanes = n - i < KV_LANES ? n - i : KV_LANES;
       kv acc = init;
       for (int64_t kh = kh0; kh < kh1; ++kh) {
-        const float* p = xp + (ih0 + kh * DH) * W + c;
-        const kv v = n == KV_LANES ? kv_load(p) : kv_load_n(p, n);
-        acc = is_max ? kv_max(v, acc) : kv_add(acc, v);
+        const float* p = xp + (ih0 + kh * DH) * W + i;
+        const kv x = lanes == KV_LANES ? kv_load(p) : kv_load_n(p, lanes);
+        acc = is_max ? kv_max(x, acc) : kv_add(acc, x);
       }
-      if (n == KV_LANES) kv_store(row + PL + c, acc);
-      else kv_store_n(row + PL + c, acc, n);
+      if (lanes == KV_LANES) kv_store(vr + i, acc);
+      else kv_store_n(vr + i, acc, lanes);
     }
-    float* yr = yp + oh * OW;
-    if (SW <= 2) {
-      for (int64_t ow0 = 0; ow0 < OW; ow0 += KV_LANES) {
-        kv acc = init;
-        for (int64_t kw = 0; kw < KW; ++kw) {
-          const float* r = row + ow0 * SW + kw * DW;
-          const kv v = SW == 1 ? kv_load(r) : kv_even(kv_load(r), kv_load(r + KV_LANES));
-          acc = is_max ? kv_max(v, acc) : kv_add(acc, v);
-        }
-        if (OW - ow0 >= KV_LANES) kv_store(yr + ow0, acc);
-        else kv_store_n(yr + ow0, acc, OW - ow0);
+    oh += run;
+  }
+}
+
+/* n outputs y[j], output column (c0 + j) % OW, from window-row results
+ * whose output column 0 starts at `v`: each combines v[j*SW + kw*DW - PL]
+ * over the window columns, the taps in the padding masked off. */
+static KILN_ALWAYS_INLINE void pool_window_cols(const int64_t* ip, const pool_layout* l,
+                                                const float* mask, const float* v, float* y,
+                                                int64_t n, int is_max) {
+  const int64_t W = ip[P_W], OW = ip[P_OW], SW = ip[P_SW], KW = ip[P_KW], DW = ip[P_DW];
+  const int64_t PL = ip[P_PL];
+  const kv init = kv_set1(is_max ? -INFINITY : 0.0f);
+  int64_t c = 0;
+  for (int64_t j = 0; j < n; j += KV_LANES) {
+    kv acc = init;
+    for (int64_t kw = 0; kw < KW; ++kw) {
+      const int64_t d = kw * DW - PL;
+      const float* r = v + j * SW + d;
+      kv x = SW == 1 ? kv_load(r) : kv_even(kv_load(r), kv_load(r + KV_LANES));
+      if (d < 0 || (OW - 1) * SW + d >= W) { /* some columns' tap in the padding */
+        const kv m = kv_load(mask + kw * l->mask_stride + c);
+        x = is_max ? kv_add(x, m) : kv_from_bits(kvi_and(kv_as_bits(x), kv_as_bits(m)));
       }
-    } else {
-      for (int64_t ow = 0; ow < OW; ++ow) {
-        float acc = is_max ? -INFINITY : 0.0f;
-        for (int64_t kw = 0; kw < KW; ++kw) {
-          const float v = row[ow * SW + kw * DW];
-          acc = is_max ? (v > acc ? v : acc) : acc + v;
-        }
-        yr[ow] = acc;
-      }
+      acc = is_max ? kv_max(x, acc) : kv_add(acc, x);
     }
-    if (!is_max) pool_average_row(ip, yr, ih0, kh0, kh1);
+    if (n - j >= KV_LANES) kv_store(y + j, acc);
+    else kv_store_n(y + j, acc, n - j);
+    for (c += KV_LANES; c >= OW;) c -= OW;
+  }
+}
+
+/* The same outputs one at a time: strides beyond 2. */
+static void pool_window_cols_scalar(const int64_t* ip, const float* v, float* y, int64_t n) {
+  const int64_t W = ip[P_W], OW = ip[P_OW], SW = ip[P_SW], KW = ip[P_KW], DW = ip[P_DW];
+  const int64_t PL = ip[P_PL];
+  const int is_max = ip[P_KIND] == KILN_POOL_MAX;
+  for (int64_t j = 0; j < n; ++j) {
+    const int64_t row = j / OW, ow = j % OW;
+    float acc = is_max ? -INFINITY : 0.0f;
+    for (int64_t kw = 0; kw < KW; ++kw) {
+      const int64_t iw = ow * SW + kw * DW - PL;
+      if (iw < 0 || iw >= W) continue;
+      const float x = v[row * W + iw];
+      acc = is_max ? (x > acc ? x : acc) : acc + x;
+    }
+    y[j] = acc;
+  }
+}
+
+/* Window columns of output rows [oh0, oh1) from their window rows at v:
+ * the whole block as one run when its rows lie back to back (W == SW *
+ * OW), else row by row. An average is each output's sum of column sums
+ * over its count. */
+static KILN_ALWAYS_INLINE void pool_block_cols(const int64_t* ip, const pool_layout* l,
+                                               const float* mask, const float* v, float* yp,
+                                               int64_t oh0, int64_t oh1, int is_max) {
+  const int64_t W = ip[P_W], OW = ip[P_OW];
+  float* y = yp + oh0 * OW;
+  if (ip[P_SW] > 2) {
+    for (int64_t t = 0; t < oh1 - oh0; ++t) pool_window_cols_scalar(ip, v + t * W, y + t * OW, OW);
+  } else if (l->flat) {
+    pool_window_cols(ip, l, mask, v, y, (oh1 - oh0) * OW, is_max);
+  } else {
+    for (int64_t t = 0; t < oh1 - oh0; ++t)
+      pool_window_cols(ip, l, mask, v + t * W, y + t * OW, OW, is_max);
+  }
+  if (is_max) return;
+  for (int64_t oh = oh0; oh < oh1; ++oh) {
+    const int64_t ih0 = oh * ip[P_SH] - ip[P_PT];
+    int64_t kh0, kh1;
+    kiln_window_range(ih0, ip[P_DH], ip[P_KH], 0, ip[P_H], &kh0, &kh1);
+    pool_average_row(ip, yp + oh * OW, ih0, kh0, kh1);
+  }
+}
+
+/* Planes [begin, end), separably: window rows into v, then window
+ * columns. The column pass reads across the row pass's latest stores,
+ * which the CPU cannot forward to loads that straddle them; so when two
+ * planes' rows fit, plane p + 1's rows are formed before plane p's columns
+ * are read, and the stores have retired by then. Otherwise a block of
+ * output rows at a time. */
+static KILN_ALWAYS_INLINE void pool_planes_separable(const int64_t* ip, const pool_layout* l,
+                                                     const float* mask, const float* x,
+                                                     float* y, int64_t begin, int64_t end,
+                                                     float* v, int is_max) {
+  const int64_t in_plane = ip[P_H] * ip[P_W], OH = ip[P_OH], out_plane = OH * ip[P_OW];
+  if (l->pipelined) {
+    float* cur = v;
+    float* next = v + l->slot;
+    pool_window_rows(ip, x + begin * in_plane, cur, 0, OH, is_max);
+    for (int64_t p = begin; p < end; ++p) {
+      if (p + 1 < end) pool_window_rows(ip, x + (p + 1) * in_plane, next, 0, OH, is_max);
+      pool_block_cols(ip, l, mask, cur, y + p * out_plane, 0, OH, is_max);
+      float* t = cur;
+      cur = next, next = t;
+    }
+    return;
+  }
+  for (int64_t p = begin; p < end; ++p) {
+    for (int64_t oh0 = 0; oh0 < OH; oh0 += l->block_rows) {
+      const int64_t oh1 = oh0 + l->block_rows < OH ? oh0 + l->block_rows : OH;
+      pool_window_rows(ip, x + p * in_plane, v, oh0, oh1, is_max);
+      pool_block_cols(ip, l, mask, v, y + p * out_plane, oh0, oh1, is_max);
+    }
   }
 }
 
@@ -184,26 +315,27 @@ typedef struct pool_job {
   const int64_t* ip;
   const float* x;
   float* y;
-  int separable; /* pool_plane_separable takes every plane */
+  int separable; /* pool_planes_separable takes every plane */
 } pool_job;
 
 static void pool_planes(void* ctx, int64_t begin, int64_t end) {
   const pool_job* j = (const pool_job*)ctx;
   const int64_t* ip = j->ip;
-  const int64_t in_plane = ip[P_H] * ip[P_W], out_plane = ip[P_OH] * ip[P_OW];
-  float row[KILN_POOL_ROW] KILN_ALIGN64;
-  if (j->separable) {
-    /* The padding around a row's columns keeps the identity for every plane. */
-    const float identity = ip[P_KIND] == KILN_POOL_MAX ? -INFINITY : 0.0f;
-    for (int64_t i = 0; i < KILN_POOL_ROW; ++i) row[i] = identity;
-  }
-  for (int64_t p = begin; p < end; ++p) {
-    if (j->separable) {
-      pool_plane_separable(ip, j->x + p * in_plane, j->y + p * out_plane, row);
-    } else {
+  pool_layout l;
+  if (!j->separable || !separable_layout(ip, &l)) {
+    const int64_t in_plane = ip[P_H] * ip[P_W], out_plane = ip[P_OH] * ip[P_OW];
+    for (int64_t p = begin; p < end; ++p)
       pool_plane_direct(ip, j->x + p * in_plane, j->y + p * out_plane);
-    }
+    return;
   }
+  float buf[KILN_POOL_BUF] KILN_ALIGN64;
+  /* Margins and rows past a short last block are read only into masked
+   * lanes; zeros keep those reads defined. */
+  for (int64_t i = 0; i < KILN_POOL_BUF; ++i) buf[i] = 0.0f;
+  pool_column_masks(ip, &l, buf);
+  float* v = buf + ip[P_KW] * l.mask_stride + l.front;
+  if (ip[P_KIND] == KILN_POOL_MAX) pool_planes_separable(ip, &l, buf, j->x, j->y, begin, end, v, 1);
+  else pool_planes_separable(ip, &l, buf, j->x, j->y, begin, end, v, 0);
 }
 
 /* Runs `body` over `tasks` (planes, or NHWC rows) of the layer: small
@@ -226,24 +358,50 @@ static void pool_run(const int64_t* ip, void* const* bindings, const kiln_host* 
 int kiln_pool2d_f32(const int64_t* ip, const float* fp, void* const* bindings,
                     const kiln_host* host) {
   (void)fp;
-  pool_run(ip, bindings, host, separable_fits(ip), ip[P_N] * ip[P_C], pool_planes);
+  pool_layout l;
+  pool_run(ip, bindings, host, separable_layout(ip, &l), ip[P_N] * ip[P_C], pool_planes);
   return KILN_OK;
 }
 
-#define POOL_NHWC_VECS 4
+/* Channels [c0, c0 + nv * KV_LANES) of one output position: its window's
+ * taps at xr + (kh * DH * W + kw * DW) * C over kh in [0, rows), kw in
+ * [0, cols), nv (<= 4) independent chains so that the taps' max/add
+ * latency overlaps; `lanes` < KV_LANES reads and writes only the first
+ * lanes of a single vector. */
+static KILN_ALWAYS_INLINE void pool_nhwc_taps(const float* xr, float* yo, int64_t row_step,
+                                              int64_t col_step, int64_t rows, int64_t cols,
+                                              int nv, int64_t lanes, kv count, int is_max) {
+  const kv init = kv_set1(is_max ? -INFINITY : 0.0f);
+  kv acc[4] = {init, init, init, init};
+  for (int64_t kh = 0; kh < rows; ++kh) {
+    const float* p = xr + kh * row_step;
+    for (int64_t kw = 0; kw < cols; ++kw, p += col_step) {
+      for (int v = 0; v < nv; ++v) {
+        const kv x = lanes == KV_LANES ? kv_load(p + v * KV_LANES) : kv_load_n(p, lanes);
+        acc[v] = is_max ? kv_max(x, acc[v]) : kv_add(acc[v], x);
+      }
+    }
+  }
+  for (int v = 0; v < nv; ++v) {
+    const kv out = is_max ? acc[v] : kv_div(acc[v], count);
+    if (lanes == KV_LANES) kv_store(yo + v * KV_LANES, out);
+    else kv_store_n(yo, out, lanes);
+  }
+}
 
 /* pool2d_nhwc_f32's rows: task t is output row t % OH of image t / OH. Each
  * output position combines its window's taps (kh, then kw, inside the
- * input only) with the channels in the vector lanes; an average divides by
- * the count pool_average_row would use. */
-static void pool_nhwc_rows(void* ctx, int64_t begin, int64_t end) {
-  const pool_job* j = (const pool_job*)ctx;
+ * input only) with the channels in the vector lanes, four vectors at a
+ * time; an average divides by the count pool_average_row would use (a
+ * window wholly in the padding averages nothing: 0). */
+static KILN_ALWAYS_INLINE void pool_nhwc_rows_body(const pool_job* j, int64_t begin, int64_t end,
+                                                   int is_max) {
   const int64_t* ip = j->ip;
   const int64_t C = ip[P_C], H = ip[P_H], W = ip[P_W], OH = ip[P_OH], OW = ip[P_OW];
   const int64_t KH = ip[P_KH], KW = ip[P_KW], SH = ip[P_SH], SW = ip[P_SW];
   const int64_t PT = ip[P_PT], PL = ip[P_PL], DH = ip[P_DH], DW = ip[P_DW];
-  const int is_max = ip[P_KIND] == KILN_POOL_MAX, cip = (int)ip[P_CIP];
-  const kv init = kv_set1(is_max ? -INFINITY : 0.0f);
+  const int cip = (int)ip[P_CIP];
+  const int64_t row_step = DH * W * C, col_step = DW * C;
   for (int64_t t = begin; t < end; ++t) {
     const int64_t n = t / OH, oh = t % OH, ih0 = oh * SH - PT;
     int64_t kh0, kh1;
@@ -258,40 +416,32 @@ static void pool_nhwc_rows(void* ctx, int64_t begin, int64_t end) {
       kiln_window_range(iw0, DW, KW, 0, W, &kw0, &kw1);
       const int64_t cols =
           cip ? kiln_window_count(iw0, DW, KW, -PL, W + ip[P_PR]) : kw1 - kw0;
-      /* A window wholly in the padding averages nothing: 0. */
       const kv count = kv_set1((float)(rows * cols));
+      const int64_t taps_h = kh1 - kh0, taps_w = kw1 - kw0;
       float* yo = yr + ow * C;
-      /* Up to POOL_NHWC_VECS vectors of channels at once: independent
-       * chains, so the taps' max/add latency overlaps. */
-      for (int64_t c0 = 0; c0 < C; c0 += POOL_NHWC_VECS * KV_LANES) {
-        kv acc[POOL_NHWC_VECS];
-        int64_t lanes[POOL_NHWC_VECS];
-        for (int v = 0; v < POOL_NHWC_VECS; ++v) {
-          const int64_t left = C - c0 - v * KV_LANES;
-          lanes[v] = left < 0 ? 0 : left < KV_LANES ? left : KV_LANES;
-          acc[v] = init;
-        }
-        for (int64_t kh = kh0; kh < kh1; ++kh) {
-          const float* xr = xn + ((ih0 + kh * DH) * W + iw0) * C + c0;
-          for (int64_t kw = kw0; kw < kw1; ++kw) {
-            const float* p = xr + kw * DW * C;
-            for (int v = 0; v < POOL_NHWC_VECS; ++v) {
-              if (lanes[v] == 0) break;
-              const kv x = lanes[v] == KV_LANES ? kv_load(p + v * KV_LANES)
-                                                : kv_load_n(p + v * KV_LANES, lanes[v]);
-              acc[v] = is_max ? kv_max(x, acc[v]) : kv_add(acc[v], x);
-            }
-          }
-        }
-        for (int v = 0; v < POOL_NHWC_VECS && lanes[v] > 0; ++v) {
-          kv out = acc[v];
-          if (!is_max) out = rows * cols > 0 ? kv_div(out, count) : kv_zero();
-          if (lanes[v] == KV_LANES) kv_store(yo + c0 + v * KV_LANES, out);
-          else kv_store_n(yo + c0 + v * KV_LANES, out, lanes[v]);
-        }
+      if (taps_h * taps_w == 0) { /* wholly in the padding: -inf, or an average of 0 */
+        for (int64_t c = 0; c < C; ++c) yo[c] = is_max ? -INFINITY : 0.0f;
+        continue;
       }
+      const float* xr = xn + ((ih0 + kh0 * DH) * W + iw0 + kw0 * DW) * C;
+      int64_t c0 = 0;
+      for (; c0 + 4 * KV_LANES <= C; c0 += 4 * KV_LANES)
+        pool_nhwc_taps(xr + c0, yo + c0, row_step, col_step, taps_h, taps_w, 4, KV_LANES, count,
+                       is_max);
+      for (; c0 + KV_LANES <= C; c0 += KV_LANES)
+        pool_nhwc_taps(xr + c0, yo + c0, row_step, col_step, taps_h, taps_w, 1, KV_LANES, count,
+                       is_max);
+      if (c0 < C)
+        pool_nhwc_taps(xr + c0, yo + c0, row_step, col_step, taps_h, taps_w, 1, C - c0, count,
+                       is_max);
     }
   }
+}
+
+static void pool_nhwc_rows(void* ctx, int64_t begin, int64_t end) {
+  const pool_job* j = (const pool_job*)ctx;
+  if (j->ip[P_KIND] == KILN_POOL_MAX) pool_nhwc_rows_body(j, begin, end, 1);
+  else pool_nhwc_rows_body(j, begin, end, 0);
 }
 
 int kiln_pool2d_nhwc_f32(const int64_t* ip, const float* fp, void* const* bindings,

@@ -12,8 +12,13 @@ static inline void kiln_window_range(int64_t start, int64_t step, int64_t n,
                                      int64_t lo, int64_t hi, int64_t* k0,
                                      int64_t* k1) {
   int64_t a = 0, b = 0;
-  if (lo > start) a = (lo - start + step - 1) / step;
-  if (hi > start) b = (hi - start + step - 1) / step;
+  if (step == 1) { /* the common case, without two divisions: pooling calls this per row */
+    if (lo > start) a = lo - start;
+    if (hi > start) b = hi - start;
+  } else {
+    if (lo > start) a = (lo - start + step - 1) / step;
+    if (hi > start) b = (hi - start + step - 1) / step;
+  }
   if (b > n) b = n;
   if (a > b) a = b;
   *k0 = a;

@@ -128,12 +128,76 @@ absl::Status LowerTranspose(emit::LoweringContext& ctx, const ir::Node& node) {
 // (sum of earlier len) * inner of the [outer, len_total * inner] output.
 // Any of these may be symbolic (the offsets then are sums of dims): the pool
 // does the arithmetic and the dispatch patches them at run time.
+// A channel Concat of [N, C, H, W] images where some are stored channels
+// last (layout_selection.cc): each input is copied from its layout into
+// the output's, channels [at, at + Ck) of every pixel.
+absl::Status LowerChannelConcat(emit::LoweringContext& ctx, const ir::Node& node,
+                                const std::vector<int64_t>& y) {
+  for (int64_t d : y) {
+    if (ir::IsSymbolic(d)) return ctx.Invalid(node, "channels-last concat of a symbolic shape");
+  }
+  const bool y_cl = ctx.value(node.outputs[0]).channels_last;
+  const int64_t n = y[0], c = y[1], hw = y[2] * y[3];
+  KILN_ASSIGN_OR_RETURN(emit::Binding by, ctx.Bind(node, node.outputs[0]));
+  int64_t at = 0;
+  for (size_t k = 0; k < node.inputs.size(); ++k) {
+    KILN_ASSIGN_OR_RETURN(auto x, ctx.InputShape(node, k));
+    if (x.size() != 4 || x[0] != y[0] || x[2] != y[2] || x[3] != y[3]) {
+      return ctx.Invalid(node, "input shapes differ");
+    }
+    if (ctx.value(node.inputs[k]).dtype != ctx.value(node.outputs[0]).dtype) {
+      return ctx.Invalid(node, "input dtypes differ");
+    }
+    const bool x_cl = ctx.value(node.inputs[k]).channels_last;
+    const int64_t ck = x[1];
+    if (ck != 0 && n != 0 && hw != 0) {
+      KILN_ASSIGN_OR_RETURN(emit::Binding bx, ctx.Bind(node, node.inputs[k]));
+      // Element (image, channel, pixel) of the input and of the output.
+      const std::vector<int64_t> x_strides =
+          x_cl ? std::vector<int64_t>{hw * ck, 1, ck} : std::vector<int64_t>{ck * hw, hw, 1};
+      const std::vector<int64_t> y_strides =
+          y_cl ? std::vector<int64_t>{hw * c, 1, c} : std::vector<int64_t>{c * hw, hw, 1};
+      emit::kernel::StridedCopy copy;
+      copy.elem_bytes = emit::ElemBytes(ctx, node.outputs[0]);
+      copy.src_offset = 0;
+      copy.dst_offset = at * y_strides[1];
+      if (x_cl && y_cl) {  // rows of ck channels, one per pixel
+        copy.R = 2;
+        copy.dims = {n * hw, ck};
+        copy.src_strides = {ck, 1};
+        copy.dst_strides = {c, 1};
+      } else if (x_cl) {  // pixel-major reads, each channel's plane written strided
+        copy.R = 3;
+        copy.dims = {n, hw, ck};
+        copy.src_strides = {x_strides[0], x_strides[2], x_strides[1]};
+        copy.dst_strides = {y_strides[0], y_strides[2], y_strides[1]};
+      } else {
+        copy.R = 3;
+        copy.dims = {n, ck, hw};
+        copy.src_strides = x_strides;
+        copy.dst_strides = y_strides;
+      }
+      KILN_RETURN_IF_ERROR(ctx.Dispatch(node, copy, {bx, by}));
+    }
+    at += ck;
+  }
+  if (at != c) return ctx.Invalid(node, "input lengths do not add up to the output");
+  return absl::OkStatus();
+}
+
 absl::Status LowerConcat(emit::LoweringContext& ctx, const ir::Node& node) {
   KILN_ASSIGN_OR_RETURN(auto y, ctx.OutputShape(node, 0));
   const int64_t rank = static_cast<int64_t>(y.size());
   int64_t axis = node.GetInt("axis", 0);
   if (axis < 0) axis += rank;
   if (axis < 0 || axis >= rank) return ctx.Invalid(node, "axis out of range");
+  bool any_channels_last = ctx.value(node.outputs[0]).channels_last;
+  for (ir::ValueId v : node.inputs) any_channels_last |= ctx.value(v).channels_last;
+  if (any_channels_last) {
+    // Only static channel concats of images carry NHWC values (layout_selection.cc).
+    if (rank != 4 || axis != 1) return ctx.Invalid(node, "channels-last input off the channel axis");
+    return LowerChannelConcat(ctx, node, y);
+  }
   ir::DimPool& dims = ctx.dims();
   const int64_t outer = dims.Product({y.begin(), y.begin() + axis});
   const int64_t inner = dims.Product({y.begin() + axis + 1, y.end()});

@@ -88,6 +88,23 @@ bool WindowPool(const ir::Graph& g, const ir::Node& n) {
   return StaticRank4F32(g.value(n.inputs[0])) && StaticRank4F32(g.value(n.outputs[0]));
 }
 
+// A Concat of static float images along the channels (axis 1): its lowering
+// copies each input in its own layout into the output's, so the output can
+// be NHWC whatever its inputs are (an NCHW input is transposed as it is
+// copied, which the forward pass in ChooseLayouts avoids where it can).
+bool ChannelConcat(const ir::Graph& g, const ir::Node& n) {
+  if (!n.domain.empty() || n.op_type != "Concat" || n.inputs.empty() || n.outputs.size() != 1 ||
+      !StaticRank4F32(g.value(n.outputs[0]))) {
+    return false;
+  }
+  const int64_t axis = n.GetInt("axis", 0);
+  if (axis != 1 && axis != -3) return false;
+  for (ir::ValueId v : n.inputs) {
+    if (v == ir::kNoValue || !StaticRank4F32(g.value(v))) return false;
+  }
+  return true;
+}
+
 bool IsGlobalPool(const ir::Node& n) {
   return n.domain.empty() && (n.op_type == "GlobalAveragePool" || n.op_type == "GlobalMaxPool");
 }
@@ -152,9 +169,9 @@ bool ResidualConvWritesNhwc(const ir::Graph& g, const ir::Node& n,
 
 // Whether every kernel reading `v` takes it in NHWC: a chosen depthwise
 // conv, a packed conv or a global pool (as its input), a residual conv that
-// will write NHWC (as its shortcut), or a window pool or a gate's data
-// operand whose output every reader takes in NHWC too (both keep the
-// layout).
+// will write NHWC (as its shortcut), or a window pool, a gate's data
+// operand or a channel Concat whose output every reader takes in NHWC too
+// (all three keep the layout).
 bool ReadersTakeNhwc(const ir::Graph& g, ir::ValueId v, const std::set<ir::NodeId>& chosen,
                      int depth) {
   if (depth > kMaxLayoutDepth) return false;
@@ -173,6 +190,10 @@ bool ReadersTakeNhwc(const ir::Graph& g, ir::ValueId v, const std::set<ir::NodeI
         const ir::ValueId pooled = user.outputs[0];
         reads = !Pinned(g, pooled) && ReadersTakeNhwc(g, pooled, chosen, depth + 1);
       }
+      if (!reads && ChannelConcat(g, user)) {
+        const ir::ValueId joined = user.outputs[0];
+        reads = !Pinned(g, joined) && ReadersTakeNhwc(g, joined, chosen, depth + 1);
+      }
       if (!reads) return false;
     }
   }
@@ -187,7 +208,7 @@ bool CanBeChannelsLast(const ir::Graph& g, ir::ValueId v, const std::set<ir::Nod
   const ir::Node& producer = g.nodes[g.value(v).producer];
   if (producer.outputs.size() != 1 || producer.outputs[0] != v) return false;
   const bool written =
-      chosen.count(g.value(v).producer) != 0 ||
+      chosen.count(g.value(v).producer) != 0 || ChannelConcat(g, producer) ||
       (SmallChannelStem(g, producer) && !HasResidual(producer)) ||
       (WindowPool(g, producer) && g.value(producer.inputs[0]).channels_last) ||
       (PackedConv(g, producer) &&
@@ -257,7 +278,19 @@ absl::Status ChooseLayouts(ir::Graph& graph) {
     const bool nhwc_conv =
         PackedConv(graph, node) && (graph.value(node.inputs[0]).channels_last ||
                                     (HasResidual(node) && graph.value(node.inputs[3]).channels_last));
-    if ((stem || nhwc_conv) && CanBeChannelsLast(graph, node.outputs[0], chosen)) {
+    // A channel Concat (an Inception block's join) goes NHWC when most of
+    // what it copies already is, so that few inputs need transposing.
+    bool nhwc_concat = false;
+    if (ChannelConcat(graph, node)) {
+      int64_t nhwc = 0, all = 0;
+      for (ir::ValueId v : node.inputs) {
+        const int64_t channels = graph.value(v).shape[1];
+        all += channels;
+        if (graph.value(v).channels_last) nhwc += channels;
+      }
+      nhwc_concat = 2 * nhwc > all;
+    }
+    if ((stem || nhwc_conv || nhwc_concat) && CanBeChannelsLast(graph, node.outputs[0], chosen)) {
       MarkChannelsLast(graph, node.outputs[0]);
     }
   }

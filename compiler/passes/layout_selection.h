@@ -33,7 +33,11 @@ inline constexpr int64_t kMaxPackedConvTaps = KILN_CONVP_MAX_TAPS;
 // in and out by pool2d_nhwc_f32), a packed or Winograd conv, or a residual
 // block whose conv can write NHWC (its kernel reads the shortcut in the
 // output's layout) — a ResNet runs channels last from the stem on, where
-// the packed convs are 10-20% faster than NCHW. Marks the values (ir::Value::channels_last);
+// the packed convs are 10-20% faster than NCHW. A Concat along the channels
+// carries the layout too (GoogLeNet's Inception blocks): it is an NHWC reader
+// when its output's readers are, and writes NHWC when most of its inputs by
+// channels are; its copies change the layout of any input that differs.
+// Marks the values (ir::Value::channels_last);
 // their shapes stay NCHW. Runs after dispatch formation, which fixes what
 // each node reads.
 absl::Status ChooseLayouts(ir::Graph& graph);

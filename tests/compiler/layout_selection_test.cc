@@ -333,5 +333,71 @@ TEST(LayoutSelection, APoolWhoseIndicesAreReadKeepsTheStemNchw) {
   EXPECT_FALSE(n.Nhwc(n.m));
 }
 
+// An Inception block's join: x [1, 3, 16, 16] → stem (16 channels) → s →
+// 1x1 convs to 16 (a) and 8 (b) channels → Concat along `axis` (with
+// `side`, an NCHW graph input of `side_channels` channels, when given) → c
+// → 1x1 conv → d → global pool.
+struct InceptionJoin {
+  GraphBuilder b;
+  ir::ValueId s, a, bb, c, d, side = ir::kNoValue;
+  explicit InceptionJoin(int64_t axis = 1, int64_t side_channels = 0) {
+    const ir::ValueId x = b.Input("x", {1, 3, 16, 16});
+    s = b.Tensor("s", {1, 16, 16, 16});
+    a = b.Tensor("a", {1, 16, 16, 16});
+    bb = b.Tensor("bb", {1, 8, 16, 16});
+    std::vector<ir::ValueId> joined = {a, bb};
+    int64_t channels = 24;
+    if (side_channels > 0) {
+      side = b.Input("side", {1, side_channels, 16, 16});
+      joined.push_back(side);
+      channels += side_channels;
+    }
+    c = b.Tensor("c", axis == 1 ? std::vector<int64_t>{1, channels, 16, 16}
+                                : std::vector<int64_t>{1, 16, 32, 16});
+    if (axis != 1) b.g.value(bb).shape = {1, 16, 16, 16};
+    const int64_t c_channels = axis == 1 ? channels : 16;
+    d = b.Tensor("d", {1, 8, 16, 16});
+    const ir::ValueId p = b.Tensor("p", {1, 8, 1, 1});
+    b.Node("Conv", "stem", {x, b.RandomConst("w0", {16, 3, 3, 3}, -1, 1, 50)}, {s});
+    b.Node("Conv", "a", {s, b.RandomConst("wa", {16, 16, 1, 1}, -1, 1, 51)}, {a});
+    b.Node("Conv", "b", {s, b.RandomConst("wb", {axis == 1 ? 8 : 16, 16, 1, 1}, -1, 1, 52)},
+           {bb});
+    const ir::NodeId join = b.Node("Concat", "join", joined, {c});
+    b.g.nodes[join].SetInt("axis", axis);
+    b.Node("Conv", "d", {c, b.RandomConst("wd", {8, c_channels, 1, 1}, -1, 1, 53)}, {d});
+    b.Node("GlobalAveragePool", "gap", {d}, {p});
+    b.Output(p);
+  }
+  bool Nhwc(ir::ValueId v) const { return b.g.value(v).channels_last; }
+};
+
+TEST(LayoutSelection, AChannelConcatCarriesTheNhwcChain) {
+  InceptionJoin n;
+  ASSERT_TRUE(ChooseLayouts(n.b.g).ok());
+  for (ir::ValueId v : {n.s, n.a, n.bb, n.c, n.d}) EXPECT_TRUE(n.Nhwc(v));
+}
+
+TEST(LayoutSelection, AConcatMostlyNhwcGoesNhwcBesideAnNchwInput) {
+  InceptionJoin n(1, 8);  // 24 channels NHWC, 8 from the graph input
+  ASSERT_TRUE(ChooseLayouts(n.b.g).ok());
+  EXPECT_FALSE(n.Nhwc(n.side));
+  for (ir::ValueId v : {n.a, n.bb, n.c, n.d}) EXPECT_TRUE(n.Nhwc(v));
+}
+
+TEST(LayoutSelection, AConcatMostlyNchwStaysNchwAndItsNhwcInputsAreCopiedAcross) {
+  InceptionJoin n(1, 40);  // 24 channels NHWC, 40 from the graph input
+  ASSERT_TRUE(ChooseLayouts(n.b.g).ok());
+  EXPECT_TRUE(n.Nhwc(n.a));
+  EXPECT_TRUE(n.Nhwc(n.bb));
+  EXPECT_FALSE(n.Nhwc(n.c));
+  EXPECT_FALSE(n.Nhwc(n.d));
+}
+
+TEST(LayoutSelection, AConcatAlongTheRowsKeepsItsInputsNchw) {
+  InceptionJoin n(2);
+  ASSERT_TRUE(ChooseLayouts(n.b.g).ok());
+  for (ir::ValueId v : {n.a, n.bb, n.c}) EXPECT_FALSE(n.Nhwc(v));
+}
+
 }  // namespace
 }  // namespace kiln::compiler

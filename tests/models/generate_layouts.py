@@ -18,6 +18,14 @@ PyTorch's, exported with Conv+BatchNorm unfused (the compiler folds them).
   depthwise conv, and one whose depthwise output also feeds a
   squeeze-and-excite style gate (a Mul without an NHWC kernel), which keeps
   that block NCHW. Two outputs: the last block and a global average pool.
+- layout_inception_concat: GoogLeNet-style Inception blocks: a 3-channel
+  stem and max pool (NHWC from there), a block of three branches (1x1;
+  1x1 then 3x3; 3x3 max pool then 1x1) joined by a channel Concat that
+  stays NHWC, a Concat of an NHWC branch with the NCHW side input s (more
+  channels NHWC: the join goes NHWC and s is transposed as it is copied),
+  and a Concat of an NHWC branch with the side input t (more channels
+  NCHW: the join stays NCHW and the branch is transposed). Three inputs,
+  two outputs.
 Kiln's code is not involved. Fixed seeds: reruns give identical files.
 """
 import os
@@ -85,20 +93,43 @@ class InvertedResidual(nn.Module):
         return y, F.adaptive_avg_pool2d(y, 1)
 
 
-def export(name, cls, seed, shape):
+class InceptionConcat(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = conv_bn(3, 16, 3, stride=2, pad=1)
+        self.b1 = conv_bn(16, 16, 1)
+        self.b2a, self.b2b = conv_bn(16, 16, 1), conv_bn(16, 24, 3, pad=1)
+        self.b3 = conv_bn(16, 8, 1)
+        self.d = conv_bn(48, 16, 1)
+        self.e = conv_bn(20, 16, 3, pad=1)
+        self.f = conv_bn(16, 4, 1)
+        self.g = conv_bn(16, 8, 1)
+
+    def forward(self, x, s, t):
+        h = F.max_pool2d(torch.relu(self.stem(x)), 3, 2, ceil_mode=True)
+        h = torch.cat([torch.relu(self.b1(h)), torch.relu(self.b2b(torch.relu(self.b2a(h)))),
+                       torch.relu(self.b3(F.max_pool2d(h, 3, 1, 1)))], 1)
+        h = torch.relu(self.e(torch.cat([torch.relu(self.d(h)), s], 1)))
+        y = self.g(torch.cat([torch.relu(self.f(h)), t], 1))
+        return y, F.adaptive_avg_pool2d(y, 1).flatten(1)
+
+
+def export(name, cls, seed, *shapes):
     torch.manual_seed(seed)
     module = cls()
     randomise_bn(module, torch.Generator().manual_seed(seed + 1))
     module.eval()
-    x = torch.randn(*shape, generator=torch.Generator().manual_seed(seed + 2))
+    xs = [torch.randn(*shape, generator=torch.Generator().manual_seed(seed + 2 + i))
+          for i, shape in enumerate(shapes)]
     with torch.no_grad():
-        outs = module(x)
+        outs = module(*xs)
     outs = list(outs) if isinstance(outs, tuple) else [outs]
-    torch.onnx.export(module, (x,), os.path.join(HERE, name + ".onnx"), opset_version=13,
-                      input_names=["input0"],
+    torch.onnx.export(module, tuple(xs), os.path.join(HERE, name + ".onnx"), opset_version=13,
+                      input_names=[f"input{i}" for i in range(len(xs))],
                       output_names=[f"output{i}" for i in range(len(outs))],
                       do_constant_folding=False, training=torch.onnx.TrainingMode.PRESERVE)
-    np.save(os.path.join(HERE, f"{name}.input0.npy"), x.numpy())
+    for i, x in enumerate(xs):
+        np.save(os.path.join(HERE, f"{name}.input{i}.npy"), x.numpy())
     for i, o in enumerate(outs):
         np.save(os.path.join(HERE, f"{name}.output{i}.npy"), o.numpy())
 
@@ -106,6 +137,8 @@ def export(name, cls, seed, shape):
 def main():
     export("layout_ds_cnn", DsCnn, 71, (2, 1, 20, 9))
     export("layout_inverted_residual", InvertedResidual, 81, (1, 8, 7, 7))
+    export("layout_inception_concat", InceptionConcat, 91, (1, 3, 32, 32), (1, 4, 8, 8),
+           (1, 12, 8, 8))
 
 
 if __name__ == "__main__":

@@ -405,6 +405,30 @@ conv_case("smallc_rows_dilated_sigmoid", 2, 2, 11, 37, 13, 3, 3, pads=(2, 1, 2, 
 conv_case("im2col_vector_s1", 1, 6, 9, 40, 10, 3, 3, pads=(1, 1, 1, 1), act=ACT_RELU)
 conv_case("im2col_vector_s2", 1, 8, 11, 71, 9, 3, 3, stride=(2, 2), pads=(1, 1, 1, 1))
 
+# Pooling whole planes as one run of vectors across row ends (pool.c): many
+# small planes (two planes' window rows in the buffer at once), column taps
+# in the padding masked off at both edges of every row, stride 2 read as
+# even lanes when W = 2 OW (ceil mode's last window past the input), planes
+# taller than one buffered block of rows, and window rows dilated.
+pool_case_torch("max_flat_planes_k3_s1_p1", POOL_MAX, (2, 5, 7, 7), 3, 1, 1)
+pool_case_torch("avg_flat_planes_k3_s1_p1_cip", POOL_AVG, (1, 6, 14, 14), 3, 1, 1, cip=1)
+pool_case_torch("avg_flat_planes_k3_s1_p1_nocip", POOL_AVG, (1, 3, 9, 5), 3, 1, 1, cip=0)
+pool_case_torch("max_flat_s2_ceil", POOL_MAX, (1, 4, 14, 14), 3, 2, 0, ceil=True)
+pool_case_torch("max_blocks_k3_s1_p1", POOL_MAX, (1, 2, 12, 300), 3, 1, 1)
+pool_case_torch("max_blocks_dilated", POOL_MAX, (1, 2, 10, 200), 3, 1, 1, dil=2)
+pool_case_asym("max_flat_asym_pads", POOL_MAX, (1, 3, 6, 9), 3, 3, (1, 1), (2, 0, 0, 2))
+# Infinities at the planes' edges: a masked tap must never win and +inf
+# must survive (-inf + inf is NaN, which max never picks).
+x = rand(1, 3, 7, 7)
+x[0, 0, :, 0] = np.inf
+x[0, 1, 0, :] = -np.inf
+x[0, 2, :, 6] = np.inf
+x[0, 2, 3, 3] = -np.inf
+y = to_f32(F.max_pool2d(f64(x), 3, 1, 1))
+write_case("max_flat_infinities", "pool2d_f32",
+           pool_ip(POOL_MAX, x, y, 3, 3, (1, 1), (1, 1, 1, 1), (1, 1), 0), [],
+           [binding(IN, x), binding(OUT, expected=y)])
+
 total = sum(os.path.getsize(p) for p in written)
 print("wrote %d cases, %d bytes, to %s" % (len(written), total, OUT_DIR))
 

@@ -29,6 +29,10 @@ KILN_REFERENCE_SUITE(Pool2dReference, "pool2d_f32.max_k3_s2_p1", "pool2d_f32.max
                      "pool2d_f32.max_wide_stride3", "pool2d_f32.avg_wide_k3_s1_p1_cip",
                      "pool2d_f32.avg_wide_k3_s2_ceil_nocip",
                      "pool2d_f32.avg_wide_asym_pads_nocip", "pool2d_f32.avg_wide_stride3_cip",
+                     "pool2d_f32.max_flat_planes_k3_s1_p1", "pool2d_f32.avg_flat_planes_k3_s1_p1_cip",
+                     "pool2d_f32.avg_flat_planes_k3_s1_p1_nocip", "pool2d_f32.max_flat_s2_ceil",
+                     "pool2d_f32.max_blocks_k3_s1_p1", "pool2d_f32.max_blocks_dilated",
+                     "pool2d_f32.max_flat_asym_pads", "pool2d_f32.max_flat_infinities",
                      "pool2d_f32.max_long_rows_direct", "pool2d_f32.avg_long_rows_direct");
 
 KILN_REFERENCE_SUITE(GlobalPoolReference, "global_pool_f32.max", "global_pool_f32.avg",
@@ -113,6 +117,8 @@ TEST(Pool2dNhwc, MatchesReferenceAndNchwKernel) {
         "pool2d_f32.max_wide_asym_pads", "pool2d_f32.max_wide_stride3",
         "pool2d_f32.avg_wide_k3_s1_p1_cip", "pool2d_f32.avg_wide_k3_s2_ceil_nocip",
         "pool2d_f32.avg_wide_asym_pads_nocip", "pool2d_f32.avg_wide_stride3_cip",
+        "pool2d_f32.max_flat_planes_k3_s1_p1", "pool2d_f32.avg_flat_planes_k3_s1_p1_cip",
+        "pool2d_f32.max_flat_s2_ceil", "pool2d_f32.max_flat_infinities",
         "pool2d_f32.max_long_rows_direct", "pool2d_f32.avg_long_rows_direct"}) {
     KILN_LOAD_CASE(name, c);
     const std::vector<int64_t>& ip = c.iparams;
@@ -137,8 +143,12 @@ TEST(Pool2dNhwc, MatchesReferenceAndNchwKernel) {
         for (int64_t s = 0; s < out_plane; ++s) {
           const float g = got[(i * out_plane + s) * ch + k];
           const float w = want[(i * ch + k) * out_plane + s];
-          EXPECT_NEAR(g, w, kiln_test::kAtol + kiln_test::kRtol * std::fabs(w))
-              << name << " image " << i << " channel " << k << " position " << s;
+          if (std::isinf(w)) {
+            EXPECT_EQ(g, w) << name << " image " << i << " channel " << k << " position " << s;
+          } else {
+            EXPECT_NEAR(g, w, kiln_test::kAtol + kiln_test::kRtol * std::fabs(w))
+                << name << " image " << i << " channel " << k << " position " << s;
+          }
           if (ip[KIND] == KILN_POOL_MAX) {
             EXPECT_EQ(g, nchw_out[(i * ch + k) * out_plane + s]);
           }

@@ -1,10 +1,11 @@
 /* pool2d_f32, pool2d_nhwc_f32, global_pool_f32 and global_pool_nhwc_f32.
- * pool2d works a
- * whole output row at a time: each window tap (kh, kw) updates the row's
- * valid columns in one contiguous (or strided) pass; average counts are
- * separable, rows times columns. Rows that fit a stack buffer pool
- * separably on every path (vec.h): window rows, then window columns.
- * Planes split over the host's threads. */
+ * pool2d_f32 pools a plane separably on every path (vec.h): window rows,
+ * then window columns, each over whole vectors of the plane's outputs
+ * (runs of rows cross row ends; column taps in the padding are masked).
+ * Geometries whose rows do not fit its stack buffer go tap by tap over
+ * whole output rows. pool2d_nhwc_f32 combines each output position's taps
+ * with the channels in the lanes. Planes (NHWC: output rows) split over
+ * the host's threads. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -65,8 +66,6 @@ typedef struct pool_layout {
   int64_t mask_stride;    /* floats per column mask: OW + KV_LANES */
   int64_t front, back;    /* margins before and after the rows (reads of masked lanes) */
   int64_t block_rows;     /* output rows per block */
-  int64_t slot;           /* floats per plane's rows with their margins */
-  int pipelined;          /* two planes' rows fit: the whole plane is one block */
   int flat;               /* W == SW * OW: a block's outputs form one run */
 } pool_layout;
 
@@ -86,8 +85,6 @@ static int separable_layout(const int64_t* ip, pool_layout* l) {
   const int64_t used = KW * l->mask_stride + l->front + l->back;
   if (used + W > KILN_POOL_BUF) return 0;
   l->block_rows = (KILN_POOL_BUF - used) / W;
-  l->slot = ip[P_OH] <= l->block_rows ? ip[P_OH] * W + l->front + l->back : KILN_POOL_BUF;
-  l->pipelined = KW * l->mask_stride + 2 * l->slot <= KILN_POOL_BUF;
   l->flat = W == SW * OW;
   return 1;
 }
@@ -244,29 +241,13 @@ static KILN_ALWAYS_INLINE void pool_block_cols(const int64_t* ip, const pool_lay
   }
 }
 
-/* Planes [begin, end), separably: window rows into v, then window
- * columns. The column pass reads across the row pass's latest stores,
- * which the CPU cannot forward to loads that straddle them; so when two
- * planes' rows fit, plane p + 1's rows are formed before plane p's columns
- * are read, and the stores have retired by then. Otherwise a block of
- * output rows at a time. */
+/* Planes [begin, end), separably, a block of output rows at a time:
+ * window rows into v, then window columns. */
 static KILN_ALWAYS_INLINE void pool_planes_separable(const int64_t* ip, const pool_layout* l,
                                                      const float* mask, const float* x,
                                                      float* y, int64_t begin, int64_t end,
                                                      float* v, int is_max) {
   const int64_t in_plane = ip[P_H] * ip[P_W], OH = ip[P_OH], out_plane = OH * ip[P_OW];
-  if (l->pipelined) {
-    float* cur = v;
-    float* next = v + l->slot;
-    pool_window_rows(ip, x + begin * in_plane, cur, 0, OH, is_max);
-    for (int64_t p = begin; p < end; ++p) {
-      if (p + 1 < end) pool_window_rows(ip, x + (p + 1) * in_plane, next, 0, OH, is_max);
-      pool_block_cols(ip, l, mask, cur, y + p * out_plane, 0, OH, is_max);
-      float* t = cur;
-      cur = next, next = t;
-    }
-    return;
-  }
   for (int64_t p = begin; p < end; ++p) {
     for (int64_t oh0 = 0; oh0 < OH; oh0 += l->block_rows) {
       const int64_t oh1 = oh0 + l->block_rows < OH ? oh0 + l->block_rows : OH;

@@ -169,7 +169,7 @@ static KILN_ALWAYS_INLINE void pool_window_rows(const int64_t* ip, const float* 
   }
 }
 
-/* n outputs y[j], output column (c0 + j) % OW, from window-row results
+/* n outputs y[j], output column j % OW, from window-row results
  * whose output column 0 starts at `v`: each combines v[j*SW + kw*DW - PL]
  * over the window columns, the taps in the padding masked off. */
 static KILN_ALWAYS_INLINE void pool_window_cols(const int64_t* ip, const pool_layout* l,
@@ -296,14 +296,14 @@ typedef struct pool_job {
   const int64_t* ip;
   const float* x;
   float* y;
-  int separable; /* pool_planes_separable takes every plane */
+  const pool_layout* layout; /* pool_planes_separable's, or NULL: the direct loop */
 } pool_job;
 
 static void pool_planes(void* ctx, int64_t begin, int64_t end) {
   const pool_job* j = (const pool_job*)ctx;
   const int64_t* ip = j->ip;
-  pool_layout l;
-  if (!j->separable || !separable_layout(ip, &l)) {
+  const pool_layout* l = j->layout;
+  if (l == NULL) {
     const int64_t in_plane = ip[P_H] * ip[P_W], out_plane = ip[P_OH] * ip[P_OW];
     for (int64_t p = begin; p < end; ++p)
       pool_plane_direct(ip, j->x + p * in_plane, j->y + p * out_plane);
@@ -313,21 +313,22 @@ static void pool_planes(void* ctx, int64_t begin, int64_t end) {
   /* Margins and rows past a short last block are read only into masked
    * lanes; zeros keep those reads defined. */
   for (int64_t i = 0; i < KILN_POOL_BUF; ++i) buf[i] = 0.0f;
-  pool_column_masks(ip, &l, buf);
-  float* v = buf + ip[P_KW] * l.mask_stride + l.front;
-  if (ip[P_KIND] == KILN_POOL_MAX) pool_planes_separable(ip, &l, buf, j->x, j->y, begin, end, v, 1);
-  else pool_planes_separable(ip, &l, buf, j->x, j->y, begin, end, v, 0);
+  pool_column_masks(ip, l, buf);
+  float* v = buf + ip[P_KW] * l->mask_stride + l->front;
+  if (ip[P_KIND] == KILN_POOL_MAX) pool_planes_separable(ip, l, buf, j->x, j->y, begin, end, v, 1);
+  else pool_planes_separable(ip, l, buf, j->x, j->y, begin, end, v, 0);
 }
 
 /* Runs `body` over `tasks` (planes, or NHWC rows) of the layer: small
  * layers stay on one thread, where the hand-off would cost more. */
 static void pool_run(const int64_t* ip, void* const* bindings, const kiln_host* host,
-                     int separable, int64_t tasks, void (*body)(void*, int64_t, int64_t)) {
+                     const pool_layout* layout, int64_t tasks,
+                     void (*body)(void*, int64_t, int64_t)) {
   pool_job j;
   j.ip = ip;
   j.x = (const float*)bindings[0];
   j.y = (float*)bindings[1];
-  j.separable = separable;
+  j.layout = layout;
   const double work = (double)ip[P_N] * ip[P_C] * ip[P_OH] * ip[P_OW] * ip[P_KH] * ip[P_KW];
   if (host && host->parallel_for && tasks > 1 && work >= (double)(1 << 18)) {
     host->parallel_for(host->user, tasks, body, &j);
@@ -340,7 +341,8 @@ int kiln_pool2d_f32(const int64_t* ip, const float* fp, void* const* bindings,
                     const kiln_host* host) {
   (void)fp;
   pool_layout l;
-  pool_run(ip, bindings, host, separable_layout(ip, &l), ip[P_N] * ip[P_C], pool_planes);
+  pool_run(ip, bindings, host, separable_layout(ip, &l) ? &l : NULL, ip[P_N] * ip[P_C],
+           pool_planes);
   return KILN_OK;
 }
 
@@ -428,7 +430,7 @@ static void pool_nhwc_rows(void* ctx, int64_t begin, int64_t end) {
 int kiln_pool2d_nhwc_f32(const int64_t* ip, const float* fp, void* const* bindings,
                          const kiln_host* host) {
   (void)fp;
-  pool_run(ip, bindings, host, 0, ip[P_N] * ip[P_OH], pool_nhwc_rows);
+  pool_run(ip, bindings, host, NULL, ip[P_N] * ip[P_OH], pool_nhwc_rows);
   return KILN_OK;
 }
 

@@ -287,6 +287,45 @@ TEST(Lowering, TransposeAndConcat) {
   EXPECT_EQ(m->dispatches[2].nodes, (std::vector<std::string>{"cat"}));
 }
 
+// A channel Concat whose output is stored channels last: an NHWC input is
+// copied as rows of its channels per pixel, an NCHW one transposed into
+// its channels of every pixel (layout_selection.cc marks the values).
+TEST(Lowering, ChannelsLastConcatCopiesEachInputFromItsLayout) {
+  GraphBuilder b;
+  const ir::ValueId a = b.Input("a", {1, 2, 2, 2});
+  const ir::ValueId n = b.Input("n", {1, 3, 2, 2});
+  const ir::ValueId y = b.Tensor("y", {1, 5, 2, 2});
+  const ir::NodeId cat = b.Node("Concat", "cat", {a, n}, {y});
+  b.g.nodes[cat].SetInt("axis", 1);
+  b.Output(y);
+  b.g.value(a).channels_last = true;
+  b.g.value(y).channels_last = true;
+  auto m = LowerGraph(b.g);
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_EQ(m->executables.size(), 2u);
+  // a: 4 pixels x 2 channels, rows 2 apart into rows 5 apart, from channel 0.
+  EXPECT_EQ(m->executables[0].iparams, (I{4, 2, 0, 0, 4, 2, 2, 1, 5, 1}));
+  // n: (image, channel, pixel) from strides (12, 4, 1) to (20, 1, 5), from channel 2.
+  EXPECT_EQ(m->executables[1].iparams, (I{4, 3, 0, 2, 1, 3, 4, 12, 4, 1, 20, 1, 5}));
+}
+
+TEST(Lowering, AChannelsLastInputOffTheChannelAxisIsRefused) {
+  GraphBuilder b;
+  const ir::ValueId a = b.Input("a", {1, 2, 2, 2});
+  const ir::ValueId n = b.Input("n", {1, 2, 3, 2});
+  const ir::ValueId y = b.Tensor("y", {1, 2, 5, 2});
+  const ir::NodeId cat = b.Node("Concat", "cat", {a, n}, {y});
+  b.g.nodes[cat].SetInt("axis", 2);
+  b.Output(y);
+  b.g.value(a).channels_last = true;
+  auto m = LowerGraph(b.g);
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("channels-last input off the channel axis"),
+            std::string::npos)
+      << m.status();
+  EXPECT_NE(m.status().message().find("cat"), std::string::npos) << m.status();
+}
+
 TEST(Lowering, BytecodeLayoutAndDebug) {
   GraphBuilder b;
   const ir::ValueId x = b.Input("x", {16});

@@ -20,7 +20,9 @@ void SetElementRate(benchmark::State& state, double per_iteration) {
       benchmark::Counter(per_iteration * 1e-9 * state.iterations(), benchmark::Counter::kIsRate);
 }
 
-// args: activation, count (BERT's GELU: 64 x 512 values of Erf)
+// args: activation, count (BERT's GELU: 64 x 512 values of Erf; SiLU: what
+// EfficientNet's convolutions end in, which AVX2 and the vector paths run as
+// this same pass over each finished tile)
 void BM_Unary(benchmark::State& state, kiln_kernel_fn kernel) {
   const int64_t act = state.range(0), n = state.range(1);
   std::vector<float> x(n), y(n);
@@ -33,7 +35,7 @@ void BM_Unary(benchmark::State& state, kiln_kernel_fn kernel) {
 }
 void BM_UnaryArgs(benchmark::internal::Benchmark* b) {
   b->ArgNames({"act", "n"});
-  for (int64_t act : {KILN_ACT_SIGMOID, KILN_ACT_TANH, KILN_ACT_EXP, KILN_ACT_ERF})
+  for (int64_t act : {KILN_ACT_SIGMOID, KILN_ACT_TANH, KILN_ACT_EXP, KILN_ACT_ERF, KILN_ACT_SILU})
     b->Args({act, 64 * 512});
   b->Unit(benchmark::kMicrosecond);
 }

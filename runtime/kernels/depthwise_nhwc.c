@@ -236,10 +236,11 @@ static void dwn_row_vec(const dwn_job* j, int64_t n, int64_t oh) {
   float* yrow = j->y + (n * OH + oh) * OW * C;
   /* Positions outside, channel groups inside: a block's input pixels stay in
    * L1 for all their channels, and each input row is read once, front to
-   * back, which the prefetchers follow. Groups outside (one pass per group
-   * over the row, a line of each pixel at a time) ran stride-2 layers at half
-   * AVX-512's speed when their input came from L3. From the first channel
-   * the reuse path left. */
+   * back, which the prefetchers follow, not once per group a line of each
+   * pixel at a time (kiln_benchmarks BM_DepthwiseNhwc, AMD EPYC Zen 4:
+   * MobileNetV2's 96-channel stride-2 layer, input from memory, 0.78-0.85 of
+   * the time on avx2, 0.85-0.89 on portable). From the first channel the
+   * reuse path left. */
   const int64_t full = C / KV_LANES, group = DWN_VEC_NV, v_first = j->reused / KV_LANES;
   for (int64_t ow = 0, mb, kw_lo, kw_hi; ow < OW; ow += mb) {
     if (ow >= j->first && ow < j->end) {
@@ -600,9 +601,10 @@ static KILN_ALWAYS_INLINE void dwn_reuse_rows_body(const dwn_job* j, int64_t t0,
   const int64_t C = ip[P_C], H = ip[P_H], W = ip[P_W], OH = ip[P_OH], OW = ip[P_OW];
   /* Segments outside, channel groups inside, when a few groups' input window
    * fits in L1: each input row is then read once, front to back, rather than
-   * once per group a line at a time (kiln_benchmarks BM_DepthwiseNhwc, AMD EPYC
-   * Zen 4, input from memory: MobileNetV2's 32 channels at 112x112 0.80 of the
-   * time on avx2 and 0.69 on portable, its 96 at stride 2 0.90 on avx512).
+   * once per group a line at a time (BM_DepthwiseNhwc as above, input from
+   * memory: MobileNetV2's 32 channels at 112x112 0.71-0.86 of the time on
+   * avx2 and 0.65-0.74 on portable over four runs, its 96 at stride 2
+   * 0.90-0.97 on avx512).
    * Many narrow groups (144 channels on avx2: 18) ran 8% slower that way, and
    * a wide window (EfficientNet's 5x5 stride-2 layer, 55 KB) would not stay. */
   const int64_t window = ((DWN_SEG - 1) * SW + KW) * ip[P_KH] * C * (int64_t)sizeof(float);

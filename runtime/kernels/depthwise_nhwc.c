@@ -239,7 +239,7 @@ static void dwn_row_vec(const dwn_job* j, int64_t n, int64_t oh) {
    * back, which the prefetchers follow, not once per group a line of each
    * pixel at a time (kiln_benchmarks BM_DepthwiseNhwc, AMD EPYC Zen 4:
    * MobileNetV2's 96-channel stride-2 layer, input from memory, 0.78-0.85 of
-   * the time on avx2, 0.85-0.89 on portable). From the first channel the
+   * the time on avx2, 0.84-0.89 on portable). From the first channel the
    * reuse path left. */
   const int64_t full = C / KV_LANES, group = DWN_VEC_NV, v_first = j->reused / KV_LANES;
   for (int64_t ow = 0, mb, kw_lo, kw_hi; ow < OW; ow += mb) {
@@ -603,7 +603,7 @@ static KILN_ALWAYS_INLINE void dwn_reuse_rows_body(const dwn_job* j, int64_t t0,
    * fits in L1: each input row is then read once, front to back, rather than
    * once per group a line at a time (BM_DepthwiseNhwc as above, input from
    * memory: MobileNetV2's 32 channels at 112x112 0.71-0.86 of the time on
-   * avx2 and 0.65-0.74 on portable over four runs, its 96 at stride 2
+   * avx2 and 0.65-0.74 on portable over three to five runs, its 96 at stride 2
    * 0.90-0.97 on avx512).
    * Many narrow groups (144 channels on avx2: 18) ran 8% slower that way, and
    * a wide window (EfficientNet's 5x5 stride-2 layer, 55 KB) would not stay. */

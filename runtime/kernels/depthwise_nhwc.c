@@ -239,8 +239,9 @@ static void dwn_row_vec(const dwn_job* j, int64_t n, int64_t oh) {
    * back, which the prefetchers follow, not once per group a line of each
    * pixel at a time (kiln_benchmarks BM_DepthwiseNhwc, AMD EPYC Zen 4:
    * MobileNetV2's 96-channel stride-2 layer, input from memory, 0.78-0.85 of
-   * the time on avx2, 0.84-0.89 on portable). From the first channel the
-   * reuse path left. */
+   * the time on avx2, 0.84-0.89 on portable; dwn_row_avx512's wider groups
+   * showed no difference that way and keep groups outside). From the first
+   * channel the reuse path left. */
   const int64_t full = C / KV_LANES, group = DWN_VEC_NV, v_first = j->reused / KV_LANES;
   for (int64_t ow = 0, mb, kw_lo, kw_hi; ow < OW; ow += mb) {
     if (ow >= j->first && ow < j->end) {

@@ -290,16 +290,25 @@ TEST(Lowering, TransposeAndConcat) {
 // A channel Concat whose output is stored channels last: an NHWC input is
 // copied as rows of its channels per pixel, an NCHW one transposed into
 // its channels of every pixel (layout_selection.cc marks the values).
-TEST(Lowering, ChannelsLastConcatCopiesEachInputFromItsLayout) {
+// Concat "cat" of inputs a (channels last) and n along axis into y, stored
+// channels last when y_channels_last.
+GraphBuilder ChannelsLastConcat(const std::vector<int64_t>& a_shape,
+                                const std::vector<int64_t>& n_shape,
+                                const std::vector<int64_t>& y_shape, int64_t axis,
+                                bool y_channels_last) {
   GraphBuilder b;
-  const ir::ValueId a = b.Input("a", {1, 2, 2, 2});
-  const ir::ValueId n = b.Input("n", {1, 3, 2, 2});
-  const ir::ValueId y = b.Tensor("y", {1, 5, 2, 2});
-  const ir::NodeId cat = b.Node("Concat", "cat", {a, n}, {y});
-  b.g.nodes[cat].SetInt("axis", 1);
+  const ir::ValueId a = b.Input("a", a_shape);
+  const ir::ValueId n = b.Input("n", n_shape);
+  const ir::ValueId y = b.Tensor("y", y_shape);
+  b.g.nodes[b.Node("Concat", "cat", {a, n}, {y})].SetInt("axis", axis);
   b.Output(y);
   b.g.value(a).channels_last = true;
-  b.g.value(y).channels_last = true;
+  b.g.value(y).channels_last = y_channels_last;
+  return b;
+}
+
+TEST(Lowering, ChannelsLastConcatCopiesEachInputFromItsLayout) {
+  const GraphBuilder b = ChannelsLastConcat({1, 2, 2, 2}, {1, 3, 2, 2}, {1, 5, 2, 2}, 1, true);
   auto m = LowerGraph(b.g);
   ASSERT_TRUE(m.ok()) << m.status();
   ASSERT_EQ(m->executables.size(), 2u);
@@ -310,14 +319,7 @@ TEST(Lowering, ChannelsLastConcatCopiesEachInputFromItsLayout) {
 }
 
 TEST(Lowering, AChannelsLastInputOffTheChannelAxisIsRefused) {
-  GraphBuilder b;
-  const ir::ValueId a = b.Input("a", {1, 2, 2, 2});
-  const ir::ValueId n = b.Input("n", {1, 2, 3, 2});
-  const ir::ValueId y = b.Tensor("y", {1, 2, 5, 2});
-  const ir::NodeId cat = b.Node("Concat", "cat", {a, n}, {y});
-  b.g.nodes[cat].SetInt("axis", 2);
-  b.Output(y);
-  b.g.value(a).channels_last = true;
+  const GraphBuilder b = ChannelsLastConcat({1, 2, 2, 2}, {1, 2, 3, 2}, {1, 2, 5, 2}, 2, false);
   auto m = LowerGraph(b.g);
   ASSERT_FALSE(m.ok());
   EXPECT_NE(m.status().message().find("channels-last input off the channel axis"),

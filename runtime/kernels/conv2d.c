@@ -83,7 +83,7 @@ static int conv_run(const int64_t* ip, const float* fp, void* const* bindings,
 
   smallc_job sj;
   if (smallc_fits(ip, &sj)) {
-    smallc_run(&sj, SMALLC_ONNX_NCHW, ip, fp, bindings, res, y, host);
+    smallc_run(&sj, ip, fp, bindings, res, y, host);
     return KILN_OK;
   }
 

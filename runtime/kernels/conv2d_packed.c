@@ -16,7 +16,7 @@
 
 #include "activation.h"
 #include "conv_check.h"
-#include "conv_small_c.h"
+#include "conv_stem_nhwc.h"
 #include "kiln/kernels.h"
 #include "sgemm.h"
 #include "simd.h"
@@ -662,10 +662,10 @@ static void convp_rows(const int64_t* ip, const float* fp, void* const* bindings
 static int convp_run(const int64_t* ip, const float* fp, void* const* bindings, const float* res,
                      float* y, int x_channels_last, int y_channels_last, const kiln_host* host) {
   /* A few-channel NCHW image into NHWC (an image stem before channels-last
-   * layers): positions in the lanes, as conv2d_f32 runs it (conv_small_c.h). */
-  smallc_job small;
-  if (!x_channels_last && y_channels_last && !res && ip[P_C] > 1 && smallc_fits(ip, &small)) {
-    smallc_run(&small, SMALLC_PANELS_NHWC, ip, fp, bindings, NULL, y, host);
+   * layers): conv_stem_nhwc.h. */
+  stem_job stem;
+  if (!x_channels_last && y_channels_last && !res && ip[P_C] > 1 && stem_fits(ip, &stem)) {
+    stem_run(&stem, ip, fp, bindings, y, host);
     return KILN_OK;
   }
   if (convp_rows_fit(ip, y_channels_last)) {

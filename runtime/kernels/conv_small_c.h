@@ -11,12 +11,9 @@
  *
  * Per output: the taps in (c, kh, kw) order, one FMA each, rows in the
  * padding skipped (they add zero), then bias, residual and activation in the
- * GEMM epilogue's order. Rows split over the host's threads.
- *
- * conv2d_packed_cl_f32 runs an NCHW image into an NHWC y here too (an image
- * stem whose successors are channels last): its weights are the 16-channel
- * panels (kernels.h), summed tap-major as that kernel sums, and each register
- * block goes through a small tile to y's channels-last rows.
+ * GEMM epilogue's order. Rows split over the host's threads. (An image stem
+ * into NHWC, conv2d_packed_cl_f32's, runs channels in the lanes instead:
+ * conv_stem_nhwc.h.)
  * Internal to runtime/kernels: an AOT bundle copies it beside the kernels. */
 #ifndef KILN_KERNELS_CONV_SMALL_C_H_
 #define KILN_KERNELS_CONV_SMALL_C_H_
@@ -48,20 +45,12 @@
 #endif
 #define SMALLC_BLOCK_POS (SMALLC_NPV * KV_LANES)
 
-/* The weights and y of conv2d_f32, or of conv2d_packed_cl_f32 from NCHW. */
-typedef enum { SMALLC_ONNX_NCHW, SMALLC_PANELS_NHWC } smallc_layout;
-
 typedef struct smallc_job {
   const float *x, *w, *bias, *res;
   float* y;
   int64_t C, H, W, OC, OH, OW, KH, KW, SH, SW, PT, PL, DH;
   int64_t act;
   float act_alpha, act_beta;
-  /* Weight (oc0 + m, c, kh, kw) of a block of channels from oc0 (a multiple
-   * of SMALLC_MOC, so within one panel) lies at
-   * smallc_weights(j, oc0)[m*wm + c*wc + kh*wkh + kw*wkw]. */
-  int64_t wm, wc, wkh, wkw;
-  int panels; /* SMALLC_PANELS_NHWC: tap-major sums, y channels last */
   int64_t pos;  /* output positions per buffered block: a multiple of KV_LANES */
   int64_t span; /* floats per buffered input row (each parity, stride 2) */
   /* Tap kw reads its parity's row from index kw_off[kw] on: position p of a
@@ -130,14 +119,8 @@ static void smallc_fill(const smallc_job* j, const float* xn, int64_t oh, int64_
   }
 }
 
-/* The first weight of the block of channels from oc0. */
-static inline const float* smallc_weights(const smallc_job* j, int64_t oc0) {
-  const int64_t K = j->C * j->KH * j->KW;
-  return j->panels ? j->w + (oc0 / 16) * 16 * K + oc0 % 16 : j->w + oc0 * K;
-}
-
 /* One tap's FMAs: NPV vectors of positions from r, MOC weights from wk
- * (stride wm). */
+ * (w[oc, c, kh, kw]: stride wm between channels). */
 #define SMALLC_TAP(r, wk)                                                     \
   do {                                                                        \
     kv xv[SMALLC_NPV];                                                        \
@@ -154,56 +137,31 @@ static inline const float* smallc_weights(const smallc_job* j, int64_t oc0) {
  * position p0 (buffer-relative), into y row oh at column ow0 + p0; the
  * last vector stores `last` lanes. */
 static KILN_ALWAYS_INLINE void smallc_block(const smallc_job* j, const float* buf, float* yn,
-                                            const float* rn, float* ptile, int64_t oh,
-                                            int64_t ow0, int64_t p0, int64_t oc0, int64_t last,
+                                            const float* rn, int64_t oh, int64_t ow0,
+                                            int64_t p0, int64_t oc0, int64_t last,
                                             const int MOC, const int NPV) {
   const int64_t KH = j->KH, KW = j->KW, SW = j->SW, span = j->span;
-  const int64_t wm = j->wm, wc = j->wc, wkh = j->wkh, wkw = j->wkw;
+  const int64_t wm = j->C * KH * KW;
   const int64_t* kw_off = j->kw_off;
   kv acc[SMALLC_MOC][SMALLC_NPV];
 #pragma GCC unroll 4
   for (int m = 0; m < MOC; ++m)
 #pragma GCC unroll 4
     for (int v = 0; v < NPV; ++v) acc[m][v] = kv_zero();
-  const float* w0 = smallc_weights(j, oc0);
-  if (!j->panels) {
-    for (int64_t c = 0; c < j->C; ++c) {
-      for (int64_t kh = 0; kh < KH; ++kh) {
-        const int64_t ih = oh * j->SH - j->PT + kh * j->DH;
-        if (ih < 0 || ih >= j->H) continue; /* the padding adds zero */
-        const float* row = buf + (c * KH + kh) * SW * span + p0;
-        const float* wk = w0 + c * wc + kh * wkh;
-        for (int64_t kw = 0; kw < KW; ++kw) SMALLC_TAP(row + kw_off[kw], wk + kw * wkw);
-      }
-    }
-  } else {
+  const float* w0 = j->w + oc0 * wm;
+  for (int64_t c = 0; c < j->C; ++c) {
     for (int64_t kh = 0; kh < KH; ++kh) {
       const int64_t ih = oh * j->SH - j->PT + kh * j->DH;
-      if (ih < 0 || ih >= j->H) continue;
-      /* The channel loop, innermost here, is at most SMALLC_MAX_C long:
-       * unrolled, with each channel's row found once per kh (a loop of 3
-       * ran the ResNet-18 stem into NHWC at two thirds of the NCHW rate). */
-      const float* rows[SMALLC_MAX_C];
-#pragma GCC unroll 4
-      for (int c = 0; c < SMALLC_MAX_C; ++c)
-        rows[c] = c < j->C ? buf + (c * KH + kh) * SW * span + p0 : buf; /* never read past C */
-      for (int64_t kw = 0; kw < KW; ++kw) {
-        const float* wk = w0 + kh * wkh + kw * wkw;
-        const int64_t off = kw_off[kw];
-#pragma GCC unroll 4
-        for (int c = 0; c < SMALLC_MAX_C; ++c) {
-          if (c < j->C) SMALLC_TAP(rows[c] + off, wk + c * wc);
-        }
-      }
+      if (ih < 0 || ih >= j->H) continue; /* the padding adds zero */
+      const float* row = buf + (c * KH + kh) * SW * span + p0;
+      const float* wk = w0 + (c * KH + kh) * KW;
+      for (int64_t kw = 0; kw < KW; ++kw) SMALLC_TAP(row + kw_off[kw], wk + kw);
     }
   }
   const int64_t plane = j->OH * j->OW, at = oh * j->OW + ow0 + p0;
-  /* Channels last: each channel's row of positions goes to the panel's
-   * tile (ptile: row oc % 16), stored transposed once the panel is whole. */
 #pragma GCC unroll 4
   for (int m = 0; m < MOC; ++m) {
-    float* yo = j->panels ? ptile + (oc0 % 16 + m) * SMALLC_BLOCK_POS
-                          : yn + (oc0 + m) * plane + at;
+    float* yo = yn + (oc0 + m) * plane + at;
     const float* ro = rn ? rn + (oc0 + m) * plane + at : NULL;
     const kv b = kv_set1(j->bias ? j->bias[oc0 + m] : 0.0f);
 #pragma GCC unroll 4
@@ -226,57 +184,26 @@ static KILN_ALWAYS_INLINE void smallc_block(const smallc_job* j, const float* bu
 }
 #undef SMALLC_TAP
 
-/* Stores the tile of channels oc_p .. oc_p + nch (a panel, rows of
- * SMALLC_BLOCK_POS positions) for positions at .. at + np of y's
- * channels-last rows: KV_LANES x KV_LANES blocks transposed in registers,
- * the edges as scalars (stored channel by channel as scalars, the
- * MobileNetV2 stem took 271 us on avx512 in BM_Conv2dPackedCl, now 225). */
-static void smallc_store_panel(const smallc_job* j, const float* ptile, float* yn, int64_t at,
-                               int64_t oc_p, int64_t nch, int64_t np) {
-  const int64_t OC = j->OC;
-  float* y0 = yn + at * OC + oc_p;
-  const int64_t whole_c = nch / KV_LANES * KV_LANES, whole_p = np / KV_LANES * KV_LANES;
-  /* The same positions of the next output row, written next: y is written
-   * once and is seldom in cache, so its lines are fetched ahead. */
-  if (at + j->OW < j->OH * j->OW)
-    for (int64_t p = 0; p < np; ++p)
-      for (int64_t c = 0; c < nch; c += 16) KILN_PREFETCH_WRITE(y0 + (j->OW + p) * OC + c);
-  for (int64_t c0 = 0; c0 < whole_c; c0 += KV_LANES) {
-    for (int64_t p0 = 0; p0 < whole_p; p0 += KV_LANES) {
-      kv r[KV_LANES];
-#pragma GCC unroll 16
-      for (int i = 0; i < KV_LANES; ++i) r[i] = kv_load(ptile + (c0 + i) * SMALLC_BLOCK_POS + p0);
-      kv_transpose(r);
-#pragma GCC unroll 16
-      for (int i = 0; i < KV_LANES; ++i) kv_store(y0 + (p0 + i) * OC + c0, r[i]);
-    }
-    for (int64_t p = whole_p; p < np; ++p)
-      for (int64_t c = c0; c < c0 + KV_LANES; ++c) y0[p * OC + c] = ptile[c * SMALLC_BLOCK_POS + p];
-  }
-  for (int64_t p = 0; p < np; ++p)
-    for (int64_t c = whole_c; c < nch; ++c) y0[p * OC + c] = ptile[c * SMALLC_BLOCK_POS + p];
-}
-
 #if SMALLC_NPV == 2
 #define SMALLC_NPV_CASES(MOC)                                                   \
   switch (npv) {                                                                \
-    case 1: smallc_block(j, buf, yn, rn, ptile, oh, ow0, p0, oc0, last, MOC, 1); break; \
-    default: smallc_block(j, buf, yn, rn, ptile, oh, ow0, p0, oc0, last, MOC, 2); break; \
+    case 1: smallc_block(j, buf, yn, rn, oh, ow0, p0, oc0, last, MOC, 1); break; \
+    default: smallc_block(j, buf, yn, rn, oh, ow0, p0, oc0, last, MOC, 2); break; \
   }
 #elif SMALLC_NPV == 4
 #define SMALLC_NPV_CASES(MOC)                                                   \
   switch (npv) {                                                                \
-    case 1: smallc_block(j, buf, yn, rn, ptile, oh, ow0, p0, oc0, last, MOC, 1); break; \
-    case 2: smallc_block(j, buf, yn, rn, ptile, oh, ow0, p0, oc0, last, MOC, 2); break; \
-    case 3: smallc_block(j, buf, yn, rn, ptile, oh, ow0, p0, oc0, last, MOC, 3); break; \
-    default: smallc_block(j, buf, yn, rn, ptile, oh, ow0, p0, oc0, last, MOC, 4); break; \
+    case 1: smallc_block(j, buf, yn, rn, oh, ow0, p0, oc0, last, MOC, 1); break; \
+    case 2: smallc_block(j, buf, yn, rn, oh, ow0, p0, oc0, last, MOC, 2); break; \
+    case 3: smallc_block(j, buf, yn, rn, oh, ow0, p0, oc0, last, MOC, 3); break; \
+    default: smallc_block(j, buf, yn, rn, oh, ow0, p0, oc0, last, MOC, 4); break; \
   }
 #else
 #define SMALLC_NPV_CASES(MOC)                                                   \
   switch (npv) {                                                                \
-    case 1: smallc_block(j, buf, yn, rn, ptile, oh, ow0, p0, oc0, last, MOC, 1); break; \
-    case 2: smallc_block(j, buf, yn, rn, ptile, oh, ow0, p0, oc0, last, MOC, 2); break; \
-    default: smallc_block(j, buf, yn, rn, ptile, oh, ow0, p0, oc0, last, MOC, 3); break; \
+    case 1: smallc_block(j, buf, yn, rn, oh, ow0, p0, oc0, last, MOC, 1); break; \
+    case 2: smallc_block(j, buf, yn, rn, oh, ow0, p0, oc0, last, MOC, 2); break; \
+    default: smallc_block(j, buf, yn, rn, oh, ow0, p0, oc0, last, MOC, 3); break; \
   }
 #endif
 
@@ -284,7 +211,6 @@ static void smallc_store_panel(const smallc_job* j, const float* ptile, float* y
 static void smallc_rows(void* ctx, int64_t begin, int64_t end) {
   const smallc_job* j = (const smallc_job*)ctx;
   float buf[SMALLC_BUF_FLOATS];
-  float ptile[16 * SMALLC_BLOCK_POS] KILN_ALIGN64; /* SMALLC_PANELS_NHWC: one panel */
   for (int64_t t = begin; t < end; ++t) {
     const int64_t n = t / j->OH, oh = t % j->OH;
     const float* xn = j->x + n * j->C * j->H * j->W;
@@ -304,11 +230,6 @@ static void smallc_rows(void* ctx, int64_t begin, int64_t end) {
             case 3: SMALLC_NPV_CASES(3) break;
             default: SMALLC_NPV_CASES(4) break;
           }
-          const int64_t oc_end = oc0 + SMALLC_MOC < j->OC ? oc0 + SMALLC_MOC : j->OC;
-          if (j->panels && (oc_end % 16 == 0 || oc_end == j->OC)) {
-            const int64_t oc_p = oc0 / 16 * 16;
-            smallc_store_panel(j, ptile, yn, oh * j->OW + ow0 + p0, oc_p, oc_end - oc_p, np);
-          }
         }
       }
     }
@@ -316,9 +237,9 @@ static void smallc_rows(void* ctx, int64_t begin, int64_t end) {
 }
 #undef SMALLC_NPV_CASES
 
-/* Runs the layer (smallc_fits filled j's block sizes); SMALLC_PANELS_NHWC
- * takes no residual. */
-static inline void smallc_run(smallc_job* j, smallc_layout layout, const int64_t* ip,
+/* Runs the layer (smallc_fits filled j's block sizes): bindings x, w
+ * [OC, C, KH, KW], bias; res (or NULL) and y NCHW. */
+static inline void smallc_run(smallc_job* j, const int64_t* ip,
                               const float* fp, void* const* bindings, const float* res,
                               float* y, const kiln_host* host) {
   j->x = (const float*)bindings[0];
@@ -331,12 +252,6 @@ static inline void smallc_run(smallc_job* j, smallc_layout layout, const int64_t
   j->SH = ip[P_SH], j->SW = ip[P_SW], j->PT = ip[P_PT], j->PL = ip[P_PL], j->DH = ip[P_DH];
   j->act = ip[P_ACT], j->act_alpha = fp[KILN_FP_CONV2D_F32_ACT_ALPHA],
   j->act_beta = fp[KILN_FP_CONV2D_F32_ACT_BETA];
-  j->panels = layout == SMALLC_PANELS_NHWC;
-  if (j->panels) { /* w[(oc/16)*16K + ((kh*KW + kw)*C + c)*16 + oc%16] */
-    j->wm = 1, j->wc = 16, j->wkh = j->KW * j->C * 16, j->wkw = j->C * 16;
-  } else { /* w[oc, c, kh, kw] */
-    j->wm = j->C * j->KH * j->KW, j->wc = j->KH * j->KW, j->wkh = j->KW, j->wkw = 1;
-  }
   const int64_t tasks = ip[P_N] * j->OH;
   const double work = (double)tasks * j->OW * j->OC * j->C * j->KH * j->KW;
   if (host && host->parallel_for && tasks > 1 && work >= (double)(1 << 19)) {

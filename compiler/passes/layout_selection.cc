@@ -47,8 +47,8 @@ bool PackedConv(const ir::Graph& g, const ir::Node& n) {
 }
 
 // A one-group conv over an NCHW image's few channels (an RGB stem) that
-// conv2d_packed_cl_f32 runs like conv2d_f32, positions in the vector lanes,
-// storing NHWC (runtime/kernels/conv_small_c.h: horizontal stride 1 or 2, no
+// conv2d_packed_cl_f32 runs straight into NHWC rows
+// (runtime/kernels/conv_stem_nhwc.h: horizontal stride 1 or 2, no horizontal
 // dilation, at most 16 x 16 taps), so the layers after it can start NHWC.
 bool SmallChannelStem(const ir::Graph& g, const ir::Node& n) {
   int64_t groups = 0;

@@ -3,8 +3,9 @@
 // every layout pair, over the shapes that take its four routes: the tiles,
 // the pointwise GEMM (1x1 into NHWC), for one input channel into NHWC the
 // rows in registers (rows of at most 8, whole panels) or the im2col GEMM, and
-// for 2 to KILN_CONVP_SMALL_C channels from NCHW into NHWC conv_small_c.h's
-// positions-in-lanes blocks (stride 1 or 2, no dilation; else the tiles).
+// for 2 to KILN_CONVP_SMALL_C channels from NCHW into NHWC conv_stem_nhwc.h's
+// tiles (stride 1 or 2, no dilation; else the general tiles; its edge cases
+// are conv_stem_nhwc_test.cc's).
 // Tolerance: 1e-5 * (1 + |bias| + sum |products|) per element.
 #include <gtest/gtest.h>
 
@@ -116,7 +117,7 @@ INSTANTIATE_TEST_SUITE_P(
                           ConvShape{1, 1, 15, 15, 48, 3, 2, 1, 1, 1},   // rows of 8, 3 panels
                           ConvShape{1, 3, 11, 13, 16, 3, 2, 1, 1, 1},   // three channels
                           // NCHW images of 2..KILN_CONVP_SMALL_C channels into NHWC:
-                          // positions in the lanes (conv_small_c.h) where it fits
+                          // conv_stem_nhwc.h where it fits
                           ConvShape{2, 3, 30, 30, 32, 3, 2, 1, 1, 1},   // MobileNet-like stem
                           ConvShape{1, 3, 37, 41, 24, 7, 2, 3, 1, 1},   // ResNet-like 7x7 stem
                           ConvShape{1, 3, 9, 150, 19, 3, 1, 1, 1, 1},   // wide rows, 19 channels

@@ -837,8 +837,14 @@ static inline kiln_b_next kiln_gemm_next_b(const kiln_gemm_plan* p, int64_t t, i
  * of the time on avx512, 0.89-0.96 on avx2, 0.94-0.99 on portable; the whole
  * model about 6% less in the VM. */
 static inline void kiln_gemm_prefetch_b(const kiln_b_next* b, int64_t lo, int64_t hi) {
+  if (lo >= hi) return;
+  /* One division per call, not per line: a division per line was a fifth
+   * of MobileNetV2's 960 -> 320 projection (perf, AVX-512 Zen 5). */
+  int64_t line = lo % b->lines;
+  const char* panel = b->first + (lo / b->lines) * b->panel_stride;
   for (int64_t l = lo; l < hi; ++l) {
-    KILN_PREFETCH_READ_L2(b->first + (l / b->lines) * b->panel_stride + (l % b->lines) * 64);
+    KILN_PREFETCH_READ_L2(panel + line * 64);
+    if (++line == b->lines) line = 0, panel += b->panel_stride;
   }
 }
 

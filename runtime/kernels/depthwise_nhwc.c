@@ -474,11 +474,22 @@ static void dwn_row_avx512(const dwn_job* j, int64_t n, int64_t oh) {
  * Written once against vec.h; DWN_RV keeps 8 x DWN_RV accumulators and
  * KW x DWN_RV weights in the path's registers (AVX-512 and NEON: 2 vectors,
  * AVX2 and portable: 1). */
-#define DWN_SEG 8
 #if KV_LANES == 16 || defined(KILN_HAVE_NEON)
 #define DWN_RV 2
 #else
 #define DWN_RV 1
+#endif
+/* Outputs per segment: 8, or 12 for AVX2's 3-tap rows, whose 8 one-vector
+ * chains of 4-cycle FMAs (two issued per cycle) left no slack (12 + 3
+ * weights + 1 input fit its 16 registers; 5 taps would spill).
+ * BM_DepthwiseNhwc, AMD EPYC Zen 4, 12 / 8: 0.83-0.91 at 112x112, 56x56 and
+ * 28x28, 14x14 and 7x7 unchanged; 5x5 stride 2 1.14; portable's SSE2
+ * mixed (0.96-1.06), so it keeps 8. */
+#define DWN_SEG 12 /* the longest */
+#if KV_LANES == 8
+#define DWN_SEG_LEN(KW) ((KW) == 3 ? 12 : 8)
+#else
+#define DWN_SEG_LEN(KW) 8
 #endif
 #define DWN_RG (DWN_RV * KV_LANES)
 /* Bytes of input a segment may span, for all channels, to walk the channel
@@ -494,12 +505,16 @@ typedef struct dwn_seg {
   float alpha, beta; /* Clip bounds */
 } dwn_seg;
 
-/* Outputs [o0, o0 + SEG) of one row for DWN_RG channels, stride SW. */
+/* Outputs [o0, o0 + SEG) of one row for DWN_RG channels, stride SW. INSIDE:
+ * every input column the segment reads lies in the row, so no column is
+ * tested and the columns are walked by a pointer step (the tests and the
+ * per-column offsets were a third of the instructions of AVX2's 8-channel
+ * groups, whose FMAs carry half AVX-512's lanes). */
 static KILN_ALWAYS_INLINE void dwn_seg_body(const dwn_seg* g, int64_t o0, const int SEG,
-                                            const int KW, const int SW) {
+                                            const int KW, const int SW, const int INSIDE) {
   const int64_t C = g->C, W = g->W;
   kv acc[DWN_SEG][DWN_RV];
-#pragma GCC unroll 8
+#pragma GCC unroll 12
   for (int p = 0; p < SEG; ++p)
 #pragma GCC unroll 2
     for (int v = 0; v < DWN_RV; ++v) acc[p][v] = kv_zero();
@@ -514,12 +529,15 @@ static KILN_ALWAYS_INLINE void dwn_seg_body(const dwn_seg* g, int64_t o0, const 
     /* Input column iw = o0*SW + jj - PL feeds output o0 + (jj - k) / SW by
      * tap k when SW divides jj - k; for one output, k rises with jj. */
     int64_t iw = o0 * SW - g->PL;
-#pragma GCC unroll 20
+    const float* xc = INSIDE ? xr + iw * C : xr; /* column iw (INSIDE) */
+#pragma GCC unroll 28
     for (int jj = 0; jj < (SEG - 1) * SW + KW; ++jj, ++iw) {
-      if ((uint64_t)iw >= (uint64_t)W) continue;
+      if (!INSIDE && (uint64_t)iw >= (uint64_t)W) continue;
+      const float* xi = INSIDE ? xc : xr + iw * C;
+      if (INSIDE) xc += C;
       kv a[DWN_RV];
 #pragma GCC unroll 2
-      for (int v = 0; v < DWN_RV; ++v) a[v] = kv_load(xr + iw * C + v * KV_LANES);
+      for (int v = 0; v < DWN_RV; ++v) a[v] = kv_load(xi + v * KV_LANES);
 #pragma GCC unroll 5
       for (int k = 0; k < KW; ++k) {
         if (jj < k || (jj - k) % SW != 0) continue;
@@ -535,7 +553,7 @@ static KILN_ALWAYS_INLINE void dwn_seg_body(const dwn_seg* g, int64_t o0, const 
 #pragma GCC unroll 2
   for (int v = 0; v < DWN_RV; ++v) {
     const kv bv = g->bias ? kv_load(g->bias + v * KV_LANES) : kv_zero();
-#pragma GCC unroll 8
+#pragma GCC unroll 12
     for (int p = 0; p < SEG; ++p) {
       kv r = acc[p][v];
       if (g->bias) r = kv_add(r, bv);
@@ -549,19 +567,36 @@ static KILN_ALWAYS_INLINE void dwn_seg_body(const dwn_seg* g, int64_t o0, const 
 #define DWN_SEG_CASE(SEG)                                                       \
   case SEG:                                                                     \
     if (KW == 3) {                                                              \
-      if (SW == 1) dwn_seg_body(g, o0, SEG, 3, 1);                              \
-      else dwn_seg_body(g, o0, SEG, 3, 2);                                      \
+      if (SW == 1) dwn_seg_body(g, o0, SEG, 3, 1, 0);                           \
+      else dwn_seg_body(g, o0, SEG, 3, 2, 0);                                   \
     } else {                                                                    \
-      if (SW == 1) dwn_seg_body(g, o0, SEG, 5, 1);                              \
-      else dwn_seg_body(g, o0, SEG, 5, 2);                                      \
+      /* (5-tap segments stop at 8: no longer body is built) */                \
+      if (SW == 1) dwn_seg_body(g, o0, SEG > 8 ? 8 : SEG, 5, 1, 0);             \
+      else dwn_seg_body(g, o0, SEG > 8 ? 8 : SEG, 5, 2, 0);                     \
     }                                                                           \
     break;
 
+/* seg <= DWN_SEG_LEN(KW) outputs from o0: a whole segment inside the row
+ * runs unchecked. */
 static void dwn_segment(const dwn_seg* g, int64_t o0, int64_t seg, int64_t KW, int64_t SW) {
+  const int64_t iw0 = o0 * SW - g->PL;
+  if (seg == DWN_SEG_LEN(KW) && iw0 >= 0 && iw0 + (seg - 1) * SW + KW <= g->W) {
+    if (KW == 3) {
+      if (SW == 1) dwn_seg_body(g, o0, DWN_SEG_LEN(3), 3, 1, 1);
+      else dwn_seg_body(g, o0, DWN_SEG_LEN(3), 3, 2, 1);
+    } else {
+      if (SW == 1) dwn_seg_body(g, o0, DWN_SEG_LEN(5), 5, 1, 1);
+      else dwn_seg_body(g, o0, DWN_SEG_LEN(5), 5, 2, 1);
+    }
+    return;
+  }
   switch (seg) {
     DWN_SEG_CASE(1) DWN_SEG_CASE(2) DWN_SEG_CASE(3) DWN_SEG_CASE(4)
-    DWN_SEG_CASE(5) DWN_SEG_CASE(6) DWN_SEG_CASE(7)
-    default: DWN_SEG_CASE(8)
+    DWN_SEG_CASE(5) DWN_SEG_CASE(6) DWN_SEG_CASE(7) DWN_SEG_CASE(8)
+#if DWN_SEG_LEN(3) > 8
+    DWN_SEG_CASE(9) DWN_SEG_CASE(10) DWN_SEG_CASE(11) DWN_SEG_CASE(12)
+#endif
+    default: break; /* longer than any segment: never */
   }
 }
 #undef DWN_SEG_CASE
@@ -575,8 +610,11 @@ static int64_t dwn_reuse_channels(const int64_t* ip) {
    * blocks' 32; kiln_benchmarks BM_DepthwiseNhwc, AMD EPYC Zen 4, new / old
    * time: avx512 0.83-0.98 on all six stride-2 layers; avx2 0.73 and 0.90
    * for 5x5 but 1.08-1.09 for three of the 3x3 layers, which keep the
-   * blocks where a group is below 32 channels. */
-  const int stride_fits = SW == 1 || (SW == 2 && (KW == 5 || DWN_RG >= 32));
+   * blocks where a group is below 32 channels, unless the row is one
+   * segment (OW <= 8: MobileNetV2's 576 channels 14x14 -> 7x7, avx2 0.54-0.75,
+   * portable 0.76, AMD EPYC Zen 4; longer rows stayed 1.08-1.17). */
+  const int stride_fits =
+      SW == 1 || (SW == 2 && (KW == 5 || DWN_RG >= 32 || ip[P_OW] <= 8));
   const int fits = stride_fits && ip[P_DW] == 1 && (KW == 3 || KW == 5);
   return fits ? ip[P_C] / DWN_RG * DWN_RG : 0;
 }
@@ -608,7 +646,8 @@ static KILN_ALWAYS_INLINE void dwn_reuse_rows_body(const dwn_job* j, int64_t t0,
    * 0.90-0.97 on avx512).
    * Many narrow groups (144 channels on avx2: 18) ran 8% slower that way, and
    * a wide window (EfficientNet's 5x5 stride-2 layer, 55 KB) would not stay. */
-  const int64_t window = ((DWN_SEG - 1) * SW + KW) * ip[P_KH] * C * (int64_t)sizeof(float);
+  const int64_t seg_len = DWN_SEG_LEN(KW);
+  const int64_t window = ((seg_len - 1) * SW + KW) * ip[P_KH] * C * (int64_t)sizeof(float);
   const int seg_major = window <= DWN_L1_WINDOW && j->reused <= 8 * DWN_RG;
   dwn_seg g;
   g.C = C, g.W = W, g.DH = ip[P_DH], g.PL = ip[P_PL], g.act = ip[P_ACT];
@@ -621,17 +660,17 @@ static KILN_ALWAYS_INLINE void dwn_reuse_rows_body(const dwn_job* j, int64_t t0,
       for (int64_t c0 = 0; c0 < j->reused; c0 += DWN_RG) {
         dwn_seg_channels(j, n, oh, c0, &g);
         if (ONE_SEG > 0) {
-          dwn_seg_body(&g, 0, ONE_SEG, KW, SW);
+          dwn_seg_body(&g, 0, ONE_SEG, KW, SW, 0);
         } else {
-          for (int64_t o0 = 0; o0 < OW; o0 += DWN_SEG) {
-            dwn_segment(&g, o0, OW - o0 < DWN_SEG ? OW - o0 : DWN_SEG, KW, SW);
+          for (int64_t o0 = 0; o0 < OW; o0 += seg_len) {
+            dwn_segment(&g, o0, OW - o0 < seg_len ? OW - o0 : seg_len, KW, SW);
           }
         }
       }
       continue;
     }
-    for (int64_t o0 = 0; o0 < OW; o0 += DWN_SEG) {
-      const int64_t seg = OW - o0 < DWN_SEG ? OW - o0 : DWN_SEG;
+    for (int64_t o0 = 0; o0 < OW; o0 += seg_len) {
+      const int64_t seg = OW - o0 < seg_len ? OW - o0 : seg_len;
       for (int64_t c0 = 0; c0 < j->reused; c0 += DWN_RG) {
         dwn_seg_channels(j, n, oh, c0, &g);
         dwn_segment(&g, o0, seg, KW, SW);
@@ -653,7 +692,7 @@ static KILN_ALWAYS_INLINE void dwn_reuse_rows_body(const dwn_job* j, int64_t t0,
 
 static void dwn_reuse_rows(const dwn_job* j, int64_t t0, int64_t t1) {
   const int64_t OW = j->ip[P_OW], KW = j->ip[P_KW], SW = j->ip[P_SW];
-  switch (OW <= DWN_SEG ? OW : 0) {
+  switch (OW <= 8 ? OW : 0) {
     DWN_ROWS_CASE(1) DWN_ROWS_CASE(2) DWN_ROWS_CASE(3) DWN_ROWS_CASE(4)
     DWN_ROWS_CASE(5) DWN_ROWS_CASE(6) DWN_ROWS_CASE(7) DWN_ROWS_CASE(8)
     default: DWN_ROWS_CASE(0)

@@ -115,28 +115,35 @@ static inline void kiln_ukr_vec(int64_t kc, const float* a, int64_t a_rs, int64_
 #define KILN_AVX2_MR 6
 
 #define KILN_R6(X) X(0) X(1) X(2) X(3) X(4) X(5)
+/* MR rows x NV (1 or 2) vectors of 8 columns. CONTIG (a_cs == 1): row i's
+ * k-th element is a##i[k], one index for all rows, where six pointer steps
+ * per k had made the loop 30 instructions for 12 FMAs. NV 1 serves a last
+ * chunk of exactly 8 columns (24, 40 output channels) in place, not as a
+ * half-empty 16-wide tile through a copy. */
 static KILN_ALWAYS_INLINE void kiln_ukr_avx2_body(
     int64_t kc, const float* a, int64_t a_rs, int64_t a_cs, const float* b, int64_t b_rs,
-    float* c, int64_t c_rs, int load_c, const kiln_tile_epilogue* ep, const int MR) {
+    float* c, int64_t c_rs, int load_c, const kiln_tile_epilogue* ep, const int MR,
+    const int NV, const int CONTIG) {
 #define KILN_DECL(i)                                                     \
   __m256 c##i##0 = _mm256_setzero_ps(), c##i##1 = _mm256_setzero_ps();  \
   const float* a##i = a + (MR > i ? i : 0) * a_rs;                       \
   if (MR > i && load_c) {                                                \
     c##i##0 = _mm256_loadu_ps(c + i * c_rs);                             \
-    c##i##1 = _mm256_loadu_ps(c + i * c_rs + 8);                         \
+    if (NV > 1) c##i##1 = _mm256_loadu_ps(c + i * c_rs + 8);             \
   }
   KILN_R6(KILN_DECL)
 #undef KILN_DECL
+#pragma GCC unroll 4
   for (int64_t k = 0; k < kc; ++k) {
     const __m256 v0 = _mm256_loadu_ps(b);
-    const __m256 v1 = _mm256_loadu_ps(b + 8);
+    const __m256 v1 = NV > 1 ? _mm256_loadu_ps(b + 8) : v0;
     b += b_rs;
-#define KILN_STEP(i)                                \
-  if (MR > i) {                                     \
-    const __m256 av = _mm256_broadcast_ss(a##i);    \
-    a##i += a_cs;                                   \
-    c##i##0 = _mm256_fmadd_ps(av, v0, c##i##0);     \
-    c##i##1 = _mm256_fmadd_ps(av, v1, c##i##1);     \
+#define KILN_STEP(i)                                                  \
+  if (MR > i) {                                                       \
+    const __m256 av = _mm256_broadcast_ss(CONTIG ? a##i + k : a##i);  \
+    if (!CONTIG) a##i += a_cs;                                        \
+    c##i##0 = _mm256_fmadd_ps(av, v0, c##i##0);                       \
+    if (NV > 1) c##i##1 = _mm256_fmadd_ps(av, v1, c##i##1);           \
   }
     KILN_R6(KILN_STEP)
 #undef KILN_STEP
@@ -144,11 +151,11 @@ static KILN_ALWAYS_INLINE void kiln_ukr_avx2_body(
   if (ep) {
     __m256 acc[KILN_AVX2_MR * 2];
 #define KILN_TO(i) \
-  if (MR > i) acc[2 * i] = c##i##0, acc[2 * i + 1] = c##i##1;
+  if (MR > i) acc[NV * i] = c##i##0, acc[NV * i + NV - 1] = NV > 1 ? c##i##1 : c##i##0;
 #define KILN_FROM(i) \
-  if (MR > i) c##i##0 = acc[2 * i], c##i##1 = acc[2 * i + 1];
+  if (MR > i) c##i##0 = acc[NV * i], c##i##1 = acc[NV * i + NV - 1];
     KILN_R6(KILN_TO)
-    kiln_tile_epilogue_kv_all(ep, acc, MR, 2);
+    kiln_tile_epilogue_kv_all(ep, acc, MR, NV);
     KILN_R6(KILN_FROM)
 #undef KILN_TO
 #undef KILN_FROM
@@ -156,24 +163,39 @@ static KILN_ALWAYS_INLINE void kiln_ukr_avx2_body(
 #define KILN_STORE(i)                               \
   if (MR > i) {                                     \
     _mm256_storeu_ps(c + i * c_rs, c##i##0);        \
-    _mm256_storeu_ps(c + i * c_rs + 8, c##i##1);    \
+    if (NV > 1) _mm256_storeu_ps(c + i * c_rs + 8, c##i##1); \
   }
   KILN_R6(KILN_STORE)
 #undef KILN_STORE
 }
 #undef KILN_R6
 
+/* nv vectors of 8 columns (1 or 2). */
 static inline void kiln_ukr_avx2_full(int64_t kc, const float* a, int64_t a_rs, int64_t a_cs,
                                       const float* b, int64_t b_rs, float* c, int64_t c_rs,
-                                      int64_t mr, int load_c, const kiln_tile_epilogue* ep) {
-  switch (mr) {
-    case 6: kiln_ukr_avx2_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, ep, 6); break;
-    case 5: kiln_ukr_avx2_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, ep, 5); break;
-    case 4: kiln_ukr_avx2_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, ep, 4); break;
-    case 3: kiln_ukr_avx2_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, ep, 3); break;
-    case 2: kiln_ukr_avx2_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, ep, 2); break;
-    default: kiln_ukr_avx2_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, ep, 1); break;
+                                      int64_t mr, int64_t nv, int load_c,
+                                      const kiln_tile_epilogue* ep) {
+#define KILN_AVX2_CASES(NV, CONTIG)                                                           \
+  switch (mr) {                                                                               \
+    case 6: kiln_ukr_avx2_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, ep, 6, NV, CONTIG); break; \
+    case 5: kiln_ukr_avx2_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, ep, 5, NV, CONTIG); break; \
+    case 4: kiln_ukr_avx2_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, ep, 4, NV, CONTIG); break; \
+    case 3: kiln_ukr_avx2_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, ep, 3, NV, CONTIG); break; \
+    case 2: kiln_ukr_avx2_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, ep, 2, NV, CONTIG); break; \
+    default: kiln_ukr_avx2_body(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, load_c, ep, 1, NV, CONTIG); break; \
   }
+  if (nv == 1) {
+    if (a_cs == 1) {
+      KILN_AVX2_CASES(1, 1)
+    } else {
+      KILN_AVX2_CASES(1, 0)
+    }
+  } else if (a_cs == 1) {
+    KILN_AVX2_CASES(2, 1)
+  } else {
+    KILN_AVX2_CASES(2, 0)
+  }
+#undef KILN_AVX2_CASES
 }
 
 static inline void kiln_ukr_avx2(int64_t kc, const float* a, int64_t a_rs, int64_t a_cs,
@@ -181,14 +203,14 @@ static inline void kiln_ukr_avx2(int64_t kc, const float* a, int64_t a_rs, int64
                                  int64_t c_rs, int64_t mr, int64_t nr, int load_c,
                                  const kiln_tile_epilogue* ep) {
   (void)b_ps;
-  if (nr == KILN_PANEL) {
-    kiln_ukr_avx2_full(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, mr, load_c, ep);
+  if (nr == KILN_PANEL || nr == 8) {
+    kiln_ukr_avx2_full(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, mr, nr / 8, load_c, ep);
     return;
   }
   float t[KILN_AVX2_MR * KILN_PANEL];
   for (int64_t i = 0; i < mr; ++i)
     for (int64_t j = 0; j < KILN_PANEL; ++j) t[i * KILN_PANEL + j] = j < nr && load_c ? c[i * c_rs + j] : 0.0f;
-  kiln_ukr_avx2_full(kc, a, a_rs, a_cs, b, b_rs, t, KILN_PANEL, mr, load_c, NULL);
+  kiln_ukr_avx2_full(kc, a, a_rs, a_cs, b, b_rs, t, KILN_PANEL, mr, 2, load_c, NULL);
   kiln_tile_copy_back(t, KILN_PANEL, c, c_rs, mr, nr, ep);
 }
 #endif /* KILN_HAVE_AVX2 && !KILN_HAVE_AVX512 */

@@ -84,7 +84,11 @@ INSTANTIATE_TEST_SUITE_P(Shapes, BlockedGemm,
                          ::testing::Values(GemmShape{1, 1, 1}, GemmShape{1, 10, 784},
                                            GemmShape{9, 33, 257}, GemmShape{50, 70, 600},
                                            GemmShape{13, 100, 513}, GemmShape{97, 47, 31},
-                                           GemmShape{5, 16, 0}));
+                                           GemmShape{5, 16, 0},
+                                           // a last chunk of exactly 8 columns
+                                           // (AVX2's one-vector tile), one and
+                                           // two K blocks
+                                           GemmShape{11, 24, 37}, GemmShape{8, 40, 300}));
 
 TEST(BlockedGemm, PackedCheckerBoundsPanels) {
   const int64_t ip[9] = {4, 17, 3, 0, 0, 0, 0, 0, KILN_ACT_NONE};

@@ -149,6 +149,16 @@ INSTANTIATE_TEST_SUITE_P(
                KILN_ACT_NONE, 1},
         DwCase{"k5_stride2_pads_one_side", 1, 40, 11, 23, 5, 5, 2, 2, 0, 1, 2, 3, 1, 1,
                KILN_ACT_NONE, 1},
+        // Rows long enough for whole segments inside the row (no column
+        // tests): 3 taps at stride 1 (12 outputs a segment on AVX2, 8
+        // elsewhere) and 2 (where it takes segments), 5 taps at 1 and 2.
+        DwCase{"k3_long_rows", 1, 32, 5, 50, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, KILN_ACT_CLIP, 1,
+               -0.5f, 0.5f},
+        DwCase{"k3_stride2_long_rows", 1, 64, 5, 61, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1,
+               KILN_ACT_RELU, 1},
+        DwCase{"k5_long_rows", 1, 40, 6, 37, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, KILN_ACT_RELU, 1},
+        DwCase{"k5_stride2_long_rows", 1, 48, 7, 45, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1,
+               KILN_ACT_NONE, 0},
         DwCase{"dilation2", 1, 32, 11, 13, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, KILN_ACT_NONE, 1},
         DwCase{"k5", 1, 48, 12, 12, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, KILN_ACT_CLIP, 0, 0.0f, 6.0f},
         DwCase{"k5x3_rect", 1, 16, 9, 20, 5, 3, 1, 1, 2, 1, 2, 1, 1, 1, KILN_ACT_NONE, 1},

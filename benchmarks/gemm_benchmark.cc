@@ -79,6 +79,8 @@ void Shapes(benchmark::internal::Benchmark* b) {
   // MobileNetV2: pointwise expand/project at 56x56, 14x14, 7x7, the last 1x1, the classifier.
   b->Args({144, 3136, 24})->Args({24, 3136, 144})->Args({384, 196, 64})->Args({64, 196, 384});
   b->Args({960, 49, 160})->Args({160, 49, 960})->Args({1280, 49, 320})->Args({1, 1000, 1280});
+  // EfficientNet-B0's last squeeze-and-excitation FCs as conv2d_f32 runs them (one column).
+  b->Args({48, 1, 1152})->Args({1152, 1, 48});
   b->Unit(benchmark::kMicrosecond);
 }
 

@@ -207,11 +207,14 @@ static inline void kiln_ukr_avx2(int64_t kc, const float* a, int64_t a_rs, int64
     kiln_ukr_avx2_full(kc, a, a_rs, a_cs, b, b_rs, c, c_rs, mr, nr / 8, load_c, ep);
     return;
   }
+  /* Fewer than 8 columns of a packed panel (a convolution's single output
+   * column: SE blocks' 1x1 layers) take one vector, half the FMAs. */
+  const int64_t tw = nr < 8 && b_rs == KILN_PANEL ? 8 : KILN_PANEL;
   float t[KILN_AVX2_MR * KILN_PANEL];
   for (int64_t i = 0; i < mr; ++i)
-    for (int64_t j = 0; j < KILN_PANEL; ++j) t[i * KILN_PANEL + j] = j < nr && load_c ? c[i * c_rs + j] : 0.0f;
-  kiln_ukr_avx2_full(kc, a, a_rs, a_cs, b, b_rs, t, KILN_PANEL, mr, 2, load_c, NULL);
-  kiln_tile_copy_back(t, KILN_PANEL, c, c_rs, mr, nr, ep);
+    for (int64_t j = 0; j < tw; ++j) t[i * tw + j] = j < nr && load_c ? c[i * c_rs + j] : 0.0f;
+  kiln_ukr_avx2_full(kc, a, a_rs, a_cs, b, b_rs, t, tw, mr, tw / 8, load_c, NULL);
+  kiln_tile_copy_back(t, tw, c, c_rs, mr, nr, ep);
 }
 #endif /* KILN_HAVE_AVX2 && !KILN_HAVE_AVX512 */
 

@@ -87,8 +87,10 @@ INSTANTIATE_TEST_SUITE_P(Shapes, BlockedGemm,
                                            GemmShape{5, 16, 0},
                                            // a last chunk of exactly 8 columns
                                            // (AVX2's one-vector tile), one and
-                                           // two K blocks
-                                           GemmShape{11, 24, 37}, GemmShape{8, 40, 300}));
+                                           // two K blocks; fewer than 8 columns
+                                           // (AVX2's one-vector copy)
+                                           GemmShape{11, 24, 37}, GemmShape{8, 40, 300},
+                                           GemmShape{13, 1, 300}, GemmShape{7, 5, 40}));
 
 TEST(BlockedGemm, PackedCheckerBoundsPanels) {
   const int64_t ip[9] = {4, 17, 3, 0, 0, 0, 0, 0, KILN_ACT_NONE};

@@ -29,9 +29,26 @@ static inline float kiln_softplus(float v) {
   break;
 
 /* The same, a vector at a time: V(v) maps a kv to a kv; the last partial
- * vector reads and writes only its n - i lanes. */
+ * vector reads and writes only its n - i lanes. Two vectors per step: the
+ * exp-based expressions are long dependency chains (SiLU, BM_Unary, AMD EPYC
+ * Zen 4: avx2 0.87-0.98 of the time with two in flight, avx512 and
+ * portable within the noise). Both are computed before either is stored,
+ * so x may equal y. */
 #define KILN_ACT_VLOOP(V)                                           \
-  for (i = 0; i + KV_LANES <= n; i += KV_LANES) {                   \
+  for (i = 0; i + 2 * KV_LANES <= n; i += 2 * KV_LANES) {           \
+    kv r0, r1;                                                      \
+    {                                                               \
+      const kv v = kv_load(x + i);                                  \
+      r0 = (V);                                                     \
+    }                                                               \
+    {                                                               \
+      const kv v = kv_load(x + i + KV_LANES);                       \
+      r1 = (V);                                                     \
+    }                                                               \
+    kv_store(y + i, r0);                                            \
+    kv_store(y + i + KV_LANES, r1);                                 \
+  }                                                                 \
+  for (; i + KV_LANES <= n; i += KV_LANES) {                        \
     const kv v = kv_load(x + i);                                    \
     kv_store(y + i, (V));                                           \
   }                                                                 \

@@ -18,6 +18,7 @@
 #include "depthwise.h"
 #include "depthwise_flat.h"
 #include "depthwise_rows.h"
+#include "host_tasks.h"
 #include "kiln/kernels.h"
 #include "sgemm.h"
 #include "window.h"
@@ -72,12 +73,8 @@ static int conv_run(const int64_t* ip, const float* fp, void* const* bindings,
     j.rows = kiln_dwr_select();
     j.x = x, j.w = w, j.bias = bias, j.res = res, j.y = y, j.C = C;
     /* Small layers stay on one thread: the hand-off would cost more. */
-    const int big = (double)N * C * out_plane * KH * KW >= (double)(1 << 17);
-    if (host && host->parallel_for && N * C > 1 && big) {
-      host->parallel_for(host->user, N * C, dw_planes, &j);
-    } else {
-      dw_planes(&j, 0, N * C);
-    }
+    kiln_run_tasks(host, N * C, (double)N * C * out_plane * KH * KW, (double)(1 << 17),
+                   dw_planes, &j);
     return KILN_OK;
   }
 

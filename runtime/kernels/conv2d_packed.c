@@ -17,6 +17,7 @@
 #include "activation.h"
 #include "conv_check.h"
 #include "conv_stem_nhwc.h"
+#include "host_tasks.h"
 #include "kiln/kernels.h"
 #include "sgemm.h"
 #include "simd.h"
@@ -707,11 +708,7 @@ static int convp_run(const int64_t* ip, const float* fp, void* const* bindings, 
   j.act_alpha = fp[KILN_FP_CONV2D_F32_ACT_ALPHA], j.act_beta = fp[KILN_FP_CONV2D_F32_ACT_BETA];
   const int64_t tasks = ip[P_N] * j.chunks * j.tiles;
   const double work = (double)ip[P_N] * ip[P_OC] * j.S * ip[P_C] * ip[P_KH] * ip[P_KW];
-  if (host && host->parallel_for && tasks > 1 && work >= (double)(1 << 19)) {
-    host->parallel_for(host->user, tasks, convp_tasks, &j);
-  } else {
-    convp_tasks(&j, 0, tasks);
-  }
+  kiln_run_tasks(host, tasks, work, (double)(1 << 19), convp_tasks, &j);
   return KILN_OK;
 }
 

@@ -13,6 +13,7 @@
 
 #include "activation.h"
 #include "check_util.h"
+#include "host_tasks.h"
 #include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 
@@ -212,17 +213,6 @@ static void conv_transpose3d_planes(void* ctx, int64_t begin, int64_t end) {
   }
 }
 
-/* Runs body over the N*OC planes, on the host's threads when the call is
- * big enough to pay for the hand-off. */
-static void c3_run(c3_job* j, int64_t planes, double macs,
-                   void (*body)(void*, int64_t, int64_t), const kiln_host* host) {
-  if (host && host->parallel_for && planes > 1 && macs >= (double)(1 << 17)) {
-    host->parallel_for(host->user, planes, body, j);
-  } else {
-    body(j, 0, planes);
-  }
-}
-
 int kiln_conv3d_f32(const int64_t* ip, const float* fp, void* const* bindings,
                     const kiln_host* host) {
   c3_job j;
@@ -237,7 +227,7 @@ int kiln_conv3d_f32(const int64_t* ip, const float* fp, void* const* bindings,
   const double macs = (double)ip[C3_N] * (double)ip[C3_OC] * (double)(ip[C3_C] / ip[C3_GROUPS]) *
                       (double)ip[C3_OD] * (double)ip[C3_OH] * (double)ip[C3_OW] *
                       (double)ip[C3_KD] * (double)ip[C3_KH] * (double)ip[C3_KW];
-  c3_run(&j, ip[C3_N] * ip[C3_OC], macs, conv3d_planes, host);
+  kiln_run_tasks(host, ip[C3_N] * ip[C3_OC], macs, (double)(1 << 17), conv3d_planes, &j);
   return KILN_OK;
 }
 
@@ -255,7 +245,8 @@ int kiln_conv_transpose3d_f32(const int64_t* ip, const float* fp, void* const* b
   const double macs = (double)ip[T3_N] * (double)ip[T3_C] * (double)(ip[T3_OC] / ip[T3_GROUPS]) *
                       (double)ip[T3_D] * (double)ip[T3_H] * (double)ip[T3_W] *
                       (double)ip[T3_KD] * (double)ip[T3_KH] * (double)ip[T3_KW];
-  c3_run(&j, ip[T3_N] * ip[T3_OC], macs, conv_transpose3d_planes, host);
+  kiln_run_tasks(host, ip[T3_N] * ip[T3_OC], macs, (double)(1 << 17), conv_transpose3d_planes,
+                 &j);
   return KILN_OK;
 }
 

@@ -22,6 +22,7 @@
 
 #include "activation.h"
 #include "conv_check.h"
+#include "host_tasks.h"
 #include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "vec.h"
@@ -254,11 +255,7 @@ static inline void smallc_run(smallc_job* j, const int64_t* ip,
   j->act_beta = fp[KILN_FP_CONV2D_F32_ACT_BETA];
   const int64_t tasks = ip[P_N] * j->OH;
   const double work = (double)tasks * j->OW * j->OC * j->C * j->KH * j->KW;
-  if (host && host->parallel_for && tasks > 1 && work >= (double)(1 << 19)) {
-    host->parallel_for(host->user, tasks, smallc_rows, j);
-  } else {
-    smallc_rows(j, 0, tasks);
-  }
+  kiln_run_tasks(host, tasks, work, (double)(1 << 19), smallc_rows, j);
 }
 
 #endif /* KILN_KERNELS_CONV_SMALL_C_H_ */

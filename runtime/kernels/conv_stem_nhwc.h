@@ -1,3 +1,4 @@
+
 /* An NCHW image of few channels (an RGB stem: 3 channels, 3x3 or 7x7,
  * stride 2) into an NHWC y through the 16-channel weight panels of
  * conv2d_packed_cl_f32 (kernels.h), on every path (vec.h). Output channels
@@ -27,6 +28,7 @@
 
 #include "activation.h"
 #include "conv_check.h"
+#include "host_tasks.h"
 #include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "vec.h"
@@ -245,11 +247,7 @@ static inline void stem_run(stem_job* j, const int64_t* ip, const float* fp,
   j->act_beta = fp[KILN_FP_CONV2D_F32_ACT_BETA];
   const int64_t tasks = ip[P_N] * j->OH;
   const double work = (double)tasks * j->OW * j->OC * j->K;
-  if (host && host->parallel_for && tasks > 1 && work >= (double)(1 << 19)) {
-    host->parallel_for(host->user, tasks, stem_rows, j);
-  } else {
-    stem_rows(j, 0, tasks);
-  }
+  kiln_run_tasks(host, tasks, work, (double)(1 << 19), stem_rows, j);
 }
 
 #endif /* KILN_KERNELS_CONV_STEM_NHWC_H_ */

@@ -18,6 +18,7 @@
 
 #include "activation.h"
 #include "conv_check.h"
+#include "host_tasks.h"
 #include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "simd.h"
@@ -734,11 +735,7 @@ int kiln_conv2d_dw_nhwc_f32(const int64_t* ip, const float* fp, void* const* bin
   if (tasks == 0 || ip[P_OW] == 0) return KILN_OK;
   const double work =
       (double)tasks * ip[P_OW] * ip[P_C] * ip[P_KH] * ip[P_KW];
-  if (host && host->parallel_for && tasks > 1 && work >= (double)(1 << 19)) {
-    host->parallel_for(host->user, tasks, dwn_tasks, &j);
-  } else {
-    dwn_tasks(&j, 0, tasks);
-  }
+  kiln_run_tasks(host, tasks, work, (double)(1 << 19), dwn_tasks, &j);
   return KILN_OK;
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check_util.h"
+#include "host_tasks.h"
 #include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "simd.h"
@@ -330,11 +331,7 @@ static void pool_run(const int64_t* ip, void* const* bindings, const kiln_host* 
   j.y = (float*)bindings[1];
   j.layout = layout;
   const double work = (double)ip[P_N] * ip[P_C] * ip[P_OH] * ip[P_OW] * ip[P_KH] * ip[P_KW];
-  if (host && host->parallel_for && tasks > 1 && work >= (double)(1 << 18)) {
-    host->parallel_for(host->user, tasks, body, &j);
-  } else {
-    body(&j, 0, tasks);
-  }
+  kiln_run_tasks(host, tasks, work, (double)(1 << 18), body, &j);
 }
 
 int kiln_pool2d_f32(const int64_t* ip, const float* fp, void* const* bindings,

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "check_util.h"
+#include "host_tasks.h"
 #include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "vec.h"
@@ -123,12 +124,8 @@ int kiln_softmax_f32(const int64_t* ip, const float* fp, void* const* bindings,
   softmax_job jb = {(const float*)bindings[0], (float*)bindings[1], n, inner,
                     ip[KILN_IP_SOFTMAX_F32_LOG]};
   /* Below ~2^16 elements a hand-off to other threads costs more than it saves. */
-  if (host && host->parallel_for && outer > 1 &&
-      (double)outer * (double)n * (double)inner >= (double)(1 << 16)) {
-    host->parallel_for(host->user, outer, softmax_slices, &jb);
-  } else {
-    softmax_slices(&jb, 0, outer);
-  }
+  kiln_run_tasks(host, outer, (double)outer * (double)n * (double)inner, (double)(1 << 16),
+                 softmax_slices, &jb);
   return KILN_OK;
 }
 

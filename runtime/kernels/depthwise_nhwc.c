@@ -465,8 +465,8 @@ static void dwn_row_avx512(const dwn_job* j, int64_t n, int64_t oh) {
 #endif /* KILN_HAVE_AVX512 */
 
 /* Rows of stride 1 or 2 with 3 or 5 taps across, over whole groups of DWN_RG
- * channels (DWN_RV vectors), in segments of up to 8 outputs (a DS-CNN row of 5
- * is one): the segment's outputs stay in registers and each input pixel is
+ * channels (DWN_RV vectors), in segments of up to DWN_SEG_LEN outputs (a
+ * DS-CNN row of 5 is one): the segment's outputs stay in registers and each input pixel is
  * loaded once per kernel row to feed every output it reaches (up to KW / SW
  * FMAs per load, where the blocks load once per FMA, and loads bound them;
  * stride 2, 3 taps: 17 loads per kernel row of 8 outputs instead of 24). Per
@@ -508,9 +508,10 @@ typedef struct dwn_seg {
 
 /* Outputs [o0, o0 + SEG) of one row for DWN_RG channels, stride SW. INSIDE:
  * every input column the segment reads lies in the row, so no column is
- * tested and the columns are walked by a pointer step (the tests and the
- * per-column offsets were a third of the instructions of AVX2's 8-channel
- * groups, whose FMAs carry half AVX-512's lanes). */
+ * tested and the columns are walked by a pointer step (perf annotate: the
+ * tests, a compare against a spilled bound and a branch per column, were
+ * about a third of the loop's instructions in AVX2's 8-channel groups,
+ * whose FMAs carry half AVX-512's lanes). */
 static KILN_ALWAYS_INLINE void dwn_seg_body(const dwn_seg* g, int64_t o0, const int SEG,
                                             const int KW, const int SW, const int INSIDE) {
   const int64_t C = g->C, W = g->W;

@@ -1,4 +1,3 @@
-
 /* An NCHW image of few channels (an RGB stem: 3 channels, 3x3 or 7x7,
  * stride 2) into an NHWC y through the 16-channel weight panels of
  * conv2d_packed_cl_f32 (kernels.h), on every path (vec.h). Output channels

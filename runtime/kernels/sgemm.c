@@ -150,10 +150,16 @@ static KILN_ALWAYS_INLINE void kiln_ukr_avx2_body(
   }
   if (ep) {
     __m256 acc[KILN_AVX2_MR * 2];
-#define KILN_TO(i) \
-  if (MR > i) acc[NV * i] = c##i##0, acc[NV * i + NV - 1] = NV > 1 ? c##i##1 : c##i##0;
-#define KILN_FROM(i) \
-  if (MR > i) c##i##0 = acc[NV * i], c##i##1 = acc[NV * i + NV - 1];
+#define KILN_TO(i)           \
+  if (MR > i) {              \
+    acc[NV * i] = c##i##0;   \
+    if (NV > 1) acc[NV * i + 1] = c##i##1; \
+  }
+#define KILN_FROM(i)         \
+  if (MR > i) {              \
+    c##i##0 = acc[NV * i];   \
+    if (NV > 1) c##i##1 = acc[NV * i + 1]; \
+  }
     KILN_R6(KILN_TO)
     kiln_tile_epilogue_kv_all(ep, acc, MR, NV);
     KILN_R6(KILN_FROM)

@@ -6,20 +6,21 @@
  * The weights come as a packed GEMM B operand in 16-wide panels of output
  * channels: U, transformed by the compiler (K = 36*C, frequency-major), or,
  * for layers with few tiles, the plain weights (K = 9*C), transformed here
- * per task into a stack buffer (kernels.h). The tiles are taken in waves of
- * whole tile rows (kiln_winograd_wave_rows: a wave's data stay in cache
- * from one phase to the next), each wave in two phases split over the
- * host's threads:
+ * per task into a stack buffer (kernels.h). The tiles are taken in waves
+ * (kiln_winograd_wave_rows: a wave's data stay in cache from one phase to
+ * the next), each wave in two phases:
  *   1. input transform: each tile's 6 x 6 inputs (zero outside the image)
  *      become V[f][t][c] in the scratch binding, written once against vec.h
  *      with channels in the lanes (an NCHW x goes through a staging strip,
  *      transposed a lanes-square block at a time, so both layouts share it);
- *   2. per (part of the wave's tiles: all of them on one thread, a
- *      micro-tile of rows on threads; chunk of output channels), frequency
- *      by frequency over all the tasks a thread takes, the GEMM
- *      micro-kernel of sgemm.h sums M[f][t][oc] = sum_c V[f][t][c]
- *      U[f][c][oc] into the scratch; then the output transform (output
- *      channels in the lanes) and the epilogue write y.
+ *   2. per chunk of output channels, frequency by frequency over all the
+ *      chunks, the GEMM micro-kernel of sgemm.h sums M[f][t][oc] = sum_c
+ *      V[f][t][c] U[f][c][oc] into the scratch; then the output transform
+ *      (output channels in the lanes) and the epilogue write y.
+ * On the host's threads (transformed weights) each thread takes a share of
+ * the tiles and of the scratch and runs its own waves through both phases
+ * (wg_slot_tasks); with plain weights the phases are split over the
+ * threads by tile rows and by chunks.
  * V and M are frequency-major (each frequency's tiles contiguous, padded
  * apart so that a tile's 36 vectors do not share an L1 set) and phase 2
  * runs the frequencies outermost: one frequency's V and U (tens of KB) stay
@@ -39,6 +40,7 @@
 
 #include "activation.h"
 #include "conv_check.h"
+#include "host_tasks.h"
 #include "kiln/conv_winograd.h"
 #include "kiln/kernels.h"
 #include "sgemm.h"
@@ -74,12 +76,13 @@ typedef struct wg_job {
   int transformed; /* u holds U (else the plain weights in panels) */
   int64_t C, OC, H, W, OH, OW, PT, PL;
   int64_t TH, TW;      /* tiles per column and per row of an image */
-  int64_t row0, rows; /* the wave: tile rows [row0, row0 + rows) of N*TH */
+  int64_t all_tiles;   /* N*TH*TW, numbered row by row */
+  int64_t wave_tiles;  /* the most one wave takes: what V and M hold */
+  int64_t tile0, tiles; /* the wave: tiles [tile0, tile0 + tiles) */
   int64_t cgroups;   /* phase 1: channel groups of KV_LANES */
   kiln_gemm_path path;
-  int64_t tiles;          /* of the wave: rows * TW */
   int64_t vfs, mfs;       /* floats from one frequency of V (of M) to the next */
-  int64_t chunks, parts;  /* phase 2: output-channel chunks of path.nr, parts of the tiles */
+  int64_t chunks;         /* phase 2: output-channel chunks of path.nr */
   int64_t act;
   float act_alpha, act_beta;
 } wg_job;
@@ -160,17 +163,27 @@ static void wg_stage_row(const wg_job* j, int64_t n, int64_t ih, int64_t iw0, in
   }
 }
 
-/* Task: a tile row of the wave, channel group cg (of KV_LANES channels). */
+/* Phase 1's tasks: (tile row the wave reaches, channel group). */
+static int64_t wg_input_task_count(const wg_job* j) {
+  const int64_t first = j->tile0 / j->TW, last = (j->tile0 + j->tiles - 1) / j->TW;
+  return (last - first + 1) * j->cgroups;
+}
+
+/* Task: the wave's tiles in one tile row, channel group cg (of KV_LANES
+ * channels). */
 static void wg_input_tasks(void* ctx, int64_t begin, int64_t end) {
   const wg_job* j = (const wg_job*)ctx;
   const int64_t C = j->C;
   kv stage[WG_A][WG_STRIP_COLS];
   for (int64_t task = begin; task < end; ++task) {
-    const int64_t cg = task % j->cgroups, row = j->row0 + task / j->cgroups;
+    const int64_t cg = task % j->cgroups, row = j->tile0 / j->TW + task / j->cgroups;
     const int64_t n = row / j->TH, th = row % j->TH;
     const int64_t c0 = cg * KV_LANES, lc = C - c0 < KV_LANES ? C - c0 : KV_LANES;
-    for (int64_t tw0 = 0; tw0 < j->TW; tw0 += WG_STRIP) {
-      const int64_t tiles = j->TW - tw0 < WG_STRIP ? j->TW - tw0 : WG_STRIP;
+    /* A wave may start and end inside a row. */
+    const int64_t tw_begin = j->tile0 > row * j->TW ? j->tile0 - row * j->TW : 0;
+    const int64_t tw_end = j->tile0 + j->tiles < (row + 1) * j->TW ? j->tile0 + j->tiles - row * j->TW : j->TW;
+    for (int64_t tw0 = tw_begin; tw0 < tw_end; tw0 += WG_STRIP) {
+      const int64_t tiles = tw_end - tw0 < WG_STRIP ? tw_end - tw0 : WG_STRIP;
       const int64_t cols = WG_M * tiles + 2;
       for (int r = 0; r < WG_A; ++r)
         wg_stage_row(j, n, th * WG_M - j->PT + r, tw0 * WG_M - j->PL, cols, c0, lc, stage[r]);
@@ -180,7 +193,7 @@ static void wg_input_tasks(void* ctx, int64_t begin, int64_t end) {
         for (int q = 0; q < WG_A; ++q)
           wg_input_1d(&stage[0][WG_M * i + q], WG_STRIP_COLS, &tmp[0][q], WG_A);
         for (int f = 0; f < WG_A; ++f) wg_input_1d(tmp[f], 1, out[f], 1);
-        const int64_t t = (row - j->row0) * j->TW + tw0 + i; /* in the wave */
+        const int64_t t = row * j->TW + tw0 + i - j->tile0; /* in the wave */
         float* v = j->v + t * C + c0;
         const kv* o = &out[0][0];
         if (lc == KV_LANES) {
@@ -357,19 +370,10 @@ static void wg_sums_raw(const wg_job* j, int64_t oc0, int64_t nr, int64_t t0, in
   }
 }
 
-/* Task `task` of phase 2: its output channels [*oc0, *oc0 + *nr) and tiles
- * [*t0, *t0 + *tiles) of the wave; the chunks of a part are consecutive
- * tasks. */
-static void wg_task_span(const wg_job* j, int64_t task, int64_t* oc0, int64_t* nr, int64_t* t0,
-                         int64_t* tiles) {
-  const int64_t chunk = task % j->chunks, part = task / j->chunks, NR = j->path.nr;
-  *oc0 = chunk * NR;
-  *nr = j->OC - *oc0 < NR ? j->OC - *oc0 : NR;
-  /* Parts of whole micro-tiles of rows: the last may be short. */
-  const int64_t MR = j->path.mr, blocks = (j->tiles + MR - 1) / MR;
-  const int64_t b0 = blocks * part / j->parts, b1 = blocks * (part + 1) / j->parts;
-  *t0 = b0 * MR;
-  *tiles = (b1 * MR < j->tiles ? b1 * MR : j->tiles) - *t0;
+/* Chunk `chunk` of phase 2: its output channels [*oc0, *oc0 + *nr). */
+static void wg_chunk_span(const wg_job* j, int64_t chunk, int64_t* oc0, int64_t* nr) {
+  *oc0 = chunk * j->path.nr;
+  *nr = j->OC - *oc0 < j->path.nr ? j->OC - *oc0 : j->path.nr;
 }
 
 /* The output transform and epilogue of the wave's tiles [t0, t0 + tiles)
@@ -377,8 +381,8 @@ static void wg_task_span(const wg_job* j, int64_t task, int64_t* oc0, int64_t* n
 static void wg_outputs(const wg_job* j, int64_t oc0, int64_t nr, int64_t t0, int64_t tiles) {
   const int64_t OC = j->OC;
   for (int64_t i = 0; i < tiles; ++i) {
-    const int64_t row = j->row0 + (t0 + i) / j->TW, n = row / j->TH;
-    const int64_t oh0 = row % j->TH * WG_M, ow0 = (t0 + i) % j->TW * WG_M;
+    const int64_t tile = j->tile0 + t0 + i, row = tile / j->TW, n = row / j->TH;
+    const int64_t oh0 = row % j->TH * WG_M, ow0 = tile % j->TW * WG_M;
     for (int64_t g = 0; g < nr; g += KV_LANES) {
       const int64_t lanes = nr - g < KV_LANES ? nr - g : KV_LANES;
       kv m[WG_F], tmp[WG_A][WG_M], o[WG_M * WG_M];
@@ -402,46 +406,82 @@ static void wg_outputs(const wg_job* j, int64_t oc0, int64_t nr, int64_t t0, int
   }
 }
 
-/* Tasks [begin, end) of phase 2. With transformed weights: their sums,
- * frequency by frequency over all the range's tasks, then their outputs;
- * with plain weights (each task transforms its own), a task's outputs
- * right after its sums, while they are in cache. */
+/* Chunks [begin, end) of phase 2 over all the wave's tiles. With
+ * transformed weights: their sums, frequency by frequency over all the
+ * chunks, then their outputs; with plain weights (each chunk transforms
+ * its own), a chunk's outputs right after its sums, while they are in
+ * cache. */
 static void wg_gemm_tasks(void* ctx, int64_t begin, int64_t end) {
   const wg_job* j = (const wg_job*)ctx;
-  int64_t oc0, nr, t0, tiles;
+  int64_t oc0, nr;
   if (!j->transformed) {
-    for (int64_t task = begin; task < end; ++task) {
-      wg_task_span(j, task, &oc0, &nr, &t0, &tiles);
-      wg_sums_raw(j, oc0, nr, t0, tiles);
-      wg_outputs(j, oc0, nr, t0, tiles);
+    for (int64_t chunk = begin; chunk < end; ++chunk) {
+      wg_chunk_span(j, chunk, &oc0, &nr);
+      wg_sums_raw(j, oc0, nr, 0, j->tiles);
+      wg_outputs(j, oc0, nr, 0, j->tiles);
     }
     return;
   }
   for (int64_t f = 0; f < WG_F; ++f)
-    for (int64_t task = begin; task < end; ++task) {
-      wg_task_span(j, task, &oc0, &nr, &t0, &tiles);
-      wg_sums_transformed(j, f, oc0, nr, t0, tiles);
+    for (int64_t chunk = begin; chunk < end; ++chunk) {
+      wg_chunk_span(j, chunk, &oc0, &nr);
+      wg_sums_transformed(j, f, oc0, nr, 0, j->tiles);
     }
-  for (int64_t task = begin; task < end; ++task) {
-    wg_task_span(j, task, &oc0, &nr, &t0, &tiles);
-    wg_outputs(j, oc0, nr, t0, tiles);
+  for (int64_t chunk = begin; chunk < end; ++chunk) {
+    wg_chunk_span(j, chunk, &oc0, &nr);
+    wg_outputs(j, oc0, nr, 0, j->tiles);
+  }
+}
+
+/* Slots [begin, end) of the wave_tiles that V and M hold, for transformed
+ * weights: the slots' share of all the tiles, taken in waves of as many
+ * tiles as there are slots, each through both phases. A thread's tiles,
+ * their V and M and its outputs are its own, so the two phases need no
+ * barrier between them and no data crosses to another core's cache: with
+ * the phases split over the threads separately, a share of V went from one
+ * core to the other in every wave, and two threads ran this kernel no
+ * faster than one (AMD EPYC Zen 5, ResNet-18's 56x56 layers). */
+/* Tiles a slot of `slot` of the wave's tiles holds at a time, and the
+ * floats *fs from one frequency to the next in it, where a tile takes
+ * `width` floats: the slot's part of V (or M) is its own run of
+ * WG_F * slot * width floats (the last slot's also holds the frequencies'
+ * padding), and a slot with room for it gives up a tile to pad too. */
+static int64_t wg_slot_fit(int64_t slot, int64_t width, int last, int64_t* fs) {
+  const int64_t give = (KILN_WINOGRAD_FREQ_PAD + width - 1) / width;
+  if (last) {
+    *fs = slot * width + KILN_WINOGRAD_FREQ_PAD;
+    return slot;
+  }
+  if (slot > give) {
+    *fs = (slot - give) * width + KILN_WINOGRAD_FREQ_PAD;
+    return slot - give;
+  }
+  *fs = slot * width;
+  return slot;
+}
+
+static void wg_slot_tasks(void* ctx, int64_t begin, int64_t end) {
+  const wg_job* j = (const wg_job*)ctx;
+  const int64_t n = j->wave_tiles, q = j->all_tiles / n, r = j->all_tiles % n;
+  const int64_t first = q * begin + r * begin / n, last = q * end + r * end / n;
+  wg_job w = *j;
+  w.v = j->v + WG_F * begin * j->C;
+  w.m = j->m + WG_F * begin * j->OC;
+  const int64_t fit_v = wg_slot_fit(end - begin, j->C, end == n, &w.vfs);
+  const int64_t fit_m = wg_slot_fit(end - begin, j->OC, end == n, &w.mfs);
+  const int64_t step = fit_v < fit_m ? fit_v : fit_m;
+  for (w.tile0 = first; w.tile0 < last; w.tile0 += step) {
+    w.tiles = last - w.tile0 < step ? last - w.tile0 : step;
+    wg_input_tasks(&w, 0, wg_input_task_count(&w));
+    wg_gemm_tasks(&w, 0, w.chunks);
   }
 }
 
 /* ---- entry points -------------------------------------------------------- */
 
-static void wg_run_phase(const kiln_host* host, int threaded, int64_t tasks,
-                         void (*body)(void*, int64_t, int64_t), wg_job* j) {
-  if (threaded && tasks > 1) {
-    host->parallel_for(host->user, tasks, body, j);
-  } else if (tasks > 0) {
-    body(j, 0, tasks);
-  }
-}
-
 static int wg_run(const int64_t* ip, const float* fp, void* const* bindings, const float* res,
                   float* y, float* scratch, const kiln_host* host) {
-  wg_job j;
+  wg_job j = {0};
   j.x = (const float*)bindings[0];
   j.u = (const float*)bindings[1];
   j.bias = ip[P_HAS_BIAS] ? (const float*)bindings[2] : NULL;
@@ -463,25 +503,25 @@ static int wg_run(const int64_t* ip, const float* fp, void* const* bindings, con
   /* The direct convolution's multiply-adds: below 2^19 a hand-off to other
    * threads costs more than it saves (conv2d_packed_f32's rule). */
   const double work = (double)ip[P_N] * j.OC * j.OH * j.OW * j.C * 9.0;
-  const int threaded = host && host->parallel_for && work >= (double)(1 << 19);
-  const int64_t all_rows = ip[P_N] * j.TH;
+  const double min_work = (double)(1 << 19);
   const int64_t wave = kiln_winograd_wave_rows(ip[P_N], j.C, j.OC, j.OH, j.OW);
-  j.m = scratch + WG_F * (wave * j.TW * j.C + KILN_WINOGRAD_FREQ_PAD);
-  j.ub = j.m + WG_F * (wave * j.TW * j.OC + KILN_WINOGRAD_FREQ_PAD);
-  for (j.row0 = 0; j.row0 < all_rows; j.row0 += wave) {
-    j.rows = all_rows - j.row0 < wave ? all_rows - j.row0 : wave;
-    j.tiles = j.rows * j.TW;
-    j.vfs = j.tiles * j.C + KILN_WINOGRAD_FREQ_PAD;
-    j.mfs = j.tiles * j.OC + KILN_WINOGRAD_FREQ_PAD;
-    /* Plain weights are transformed once per task: then a task takes all
-     * the wave's tiles (few, as the compiler chose them). On threads, a
-     * micro-tile of rows per part: a thread's contiguous range of tasks
-     * then covers the tile rows whose V it wrote in phase 1 (rows outer
-     * there too), where splitting the chunks instead made half of each
-     * thread's V come from the other core's cache. */
-    j.parts = j.transformed && threaded ? (j.tiles + j.path.mr - 1) / j.path.mr : 1;
-    wg_run_phase(host, threaded, j.rows * j.cgroups, wg_input_tasks, &j);
-    wg_run_phase(host, threaded, j.chunks * j.parts, wg_gemm_tasks, &j);
+  j.all_tiles = ip[P_N] * j.TH * j.TW;
+  j.wave_tiles = wave * j.TW;
+  j.vfs = j.wave_tiles * j.C + KILN_WINOGRAD_FREQ_PAD;
+  j.mfs = j.wave_tiles * j.OC + KILN_WINOGRAD_FREQ_PAD;
+  j.m = scratch + WG_F * j.vfs;
+  j.ub = j.m + WG_F * j.mfs;
+  if (j.transformed) {
+    kiln_run_tasks(host, j.wave_tiles, work, min_work, wg_slot_tasks, &j);
+    return KILN_OK;
+  }
+  /* Plain weights are transformed once per chunk of output channels: the
+   * tiles (few, as the compiler chose them) are one wave, the input
+   * transform split over the threads by rows, the GEMMs by chunks. */
+  for (j.tile0 = 0; j.tile0 < j.all_tiles; j.tile0 += j.wave_tiles) {
+    j.tiles = j.all_tiles - j.tile0 < j.wave_tiles ? j.all_tiles - j.tile0 : j.wave_tiles;
+    kiln_run_tasks(host, wg_input_task_count(&j), work, min_work, wg_input_tasks, &j);
+    kiln_run_tasks(host, j.chunks, work, min_work, wg_gemm_tasks, &j);
   }
   return KILN_OK;
 }

@@ -4,7 +4,9 @@
 # bundle built with that path's compile flags (so the bundle's own compiled
 # kernels are what is tested), and compared with PyTorch:
 # max|diff| <= 1e-4 * max(1, max|ref|) for both, and VM vs AOT bitwise equal
-# (the same kernel sources, compiled with the same flags, no FMA contraction).
+# (the same kernel sources, compiled with the same flags, no FMA contraction),
+# and the VM on 3 threads bitwise equal to 1 (kernels split their work so
+# that no result depends on the partition).
 # A path this CPU lacks is skipped: exit 77, with FLAGS_TOOL's reason.
 # usage: benchmark_models_test.sh KILN SOURCE_DIR WORK_DIR MODELS_DIR PATH FLAGS_TOOL
 #   FLAGS_TOOL PATH prints the bundle flags of PATH (exit 77 if the CPU lacks it)
@@ -46,13 +48,16 @@ for model in $MODELS_HERE; do
   if [ "${#INPUTS[@]}" -gt 0 ] &&
      "$KILN" compile "$m.onnx" -o "$WORK/$model.kiln" &&
      "$KILN" run "$WORK/$model.kiln" --isa "$KPATH" "${INPUTS[@]}" --output "$WORK/$model.vm.npy" &&
+     "$KILN" run "$WORK/$model.kiln" --isa "$KPATH" --threads 3 "${INPUTS[@]}" --output "$WORK/$model.vm3.npy" &&
      "$KILN" aot "$WORK/$model.kiln" -o "$WORK/$model.aot" --name "$model" --no-size-report &&
      make -s -C "$WORK/$model.aot" -j2 CFLAGS="-O3 $FLAGS" > "$WORK/$model.make.log" 2>&1 &&
      "$WORK/$model.aot/${model}_run" "${INPUTS[@]}" --output "$WORK/$model.aot.npy" &&
      "$PY" "$SRC/scripts/compare_npy.py" --label "$model $KPATH vm:  " "$m.output.npy" "$WORK/$model.vm.npy" &&
      "$PY" "$SRC/scripts/compare_npy.py" --label "$model $KPATH aot: " "$m.output.npy" "$WORK/$model.aot.npy" &&
      "$PY" "$SRC/scripts/compare_npy.py" --bitwise --label "$model $KPATH vm-vs-aot: " \
-       "$WORK/$model.vm.npy" "$WORK/$model.aot.npy"; then
+       "$WORK/$model.vm.npy" "$WORK/$model.aot.npy" &&
+     "$PY" "$SRC/scripts/compare_npy.py" --bitwise --label "$model $KPATH vm 1 vs 3 threads: " \
+       "$WORK/$model.vm.npy" "$WORK/$model.vm3.npy"; then
     passed=$((passed + 1))
   else
     echo "FAILED: $model on $KPATH"

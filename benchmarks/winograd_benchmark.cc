@@ -81,6 +81,10 @@ void Conv3x3Args(benchmark::internal::Benchmark* b) {
       ->Args({128, 28, 192, 0, 2, 1})
       ->Args({256, 14, 256, 0, 1, 0})  // ResNet-18 layer3 as the compiler
       ->Args({256, 14, 256, 0, 2, 0})  //   runs it: 16 tiles, plain weights
+      ->Args({128, 28, 128, 1, 1, 1})  // ResNet-18's layer2 and layer3 as the
+      ->Args({128, 28, 128, 1, 2, 1})  //   model runs them (channels last), on
+      ->Args({256, 14, 256, 1, 1, 0})  //   1 and 2 threads
+      ->Args({256, 14, 256, 1, 2, 0})
       ->UseRealTime()  // the pool's threads work while the caller waits
       ->Unit(benchmark::kMillisecond);
 }

@@ -17,12 +17,16 @@
  *      chunks, the GEMM micro-kernel of sgemm.h sums M[f][t][oc] = sum_c
  *      V[f][t][c] U[f][c][oc] into the scratch; then the output transform
  *      (output channels in the lanes) and the epilogue write y.
- * On the host's threads (transformed weights) each thread takes a share of
- * the tiles and of the scratch and runs its own waves through both phases
- * (wg_slot_tasks); with plain weights the phases are split over the
- * threads by tile rows and by chunks.
+ * On the host's threads, while U is small enough to read once per wave on
+ * every thread, each thread takes a share of the tiles and of the scratch
+ * and runs its own waves through both phases (wg_slot_tasks); else
+ * (`chunked`: larger U, or plain weights) the input transform is split by
+ * tile rows, the GEMMs by chunks of output channels (each thread reading
+ * its share of the weights) and the outputs by tiles, so that no two
+ * threads write neighbouring lines.
  * V and M are frequency-major (each frequency's tiles contiguous, padded
- * apart so that a tile's 36 vectors do not share an L1 set) and phase 2
+ * apart so that a tile's 36 vectors do not share an L1 set; chunked, M is
+ * chunk by chunk, a tile's 36 sums together) and phase 2
  * runs the frequencies outermost: one frequency's V and U (tens of KB) stay
  * in L1/L2 while every tile and chunk of the task uses them; tile-major
  * (frequency inner), ResNet-18's 2.4 MB U of layer2 streamed from memory
@@ -74,6 +78,7 @@ typedef struct wg_job {
   float* ub;         /* plain weights: each panel's U blocks (scratch) */
   int x_cl, y_cl;  /* x, and y (and r), channels last */
   int transformed; /* u holds U (else the plain weights in panels) */
+  int chunked;     /* M chunk by chunk; the phases split by rows, chunks, tiles */
   int64_t C, OC, H, W, OH, OW, PT, PL;
   int64_t TH, TW;      /* tiles per column and per row of an image */
   int64_t all_tiles;   /* N*TH*TW, numbered row by row */
@@ -286,18 +291,35 @@ static void wg_store_nchw(const wg_job* j, int64_t n, int64_t oh0, int64_t ow0, 
     for (int64_t a = 0; a < rows; ++a) wg_copy_row(j->y + first + l * plane + a * j->OW, &blk[l][a * WG_M], cols);
 }
 
+/* Where the sums of output channels [oc0, oc0 + nr) of the wave's tile t
+ * start in M, *fs floats from one frequency to the next and *ts from one
+ * tile to the next: M[f][t][oc], or, chunked, M[chunk][t][f][its nr
+ * channels], so that each chunk's sums (the GEMMs split over threads by
+ * chunks) are a run of their own. */
+static float* wg_m_at(const wg_job* j, int64_t oc0, int64_t nr, int64_t t, int64_t* fs,
+                      int64_t* ts) {
+  if (!j->chunked) {
+    *fs = j->mfs, *ts = j->OC;
+    return j->m + t * j->OC + oc0;
+  }
+  *fs = nr, *ts = WG_F * nr;
+  return j->m + WG_F * (j->tiles * oc0 + t * nr);
+}
+
 /* Frequency f's sums M[f][t][oc] of the wave's tiles t0 .. t0 + tiles - 1
  * and output channels oc0 .. oc0 + nr - 1, from weights the compiler
  * transformed: the micro-kernel over the whole K = C. */
 static void wg_sums_transformed(const wg_job* j, int64_t f, int64_t oc0, int64_t nr, int64_t t0,
                                 int64_t tiles) {
-  const int64_t C = j->C, OC = j->OC, MR = j->path.mr;
+  const int64_t C = j->C, MR = j->path.mr;
   const int64_t panel = WG_F * C * 16; /* floats per 16-channel panel of U */
   const float* u = j->u + oc0 / 16 * panel + oc0 % 16 + f * C * 16;
   for (int64_t i = 0; i < tiles; i += MR) {
     const int64_t mr = tiles - i < MR ? tiles - i : MR;
-    j->path.ukr(C, j->v + f * j->vfs + (t0 + i) * C, C, 1, u, 16, panel,
-                j->m + f * j->mfs + (t0 + i) * OC + oc0, OC, mr, nr, 0, NULL);
+    int64_t fs, ts;
+    float* mt = wg_m_at(j, oc0, nr, t0 + i, &fs, &ts) + f * fs;
+    j->path.ukr(C, j->v + f * j->vfs + (t0 + i) * C, C, 1, u, 16, panel, mt, ts, mr, nr, 0,
+                NULL);
   }
 }
 
@@ -327,7 +349,7 @@ static KILN_ALWAYS_INLINE void wg_weight_1d(const kv* g, int s, kv* out, int os)
 #define WG_RAW_AHEAD 4 /* channels: 2.3 KB ahead of the loads */
 
 static void wg_sums_raw(const wg_job* j, int64_t oc0, int64_t nr, int64_t t0, int64_t tiles) {
-  const int64_t C = j->C, OC = j->OC, MR = j->path.mr, KC = KILN_WINOGRAD_RAW_KC;
+  const int64_t C = j->C, MR = j->path.mr, KC = KILN_WINOGRAD_RAW_KC;
   const int64_t panel = 9 * C * 16;   /* floats per 16-channel panel of w */
   const int64_t region = WG_F * KC * 16; /* floats per panel of U blocks: [k][f][16] */
   const int64_t p0 = oc0 / 16, panels = (oc0 % 16 + nr + 15) / 16;
@@ -362,9 +384,11 @@ static void wg_sums_raw(const wg_job* j, int64_t oc0, int64_t nr, int64_t t0, in
     for (int64_t f = 0; f < WG_F; ++f) {
       for (int64_t r = 0; r < tiles; r += MR) {
         const int64_t mr = tiles - r < MR ? tiles - r : MR;
+        int64_t fs, ts;
+        float* mt = wg_m_at(j, oc0, nr, t0 + r, &fs, &ts) + f * fs;
         j->path.ukr(kc, j->v + f * j->vfs + (t0 + r) * C + c0, C, 1,
-                    j->ub + p0 * region + f * 16 + q0, WG_F * 16, region,
-                    j->m + f * j->mfs + (t0 + r) * OC + oc0, OC, mr, nr, c0 > 0, NULL);
+                    j->ub + p0 * region + f * 16 + q0, WG_F * 16, region, mt, ts, mr, nr,
+                    c0 > 0, NULL);
       }
     }
   }
@@ -379,16 +403,16 @@ static void wg_chunk_span(const wg_job* j, int64_t chunk, int64_t* oc0, int64_t*
 /* The output transform and epilogue of the wave's tiles [t0, t0 + tiles)
  * for output channels [oc0, oc0 + nr), from the sums M. */
 static void wg_outputs(const wg_job* j, int64_t oc0, int64_t nr, int64_t t0, int64_t tiles) {
-  const int64_t OC = j->OC;
   for (int64_t i = 0; i < tiles; ++i) {
     const int64_t tile = j->tile0 + t0 + i, row = tile / j->TW, n = row / j->TH;
     const int64_t oh0 = row % j->TH * WG_M, ow0 = tile % j->TW * WG_M;
     for (int64_t g = 0; g < nr; g += KV_LANES) {
       const int64_t lanes = nr - g < KV_LANES ? nr - g : KV_LANES;
       kv m[WG_F], tmp[WG_A][WG_M], o[WG_M * WG_M];
-      const float* mt = j->m + (t0 + i) * OC + oc0 + g;
+      int64_t fs, ts;
+      const float* mt = wg_m_at(j, oc0, nr, t0 + i, &fs, &ts) + g;
       for (int f = 0; f < WG_F; ++f)
-        m[f] = lanes == KV_LANES ? kv_load(mt + f * j->mfs) : kv_load_n(mt + f * j->mfs, lanes);
+        m[f] = lanes == KV_LANES ? kv_load(mt + f * fs) : kv_load_n(mt + f * fs, lanes);
       /* Rows: tmp[f][b] = (m AT^T)[f][b]; columns: o[a][b] = (AT tmp)[a][b]. */
       for (int f = 0; f < WG_A; ++f) wg_output_1d(m + f * WG_A, 1, tmp[f], 1);
       for (int b = 0; b < WG_M; ++b) wg_output_1d(&tmp[0][b], WG_M, o + b, WG_M);
@@ -406,41 +430,39 @@ static void wg_outputs(const wg_job* j, int64_t oc0, int64_t nr, int64_t t0, int
   }
 }
 
-/* Chunks [begin, end) of phase 2 over all the wave's tiles. With
- * transformed weights: their sums, frequency by frequency over all the
- * chunks, then their outputs; with plain weights (each chunk transforms
- * its own), a chunk's outputs right after its sums, while they are in
- * cache. */
-static void wg_gemm_tasks(void* ctx, int64_t begin, int64_t end) {
+/* Phase 2 in two steps: chunks [begin, end) sum into M (with plain
+ * weights, each chunk makes its own U; with U, frequency by frequency over
+ * the chunks), then tiles [begin, end) take every chunk's outputs. Split
+ * over threads apart (chunked), each thread's sums are a run of M of their
+ * own and each thread writes a run of y, not some channels of every
+ * position (two cores writing neighbouring lines of y ran slower than
+ * one). */
+static void wg_chunk_sums_tasks(void* ctx, int64_t begin, int64_t end) {
   const wg_job* j = (const wg_job*)ctx;
   int64_t oc0, nr;
-  if (!j->transformed) {
-    for (int64_t chunk = begin; chunk < end; ++chunk) {
-      wg_chunk_span(j, chunk, &oc0, &nr);
-      wg_sums_raw(j, oc0, nr, 0, j->tiles);
-      wg_outputs(j, oc0, nr, 0, j->tiles);
-    }
+  if (j->transformed) {
+    for (int64_t f = 0; f < WG_F; ++f)
+      for (int64_t chunk = begin; chunk < end; ++chunk) {
+        wg_chunk_span(j, chunk, &oc0, &nr);
+        wg_sums_transformed(j, f, oc0, nr, 0, j->tiles);
+      }
     return;
   }
-  for (int64_t f = 0; f < WG_F; ++f)
-    for (int64_t chunk = begin; chunk < end; ++chunk) {
-      wg_chunk_span(j, chunk, &oc0, &nr);
-      wg_sums_transformed(j, f, oc0, nr, 0, j->tiles);
-    }
   for (int64_t chunk = begin; chunk < end; ++chunk) {
     wg_chunk_span(j, chunk, &oc0, &nr);
-    wg_outputs(j, oc0, nr, 0, j->tiles);
+    wg_sums_raw(j, oc0, nr, 0, j->tiles);
   }
 }
 
-/* Slots [begin, end) of the wave_tiles that V and M hold, for transformed
- * weights: the slots' share of all the tiles, taken in waves of as many
- * tiles as there are slots, each through both phases. A thread's tiles,
- * their V and M and its outputs are its own, so the two phases need no
- * barrier between them and no data crosses to another core's cache: with
- * the phases split over the threads separately, a share of V went from one
- * core to the other in every wave, and two threads ran this kernel no
- * faster than one (AMD EPYC Zen 5, ResNet-18's 56x56 layers). */
+static void wg_tile_output_tasks(void* ctx, int64_t begin, int64_t end) {
+  const wg_job* j = (const wg_job*)ctx;
+  int64_t oc0, nr;
+  for (int64_t chunk = 0; chunk < j->chunks; ++chunk) {
+    wg_chunk_span(j, chunk, &oc0, &nr);
+    wg_outputs(j, oc0, nr, begin, end - begin);
+  }
+}
+
 /* Tiles a slot of `slot` of the wave's tiles holds at a time, and the
  * floats *fs from one frequency to the next in it, where a tile takes
  * `width` floats: the slot's part of V (or M) is its own run of
@@ -460,6 +482,13 @@ static int64_t wg_slot_fit(int64_t slot, int64_t width, int last, int64_t* fs) {
   return slot;
 }
 
+/* Slots [begin, end) of the wave_tiles that V and M hold, not chunked:
+ * the slots' share of all the tiles, taken in waves of as many tiles as
+ * the slots hold, each through both phases. A thread's tiles, their V and
+ * M and its outputs are its own, so the phases need no barrier between
+ * them and no data crosses to another core's cache: with the phases split
+ * over the threads apart, two threads ran ResNet-18's 56x56 layers no
+ * faster than one (AMD EPYC Zen 5). */
 static void wg_slot_tasks(void* ctx, int64_t begin, int64_t end) {
   const wg_job* j = (const wg_job*)ctx;
   const int64_t n = j->wave_tiles, q = j->all_tiles / n, r = j->all_tiles % n;
@@ -473,7 +502,8 @@ static void wg_slot_tasks(void* ctx, int64_t begin, int64_t end) {
   for (w.tile0 = first; w.tile0 < last; w.tile0 += step) {
     w.tiles = last - w.tile0 < step ? last - w.tile0 : step;
     wg_input_tasks(&w, 0, wg_input_task_count(&w));
-    wg_gemm_tasks(&w, 0, w.chunks);
+    wg_chunk_sums_tasks(&w, 0, w.chunks);
+    wg_tile_output_tasks(&w, 0, w.tiles);
   }
 }
 
@@ -511,17 +541,21 @@ static int wg_run(const int64_t* ip, const float* fp, void* const* bindings, con
   j.mfs = j.wave_tiles * j.OC + KILN_WINOGRAD_FREQ_PAD;
   j.m = scratch + WG_F * j.vfs;
   j.ub = j.m + WG_F * j.mfs;
-  if (j.transformed) {
+  /* Each thread its own tiles through both phases (wg_slot_tasks) while U
+   * is small enough to read once per wave on every thread; else (and with
+   * plain weights, transformed once per chunk of output channels) the
+   * GEMMs split by chunks, each thread reading its share of the weights:
+   * the input transform split by rows, the outputs by tiles. */
+  j.chunked = !j.transformed || WG_F * j.C * j.OC > KILN_WINOGRAD_WAVE_MAX_U;
+  if (!j.chunked) {
     kiln_run_tasks(host, j.wave_tiles, work, min_work, wg_slot_tasks, &j);
     return KILN_OK;
   }
-  /* Plain weights are transformed once per chunk of output channels: the
-   * tiles (few, as the compiler chose them) are one wave, the input
-   * transform split over the threads by rows, the GEMMs by chunks. */
   for (j.tile0 = 0; j.tile0 < j.all_tiles; j.tile0 += j.wave_tiles) {
     j.tiles = j.all_tiles - j.tile0 < j.wave_tiles ? j.all_tiles - j.tile0 : j.wave_tiles;
     kiln_run_tasks(host, wg_input_task_count(&j), work, min_work, wg_input_tasks, &j);
-    kiln_run_tasks(host, j.chunks, work, min_work, wg_gemm_tasks, &j);
+    kiln_run_tasks(host, j.chunks, work, min_work, wg_chunk_sums_tasks, &j);
+    kiln_run_tasks(host, j.tiles, work, min_work, wg_tile_output_tasks, &j);
   }
   return KILN_OK;
 }

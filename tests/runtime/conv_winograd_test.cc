@@ -267,6 +267,9 @@ const Case kCases[] = {
     // Two waves of tile rows (kiln_winograd_wave_rows: 20 of the 27), the
     // first spanning all three images.
     {{3, 20, 36, 36, 24, 1, 1, 1, 1}, {}},
+    // U past KILN_WINOGRAD_WAVE_MAX_U (36 x 64 x 130 floats): the GEMMs split
+    // by chunks of output channels, the last one short, M chunk by chunk.
+    {{2, 64, 9, 10, 130, 1, 1, 1, 1}, Act(KILN_ACT_CLIP, 0.0f, 6.0f, true, true)},
 };
 
 INSTANTIATE_TEST_SUITE_P(Shapes, WinogradConv,

@@ -185,8 +185,9 @@ static void wg_input_tasks(void* ctx, int64_t begin, int64_t end) {
     const int64_t n = row / j->TH, th = row % j->TH;
     const int64_t c0 = cg * KV_LANES, lc = C - c0 < KV_LANES ? C - c0 : KV_LANES;
     /* A wave may start and end inside a row. */
-    const int64_t tw_begin = j->tile0 > row * j->TW ? j->tile0 - row * j->TW : 0;
-    const int64_t tw_end = j->tile0 + j->tiles < (row + 1) * j->TW ? j->tile0 + j->tiles - row * j->TW : j->TW;
+    const int64_t row_tile0 = row * j->TW, wave_end = j->tile0 + j->tiles;
+    const int64_t tw_begin = j->tile0 > row_tile0 ? j->tile0 - row_tile0 : 0;
+    const int64_t tw_end = wave_end < row_tile0 + j->TW ? wave_end - row_tile0 : j->TW;
     for (int64_t tw0 = tw_begin; tw0 < tw_end; tw0 += WG_STRIP) {
       const int64_t tiles = tw_end - tw0 < WG_STRIP ? tw_end - tw0 : WG_STRIP;
       const int64_t cols = WG_M * tiles + 2;
@@ -536,6 +537,7 @@ static int wg_run(const int64_t* ip, const float* fp, void* const* bindings, con
   const double min_work = (double)(1 << 19);
   const int64_t wave = kiln_winograd_wave_rows(ip[P_N], j.C, j.OC, j.OH, j.OW);
   j.all_tiles = ip[P_N] * j.TH * j.TW;
+  if (j.all_tiles == 0) return KILN_OK; /* an empty output */
   j.wave_tiles = wave * j.TW;
   j.vfs = j.wave_tiles * j.C + KILN_WINOGRAD_FREQ_PAD;
   j.mfs = j.wave_tiles * j.OC + KILN_WINOGRAD_FREQ_PAD;

@@ -35,10 +35,12 @@ static inline int64_t kiln_winograd_tiles(int64_t out) {
 /* The kernel works in waves of whole tile rows: it transforms one wave's
  * input into the scratch, then runs that wave's GEMMs (their sums also in
  * the scratch) and output transforms, so the wave's data stay in cache
- * from one phase to the next. A wave's transformed input and sums take at
- * most KILN_WINOGRAD_WAVE_FLOATS floats (one tile row at least), unless the
- * transformed weights exceed KILN_WINOGRAD_WAVE_MAX_U floats: each wave
- * reads all of them, so then one wave takes every row. */
+ * from one phase to the next (on threads, each thread may take a share of
+ * a wave's room and run smaller waves of its own). A wave's transformed
+ * input and sums take at most KILN_WINOGRAD_WAVE_FLOATS floats (one tile
+ * row at least), unless the transformed weights exceed
+ * KILN_WINOGRAD_WAVE_MAX_U floats: each wave reads all of them, so then one
+ * wave takes every row. */
 #define KILN_WINOGRAD_WAVE_FLOATS (256 * 1024)
 #define KILN_WINOGRAD_WAVE_MAX_U (256 * 1024)
 
@@ -71,7 +73,8 @@ static inline int64_t kiln_winograd_wave_rows(int64_t n, int64_t c, int64_t oc, 
 
 /* Floats of the scratch binding: for one wave's tiles (wave rows * TW),
  * the transformed input V[f][tile][c] (36 x (tiles x C + FREQ_PAD)) and the
- * GEMM sums M[f][tile][oc] (36 x (tiles x OC + FREQ_PAD)); with plain weights
+ * GEMM sums M[f][tile][oc] (36 x (tiles x OC + FREQ_PAD); the kernel may lay
+ * them out chunk by chunk in the same room); with plain weights
  * (transformed 0), also a block of U per 16-channel panel: ceil(OC/16) x
  * 36 x RAW_KC x 16. */
 static inline int64_t kiln_winograd_scratch_floats(int64_t n, int64_t c, int64_t oc,

@@ -340,7 +340,7 @@ typedef struct convp_job {
   convp_tile_fn tile_fn;
   int64_t S, tiles, mr, chunks;
   int64_t chunk; /* output channels per tile: 32 (AVX-512) or CONVP_TILE_NR */
-  int64_t halves; /* 2: each half of the positions takes all its chunks in turn */
+  int64_t split; /* tiles [0, split) take all their chunks before the rest */
   int x_channels_last, y_channels_last; /* y's layout is also r's */
   float act_alpha, act_beta;
 } convp_job;
@@ -386,8 +386,8 @@ static void convp_store_nhwc(const convp_job* j, const float* res, float* y, int
   }
 }
 
-/* Task t: image t / (chunks*tiles), then (with halves 2) half of the
- * position tiles, then channel chunk, then position tile, so consecutive
+/* Task t: image t / (chunks*tiles), then the position tiles before or
+ * from `split`, then channel chunk, then position tile, so consecutive
  * tasks share a chunk's weights. */
 static void convp_tasks(void* ctx, int64_t begin, int64_t end) {
   const convp_job* j = (const convp_job*)ctx;
@@ -400,10 +400,9 @@ static void convp_tasks(void* ctx, int64_t begin, int64_t end) {
   convp_tile tile;
   for (int64_t t = begin; t < end; ++t) {
     const int64_t n = t / (j->chunks * j->tiles), rem = t % (j->chunks * j->tiles);
-    /* The half's first tile and tiles; rem's place in the half. */
-    const int64_t first_half = j->halves == 1 ? j->tiles : j->tiles / 2;
-    const int64_t second = rem >= j->chunks * first_half;
-    const int64_t h0 = second ? first_half : 0, hn = second ? j->tiles - first_half : first_half;
+    /* The part's first tile and tiles; rem's place in the part. */
+    const int64_t second = rem >= j->chunks * j->split;
+    const int64_t h0 = second ? j->split : 0, hn = second ? j->tiles - j->split : j->split;
     const int64_t in_half = rem - j->chunks * h0;
     const int64_t oc0 = in_half / hn * j->chunk, s0 = (h0 + in_half % hn) * j->mr;
     const int64_t mr = S - s0 < j->mr ? S - s0 : j->mr;
@@ -722,7 +721,7 @@ static int convp_run(const int64_t* ip, const float* fp, void* const* bindings, 
    * Zen 5). Where y outweighs the weights, each half of the positions
    * takes its chunks in turn instead: two threads then write a half of y
    * each and read all the weights. */
-  j.halves = host && j.tiles > 1 && j.S > ip[P_C] * ip[P_KH] * ip[P_KW] ? 2 : 1;
+  j.split = host && j.tiles > 1 && j.S > ip[P_C] * ip[P_KH] * ip[P_KW] ? j.tiles / 2 : j.tiles;
   kiln_run_tasks(host, tasks, work, (double)(1 << 19), convp_tasks, &j);
   return KILN_OK;
 }

@@ -820,10 +820,9 @@ static inline int64_t kiln_gemm_task_count(const kiln_gemm_plan* p) {
  * is prefetched (kiln_gemm_next_b). */
 #define KILN_GEMM_FEW_TILES 16
 
-/* Prefetches Y rows m .. m + mr (columns n0 .. n0 + cols) for writing. */
-static inline void kiln_gemm_prefetch_y(const kiln_gemm_desc* d, int64_t m, int64_t m_hi,
-                                        int64_t mr, int64_t n0, int64_t cols) {
-  const int64_t rows = m_hi - m < mr ? m_hi - m : mr;
+/* Prefetches Y rows m .. m + rows (columns n0 .. n0 + cols) for writing. */
+static inline void kiln_gemm_prefetch_y(const kiln_gemm_desc* d, int64_t m, int64_t rows,
+                                        int64_t n0, int64_t cols) {
   for (int64_t i = 0; i < rows; ++i) {
     const char* y = (const char*)(d->y + (m + i) * d->y_rs + n0);
     for (int64_t off = 0; off < cols * (int64_t)sizeof(float); off += 64) KILN_PREFETCH_WRITE(y + off);
@@ -923,18 +922,24 @@ static inline void kiln_gemm_run_tasks(const kiln_gemm_plan* p, int64_t begin, i
        * go out at once, and a GEMV (a classifier, an MLP's batch of one)
        * streaming packed B ran 3x slower with them (BM_KilnSgemmPackedB
        * 1x1000x512 on AVX-512: 31 us without, 90 us with). */
-      const int64_t tiles = (m_hi - m_lo + path.mr - 1) / path.mr;
+      const int64_t rows = m_hi - m_lo, tiles = (rows + path.mr - 1) / path.mr;
       kiln_b_next next = {NULL, 0, 0, 0};
       if (d->b_packed && tiles > 1 && tiles <= KILN_GEMM_FEW_TILES)
         next = kiln_gemm_next_b(p, t, end, n0, k0, kc);
       const int64_t next_lines = next.panels * next.lines;
-      for (int64_t m = m_lo; m < m_hi; m += path.mr) {
-        const int64_t mr = m_hi - m < path.mr ? m_hi - m : path.mr;
-        if (k0 == 0) kiln_gemm_prefetch_y(d, m + KILN_GEMM_AHEAD * path.mr, m_hi, path.mr, n0, cols);
-        if (next_lines > 0) {
-          const int64_t i = (m - m_lo) / path.mr;
-          kiln_gemm_prefetch_b(&next, i * next_lines / tiles, (i + 1) * next_lines / tiles);
+      /* The rows shared out evenly over the fewest micro-tiles: a tile of
+       * one row waits on its FMAs' latency about as long as a full tile
+       * takes, so a 7x7 layer's 49 rows run as 7 tiles of 7 rather than
+       * 6 of 8 and 1 of 1. Each row's arithmetic is the same either way. */
+      for (int64_t i = 0; i < tiles; ++i) {
+        const int64_t m = m_lo + i * rows / tiles, mr = m_lo + (i + 1) * rows / tiles - m;
+        if (k0 == 0 && i + KILN_GEMM_AHEAD < tiles) {
+          const int64_t ahead = m_lo + (i + KILN_GEMM_AHEAD) * rows / tiles;
+          const int64_t ahead_end = m_lo + (i + KILN_GEMM_AHEAD + 1) * rows / tiles;
+          kiln_gemm_prefetch_y(d, ahead, ahead_end - ahead, n0, cols);
         }
+        if (next_lines > 0)
+          kiln_gemm_prefetch_b(&next, i * next_lines / tiles, (i + 1) * next_lines / tiles);
         const float* a;
         int64_t a_rs, a_cs;
         if (d->a_im2col) {
@@ -943,9 +948,9 @@ static inline void kiln_gemm_run_tasks(const kiln_gemm_plan* p, int64_t begin, i
            * holds the 16 floats the packer may write past them). d->a is
            * NULL here: no pointer arithmetic on it. */
           if (m + mr > a_packed_end) {
-            const int64_t rows = m_hi - m < KILN_PANEL ? m_hi - m : KILN_PANEL;
-            p->pack_im2col_rows(d->a_im2col, k0, kc, m, rows, buf);
-            a_packed_m0 = m, a_packed_end = m + rows;
+            const int64_t packed = m_hi - m < KILN_PANEL ? m_hi - m : KILN_PANEL;
+            p->pack_im2col_rows(d->a_im2col, k0, kc, m, packed, buf);
+            a_packed_m0 = m, a_packed_end = m + packed;
           }
           a = buf + (m - a_packed_m0) * kc, a_rs = kc, a_cs = 1;
         } else {

@@ -244,8 +244,7 @@ static void convp_tile_vec(const convp_tile* t, const float* x, int64_t cs, int6
 
 static KILN_ALWAYS_INLINE void convp_tile_avx512_body(
     const convp_tile* t, const float* x, int64_t cs, int64_t C, int64_t taps,
-    const float* w, int64_t w_ps, __mmask16 m1, float* T, const int MR, const int NP,
-    const int STREAM) {
+    const float* w, int64_t w_ps, float* T, const int MR, const int NP, const int STREAM) {
 #define CONVP_DECL(i) __m512 c##i##0 = _mm512_setzero_ps(), c##i##1 = _mm512_setzero_ps();
   CONVP_R8(CONVP_DECL)
 #undef CONVP_DECL
@@ -266,7 +265,7 @@ static KILN_ALWAYS_INLINE void convp_tile_avx512_body(
       for (int64_t q = 0; q < C * cs; q += cs, b += 16) {
         CONVP_PREFETCH_W(STREAM, b, w_ps, NP);
         const __m512 v0 = _mm512_loadu_ps(b);
-        const __m512 v1 = NP > 1 ? _mm512_maskz_loadu_ps(m1, b + w_ps) : v0;
+        const __m512 v1 = NP > 1 ? _mm512_loadu_ps(b + w_ps) : v0;
 #define CONVP_STEP(i) CONVP_FMA(i, _mm512_set1_ps(p##i[q]))
         CONVP_R8(CONVP_STEP)
 #undef CONVP_STEP
@@ -278,7 +277,7 @@ static KILN_ALWAYS_INLINE void convp_tile_avx512_body(
       for (int64_t q = 0; q < C * cs; q += cs, b += 16) {
         CONVP_PREFETCH_W(STREAM, b, w_ps, NP);
         const __m512 v0 = _mm512_loadu_ps(b);
-        const __m512 v1 = NP > 1 ? _mm512_maskz_loadu_ps(m1, b + w_ps) : v0;
+        const __m512 v1 = NP > 1 ? _mm512_loadu_ps(b + w_ps) : v0;
 #define CONVP_STEP(i) \
   CONVP_FMA(i, _mm512_castsi512_ps(                                       \
                    _mm512_and_si512(_mm512_castps_si512(_mm512_set1_ps(p##i[q])), z##i)))
@@ -297,7 +296,7 @@ static KILN_ALWAYS_INLINE void convp_tile_avx512_body(
 #undef CONVP_STORE
 }
 
-#define CONVP_BODY(MR, NP, S) convp_tile_avx512_body(t, x, cs, C, taps, w, w_ps, m1, T, MR, NP, S)
+#define CONVP_BODY(MR, NP, S) convp_tile_avx512_body(t, x, cs, C, taps, w, w_ps, T, MR, NP, S)
 #define CONVP_CASES(NP, S)                  \
   switch (mr) {                             \
     case 8: CONVP_BODY(8, NP, S); break;    \
@@ -314,8 +313,8 @@ static void convp_tile_avx512(const convp_tile* t, const float* x,
                                                  int64_t cs, int64_t C, int64_t taps,
                                                  const float* w, int64_t w_ps, int64_t mr,
                                                  int64_t nr, int stream, float* T) {
-  /* The second panel exists only when the tile has more than 16 channels. */
-  const __mmask16 m1 = nr > 16 ? (__mmask16)0xFFFF : (__mmask16)0;
+  /* The second panel exists only when the tile has more than 16 channels;
+   * panels are whole (zero past OC), so both load unmasked. */
   if (nr > 16) {
     if (stream) {
       CONVP_CASES(2, 1)

@@ -235,7 +235,7 @@ static inline void kiln_ukr_avx2(int64_t kc, const float* a, int64_t a_rs, int64
 static KILN_ALWAYS_INLINE void kiln_ukr_avx512_body(
     int64_t kc, const float* a, int64_t a_rs, int64_t a_cs, const float* b, int64_t b_rs,
     int64_t b_ps, float* c, int64_t c_rs, __mmask16 m0, __mmask16 m1, int load_c,
-    const kiln_tile_epilogue* ep, const int MR, const int NP) {
+    const kiln_tile_epilogue* ep, const int MR, const int NP, const int FULL) {
 #define KILN_DECL(i)                                                     \
   __m512 c##i##0 = _mm512_setzero_ps(), c##i##1 = _mm512_setzero_ps();  \
   const float* a##i = a + (MR > i ? i : 0) * a_rs;                       \
@@ -247,9 +247,13 @@ static KILN_ALWAYS_INLINE void kiln_ukr_avx512_body(
 #undef KILN_DECL
   const float* b1 = b + b_ps;
   for (int64_t k = 0; k < kc; ++k) {
-    /* Masked loads: a dense B row read in place must not be read past nr. */
-    const __m512 v0 = _mm512_maskz_loadu_ps(m0, b);
-    const __m512 v1 = NP > 1 ? _mm512_maskz_loadu_ps(m1, b1) : v0;
+    /* Masked loads only for a column tail: a dense B row read in place must
+     * not be read past nr. Where the tile is whole, plain loads: B streamed
+     * from memory through masked loads ran 2-3x slower on AMD Zen 5 (the
+     * hardware prefetchers left them waiting; a classifier's 5 MB of
+     * weights: 385 us masked, 134 us plain). */
+    const __m512 v0 = FULL ? _mm512_loadu_ps(b) : _mm512_maskz_loadu_ps(m0, b);
+    const __m512 v1 = NP > 1 ? (FULL ? _mm512_loadu_ps(b1) : _mm512_maskz_loadu_ps(m1, b1)) : v0;
     b += b_rs, b1 += b_rs;
 #define KILN_STEP(i)                                        \
   if (MR > i) {                                             \
@@ -349,16 +353,16 @@ static KILN_ALWAYS_INLINE void kiln_ukr_avx512_body(
 }
 #undef KILN_R512
 
-#define KILN_UKR512_CASES(NP)                                                               \
+#define KILN_UKR512_CASES(NP, FULL)                                                         \
   switch (mr) {                                                                             \
-    case 8: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, ep, 8, NP); break; \
-    case 7: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, ep, 7, NP); break; \
-    case 6: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, ep, 6, NP); break; \
-    case 5: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, ep, 5, NP); break; \
-    case 4: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, ep, 4, NP); break; \
-    case 3: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, ep, 3, NP); break; \
-    case 2: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, ep, 2, NP); break; \
-    default: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, ep, 1, NP); break; \
+    case 8: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, ep, 8, NP, FULL); break; \
+    case 7: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, ep, 7, NP, FULL); break; \
+    case 6: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, ep, 6, NP, FULL); break; \
+    case 5: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, ep, 5, NP, FULL); break; \
+    case 4: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, ep, 4, NP, FULL); break; \
+    case 3: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, ep, 3, NP, FULL); break; \
+    case 2: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, ep, 2, NP, FULL); break; \
+    default: kiln_ukr_avx512_body(kc, a, a_rs, a_cs, b, b_rs, b_ps, c, c_rs, m0, m1, load_c, ep, 1, NP, FULL); break; \
   }
 
 static inline void kiln_ukr_avx512(int64_t kc, const float* a, int64_t a_rs,
@@ -367,12 +371,18 @@ static inline void kiln_ukr_avx512(int64_t kc, const float* a, int64_t a_rs,
                                                int64_t mr, int64_t nr, int load_c,
                                                const kiln_tile_epilogue* ep) {
   const __mmask16 m0 = nr >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << nr) - 1u);
-  if (nr > 16) {
-    const __mmask16 m1 = nr >= 32 ? (__mmask16)0xFFFF : (__mmask16)((1u << (nr - 16)) - 1u);
-    KILN_UKR512_CASES(2)
+  if (nr >= 32) {
+    const __mmask16 m1 = (__mmask16)0xFFFF;
+    KILN_UKR512_CASES(2, 1)
+  } else if (nr > 16) {
+    const __mmask16 m1 = (__mmask16)((1u << (nr - 16)) - 1u);
+    KILN_UKR512_CASES(2, 0)
+  } else if (nr == 16) {
+    const __mmask16 m1 = 0;
+    KILN_UKR512_CASES(1, 1)
   } else {
     const __mmask16 m1 = 0;
-    KILN_UKR512_CASES(1)
+    KILN_UKR512_CASES(1, 0)
   }
 }
 #undef KILN_UKR512_CASES
@@ -892,8 +902,14 @@ static inline void kiln_gemm_run_tasks(const kiln_gemm_plan* p, int64_t begin, i
       for (int64_t m = m_lo; m < m_hi; ++m)
         for (int64_t j = 0; j < cols; ++j) d->y[m * d->y_rs + n0 + j] = 0.0f;
     }
-    for (int64_t k0 = 0; k0 < d->K; k0 += KILN_KC) {
-      const int64_t kc = d->K - k0 < KILN_KC ? d->K - k0 : KILN_KC;
+    /* K in blocks that keep B's block in cache for the rows' tiles; one
+     * micro-tile of rows reusing packed B never (a GEMV: a classifier, an
+     * MLP's batch of one) runs K whole instead, one unbroken stream per
+     * panel that the hardware prefetchers follow (the sums are the same:
+     * a partial sum stored and reloaded is exact). */
+    const int64_t k_block = d->b_packed && !d->a_im2col && m_hi - m_lo <= path.mr ? d->K : KILN_KC;
+    for (int64_t k0 = 0; k0 < d->K; k0 += k_block) {
+      const int64_t kc = d->K - k0 < k_block ? d->K - k0 : k_block;
       const float* b;
       int64_t b_rs = KILN_PANEL, b_ps;
       if (d->b_packed) {

@@ -36,7 +36,9 @@ output check against the PyTorch reference, latency estimate), then once per
 round, the rounds interleaved so that load from other processes hits all
 configurations alike; a configuration's median is the median of its round
 medians. Runs per round: --repeat, fewer when that would take longer than
---max-seconds (at least --min-runs).
+--max-seconds (at least --min-runs), more (up to 20x --repeat) when it would
+take less than --min-seconds: a 0.1 ms model's 50 runs are 5 ms, too short a
+window for the machine's noise to even out.
 
 Final run (a quiet machine: nothing else running; check `uptime` first):
   bash benchmarks/models/ort/install.sh
@@ -319,8 +321,10 @@ def bench_model(name, args, state):
             if not d <= r["tolerance"]:
                 r["errors"][c.key] = (f"output differs from PyTorch's by {d:.3g} > "
                                       f"{r['tolerance']:.3g} (still timed)")
-        budget = int(args.max_seconds * 1e3 / max(est["median"], 1e-3))
-        runs[c.key] = min(args.repeat, max(args.min_runs, budget))
+        per_run_ms = max(est["median"], 1e-3)
+        budget = int(args.max_seconds * 1e3 / per_run_ms)
+        wanted = max(args.repeat, min(20 * args.repeat, int(args.min_seconds * 1e3 / per_run_ms)))
+        runs[c.key] = min(wanted, max(args.min_runs, budget))
     rounds = {}
     for _ in range(args.rounds):
         # PyTorch's worker threads keep polling for a while after a parallel
@@ -352,6 +356,9 @@ def main(argv):
                     help="runs per configuration and round (at most)")
     ap.add_argument("--max-seconds", type=float, default=2.0,
                     help="fewer runs per round when --repeat would take longer than this")
+    ap.add_argument("--min-seconds", type=float, default=0.2,
+                    help="more runs per round (up to 20x --repeat) when --repeat would take "
+                         "less than this")
     ap.add_argument("--min-runs", type=int, default=5, help="runs per round at least")
     ap.add_argument("--rounds", type=int, default=3,
                     help="interleaved rounds; medians are medians of round medians")
@@ -432,6 +439,7 @@ def main(argv):
         "kiln commit": _source_commit(),
     }
     settings = {"repeat": args.repeat, "rounds": args.rounds, "max_seconds": args.max_seconds,
+                "min_seconds": args.min_seconds,
                 "min_runs": args.min_runs, "check_runs": CHECK_RUNS}
     text = bench_markdown.render(results, info, settings, state.get("paths") or [], kernels)
     with open(args.out, "w") as f:

@@ -35,6 +35,7 @@
 
 namespace {
 
+using kiln::testing::kConcurrentHost;
 using kiln::testing::kReverseHost;
 using kiln::testing::Random;
 using kiln::testing::Relayout;
@@ -216,15 +217,22 @@ void ExpectMatchesDirect(const WinoShape& s, const Epilogue& e, bool x_cl, bool 
   std::fill(scratch.begin(), scratch.end(), nan);
   b[e.residual ? 4 : 3] = y_thr.data();
   ASSERT_EQ(run(ip.data(), fp, b.data(), &kReverseHost), KILN_OK);
+  // The same partition on threads at once: tasks must not share scratch.
+  std::vector<float> y_con(r.size(), nan);
+  std::fill(scratch.begin(), scratch.end(), nan);
+  b[e.residual ? 4 : 3] = y_con.data();
+  ASSERT_EQ(run(ip.data(), fp, b.data(), &kConcurrentHost), KILN_OK);
   if (y_cl) {
     y = Relayout(y, s.n, s.oc, oh, ow, false);
     y_thr = Relayout(y_thr, s.n, s.oc, oh, ow, false);
+    y_con = Relayout(y_con, s.n, s.oc, oh, ow, false);
   }
   const Reference ref = Direct(s, x, w, bias, r, e);
   for (size_t at = 0; at < y.size(); ++at) {
     ASSERT_NEAR(y[at], ref.y[at], ref.tol_worst[at]) << "worst-case bound, at " << at;
     ASSERT_NEAR(y[at], ref.y[at], ref.tol_measured[at]) << "at " << at;
     ASSERT_EQ(y_thr[at], y[at]) << "threaded differs at " << at;
+    ASSERT_EQ(y_con[at], y[at]) << "concurrent threads differ at " << at;
   }
 }
 
@@ -270,6 +278,10 @@ const Case kCases[] = {
     // U past KILN_WINOGRAD_WAVE_MAX_U (36 x 64 x 130 floats): the GEMMs split
     // by chunks of output channels, the last one short, M chunk by chunk.
     {{2, 64, 9, 10, 130, 1, 1, 1, 1}, Act(KILN_ACT_CLIP, 0.0f, 6.0f, true, true)},
+    // A 14x14 layer's 16 tiles: with plain weights on a host, tasks take
+    // tiles and U-block regions of their own (4 tasks on AVX-512: 128
+    // channels are 4 pairs of panels).
+    {{1, 48, 14, 14, 128, 1, 1, 1, 1}, Act(KILN_ACT_RELU, 0, 0, true, true)},
 };
 
 INSTANTIATE_TEST_SUITE_P(Shapes, WinogradConv,

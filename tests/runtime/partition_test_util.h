@@ -1,10 +1,12 @@
 // Helpers for kernel tests that check results do not depend on how the host
-// partitions work: deterministic inputs and a parallel_for that runs uneven
-// chunks in reverse order.
+// partitions work: deterministic inputs and parallel_fors that run uneven
+// chunks in reverse order, or at once on threads.
 #ifndef KILN_TESTS_RUNTIME_PARTITION_TEST_UTIL_H_
 #define KILN_TESTS_RUNTIME_PARTITION_TEST_UTIL_H_
 
+#include <atomic>
 #include <cstdint>
+#include <thread>
 #include <vector>
 
 #include "kiln/kernel_abi.h"
@@ -30,6 +32,27 @@ inline void ReverseChunks(void*, int64_t n, void (*body)(void*, int64_t, int64_t
   }
 }
 inline const kiln_host kReverseHost = {ReverseChunks, nullptr, nullptr, nullptr};
+
+// parallel_for that runs the same uneven chunks at once, each on a thread of
+// its own released together: chunks that share scratch memory or write
+// each other's bytes show up as differences (ReverseChunks runs them one
+// after another, where such sharing goes unseen).
+inline void ConcurrentChunks(void*, int64_t n, void (*body)(void*, int64_t, int64_t), void* ctx) {
+  const int64_t cuts[4] = {0, n / 3, n / 3 + (n > 2 ? 1 : 0), n};
+  std::atomic<bool> go{false};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 3; ++i) {
+    if (cuts[i] < cuts[i + 1]) {
+      threads.emplace_back([&, i] {
+        while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+        body(ctx, cuts[i], cuts[i + 1]);
+      });
+    }
+  }
+  go.store(true, std::memory_order_release);
+  for (std::thread& t : threads) t.join();
+}
+inline const kiln_host kConcurrentHost = {ConcurrentChunks, nullptr, nullptr, nullptr};
 
 }  // namespace kiln::testing
 

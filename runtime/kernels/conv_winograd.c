@@ -19,11 +19,13 @@
  *      (output channels in the lanes) and the epilogue write y.
  * On the host's threads, while U is small enough to read once per wave on
  * every thread, each thread takes a share of the tiles and of the scratch
- * and runs its own waves through both phases (wg_slot_tasks); else
- * (`chunked`: larger U, or plain weights) the input transform is split by
- * tile rows, the GEMMs by chunks of output channels (each thread reading
- * its share of the weights) and the outputs by tiles, so that no two
- * threads write neighbouring lines.
+ * and runs its own waves through both phases (wg_slot_tasks); with plain
+ * weights (few tiles, one wave), each thread takes a share of the tiles
+ * and makes all of U itself, a chunk at a time (wg_raw_range_tasks); else
+ * (`chunked`: larger U, and plain weights on one thread) the input
+ * transform is split by tile rows, the GEMMs by chunks of output channels
+ * (each thread reading its share of the weights) and the outputs by tiles,
+ * so that no two threads write neighbouring lines.
  * V and M are frequency-major (each frequency's tiles contiguous, padded
  * apart so that a tile's 36 vectors do not share an L1 set; chunked, M is
  * chunk by chunk, a tile's 36 sums together) and phase 2

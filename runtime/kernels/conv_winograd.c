@@ -602,11 +602,13 @@ static int wg_run(const int64_t* ip, const float* fp, void* const* bindings, con
   j.mfs = j.wave_tiles * j.OC + KILN_WINOGRAD_FREQ_PAD;
   j.m = scratch + WG_F * j.vfs;
   j.ub = j.m + WG_F * j.mfs;
-  /* Each thread its own tiles through both phases (wg_slot_tasks) while U
-   * is small enough to read once per wave on every thread; else (and with
-   * plain weights, transformed once per chunk of output channels) the
-   * GEMMs split by chunks, each thread reading its share of the weights:
-   * the input transform split by rows, the outputs by tiles. */
+  /* On a host, plain weights: each thread its own tiles, making all of U
+   * (wg_raw_range_tasks). Each thread its own tiles through both phases
+   * (wg_slot_tasks) while U is small enough to read once per wave on every
+   * thread; else (and plain weights without a host, transformed once per
+   * chunk of output channels) the GEMMs split by chunks, each thread
+   * reading its share of the weights: the input transform split by rows,
+   * the outputs by tiles. */
   if (!j.transformed && host && host->parallel_for && j.wave_tiles >= j.all_tiles) {
     j.raw_tasks = wg_raw_task_count(&j);
     kiln_run_tasks(host, j.raw_tasks, work, min_work, wg_raw_range_tasks, &j);

@@ -1,10 +1,12 @@
 /* The blocked GEMM of sgemm.h.
  *
  * Blocking: the output is cut into tasks (a block of rows x a group of 64
- * columns); a task walks K in blocks of KILN_KC, packs that K-block of its B
- * columns into 16-wide panels on the stack (unless B is already packed:
- * constant weights packed by the compiler), and runs the register-tiled
- * micro-kernel (its path's nr columns per call) over its rows.
+ * columns); a task walks K in blocks of KILN_KC (all of K at once when its
+ * rows are one micro-tile against packed B: a GEMV), packs that K-block of
+ * its B columns into 16-wide panels on the stack (unless B is already
+ * packed: constant weights packed by the compiler), and runs the
+ * register-tiled micro-kernel (its path's nr columns per call) over its
+ * rows, shared out evenly over the fewest micro-tiles.
  * A is read in place through strides (broadcast one element per row).
  *
  * Path: simd.h (this copy's compile flags). */

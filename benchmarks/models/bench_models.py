@@ -353,7 +353,8 @@ def main(argv):
         os.path.dirname(os.path.abspath(__file__)), "out"))
     ap.add_argument("--work", default="/tmp/kiln_bench_models")
     ap.add_argument("--repeat", type=int, default=50,
-                    help="runs per configuration and round (at most)")
+                    help="runs per configuration and round (at most, unless --min-seconds asks "
+                         "for more)")
     ap.add_argument("--max-seconds", type=float, default=2.0,
                     help="fewer runs per round when --repeat would take longer than this")
     ap.add_argument("--min-seconds", type=float, default=0.2,

@@ -355,11 +355,13 @@ static KILN_ALWAYS_INLINE void wg_weight_1d(const kv* g, int s, kv* out, int os)
  * stream from memory once, at a quarter of U's size. For few tiles, where
  * U's size would make the GEMMs wait on memory. */
 #define WG_RAW_AHEAD 4 /* channels: 2.3 KB ahead of the loads */
+/* Floats of one panel's region of U blocks: [k][f][16] for RAW_KC channels. */
+#define WG_UB_REGION (WG_F * KILN_WINOGRAD_RAW_KC * 16)
 
 static void wg_sums_raw(const wg_job* j, int64_t oc0, int64_t nr, int64_t t0, int64_t tiles) {
   const int64_t C = j->C, MR = j->path.mr, KC = KILN_WINOGRAD_RAW_KC;
   const int64_t panel = 9 * C * 16;   /* floats per 16-channel panel of w */
-  const int64_t region = WG_F * KC * 16; /* floats per panel of U blocks: [k][f][16] */
+  const int64_t region = WG_UB_REGION;
   const int64_t p0 = oc0 / 16, panels = (oc0 % 16 + nr + 15) / 16;
   /* The task's lanes in each panel: the micro-kernel's columns. */
   const int64_t q0 = oc0 % 16, q1 = q0 + (j->path.nr < 16 ? j->path.nr : 16);
@@ -528,13 +530,15 @@ static void wg_slot_tasks(void* ctx, int64_t begin, int64_t end) {
  * Task t's V and M start at 36 (first (C + nr) + t PAD) floats, where the
  * scratch's V and M have room for every task (wg_run sizes raw_tasks so),
  * and its U blocks at region t * (panels of a chunk). */
+/* The widest chunk's output channels. */
+static int64_t wg_chunk_width(const wg_job* j) { return j->path.nr < j->OC ? j->path.nr : j->OC; }
+
 static void wg_raw_range_tasks(void* ctx, int64_t begin, int64_t end) {
   const wg_job* j = (const wg_job*)ctx;
   const int64_t first = j->all_tiles * begin / j->raw_tasks;
   const int64_t last = j->all_tiles * end / j->raw_tasks;
   if (first >= last) return;
-  const int64_t nr_max = j->path.nr < j->OC ? j->path.nr : j->OC;
-  const int64_t region = WG_F * KILN_WINOGRAD_RAW_KC * 16;
+  const int64_t nr_max = wg_chunk_width(j);
   wg_job w = *j;
   w.tile0 = first;
   w.tiles = last - first;
@@ -543,7 +547,7 @@ static void wg_raw_range_tasks(void* ctx, int64_t begin, int64_t end) {
   w.m = w.v + WG_F * w.vfs;
   w.chunked = 1;
   w.m_oc_stride = 0;
-  w.ub = j->ub + begin * ((nr_max + 15) / 16) * region;
+  w.ub = j->ub + begin * ((nr_max + 15) / 16) * WG_UB_REGION;
   w.ub_own = 1;
   wg_input_tasks(&w, 0, wg_input_task_count(&w));
   for (int64_t chunk = 0; chunk < j->chunks; ++chunk) {
@@ -560,7 +564,7 @@ static void wg_raw_range_tasks(void* ctx, int64_t begin, int64_t end) {
  * (C + OC) floats per tile and frequency, the tasks use C + nr_max, and two
  * paddings). */
 static int64_t wg_raw_task_count(const wg_job* j) {
-  const int64_t nr_max = j->path.nr < j->OC ? j->path.nr : j->OC;
+  const int64_t nr_max = wg_chunk_width(j);
   const int64_t regions = (j->OC + 15) / 16 / ((nr_max + 15) / 16);
   const int64_t padded = 2 + j->all_tiles * (j->OC - nr_max) / KILN_WINOGRAD_FREQ_PAD;
   int64_t tasks = j->all_tiles < regions ? j->all_tiles : regions;

@@ -23,10 +23,18 @@ inline std::vector<float> Random(size_t n, uint32_t seed) {
   return v;
 }
 
+// The three uneven chunks both hosts below cut [0, n) into: chunk i is
+// [cuts[i], cuts[i + 1]), some of them empty when n is small.
+struct UnevenCuts {
+  explicit UnevenCuts(int64_t n) : at{0, n / 3, n / 3 + (n > 2 ? 1 : 0), n} {}
+  int64_t at[4];
+};
+
 // parallel_for that runs uneven chunks in reverse order: any dependence of
 // results on the partition or on chunk order shows up as a difference.
 inline void ReverseChunks(void*, int64_t n, void (*body)(void*, int64_t, int64_t), void* ctx) {
-  const int64_t cuts[4] = {0, n / 3, n / 3 + (n > 2 ? 1 : 0), n};
+  const UnevenCuts split(n);
+  const int64_t* cuts = split.at;
   for (int i = 2; i >= 0; --i) {
     if (cuts[i] < cuts[i + 1]) body(ctx, cuts[i], cuts[i + 1]);
   }
@@ -38,7 +46,8 @@ inline const kiln_host kReverseHost = {ReverseChunks, nullptr, nullptr, nullptr}
 // each other's bytes show up as differences (ReverseChunks runs them one
 // after another, where such sharing goes unseen).
 inline void ConcurrentChunks(void*, int64_t n, void (*body)(void*, int64_t, int64_t), void* ctx) {
-  const int64_t cuts[4] = {0, n / 3, n / 3 + (n > 2 ? 1 : 0), n};
+  const UnevenCuts split(n);
+  const int64_t* cuts = split.at;
   std::atomic<bool> go{false};
   std::vector<std::thread> threads;
   for (int i = 0; i < 3; ++i) {

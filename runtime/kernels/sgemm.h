@@ -89,7 +89,8 @@ static KILN_ALWAYS_INLINE float kiln_tile_epilogue_scalar(const kiln_tile_epilog
 }
 
 /* The epilogue over a finished tile held in acc[i * NV + v] (row i,
- * columns [v KV_LANES, (v + 1) KV_LANES)), MR <= 8 rows of NV <= 4 vectors:
+ * columns [v KV_LANES, (v + 1) KV_LANES)), MR <= 8 rows of NV <= 4 vectors
+ * (a whole 16-column panel: 16 / KV_LANES, more than 4 when KV_LANES is 1):
  * bias, residual, activation as kiln_tile_epilogue_scalar, on whole vectors
  * (vec.h: max/min keep NaN as the scalar selects). ep's fields are read once
  * and each step runs over all accumulators, not a test per accumulator: with
@@ -102,7 +103,7 @@ static KILN_ALWAYS_INLINE void kiln_tile_epilogue_kv_all(const kiln_tile_epilogu
     const float* bias = ep->bias;
     const int64_t brs = ep->bias_rs;
     if (ep->row_vector && brs == 0) { /* one bias row for all (a conv's) */
-      kv b[4];
+      kv b[16 / KV_LANES > 4 ? 16 / KV_LANES : 4];
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) b[v] = kv_mul(beta, kv_load(bias + v * KV_LANES));
 #pragma GCC unroll 8

@@ -8,7 +8,8 @@
  *   neon      float32x4_t    4          fused
  *   portable  4 floats       4          a*b + c, two roundings (GCC/Clang vector
  *                                       extension: SSE, NEON, ... or scalar code)
- *             float          1          the same, for other C11 compilers
+ *             float          1          the same, for other C11 compilers and
+ *                                       KILN_KV_SCALAR (simd.h: Cortex-M)
  *
  * kv_max(a, b) is a > b ? a : b and kv_min(a, b) is a < b ? a : b on every
  * path (x86's rule: the second operand when either is NaN), so ReLU and Clip
@@ -270,7 +271,7 @@ static KILN_ALWAYS_INLINE void kv_transpose(kv* r) {
   r[3] = vcombine_f32(vget_high_f32(t0.val[1]), vget_high_f32(t1.val[1]));
 }
 
-#elif defined(__GNUC__) || defined(__clang__)
+#elif (defined(__GNUC__) || defined(__clang__)) && !defined(KILN_KV_SCALAR)
 
 #define KV_LANES 4
 #define KV_PORTABLE_VECTOR 1

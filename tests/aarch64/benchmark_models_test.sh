@@ -16,8 +16,9 @@ KPATH=$5
 FLAGS=$6
 CROSS_CC=$7
 read -r -a RUN_PREFIX <<< "$8"
-# The same compiler through ccache's link when scripts/test.sh put it on PATH
-# (the models share their kernel sources).
+# The same compiler through ccache's link when scripts/test.sh put it on PATH:
+# the models share their kernel sources, and every bundle is named "bench" so
+# that the kernels' symbol prefix (kiln/symbol_prefix.h) is the same too.
 case $(command -v "${CROSS_CC##*/}") in
   */ccache/*) CROSS_CC=$(command -v "${CROSS_CC##*/}") ;;
 esac
@@ -35,10 +36,10 @@ for model in $BENCHMARK_MODELS; do
   start=$SECONDS
   if [ "${#INPUTS[@]}" -gt 0 ] &&
      "$KILN" compile "$m.onnx" -o "$WORK/$model.kiln" &&
-     "$KILN" aot "$WORK/$model.kiln" -o "$WORK/$model.aot" --name "$model" --no-size-report &&
+     "$KILN" aot "$WORK/$model.kiln" -o "$WORK/$model.aot" --name bench --no-size-report &&
      make -s -C "$WORK/$model.aot" -j2 CC="$CROSS_CC" CFLAGS="-O3 $FLAGS" \
        > "$WORK/$model.make.log" 2>&1 &&
-     "${RUN_PREFIX[@]}" "$WORK/$model.aot/${model}_run" "${INPUTS[@]}" \
+     "${RUN_PREFIX[@]}" "$WORK/$model.aot/bench_run" "${INPUTS[@]}" \
        --output "$WORK/$model.aarch64.npy" &&
      "$KILN" run "$WORK/$model.kiln" --isa portable "${INPUTS[@]}" \
        --output "$WORK/$model.x86_portable.npy" &&

@@ -42,6 +42,9 @@ export_missing_models "$SRC" "$MODELS"
 
 passed=0
 failed=0
+# Every bundle is named "bench": the kernels' symbol prefix
+# (kiln/symbol_prefix.h) is then the same in each, so a compiler cache
+# (scripts/test.sh) compiles each kernel source once per path, not per model.
 for model in $MODELS_HERE; do
   m="$MODELS/$model"
   model_inputs "$m"
@@ -49,9 +52,9 @@ for model in $MODELS_HERE; do
      "$KILN" compile "$m.onnx" -o "$WORK/$model.kiln" &&
      "$KILN" run "$WORK/$model.kiln" --isa "$KPATH" "${INPUTS[@]}" --output "$WORK/$model.vm.npy" &&
      "$KILN" run "$WORK/$model.kiln" --isa "$KPATH" --threads 3 "${INPUTS[@]}" --output "$WORK/$model.vm3.npy" &&
-     "$KILN" aot "$WORK/$model.kiln" -o "$WORK/$model.aot" --name "$model" --no-size-report &&
+     "$KILN" aot "$WORK/$model.kiln" -o "$WORK/$model.aot" --name bench --no-size-report &&
      make -s -C "$WORK/$model.aot" -j2 CFLAGS="-O3 $FLAGS" > "$WORK/$model.make.log" 2>&1 &&
-     "$WORK/$model.aot/${model}_run" "${INPUTS[@]}" --output "$WORK/$model.aot.npy" &&
+     "$WORK/$model.aot/bench_run" "${INPUTS[@]}" --output "$WORK/$model.aot.npy" &&
      "$PY" "$SRC/scripts/compare_npy.py" --label "$model $KPATH vm:  " "$m.output.npy" "$WORK/$model.vm.npy" &&
      "$PY" "$SRC/scripts/compare_npy.py" --label "$model $KPATH aot: " "$m.output.npy" "$WORK/$model.aot.npy" &&
      "$PY" "$SRC/scripts/compare_npy.py" --bitwise --label "$model $KPATH vm-vs-aot: " \

@@ -49,11 +49,9 @@
  * per vector. KILN_KV_SCALAR makes the portable vector one float: set here
  * for Cortex-M without Helium (M-profile, no MVE); -DKILN_KV_SCALAR=1 sets it
  * for any other target without a vector unit. */
-#if !defined(KILN_KV_SCALAR) && !defined(KILN_HAVE_AVX2) && !defined(KILN_HAVE_NEON) && \
-    defined(__ARM_ARCH_PROFILE) && !defined(__ARM_FEATURE_MVE)
-#if __ARM_ARCH_PROFILE == 'M'
+#if !defined(KILN_KV_SCALAR) && defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M' && \
+    !defined(__ARM_FEATURE_MVE)
 #define KILN_KV_SCALAR 1
-#endif
 #endif
 
 /* The path's name, for messages and reports. */

@@ -832,29 +832,18 @@ static inline int64_t kiln_gemm_task_count(const kiln_gemm_plan* p) {
  * is prefetched (kiln_gemm_next_b). */
 #define KILN_GEMM_FEW_TILES 16
 
-/* Prefetches Y rows m .. m + rows (columns n0 .. n0 + cols) for writing. */
-static inline void kiln_gemm_prefetch_y(const kiln_gemm_desc* d, int64_t m, int64_t rows,
-                                        int64_t n0, int64_t cols) {
+/* Prefetches `floats` floats of each of `rows` rows from `first`, `rs` apart:
+ * for writing (Y) or for reading (A). WRITE is a constant after inlining,
+ * as each prefetch's hint must be. */
+static KILN_ALWAYS_INLINE void kiln_gemm_prefetch_rows(const float* first, int64_t rs,
+                                                       int64_t rows, int64_t floats,
+                                                       const int WRITE) {
   for (int64_t i = 0; i < rows; ++i) {
-    const char* y = (const char*)(d->y + (m + i) * d->y_rs + n0);
-    for (int64_t off = 0; off < cols * (int64_t)sizeof(float); off += 64) KILN_PREFETCH_WRITE(y + off);
-  }
-}
-
-/* Prefetches A rows m .. m + rows (dense, columns k0 .. k0 + kc) for reading,
- * the same micro-tiles ahead as Y. Only for a GEMM of one column group (A
- * streamed once) with short rows (K <= 64, where it was measured):
- * MobileNetV2's 32 -> 16 projection at 112x112 reads its 1.6 MB input, the
- * depthwise layer's output, from L2 and L3 in 8-row tiles of 2 lines per row. BM_Pointwise C:32 OC:16 with cold
- * caches (sets 16), AMD EPYC Zen 5: avx512 167 -> 127-134 us, avx2 228-236
- * -> 181-208; in the model (VM, avx512, 5 interleaved runs) 158-241 -> 131-154
- * us. Prefetching A for every column group of the 16 -> 96 expansion made
- * it 3-5% slower: each group rereads A, already on its way to L1. */
-static inline void kiln_gemm_prefetch_a(const kiln_gemm_desc* d, int64_t m, int64_t rows,
-                                        int64_t k0, int64_t kc) {
-  for (int64_t i = 0; i < rows; ++i) {
-    const char* a = (const char*)(d->a + (m + i) * d->a_rs + k0);
-    for (int64_t off = 0; off < kc * (int64_t)sizeof(float); off += 64) KILN_PREFETCH_READ(a + off);
+    const char* row = (const char*)(first + i * rs);
+    for (int64_t off = 0; off < floats * (int64_t)sizeof(float); off += 64) {
+      if (WRITE) KILN_PREFETCH_WRITE(row + off);
+      else KILN_PREFETCH_READ(row + off);
+    }
   }
 }
 
@@ -962,6 +951,16 @@ static inline void kiln_gemm_run_tasks(const kiln_gemm_plan* p, int64_t begin, i
       if (d->b_packed && tiles > 1 && tiles <= KILN_GEMM_FEW_TILES)
         next = kiln_gemm_next_b(p, t, end, n0, k0, kc);
       const int64_t next_lines = next.panels * next.lines;
+      /* A's rows are prefetched like Y's when one column group streams
+       * short rows once (K <= 64, where it was measured): MobileNetV2's
+       * 32 -> 16 projection at 112x112 reads its 1.6 MB input, the depthwise
+       * layer's output, from L2 and L3 in 8-row tiles of 2 lines per row.
+       * BM_Pointwise C:32 OC:16 with cold caches (sets 16), AMD EPYC Zen 5:
+       * avx512 167 -> 127-134 us, avx2 228-236 -> 181-208; in the model (VM,
+       * avx512, 5 interleaved runs) 158-241 -> 131-154 us. Prefetching A for
+       * every column group of the 16 -> 96 expansion made it 3-5% slower:
+       * each group rereads A, already on its way to L1. */
+      const int prefetch_a = p->n_groups == 1 && !d->a_im2col && d->a_cs == 1 && kc <= 64;
       /* The rows shared out evenly over the fewest micro-tiles: a tile of
        * one row waits on its FMAs' latency about as long as a full tile
        * takes, so a 7x7 layer's 49 rows run as 7 tiles of 7 rather than
@@ -971,9 +970,10 @@ static inline void kiln_gemm_run_tasks(const kiln_gemm_plan* p, int64_t begin, i
         if (k0 == 0 && i + KILN_GEMM_AHEAD < tiles) {
           const int64_t ahead = m_lo + (i + KILN_GEMM_AHEAD) * rows / tiles;
           const int64_t ahead_end = m_lo + (i + KILN_GEMM_AHEAD + 1) * rows / tiles;
-          kiln_gemm_prefetch_y(d, ahead, ahead_end - ahead, n0, cols);
-          if (p->n_groups == 1 && !d->a_im2col && d->a_cs == 1 && kc <= 64)
-            kiln_gemm_prefetch_a(d, ahead, ahead_end - ahead, k0, kc);
+          kiln_gemm_prefetch_rows(d->y + ahead * d->y_rs + n0, d->y_rs, ahead_end - ahead, cols,
+                                  1);
+          if (prefetch_a)
+            kiln_gemm_prefetch_rows(d->a + ahead * d->a_rs, d->a_rs, ahead_end - ahead, kc, 0);
         }
         if (next_lines > 0)
           kiln_gemm_prefetch_b(&next, i * next_lines / tiles, (i + 1) * next_lines / tiles);

@@ -19,13 +19,13 @@
  *      (output channels in the lanes) and the epilogue write y.
  * On the host's threads, while U is small enough to read once per wave on
  * every thread, each thread takes a share of the tiles and of the scratch
- * and runs its own waves through both phases (wg_slot_tasks); with plain
- * weights (few tiles, one wave), each thread takes a share of the tiles
- * and makes all of U itself, a chunk at a time (wg_raw_range_tasks); else
- * (`chunked`: larger U, and plain weights on one thread) the input
- * transform is split by tile rows, the GEMMs by chunks of output channels
- * (each thread reading its share of the weights) and the outputs by tiles,
- * so that no two threads write neighbouring lines.
+ * and runs its own waves through both phases (wg_slot_tasks); with larger
+ * U or plain weights (`chunked`) and one wave, each thread takes a share of
+ * the output channels (and with more threads than V rooms, of the tiles),
+ * transforms its tiles' whole input into a room of its own and runs both
+ * phases for its share (wg_share_tasks); else (chunked on one thread, or
+ * in several waves) the input transform is split by tile rows, the GEMMs
+ * by chunks of output channels and the outputs by tiles.
  * V and M are frequency-major (each frequency's tiles contiguous, padded
  * apart so that a tile's 36 vectors do not share an L1 set; chunked, M is
  * chunk by chunk, a tile's 36 sums together) and phase 2
@@ -94,7 +94,7 @@ typedef struct wg_job {
   kiln_gemm_path path;
   int64_t vfs, mfs;       /* floats from one frequency of V (of M) to the next */
   int64_t chunks;         /* phase 2: output-channel chunks of path.nr */
-  int64_t raw_tasks;      /* plain weights on threads: wg_raw_range_tasks' tasks */
+  int64_t h_tasks, g_tasks; /* wg_share_tasks: shares of the chunks, tile groups */
   int64_t act;
   float act_alpha, act_beta;
 } wg_job;
@@ -518,57 +518,79 @@ static void wg_slot_tasks(void* ctx, int64_t begin, int64_t end) {
   }
 }
 
-/* Plain weights (few tiles: one wave holds them all) on the host's
- * threads: tasks [begin, end) of raw_tasks take a share of the tiles,
- * transform their input into V, then chunk by chunk make the chunk's U in
- * U-block regions of their own, sum their tiles into M (one chunk's room)
- * and write those tiles' outputs. Every thread transforms all the weights
- * (on one thread, about a third of a 14x14 layer's time), but reads and
- * writes only its own V, M, U blocks and y: split by chunks, each thread
- * read the half of V that the other had written, and ResNet-18's 14x14
- * layers ran 1.1x faster on two threads than on one (AMD EPYC Zen 5).
- * Task t's V and M start at 36 (first (C + nr) + t PAD) floats, where the
- * scratch's V and M have room for every task (wg_run sizes raw_tasks so),
- * and its U blocks at region t * (panels of a chunk). */
-/* The widest chunk's output channels. */
+/* With U large or made here, on the host's threads (one wave holds every
+ * tile): task t of h_tasks * g_tasks takes the output chunks of share
+ * h = t / g_tasks and the tiles of group g = t % g_tasks. A share's tasks
+ * transform their tiles' input into the share's own V room, then sum
+ * their tiles of the share's chunks into M (chunk by chunk, each a run of
+ * its own) and write those outputs. A run of tasks of one share is one
+ * pass over their tiles (on two threads: each thread all the tiles and
+ * half the output channels), so the weights are read, or with plain
+ * weights transformed, once per share, and no thread reads what another
+ * core wrote: split by chunks over one V that the threads had filled a
+ * part of each, or by tiles with every thread transforming all the plain
+ * weights, ResNet-18's 28x28 and 14x14 layers ran 1.2-1.4x faster on two
+ * threads than on one (AMD EPYC Zen 5). With plain weights, each run of
+ * tasks makes its U blocks in the region of its first task. */
 static int64_t wg_chunk_width(const wg_job* j) { return j->path.nr < j->OC ? j->path.nr : j->OC; }
 
-static void wg_raw_range_tasks(void* ctx, int64_t begin, int64_t end) {
-  const wg_job* j = (const wg_job*)ctx;
-  const int64_t first = j->all_tiles * begin / j->raw_tasks;
-  const int64_t last = j->all_tiles * end / j->raw_tasks;
-  if (first >= last) return;
-  const int64_t nr_max = wg_chunk_width(j);
+static void wg_share_pass(const wg_job* j, int64_t h, int64_t g0, int64_t g1, int64_t region) {
+  const int64_t t0 = j->all_tiles * g0 / j->g_tasks, t1 = j->all_tiles * g1 / j->g_tasks;
+  if (t0 >= t1) return;
+  const int64_t c0 = j->chunks * h / j->h_tasks, c1 = j->chunks * (h + 1) / j->h_tasks;
   wg_job w = *j;
-  w.tile0 = first;
-  w.tiles = last - first;
-  w.v = j->v + WG_F * (first * (j->C + nr_max) + begin * KILN_WINOGRAD_FREQ_PAD);
-  w.vfs = w.tiles * j->C + KILN_WINOGRAD_FREQ_PAD;
-  w.m = w.v + WG_F * w.vfs;
-  w.chunked = 1;
-  w.m_oc_stride = 0;
-  w.ub = j->ub + begin * ((nr_max + 15) / 16) * WG_UB_REGION;
-  w.ub_own = 1;
-  wg_input_tasks(&w, 0, wg_input_task_count(&w));
-  for (int64_t chunk = 0; chunk < j->chunks; ++chunk) {
-    int64_t oc0, nr;
+  w.v = j->v + h * WG_F * j->vfs;
+  wg_job in = w; /* the input transform's wave: the pass's tiles */
+  in.tile0 = t0, in.tiles = t1 - t0, in.v = w.v + t0 * j->C;
+  wg_input_tasks(&in, 0, wg_input_task_count(&in));
+  int64_t oc0, nr;
+  if (j->transformed) {
+    for (int64_t f = 0; f < WG_F; ++f)
+      for (int64_t chunk = c0; chunk < c1; ++chunk) {
+        wg_chunk_span(j, chunk, &oc0, &nr);
+        wg_sums_transformed(&w, f, oc0, nr, t0, t1 - t0);
+      }
+  } else {
+    w.ub = j->ub + region * ((wg_chunk_width(j) + 15) / 16) * WG_UB_REGION;
+    w.ub_own = 1;
+    for (int64_t chunk = c0; chunk < c1; ++chunk) {
+      wg_chunk_span(j, chunk, &oc0, &nr);
+      wg_sums_raw(&w, oc0, nr, t0, t1 - t0);
+    }
+  }
+  for (int64_t chunk = c0; chunk < c1; ++chunk) {
     wg_chunk_span(j, chunk, &oc0, &nr);
-    wg_sums_raw(&w, oc0, nr, 0, w.tiles);
-    wg_outputs(&w, oc0, nr, 0, w.tiles);
+    wg_outputs(&w, oc0, nr, t0, t1 - t0);
   }
 }
 
-/* wg_raw_range_tasks' task count: at most one per tile, per set of U-block
- * regions a chunk uses, and as many as the V and M rooms' padding allows
- * (each task pads its V by FREQ_PAD floats per frequency: the rooms hold
- * (C + OC) floats per tile and frequency, the tasks use C + nr_max, and two
- * paddings). */
-static int64_t wg_raw_task_count(const wg_job* j) {
-  const int64_t nr_max = wg_chunk_width(j);
-  const int64_t regions = (j->OC + 15) / 16 / ((nr_max + 15) / 16);
-  const int64_t padded = 2 + j->all_tiles * (j->OC - nr_max) / KILN_WINOGRAD_FREQ_PAD;
-  int64_t tasks = j->all_tiles < regions ? j->all_tiles : regions;
-  return tasks < padded ? tasks : padded;
+static void wg_share_tasks(void* ctx, int64_t begin, int64_t end) {
+  const wg_job* j = (const wg_job*)ctx;
+  const int64_t G = j->g_tasks;
+  for (int64_t h = begin / G; h * G < end; ++h) {
+    const int64_t g0 = h * G < begin ? begin - h * G : 0;
+    const int64_t g1 = (h + 1) * G < end ? G : end - h * G;
+    wg_share_pass(j, h, g0, g1, begin);
+  }
+}
+
+/* The shares (at most the V rooms, one per chunk) and the tile groups per
+ * share (up to WG_TILE_GROUPS, for hosts of more threads than shares; with
+ * plain weights, no more tasks than U-block regions). */
+#define WG_TILE_GROUPS 4
+static void wg_share_count(wg_job* j) {
+  const int64_t copies = kiln_winograd_v_copies(j->C, j->OC, j->transformed);
+  int64_t h = j->chunks < copies ? j->chunks : copies;
+  int64_t g = j->all_tiles < WG_TILE_GROUPS ? j->all_tiles : WG_TILE_GROUPS;
+  if (!j->transformed) {
+    /* Regions of the widest chunk's panels that the panels' room holds
+     * (at least one: a chunk is at most all the panels). */
+    const int64_t regions = (j->OC + 15) / 16 / ((wg_chunk_width(j) + 15) / 16);
+    if (h > regions) h = regions;
+    if (g > regions / h) g = regions / h;
+  }
+  j->h_tasks = h;
+  j->g_tasks = g > 1 ? g : 1;
 }
 
 /* ---- entry points -------------------------------------------------------- */
@@ -604,21 +626,24 @@ static int wg_run(const int64_t* ip, const float* fp, void* const* bindings, con
   j.wave_tiles = wave * j.TW;
   j.vfs = j.wave_tiles * j.C + KILN_WINOGRAD_FREQ_PAD;
   j.mfs = j.wave_tiles * j.OC + KILN_WINOGRAD_FREQ_PAD;
-  j.m = scratch + WG_F * j.vfs;
+  j.m = scratch + kiln_winograd_v_copies(j.C, j.OC, j.transformed) * WG_F * j.vfs;
   j.ub = j.m + WG_F * j.mfs;
-  /* On a host, plain weights: each thread its own tiles, making all of U
-   * (wg_raw_range_tasks). Each thread its own tiles through both phases
-   * (wg_slot_tasks) while U is small enough to read once per wave on every
-   * thread; else (and plain weights without a host, transformed once per
-   * chunk of output channels) the GEMMs split by chunks, each thread
-   * reading its share of the weights: the input transform split by rows,
+  /* Each thread its own tiles through both phases (wg_slot_tasks) while U
+   * is small enough to read once per wave on every thread; else, on a
+   * host, shares of the output channels, each transforming the whole input
+   * (wg_share_tasks); else (one thread, or several waves of plain weights)
+   * wave by wave, the GEMMs by chunks of output channels (with plain
+   * weights, U made once per chunk), the input transform split by rows,
    * the outputs by tiles. */
-  if (!j.transformed && host && host->parallel_for && j.wave_tiles >= j.all_tiles) {
-    j.raw_tasks = wg_raw_task_count(&j);
-    kiln_run_tasks(host, j.raw_tasks, work, min_work, wg_raw_range_tasks, &j);
+  j.chunked = !j.transformed || WG_F * j.C * j.OC > KILN_WINOGRAD_WAVE_MAX_U;
+  if (j.chunked && host && host->parallel_for && work >= min_work &&
+      j.wave_tiles >= j.all_tiles) {
+    j.tiles = j.all_tiles;
+    j.m_oc_stride = WG_F * j.all_tiles;
+    wg_share_count(&j);
+    kiln_run_tasks(host, j.h_tasks * j.g_tasks, work, min_work, wg_share_tasks, &j);
     return KILN_OK;
   }
-  j.chunked = !j.transformed || WG_F * j.C * j.OC > KILN_WINOGRAD_WAVE_MAX_U;
   if (!j.chunked) {
     kiln_run_tasks(host, j.wave_tiles, work, min_work, wg_slot_tasks, &j);
     return KILN_OK;
@@ -682,13 +707,15 @@ static int wg_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
    * with the frequencies' padding, does the scratch (kiln_winograd_scratch_floats: one
    * wave, at most the sum). */
   int64_t c_oc, vm, blocks;
-  KILN_TRY(kiln_checked_add(C, OC, &c_oc));
+  const int64_t copies = kiln_winograd_v_copies(C, OC, (int)ip[P_WG_TRANSFORMED]);
+  KILN_TRY(kiln_checked_mul(copies, C, &c_oc));
+  KILN_TRY(kiln_checked_add(c_oc, OC, &c_oc));
   const int64_t v_dims[5] = {WG_F, N, TH, TW, c_oc}, w_dims[3] = {WG_F, C, OC};
   KILN_TRY(kiln_checked_product(v_dims, 5, &vm));
   KILN_TRY(kiln_checked_product(w_dims, 3, &count));
   KILN_TRY(kiln_checked_mul(oc_pad / 16 * 16, WG_F * KILN_WINOGRAD_RAW_KC, &blocks));
   KILN_TRY(kiln_checked_add(vm, blocks, &count));
-  KILN_TRY(kiln_checked_add(count, 2 * WG_F * KILN_WINOGRAD_FREQ_PAD, &count));
+  KILN_TRY(kiln_checked_add(count, (copies + 1) * WG_F * KILN_WINOGRAD_FREQ_PAD, &count));
   count = kiln_winograd_scratch_floats(N, C, OC, ip[P_OH], ip[P_OW], (int)ip[P_WG_TRANSFORMED]);
   return kiln_check_f32_binding(binding_bytes[residual ? 5 : 4], count);
 }

@@ -278,9 +278,10 @@ const Case kCases[] = {
     // U past KILN_WINOGRAD_WAVE_MAX_U (36 x 64 x 130 floats): the GEMMs split
     // by chunks of output channels, the last one short, M chunk by chunk.
     {{2, 64, 9, 10, 130, 1, 1, 1, 1}, Act(KILN_ACT_CLIP, 0.0f, 6.0f, true, true)},
-    // A 14x14 layer's 16 tiles: with plain weights on a host, tasks take
-    // tiles and U-block regions of their own (4 tasks on AVX-512: 128
-    // channels are 4 pairs of panels).
+    // A 14x14 layer's 16 tiles: with plain weights on a host, two shares
+    // of the output chunks, each with V and U-block regions of its own, and
+    // tile groups within a share (on AVX-512 128 channels are 4 pairs of
+    // panels: 2 shares of 2 tile groups; on AVX2 8 panels: 2 of 4).
     {{1, 48, 14, 14, 128, 1, 1, 1, 1}, Act(KILN_ACT_RELU, 0, 0, true, true)},
 };
 

@@ -71,20 +71,34 @@ static inline int64_t kiln_winograd_wave_rows(int64_t n, int64_t c, int64_t oc, 
  * share one L1 set. */
 #define KILN_WINOGRAD_FREQ_PAD 16
 
+/* Rooms for the transformed input V the scratch holds. With U past
+ * KILN_WINOGRAD_WAVE_MAX_U floats, or plain weights, the host's threads
+ * split the output channels in KILN_WINOGRAD_V_COPIES shares, each share
+ * transforming the whole input into a room of its own: the input transform
+ * is cheap beside the GEMMs and the weights' transform, and no thread reads
+ * what another core wrote. Else (small U: threads take tiles) one room. */
+#define KILN_WINOGRAD_V_COPIES 2
+static inline int64_t kiln_winograd_v_copies(int64_t c, int64_t oc, int transformed) {
+  return !transformed || KILN_WINOGRAD_FREQS * c * oc > KILN_WINOGRAD_WAVE_MAX_U
+             ? KILN_WINOGRAD_V_COPIES
+             : 1;
+}
+
 /* Floats of the scratch binding: for one wave's tiles (wave rows * TW),
- * the transformed input V[f][tile][c] (36 x (tiles x C + FREQ_PAD)) and the
- * GEMM sums M[f][tile][oc] (36 x (tiles x OC + FREQ_PAD); the kernel may lay
- * them out chunk by chunk in the same room); with plain weights
- * (transformed 0), also a block of U per 16-channel panel: ceil(OC/16) x
- * 36 x RAW_KC x 16. */
+ * the transformed input V[f][tile][c] (kiln_winograd_v_copies rooms of
+ * 36 x (tiles x C + FREQ_PAD)) and the GEMM sums M[f][tile][oc]
+ * (36 x (tiles x OC + FREQ_PAD); the kernel may lay them out chunk by chunk
+ * in the same room); with plain weights (transformed 0), also a block of U
+ * per 16-channel panel: ceil(OC/16) x 36 x RAW_KC x 16. */
 static inline int64_t kiln_winograd_scratch_floats(int64_t n, int64_t c, int64_t oc,
                                                    int64_t oh, int64_t ow, int transformed) {
   const int64_t u_blocks = transformed ? 0
                                        : (oc + 15) / 16 * KILN_WINOGRAD_FREQS *
                                              KILN_WINOGRAD_RAW_KC * 16;
+  const int64_t copies = kiln_winograd_v_copies(c, oc, transformed);
   return KILN_WINOGRAD_FREQS * (kiln_winograd_wave_rows(n, c, oc, oh, ow) *
-                                    kiln_winograd_tiles(ow) * (c + oc) +
-                                2 * KILN_WINOGRAD_FREQ_PAD) +
+                                    kiln_winograd_tiles(ow) * (copies * c + oc) +
+                                (copies + 1) * KILN_WINOGRAD_FREQ_PAD) +
          u_blocks;
 }
 

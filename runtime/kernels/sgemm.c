@@ -1019,8 +1019,11 @@ static inline void kiln_gemm_task_body(void* ctx, int64_t begin, int64_t end) {
 void kiln_sgemm(const kiln_gemm_desc* d, const kiln_host* host) {
   if (d->M <= 0 || d->N <= 0) return;
   /* Below ~2^19 multiply-adds a hand-off to other threads costs more than it
-   * saves (2^19: a classifier layer streaming 2 MB of weights is worth it). */
-  const int big = (double)d->M * (double)d->N * (double)d->K >= (double)(1 << 19);
+   * saves, unless one row meets 1 MB of B or more: a classifier at batch 1
+   * waits on its weights' memory, which two threads stream twice as fast
+   * (ResNet-18's 512 x 1000 layer, 2 MB, is 2^19 - 12288 multiply-adds). */
+  const double k_n = (double)d->N * (double)d->K;
+  const int big = (double)d->M * k_n >= (double)(1 << 19) || (d->M == 1 && k_n >= (double)(1 << 18));
   const int threaded = host && host->parallel_for && big;
   kiln_gemm_plan plan;
   kiln_gemm_plan_init(&plan, d, threaded);

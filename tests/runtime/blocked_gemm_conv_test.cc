@@ -90,7 +90,11 @@ INSTANTIATE_TEST_SUITE_P(Shapes, BlockedGemm,
                                            // two K blocks; fewer than 8 columns
                                            // (AVX2's one-vector copy)
                                            GemmShape{11, 24, 37}, GemmShape{8, 40, 300},
-                                           GemmShape{13, 1, 300}, GemmShape{7, 5, 40}));
+                                           GemmShape{13, 1, 300}, GemmShape{7, 5, 40},
+                                           // one row against 1 MB of B: under
+                                           // 2^19 multiply-adds, yet split
+                                           // over a host's threads
+                                           GemmShape{1, 520, 512}));
 
 TEST(BlockedGemm, PackedCheckerBoundsPanels) {
   const int64_t ip[9] = {4, 17, 3, 0, 0, 0, 0, 0, KILN_ACT_NONE};

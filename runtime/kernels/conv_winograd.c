@@ -527,10 +527,11 @@ static void wg_slot_tasks(void* ctx, int64_t begin, int64_t end) {
  * pass over their tiles (on two threads: each thread all the tiles and
  * half the output channels), so the weights are read, or with plain
  * weights transformed, once per share, and no thread reads what another
- * core wrote: split by chunks over one V that the threads had filled a
- * part of each, or by tiles with every thread transforming all the plain
- * weights, ResNet-18's 28x28 and 14x14 layers ran 1.2-1.4x faster on two
- * threads than on one (AMD EPYC Zen 5). With plain weights, each run of
+ * core wrote. Split instead by chunks over one V that the threads had
+ * filled a part of each (layer2), or by tiles with every thread
+ * transforming all the plain weights (layer3), ResNet-18's 28x28 and 14x14
+ * layers took 410-640 us on two threads in the VM where shares take
+ * 380-560 (AMD EPYC Zen 5, docs/paths.md). With plain weights, each run of
  * tasks makes its U blocks in the region of its first task. */
 static int64_t wg_chunk_width(const wg_job* j) { return j->path.nr < j->OC ? j->path.nr : j->OC; }
 

@@ -580,8 +580,7 @@ static void wg_share_tasks(void* ctx, int64_t begin, int64_t end) {
  * plain weights, no more tasks than U-block regions). */
 #define WG_TILE_GROUPS 4
 static void wg_share_count(wg_job* j) {
-  const int64_t copies = kiln_winograd_v_copies(j->C, j->OC, j->transformed);
-  int64_t h = j->chunks < copies ? j->chunks : copies;
+  int64_t h = j->chunks < KILN_WINOGRAD_V_COPIES ? j->chunks : KILN_WINOGRAD_V_COPIES;
   int64_t g = j->all_tiles < WG_TILE_GROUPS ? j->all_tiles : WG_TILE_GROUPS;
   if (!j->transformed) {
     /* Regions of the widest chunk's panels that the panels' room holds
@@ -627,6 +626,7 @@ static int wg_run(const int64_t* ip, const float* fp, void* const* bindings, con
   j.wave_tiles = wave * j.TW;
   j.vfs = j.wave_tiles * j.C + KILN_WINOGRAD_FREQ_PAD;
   j.mfs = j.wave_tiles * j.OC + KILN_WINOGRAD_FREQ_PAD;
+  j.chunked = kiln_winograd_chunked(j.C, j.OC, j.transformed);
   j.m = scratch + kiln_winograd_v_copies(j.C, j.OC, j.transformed) * WG_F * j.vfs;
   j.ub = j.m + WG_F * j.mfs;
   /* Each thread its own tiles through both phases (wg_slot_tasks) while U
@@ -636,7 +636,6 @@ static int wg_run(const int64_t* ip, const float* fp, void* const* bindings, con
    * wave by wave, the GEMMs by chunks of output channels (with plain
    * weights, U made once per chunk), the input transform split by rows,
    * the outputs by tiles. */
-  j.chunked = !j.transformed || WG_F * j.C * j.OC > KILN_WINOGRAD_WAVE_MAX_U;
   if (j.chunked && host && host->parallel_for && work >= min_work &&
       j.wave_tiles >= j.all_tiles) {
     j.tiles = j.all_tiles;

@@ -1023,7 +1023,8 @@ void kiln_sgemm(const kiln_gemm_desc* d, const kiln_host* host) {
    * waits on its weights' memory, which two threads stream twice as fast
    * (ResNet-18's 512 x 1000 layer, 2 MB, is 2^19 - 12288 multiply-adds). */
   const double k_n = (double)d->N * (double)d->K;
-  const int big = (double)d->M * k_n >= (double)(1 << 19) || (d->M == 1 && k_n >= (double)(1 << 18));
+  const int big =
+      (double)d->M * k_n >= (double)(1 << 19) || (d->M == 1 && k_n >= (double)(1 << 18));
   const int threaded = host && host->parallel_for && big;
   kiln_gemm_plan plan;
   kiln_gemm_plan_init(&plan, d, threaded);

@@ -275,8 +275,9 @@ const Case kCases[] = {
     // Two waves of tile rows (kiln_winograd_wave_rows: 20 of the 27), the
     // first spanning all three images.
     {{3, 20, 36, 36, 24, 1, 1, 1, 1}, {}},
-    // U past KILN_WINOGRAD_WAVE_MAX_U (36 x 64 x 130 floats): the GEMMs split
-    // by chunks of output channels, the last one short, M chunk by chunk.
+    // U past KILN_WINOGRAD_WAVE_MAX_U (36 x 64 x 130 floats): M chunk by
+    // chunk of output channels, the last one short; serially the GEMMs run
+    // chunk by chunk, on a host in two shares of the chunks.
     {{2, 64, 9, 10, 130, 1, 1, 1, 1}, Act(KILN_ACT_CLIP, 0.0f, 6.0f, true, true)},
     // A 14x14 layer's 16 tiles: with plain weights on a host, two shares
     // of the output chunks, each with V and U-block regions of its own, and

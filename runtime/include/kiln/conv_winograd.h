@@ -78,10 +78,15 @@ static inline int64_t kiln_winograd_wave_rows(int64_t n, int64_t c, int64_t oc, 
  * is cheap beside the GEMMs and the weights' transform, and no thread reads
  * what another core wrote. Else (small U: threads take tiles) one room. */
 #define KILN_WINOGRAD_V_COPIES 2
+
+/* Whether the kernel runs its GEMMs chunk by chunk of output channels:
+ * with plain weights, or U past KILN_WINOGRAD_WAVE_MAX_U floats. */
+static inline int kiln_winograd_chunked(int64_t c, int64_t oc, int transformed) {
+  return !transformed || KILN_WINOGRAD_FREQS * c * oc > KILN_WINOGRAD_WAVE_MAX_U;
+}
+
 static inline int64_t kiln_winograd_v_copies(int64_t c, int64_t oc, int transformed) {
-  return !transformed || KILN_WINOGRAD_FREQS * c * oc > KILN_WINOGRAD_WAVE_MAX_U
-             ? KILN_WINOGRAD_V_COPIES
-             : 1;
+  return kiln_winograd_chunked(c, oc, transformed) ? KILN_WINOGRAD_V_COPIES : 1;
 }
 
 /* Floats of the scratch binding: for one wave's tiles (wave rows * TW),

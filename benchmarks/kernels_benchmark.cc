@@ -6,6 +6,7 @@
 #include "benchmark/benchmark.h"
 #include "kiln/kernels.h"
 #include "path_benchmark.h"
+#include "vm/thread_pool.h"
 
 namespace {
 
@@ -56,7 +57,11 @@ KILN_PATH_BENCHMARK(BM_Conv2d, "kiln_conv2d_f32", BM_Conv2dArgs);
 // args: C, H(=W), OC, K, stride
 // conv2d_packed_cl_f32 reads the layouts after the 18 shared parameters:
 // x NCHW (0) or NHWC (1), then y's; conv2d_packed_f32 reads neither.
-void RunConv2dPacked(benchmark::State& state, kiln_kernel_fn kernel, int64_t x_cl, int64_t y_cl) {
+// threads: the VM's pool (1 runs the kernel without a host).
+void RunConv2dPacked(benchmark::State& state, kiln_kernel_fn kernel, int64_t x_cl, int64_t y_cl,
+                     int threads) {
+  kiln::vm::ThreadPool pool(threads);
+  const kiln_host* host = threads > 1 ? pool.host() : nullptr;
   const int64_t c = state.range(0), h = state.range(1), oc = state.range(2), k = state.range(3),
                 s = state.range(4);
   const int64_t pad = k / 2, oh = (h + 2 * pad - k) / s + 1, taps = k * k, kk = taps * c;
@@ -74,7 +79,7 @@ void RunConv2dPacked(benchmark::State& state, kiln_kernel_fn kernel, int64_t x_c
   const float fp[2] = {0, 0};
   void* bindings[4] = {x.data(), packed.data(), b.data(), y.data()};
   for (auto _ : state) {
-    benchmark::DoNotOptimize(kernel(ip, fp, bindings, nullptr));
+    benchmark::DoNotOptimize(kernel(ip, fp, bindings, host));
   }
   const double flops = 2.0 * oc * oh * oh * c * taps;
   state.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9 * state.iterations(),
@@ -83,15 +88,21 @@ void RunConv2dPacked(benchmark::State& state, kiln_kernel_fn kernel, int64_t x_c
 // The same layers as conv2d_packed_cl_f32 runs them: NCHW stems into NHWC,
 // the rest NHWC in and out.
 void BM_Conv2dPackedClArgs(benchmark::internal::Benchmark* b) {
-  b->ArgNames({"C", "H", "OC", "K", "stride", "x_cl", "y_cl"})
-      ->Args({3, 224, 64, 7, 2, 0, 1})     // ResNet-18 stem into NHWC
-      ->Args({3, 224, 32, 3, 2, 0, 1})     // MobileNetV2 / EfficientNet-B0 stem into NHWC
-      ->Args({3, 224, 32, 3, 2, 0, 0})     // the same stem into NCHW (no transposition)
-      ->Args({64, 56, 128, 3, 2, 1, 1})    // ResNet-18 layer2.0.conv1
-      ->Args({256, 14, 512, 3, 2, 1, 1})   // ResNet-18 layer4.0.conv1
-      ->Args({512, 7, 512, 3, 1, 1, 1})    // ResNet-18 layer4
-      ->Args({64, 56, 128, 1, 2, 1, 1})    // ResNet-18 layer2.0.downsample
-      ->Args({128, 28, 256, 1, 2, 1, 1})   // ResNet-18 layer3.0.downsample
+  b->ArgNames({"C", "H", "OC", "K", "stride", "x_cl", "y_cl", "threads"})
+      ->Args({3, 224, 64, 7, 2, 0, 1, 1})     // ResNet-18 stem into NHWC
+      ->Args({3, 224, 64, 7, 2, 0, 1, 2})     //   on 2 threads
+      ->Args({3, 224, 32, 3, 2, 0, 1, 1})     // MobileNetV2 / EfficientNet-B0 stem into NHWC
+      ->Args({3, 224, 32, 3, 2, 0, 0, 1})     // the same stem into NCHW (no transposition)
+      ->Args({64, 56, 128, 3, 2, 1, 1, 1})    // ResNet-18 layer2.0.conv1
+      ->Args({64, 56, 128, 3, 2, 1, 1, 2})    //   on 2 threads
+      ->Args({256, 14, 512, 3, 2, 1, 1, 1})   // ResNet-18 layer4.0.conv1
+      ->Args({512, 7, 512, 3, 1, 1, 1, 1})    // ResNet-18 layer4
+      ->Args({512, 7, 512, 3, 1, 1, 1, 2})    //   on 2 threads
+      ->Args({64, 56, 128, 1, 2, 1, 1, 1})    // ResNet-18 layer2.0.downsample
+      ->Args({64, 56, 128, 1, 2, 1, 1, 2})    //   on 2 threads
+      ->Args({128, 28, 256, 1, 2, 1, 1, 1})   // ResNet-18 layer3.0.downsample
+      ->Args({128, 28, 256, 1, 2, 1, 1, 2})   //   on 2 threads
+      ->UseRealTime()  // the pool's threads work while the caller waits
       ->Unit(benchmark::kMillisecond);
 }
 
@@ -113,10 +124,11 @@ void BM_Conv2dPackedArgs(benchmark::internal::Benchmark* b) {
       ->Unit(benchmark::kMillisecond);
 }
 void BM_Conv2dPacked(benchmark::State& state, kiln_kernel_fn kernel) {
-  RunConv2dPacked(state, kernel, 0, 0);
+  RunConv2dPacked(state, kernel, 0, 0, 1);
 }
 void BM_Conv2dPackedCl(benchmark::State& state, kiln_kernel_fn kernel) {
-  RunConv2dPacked(state, kernel, state.range(5), state.range(6));
+  RunConv2dPacked(state, kernel, state.range(5), state.range(6),
+                  static_cast<int>(state.range(7)));
 }
 KILN_PATH_BENCHMARK(BM_Conv2dPacked, "kiln_conv2d_packed_f32", BM_Conv2dPackedArgs);
 KILN_PATH_BENCHMARK(BM_Conv2dPackedCl, "kiln_conv2d_packed_cl_f32", BM_Conv2dPackedClArgs);

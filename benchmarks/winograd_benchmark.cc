@@ -85,6 +85,8 @@ void Conv3x3Args(benchmark::internal::Benchmark* b) {
       ->Args({128, 28, 128, 1, 2, 1})  //   model runs them (channels last), on
       ->Args({256, 14, 256, 1, 1, 0})  //   1 and 2 threads
       ->Args({256, 14, 256, 1, 2, 0})
+      ->Args({512, 7, 512, 1, 1, 0})  // ResNet-18's layer4 (4 tiles) with plain
+      ->Args({512, 7, 512, 1, 2, 0})  //   weights, against the packed kernel
       ->UseRealTime()  // the pool's threads work while the caller waits
       ->Unit(benchmark::kMillisecond);
 }

@@ -65,8 +65,10 @@ absl::Status LowerWinogradConv(LoweringContext& ctx, const ir::Node& node,
                      "a Winograd conv needs constant 3x3 weights");
   }
   const int64_t oc = wv.shape[0], c = wv.shape[1];
-  // "kiln.winograd" 1: U made here; 2: the plain weights in panels, K = 9*C
-  // (k = c*9 + tap: w's own order), for the kernel to transform.
+  // "kiln.winograd" 1: U made here; 2: the plain weights in panels, K = 9*C,
+  // for the kernel to transform: channel-major (w's own order), or on a
+  // plane under 8x8 tap-major, conv2d_packed_f32's layout, which the
+  // AVX-512 path runs directly (kernels.h).
   const bool transformed = node.GetInt("kiln.winograd", 1) == 1;
   kernel::Conv2dWinogradF32 params(conv);
   params.transformed_weights = transformed ? 1 : 0;
@@ -75,10 +77,12 @@ absl::Status LowerWinogradConv(LoweringContext& ctx, const ir::Node& node,
                                         WinogradWeights(*wv.constant, oc, c),
                                         /*layout=PackedPanel16*/ 1)
                   : ctx.BindNewConstant(absl::StrCat(wv.name, ".winograd_plain"),
-                                        PackPanels16(*wv.constant, 9 * c, oc,
-                                                     [c](int64_t k, int64_t o) {
-                                                       return o * 9 * c + k;
-                                                     }),
+                                        kiln_winograd_plain_tap_major(conv.OH.value, conv.OW.value)
+                                            ? PackConvPanels16(*wv.constant, 9, c, oc)
+                                            : PackPanels16(*wv.constant, 9 * c, oc,
+                                                           [c](int64_t k, int64_t o) {
+                                                             return o * 9 * c + k;
+                                                           }),
                                         /*layout=PackedPanel16*/ 1);
   const bool has_bias = HasInput(node, 2);
   Binding bias = u;  // unread when there is no bias

@@ -22,6 +22,11 @@ ir::ConstantPtr PackPanels16(const ir::ConstantData& src, int64_t k, int64_t n,
   return packed;
 }
 
+ir::ConstantPtr PackConvPanels16(const ir::ConstantData& w, int64_t taps, int64_t c, int64_t oc) {
+  return PackPanels16(w, taps * c, oc,
+                      [taps, c](int64_t k, int64_t o) { return (o * c + k % c) * taps + k / c; });
+}
+
 ir::ConstantPtr TransposeF32(const ir::ConstantData& src, int64_t rows, int64_t cols) {
   auto out = std::make_shared<ir::ConstantData>();
   out->dtype = ir::DType::F32;

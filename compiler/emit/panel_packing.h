@@ -20,6 +20,11 @@ inline constexpr int64_t kPanel = 16;
 ir::ConstantPtr PackPanels16(const ir::ConstantData& src, int64_t k, int64_t n,
                              const std::function<int64_t(int64_t, int64_t)>& at);
 
+// Convolution weights w [OC, C, taps] (taps = KH*KW) as PackPanels16's B
+// [taps*C, OC] with K tap-major (k = tap*C + c): conv2d_packed_f32's layout
+// (kernels.h), which conv2d_winograd_f32's plain weights share.
+ir::ConstantPtr PackConvPanels16(const ir::ConstantData& w, int64_t taps, int64_t c, int64_t oc);
+
 // The float32 matrix src [rows, cols] transposed: shape [cols, rows].
 ir::ConstantPtr TransposeF32(const ir::ConstantData& src, int64_t rows, int64_t cols);
 

@@ -28,7 +28,7 @@ using emit::Epilogue;
 using emit::EpilogueOf;
 using emit::HasInput;
 using emit::LowerWinogradConv;
-using emit::PackPanels16;
+using emit::PackConvPanels16;
 using emit::TransposeF32;
 
 absl::Status ConvShape(ShapeRuleContext& c) {
@@ -250,12 +250,8 @@ absl::Status LowerConv2d(emit::LoweringContext& ctx, const ir::Node& node) {
   if (packed) {
     // Weights as panels of 16 output channels, K ordered tap-major
     // (kernels.h conv2d_packed_f32); the plain weights are not bound.
-    const int64_t c = win.c;
     bw = ctx.BindNewConstant(absl::StrCat(wv.name, ".packed_oc"),
-                             PackPanels16(*wv.constant, taps * c, oc,
-                                          [&](int64_t k, int64_t o) {
-                                            return (o * c + k % c) * taps + k / c;
-                                          }),
+                             PackConvPanels16(*wv.constant, taps, win.c, oc),
                              /*layout=PackedPanel16*/ 1);
   } else if (depthwise_cl) {
     // [C,1,KH,KW] as [KH*KW, C]: a tap's weights for every channel together.

@@ -46,7 +46,7 @@ bool WinogradShaped(const ir::Graph& g, const ir::Node& n) {
 }  // namespace
 
 bool WinogradWins(int64_t channels, int64_t out_channels, int64_t out_h, int64_t out_w) {
-  return channels >= 16 && out_channels >= 16 && out_h >= 8 && out_w >= 8;
+  return channels >= 16 && out_channels >= 16 && out_h >= 7 && out_w >= 7;
 }
 
 absl::Status ChooseConvAlgorithms(ir::Graph& graph) {
@@ -56,9 +56,11 @@ absl::Status ChooseConvAlgorithms(ir::Graph& graph) {
     const std::vector<int64_t>& y = graph.value(node.outputs[0]).shape;
     if (!WinogradWins(x[1], y[1], y[2], y[3])) continue;
     // Few tiles share each weight: the kernel transforms the plain weights
-    // itself rather than read U, 4x their size (kiln/conv_winograd.h).
+    // itself rather than read U, 4x their size (kiln/conv_winograd.h). A
+    // plane under 8x8 always gets them: they are also the direct kernel's,
+    // which the AVX-512 path runs on such planes.
     const int64_t tiles = x[0] * kiln_winograd_tiles(y[2]) * kiln_winograd_tiles(y[3]);
-    const bool transformed = tiles > KILN_WINOGRAD_RAW_MAX_TILES;
+    const bool transformed = tiles > KILN_WINOGRAD_RAW_MAX_TILES && y[2] >= 8 && y[3] >= 8;
     node.SetInt("kiln.winograd", transformed ? 1 : 2);
     const std::vector<ir::ConstantPtr> no_known_values;
     ShapeRuleContext rule(graph, node, no_known_values);

@@ -13,8 +13,9 @@ namespace kiln::compiler {
 
 // Whether a one-group 3x3 stride-1 dilation-1 float convolution with these
 // channel counts and output plane runs faster as conv2d_winograd_f32 than
-// as conv2d_packed_f32 on every path (benchmarks/kernels_benchmark.cc,
-// BM_ConvWinograd against BM_Conv2dPacked).
+// as conv2d_packed_cl_f32 on every path (benchmarks/winograd_benchmark.cc,
+// BM_ConvWinograd against BM_ConvPacked3x3); on a 7x7 plane only because
+// the AVX-512 path's Winograd kernel runs the direct one there.
 bool WinogradWins(int64_t channels, int64_t out_channels, int64_t out_h, int64_t out_w);
 
 // Marks each Conv of the entry graph that Winograd takes ("kiln.winograd":

@@ -361,6 +361,10 @@ static KILN_ALWAYS_INLINE void wg_weight_1d(const kv* g, int s, kv* out, int os)
 static void wg_sums_raw(const wg_job* j, int64_t oc0, int64_t nr, int64_t t0, int64_t tiles) {
   const int64_t C = j->C, MR = j->path.mr, KC = KILN_WINOGRAD_RAW_KC;
   const int64_t panel = 9 * C * 16;   /* floats per 16-channel panel of w */
+  /* Floats from one channel's row of K to the next, and from a tap's to the
+   * next (kiln_winograd_plain_tap_major). */
+  const int tap_major = kiln_winograd_plain_tap_major(j->OH, j->OW);
+  const int64_t ch_step = tap_major ? 16 : 9 * 16, tap_step = tap_major ? C * 16 : 16;
   const int64_t region = WG_UB_REGION;
   const int64_t p0 = oc0 / 16, panels = (oc0 % 16 + nr + 15) / 16;
   /* The task's lanes in each panel: the micro-kernel's columns. */
@@ -371,17 +375,18 @@ static void wg_sums_raw(const wg_job* j, int64_t oc0, int64_t nr, int64_t t0, in
     for (int64_t p = 0; p < panels; ++p) {
       float* ub = ub0 + p * region;
       for (int64_t k = 0; k < kc; ++k) {
-        /* The plain weights stream from memory, 9 lines per channel, and the
-         * loads stalled on them (over half of this loop's time on ResNet-18's
-         * layer3): ask for the lines of the channel WG_RAW_AHEAD on. */
+        /* The plain weights stream from memory, a line per tap and channel,
+         * and the loads stalled on them (over half of this loop's time on
+         * ResNet-18's layer3): ask for the lines of the channel WG_RAW_AHEAD
+         * on. */
         if (k + WG_RAW_AHEAD < kc) {
-          const float* ahead = j->u + (p0 + p) * panel + (c0 + k + WG_RAW_AHEAD) * 9 * 16 + q0;
-          for (int tap = 0; tap < 9; ++tap) KILN_PREFETCH_READ(ahead + tap * 16);
+          const float* ahead = j->u + (p0 + p) * panel + (c0 + k + WG_RAW_AHEAD) * ch_step + q0;
+          for (int tap = 0; tap < 9; ++tap) KILN_PREFETCH_READ(ahead + tap * tap_step);
         }
         for (int64_t q = q0; q < q1; q += KV_LANES) {
-          const float* g = j->u + (p0 + p) * panel + (c0 + k) * 9 * 16 + q;
+          const float* g = j->u + (p0 + p) * panel + (c0 + k) * ch_step + q;
           kv taps[9], h[3][WG_A], out[WG_A];
-          for (int tap = 0; tap < 9; ++tap) taps[tap] = kv_load(g + tap * 16);
+          for (int tap = 0; tap < 9; ++tap) taps[tap] = kv_load(g + tap * tap_step);
           /* h[v][i] = (G g)[i][v], then U[i][b] = (h G^T)[i][b]. */
           for (int v = 0; v < 3; ++v) wg_weight_1d(taps + v, 3, h[v], 1);
           for (int i = 0; i < WG_A; ++i) {
@@ -658,13 +663,32 @@ static int wg_run(const int64_t* ip, const float* fp, void* const* bindings, con
   return KILN_OK;
 }
 
+/* Whether this path runs the layer as the direct convolution instead: on
+ * AVX-512, a plane under 8x8 with plain weights (ResNet-18's layer4, 7x7:
+ * 2x2 tiles hold 64 outputs for 49) took 1.55 ms by Winograd against 1.30
+ * by conv2d_packed_cl_f32 (BM_ConvWinograd/BM_ConvPacked3x3 C:512 H:7 u:0,
+ * AMD EPYC Zen 5), where AVX2 took 1.82 against 2.80 and portable C 3.78
+ * against 8.68. The plain weights of such a plane are that kernel's
+ * (kiln_winograd_plain_tap_major), and its bindings this kernel's first
+ * ones. */
+static int wg_runs_direct(const int64_t* ip) {
+#ifdef KILN_HAVE_AVX512
+  return !ip[P_WG_TRANSFORMED] && kiln_winograd_plain_tap_major(ip[P_OH], ip[P_OW]);
+#else
+  (void)ip;
+  return 0;
+#endif
+}
+
 int kiln_conv2d_winograd_f32(const int64_t* ip, const float* fp, void* const* bindings,
                              const kiln_host* host) {
+  if (wg_runs_direct(ip)) return kiln_conv2d_packed_cl_f32(ip, fp, bindings, host);
   return wg_run(ip, fp, bindings, NULL, (float*)bindings[3], (float*)bindings[4], host);
 }
 
 int kiln_conv2d_winograd_res_f32(const int64_t* ip, const float* fp, void* const* bindings,
                                  const kiln_host* host) {
+  if (wg_runs_direct(ip)) return kiln_conv2d_packed_cl_res_f32(ip, fp, bindings, host);
   return wg_run(ip, fp, bindings, (const float*)bindings[3], (float*)bindings[4],
                 (float*)bindings[5], host);
 }

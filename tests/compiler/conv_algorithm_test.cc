@@ -105,7 +105,7 @@ TEST(ConvAlgorithm, AFewTileLayerWithAResidualGetsThePlainWeights) {
   EXPECT_EQ(e.iparams[16], KILN_ACT_RELU);
   EXPECT_EQ(e.iparams[20], 0);
   EXPECT_EQ(e.binding_bytes[1], 2u * 9 * 16 * 16 * 4);
-  // w[oc][c][tap] at (oc/16)*9*C*16 + (c*9 + tap)*16 + oc%16.
+  // An 8x8 plane: w[oc][c][tap] at (oc/16)*9*C*16 + (c*9 + tap)*16 + oc%16.
   const float* w = m.b.g.value(m.b.g.nodes[m.conv].inputs[1]).constant->data<float>();
   for (const emit::ConstantDesc& c : lowered->constants) {
     if (c.name != "w.winograd_plain") continue;
@@ -115,6 +115,41 @@ TEST(ConvAlgorithm, AFewTileLayerWithAResidualGetsThePlainWeights) {
       for (int64_t k = 0; k < 9 * 16; ++k)
         EXPECT_EQ(p[(o / 16) * 9 * 16 * 16 + k * 16 + o % 16], o < 20 ? w[o * 9 * 16 + k] : 0.0f);
   }
+}
+
+// A 7x7 plane (ResNet-18's layer4) takes Winograd with the plain weights
+// even in a batch of 5 (20 tiles, past KILN_WINOGRAD_RAW_MAX_TILES): they
+// are also what the AVX-512 path's kernel runs directly on such a plane.
+TEST(ConvAlgorithm, ASevenBySevenPlaneGetsThePlainWeightsAtAnyBatch) {
+  for (int64_t n : {1, 5}) {
+    OneConv m(n, 64, 7, 64);
+    ASSERT_TRUE(ChooseConvAlgorithms(m.b.g).ok());
+    EXPECT_EQ(m.Winograd(), 2) << "batch " << n;
+    const ir::Value& s = m.b.g.value(m.b.g.nodes[m.conv].outputs[1]);
+    EXPECT_EQ(s.shape, (std::vector<int64_t>{kiln_winograd_scratch_floats(n, 64, 64, 7, 7, 0)}));
+    // K tap-major, conv2d_packed_f32's layout: w[oc][c][tap] at
+    // (oc/16)*9*C*16 + (tap*C + c)*16 + oc%16.
+    auto lowered = PlanAndLower(m.b.g);
+    ASSERT_TRUE(lowered.ok()) << lowered.status();
+    EXPECT_EQ(lowered->executables[0].kernel, "kiln_conv2d_winograd_f32");
+    const float* w = m.b.g.value(m.b.g.nodes[m.conv].inputs[1]).constant->data<float>();
+    bool found = false;
+    for (const emit::ConstantDesc& c : lowered->constants) {
+      if (c.name != "w.winograd_plain") continue;
+      found = true;
+      ASSERT_EQ(c.data->shape, (std::vector<int64_t>{4, 9 * 64, 16}));
+      const float* p = c.data->data<float>();
+      for (int64_t o = 0; o < 64; ++o)
+        for (int64_t ch = 0; ch < 64; ++ch)
+          for (int64_t tap = 0; tap < 9; ++tap)
+            ASSERT_EQ(p[(o / 16) * 9 * 64 * 16 + (tap * 64 + ch) * 16 + o % 16],
+                      w[(o * 64 + ch) * 9 + tap]);
+    }
+    EXPECT_TRUE(found);
+  }
+  OneConv eight(5, 64, 8, 64);  // 20 tiles of an 8x8 plane: U
+  ASSERT_TRUE(ChooseConvAlgorithms(eight.b.g).ok());
+  EXPECT_EQ(eight.Winograd(), 1);
 }
 
 TEST(ConvAlgorithm, OtherConvolutionsStayDirect) {
@@ -130,7 +165,7 @@ TEST(ConvAlgorithm, OtherConvolutionsStayDirect) {
       {"1x1", OneConv(1, 16, 16, 16, 1)},
       {"3 input channels (a stem)", OneConv(1, 3, 16, 16)},
       {"8 output channels", OneConv(1, 16, 16, 8)},
-      {"a 7x7 output plane", OneConv(1, 64, 7, 64)},
+      {"a 6x6 output plane", OneConv(1, 64, 6, 64)},
   };
   for (Case& c : cases) {
     ASSERT_TRUE(ChooseConvAlgorithms(c.m.b.g).ok());

@@ -75,14 +75,17 @@ double Activate(double v, const Epilogue& e) {
 }
 
 // The plain weights as kernels.h documents them (transformed_weights 0):
-// (oc/16)*9*C*16 + (c*9 + tap)*16 + oc%16.
+// (oc/16)*9*C*16 + (c*9 + tap)*16 + oc%16, or (tap*C + c) in place of
+// (c*9 + tap) for an output plane under 8x8.
 std::vector<float> PlainWeights(const WinoShape& s, const std::vector<float>& w) {
   const int64_t panels = (s.oc + 15) / 16;
+  const bool tap_major = s.oh() < 8 || s.ow() < 8;
   std::vector<float> p(panels * 16 * 9 * s.c, 0.0f);
   for (int64_t o = 0; o < s.oc; ++o)
     for (int64_t c = 0; c < s.c; ++c)
       for (int tap = 0; tap < 9; ++tap)
-        p[(o / 16) * 9 * s.c * 16 + (c * 9 + tap) * 16 + o % 16] = w[(o * s.c + c) * 9 + tap];
+        p[(o / 16) * 9 * s.c * 16 + (tap_major ? tap * s.c + c : c * 9 + tap) * 16 + o % 16] =
+            w[(o * s.c + c) * 9 + tap];
   return p;
 }
 
@@ -279,6 +282,10 @@ const Case kCases[] = {
     // chunk of output channels, the last one short; serially the GEMMs run
     // chunk by chunk, on a host in two shares of the chunks.
     {{2, 64, 9, 10, 130, 1, 1, 1, 1}, Act(KILN_ACT_CLIP, 0.0f, 6.0f, true, true)},
+    // ResNet-18's layer4 in small: a 7x7 plane (2x2 tiles), residual and
+    // ReLU, big enough to split; with plain weights the AVX-512 path runs
+    // the direct kernel on it (kernels.h), the others Winograd.
+    {{1, 64, 7, 7, 48, 1, 1, 1, 1}, Act(KILN_ACT_RELU, 0, 0, true, true)},
     // A 14x14 layer's 16 tiles: with plain weights on a host, two shares
     // of the output chunks, each with V and U-block regions of its own, and
     // tile groups within a share (on AVX-512 128 channels are 4 pairs of

@@ -329,9 +329,14 @@ KILN_DECLARE_KERNEL(conv2d_dw_nhwc_f32)
  *   transformed_weights 1: U[f][c][oc] = (G w[oc, c] G^T)[f/6][f%6] rounded
  *     once from exact arithmetic, K = 36*C rows (k = f*C + c): element
  *     (oc/16)*36*C*16 + (f*C + c)*16 + oc%16;
- *   transformed_weights 0: the plain weights, K = 9*C rows (k = c*9 + tap,
- *     tap = kh*3 + kw): element (oc/16)*9*C*16 + (c*9 + tap)*16 + oc%16,
- *     transformed inside the kernel (a quarter of U's bytes to read).
+ *   transformed_weights 0: the plain weights, K = 9*C rows, tap = kh*3 + kw,
+ *     transformed inside the kernel (a quarter of U's bytes to read): for a
+ *     plane of 8x8 or more k = c*9 + tap, element
+ *     (oc/16)*9*C*16 + (c*9 + tap)*16 + oc%16; under 8x8 (kiln/conv_winograd.h
+ *     kiln_winograd_plain_tap_major) k = tap*C + c, conv2d_packed_f32's
+ *     layout, and the AVX-512 path runs the direct conv2d_packed_cl_f32 on
+ *     them instead (faster there, slower on the other paths), with that
+ *     kernel's rounding.
  * scratch: kiln_winograd_scratch_floats(N, C, OC, OH, OW) floats of working
  * memory (kiln/conv_winograd.h), arena memory the compiler plans.
  * Per output: the channels' products summed in channel order per

@@ -60,7 +60,8 @@ absl::Status ChooseConvAlgorithms(ir::Graph& graph) {
     // plane under 8x8 always gets them: they are also the direct kernel's,
     // which the AVX-512 path runs on such planes.
     const int64_t tiles = x[0] * kiln_winograd_tiles(y[2]) * kiln_winograd_tiles(y[3]);
-    const bool transformed = tiles > KILN_WINOGRAD_RAW_MAX_TILES && y[2] >= 8 && y[3] >= 8;
+    const bool transformed =
+        tiles > KILN_WINOGRAD_RAW_MAX_TILES && !kiln_winograd_plain_tap_major(y[2], y[3]);
     node.SetInt("kiln.winograd", transformed ? 1 : 2);
     const std::vector<ir::ConstantPtr> no_known_values;
     ShapeRuleContext rule(graph, node, no_known_values);

@@ -59,7 +59,8 @@ static inline int64_t kiln_winograd_wave_rows(int64_t n, int64_t c, int64_t oc, 
 /* Output tiles (N*TH*TW) up to which the compiler hands the kernel the plain
  * weights (transformed_weights 0) rather than U: with so few tiles to share
  * each weight, reading U (4x the plain weights) would cost more than
- * transforming them in the kernel. */
+ * transforming them in the kernel. A plane under 8x8 gets them at any
+ * count (kiln_winograd_plain_tap_major). */
 #define KILN_WINOGRAD_RAW_MAX_TILES 16
 
 /* The order of K in the plain weights (transformed_weights 0) of a layer

@@ -6,6 +6,7 @@
 
 #include "activation.h"
 #include "check_util.h"
+#include "host_tasks.h"
 #include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 
@@ -84,10 +85,53 @@ enum {
   B_HEAD = KILN_IP_BINARY_F32_OUT_DIMS
 };
 
+/* Elements of the one output row per task when the whole output is one
+ * row (two same-shaped tensors). */
+#define BINARY_ROW_BLOCK 16384
+
+/* The merged loop nest of one binary_f32 call: Y's rows (outer of them,
+ * inner elements each), dims[0 .. r) the merged dims, the last one the row. */
+typedef struct binary_job {
+  int64_t op, r, outer, inner;
+  const int64_t *dims, *sa, *sb;
+  const float* a;
+  const float* b;
+  float* y;
+} binary_job;
+
+/* Tasks [begin, end): rows of Y, or blocks of its one row. Each element is
+ * computed alike whatever the partition. */
+static void binary_tasks(void* ctx, int64_t begin, int64_t end) {
+  const binary_job* j = (const binary_job*)ctx;
+  const int64_t last = j->r - 1, sa_in = j->sa[last], sb_in = j->sb[last];
+  if (j->outer == 1) {
+    const int64_t i0 = begin * BINARY_ROW_BLOCK;
+    const int64_t i1 = end * BINARY_ROW_BLOCK < j->inner ? end * BINARY_ROW_BLOCK : j->inner;
+    binary_row(j->op, j->a + i0 * sa_in, sa_in, j->b + i0 * sb_in, sb_in, j->y + i0, i1 - i0);
+    return;
+  }
+  int64_t idx[KILN_MAX_RANK] = {0};
+  for (int64_t d = last - 1, rest = begin; d >= 0; --d) {
+    idx[d] = rest % j->dims[d];
+    rest /= j->dims[d];
+  }
+  for (int64_t o = begin; o < end; ++o) {
+    int64_t a_off = 0, b_off = 0;
+    for (int64_t d = 0; d < last; ++d) {
+      a_off += idx[d] * j->sa[d];
+      b_off += idx[d] * j->sb[d];
+    }
+    binary_row(j->op, j->a + a_off, sa_in, j->b + b_off, sb_in, j->y + o * j->inner, j->inner);
+    for (int64_t d = last - 1; d >= 0; --d) {
+      if (++idx[d] < j->dims[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
 int kiln_binary_f32(const int64_t* ip, const float* fp, void* const* bindings,
                     const kiln_host* host) {
   (void)fp;
-  (void)host;
   const int64_t op = ip[B_OP], R = ip[B_R];
   const float* A = (const float*)bindings[0];
   const float* B = (const float*)bindings[1];
@@ -118,22 +162,15 @@ int kiln_binary_f32(const int64_t* ip, const float* fp, void* const* bindings,
     return KILN_OK;
   }
 
-  const int64_t inner = dims[r - 1];
-  int64_t outer = 1;
-  for (int64_t d = 0; d + 1 < r; ++d) outer *= dims[d];
-  int64_t idx[KILN_MAX_RANK] = {0};
-  for (int64_t o = 0; o < outer; ++o) {
-    int64_t a_off = 0, b_off = 0;
-    for (int64_t d = 0; d + 1 < r; ++d) {
-      a_off += idx[d] * sa[d];
-      b_off += idx[d] * sb[d];
-    }
-    binary_row(op, A + a_off, sa[r - 1], B + b_off, sb[r - 1], Y + o * inner, inner);
-    for (int64_t d = r - 2; d >= 0; --d) {
-      if (++idx[d] < dims[d]) break;
-      idx[d] = 0;
-    }
-  }
+  binary_job j = {op, r, 1, dims[r - 1], dims, sa, sb, A, B, Y};
+  for (int64_t d = 0; d + 1 < r; ++d) j.outer *= dims[d];
+  /* On threads, rows in order: each thread takes a run of Y's rows (an SE
+   * block's scale: its pixels), the rows the layer before wrote on that
+   * thread when it split its rows too, so they are in its own cache. */
+  const int64_t tasks =
+      j.outer > 1 ? j.outer : (j.inner + BINARY_ROW_BLOCK - 1) / BINARY_ROW_BLOCK;
+  kiln_run_tasks(host, tasks, (double)j.outer * (double)j.inner, (double)(1 << 16), binary_tasks,
+                 &j);
   return KILN_OK;
 }
 

@@ -490,6 +490,17 @@ int kiln_pool2d_nhwc_f32_check(const int64_t* ip, uint32_t iparam_count, const f
   return kiln_pool2d_f32_check(ip, iparam_count, fp, fparam_count, binding_bytes);
 }
 
+/* A global average pool sums each channel in KILN_GLOBAL_POOL_BLOCKS blocks
+ * of pixels, each in index order, and adds the blocks' sums in block order:
+ * threads then each reduce their own rows of the image, and the NCHW and
+ * NHWC kernels give the same bits on any partition. */
+#define KILN_GLOBAL_POOL_BLOCKS 4
+
+/* One past block b's last pixel of `spatial` (0 for b = -1). */
+static inline int64_t kiln_global_pool_block_end(int64_t spatial, int64_t b) {
+  return spatial * (b + 1) / KILN_GLOBAL_POOL_BLOCKS;
+}
+
 int kiln_global_pool_f32(const int64_t* ip, const float* fp, void* const* bindings,
                          const kiln_host* host) {
   (void)fp;
@@ -506,19 +517,30 @@ int kiln_global_pool_f32(const int64_t* ip, const float* fp, void* const* bindin
       y[r] = m;
     }
   } else {
-    /* Eight rows at a time: eight independent chains of adds instead of one,
-     * each row still summed in index order. */
+    /* Eight rows at a time: eight independent chains of adds instead of
+     * one. Each row is summed as global_pool_nhwc_f32 sums a channel: per
+     * block of pixels in index order, the blocks' sums in block order. */
     int64_t r = 0;
     for (; r + 8 <= rows; r += 8) {
       float s[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
-      for (int64_t i = 0; i < spatial; ++i)
-        for (int q = 0; q < 8; ++q) s[q] += x[(r + q) * spatial + i];
+      for (int64_t b = 0; b < KILN_GLOBAL_POOL_BLOCKS; ++b) {
+        float t[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+        const int64_t i1 = kiln_global_pool_block_end(spatial, b);
+        for (int64_t i = kiln_global_pool_block_end(spatial, b - 1); i < i1; ++i)
+          for (int q = 0; q < 8; ++q) t[q] += x[(r + q) * spatial + i];
+        for (int q = 0; q < 8; ++q) s[q] += t[q];
+      }
       for (int q = 0; q < 8; ++q) y[r + q] = spatial > 0 ? s[q] / (float)spatial : NAN;
     }
     for (; r < rows; ++r) {
       const float* xr = x + r * spatial;
       float s = 0.0f;
-      for (int64_t i = 0; i < spatial; ++i) s += xr[i];
+      for (int64_t b = 0; b < KILN_GLOBAL_POOL_BLOCKS; ++b) {
+        float t = 0.0f;
+        const int64_t i1 = kiln_global_pool_block_end(spatial, b);
+        for (int64_t i = kiln_global_pool_block_end(spatial, b - 1); i < i1; ++i) t += xr[i];
+        s += t;
+      }
       y[r] = spatial > 0 ? s / (float)spatial : NAN; /* mean of nothing */
     }
   }
@@ -543,76 +565,85 @@ int kiln_global_pool_f32_check(const int64_t* ip, uint32_t iparam_count,
   return KILN_OK;
 }
 
-/* One image's sums (average pooling) over channels [c0, c0 + 4 * KV_LANES)
- * in registers, each channel's chain in pixel order, as the scalar loop's. */
-static void global_avg_nhwc_block(const float* xn, int64_t spatial, int64_t C, int64_t c0,
-                                  float* yn) {
-  int64_t n[4];
-  kv acc[4];
-  for (int v = 0; v < 4; ++v) {
-    const int64_t left = C - c0 - KV_LANES * v;
-    n[v] = left >= KV_LANES ? KV_LANES : left > 0 ? left : 0;
-    acc[v] = kv_zero();
-  }
-  if (n[3] == KV_LANES) {
-    for (int64_t i = 0; i < spatial; ++i) {
-      const float* px = xn + i * C + c0;
-      for (int v = 0; v < 4; ++v) acc[v] = kv_add(acc[v], kv_load(px + KV_LANES * v));
+/* Channels of one image whose block results global_pool_nhwc_f32 keeps on
+ * the stack at a time (4 KiB). */
+#define GLOBAL_POOL_SLAB 256
+
+/* One block of pixels of an NHWC image, channels [c0, c0 + w) of C: for
+ * each channel its max, or its sum in pixel order, into out[0 .. w). */
+typedef struct gpool_job {
+  const float* x; /* the image */
+  int64_t spatial, C, c0, w;
+  int is_max;
+  float (*out)[GLOBAL_POOL_SLAB]; /* out[b]: block b's results */
+} gpool_job;
+
+static void gpool_block(const gpool_job* j, int64_t b) {
+  const int64_t p0 = kiln_global_pool_block_end(j->spatial, b - 1),
+                p1 = kiln_global_pool_block_end(j->spatial, b), C = j->C;
+  float* out = j->out[b];
+  /* 4 vectors of channels at a time, their chains in registers. */
+  for (int64_t c = 0; c < j->w; c += 4 * KV_LANES) {
+    int64_t n[4];
+    kv acc[4];
+    for (int v = 0; v < 4; ++v) {
+      const int64_t left = j->w - c - KV_LANES * v;
+      n[v] = left >= KV_LANES ? KV_LANES : left > 0 ? left : 0;
+      acc[v] = j->is_max ? kv_set1(-INFINITY) : kv_zero();
     }
-  } else {
-    for (int64_t i = 0; i < spatial; ++i) {
-      const float* px = xn + i * C + c0;
-      for (int v = 0; v < 4 && n[v] > 0; ++v) {
-        const kv x = n[v] == KV_LANES ? kv_load(px + KV_LANES * v) : kv_load_n(px + KV_LANES * v, n[v]);
-        acc[v] = kv_add(acc[v], x);
-      }
+    const float* px = j->x + p0 * C + j->c0 + c;
+    if (n[3] == KV_LANES && j->is_max) {
+      for (int64_t i = p0; i < p1; ++i, px += C)
+        for (int v = 0; v < 4; ++v) acc[v] = kv_max(kv_load(px + KV_LANES * v), acc[v]);
+    } else if (n[3] == KV_LANES) {
+      for (int64_t i = p0; i < p1; ++i, px += C)
+        for (int v = 0; v < 4; ++v) acc[v] = kv_add(acc[v], kv_load(px + KV_LANES * v));
+    } else {
+      for (int64_t i = p0; i < p1; ++i, px += C)
+        for (int v = 0; v < 4 && n[v] > 0; ++v) {
+          const float* p = px + KV_LANES * v;
+          const kv x = n[v] == KV_LANES ? kv_load(p) : kv_load_n(p, n[v]);
+          acc[v] = j->is_max ? kv_max(x, acc[v]) : kv_add(acc[v], x);
+        }
+    }
+    for (int v = 0; v < 4 && n[v] > 0; ++v) {
+      if (n[v] == KV_LANES) kv_store(out + c + KV_LANES * v, acc[v]);
+      else kv_store_n(out + c + KV_LANES * v, acc[v], n[v]);
     }
   }
-  const kv count = kv_set1((float)spatial);
-  for (int v = 0; v < 4 && n[v] > 0; ++v) {
-    const kv mean = kv_div(acc[v], count);
-    if (n[v] == KV_LANES) kv_store(yn + c0 + KV_LANES * v, mean);
-    else kv_store_n(yn + c0 + KV_LANES * v, mean, n[v]);
-  }
+}
+
+static void gpool_blocks(void* ctx, int64_t begin, int64_t end) {
+  for (int64_t b = begin; b < end; ++b) gpool_block((const gpool_job*)ctx, b);
 }
 
 int kiln_global_pool_nhwc_f32(const int64_t* ip, const float* fp, void* const* bindings,
                               const kiln_host* host) {
   (void)fp;
-  (void)host;
   const int64_t N = ip[KILN_IP_GLOBAL_POOL_NHWC_F32_N],
                 spatial = ip[KILN_IP_GLOBAL_POOL_NHWC_F32_SPATIAL],
                 C = ip[KILN_IP_GLOBAL_POOL_NHWC_F32_C];
   const float* x = (const float*)bindings[0];
   float* y = (float*)bindings[1];
-  const int is_max = ip[KILN_IP_GLOBAL_POOL_NHWC_F32_KIND] == KILN_POOL_MAX;
-  enum { BLOCK = 32 }; /* channels whose chains stay in registers */
+  float out[KILN_GLOBAL_POOL_BLOCKS][GLOBAL_POOL_SLAB];
+  gpool_job j;
+  j.spatial = spatial, j.C = C, j.out = out;
+  j.is_max = ip[KILN_IP_GLOBAL_POOL_NHWC_F32_KIND] == KILN_POOL_MAX;
   for (int64_t n = 0; n < N; ++n) {
-    const float* xn = x + n * spatial * C;
+    j.x = x + n * spatial * C;
     float* yn = y + n * C;
-    /* Per block of channels, one pass over the pixels: every channel's
-     * chain runs in index order. */
-    if (!is_max && spatial > 0) {
-      for (int64_t c0 = 0; c0 < C; c0 += 4 * KV_LANES) global_avg_nhwc_block(xn, spatial, C, c0, yn);
-      continue;
-    }
-    for (int64_t c0 = 0; c0 < C; c0 += BLOCK) {
-      const int64_t w = C - c0 < BLOCK ? C - c0 : BLOCK;
-      float acc[BLOCK];
-      for (int64_t c = 0; c < BLOCK; ++c) acc[c] = is_max ? -INFINITY : 0.0f;
-      for (int64_t i = 0; i < spatial; ++i) {
-        const float* px = xn + i * C + c0;
-        if (w < BLOCK) {
-          for (int64_t c = 0; c < w; ++c) acc[c] = is_max ? (px[c] > acc[c] ? px[c] : acc[c])
-                                                          : acc[c] + px[c];
-        } else if (is_max) {
-          for (int64_t c = 0; c < BLOCK; ++c) acc[c] = px[c] > acc[c] ? px[c] : acc[c];
-        } else {
-          for (int64_t c = 0; c < BLOCK; ++c) acc[c] += px[c];
-        }
+    for (j.c0 = 0; j.c0 < C; j.c0 += GLOBAL_POOL_SLAB) {
+      j.w = C - j.c0 < GLOBAL_POOL_SLAB ? C - j.c0 : GLOBAL_POOL_SLAB;
+      /* On threads, blocks of pixels in order: each thread reduces the rows
+       * the layer before (split by rows) wrote on it. */
+      kiln_run_tasks(host, KILN_GLOBAL_POOL_BLOCKS, (double)spatial * (double)j.w,
+                     (double)(1 << 16), gpool_blocks, &j);
+      for (int64_t c = 0; c < j.w; ++c) {
+        float s = j.is_max ? -INFINITY : 0.0f;
+        for (int64_t b = 0; b < KILN_GLOBAL_POOL_BLOCKS; ++b)
+          s = j.is_max ? (out[b][c] > s ? out[b][c] : s) : s + out[b][c];
+        yn[j.c0 + c] = j.is_max ? s : spatial > 0 ? s / (float)spatial : NAN; /* mean of nothing */
       }
-      for (int64_t c = 0; c < w; ++c)
-        yn[c0 + c] = is_max ? acc[c] : spatial > 0 ? acc[c] / (float)spatial : NAN;
     }
   }
   return KILN_OK;

@@ -744,9 +744,12 @@ static inline void kiln_epilogue_tile(const kiln_epilogue* ep, float* y, int64_t
   }
 }
 
-/* Row blocks, when the column groups alone do not give enough tasks, are a
- * multiple of this many rows (the AVX-512 MR) and at least 6 of them. */
+/* Rows are split for threads only past 6 micro-tiles of this many rows
+ * (the AVX-512 MR). */
 #define KILN_GEMM_MB 8
+/* Row blocks of a threaded GEMM that splits its rows: each of 1, 2 or 4
+ * threads takes whole blocks. */
+#define KILN_GEMM_ROW_BLOCKS 4
 /* Widest row stride (floats) of a B read in place. */
 #define KILN_IN_PLACE_MAX_RS 1024
 
@@ -781,7 +784,7 @@ typedef struct kiln_gemm_plan {
   kiln_im2col_pack_fn pack_im2col_rows; /* for a_im2col */
   int64_t nr_chunk; /* columns per micro-kernel call */
   int64_t group;    /* columns per task */
-  int64_t n_groups, mb, m_blocks;
+  int64_t n_groups, m_blocks; /* row block b: rows [M * b / m_blocks, M * (b + 1) / m_blocks) */
 } kiln_gemm_plan;
 
 static inline void kiln_gemm_plan_init(kiln_gemm_plan* p, const kiln_gemm_desc* d,
@@ -804,16 +807,23 @@ static inline void kiln_gemm_plan_init(kiln_gemm_plan* p, const kiln_gemm_desc* 
   p->nr_chunk = p->path.nr;
   p->group = KILN_GROUP_COLS;
   p->n_groups = (d->N + p->group - 1) / p->group;
-  /* Whole-M tasks pack each B block once. Only with threads, and too few
-   * column groups to share, is M split (about 4 tasks; each repacks its B).
-   * The split never changes any element's arithmetic. */
-  p->mb = d->M;
-  if (threaded && p->n_groups < 4 && d->M > 6 * KILN_GEMM_MB) {
-    const int64_t want = (d->M * p->n_groups + 3) / 4;
-    p->mb = (want + KILN_GEMM_MB - 1) / KILN_GEMM_MB * KILN_GEMM_MB;
+  /* Whole-M tasks pack each B block once. With threads the rows are cut
+   * into KILN_GEMM_ROW_BLOCKS equal blocks, tasks ordered block by block,
+   * where Y outweighs prepacked B (M >= K) or too few column groups would
+   * share: the host hands each thread a run of tasks in order, so each of
+   * 2 or 4 threads writes its own rows of Y, and reads its own rows of A
+   * when A is a layer split the same way (a depthwise conv's output rows):
+   * data in the thread's own cache, not the other core's (an expansion
+   * split by columns read half of A from the other core). A B packed per
+   * task (not prepacked) is packed again per block, so then only about 4
+   * tasks in all. The split never changes any element's arithmetic. */
+  p->m_blocks = 1;
+  if (threaded && d->M > 6 * KILN_GEMM_MB) {
+    if (d->b_packed && (p->n_groups < 4 || d->M >= d->K))
+      p->m_blocks = KILN_GEMM_ROW_BLOCKS;
+    else if (p->n_groups < 4)
+      p->m_blocks = (KILN_GEMM_ROW_BLOCKS + p->n_groups - 1) / p->n_groups;
   }
-  if (p->mb < 1) p->mb = 1;
-  p->m_blocks = (d->M + p->mb - 1) / p->mb;
 }
 
 static inline int64_t kiln_gemm_task_count(const kiln_gemm_plan* p) {
@@ -902,8 +912,8 @@ static inline void kiln_gemm_run_tasks(const kiln_gemm_plan* p, int64_t begin, i
   const kiln_gemm_path path = p->path;
   float buf[KILN_KC * KILN_GROUP_COLS] KILN_ALIGN64;
   for (int64_t t = begin; t < end; ++t) {
-    const int64_t m_lo = (t / p->n_groups) * p->mb;
-    const int64_t m_hi = m_lo + p->mb < d->M ? m_lo + p->mb : d->M;
+    const int64_t block = t / p->n_groups;
+    const int64_t m_lo = d->M * block / p->m_blocks, m_hi = d->M * (block + 1) / p->m_blocks;
     const int64_t n0 = (t % p->n_groups) * p->group;
     const int64_t cols = d->N - n0 < p->group ? d->N - n0 : p->group;
     if (d->K == 0) {

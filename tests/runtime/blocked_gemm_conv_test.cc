@@ -18,6 +18,7 @@
 
 namespace {
 
+using kiln::testing::kConcurrentHost;
 using kiln::testing::kReverseHost;
 using kiln::testing::ConvShape;
 using kiln::testing::ExpectResidualConvMatches;
@@ -49,7 +50,7 @@ TEST_P(BlockedGemm, MatchesDirectLoopPlainAndPacked) {
     const int64_t ip_pb[9] = {m, n, k, 0, 0, 1, 0, 1, act};
     const float lo = -0.5f, hi = 0.5f;
     const float fp[4] = {alpha, 1.5f, lo, hi};
-    std::vector<float> y(m * n), y_pb(m * n), y_thr(m * n);
+    std::vector<float> y(m * n), y_pb(m * n), y_thr(m * n), y_pb_thr(m * n), y_pb_conc(m * n);
     void* b1[4] = {const_cast<float*>(a.data()), const_cast<float*>(b.data()),
                    const_cast<float*>(c.data()), y.data()};
     void* b2[4] = {const_cast<float*>(a.data()), packed.data(), const_cast<float*>(c.data()),
@@ -59,6 +60,13 @@ TEST_P(BlockedGemm, MatchesDirectLoopPlainAndPacked) {
     ASSERT_EQ(kiln_gemm_f32(ip, fp, b1, nullptr), KILN_OK);
     ASSERT_EQ(kiln_gemm_pb_f32(ip_pb, fp, b2, nullptr), KILN_OK);
     ASSERT_EQ(kiln_gemm_f32(ip, fp, b3, &kReverseHost), KILN_OK);
+    // Packed B on threads: rows split where Y outweighs B, else columns.
+    void* b4[4] = {const_cast<float*>(a.data()), packed.data(), const_cast<float*>(c.data()),
+                   y_pb_thr.data()};
+    void* b5[4] = {const_cast<float*>(a.data()), packed.data(), const_cast<float*>(c.data()),
+                   y_pb_conc.data()};
+    ASSERT_EQ(kiln_gemm_pb_f32(ip_pb, fp, b4, &kReverseHost), KILN_OK);
+    ASSERT_EQ(kiln_gemm_pb_f32(ip_pb, fp, b5, &kConcurrentHost), KILN_OK);
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < n; ++j) {
         double s = 0, mag = 0;
@@ -75,6 +83,8 @@ TEST_P(BlockedGemm, MatchesDirectLoopPlainAndPacked) {
             << "i " << i << " j " << j << " tb " << trans_b << " alpha " << alpha;
         ASSERT_EQ(y_pb[i * n + j], y[i * n + j]) << "packed B differs at " << i << "," << j;
         ASSERT_EQ(y_thr[i * n + j], y[i * n + j]) << "threaded differs at " << i << "," << j;
+        ASSERT_EQ(y_pb_thr[i * n + j], y[i * n + j]) << "packed, threaded at " << i << "," << j;
+        ASSERT_EQ(y_pb_conc[i * n + j], y[i * n + j]) << "packed, concurrent at " << i << "," << j;
       }
     }
   }
@@ -94,7 +104,14 @@ INSTANTIATE_TEST_SUITE_P(Shapes, BlockedGemm,
                                            // one row against 1 MB of B: under
                                            // 2^19 multiply-adds, yet split
                                            // over a host's threads
-                                           GemmShape{1, 520, 512}));
+                                           GemmShape{1, 520, 512},
+                                           // over 2^19 multiply-adds, so split
+                                           // on threads: rows (packed: Y
+                                           // outweighs B; 3 column groups,
+                                           // packed or not), columns (B
+                                           // outweighs Y)
+                                           GemmShape{203, 300, 40}, GemmShape{101, 130, 64},
+                                           GemmShape{60, 300, 100}));
 
 TEST(BlockedGemm, PackedCheckerBoundsPanels) {
   const int64_t ip[9] = {4, 17, 3, 0, 0, 0, 0, 0, KILN_ACT_NONE};

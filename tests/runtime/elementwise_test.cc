@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernel_case.h"
+#include "partition_test_util.h"
 
 namespace {
 
@@ -109,6 +110,56 @@ TEST(UnaryKernel, ActivationsKeepNaNAndSaturate) {
   ASSERT_EQ(kiln_unary_f32(ip, fp, ptrs, nullptr), KILN_OK);
   EXPECT_EQ(y[1], -1.0f);
   EXPECT_EQ(y[2], 1.0f);
+}
+
+// Outputs large enough that binary_f32 splits them over a host's threads:
+// an SE block's per-channel scale (rows of Y), a broadcast in the middle
+// dim (rows counted over two dims), and one long row (split in blocks);
+// on every partition the same bits as a direct loop in this file (IEEE
+// operations round alike wherever they run).
+TEST(BinaryKernel, ThreadedRowsMatchDirectLoop) {
+  struct Case {
+    int64_t op;
+    std::vector<int64_t> dims, a_strides, b_strides;
+    int64_t a_size, b_size;
+  };
+  const std::vector<Case> cases = {
+      {KILN_BINARY_MUL, {1, 56, 56, 40}, {0, 0, 0, 1}, {0, 2240, 40, 1}, 40, 56 * 56 * 40},
+      {KILN_BINARY_SUB, {3, 200, 150}, {150, 0, 1}, {30000, 150, 1}, 450, 90000},
+      {KILN_BINARY_ADD, {70001}, {1}, {1}, 70001, 70001}};
+  for (const Case& k : cases) {
+    const int64_t R = static_cast<int64_t>(k.dims.size());
+    std::vector<int64_t> ip = {k.op, R};
+    ip.insert(ip.end(), k.dims.begin(), k.dims.end());
+    ip.insert(ip.end(), k.a_strides.begin(), k.a_strides.end());
+    ip.insert(ip.end(), k.b_strides.begin(), k.b_strides.end());
+    const std::vector<float> a = kiln::testing::Random(k.a_size, 3),
+                             b = kiln::testing::Random(k.b_size, 4);
+    int64_t count = 1;
+    for (int64_t d : k.dims) count *= d;
+    std::vector<float> want(count);
+    std::vector<int64_t> idx(R, 0);
+    for (int64_t o = 0; o < count; ++o) {
+      int64_t ao = 0, bo = 0;
+      for (int64_t d = 0; d < R; ++d) ao += idx[d] * k.a_strides[d], bo += idx[d] * k.b_strides[d];
+      want[o] = k.op == KILN_BINARY_MUL ? a[ao] * b[bo]
+                : k.op == KILN_BINARY_SUB ? a[ao] - b[bo]
+                                          : a[ao] + b[bo];
+      for (int64_t d = R - 1; d >= 0 && ++idx[d] == k.dims[d]; --d) idx[d] = 0;
+    }
+    const uint64_t bytes[3] = {4 * a.size(), 4 * b.size(), 4 * want.size()};
+    ASSERT_EQ(kiln_binary_f32_check(ip.data(), static_cast<uint32_t>(ip.size()), nullptr, 0, bytes),
+              KILN_OK);
+    for (const kiln_host* host :
+         {static_cast<const kiln_host*>(nullptr), &kiln::testing::kReverseHost,
+          &kiln::testing::kConcurrentHost}) {
+      std::vector<float> got(count, -7.0f);
+      void* bind[3] = {const_cast<float*>(a.data()), const_cast<float*>(b.data()), got.data()};
+      ASSERT_EQ(kiln_binary_f32(ip.data(), nullptr, bind, host), KILN_OK);
+      for (int64_t o = 0; o < count; ++o)
+        ASSERT_EQ(got[o], want[o]) << "op " << k.op << " rank " << R << " at " << o;
+    }
+  }
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // against PyTorch references, and checkers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "kernel_case.h"
+#include "partition_test_util.h"
 
 namespace {
 
@@ -231,6 +233,49 @@ TEST(Pool2dKernel, MaxOfNegativeValuesIgnoresPadding) {
   ASSERT_EQ(kiln_pool2d_f32_check(ip, 18, nullptr, 0, bytes), KILN_OK);
   ASSERT_EQ(kiln_pool2d_f32(ip, nullptr, ptrs, nullptr), KILN_OK);
   for (float v : y) EXPECT_EQ(v, -1.0f);
+}
+
+// Large enough that the NHWC kernel splits its pixel blocks over a host's
+// threads (and two slabs of channels, lane tails included), and small enough
+// for blocks with no pixels: on every partition the same bits, and those of
+// the NCHW kernel on the same values; against a double-precision mean within
+// 1e-6 relative (the sums' rounding), the max exactly.
+TEST(GlobalPoolNhwc, ThreadedBlocksMatchNchwKernelAndReference) {
+  struct Shape {
+    int64_t n, spatial, c;
+  };
+  for (const Shape sh : {Shape{2, 3136, 300}, Shape{1, 3, 20}, Shape{1, 49, 1280}}) {
+    const std::vector<float> nhwc = kiln::testing::Random(sh.n * sh.spatial * sh.c, 7);
+    std::vector<float> nchw(nhwc.size());
+    for (int64_t n = 0; n < sh.n; ++n)
+      for (int64_t p = 0; p < sh.spatial; ++p)
+        for (int64_t c = 0; c < sh.c; ++c)
+          nchw[(n * sh.c + c) * sh.spatial + p] = nhwc[(n * sh.spatial + p) * sh.c + c];
+    for (const int64_t kind : {int64_t{KILN_POOL_AVG}, int64_t{KILN_POOL_MAX}}) {
+      const int64_t ip[4] = {kind, sh.n, sh.spatial, sh.c};
+      const int64_t ip_nchw[3] = {kind, sh.n * sh.c, sh.spatial};
+      std::vector<float> want(sh.n * sh.c);
+      void* b_nchw[2] = {nchw.data(), want.data()};
+      ASSERT_EQ(kiln_global_pool_f32(ip_nchw, nullptr, b_nchw, nullptr), KILN_OK);
+      for (const kiln_host* host :
+           {static_cast<const kiln_host*>(nullptr), &kiln::testing::kReverseHost,
+            &kiln::testing::kConcurrentHost}) {
+        std::vector<float> got(sh.n * sh.c, -1.0f);
+        void* b[2] = {const_cast<float*>(nhwc.data()), got.data()};
+        ASSERT_EQ(kiln_global_pool_nhwc_f32(ip, nullptr, b, host), KILN_OK);
+        for (int64_t r = 0; r < sh.n * sh.c; ++r) {
+          const float* xr = nchw.data() + r * sh.spatial;
+          double ref = kind == KILN_POOL_MAX ? -INFINITY : 0.0;
+          for (int64_t p = 0; p < sh.spatial; ++p)
+            ref = kind == KILN_POOL_MAX ? std::max<double>(ref, xr[p]) : ref + xr[p];
+          if (kind == KILN_POOL_AVG) ref /= double(sh.spatial);
+          ASSERT_EQ(got[r], want[r]) << "spatial " << sh.spatial << " kind " << kind << " row " << r;
+          if (kind == KILN_POOL_MAX) ASSERT_EQ(got[r], float(ref)) << "row " << r;
+          else ASSERT_NEAR(got[r], ref, 1e-6 * (1.0 + std::fabs(ref))) << "row " << r;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -70,7 +70,7 @@
 #define KILN_ALIGN64 __attribute__((aligned(64)))
 /* Hints that the cache line at p will soon be written / read. For a write,
  * PREFETCHW asks for the line exclusive at once, so a line another core
- * holds moves once, not shared first and then again for the store. GCC
+ * holds is not read shared first and upgraded again for the store. GCC
  * emits it only under -mprfchw; every x86 CPU with AVX2 runs it (those
  * before Broadwell as a no-op). */
 #if defined(__x86_64__) && defined(KILN_HAVE_AVX2)

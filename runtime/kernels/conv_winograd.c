@@ -511,11 +511,11 @@ static int64_t wg_slot_fit(int64_t slot, int64_t width, int last, int64_t* fs) {
 /* Slots [begin, end) of the wave_tiles that V and M hold, not chunked:
  * the slots' share of all the tiles, taken in steps of as many tiles as
  * the slots hold (V and M at most WG_STEP_FLOATS), each through both
- * phases. A thread's tiles, their V and
- * M and its outputs are its own, so the phases need no barrier between
- * them and no data crosses to another core's cache: with the phases split
- * over the threads apart, two threads ran ResNet-18's 56x56 layers no
- * faster than one (AMD EPYC Zen 5). */
+ * phases. A thread's tiles, their V and M and its outputs are its own,
+ * so the phases need no barrier between them and no data crosses to
+ * another core's cache: with the phases split over the threads apart, two
+ * threads ran ResNet-18's 56x56 layers no faster than one (AMD EPYC
+ * Zen 5). */
 static void wg_slot_tasks(void* ctx, int64_t begin, int64_t end) {
   const wg_job* j = (const wg_job*)ctx;
   const int64_t n = j->wave_tiles, q = j->all_tiles / n, r = j->all_tiles % n;

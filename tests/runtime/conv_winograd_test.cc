@@ -276,7 +276,7 @@ const Case kCases[] = {
     {{1, 32, 14, 14, 40, 1, 1, 1, 1}, {}},
     {{2, 17, 13, 15, 48, 1, 0, 1, 2}, Act(KILN_ACT_CLIP, 0.0f, 6.0f, true, true)},
     // Two waves of tile rows (kiln_winograd_wave_rows: 20 of the 27), the
-    // first spanning all three images; each wave runs in steps of 41 tiles
+    // first spanning all three images; each wave runs in steps of at most 41 tiles
     // (conv_winograd.c's WG_STEP_FLOATS), the last one short.
     {{3, 20, 36, 36, 24, 1, 1, 1, 1}, {}},
     // U past KILN_WINOGRAD_WAVE_MAX_U (36 x 64 x 130 floats): M chunk by

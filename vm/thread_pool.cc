@@ -5,8 +5,6 @@
 namespace kiln::vm {
 namespace {
 
-// Spin this many polls before sleeping: dispatches follow each other within
-// microseconds, and a sleep/wake round trip costs more than that.
 // How long a thread polls for the next job (a worker) or for the others to
 // finish (the caller) before it sleeps on a condition variable. Waking a
 // sleeping thread costs tens to hundreds of microseconds on a virtual
@@ -45,10 +43,11 @@ ThreadPool::ThreadPool(int threads) {
 }
 
 ThreadPool::~ThreadPool() {
+  stop_.store(true);
+  generation_.fetch_add(1);
   {
+    // Under the lock: a worker between its last check and its wait holds it.
     std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
-    generation_.fetch_add(1, std::memory_order_release);
   }
   work_cv_.notify_all();
   for (std::thread& t : workers_) t.join();
@@ -65,36 +64,39 @@ void ThreadPool::ParallelFor(int64_t n, void (*body)(void*, int64_t, int64_t), v
     if (n > 0) body(ctx, 0, n);
     return;
   }
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    n_ = n, body_ = body, ctx_ = ctx;
-    pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
-    generation_.fetch_add(1, std::memory_order_release);
+  // The workers are done with the last job (pending_ reached 0), so the job
+  // can be written without a lock; bumping generation_ publishes it.
+  n_ = n, body_ = body, ctx_ = ctx;
+  pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
+  generation_.fetch_add(1);
+  if (sleepers_.load() > 0) {
+    { std::lock_guard<std::mutex> lock(mu_); }
+    work_cv_.notify_all();
   }
-  work_cv_.notify_all();
   RunChunk(0);
-  if (SpinUntil([this] { return pending_.load(std::memory_order_acquire) == 0; })) return;
+  const auto all_done = [this] { return pending_.load(std::memory_order_acquire) == 0; };
+  if (SpinUntil(all_done)) return;
   std::unique_lock<std::mutex> lock(mu_);
-  done_cv_.wait(lock, [this] { return pending_.load(std::memory_order_acquire) == 0; });
+  caller_sleeps_.store(true);
+  done_cv_.wait(lock, [this] { return pending_.load() == 0; });
+  caller_sleeps_.store(false, std::memory_order_relaxed);
 }
 
 void ThreadPool::WorkerLoop(int index) {
   uint64_t seen = 0;
+  const auto new_job = [&] { return generation_.load(std::memory_order_acquire) != seen; };
   for (;;) {
-    const bool ready =
-        SpinUntil([&] { return generation_.load(std::memory_order_acquire) != seen; });
-    if (!ready) {
+    if (!SpinUntil(new_job)) {
       std::unique_lock<std::mutex> lock(mu_);
-      work_cv_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen; });
+      sleepers_.fetch_add(1);
+      work_cv_.wait(lock, [&] { return generation_.load() != seen; });
+      sleepers_.fetch_sub(1, std::memory_order_relaxed);
     }
     seen = generation_.load(std::memory_order_acquire);
-    {
-      std::lock_guard<std::mutex> lock(mu_);  // pairs with the job's writes
-      if (stop_) return;
-    }
+    if (stop_.load(std::memory_order_relaxed)) return;
     RunChunk(index);
-    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      std::lock_guard<std::mutex> lock(mu_);
+    if (pending_.fetch_sub(1) == 1 && caller_sleeps_.load()) {
+      { std::lock_guard<std::mutex> lock(mu_); }
       done_cv_.notify_one();
     }
   }

@@ -30,6 +30,7 @@ class ThreadPool {
   // Hooks for kernels; valid while the pool lives.
   const kiln_host* host() const { return &host_; }
 
+  // Not reentrant: one caller at a time.
   void ParallelFor(int64_t n, void (*body)(void*, int64_t, int64_t), void* ctx);
 
  private:
@@ -38,11 +39,21 @@ class ThreadPool {
 
   kiln_host host_;
   std::vector<std::thread> workers_;
+  // Handing a job over and waiting for it take no lock while the threads
+  // spin: the job is published by generation_ (release), its end by
+  // pending_. The mutex and condition variables serve only threads that
+  // stopped spinning and sleep, which sleepers_ and caller_sleeps_ announce
+  // (each side writes its flag, then reads the other's: sequentially
+  // consistent, so one of them sees the other and no wake-up is lost).
   std::mutex mu_;
   std::condition_variable work_cv_, done_cv_;
-  std::atomic<uint64_t> generation_{0};
+  // One cache line holds what a dispatch touches: a job handed over and
+  // its end reported move it between the cores about once each way.
+  alignas(64) std::atomic<uint64_t> generation_{0};
   std::atomic<int> pending_{0};
-  bool stop_ = false;
+  std::atomic<int> sleepers_{0};
+  std::atomic<bool> caller_sleeps_{false};
+  std::atomic<bool> stop_{false};
   // The current job, written before generation_ is bumped.
   int64_t n_ = 0;
   void (*body_)(void*, int64_t, int64_t) = nullptr;

@@ -45,12 +45,15 @@ ThreadPool::ThreadPool(int threads) {
 ThreadPool::~ThreadPool() {
   stop_.store(true);
   generation_.fetch_add(1);
-  {
-    // Under the lock: a worker between its last check and its wait holds it.
-    std::lock_guard<std::mutex> lock(mu_);
-  }
-  work_cv_.notify_all();
+  Wake(work_cv_);
   for (std::thread& t : workers_) t.join();
+}
+
+void ThreadPool::Wake(std::condition_variable& cv) {
+  // Taking the lock first: a thread between its last check of the condition
+  // and its wait holds it, so the notification cannot fall in that gap.
+  { std::lock_guard<std::mutex> lock(mu_); }
+  cv.notify_all();
 }
 
 void ThreadPool::RunChunk(int index) {
@@ -69,10 +72,7 @@ void ThreadPool::ParallelFor(int64_t n, void (*body)(void*, int64_t, int64_t), v
   n_ = n, body_ = body, ctx_ = ctx;
   pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
   generation_.fetch_add(1);
-  if (sleepers_.load() > 0) {
-    { std::lock_guard<std::mutex> lock(mu_); }
-    work_cv_.notify_all();
-  }
+  if (sleepers_.load() > 0) Wake(work_cv_);
   RunChunk(0);
   const auto all_done = [this] { return pending_.load(std::memory_order_acquire) == 0; };
   if (SpinUntil(all_done)) return;
@@ -95,10 +95,7 @@ void ThreadPool::WorkerLoop(int index) {
     seen = generation_.load(std::memory_order_acquire);
     if (stop_.load(std::memory_order_relaxed)) return;
     RunChunk(index);
-    if (pending_.fetch_sub(1) == 1 && caller_sleeps_.load()) {
-      { std::lock_guard<std::mutex> lock(mu_); }
-      done_cv_.notify_one();
-    }
+    if (pending_.fetch_sub(1) == 1 && caller_sleeps_.load()) Wake(done_cv_);
   }
 }
 

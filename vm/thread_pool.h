@@ -36,6 +36,8 @@ class ThreadPool {
  private:
   void WorkerLoop(int index);
   void RunChunk(int index);
+  // Wakes the threads asleep on cv (after the condition they wait for changed).
+  void Wake(std::condition_variable& cv);
 
   kiln_host host_;
   std::vector<std::thread> workers_;

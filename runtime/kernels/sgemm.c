@@ -750,20 +750,6 @@ static inline void kiln_epilogue_tile(const kiln_epilogue* ep, float* y, int64_t
 /* Row blocks of a threaded GEMM that splits its rows: each of 1, 2 or 4
  * threads takes whole blocks. */
 #define KILN_GEMM_ROW_BLOCKS 4
-/* At most this many micro-tiles of rows per B block: packed B's next block
- * is prefetched (kiln_gemm_next_b), and its columns go in narrow groups. */
-#define KILN_GEMM_FEW_TILES 16
-/* Columns per task where packed B is read by a few micro-tiles, not one
- * (a 7x7 layer's 1x1 convolution: 49 rows): twice the tasks, so on two
- * threads an odd count of 64-column groups no longer splits unevenly (a
- * 960 -> 320 projection: 5 groups went 2 and 3, 10 now go 5 and 5), and a
- * block of KILN_KC x 32 floats (32 KiB) stays in L1 for all the tiles
- * that read it. AMD EPYC Zen 5 avx512, VM, 12 interleaved rounds:
- * MobileNetV2's 7x7 1x1 layers 579 -> 546 us on 2 threads, 988 -> 974 on
- * 1; EfficientNet-B0's (8 rounds) 1.11-1.19x faster on 2 threads; in
- * BM_Pointwise with weights from memory (sets:24) 960 -> 320 at 7x7 on
- * one thread 214 -> 193 us, warm weights unchanged. */
-#define KILN_GEMM_NARROW_GROUP 32
 /* Widest row stride (floats) of a B read in place. */
 #define KILN_IN_PLACE_MAX_RS 1024
 
@@ -852,6 +838,9 @@ static inline int64_t kiln_gemm_task_count(const kiln_gemm_plan* p) {
  * 32->16 projection with cold caches (sets 16) went from about 200 to
  * 175 us, and warm it did not slow down. */
 #define KILN_GEMM_AHEAD 2
+/* At most this many micro-tiles of rows per B block: packed B's next block
+ * is prefetched (kiln_gemm_next_b). */
+#define KILN_GEMM_FEW_TILES 16
 
 /* Prefetches `floats` floats of each of `rows` rows from `first`, `rs` apart:
  * for writing (Y) or for reading (A). WRITE is a constant after inlining,

@@ -1,6 +1,7 @@
 """What bench_models.py records about the machine and the runners: CPU model and
 ISA, Kiln's kernel paths (runnable ones and their AOT flags), the OpenBLAS core
-that PyTorch's BLAS runs, tool versions and the load average."""
+that PyTorch's BLAS runs, tool versions, the load average and how far apart
+two threads' CPUs are."""
 import ctypes
 import json
 import os
@@ -28,6 +29,20 @@ def _text(cmd):
 
 def load_average():
     return " ".join(f"{v:.2f}" for v in os.getloadavg())
+
+
+def core_round_trip_ns(kernels_bench):
+    """A cache line's round trip between two threads (kiln_benchmarks'
+    BM_CoreToCoreRoundTrip) in ns, or None. A virtual machine's host may place
+    its two vCPUs close (about 100 ns: a shared L3) or far apart (400-600 ns)
+    and move them within minutes; the 2-thread figures follow the placement
+    (ResNet-18 in the VM, 1t/2t: median 1.86 close, 1.63 far; docs/paths.md)."""
+    out = _text([kernels_bench, "--benchmark_filter=^BM_CoreToCoreRoundTrip/",
+                 "--benchmark_format=json"])
+    try:  # the counter is an inverted rate: seconds per round trip
+        return round(json.loads(out)["benchmarks"][0]["ns_per_round_trip"] * 1e9)
+    except (ValueError, KeyError, IndexError, TypeError):
+        return None
 
 
 def kernel_path_flags():

@@ -48,6 +48,11 @@ def _machine(info, settings):
     before, after = info["load average before / after"]
     lines.append(f"- load average before / after: {before} / {after} (other processes sharing "
                  "the cores inflate and scatter every number)")
+    trips = info.get("core-to-core round trip before / after (ns)")
+    if trips and None not in trips:
+        lines.append(f"- a cache line's round trip between two threads before / after: {trips[0]} / "
+                     f"{trips[1]} ns (about 100: the two CPUs share a cache; 400-600: far apart, "
+                     "and the 2-thread figures drop, docs/paths.md)")
     if "1-thread configurations pinned to CPU" in info:
         cpu = info["1-thread configurations pinned to CPU"]
         lines.append("- 1-thread configurations (ORT, Kiln VM and AOT, PyTorch): " +

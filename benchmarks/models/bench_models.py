@@ -9,7 +9,8 @@ one table per kernel path with the medians and the ratios AOT/ORT, VM/ORT,
 VM/AOT and VM 1t/2t; PyTorch as a secondary baseline; every runner's output
 checked against PyTorch's reference; module sizes and build times; and the
 machine (CPU model, ISA, the paths used and their flags, OPENBLAS_CORETYPE and
-the OpenBLAS core PyTorch runs, load average before/after).
+the OpenBLAS core PyTorch runs, load average before/after and, with
+--kernels-bench, a cache line's round trip between two threads before/after).
 
 Runners:
   ONNX Runtime  node benchmarks/models/ort/ort_run.js (npm onnxruntime-node, all
@@ -396,6 +397,8 @@ def main(argv):
 
     state = {"paths": None, "openblas": bench_machine.openblas_library()}
     load_before = bench_machine.load_average()
+    trip_before = (bench_machine.core_round_trip_ns(args.kernels_bench)
+                   if args.kernels_bench else None)
     if os.getloadavg()[0] > 0.5:
         print(f"warning: load average {load_before}: other processes are running and will "
               "slow and scatter every number", file=sys.stderr)
@@ -419,6 +422,8 @@ def main(argv):
         kernels = json.load(open(args.kernels_json))
         kernels_core = "unknown (--kernels-json: recorded by whoever ran it)"
     load_after = bench_machine.load_average()
+    trip_after = (bench_machine.core_round_trip_ns(args.kernels_bench)
+                  if args.kernels_bench else None)
 
     flags = bench_machine.kernel_path_flags()
     caller = os.environ.get(CALLER_CORETYPE, "(unset)")
@@ -435,6 +440,7 @@ def main(argv):
         "OpenBLAS in use (SGEMM benchmark)": kernels_core,
         "versions": bench_machine.tool_versions(torch.__version__),
         "load average before / after": [load_before, load_after],
+        "core-to-core round trip before / after (ns)": [trip_before, trip_after],
         "1-thread configurations pinned to CPU": PIN_CPU,
         "duration_s": round(time.time() - started),
         "kiln commit": _source_commit(),

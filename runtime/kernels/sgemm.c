@@ -811,12 +811,13 @@ static inline void kiln_gemm_plan_init(kiln_gemm_plan* p, const kiln_gemm_desc* 
   p->nr_chunk = p->path.nr;
   /* A prepacked B shared by few micro-tiles of rows (a 7x7 layer's 1x1
    * convolution: 49 rows, K and N in the hundreds) goes in groups of 32
-   * columns: twice the tasks to share between threads, each B block half
-   * as large, so it and its prefetched successor sit in L1 beside the
-   * tile's rows of A. MobileNetV2's 7x7 1x1 layers (VM, avx512, 12
-   * interleaved rounds) 579 -> 546 us on 2 threads, 988 -> 974 on 1;
-   * BM_Pointwise C:960 H:7 OC:320 sets:24 214 -> 193 us. Each element's
-   * sum runs over K in the same order whatever the group. */
+   * columns: twice the tasks to share between threads (a 960 -> 320
+   * projection's 5 groups of 64 split 2 against 3), and a B block of 32 KiB
+   * that stays in L1 beside the tile's rows of A. EfficientNet-B0's 7x7 1x1
+   * layers on 2 threads (VM, interleaved rounds) 1.06-1.30x faster on
+   * avx512, its projections 1.19-1.32x on avx2; MobileNetV2's 579 -> 546 us
+   * on avx512 in one session, within noise in the next. Each element's sum
+   * runs over K in the same order whatever the group. */
   p->group = d->b_packed && d->M > p->path.mr && d->M <= KILN_GEMM_FEW_TILES * p->path.mr
                  ? KILN_GROUP_COLS / 2
                  : KILN_GROUP_COLS;

@@ -1,7 +1,7 @@
 """What bench_models.py records about the machine and the runners: CPU model and
 ISA, Kiln's kernel paths (runnable ones and their AOT flags), the OpenBLAS core
 that PyTorch's BLAS runs, tool versions, the load average and how far apart
-two threads' CPUs are."""
+two threads' CPUs are; and the latency line the runners print."""
 import ctypes
 import json
 import os
@@ -25,6 +25,17 @@ def _text(cmd):
         return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     except (OSError, subprocess.CalledProcessError):
         return ""
+
+
+# The line `kiln run`, `kiln bench`, the AOT runner and ort_run.js print.
+LATENCY = re.compile(r"latency_ms median=([0-9.]+) min=([0-9.]+) max=([0-9.]+) runs=(\d+)")
+
+
+def parse_latency(text):
+    m = LATENCY.search(text)
+    if not m:
+        raise RuntimeError("no latency_ms line in: " + text.strip()[-200:])
+    return {"median": float(m[1]), "min": float(m[2]), "max": float(m[3]), "runs": int(m[4])}
 
 
 def load_average():

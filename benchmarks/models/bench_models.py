@@ -119,7 +119,6 @@ import bench_machine  # noqa: E402
 import bench_markdown  # noqa: E402
 import export  # noqa: E402  (the same model definitions and inputs)
 
-LATENCY = re.compile(r"latency_ms median=([0-9.]+) min=([0-9.]+) max=([0-9.]+) runs=(\d+)")
 ORT_RUN = os.path.join(bench_machine.ORT_DIR, "ort_run.js")
 CHECK_RUNS = 3  # warm-up / output check / latency estimate before the rounds
 
@@ -134,13 +133,6 @@ def failure(e):
         lines = (e.stderr or e.stdout or "").strip().splitlines()
         return lines[-1] if lines else f"exit {e.returncode}"
     return str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
-
-
-def parse_latency(text):
-    m = LATENCY.search(text)
-    if not m:
-        raise RuntimeError("no latency_ms line in: " + text.strip()[-200:])
-    return {"median": float(m[1]), "min": float(m[2]), "max": float(m[3]), "runs": int(m[4])}
 
 
 def max_abs_diff(reference, file):
@@ -218,7 +210,7 @@ def external(cmd, threads):
     def run_fn(repeat, output):
         extra = ["--output", output] if output else []
         preexec = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
-        return parse_latency(run(cmd + extra + ["--repeat", str(repeat)],
+        return bench_machine.parse_latency(run(cmd + extra + ["--repeat", str(repeat)],
                                  preexec_fn=preexec).stdout)
     return run_fn
 

@@ -17,7 +17,6 @@ placement and reports the median speed-up per placement.
 """
 import argparse
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -38,10 +37,7 @@ def median_ms(kiln, module, inputs, output, threads, repeat, pin):
     if pin is not None:
         cmd = ["taskset", "-c", str(pin)] + cmd
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    m = re.search(r"median=([\d.]+)", out)
-    if m is None:
-        raise RuntimeError(f"no latency line in the output of {' '.join(cmd)}")
-    return float(m[1])
+    return bench_machine.parse_latency(out)["median"]
 
 
 def main():

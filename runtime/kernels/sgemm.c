@@ -788,7 +788,7 @@ typedef struct kiln_gemm_plan {
 } kiln_gemm_plan;
 
 /* At most this many micro-tiles of rows per B block: packed B's next block
- * is prefetched (kiln_gemm_next_b). */
+ * is prefetched (kiln_gemm_next_b), and its columns go in groups of 32. */
 #define KILN_GEMM_FEW_TILES 16
 
 static inline void kiln_gemm_plan_init(kiln_gemm_plan* p, const kiln_gemm_desc* d,

@@ -219,10 +219,13 @@ void RegisterElementwiseOps(std::vector<OpDef>& ops) {
   for (const char* op : {"Mod", "Max", "Min"}) {
     OpDef def{op, ElementwiseBroadcast, /*symbolic=*/true,
               F32OrTyped<LowerMathBinary, emit::LowerTypedBinary>};
-    // Max and Min of two shape values fold (passes/symbolic_fold.cc).
+    // Max and Min of two shape values fold (passes/symbolic_fold.cc); Mod of
+    // known values (a window's padding from fixed sizes: Swin-T) folds too.
     if (std::string(op) != "Mod") {
       def.symbolic_values = SymbolicValueAtFirstTwo;
       def.fold = {FoldMinMax, FoldRule::Needs::kKnownInputs, 0};
+    } else {
+      def.fold = {FoldBinary, FoldRule::Needs::kKnownInputs, 2};
     }
     ops.push_back(def);
   }

@@ -317,6 +317,22 @@ bool Compare(const std::string& op, bool less, bool equal, bool greater) {
   return greater || equal;  // GreaterOrEqual
 }
 
+// ONNX Mod: the remainder with the divisor's sign (Python's %), or with the
+// dividend's when c_mod (C's fmod and %). As runtime/kernels/binary_typed.c:
+// a zero divisor gives 0, and so does -1 (which also avoids INT64_MIN % -1).
+static double FloatMod(double x, double y, bool c_mod) {
+  const double r = std::fmod(x, y);
+  return !c_mod && r != 0 && ((r < 0) != (y < 0)) ? r + y : r;
+}
+
+static int64_t IntMod(int64_t x, int64_t y, bool is_unsigned, bool c_mod) {
+  if (y == 0) return 0;
+  if (is_unsigned) return static_cast<int64_t>(static_cast<uint64_t>(x) % static_cast<uint64_t>(y));
+  if (y == -1) return 0;
+  const int64_t r = x % y;
+  return !c_mod && r != 0 && ((r < 0) != (y < 0)) ? r + y : r;
+}
+
 absl::StatusOr<ConstantPtr> BinaryOp(const E& e) {
   const std::string& op = e.n.op_type;
   const ConstantData *a = e.In(0), *b = e.In(1);
@@ -327,6 +343,9 @@ absl::StatusOr<ConstantPtr> BinaryOp(const E& e) {
   const size_t es = ir::DTypeSize(t);
   const bool fp = IsFloat(a->dtype) || (op == "Pow" && IsFloat(b->dtype));
   const bool unsigned_operands = a->dtype == DType::U64;  // compared as uint64
+  // Mod's sign rule as the kernels apply it: binary_f32 always takes C's fmod
+  // (ONNX requires fmod=1 for floats), binary_typed the attribute's.
+  const bool c_mod = e.n.GetInt("fmod", 0) != 0 || a->dtype == DType::F32;
   for (size_t k = 0; k < ia.size(); ++k) {
     uint8_t* p = out->bytes.data() + k * es;
     if (fp) {
@@ -340,6 +359,7 @@ absl::StatusOr<ConstantPtr> BinaryOp(const E& e) {
       // Min/Max propagate NaN, as ONNX's reference does.
       else if (op == "Min") r = std::isnan(x) || std::isnan(y) ? x + y : std::min(x, y);
       else if (op == "Max") r = std::isnan(x) || std::isnan(y) ? x + y : std::max(x, y);
+      else if (op == "Mod") r = FloatMod(x, y, c_mod);
       if (t == DType::Bool) *p = Compare(op, x < y, x == y, x > y);
       else if (IsFloat(t)) StoreF(t, p, r);
       else StoreI(t, p, FloatToIntBits(r, t));
@@ -361,6 +381,8 @@ absl::StatusOr<ConstantPtr> BinaryOp(const E& e) {
               e.g.source, ": node ", e.n.Describe(), ": integer division by zero in constants"));
         }
         r = (y == -1) ? WrapSub(0, x) : x / y;  // INT64_MIN / -1 wraps
+      } else if (op == "Mod") {
+        r = IntMod(x, y, unsigned_operands, c_mod);
       } else if (op == "Pow") {
         const DType et = b->dtype;
         r = WrapPow(x, y, !(et == DType::U8 || et == DType::U16 || et == DType::U32 || et == DType::U64));

@@ -116,6 +116,32 @@ TEST(ConstantFoldingTest, FoldingMatchesKernelSemanticsAtTheEdges) {
   }
 }
 
+// Mod on constants folds (Swin-T's window padding from fixed sizes) with the
+// sign rule of its fmod attribute, as NumPy's mod and fmod compute it.
+TEST(ConstantFoldingTest, ModFoldsWithEachSignRule) {
+  auto g = ImportOnnx(Model("folding_mod.onnx"));
+  ASSERT_TRUE(g.ok()) << g.status();
+  ASSERT_TRUE(FoldConstants(*g).ok());
+  for (const char* name : {"mod", "fmod", "float_fmod"}) {
+    const ir::ConstantData* c = nullptr;
+    for (ir::ValueId id : g->outputs) {
+      if (g->value(id).name == name) c = g->value(id).constant.get();
+    }
+    ASSERT_NE(c, nullptr) << name << " did not fold";
+    const std::vector<double> want = ExpectedValues("folding_mod.onnx", name);
+    ASSERT_EQ(c->element_count(), static_cast<int64_t>(want.size())) << name;
+    const bool is_float = std::string(name) == "float_fmod";
+    for (size_t k = 0; k < want.size(); ++k) {
+      if (is_float) {
+        EXPECT_EQ(c->FloatAt(static_cast<int64_t>(k)), want[k]) << name << " " << k;
+      } else {
+        // The remainders are small integers: exact as doubles.
+        EXPECT_EQ(static_cast<double>(c->IntAt(static_cast<int64_t>(k))), want[k]) << name << " " << k;
+      }
+    }
+  }
+}
+
 TEST(ConstantFoldingTest, TorchViewChainBecomesConstantShape) {
   auto g = ImportOnnx(Model("torch_view.onnx"));
   ASSERT_TRUE(g.ok()) << g.status();

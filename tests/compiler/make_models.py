@@ -295,6 +295,34 @@ def folding_wraps():
         value_lines.append(f"folding_wraps.onnx {k} " + ",".join(str(int(x)) for x in v))
 
 
+def folding_mod():
+    """Mod on constants (a window's padding from fixed sizes): the integer
+    remainder takes the divisor's sign (fmod=0, NumPy's mod) or the dividend's
+    (fmod=1, NumPy's fmod); a zero divisor gives 0, as the kernels define it
+    (ONNX leaves it undefined; NumPy's mod and fmod give 0 too); float32 takes
+    fmod=1, as ONNX requires."""
+    n = helper.make_node
+    a = np.array([7, -7, 7, -7, 0, 5, -2**63, 2**63 - 1], np.int64)
+    b = np.array([3, 3, -3, -3, 4, 0, -1, 10], np.int64)
+    fa = np.array([5.5, -5.5, 5.5, -5.5, 1e30, 0.75], np.float32)
+    fb = np.array([2.0, 2.0, -2.0, -2.0, 3.0, 0.25], np.float32)
+    nodes = [n("Mod", ["a", "b"], ["mod"], name="mod", fmod=0),
+             n("Mod", ["a", "b"], ["fmod"], name="fmod", fmod=1),
+             n("Mod", ["fa", "fb"], ["float_fmod"], name="float_fmod", fmod=1)]
+    inits = [numpy_helper.from_array(v, k) for k, v in
+             [("a", a), ("b", b), ("fa", fa), ("fb", fb)]]
+    outs = [vi("mod", None, TensorProto.INT64), vi("fmod", None, TensorProto.INT64),
+            vi("float_fmod", None)]
+    save(make(nodes, [vi("x", [1])], outs, inits), "folding_mod.onnx")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        want = {"mod": np.mod(a, b), "fmod": np.fmod(a, b)}
+        float_fmod = np.fmod(fa, fb)
+    for k, v in want.items():
+        value_lines.append(f"folding_mod.onnx {k} " + ",".join(str(int(x)) for x in v))
+    value_lines.append("folding_mod.onnx float_fmod " +
+                       ",".join(repr(float(x)) for x in float_fmod))
+
+
 def error_models():
     n = helper.make_node
     # Two different unsupported ops (plus a supported one in between).
@@ -390,6 +418,7 @@ def main():
     folding_values()
     folding_shape_math()
     folding_wraps()
+    folding_mod()
     error_models()
     initializer_formats()
     with open(os.path.join(OUT, "expected_shapes.txt"), "w") as f:

@@ -109,6 +109,20 @@ class Gru(nn.Module):
         return y, h
 
 
+class WindowPartition(nn.Module):
+    """Swin Transformer's window partition (torchvision's swin_t): the input is
+    padded up to a multiple of the window, the padding computed with Mod from
+    the sizes, which folds to constants for a fixed input."""
+
+    def forward(self, x):
+        b, h, w, c = x.shape
+        pad_r, pad_b = (7 - w % 7) % 7, (7 - h % 7) % 7
+        x = F.pad(x, (0, 0, 0, pad_r, 0, pad_b))
+        _, ph, pw, _ = x.shape
+        x = x.view(b, ph // 7, 7, pw // 7, 7, c).permute(0, 1, 3, 2, 4, 5)
+        return x.reshape(b * (ph // 7) * (pw // 7), 49, c)
+
+
 def helper_models():
     rng = np.random.default_rng(7)
     # Slice with negative steps and a GatherElements/CumSum/Pad-edge chain.
@@ -143,6 +157,7 @@ def main():
     export("nn_conv_transpose", Deconv(), (torch.randn(1, 4, 5, 6),), opset=13)
     export("rnn_lstm_bidir_2layer", Lstm(), (torch.randn(6, 2, 5),), opset=13)
     export("rnn_gru_batch_first", Gru(), (torch.randn(3, 4, 5), torch.randn(1, 3, 6)), opset=13)
+    export("movement_window_partition", WindowPartition(), (torch.randn(1, 10, 12, 3),), opset=17)
     helper_models()
 
 

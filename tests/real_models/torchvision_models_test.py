@@ -8,6 +8,12 @@ ONNX Runtime on seeded images.
   deeplab   deeplabv3_mobilenet_v3_large segmentation, the same dynamic axes:
             1x3x224x224 and 1x3x192x256 (the mask upsampled to the input's
             Shape);
+  swin      torchvision's SwinTransformer (swin_t's code: shifted windows,
+            relative position bias, patch merging) at a quarter of swin_t's
+            widths, x 1x3x192x160 fixed (opset 17): its feature maps (48x40
+            down to 6x5) are not multiples of the 7x7 window, so each block
+            pads them by amounts computed with Mod from the sizes, which Kiln
+            folds to constants;
   ssdlite   ssdlite320_mobilenet_v3_large, images [3, height, width] dynamic
             (opset 11): one module runs 320x320 and 480x360 images (its
             transform resizes them to 320x320; score filter, per-class TopK
@@ -92,6 +98,13 @@ def export(name, path):
                           input_names=["x"],
                           dynamic_axes={"x": {0: "batch", 2: "height", 3: "width"}})
         return
+    if name == "swin":
+        from torchvision.models.swin_transformer import SwinTransformer
+        model = SwinTransformer(patch_size=[4, 4], embed_dim=24, depths=[2, 2, 2, 2],
+                                num_heads=[2, 2, 4, 4], window_size=[7, 7]).eval()
+        torch.onnx.export(model, images(11, [(1, 192, 160)])[0], path, opset_version=17,
+                          input_names=["x"])
+        return
     if name == "ssdlite":
         model = det.ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None)
         with torch.no_grad():
@@ -112,6 +125,7 @@ def export(name, path):
 MODELS = {
     "mnasnet": {"compile": [], "sizes": [(1, 224, 224), (2, 160, 192)], "outputs": 1},
     "deeplab": {"compile": [], "sizes": [(1, 224, 224), (1, 192, 256)], "outputs": 1},
+    "swin": {"compile": [], "sizes": [(1, 192, 160)], "outputs": 1},
     "ssdlite": {"compile": [], "sizes": [(320, 320), (480, 360)], "outputs": 3},
     "frcnn": {"compile": [], "sizes": [(320, 320), (300, 420), (160, 240)], "outputs": 3},
 }

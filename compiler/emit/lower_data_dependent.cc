@@ -214,8 +214,9 @@ absl::Status LowerNonMaxSuppression(LoweringContext& ctx, const ir::Node& node) 
 // Reached only for a Dropout the shape rule marked "kiln.dropout_kernel"
 // (others are aliases of their input).
 absl::Status LowerDropout(LoweringContext& ctx, const ir::Node& node) {
-  Shape x, y;
-  KILN_RETURN_IF_ERROR(Shapes(ctx, node, &x, &y));
+  // Elementwise: a symbolic count (attention weights over a number of
+  // windows of the sizes) is patched at run time.
+  KILN_ASSIGN_OR_RETURN(const Shape x, ctx.InputShape(node, 0));
   const uint64_t seed = node.HasAttr("seed") ? static_cast<uint64_t>(node.GetInt("seed", 0))
                                              : kDefaultDropoutSeed;
   KILN_ASSIGN_OR_RETURN(Binding bx, ctx.Bind(node, node.inputs[0]));
@@ -232,7 +233,7 @@ absl::Status LowerDropout(LoweringContext& ctx, const ir::Node& node) {
                         BindOptional(ctx, node, OutputOrNone(node, 1), by, &b, &bytes));
   kernel::Dropout dropout;
   dropout.dtype = DTypeCode(ctx, node.inputs[0]);
-  dropout.count = ir::ElementCount(x);
+  dropout.count = ctx.dims().Product(x);
   dropout.ratio_dtype = has_ratio ? DTypeCode(ctx, ratio) : 0;
   dropout.has_training = has_training ? 1 : 0;
   dropout.has_mask = has_mask ? 1 : 0;

@@ -183,6 +183,13 @@ bool DimPool::AtomInterval(int32_t id, Interval* out) const {
     }
     case AtomKind::kMin: *out = {std::min(a.lo, b.lo), std::min(a.hi, b.hi)}; return true;
     case AtomKind::kMax: *out = {std::max(a.lo, b.lo), std::max(a.hi, b.hi)}; return true;
+    case AtomKind::kMod: {
+      // In 0..d-1 for a divisor d >= 1 (IDIV fails the run otherwise).
+      const int64_t dhi = std::max<int64_t>(b.hi, 1);
+      *out = {0, Infinite(dhi) ? dhi : dhi - 1};
+      if (a.lo >= 0 && a.hi < out->hi) out->hi = a.hi;
+      return true;
+    }
     default: return false;
   }
 }
@@ -401,6 +408,25 @@ int64_t DimPool::FloorDiv(int64_t a, int64_t b) {
   return AtomDim(atom);
 }
 
+int64_t DimPool::Mod(int64_t a, int64_t b) {
+  if (!IsSymbolic(b) && b <= 0) {
+    ok_ = false;
+    return 0;
+  }
+  if (!IsSymbolic(a) && !IsSymbolic(b)) return a - b * FloorDivide(a, b);
+  if (b == 1) return 0;
+  // a already in 0..b-1, or a multiple of b.
+  Interval ia;
+  if (!IsSymbolic(b) && IntervalOf(a, &ia) && ia.lo >= 0 && ia.hi < b) return a;
+  const int64_t quotient = FloorDiv(a, b);
+  if (Mul(quotient, b) == a) return 0;
+  Atom atom;
+  atom.kind = AtomKind::kMod;
+  atom.a = a;
+  atom.b = b;
+  return AtomDim(atom);
+}
+
 int64_t DimPool::Min(int64_t a, int64_t b) {
   if (!IsSymbolic(a) && !IsSymbolic(b)) return std::min(a, b);
   if (a == b) return a;
@@ -534,6 +560,7 @@ bool DimPool::AtomLowerBound(int32_t id, int64_t* lo) const {
       if (!has_a && !has_b) return false;
       *lo = has_a && has_b ? std::max(a, b) : (has_a ? a : b);
       return true;
+    case AtomKind::kMod: *lo = 0; return true;  // divisors are positive
     default: return false;
   }
 }
@@ -546,6 +573,7 @@ std::string DimPool::AtomString(int32_t id) const {
     case AtomKind::kFloorDiv: return absl::StrCat("floor((", ToString(atom.a), ") / (", ToString(atom.b), "))");
     case AtomKind::kMin: return absl::StrCat("min(", ToString(atom.a), ", ", ToString(atom.b), ")");
     case AtomKind::kMax: return absl::StrCat("max(", ToString(atom.a), ", ", ToString(atom.b), ")");
+    case AtomKind::kMod: return absl::StrCat("((", ToString(atom.a), ") mod (", ToString(atom.b), "))");
   }
   return "?";
 }
@@ -586,6 +614,11 @@ int64_t DimPool::Evaluate(int64_t dim, const std::vector<int64_t>& values) const
         }
         case AtomKind::kMin: x = std::min(Evaluate(atom.a, values), Evaluate(atom.b, values)); break;
         case AtomKind::kMax: x = std::max(Evaluate(atom.a, values), Evaluate(atom.b, values)); break;
+        case AtomKind::kMod: {
+          const int64_t n = Evaluate(atom.a, values), d = Evaluate(atom.b, values);
+          x = d > 0 ? n - d * FloorDivide(n, d) : 0;
+          break;
+        }
       }
       v *= x;
     }

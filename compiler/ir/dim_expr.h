@@ -91,6 +91,9 @@ class DimPool {
   // Floor division by a positive divisor (dims only divide by those).
   int64_t FloorDiv(int64_t a, int64_t b);
   int64_t CeilDiv(int64_t a, int64_t b) { return FloorDiv(Add(a, Sub(b, 1)), b); }
+  // a - b * floor(a / b) by a positive divisor: in 0..b-1 (ONNX Mod with
+  // fmod 0; a window's padding (7 - W % 7) % 7).
+  int64_t Mod(int64_t a, int64_t b);
   int64_t Min(int64_t a, int64_t b);
   int64_t Max(int64_t a, int64_t b);
   int64_t Product(const std::vector<int64_t>& dims);
@@ -133,7 +136,7 @@ class DimPool {
 
   // The canonical form, for the emitter that turns expressions into integer
   // bytecode. An atom is a symbol or an opaque operation on two dims.
-  enum class AtomKind { kSymbol, kFloorDiv, kMin, kMax, kData };
+  enum class AtomKind { kSymbol, kFloorDiv, kMin, kMax, kData, kMod };
   struct Atom {
     AtomKind kind = AtomKind::kSymbol;
     int32_t symbol = 0;   // kSymbol; kData: the data symbol's index

@@ -219,12 +219,13 @@ void RegisterElementwiseOps(std::vector<OpDef>& ops) {
   for (const char* op : {"Mod", "Max", "Min"}) {
     OpDef def{op, ElementwiseBroadcast, /*symbolic=*/true,
               F32OrTyped<LowerMathBinary, emit::LowerTypedBinary>};
-    // Max and Min of two shape values fold (passes/symbolic_fold.cc); Mod of
-    // known values (a window's padding from fixed sizes: Swin-T) folds too.
+    // Max, Min and Mod of shape values fold (passes/symbolic_fold.cc): a
+    // window's padding from the sizes (Swin Transformer).
     if (std::string(op) != "Mod") {
       def.symbolic_values = SymbolicValueAtFirstTwo;
       def.fold = {FoldMinMax, FoldRule::Needs::kKnownInputs, 0};
     } else {
+      def.symbolic_values = SymbolicValueAtFirstTwo;
       def.fold = {FoldBinary, FoldRule::Needs::kKnownInputs, 2};
     }
     ops.push_back(def);

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/graph_util.h"
 #include "compiler/ops/op_def.h"
+#include "compiler/passes/symbolic_support.h"
 #include "kiln/kernel_abi.h"
 
 namespace kiln::compiler {
@@ -98,15 +99,26 @@ absl::Status GatherNDShape(ShapeRuleContext& c) {
 absl::Status ScatterNDShape(ShapeRuleContext& c) {
   KILN_RETURN_IF_ERROR(c.Need(3));
   KILN_RETURN_IF_ERROR(IndexDType(c, 1));
-  const Shape& x = c.S(0);
+  const Shape x = c.S(0);
   const Shape& idx = c.S(1);
   if (idx.empty()) return c.Err("indices must have rank >= 1");
   const int64_t k = idx.back();
+  KILN_RETURN_IF_ERROR(c.RequireStatic(k, "the index depth (the last dim of indices)"));
   if (k < 1 || k > static_cast<int64_t>(x.size())) return c.Err("index depth exceeds data rank");
   Shape want(idx.begin(), idx.end() - 1);
   want.insert(want.end(), x.begin() + k, x.end());
-  if (c.S(2) != want) {
-    return c.Err(absl::StrCat("updates ", ShapeStr(c.S(2)), " should be ", ShapeStr(want)));
+  const Shape& updates = c.S(2);
+  const auto mismatch = [&] {
+    return c.Err(absl::StrCat("updates ", SymbolicShapeStr(c.graph(), updates), " should be ",
+                              SymbolicShapeStr(c.graph(), want)));
+  };
+  if (updates.size() != want.size()) return mismatch();
+  for (size_t d = 0; d < want.size(); ++d) {
+    if (updates[d] == want[d]) continue;
+    if (!ir::IsSymbolic(updates[d]) && !ir::IsSymbolic(want[d])) return mismatch();
+    // A window mask's slice against the padded size (Swin Transformer's
+    // shifted windows): checked when a run starts.
+    c.dims().AssumeEqual(updates[d], want[d]);
   }
   if (c.T(0) != c.T(2)) return c.Err("data and updates dtypes differ");
   return c.Set(0, c.T(0), x);
@@ -413,7 +425,7 @@ void RegisterIndexingOps(std::vector<OpDef>& ops) {
   ops.push_back({"GatherElements", GatherElementsShape, /*symbolic=*/true, LowerElements});
   ops.push_back({"ScatterElements", ScatterElementsShape, /*symbolic=*/true, LowerElements});
   ops.push_back({"GatherND", GatherNDShape, /*symbolic=*/true, LowerND});
-  ops.push_back({"ScatterND", ScatterNDShape, /*symbolic=*/false, LowerND});
+  ops.push_back({"ScatterND", ScatterNDShape, /*symbolic=*/true, LowerND});
   ops.push_back({"Trilu", TriluShape, /*symbolic=*/true, LowerTrilu});
   ops.push_back({"CumSum", CumSumShape, /*symbolic=*/true, LowerCumSum});
 }

@@ -300,6 +300,7 @@ absl::Status LowerDepthSpace(emit::LoweringContext& ctx, const ir::Node& node) {
 
 void RegisterMovementOps(std::vector<OpDef>& ops) {
   OpDef transpose{"Transpose", TransposeShape, /*symbolic=*/true, LowerTranspose};
+  transpose.symbolic_values = SymbolicValueAtFirst;  // PyTorch's pads: [n, 2] -> [2, n]
   transpose.fold = {FoldTranspose, FoldRule::Needs::kKnownInputs, 1};
   ops.push_back(transpose);
   OpDef concat{"Concat", ConcatShape, /*symbolic=*/true, LowerConcat};

@@ -26,7 +26,7 @@ absl::Status Pad(ShapeRuleContext& c) {
   Shape pads;
   if (c.opset() >= 11) {
     if (!c.Has(1)) return c.Err("pads input is required");
-    KILN_RETURN_IF_ERROR(c.KnownInts(1, "pads", &pads));
+    KILN_RETURN_IF_ERROR(c.KnownInts(1, "pads", &pads, /*allow_symbolic=*/true));
   } else {
     pads = c.node().GetInts("pads", {});
   }
@@ -55,6 +55,25 @@ absl::Status Pad(ShapeRuleContext& c) {
   }
   Shape out;
   for (int64_t d = 0; d < r; ++d) {
+    // Pads computed from the sizes (Swin Transformer pads each side up to a
+    // multiple of its window: (7 - W % 7) % 7) add through the pool and are
+    // patched into the kernel's parameters at run time. Only pads that are
+    // never negative: a crop by a symbolic amount could leave a negative
+    // length.
+    if (c.dims().Known(full[d]) || c.dims().Known(full[r + d])) {
+      for (const int64_t p : {full[d], full[r + d]}) {
+        int64_t lo = 0;
+        if (c.dims().Known(p) ? !c.dims().LowerBound(p, &lo) || lo < 0 : p < 0) {
+          return c.Err(absl::StrCat("pad ", c.dims().ToString(p), " of axis ", d,
+                                    " may be negative (a crop by an amount computed from "
+                                    "symbolic dimensions is not supported)"));
+        }
+        if (!c.dims().Known(p) && !c.Within(p)) return c.Err("pads are out of range");
+      }
+      if (mode != "constant" && x[d] == 0) return c.Err("cannot edge/reflect pad an empty axis");
+      out.push_back(c.dims().Add(c.dims().Add(x[d], full[d]), full[r + d]));
+      continue;
+    }
     if (ir::IsSymbolic(x[d])) {
       // Pads add to a symbolic axis through the pool; cropping one could
       // leave a negative length at run time, so it is refused.
@@ -190,6 +209,7 @@ absl::Status LowerPadOp(emit::LoweringContext& ctx, const ir::Node& node) {
 
 void RegisterPadOps(std::vector<OpDef>& ops) {
   OpDef pad{"Pad", Pad, /*symbolic=*/true, LowerPadOp};
+  pad.symbolic_values = [](size_t input) { return input == 1; };  // pads of the sizes
   // pads, constant_value, axes: inputs from opset 11.
   pad.runtime_params = {1, 3, 11, PadByValue, PadAfterRun, false, /*symbolic_data_after_run=*/true,
                         false};

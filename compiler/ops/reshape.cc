@@ -65,14 +65,26 @@ absl::Status Reshape(ShapeRuleContext& c) {
     out.push_back(d);
   }
   // Element counts compare exactly, symbolic ones as canonical expressions.
+  // Counts of symbols that the pool cannot prove equal (a size padded up to
+  // a multiple of 7 against 7 windows of floor(size / 7): Swin Transformer)
+  // and that do not differ by a constant become a run-time requirement, as
+  // ONNX requires them equal.
   const int64_t total = dims.Product(x);
+  const auto may_be_equal = [&](int64_t a, int64_t b) {
+    const int64_t difference = dims.Sub(a, b);
+    return dims.ok() && dims.Known(difference);
+  };
   if (infer_at >= 0) {
     const int64_t inferred = known == 0 ? 0 : dims.FloorDiv(total, known);
-    if (known == 0 || dims.Mul(inferred, known) != total) {
+    const int64_t product = known == 0 ? 0 : dims.Mul(inferred, known);
+    if (known == 0 || (product != total && !may_be_equal(product, total))) {
       return c.Err(absl::StrCat("cannot reshape ", SymbolicShapeStr(c.graph(), x), " to ",
                                 spec_text));
     }
+    if (product != total) dims.AssumeEqual(product, total);
     out[infer_at] = inferred;
+  } else if (known != total && may_be_equal(known, total)) {
+    dims.AssumeEqual(known, total);
   } else if (known != total) {
     return c.Err(absl::StrCat("cannot reshape ", SymbolicShapeStr(c.graph(), x), " (",
                               dims.ToString(total), " elements) to ", spec_text));

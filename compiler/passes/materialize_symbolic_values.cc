@@ -18,6 +18,7 @@ bool ReadsAsDims(const ir::Node& node, size_t k) {
   if (op == "If" || op == "Loop" || op == "Scan") return true;  // passes/control_flow.cc
   if (op == "Reshape" || op == "Expand" || op == "Tile") return k == 1;
   if (op == "ConstantOfShape") return k == 0;
+  if (op == "Pad") return k == 1;  // its pads (ops/pad.cc: patched into the kernel's)
   if (op == "Range") return k <= 2;
   if (op == "Slice") return k >= 1;
   if (op == "Resize") return k == 3;  // its sizes (lower_resize_sym.cc patches them)

@@ -62,7 +62,8 @@ bool IsSymbolicReduce(const std::string& op) {
 bool IsSymbolicArithmetic(const ir::Node& node) {
   return node.domain.empty() &&
          (node.op_type == "Add" || node.op_type == "Sub" || node.op_type == "Mul" ||
-          node.op_type == "Div" || node.op_type == "Equal" || node.op_type == "Where" ||
+          node.op_type == "Div" || node.op_type == "Mod" || node.op_type == "Equal" ||
+          node.op_type == "Where" ||
           node.op_type == "Min" || node.op_type == "Max" || IsSymbolicReduce(node.op_type));
 }
 
@@ -209,12 +210,19 @@ ir::ConstantPtr FoldSymbolicArithmetic(const ir::Graph& graph, const ir::Node& n
     } else if (node.op_type == "Max") {
       values[k] = dims.Max(x, y);
     } else {
-      // Truncation equals the floor only for a non-negative dividend.
+      // A divisor of the sizes that may be 0 (windows of floor(H / 7) for
+      // H under 7) is refused by the run's IDIV then, as ONNX leaves a
+      // division by zero undefined; never negative is what the floor needs.
       int64_t divisor_low = 0;
       const bool positive_divisor =
-          dims.Known(y) ? dims.LowerBound(y, &divisor_low) && divisor_low >= 1 : y > 0;
-      if (!dims.KnownNonNegative(x) || !positive_divisor) return nullptr;
-      values[k] = dims.FloorDiv(x, y);
+          dims.Known(y) ? dims.LowerBound(y, &divisor_low) && divisor_low >= 0 : y > 0;
+      if (!positive_divisor) return nullptr;
+      const bool floor_mod = node.op_type == "Mod" && node.GetInt("fmod", 0) == 0;
+      // Truncation (Div, C's remainder) equals the floor only for a
+      // non-negative dividend; Mod with the divisor's sign is the pool's for
+      // any (a window's padding (7 - W % 7) % 7: Swin Transformer).
+      if (!floor_mod && !dims.KnownNonNegative(x)) return nullptr;
+      values[k] = node.op_type == "Mod" ? dims.Mod(x, y) : dims.FloorDiv(x, y);
     }
   }
   if (!dims.ok()) {

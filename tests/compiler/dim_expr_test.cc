@@ -60,6 +60,39 @@ TEST(DimPool, EvaluateMatchesPlainArithmetic) {
   }
 }
 
+// Mod by a positive divisor, a - b * floor(a / b) (ONNX Mod, fmod 0): static
+// values fold, a value already in 0..b-1 or a multiple of b simplifies, and
+// the rest is an atom in 0..b-1 that evaluates as Python's %.
+TEST(DimPool, ModIsTheRemainderWithTheDivisorsSign) {
+  DimPool p;
+  EXPECT_EQ(p.Mod(7, 3), 1);
+  EXPECT_EQ(p.Mod(-7, 3), 2);
+  const int64_t w = p.Symbol("W"), n = p.Symbol("N");
+  EXPECT_EQ(p.Mod(p.Mul(w, 7), 7), 0);
+  EXPECT_EQ(p.Mod(w, 1), 0);
+  const int64_t rem = p.Mod(w, 7);
+  EXPECT_TRUE(IsSymbolic(rem));
+  EXPECT_EQ(p.Mod(rem, 7), rem);  // already in 0..6
+  // A window's padding: (7 - W % 7) % 7, in 0..6, so W plus it is >= W.
+  const int64_t pad = p.Mod(p.Sub(7, rem), 7);
+  int64_t lo = -1;
+  ASSERT_TRUE(p.LowerBound(pad, &lo));
+  EXPECT_EQ(lo, 0);
+  const int64_t by_n = p.Mod(p.Add(w, 3), n);
+  for (int64_t wv : {1, 6, 7, 8, 13, 14, 100}) {
+    const int64_t want_pad = (7 - wv % 7) % 7;
+    EXPECT_EQ(p.Evaluate(pad, {wv, 1}), want_pad) << "W=" << wv;
+    EXPECT_EQ(p.Evaluate(p.Add(w, pad), {wv, 1}) % 7, 0) << "W=" << wv;
+    for (int64_t nv : {1, 2, 5}) {
+      EXPECT_EQ(p.Evaluate(by_n, {wv, nv}), (wv + 3) % nv) << "W=" << wv << " N=" << nv;
+    }
+  }
+  EXPECT_EQ(p.ToString(rem), "((W) mod (7))");
+  EXPECT_TRUE(p.ok());
+  p.Mod(w, 0);  // dims divide only by positive divisors
+  EXPECT_FALSE(p.ok());
+}
+
 TEST(DimPool, SplitsMonomials) {
   DimPool p;
   const int64_t n = p.Symbol("N"), s = p.Symbol("S");

@@ -175,6 +175,114 @@ TEST(PublishedPatterns, Int32SizeCastFeedingArithmeticIsLeftAlone) {
   EXPECT_TRUE(found);
 }
 
+// Swin Transformer's window partition over a symbolic width W: the padding
+// (7 - W % 7) % 7 folds to a pool expression (never negative), the Pad adds
+// it to W, and viewing the padded row as 7-wide windows is a Reshape whose
+// element counts the pool cannot prove equal: a run-time requirement.
+TEST(PublishedPatterns, WindowPaddingFoldsAndItsViewIsARequirement) {
+  GraphBuilder b;
+  const int64_t w = b.g.dims.Symbol("W");
+  const ir::ValueId x = b.Input("x", {w, 3});
+  const auto i64 = [&](const char* name) { return b.Tensor(name, {}, ir::DType::I64); };
+  const ir::ValueId shape = i64("shape"), width = i64("width"), rem = i64("rem"),
+                    up = i64("up"), pad = i64("pad"), pads = i64("pads"), padded_w = i64("padded_w"),
+                    count = i64("count"), spec = i64("spec");
+  const ir::ValueId padded = b.Tensor("padded", {}), y = b.Tensor("y", {});
+  const auto seven = [&](const char* name) { return Ints(b, name, {7}); };
+  b.Node("Shape", "shape", {x}, {shape});
+  b.Node("Slice", "width", {shape, Ints(b, "zero", {0}), Ints(b, "one", {1})}, {width});
+  b.Node("Mod", "rem", {width, seven("seven0")}, {rem});
+  b.Node("Sub", "up", {seven("seven1"), rem}, {up});
+  b.Node("Mod", "pad", {up, seven("seven2")}, {pad});
+  b.Node("Concat", "pads", {Ints(b, "begin", {0, 0}), pad, Ints(b, "zero_end", {0})}, {pads});
+  b.g.nodes.back().SetInt("axis", 0);
+  b.Node("Pad", "pad_x", {x, pads}, {padded});
+  b.Node("Add", "plus", {width, pad}, {padded_w});
+  b.Node("Div", "count", {padded_w, seven("seven3")}, {count});
+  b.Node("Concat", "spec", {count, Ints(b, "window", {7, 3})}, {spec});
+  b.g.nodes.back().SetInt("axis", 0);
+  b.Node("Reshape", "view", {padded, spec}, {y});
+  b.Output(y);
+  Unshape(b);
+  ASSERT_TRUE(FoldConstants(b.g).ok());
+  ir::DimPool& dims = b.g.dims;
+  const int64_t want_pad = dims.Mod(dims.Sub(7, dims.Mod(w, 7)), 7);
+  EXPECT_EQ(ShapeOf(b, padded), SymbolicShapeStr(b.g, {dims.Add(w, want_pad), 3}));
+  EXPECT_EQ(ShapeOf(b, y),
+            SymbolicShapeStr(b.g, {dims.FloorDiv(dims.Add(w, want_pad), 7), 7, 3}));
+  ASSERT_EQ(dims.assumptions().size(), 1u);
+  const ir::DimPool::Assumption& a = dims.assumptions()[0];
+  for (int64_t wv : {1, 7, 10, 22}) {  // true at every width
+    EXPECT_EQ(dims.Evaluate(a.a, {wv}), dims.Evaluate(a.b, {wv})) << "W=" << wv;
+  }
+}
+
+// Swin Transformer's B * nW / nW with nW = floor(W / 7) windows: nW may be
+// 0 for W under 7 (then the run's IDIV refuses it, ONNX leaving a division
+// by zero undefined), never negative, so the division folds to the pool's.
+TEST(PublishedPatterns, DivisionByAWindowCountFolds) {
+  GraphBuilder b;
+  const int64_t n = b.g.dims.Symbol("N"), w = b.g.dims.Symbol("W");
+  const ir::ValueId x = b.Input("x", {n, w});
+  const ir::ValueId shape = b.Tensor("shape", {}, ir::DType::I64);
+  const ir::ValueId batch = b.Tensor("batch", {}, ir::DType::I64);
+  const ir::ValueId width = b.Tensor("width", {}, ir::DType::I64);
+  const ir::ValueId count = b.Tensor("count", {}, ir::DType::I64);
+  const ir::ValueId scaled = b.Tensor("scaled", {}, ir::DType::I64);
+  const ir::ValueId back = b.Tensor("back", {}, ir::DType::I64);
+  b.Node("Shape", "shape", {x}, {shape});
+  b.Node("Slice", "batch", {shape, Ints(b, "zero", {0}), Ints(b, "one", {1})}, {batch});
+  b.Node("Slice", "width", {shape, Ints(b, "one_", {1}), Ints(b, "two", {2})}, {width});
+  b.Node("Div", "count", {width, Ints(b, "seven", {7})}, {count});
+  b.Node("Mul", "scaled", {batch, count}, {scaled});
+  b.Node("Div", "back", {scaled, count}, {back});
+  b.Output(back);
+  b.Output(x);
+  Unshape(b);
+  ASSERT_TRUE(FoldConstants(b.g).ok());
+  const ir::Value& out = b.g.value(b.g.outputs[0]);
+  ASSERT_NE(out.constant, nullptr);
+  EXPECT_EQ(out.constant->IntAt(0), n);
+}
+
+// A symbolic pad that may be negative (a crop) is refused, naming it; a
+// Reshape whose counts differ by a constant is refused at compile time.
+TEST(PublishedPatterns, SymbolicPadsMustBeNonNegativeAndCountsMayNotDifferByAConstant) {
+  GraphBuilder b;
+  const int64_t w = b.g.dims.Symbol("W");
+  const ir::ValueId x = b.Input("x", {w, 3});
+  const ir::ValueId shape = b.Tensor("shape", {}, ir::DType::I64);
+  const ir::ValueId width = b.Tensor("width", {}, ir::DType::I64);
+  const ir::ValueId crop = b.Tensor("crop", {}, ir::DType::I64);
+  const ir::ValueId pads = b.Tensor("pads", {}, ir::DType::I64);
+  const ir::ValueId y = b.Tensor("y", {});
+  b.Node("Shape", "shape", {x}, {shape});
+  b.Node("Slice", "width", {shape, Ints(b, "zero", {0}), Ints(b, "one", {1})}, {width});
+  b.Node("Sub", "crop", {Ints(b, "two", {2}), width}, {crop});  // 2 - W
+  b.Node("Concat", "pads", {Ints(b, "begin", {0, 0}), crop, Ints(b, "end", {0})}, {pads});
+  b.g.nodes.back().SetInt("axis", 0);
+  b.Node("Pad", "pad_x", {x, pads}, {y});
+  b.Output(y);
+  Unshape(b);
+  absl::Status st = FoldConstants(b.g);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(std::string(st.message()).find("pad -1*W + 2 of axis 0 may be negative"),
+            std::string::npos) << st;
+
+  GraphBuilder c;
+  const int64_t n = c.g.dims.Symbol("N");
+  const ir::ValueId y2 = c.Tensor("y", {});
+  c.Node("Reshape", "view",
+         {c.Input("x", {c.g.dims.Add(n, 1), 2}),
+          c.g.AddConstant("spec", ir::MakeI64Constant({2}, {n, 2}))},
+         {y2});
+  c.Output(y2);
+  Unshape(c);
+  st = InferShapes(c.g);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(std::string(st.message()).find("cannot reshape"), std::string::npos) << st;
+}
+
 TEST(PublishedPatterns, ConvTransposeOverSymbolicSizes) {
   // PaddleOCR det's upsampling: 3x3 stride 2, pads 1, output_padding 1 → 2H.
   GraphBuilder b;

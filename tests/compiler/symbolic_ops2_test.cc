@@ -220,20 +220,36 @@ TEST(SymbolicOps2, TopKOnAStaticAxisStillChecksK) {
   EXPECT_NE(std::string(st.message()).find("k = 7 is outside [0, 6]"), std::string::npos) << st;
 }
 
-TEST(SymbolicOps2, ScatterNDStillRefusesSymbolicDims) {
+// ScatterND over symbolic dims (Swin Transformer's shifted-window mask:
+// slices of a [pH, pW] zeros written with the window ids): the output keeps
+// the data's shape, an updates dim the pool cannot prove equal to the one it
+// must be becomes a run-time requirement, and a static mismatch is refused.
+TEST(SymbolicOps2, ScatterNDTakesSymbolicDims) {
   GraphBuilder b;
-  const int64_t s = b.g.dims.Symbol("S");
+  const int64_t s = b.g.dims.Symbol("S"), t = b.g.dims.Symbol("T");
   const ir::ValueId x = b.Input("x", {s, 3});
-  const ir::ValueId idx = b.Input("idx", {2, 1}, ir::DType::I64);
-  const ir::ValueId upd = b.Input("upd", {2, 3});
+  const ir::ValueId idx = b.Input("idx", {t, 1}, ir::DType::I64);
+  const ir::ValueId upd = b.Input("upd", {b.g.dims.FloorDiv(s, 2), 3});
   const ir::ValueId y = b.Tensor("y", {});
   b.Node("ScatterND", "scatter", {x, idx, upd}, {y});
   b.Output(y);
   Unshape(b);
-  const absl::Status st = InferShapes(b.g);
+  ASSERT_TRUE(InferShapes(b.g).ok());
+  EXPECT_EQ(SymbolicShapeStr(b.g, b.g.value(y).shape), "[S,3]");
+  ASSERT_EQ(b.g.dims.assumptions().size(), 1u);
+  EXPECT_TRUE(b.g.dims.SameDim(t, b.g.dims.FloorDiv(s, 2)));
+
+  GraphBuilder c;
+  const int64_t s2 = c.g.dims.Symbol("S");
+  const ir::ValueId y2 = c.Tensor("y", {});
+  c.Node("ScatterND", "scatter",
+         {c.Input("x", {s2, 3}), c.Input("idx", {2, 1}, ir::DType::I64), c.Input("upd", {2, 4})},
+         {y2});
+  c.Output(y2);
+  Unshape(c);
+  const absl::Status st = InferShapes(c.g);
   ASSERT_FALSE(st.ok());
-  EXPECT_NE(std::string(st.message()).find("does not support symbolic dimensions yet"),
-            std::string::npos)
+  EXPECT_NE(std::string(st.message()).find("updates [2,4] should be [2,3]"), std::string::npos)
       << st;
 }
 

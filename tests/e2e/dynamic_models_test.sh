@@ -237,6 +237,15 @@ run_model convtranspose_dynhw "$DYN" "5x7 8x8 3x11" yes
 run_model lstm_dynseq "$DYN" "7x2 1x1 20x3" yes
 expect_refused concat_updown_dynhw 7x6 "$DYN/concat_updown_dynhw.7x6.input.npy" \
   "break the model's requirement H == " "an odd height (H == floor(H/2)*2 broken)"
+# Swin Transformer's window partition: pads of the sizes ((7 - W % 7) % 7),
+# views whose element counts are run-time requirements; an odd N broken.
+run_model window_partition_dynhw "$DYN" "10x12 7x7 15x4 1x22" yes
+run_model pairs_dynlen "$DYN" "4 10" yes
+if [ -x "$WORK/pairs_dynlen/aot/dyn_run" ]; then
+  "$PY" -c "import numpy as np; np.save('$WORK/pairs_odd.npy', np.zeros((7, 3), np.float32))"
+  expect_refused pairs_dynlen 7 "$WORK/pairs_odd.npy" "break the model's requirement" \
+    "an odd N (x.view(N // 2, 2, 3))"
+fi
 # torchvision's LR-ASPP MobileNetV3 exported with dynamic N, H, W (generated).
 if [ -f "$GEN/lraspp_dynhw.onnx" ]; then
   run_model lraspp_dynhw "$GEN" "1x96x96 1x64x136 2x57x75" yes

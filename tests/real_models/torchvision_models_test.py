@@ -14,6 +14,13 @@ ONNX Runtime on seeded images.
             down to 6x5) are not multiples of the 7x7 window, so each block
             pads them by amounts computed with Mod from the sizes, which Kiln
             folds to constants;
+  swin_dyn  the same with x [batch, 3, height, width] dynamic: 1x3x192x160
+            and 1x3x100x132 (pads, window counts and the shifted windows'
+            attention mask over the symbols; the view of the padded maps as
+            windows is a run-time requirement). PyTorch would not shift the
+            last stage's windows at 100x132 (a Python branch on the size the
+            tracer fixed at 192x160): ONNX Runtime on the same graph is the
+            reference;
   ssdlite   ssdlite320_mobilenet_v3_large, images [3, height, width] dynamic
             (opset 11): one module runs 320x320 and 480x360 images (its
             transform resizes them to 320x320; score filter, per-class TopK
@@ -98,12 +105,13 @@ def export(name, path):
                           input_names=["x"],
                           dynamic_axes={"x": {0: "batch", 2: "height", 3: "width"}})
         return
-    if name == "swin":
+    if name in ("swin", "swin_dyn"):
         from torchvision.models.swin_transformer import SwinTransformer
         model = SwinTransformer(patch_size=[4, 4], embed_dim=24, depths=[2, 2, 2, 2],
                                 num_heads=[2, 2, 4, 4], window_size=[7, 7]).eval()
+        axes = {"x": {0: "batch", 2: "height", 3: "width"}} if name == "swin_dyn" else None
         torch.onnx.export(model, images(11, [(1, 192, 160)])[0], path, opset_version=17,
-                          input_names=["x"])
+                          input_names=["x"], dynamic_axes=axes)
         return
     if name == "ssdlite":
         model = det.ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None)
@@ -126,6 +134,7 @@ MODELS = {
     "mnasnet": {"compile": [], "sizes": [(1, 224, 224), (2, 160, 192)], "outputs": 1},
     "deeplab": {"compile": [], "sizes": [(1, 224, 224), (1, 192, 256)], "outputs": 1},
     "swin": {"compile": [], "sizes": [(1, 192, 160)], "outputs": 1},
+    "swin_dyn": {"compile": [], "sizes": [(1, 192, 160), (1, 100, 132)], "outputs": 1},
     "ssdlite": {"compile": [], "sizes": [(320, 320), (480, 360)], "outputs": 3},
     "frcnn": {"compile": [], "sizes": [(320, 320), (300, 420), (160, 240)], "outputs": 3},
 }

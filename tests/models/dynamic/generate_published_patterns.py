@@ -16,6 +16,13 @@ with NumPy or PyTorch references:
                       output_padding 1), ReLU (PyTorch)
   lstm_dynseq         x [S,B,8]: LSTM(8, 16) over a symbolic length and batch
                       (PyTorch)
+  window_partition_dynhw x [1,H,W,3]: Swin Transformer's window partition
+                      (tests/models/generate_movement.py): padded up to
+                      multiples of 7 by (7 - W % 7) % 7, viewed as 7x7
+                      windows (PyTorch); the pads are symbolic and the views'
+                      element counts a run-time requirement
+  pairs_dynlen        x [N,3]: x.view(N // 2, 2, 3) (PyTorch): N*3 ==
+                      floor(N/2)*6 is a run-time requirement (odd N refused)
 
 Writes into --out, per model NAME and size label K: NAME.onnx,
 NAME.K.input.npy (or input0, input1, ...) and NAME.K.output.npy.
@@ -27,11 +34,16 @@ import io
 import os
 import warnings
 
+import sys
+
 import numpy as np
 import onnx
 import torch
 import torch.nn as nn
 from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from generate_movement import WindowPartition  # noqa: E402
 
 SEED = 1919
 
@@ -146,6 +158,11 @@ class Lstm(nn.Module):
         return self.rnn(x)[0]
 
 
+class Pairs(nn.Module):
+    def forward(self, x):
+        return x.view(x.shape[0] // 2, 2, 3)
+
+
 def torch_cases(out, model, name, axes, shapes, label):
     export(model, torch.zeros(shapes[0]), out, name, axes)
     for shape in shapes:
@@ -169,6 +186,11 @@ def main():
                 [(1, 4, 5, 7), (1, 4, 8, 8), (1, 4, 3, 11)], lambda s: f"{s[2]}x{s[3]}")
     torch_cases(args.out, Lstm().eval(), "lstm_dynseq", {0: "S", 1: "B"},
                 [(7, 2, 8), (1, 1, 8), (20, 3, 8)], lambda s: f"{s[0]}x{s[1]}")
+    torch_cases(args.out, WindowPartition(), "window_partition_dynhw", {1: "H", 2: "W"},
+                [(1, 10, 12, 3), (1, 7, 7, 3), (1, 15, 4, 3), (1, 1, 22, 3)],
+                lambda s: f"{s[1]}x{s[2]}")
+    torch_cases(args.out, Pairs(), "pairs_dynlen", {0: "N"}, [(4, 3), (10, 3)],
+                lambda s: f"{s[0]}")
 
 
 if __name__ == "__main__":

@@ -221,13 +221,9 @@ void RegisterElementwiseOps(std::vector<OpDef>& ops) {
               F32OrTyped<LowerMathBinary, emit::LowerTypedBinary>};
     // Max, Min and Mod of shape values fold (passes/symbolic_fold.cc): a
     // window's padding from the sizes (Swin Transformer).
-    if (std::string(op) != "Mod") {
-      def.symbolic_values = SymbolicValueAtFirstTwo;
-      def.fold = {FoldMinMax, FoldRule::Needs::kKnownInputs, 0};
-    } else {
-      def.symbolic_values = SymbolicValueAtFirstTwo;
-      def.fold = {FoldBinary, FoldRule::Needs::kKnownInputs, 2};
-    }
+    def.symbolic_values = SymbolicValueAtFirstTwo;
+    def.fold = std::string(op) == "Mod" ? FoldRule{FoldBinary, FoldRule::Needs::kKnownInputs, 2}
+                                        : FoldRule{FoldMinMax, FoldRule::Needs::kKnownInputs, 0};
     ops.push_back(def);
   }
   OpDef silu{"Silu", nullptr, /*symbolic=*/true, LowerUnary};

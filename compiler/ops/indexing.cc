@@ -99,7 +99,7 @@ absl::Status GatherNDShape(ShapeRuleContext& c) {
 absl::Status ScatterNDShape(ShapeRuleContext& c) {
   KILN_RETURN_IF_ERROR(c.Need(3));
   KILN_RETURN_IF_ERROR(IndexDType(c, 1));
-  const Shape x = c.S(0);
+  const Shape& x = c.S(0);
   const Shape& idx = c.S(1);
   if (idx.empty()) return c.Err("indices must have rank >= 1");
   const int64_t k = idx.back();

@@ -71,8 +71,13 @@ absl::Status Reshape(ShapeRuleContext& c) {
   // ONNX requires them equal.
   const int64_t total = dims.Product(x);
   const auto may_be_equal = [&](int64_t a, int64_t b) {
+    if (!dims.ok()) return false;  // an earlier overflow stays reported
     const int64_t difference = dims.Sub(a, b);
-    return dims.ok() && dims.Known(difference);
+    if (!dims.ok()) {
+      dims.ClearError();
+      return false;
+    }
+    return dims.Known(difference);
   };
   if (infer_at >= 0) {
     const int64_t inferred = known == 0 ? 0 : dims.FloorDiv(total, known);

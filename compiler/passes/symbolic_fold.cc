@@ -214,9 +214,9 @@ ir::ConstantPtr FoldSymbolicArithmetic(const ir::Graph& graph, const ir::Node& n
       // H under 7) is refused by the run's IDIV then, as ONNX leaves a
       // division by zero undefined; never negative is what the floor needs.
       int64_t divisor_low = 0;
-      const bool positive_divisor =
+      const bool divisor_usable =
           dims.Known(y) ? dims.LowerBound(y, &divisor_low) && divisor_low >= 0 : y > 0;
-      if (!positive_divisor) return nullptr;
+      if (!divisor_usable) return nullptr;
       const bool floor_mod = node.op_type == "Mod" && node.GetInt("fmod", 0) == 0;
       // Truncation (Div, C's remainder) equals the floor only for a
       // non-negative dividend; Mod with the divisor's sign is the pool's for

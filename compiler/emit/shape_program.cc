@@ -16,21 +16,21 @@ uint32_t ShapeProgram::AtomRegister(int32_t atom) {
   if (a.kind == ir::DimPool::AtomKind::kSymbol) {
     reg = bc_.NewIntRegister();
     bc_.IntSymbol(reg, static_cast<uint32_t>(a.symbol));
-  } else if (a.kind == ir::DimPool::AtomKind::kMod) {
-    // No opcode of its own: a - b * floor(a / b), IDIV refusing b <= 0.
-    const uint32_t lhs = Register(a.a), rhs = Register(a.b);
-    const uint32_t quotient = bc_.NewIntRegister(), multiple = bc_.NewIntRegister();
-    bc_.IntBinary(KILN_OP_IDIV, quotient, lhs, rhs);
-    bc_.IntBinary(KILN_OP_IMUL, multiple, quotient, rhs);
-    reg = bc_.NewIntRegister();
-    bc_.IntBinary(KILN_OP_ISUB, reg, lhs, multiple);
   } else {
     const uint32_t lhs = Register(a.a), rhs = Register(a.b);
-    const uint32_t opcode = a.kind == ir::DimPool::AtomKind::kFloorDiv ? KILN_OP_IDIV
-                            : a.kind == ir::DimPool::AtomKind::kMin    ? KILN_OP_IMIN
-                                                                       : KILN_OP_IMAX;
     reg = bc_.NewIntRegister();
-    bc_.IntBinary(opcode, reg, lhs, rhs);
+    if (a.kind == ir::DimPool::AtomKind::kMod) {
+      // No opcode of its own: a - b * floor(a / b), IDIV refusing b <= 0.
+      const uint32_t quotient = bc_.NewIntRegister(), multiple = bc_.NewIntRegister();
+      bc_.IntBinary(KILN_OP_IDIV, quotient, lhs, rhs);
+      bc_.IntBinary(KILN_OP_IMUL, multiple, quotient, rhs);
+      bc_.IntBinary(KILN_OP_ISUB, reg, lhs, multiple);
+    } else {
+      const uint32_t opcode = a.kind == ir::DimPool::AtomKind::kFloorDiv ? KILN_OP_IDIV
+                              : a.kind == ir::DimPool::AtomKind::kMin    ? KILN_OP_IMIN
+                                                                         : KILN_OP_IMAX;
+      bc_.IntBinary(opcode, reg, lhs, rhs);
+    }
   }
   atom_regs_[atom] = reg;
   return reg;

@@ -148,6 +148,7 @@ class Emitter {
     if (symbolic_) {
       extra.push_back(name_ + "_workspace_size");
       extra.push_back(name_ + "_output_dims");
+      extra.push_back(name_ + "_broken_requirement");
     }
     if (ResultCount() > 0) extra.push_back(name_ + "_output_shape");
     return extra;
@@ -213,7 +214,8 @@ class Emitter {
     if (symbolic_) {
       absl::StrAppend(&h, "int ", name_, "_workspace_size(const int64_t* symbols, size_t* bytes);\n",
                       "int ", name_,
-                      "_output_dims(const int64_t* symbols, int k, int64_t* dims, uint64_t* bytes);\n");
+                      "_output_dims(const int64_t* symbols, int k, int64_t* dims, uint64_t* bytes);\n",
+                      "const char* ", name_, "_broken_requirement(const int64_t* symbols);\n");
     }
     absl::StrAppend(&h, "int ", name_, "_run(", RunParams(), ");\n");
     absl::StrAppend(&h, "int ", name_, "_run_with_host(", RunParams(), ",\n",
@@ -534,7 +536,7 @@ class Emitter {
     absl::StrAppend(&c, Metadata(), ResultFunction(), CalledFunctions(debug_at));
     if (symbolic_) {
       absl::StrAppend(&c, ShapesFunction(fn, debug_at), WorkspaceSizeFunction(m_, name_, upper_),
-                      OutputDimsFunction(m_, name_));
+                      OutputDimsFunction(m_, name_), BrokenRequirementFunction(m_, name_));
     }
     absl::StrAppend(&c, "\nKILN_EXPORT int ", name_, "_run(", RunParams(), ") {\n", "  return ", name_,
                     "_run_with_host(", RunArgs(), ", NULL);\n}\n");
@@ -742,20 +744,32 @@ class Emitter {
 
   // NAME_shapes(): the symbols' range, then every integer instruction in
   // bytecode order (the verifier holds integer registers to one write each).
+  // A requirement these symbols break (IASSERT_EQ) returns
+  // KILN_ERR_INVALID_ARGUMENT and, when `broken` is not NULL, its formula.
   std::string ShapesFunction(const fb::Function& fn,
                              const std::map<std::pair<uint32_t, uint32_t>, std::string>& debug_at) const {
     std::string c = absl::StrCat(
         "\n/* The shape arithmetic: every integer register from the symbols' values. */\n",
-        "static int ", name_, "_shapes(const int64_t* symbols, int64_t* n) {\n  int rc;\n  (void)rc;\n",
+        "static int ", name_, "_shapes(const int64_t* symbols, int64_t* n, const char** broken) {\n",
+        "  int rc;\n  (void)rc;\n  (void)broken;\n",
         // An entry without integer instructions (a callee's own do the work).
         "  (void)n;\n",
         "  for (int k = 0; k < ", upper_, "_SYMBOL_COUNT; ++k) {\n",
         "    if (symbols[k] < 1 || symbols[k] > KILN_MAX_SYMBOL_VALUE) return KILN_ERR_OUT_OF_RANGE;\n",
         "  }\n");
     const uint32_t* code = fn.bytecode()->data();
+    std::vector<std::string> exprs;
     for (uint32_t pc = 0; pc < first_load_; pc += vm::DecodeVerified(code, pc).length) {
       if (!kiln_opcode_is_integer(code[pc])) continue;
-      absl::StrAppend(&c, InstructionComment(code, pc, 0, debug_at), "  ", Render(code, pc), "\n");
+      std::string line = Render(code, pc);
+      if (code[pc] == KILN_OP_IASSERT_EQ) {
+        if (exprs.empty()) exprs = vm::IntegerExpressions(m_, fn);
+        const std::string formula = absl::StrCat(exprs[code[pc + 1]], " == ", exprs[code[pc + 2]]);
+        line = absl::StrCat("if (n[", code[pc + 1], "] != n[", code[pc + 2], "]) {\n",
+                            "    if (broken) *broken = ", CString(formula), ";\n",
+                            "    return KILN_ERR_INVALID_ARGUMENT;\n  }");
+      }
+      absl::StrAppend(&c, InstructionComment(code, pc, 0, debug_at), "  ", line, "\n");
     }
     return c + "  return 0;\n}\n";
   }
@@ -795,7 +809,7 @@ class Emitter {
                                  : absl::StrCat("  if (workspace_bytes < ", upper_,
                                                 "_WORKSPACE_MIN_SIZE) return KILN_ERR_OUT_OF_RANGE;\n"));
     }
-    absl::StrAppend(&c, "  if ((rc = ", name_, "_shapes(symbols, n)) != 0) return rc;\n");
+    absl::StrAppend(&c, "  if ((rc = ", name_, "_shapes(symbols, n, NULL)) != 0) return rc;\n");
     const int32_t ws = m_.memory()->workspace_register();
     if (ws >= 0) {
       absl::StrAppend(&c, grows_ ? absl::StrCat("  if ((rc = kiln_check_view_growing(0, n[", ws,

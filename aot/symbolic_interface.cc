@@ -143,6 +143,12 @@ std::string SymbolicHeaderComment(const fb::Module& m, const std::string& name,
       " * bound, or 0 when it has none). Returns 0, or an error code as ", name,
       "_workspace_size.\n"
       " *\n"
+      " * const char* ", name, "_broken_requirement(symbols) says why these symbol values\n"
+      " * give a run, ", name, "_workspace_size or ", name, "_output_dims\n"
+      " * KILN_ERR_INVALID_ARGUMENT: the model's first requirement they break, an\n"
+      " * equality of sizes as a formula of the symbols (\"(N / 2)*6 == N*3\"); NULL when\n"
+      " * they break none. A static string; the call allocates nothing.\n"
+      " *\n"
       " * Tensor macros: _SHAPE holds -1 for a symbolic dim and _DIM_SYMBOLS, per dim,\n"
       " * the ordinal of its symbol (-1 for a static dim, -2 for an output dim that is\n"
       " * an expression of the symbols). A tensor with symbolic dims has no _SIZE or\n"
@@ -176,7 +182,7 @@ std::string WorkspaceSizeFunction(const fb::Module& m, const std::string& name,
       "\nKILN_EXPORT int ", name, "_workspace_size(const int64_t* symbols, size_t* bytes) {\n",
       "  int64_t n[", n_regs, "];\n  int rc;\n",
       "  if (symbols == NULL || bytes == NULL) return KILN_ERR_INVALID_ARGUMENT;\n",
-      "  if ((rc = ", name, "_shapes(symbols, n)) != 0) return rc;\n");
+      "  if ((rc = ", name, "_shapes(symbols, n, NULL)) != 0) return rc;\n");
   if (ws < 0) {
     absl::StrAppend(&c, "  *bytes = (size_t)", upper, "_WORKSPACE_MIN_SIZE;\n");
   } else {
@@ -198,7 +204,7 @@ std::string OutputDimsFunction(const fb::Module& m, const std::string& name) {
       "_output_dims(const int64_t* symbols, int k, int64_t* dims, uint64_t* bytes) {\n",
       "  int64_t n[", std::max<uint32_t>(fn.int_register_count(), 1), "];\n  uint64_t b = 0;\n  int rc;\n",
       "  if (symbols == NULL || dims == NULL || bytes == NULL) return KILN_ERR_INVALID_ARGUMENT;\n",
-      "  if ((rc = ", name, "_shapes(symbols, n)) != 0) return rc;\n  switch (k) {\n");
+      "  if ((rc = ", name, "_shapes(symbols, n, NULL)) != 0) return rc;\n  switch (k) {\n");
   const auto& outputs = *m.signature()->outputs();
   for (uint32_t k = 0; k < outputs.size(); ++k) {
     const fb::TensorDesc& t = *outputs.Get(k);
@@ -222,6 +228,17 @@ std::string OutputDimsFunction(const fb::Module& m, const std::string& name) {
   absl::StrAppend(&c, "    default:\n      return KILN_ERR_INVALID_ARGUMENT;\n  }\n",
                   "  *bytes = b;\n  return 0;\n}\n");
   return c;
+}
+
+std::string BrokenRequirementFunction(const fb::Module& m, const std::string& name) {
+  const fb::Function& fn = *m.functions()->Get(0);
+  return absl::StrCat(
+      "\nKILN_EXPORT const char* ", name, "_broken_requirement(const int64_t* symbols) {\n",
+      "  int64_t n[", std::max<uint32_t>(fn.int_register_count(), 1), "];\n",
+      "  const char* broken = NULL;\n",
+      "  if (symbols == NULL) return NULL;\n",
+      "  (void)", name, "_shapes(symbols, n, &broken);\n",
+      "  return broken;\n}\n");
 }
 
 }  // namespace kiln::aot

@@ -52,6 +52,11 @@ std::string WorkspaceSizeFunction(const fb::Module& m, const std::string& name,
 // bytes for the symbols (expression dims from their registers).
 std::string OutputDimsFunction(const fb::Module& m, const std::string& name);
 
+// NAME_broken_requirement(): runs NAME_shapes() and names the first
+// requirement of the model (a run-time equality of sizes) these symbols
+// break, as a formula of them, or NULL.
+std::string BrokenRequirementFunction(const fb::Module& m, const std::string& name);
+
 }  // namespace kiln::aot
 
 #endif  // KILN_AOT_SYMBOLIC_INTERFACE_H_

@@ -477,7 +477,17 @@ int main(int argc, char** argv) {
   for (int i = 0; i < @UPPER@_OUTPUT_COUNT; ++i) {
     const int dims_rc = @NAME@_output_dims(symbols, i, out_dims[i], &out_bytes[i]);
     if (dims_rc != 0) {
-      /* A size that overflows, or a requirement of the model these symbols break. */
+      /* A requirement of the model these symbols break, or a size that overflows. */
+      const char* broken = @NAME@_broken_requirement(symbols);
+      if (broken) {
+        fprintf(stderr, "@NAME@_run: error: these input shapes (");
+        for (int k = 0; k < @UPPER@_SYMBOL_COUNT; ++k) {
+          fprintf(stderr, "%s%s = %lld", k ? ", " : "", model->symbol_names[k],
+                  (long long)symbols[k]);
+        }
+        fprintf(stderr, ") break the model's requirement %s\n", broken);
+        return 1;
+      }
       fprintf(stderr,
               "@NAME@_run: error: these input shapes give output '%s' no shape (error code %d: "
               "%s)\n",

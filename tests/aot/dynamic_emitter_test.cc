@@ -82,7 +82,8 @@ TEST(DynamicEmitter, IntegerInstructionsRunOnceInTheShapeFunction) {
   const std::string c = FileText(Emit(*image, "mlp"), "mlp.c");
   EXPECT_TRUE(absl::StrContains(c, "#include <string.h>\n")) << c;
   EXPECT_TRUE(absl::StrContains(c, "#include \"kiln/dynamic_ops.h\"\n")) << c;
-  const size_t shapes = c.find("static int mlp_shapes(const int64_t* symbols, int64_t* n) {");
+  const size_t shapes =
+      c.find("static int mlp_shapes(const int64_t* symbols, int64_t* n, const char** broken) {");
   const size_t size_fn = c.find("KILN_EXPORT int mlp_workspace_size(const int64_t* symbols, size_t* bytes) {");
   const size_t run = c.find("\nKILN_EXPORT int mlp_run_with_host(");
   ASSERT_NE(shapes, std::string::npos) << c;
@@ -107,7 +108,7 @@ TEST(DynamicEmitter, IntegerInstructionsRunOnceInTheShapeFunction) {
   EXPECT_TRUE(absl::StrContains(shape_body, "n[0] = symbols[0];")) << shape_body;
   // The run computes the integer registers, checks the workspace, and every
   // view records its bytes.
-  EXPECT_TRUE(absl::StrContains(run_body, "if ((rc = mlp_shapes(symbols, n)) != 0) return rc;"));
+  EXPECT_TRUE(absl::StrContains(run_body, "if ((rc = mlp_shapes(symbols, n, NULL)) != 0) return rc;"));
   EXPECT_TRUE(absl::StrContains(run_body, "if (symbols == NULL) return KILN_ERR_INVALID_ARGUMENT;"));
   EXPECT_TRUE(absl::StrContains(run_body, "(uint64_t)workspace_bytes) return KILN_ERR_OUT_OF_RANGE;"))
       << run_body;
@@ -123,6 +124,33 @@ TEST(DynamicEmitter, IntegerInstructionsRunOnceInTheShapeFunction) {
   EXPECT_GE(views, 4);
   EXPECT_TRUE(absl::StrContains(run_body, "kiln_check_dynamic_dispatch(")) << run_body;
   EXPECT_FALSE(absl::StrContains(c, "malloc"));
+}
+
+// A requirement checked before the run (concat_updown_dynhw: x concatenated
+// with its down-then-up-sampled self needs an even H) carries its formula,
+// which NAME_broken_requirement() returns for the symbols that break it (the
+// runner's message; tests/e2e/dynamic_models_test.sh runs it).
+TEST(DynamicEmitter, RequirementsNameTheirFormula) {
+  auto bytes = compiler::BuildModule(
+      std::string(KILN_SOURCE_DIR) + "/tests/models/dynamic/concat_updown_dynhw.onnx", {});
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  auto image = vm::ModuleImage::LoadBytes(bytes->data(), bytes->size(), "cu.kiln");
+  ASSERT_TRUE(image.ok()) << image.status();
+  const std::vector<BundleFile> files = Emit(**image, "cu");
+  const std::string h = FileText(files, "cu.h"), c = FileText(files, "cu.c");
+  EXPECT_TRUE(absl::StrContains(h, "const char* cu_broken_requirement(const int64_t* symbols);\n"))
+      << h;
+  const size_t shapes = c.find("static int cu_shapes(");
+  const size_t size_fn = c.find("KILN_EXPORT int cu_workspace_size(");
+  ASSERT_NE(shapes, std::string::npos) << c;
+  ASSERT_NE(size_fn, std::string::npos) << c;
+  const std::string shape_body = c.substr(shapes, size_fn - shapes);
+  EXPECT_TRUE(absl::StrContains(shape_body, "if (broken) *broken = \"H == (H / 2)*2\";\n"))
+      << shape_body;
+  EXPECT_TRUE(absl::StrContains(c, "KILN_EXPORT const char* cu_broken_requirement(const int64_t* "
+                                   "symbols) {"))
+      << c;
+  EXPECT_TRUE(absl::StrContains(c, "(void)cu_shapes(symbols, n, &broken);")) << c;
 }
 
 TEST(DynamicEmitter, MetadataNamesTheSymbolOfEachDim) {

@@ -547,9 +547,9 @@ class Emitter {
         options_.external_weights
             ? "  const unsigned char* const constants = (const unsigned char*)weights;\n"
             : absl::StrCat("  const unsigned char* const constants = ", name_, "_weights;\n"),
-        "  void* r[", std::max<uint32_t>(fn.register_count(), 1), "];\n",
-        dynamic_ ? absl::StrCat("  uint64_t rb[", std::max<uint32_t>(fn.register_count(), 1),
-                                 "];\n  int64_t n[", std::max<uint32_t>(fn.int_register_count(), 1),
+        "  void* r[", RegisterArrayLength(fn.register_count()), "];\n",
+        dynamic_ ? absl::StrCat("  uint64_t rb[", RegisterArrayLength(fn.register_count()),
+                                 "];\n  int64_t n[", RegisterArrayLength(fn.int_register_count()),
                                  "];\n")
                   : std::string(),
         "  int rc;\n  (void)r;\n", dynamic_ ? "  (void)rb;\n  (void)n;\n" : "",
@@ -696,12 +696,12 @@ class Emitter {
       const fb::Function& fn = *m_.functions()->Get(f);
       absl::StrAppend(&c, "\n/* function ", f, " ", CommentSafe(fn.name() ? fn.name()->str() : ""),
                       " */\nstatic int ", CalleeSignature(f), " {\n  void* r[",
-                      std::max<uint32_t>(fn.register_count(), 1), "];\n",
+                      RegisterArrayLength(fn.register_count()), "];\n",
                       // Its own view sizes and integer registers, computed
                       // anew by its integer instructions on every call.
-                      dynamic_ ? absl::StrCat("  uint64_t rb[", std::max<uint32_t>(fn.register_count(), 1),
+                      dynamic_ ? absl::StrCat("  uint64_t rb[", RegisterArrayLength(fn.register_count()),
                                               "];\n  int64_t n[",
-                                              std::max<uint32_t>(fn.int_register_count(), 1), "];\n")
+                                              RegisterArrayLength(fn.int_register_count()), "];\n")
                                : std::string(),
                       "  int rc;\n",
                       "  (void)r;\n  (void)rc;\n  (void)arena;\n  (void)constants;\n",

@@ -177,7 +177,7 @@ std::string WorkspaceSizeFunction(const fb::Module& m, const std::string& name,
                                   const std::string& upper) {
   const fb::Function& fn = *m.functions()->Get(0);
   const int32_t ws = m.memory()->workspace_register();
-  const std::string n_regs = absl::StrCat(std::max<uint32_t>(fn.int_register_count(), 1));
+  const std::string n_regs = absl::StrCat(RegisterArrayLength(fn.int_register_count()));
   std::string c = absl::StrCat(
       "\nKILN_EXPORT int ", name, "_workspace_size(const int64_t* symbols, size_t* bytes) {\n",
       "  int64_t n[", n_regs, "];\n  int rc;\n",
@@ -202,7 +202,7 @@ std::string OutputDimsFunction(const fb::Module& m, const std::string& name) {
   std::string c = absl::StrCat(
       "\nKILN_EXPORT int ", name,
       "_output_dims(const int64_t* symbols, int k, int64_t* dims, uint64_t* bytes) {\n",
-      "  int64_t n[", std::max<uint32_t>(fn.int_register_count(), 1), "];\n  uint64_t b = 0;\n  int rc;\n",
+      "  int64_t n[", RegisterArrayLength(fn.int_register_count()), "];\n  uint64_t b = 0;\n  int rc;\n",
       "  if (symbols == NULL || dims == NULL || bytes == NULL) return KILN_ERR_INVALID_ARGUMENT;\n",
       "  if ((rc = ", name, "_shapes(symbols, n, NULL)) != 0) return rc;\n  switch (k) {\n");
   const auto& outputs = *m.signature()->outputs();
@@ -234,7 +234,7 @@ std::string BrokenRequirementFunction(const fb::Module& m, const std::string& na
   const fb::Function& fn = *m.functions()->Get(0);
   return absl::StrCat(
       "\nKILN_EXPORT const char* ", name, "_broken_requirement(const int64_t* symbols) {\n",
-      "  int64_t n[", std::max<uint32_t>(fn.int_register_count(), 1), "];\n",
+      "  int64_t n[", RegisterArrayLength(fn.int_register_count()), "];\n",
       "  const char* broken = NULL;\n",
       "  if (symbols == NULL) return NULL;\n",
       "  (void)", name, "_shapes(symbols, n, &broken);\n",

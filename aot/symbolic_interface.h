@@ -14,6 +14,10 @@
 
 namespace kiln::aot {
 
+// The length of the generated C array for `count` registers (r[], rb[],
+// n[]): at least 1, since C has no empty arrays.
+inline uint32_t RegisterArrayLength(uint32_t count) { return count > 0 ? count : 1; }
+
 bool HasSymbols(const fb::Module& m);
 
 // Whether the run finds some length without a bound (a result symbol whose

@@ -319,20 +319,26 @@ static int read_inputs_binding_symbols(const kiln_model_info* model, const char*
                                        int64_t* symbols, void** inputs) {
   char msg[1024], shape[256];
   int bound_by[@UPPER@_SYMBOL_COUNT + 1];
-  FILE* files[@UPPER@_INPUT_COUNT + 1];
+  /* Each input's file, open from its header check until its data is read;
+   * whatever stops the reading closes those still open. */
+  FILE* files[@UPPER@_INPUT_COUNT + 1] = {0};
   int64_t dims[8];
+  int rc = 0;
   for (int k = 0; k < @UPPER@_SYMBOL_COUNT; ++k) bound_by[k] = -1;
-  for (int i = 0; i < @UPPER@_INPUT_COUNT; ++i) {
+  for (int i = 0; i < @UPPER@_INPUT_COUNT && rc == 0; ++i) {
     const kiln_tensor_info* info = &model->inputs[i];
     int rank = -1;
     files[i] = open_npy(paths[i], info, dims, &rank);
-    if (!files[i]) return 1;
+    if (!files[i]) {
+      rc = 1;
+      break;
+    }
     symbolic_shape(model, info, shape, sizeof shape);
     if (rank != info->rank) {
-      fclose(files[i]);
       snprintf(msg, sizeof msg, "%s: shape does not match input '%s' %s (rank %d, expected %d)",
                paths[i], info->name, shape, rank, (int)info->rank);
-      return fail(msg, NULL);
+      rc = fail(msg, NULL);
+      break;
     }
     for (int d = 0; d < rank; ++d) {
       const int k = info->dim_symbols[d];
@@ -357,24 +363,32 @@ static int read_inputs_binding_symbols(const kiln_model_info* model, const char*
         bound_by[k] = i;
       }
       if (msg[0] != '\0') {
-        for (int j = 0; j <= i; ++j) fclose(files[j]);
-        return fail(msg, NULL);
+        rc = fail(msg, NULL);
+        break;
       }
     }
   }
-  for (int k = 0; k < @UPPER@_SYMBOL_COUNT; ++k) {
-    if (bound_by[k] < 0) return fail("no input dim sets symbol", model->symbol_names[k]);
+  for (int k = 0; k < @UPPER@_SYMBOL_COUNT && rc == 0; ++k) {
+    if (bound_by[k] < 0) rc = fail("no input dim sets symbol", model->symbol_names[k]);
   }
-  for (int i = 0; i < @UPPER@_INPUT_COUNT; ++i) {
+  for (int i = 0; i < @UPPER@_INPUT_COUNT && rc == 0; ++i) {
     uint64_t bytes = 0;
     if (substitute(&model->inputs[i], symbols, dims, &bytes)) {
-      return fail("the input's size overflows", paths[i]);
+      rc = fail("the input's size overflows", paths[i]);
+      break;
     }
     inputs[i] = malloc((size_t)bytes + 1);
-    if (!inputs[i]) return fail("out of memory for", paths[i]);
-    if (read_data(files[i], paths[i], &model->inputs[i], bytes, inputs[i])) return 1;
+    if (!inputs[i]) {
+      rc = fail("out of memory for", paths[i]);
+      break;
+    }
+    rc = read_data(files[i], paths[i], &model->inputs[i], bytes, inputs[i]);
+    files[i] = NULL; /* read_data closed it */
   }
-  return 0;
+  for (int i = 0; i < @UPPER@_INPUT_COUNT; ++i) {
+    if (files[i]) fclose(files[i]);
+  }
+  return rc;
 }
 #endif
 
@@ -447,6 +461,17 @@ int main(int argc, char** argv) {
       return fail("unknown flag", argv[i]);
     }
   }
+  /* Everything the run allocates, freed at `finish` whichever way it ends
+   * (so that a bundle built with -fsanitize=address reports no leak when it
+   * refuses an input). */
+  void* inputs[@UPPER@_INPUT_COUNT + 1] = {0};
+  void* outputs[@UPPER@_OUTPUT_COUNT + 1] = {0};
+  void* workspace = NULL;
+  double* times = NULL;
+  int status = 1;
+  int64_t out_dims[@UPPER@_OUTPUT_COUNT + 1][8];
+  uint64_t out_bytes[@UPPER@_OUTPUT_COUNT + 1];
+  uint64_t out_capacity[@UPPER@_OUTPUT_COUNT + 1]; /* each output buffer's bytes */
 #if @UPPER@_WEIGHTS_EXTERNAL
   char default_weights[4096];
   if (!weights_path) { /* beside the runner */
@@ -462,18 +487,16 @@ int main(int argc, char** argv) {
   if (weights_path) return fail("this model's weights are compiled in; no --weights", weights_path);
   void* const weights = NULL;
 #endif
-  void* inputs[@UPPER@_INPUT_COUNT + 1];
-  void* outputs[@UPPER@_OUTPUT_COUNT + 1];
-  int64_t out_dims[@UPPER@_OUTPUT_COUNT + 1][8];
-  uint64_t out_bytes[@UPPER@_OUTPUT_COUNT + 1];
-  uint64_t out_capacity[@UPPER@_OUTPUT_COUNT + 1]; /* each output buffer's bytes */
   for (int i = 0; i < @UPPER@_INPUT_COUNT; ++i) {
-    if (!in_paths[i]) return fail("missing --input for", model->inputs[i].name);
+    if (!in_paths[i]) {
+      fail("missing --input for", model->inputs[i].name);
+      goto finish;
+    }
   }
 #if @UPPER@_HAS_SYMBOLS
   int64_t symbols[@UPPER@_SYMBOL_COUNT + 1];
   size_t workspace_bytes = 0;
-  if (read_inputs_binding_symbols(model, in_paths, symbols, inputs)) return 1;
+  if (read_inputs_binding_symbols(model, in_paths, symbols, inputs)) goto finish;
   for (int i = 0; i < @UPPER@_OUTPUT_COUNT; ++i) {
     const int dims_rc = @NAME@_output_dims(symbols, i, out_dims[i], &out_bytes[i]);
     if (dims_rc != 0) {
@@ -486,25 +509,29 @@ int main(int argc, char** argv) {
                   (long long)symbols[k]);
         }
         fprintf(stderr, ") break the model's requirement %s\n", broken);
-        return 1;
+        goto finish;
       }
       fprintf(stderr,
               "@NAME@_run: error: these input shapes give output '%s' no shape (error code %d: "
               "%s)\n",
               model->outputs[i].name, dims_rc, kiln_status_message(dims_rc));
-      return 1;
+      goto finish;
     }
   }
   int size_rc = @NAME@_workspace_size(symbols, &workspace_bytes);
   if (size_rc != 0) {
     fprintf(stderr, "@NAME@_run: error: no workspace size for these symbols (error code %d)\n",
             size_rc);
-    return 1;
+    goto finish;
   }
 #else
   for (int i = 0; i < @UPPER@_INPUT_COUNT; ++i) {
     inputs[i] = malloc(model->inputs[i].bytes + 1);
-    if (!inputs[i] || read_npy(in_paths[i], &model->inputs[i], inputs[i])) return 1;
+    if (!inputs[i]) {
+      fail("out of memory for", in_paths[i]);
+      goto finish;
+    }
+    if (read_npy(in_paths[i], &model->inputs[i], inputs[i])) goto finish;
   }
   for (int i = 0; i < @UPPER@_OUTPUT_COUNT; ++i) {
     memcpy(out_dims[i], model->outputs[i].shape, sizeof out_dims[i]);
@@ -516,10 +543,17 @@ int main(int argc, char** argv) {
   for (int i = 0; i < @UPPER@_OUTPUT_COUNT; ++i) {
     out_capacity[i] = out_bytes[i];
     outputs[i] = malloc((size_t)out_bytes[i] + 1);
+    if (!outputs[i]) {
+      fail("out of memory for output", model->outputs[i].name);
+      goto finish;
+    }
   }
-  void* workspace = alloc_aligned(@UPPER@_WORKSPACE_ALIGNMENT, workspace_bytes);
-  double* times = (double*)malloc(sizeof(double) * (size_t)repeat);
-  if (!workspace || !times) return fail("out of memory", NULL);
+  workspace = alloc_aligned(@UPPER@_WORKSPACE_ALIGNMENT, workspace_bytes);
+  times = (double*)malloc(sizeof(double) * (size_t)repeat);
+  if (!workspace || !times) {
+    fail("out of memory", NULL);
+    goto finish;
+  }
   kiln_shortfall need = {-1, 0};
 #if @UPPER@_GROWS
   /* Sizes found during the run: untimed runs until every buffer is large
@@ -531,20 +565,28 @@ int main(int argc, char** argv) {
     const int rc = run_model(symbols, inputs, outputs, out_capacity, workspace, workspace_bytes,
                              weights, host, &need);
     if (rc != KILN_ERR_BUFFER_TOO_SMALL) break;
-    if (attempt == 64) return fail("buffers still too small after 64 runs", NULL);
-    if (need.bytes > (uint64_t)SIZE_MAX - 64) return fail("a buffer too large for this machine", NULL);
+    const char* stop = NULL;
+    if (attempt == 64) stop = "buffers still too small after 64 runs";
+    else if (need.bytes > (uint64_t)SIZE_MAX - 64) stop = "a buffer too large for this machine";
+    else if (need.output >= @UPPER@_OUTPUT_COUNT) stop = "the model named no buffer to grow";
+    if (stop) {
+      fail(stop, NULL);
+      goto finish;
+    }
     if (need.output < 0) {
       free(workspace);
       workspace_bytes = (size_t)need.bytes;
       workspace = alloc_aligned(@UPPER@_WORKSPACE_ALIGNMENT, workspace_bytes);
-      if (!workspace) return fail("out of memory", NULL);
-    } else if (need.output < @UPPER@_OUTPUT_COUNT) {
+      if (!workspace) stop = "out of memory";
+    } else {
       free(outputs[need.output]);
       out_capacity[need.output] = need.bytes;
       outputs[need.output] = malloc((size_t)need.bytes + 1);
-      if (!outputs[need.output]) return fail("out of memory", NULL);
-    } else {
-      return fail("the model named no buffer to grow", NULL);
+      if (!outputs[need.output]) stop = "out of memory";
+    }
+    if (stop) {
+      fail(stop, NULL);
+      goto finish;
     }
   }
 #endif
@@ -558,7 +600,7 @@ int main(int argc, char** argv) {
     if (rc != 0) {
       fprintf(stderr, "@NAME@_run: error: @NAME@_run failed with code %d: %s\n", rc,
               kiln_status_message(rc));
-      return 1;
+      goto finish;
     }
   }
   if (repeat > 1) {
@@ -573,16 +615,18 @@ int main(int argc, char** argv) {
     if (rc != 0) {
       fprintf(stderr, "@NAME@_run: error: @NAME@_output_shape failed with code %d: %s\n", rc,
               kiln_status_message(rc));
-      return 1;
+      goto finish;
     }
   }
 #endif
   for (int i = 0; i < @UPPER@_OUTPUT_COUNT; ++i) {
     if (out_paths[i] &&
         write_npy(out_paths[i], &model->outputs[i], out_dims[i], out_bytes[i], outputs[i])) {
-      return 1;
+      goto finish;
     }
   }
+  status = 0;
+finish:
   for (int i = 0; i < @UPPER@_INPUT_COUNT; ++i) free(inputs[i]);
   for (int i = 0; i < @UPPER@_OUTPUT_COUNT; ++i) free(outputs[i]);
 #if @UPPER@_WEIGHTS_EXTERNAL
@@ -590,5 +634,5 @@ int main(int argc, char** argv) {
 #endif
   free(workspace);
   free(times);
-  return 0;
+  return status;
 }

@@ -1,8 +1,9 @@
 /* The fused activation epilogue, applied as its own tight pass over a row of
  * finished outputs so the switch on the kind stays out of the inner loops.
- * ReLU, Clip, Sigmoid, Tanh, Exp, Erf, both GELUs and SiLU run on whole vectors of this path
- * (vec.h; vec_math.h states the accuracy of exp, sigmoid, tanh and erf); the
- * rest are per-element C (libm).
+ * ReLU, Clip, Sigmoid, Tanh, Exp, Erf, both GELUs, SiLU, HardSigmoid, HardSwish
+ * and LeakyReLU run on whole vectors of this path (vec.h; vec_math.h states
+ * the accuracy of exp, sigmoid, tanh and erf); the rest are per-element C
+ * (libm), which compilers vectorize where it is plain arithmetic (Abs, Neg).
  * Internal to runtime/kernels: an AOT bundle copies it beside the kernels. */
 #ifndef KILN_KERNELS_ACTIVATION_H_
 #define KILN_KERNELS_ACTIVATION_H_
@@ -92,11 +93,14 @@ static inline void kiln_activation_apply(const float* x, float* y, int64_t n,
     case KILN_ACT_ASINH: KILN_ACT_LOOP(asinhf(v))
     case KILN_ACT_ACOSH: KILN_ACT_LOOP(acoshf(v))
     case KILN_ACT_ATANH: KILN_ACT_LOOP(atanhf(v))
+    /* max(0, min(1, t)) as kv_max(0, kv_min(1, t)): NaN passes (numpy's
+     * clip, which the ONNX reference uses), where fmaxf/fminf dropped it. */
     case KILN_ACT_HARD_SIGMOID:
-      KILN_ACT_LOOP(fmaxf(0.0f, fminf(1.0f, alpha * v + beta)))
-    case KILN_ACT_HARD_SWISH:
-      KILN_ACT_LOOP(v * fmaxf(0.0f, fminf(1.0f, v * (1.0f / 6.0f) + 0.5f)))
-    case KILN_ACT_LEAKY_RELU: KILN_ACT_LOOP(v < 0.0f ? alpha * v : v)
+      KILN_ACT_VLOOP(kv_max(kv_zero(), kv_min(kv_set1(1.0f), kv_add(kv_mul(kv_set1(alpha), v),
+                                                                     kv_set1(beta)))))
+    case KILN_ACT_HARD_SWISH: KILN_ACT_VLOOP(kv_hard_swish(v))
+    case KILN_ACT_LEAKY_RELU:
+      KILN_ACT_VLOOP(kv_select(kv_lt(v, kv_zero()), kv_mul(kv_set1(alpha), v), v))
     case KILN_ACT_ELU: KILN_ACT_LOOP(v < 0.0f ? alpha * expm1f(v) : v)
     case KILN_ACT_SELU: KILN_ACT_LOOP(v <= 0.0f ? beta * alpha * expm1f(v) : beta * v)
     case KILN_ACT_CELU:

@@ -119,6 +119,13 @@ static KILN_ALWAYS_INLINE kv kv_silu(kv x) {
   return kv_div(x, kv_add(kv_set1(1.0f), kv_exp(kv_sub(kv_zero(), x))));
 }
 
+/* HardSwish, x * max(0, min(1, x/6 + 1/2)) (ONNX's alpha 1/6 and beta 1/2),
+ * multiply then add as the operator's definition reads, on every path. */
+static KILN_ALWAYS_INLINE kv kv_hard_swish(kv x) {
+  const kv t = kv_add(kv_mul(x, kv_set1(1.0f / 6.0f)), kv_set1(0.5f));
+  return kv_mul(x, kv_max(kv_zero(), kv_min(kv_set1(1.0f), t)));
+}
+
 static KILN_ALWAYS_INLINE kv kv_tanh(kv x) {
   const kv a = kv_abs(x);
   const kv s = kv_mul(a, a);

@@ -112,6 +112,37 @@ TEST(UnaryKernel, ActivationsKeepNaNAndSaturate) {
   EXPECT_EQ(y[2], 1.0f);
 }
 
+// HardSigmoid, HardSwish and LeakyReLU run on whole vectors: NaN passes
+// through all three, as numpy's clip and torch.clamp (the references) give,
+// and the limits are hand-checked. 19 elements: whole vectors and a partial
+// one on every path, each value of the pattern in every lane position.
+TEST(UnaryKernel, VectorActivationsKeepNaNAndSaturate) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float pattern[4] = {nan, -200.0f, 200.0f, 0.0f};
+  float x[19], y[19];
+  for (int i = 0; i < 19; ++i) x[i] = pattern[i % 4];
+  void* ptrs[2] = {x, y};
+  // Runs `act` and checks y against the outputs for -200, 200 and 0 (NaN
+  // for NaN) wherever the pattern put them.
+  auto expect = [&](int64_t act, const float* fp, float at_minus, float at_plus, float at_zero) {
+    const int64_t ip[2] = {act, 19};
+    ASSERT_EQ(kiln_unary_f32(ip, fp, ptrs, nullptr), KILN_OK);
+    const float want[4] = {nan, at_minus, at_plus, at_zero};
+    for (int i = 0; i < 19; ++i) {
+      if (i % 4 == 0) {
+        EXPECT_TRUE(std::isnan(y[i])) << "act " << act << " at " << i;
+      } else {
+        EXPECT_EQ(y[i], want[i % 4]) << "act " << act << " at " << i;
+      }
+    }
+  };
+  const float sigmoid_fp[2] = {0.2f, 0.5f};  // max(0, min(1, 0.2x + 0.5))
+  expect(KILN_ACT_HARD_SIGMOID, sigmoid_fp, 0.0f, 1.0f, 0.5f);
+  expect(KILN_ACT_HARD_SWISH, sigmoid_fp, 0.0f, 200.0f, 0.0f);  // x * max(0, min(1, x/6 + 1/2))
+  const float leaky_fp[2] = {0.01f, 0.0f};
+  expect(KILN_ACT_LEAKY_RELU, leaky_fp, 0.01f * -200.0f, 200.0f, 0.0f);
+}
+
 // Outputs large enough that binary_f32 splits them over a host's threads:
 // an SE block's per-channel scale (rows of Y), a broadcast in the middle
 // dim (rows counted over two dims), and one long row (split in blocks);

@@ -89,6 +89,7 @@ static int conv_run(const int64_t* ip, const float* fp, void* const* bindings,
   kiln_im2col col;
   col.H = H, col.W = W, col.OW = OW, col.KH = KH, col.KW = KW, col.SH = SH, col.SW = SW;
   col.PT = PT, col.PL = PL, col.DH = DH, col.DW = DW;
+  col.KD = 0, col.D = 0, col.ID0 = 0, col.DD = 0; /* a 2-D window */
   kiln_gemm_desc d = {0};
   d.M = ocpg, d.N = out_plane, d.K = wsize;
   d.a_rs = wsize, d.a_cs = 1;

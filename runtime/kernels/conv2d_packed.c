@@ -486,6 +486,7 @@ static void convp_one_channel_gemm(const int64_t* ip, const float* fp, void* con
   g.H = ip[P_H], g.W = ip[P_W], g.OW = ip[P_OW], g.KH = ip[P_KH], g.KW = ip[P_KW];
   g.SH = ip[P_SH], g.SW = ip[P_SW], g.PT = ip[P_PT], g.PL = ip[P_PL];
   g.DH = ip[P_DH], g.DW = ip[P_DW];
+  g.KD = 0, g.D = 0, g.ID0 = 0, g.DD = 0; /* a 2-D window */
   for (int64_t n = 0; n < ip[P_N]; ++n) {
     g.x = (const float*)bindings[0] + n * plane;
     kiln_gemm_desc d = convp_nhwc_gemm(ip, fp, bindings, res, y, n);

@@ -1,14 +1,17 @@
-/* conv3d_f32 and conv_transpose3d_f32: direct 3-D convolution and
- * transposed convolution (groups, strides, dilations, begin pads; the end
- * pads are implied by the output size). A 1-D or 2-D window is the case with
- * unit leading dims; the compiler only routes 3-D windows here, since
- * conv2d.c's im2col + GEMM path is much faster for 2-D.
+/* conv3d_f32 and conv_transpose3d_f32: 3-D convolution and transposed
+ * convolution (groups, strides, dilations, begin pads; the end pads are
+ * implied by the output size). A 1-D or 2-D window is the case with unit
+ * leading dims; the compiler only routes 3-D windows here, since conv2d.c's
+ * kernels are much faster for 2-D.
  *
- * Each output plane (n, oc) is finished by one task, so planes run in
- * parallel without sharing writes. Within a plane the innermost loop walks
- * one output row (conv) or one input row (transpose) over the contiguous
- * range of positions whose partner index lies inside the other tensor, so
- * no bounds test runs per element. */
+ * The convolution is one GEMM (sgemm.h) per image, group and output depth:
+ * Y[oc, od, (oh, ow)] = W[oc, (c, kd, kh, kw)] * B[(c, kd, kh, kw), (oh, ow)],
+ * the weights read in place (their own K order) and B the input's im2col
+ * matrix through the depth axis of kiln_im2col. A depthwise layer (one
+ * channel per group) has too short a K for that and runs the direct loops
+ * the transpose uses: each output plane (n, oc) finished by one task, the
+ * innermost loop over one row's positions whose partner index lies inside
+ * the other tensor, so no bounds test runs per element. */
 #include <stdint.h>
 
 #include "activation.h"
@@ -16,6 +19,7 @@
 #include "host_tasks.h"
 #include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
+#include "sgemm.h"
 
 enum {
   C3_N = KILN_IP_CONV3D_F32_N,
@@ -213,6 +217,46 @@ static void conv_transpose3d_planes(void* ctx, int64_t begin, int64_t end) {
   }
 }
 
+/* The GEMMs of conv3d_f32: per output element the sum over (c, kd, kh, kw)
+ * in that order (the padding adds zeros), then bias, residual, activation
+ * (kiln_epilogue's order). */
+static void conv3d_gemm(const c3_job* j, const kiln_host* host) {
+  const int64_t* ip = j->ip;
+  const int64_t C = ip[C3_C], D = ip[C3_D], H = ip[C3_H], W = ip[C3_W];
+  const int64_t OC = ip[C3_OC], OD = ip[C3_OD], OH = ip[C3_OH], OW = ip[C3_OW];
+  const int64_t G = ip[C3_GROUPS], cg = C / G, ocg = OC / G;
+  const int64_t K = cg * ip[C3_KD] * ip[C3_KH] * ip[C3_KW];
+  const int64_t in_volume = D * H * W, out_plane = OH * OW, out_volume = OD * out_plane;
+  kiln_im2col col;
+  col.H = H, col.W = W, col.OW = OW, col.KH = ip[C3_KH], col.KW = ip[C3_KW];
+  col.SH = ip[C3_SH], col.SW = ip[C3_SW], col.PT = ip[C3_PH], col.PL = ip[C3_PW];
+  col.DH = ip[C3_DH], col.DW = ip[C3_DW];
+  col.KD = ip[C3_KD], col.D = D, col.DD = ip[C3_DD];
+  kiln_gemm_desc d = {0};
+  d.M = ocg, d.N = out_plane, d.K = K;
+  d.a_rs = K, d.a_cs = 1;
+  d.im2col = &col;
+  d.y_rs = out_volume; /* one output channel's depth slices are out_plane apart */
+  d.ep.alpha = 1.0f, d.ep.beta = 1.0f;
+  d.ep.c_rs = 1, d.ep.c_cs = 0;
+  d.ep.r_rs = out_volume;
+  d.ep.act = j->act, d.ep.act_alpha = j->act_alpha, d.ep.act_beta = j->act_beta;
+  for (int64_t n = 0; n < ip[C3_N]; ++n) {
+    for (int64_t g = 0; g < G; ++g) {
+      col.x = j->x + (n * C + g * cg) * in_volume;
+      d.a = j->w + g * ocg * K;
+      d.ep.c = j->bias ? j->bias + g * ocg : NULL;
+      for (int64_t od = 0; od < OD; ++od) {
+        col.ID0 = od * ip[C3_SD] - ip[C3_PD];
+        const int64_t y_off = (n * OC + g * ocg) * out_volume + od * out_plane;
+        d.y = j->y + y_off;
+        d.ep.r = j->res ? j->res + y_off : NULL;
+        kiln_sgemm(&d, host);
+      }
+    }
+  }
+}
+
 int kiln_conv3d_f32(const int64_t* ip, const float* fp, void* const* bindings,
                     const kiln_host* host) {
   c3_job j;
@@ -224,6 +268,10 @@ int kiln_conv3d_f32(const int64_t* ip, const float* fp, void* const* bindings,
   j.y = (float*)bindings[4];
   j.act = ip[C3_ACT], j.act_alpha = fp[KILN_FP_CONV3D_F32_ACT_ALPHA],
   j.act_beta = fp[KILN_FP_CONV3D_F32_ACT_BETA];
+  if (ip[C3_C] / ip[C3_GROUPS] > 1 || ip[C3_OC] / ip[C3_GROUPS] > 1) {
+    conv3d_gemm(&j, host);
+    return KILN_OK;
+  }
   const double macs = (double)ip[C3_N] * (double)ip[C3_OC] * (double)(ip[C3_C] / ip[C3_GROUPS]) *
                       (double)ip[C3_OD] * (double)ip[C3_OH] * (double)ip[C3_OW] *
                       (double)ip[C3_KD] * (double)ip[C3_KH] * (double)ip[C3_KW];

@@ -444,17 +444,17 @@ static inline void kiln_pack_im2col(const kiln_im2col* g, int64_t k0, int64_t kc
     }
     run_j[runs] = nw;
   }
-  const int64_t taps = g->KH * g->KW, plane = g->H * g->W;
+  const int64_t taps = g->KH * g->KW;
   int64_t ic = k0 / taps, t = k0 % taps;
   int64_t kh = t / g->KW, kw = t % g->KW;
   for (int64_t kk = 0; kk < kc; ++kk) {
     float* o = dst + kk * KILN_PANEL;
-    const float* xc = g->x + ic * plane;
+    const float* xc = kiln_im2col_plane(g, ic);
     for (int64_t r = 0; r < runs; ++r) {
       float* orun = o + run_j[r];
       const int64_t len = run_j[r + 1] - run_j[r];
       const int64_t ih = run_oh[r] * g->SH - g->PT + kh * g->DH;
-      if (ih < 0 || ih >= g->H) {
+      if (!xc || ih < 0 || ih >= g->H) {
         for (int64_t j = 0; j < len; ++j) orun[j] = 0.0f;
         continue;
       }
@@ -546,14 +546,15 @@ static inline void kiln_pack_im2col_avx512(const kiln_im2col* g, int64_t k0,
     }
   }
   const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
-  const int64_t taps = g->KH * g->KW, plane = g->H * g->W;
+  const int64_t taps = g->KH * g->KW;
   int64_t ic = k0 / taps, kh = k0 % taps / g->KW, kw = k0 % taps % g->KW;
   int64_t kk = 0;
   while (kk < kc) {
     const float* rows[KILN_PANEL];
+    const float* xc = kiln_im2col_plane(g, ic);
     for (int64_t r = 0; r < runs; ++r) {
       const int64_t ih = run_oh[r] * g->SH - g->PT + kh * g->DH;
-      rows[r] = ih >= 0 && ih < g->H ? g->x + ic * plane + ih * g->W : NULL;
+      rows[r] = xc && ih >= 0 && ih < g->H ? xc + ih * g->W : NULL;
     }
     for (; kw < g->KW && kk < kc; ++kw, ++kk) {
       __m512 v = _mm512_setzero_ps();
@@ -592,14 +593,15 @@ static inline void kiln_pack_im2col_vec(const kiln_im2col* g, int64_t k0, int64_
     kiln_pack_im2col(g, k0, kc, n0, nw, dst);
     return;
   }
-  const int64_t taps = g->KH * g->KW, plane = g->H * g->W;
+  const int64_t taps = g->KH * g->KW;
   int64_t ic = k0 / taps, kh = k0 % taps / g->KW, kw = k0 % taps % g->KW;
   for (int64_t kk = 0; kk < kc; ++kk) {
     float* o = dst + kk * KILN_PANEL;
+    const float* xc = kiln_im2col_plane(g, ic);
     const int64_t ih = oh * g->SH - g->PT + kh * g->DH;
     const int64_t iw0 = ow0 * SW - g->PL + kw * g->DW; /* lane 0's column */
-    if (ih >= 0 && ih < g->H && iw0 >= 0 && iw0 + KILN_PANEL * SW <= g->W) {
-      const float* p = g->x + ic * plane + ih * g->W + iw0;
+    if (xc && ih >= 0 && ih < g->H && iw0 >= 0 && iw0 + KILN_PANEL * SW <= g->W) {
+      const float* p = xc + ih * g->W + iw0;
       for (int64_t v = 0; v < KILN_PANEL; v += KV_LANES) {
         kv_store(o + v, SW == 1 ? kv_load(p + v)
                                 : kv_even(kv_load(p + 2 * v), kv_load(p + 2 * v + KV_LANES)));
@@ -620,7 +622,7 @@ static inline void kiln_pack_im2col_vec(const kiln_im2col* g, int64_t k0, int64_
  * output and kernel row, the KW taps are one (strided) run of an input row. */
 static inline void kiln_pack_im2col_rows(const kiln_im2col* g, int64_t k0, int64_t kc,
                                          int64_t m0, int64_t rows, float* dst) {
-  const int64_t taps = g->KH * g->KW, plane = g->H * g->W;
+  const int64_t taps = g->KH * g->KW;
   const int64_t ic0 = k0 / taps, kh0 = k0 % taps / g->KW, kw00 = k0 % g->KW;
   int64_t oh = m0 / g->OW, ow = m0 % g->OW;
   for (int64_t i = 0; i < rows; ++i) {
@@ -630,11 +632,12 @@ static inline void kiln_pack_im2col_rows(const kiln_im2col* g, int64_t k0, int64
     for (int64_t kk = 0; kk < kc;) {
       const int64_t n = g->KW - kw0 < kc - kk ? g->KW - kw0 : kc - kk;
       const int64_t ih = ih0 + kh * g->DH;
+      const float* xc = kiln_im2col_plane(g, ic);
       float* o = out + kk;
-      if (ih < 0 || ih >= g->H) {
+      if (!xc || ih < 0 || ih >= g->H) {
         for (int64_t j = 0; j < n; ++j) o[j] = 0.0f;
       } else {
-        const float* xr = g->x + ic * plane + ih * g->W;
+        const float* xr = xc + ih * g->W;
         for (int64_t j = 0; j < n; ++j) {
           const int64_t iw = iw0 + (kw0 + j) * g->DW;
           o[j] = iw >= 0 && iw < g->W ? xr[iw] : 0.0f;
@@ -660,7 +663,7 @@ static inline void kiln_pack_im2col_rows_avx512(const kiln_im2col* g,
     kiln_pack_im2col_rows(g, k0, kc, m0, rows, dst);
     return;
   }
-  const int64_t taps = g->KH * g->KW, plane = g->H * g->W;
+  const int64_t taps = g->KH * g->KW;
   const int64_t ic0 = k0 / taps, kh0 = k0 % taps / g->KW, kw00 = k0 % g->KW;
   int64_t oh = m0 / g->OW, ow = m0 % g->OW;
   for (int64_t i = 0; i < rows; ++i) {
@@ -674,11 +677,12 @@ static inline void kiln_pack_im2col_rows_avx512(const kiln_im2col* g,
     for (int64_t kk = 0; kk < kc;) {
       const int64_t n = g->KW - kw0 < kc - kk ? g->KW - kw0 : kc - kk;
       const int64_t ih = ih0 + kh * g->DH;
+      const float* xc = kiln_im2col_plane(g, ic);
       __m512 v = _mm512_setzero_ps();
-      if (ih >= 0 && ih < g->H) {
+      if (xc && ih >= 0 && ih < g->H) {
         const __mmask16 m = (__mmask16)((cols >> kw0) & ((1u << n) - 1u));
         if (m) {
-          v = _mm512_maskz_loadu_ps(m, kiln_simd_at(g->x + ic * plane + ih * g->W, iw0 + kw0));
+          v = _mm512_maskz_loadu_ps(m, kiln_simd_at(xc + ih * g->W, iw0 + kw0));
         }
       }
       /* A whole vector: the lanes past the run are zero and the next run

@@ -152,12 +152,25 @@ typedef struct kiln_gemm_path {
 
 /* Virtual im2col matrix of one convolution group: B[k, n] with
  * k = (ic*KH + kh)*KW + kw and n = oh*OW + ow is
- * x[ic*H*W + ih*W + iw], ih = oh*SH - PT + kh*DH, iw = ow*SW - PL + kw*DW,
- * or 0 outside the image. */
+ * plane(ic)[ih*W + iw], ih = oh*SH - PT + kh*DH, iw = ow*SW - PL + kw*DW,
+ * or 0 outside the image. plane(ic) is x + ic*H*W when KD is 0 (a 2-D
+ * window); with a depth axis (conv3d_f32, one output depth per matrix),
+ * ic = c*KD + kd reads depth id = ID0 + kd*DD of channel c, the plane
+ * x + (c*D + id)*H*W, and a whole row of zeros where id is outside [0, D)
+ * (kiln_im2col_plane). */
 typedef struct kiln_im2col {
   const float* x;
   int64_t H, W, OW, KH, KW, SH, SW, PT, PL, DH, DW;
+  int64_t KD, D, ID0, DD;
 } kiln_im2col;
+
+/* plane(ic) above, or NULL for a row of zeros. */
+static inline const float* kiln_im2col_plane(const kiln_im2col* g, int64_t ic) {
+  const int64_t plane = g->H * g->W;
+  if (g->KD == 0) return g->x + ic * plane;
+  const int64_t id = g->ID0 + ic % g->KD * g->DD;
+  return id >= 0 && id < g->D ? g->x + (ic / g->KD * g->D + id) * plane : NULL;
+}
 
 /* What happens to the finished accumulator v of Y[m, n]:
  *   v = alpha*v + beta*c[m*c_rs + n*c_cs] + r[m*r_rs + n]; y = act(v)

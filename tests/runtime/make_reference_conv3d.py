@@ -113,5 +113,17 @@ conv_transpose3d_case("strided_padded_dilated", 2, 3, (3, 2, 4), 2, (3, 2, 3),
 conv_transpose3d_case("grouped_nobias", 1, 4, (2, 3, 3), 6, (2, 2, 3), stride=(2, 2, 1),
                       pads=(0, 1, 1, 1, 0, 1), groups=2, bias=False)
 
+# Layers the size of a video network's, which conv3d_f32 runs as GEMMs with
+# an im2col B through the depth axis (after the cases above, so that their
+# random draws, and files, stay as they were): rows of 37 outputs (whole
+# 16-column panels and a partial one), K = 12*27 = 324 split by the GEMM's
+# 256-row K blocks inside a channel's depth taps, depth padding front and
+# back, a residual; then stride 2 across rows of 20 outputs, a depth
+# dilation, 17 output channels (a partial micro-tile of rows), two images.
+conv3d_case("wide_rows_deep_k_residual_relu", 1, 12, (4, 9, 37), 20, (3, 3, 3), pads=(1,) * 6,
+            act=ACT_RELU, residual=True)
+conv3d_case("stride2_wide_dilated_depth", 2, 5, (7, 8, 40), 17, (3, 3, 3), stride=(2, 2, 2),
+            pads=(2, 1, 1, 2, 1, 1), dil=(2, 1, 1))
+
 total = sum(os.path.getsize(p) for p in written)
 print("wrote %d cases, %d bytes, to %s" % (len(written), total, OUT_DIR))

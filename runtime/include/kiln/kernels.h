@@ -638,7 +638,7 @@ KILN_DECLARE_KERNEL(det_f32)
  * fparams: none. */
 KILN_DECLARE_KERNEL(reverse_sequence)
 
-/* conv3d_f32: direct 3-D convolution with groups, dilations, fused bias,
+/* conv3d_f32: 3-D convolution with groups, dilations, fused bias,
  * residual and activation: y = act(conv(x, w) + bias + r). The compiler
  * routes only 3-D windows here (2-D and 1-D go to conv2d_f32). Taps outside
  * the input read zero; the end pads are implied by the output size.

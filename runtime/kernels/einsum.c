@@ -1,11 +1,18 @@
 /* einsum: float32 or float64 one- or two-operand Einstein sums. The compiler orders the
  * letters output-first, then summed; each operand reaches a letter through a
  * stride (0 when it lacks the letter, a sum of strides for a repeated one,
- * i.e. a diagonal). The output is dense over the output letters. */
+ * i.e. a diagonal). The output is dense over the output letters.
+ *
+ * A float32 einsum shaped as a batch of matrix products (attention's
+ * "bhid,bhjd->bhij" and "bhij,bhjd->bhid") runs one GEMM (sgemm.h) per batch
+ * element, summing in float as MatMul does; any other einsum runs the loops
+ * below, summing in double. */
 #include <stdint.h>
 #include <string.h>
 
 #include "check_util.h"
+#include "host_tasks.h"
+#include "sgemm.h"
 #include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 
@@ -52,10 +59,105 @@ enum {
     }                                                                         \
   }
 
+/* The batch of matrix products an einsum may be: one summed letter k that
+ * both operands have; the rows, letters only A has, and the columns, letters
+ * only B has, each one letter or adjacent output letters that run densely
+ * in their operand and in Y ("bij,jk->bik": b and i together are A's rows);
+ * every other output letter a batch letter; Y's last letter a column, or a
+ * row (then each product is computed transposed: Y^T = B^T A^T). Per batch
+ * element: desc with a, b and y set. */
+typedef struct es_batch {
+  kiln_gemm_desc desc;
+  const float *a, *b;
+  float* y;
+  int64_t letters;                /* batch letters, in output order */
+  int64_t dims[EINSUM_MAX_LETTERS], sa[EINSUM_MAX_LETTERS], sb[EINSUM_MAX_LETTERS],
+      sy[EINSUM_MAX_LETTERS];
+  int64_t count;                  /* batch elements */
+  const kiln_host* gemm_host;     /* the GEMMs' own threads: when the batch is one */
+} es_batch;
+
+/* Adds output letter d to the group whose innermost letter is *last (-1:
+ * none yet) of one operand's strides s: 0 when it does not continue it. */
+static int es_group_add(const int64_t* dims, const int64_t* s, const int64_t* ys, int64_t d,
+                        int64_t* last, int64_t* extent) {
+  if (*last < 0) {
+    *last = d, *extent = dims[d];
+    return 1;
+  }
+  if (*last != d - 1 || s[*last] != dims[d] * s[d] || ys[*last] != dims[d] * ys[d]) return 0;
+  *last = d, *extent *= dims[d];
+  return 1;
+}
+
+static int es_batch_plan(const int64_t* ip, void* const* bindings, es_batch* p) {
+  const int64_t L = ip[ES_L], nout = ip[ES_NOUT];
+  const int64_t* dims = ip + ES_HEAD;
+  const int64_t* sa = dims + L;
+  const int64_t* sb = sa + L;
+  if (!ip[ES_HAS_B] || ip[ES_F64] || L - nout != 1) return 0;
+  const int64_t k = nout;
+  if (sa[k] == 0 || sb[k] == 0) return 0;
+  int64_t m = -1, n = -1, rows = 1, cols = 1, ys[EINSUM_MAX_LETTERS], stride = 1;
+  for (int64_t d = nout - 1; d >= 0; --d) ys[d] = stride, stride *= dims[d];
+  p->letters = 0, p->count = 1;
+  for (int64_t d = 0; d < nout; ++d) {
+    if (sa[d] != 0 && sb[d] == 0) {
+      if (!es_group_add(dims, sa, ys, d, &m, &rows)) return 0;
+    } else if (sa[d] == 0 && sb[d] != 0) {
+      if (!es_group_add(dims, sb, ys, d, &n, &cols)) return 0;
+    } else {
+      p->dims[p->letters] = dims[d], p->sa[p->letters] = sa[d], p->sb[p->letters] = sb[d];
+      p->sy[p->letters] = ys[d], p->count *= dims[d], ++p->letters;
+    }
+  }
+  kiln_gemm_desc* g = &p->desc;
+  memset(g, 0, sizeof *g);
+  g->K = dims[k];
+  g->ep.alpha = 1.0f, g->ep.beta = 1.0f;
+  if (n >= 0 && ys[n] == 1) {
+    g->M = rows, g->N = cols;
+    g->a_rs = m >= 0 ? sa[m] : 0, g->a_cs = sa[k];
+    g->b_rs = sb[k], g->b_cs = sb[n];
+    g->y_rs = m >= 0 ? ys[m] : 0;
+    p->a = (const float*)bindings[0], p->b = (const float*)bindings[1];
+  } else if (m >= 0 && ys[m] == 1) {
+    g->M = cols, g->N = rows;
+    g->a_rs = n >= 0 ? sb[n] : 0, g->a_cs = sb[k];
+    g->b_rs = sa[k], g->b_cs = sa[m];
+    g->y_rs = n >= 0 ? ys[n] : 0;
+    p->a = (const float*)bindings[1], p->b = (const float*)bindings[0];
+    /* The batch strides follow the operands' new roles. */
+    for (int64_t i = 0; i < p->letters; ++i) {
+      const int64_t t = p->sa[i];
+      p->sa[i] = p->sb[i], p->sb[i] = t;
+    }
+  } else {
+    return 0; /* Y's last letter is a batch letter */
+  }
+  p->y = (float*)bindings[2];
+  return 1;
+}
+
+/* Batch elements [begin, end), each one GEMM. */
+static void es_batch_tasks(void* ctx, int64_t begin, int64_t end) {
+  const es_batch* p = (const es_batch*)ctx;
+  kiln_gemm_desc g = p->desc;
+  for (int64_t t = begin; t < end; ++t) {
+    int64_t oa = 0, ob = 0, oy = 0, rest = t;
+    for (int64_t i = p->letters - 1; i >= 0; --i) {
+      const int64_t pos = rest % p->dims[i];
+      rest /= p->dims[i];
+      oa += pos * p->sa[i], ob += pos * p->sb[i], oy += pos * p->sy[i];
+    }
+    g.a = p->a + oa, g.b = p->b + ob, g.y = p->y + oy;
+    kiln_sgemm(&g, p->gemm_host);
+  }
+}
+
 int kiln_einsum(const int64_t* ip, const float* fp, void* const* bindings,
                 const kiln_host* host) {
   (void)fp;
-  (void)host;
   const int64_t L = ip[ES_L], nout = ip[ES_NOUT], has_b = ip[ES_HAS_B];
   const int64_t* dims = ip + ES_HEAD;
   const int64_t* sa = dims + L;
@@ -68,6 +170,15 @@ int kiln_einsum(const int64_t* ip, const float* fp, void* const* bindings,
      * none is formed (a fuzzed module's strides overflowed int64 here). */
     const size_t elem = ip[ES_F64] ? sizeof(double) : sizeof(float);
     if (n_out > 0) memset(bindings[2], 0, (size_t)n_out * elem);
+    return KILN_OK;
+  }
+  es_batch batch;
+  if (es_batch_plan(ip, bindings, &batch)) {
+    /* Many small products (attention's windows and heads) split over
+     * threads by batch element; one large product splits itself. */
+    batch.gemm_host = batch.count == 1 ? host : NULL;
+    kiln_run_tasks(batch.count > 1 ? host : NULL, batch.count, (double)n_out * (double)n_sum,
+                   (double)(1 << 19), es_batch_tasks, &batch);
     return KILN_OK;
   }
   if (ip[ES_F64]) EINSUM_LOOP(double) else EINSUM_LOOP(float)

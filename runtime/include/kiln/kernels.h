@@ -421,7 +421,10 @@ KILN_DECLARE_KERNEL(conv_transpose_f32)
 KILN_DECLARE_KERNEL(lp_pool_f32)
 
 /* einsum: Y[out letters] = sum over the other letters of A (* B), float32
- * or float64 (accumulated in double).
+ * or float64, accumulated in double; a float32 einsum that is a batch of
+ * matrix products (one summed letter in both operands, at most one output
+ * letter of A alone and one of B alone, Y's last letter one of those two)
+ * sums in float, each product a GEMM as MatMul's.
  * bindings: [0] A  [1] B (unread when has_b is 0)  [2] Y (dense, out letters)
  * iparams (4 + 3L): L nout has_b is_f64  dims[L]  a_strides[L]  b_strides[L]
  *   letters are ordered output-first; L <= 16. */

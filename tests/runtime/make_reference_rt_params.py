@@ -131,3 +131,10 @@ range_case("i32_negative", I32, 10, 6, -3)
 range_case("i16", I16, -7, 20, 4)
 range_case("i64_wide", I64, -(2 ** 62), 2 ** 62, 2 ** 61)
 range_case("i64_empty", I64, 5, 5, 1)
+# pad_core.h runs row by row of the last dim: pads wider than the input row
+# (reflect and wrap repeat it), crops at either end of it, one-byte and
+# eight-byte elements, rows that are all fill (the top and bottom pads).
+pad_case("reflect_wider_than_row", [2, 3, 4], F32, "reflect", [0, 2, 7, 0, 2, 9])
+pad_case("wrap_crop_front_wide_back", [3, 5], I16, "wrap", [1, -3, 0, 8])
+pad_case("constant_fill_rows_i8", [4, 1, 6], I8, "constant", [1, 2, 2, 0, 3, 0], value=3)
+pad_case("edge_crop_both_ends_f64", [2, 9], F64, "edge", [1, -2, 0, -3])

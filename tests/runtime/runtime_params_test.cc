@@ -20,7 +20,9 @@ KILN_REFERENCE_SUITE(SliceRtReference, "slice_rt.two_axes", "slice_rt.neg_steps"
                      "slice_rt.int32_params_clamped", "slice_rt.int64_extremes",
                      "slice_rt.huge_steps", "slice_rt.empty_result");
 KILN_REFERENCE_SUITE(PadRtReference, "pad_rt.constant", "pad_rt.edge_int32", "pad_rt.reflect",
-                     "pad_rt.wrap_axes", "pad_rt.crop_int32_params");
+                     "pad_rt.wrap_axes", "pad_rt.crop_int32_params",
+                     "pad_rt.reflect_wider_than_row", "pad_rt.wrap_crop_front_wide_back",
+                     "pad_rt.constant_fill_rows_i8", "pad_rt.edge_crop_both_ends_f64");
 KILN_REFERENCE_SUITE(ReduceRtReference, "reduce_rt_f32.sum_keepdims",
                      "reduce_rt_f32.sum_two_axes", "reduce_rt_f32.mean_all_empty_axes",
                      "reduce_rt_f32.sum_noop_empty_axes", "reduce_rt_f32.max_middle",

@@ -1,11 +1,15 @@
 /* pool_nd: MaxPool / AveragePool over any number of spatial dims and any
  * float or small integer dtype (values pass through double, exact for
  * them): the cases pool2d_f32 does not take (3-D windows, uint8 images).
- * A plain odometer walk over output and window positions. */
+ * A plain odometer walk over output and window positions; float32 windows
+ * of up to 3 dims (video networks' 3-D pools) walk the same taps in the same
+ * order with each axis's inside range found once per output instead of a
+ * test per tap, so their results are the walk's. */
 #include <math.h>
 #include <stdint.h>
 
 #include "check_util.h"
+#include "host_tasks.h"
 #include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "typed_util.h"
@@ -27,10 +31,78 @@ static int next_index(int64_t* idx, const int64_t* dims, int64_t n) {
   return 0;
 }
 
+/* Taps [*lo, *hi) of one axis whose position base + k*dil lies in [0, limit). */
+static void pn_taps(int64_t base, int64_t k, int64_t dil, int64_t limit, int64_t* lo,
+                    int64_t* hi) {
+  const int64_t l = base >= 0 ? 0 : (-base + dil - 1) / dil;
+  const int64_t h = limit - base <= 0 ? 0 : (limit - base + dil - 1) / dil;
+  *lo = l;
+  *hi = h < k ? h : k;
+}
+
+/* float32, up to 3 dims, as 3 (leading axes of one position). */
+typedef struct pn_f32_job {
+  int64_t kind, count_pad;
+  int64_t in[3], out[3], k[3], stride[3], dil[3], pb[3], pe[3];
+  const float* x;
+  float* y;
+} pn_f32_job;
+
+static void pn_f32_planes(void* ctx, int64_t begin, int64_t end) {
+  const pn_f32_job* j = (const pn_f32_job*)ctx;
+  const int64_t in_plane = j->in[0] * j->in[1] * j->in[2];
+  const int64_t out_plane = j->out[0] * j->out[1] * j->out[2];
+  for (int64_t p = begin; p < end; ++p) {
+    const float* x = j->x + p * in_plane;
+    float* y = j->y + p * out_plane;
+    for (int64_t o0 = 0; o0 < j->out[0]; ++o0) {
+      int64_t lo[3], hi[3], plo[3], phi[3];
+      const int64_t b0 = o0 * j->stride[0] - j->pb[0];
+      pn_taps(b0, j->k[0], j->dil[0], j->in[0], &lo[0], &hi[0]);
+      pn_taps(b0 + j->pb[0], j->k[0], j->dil[0], j->in[0] + j->pb[0] + j->pe[0], &plo[0], &phi[0]);
+      for (int64_t o1 = 0; o1 < j->out[1]; ++o1) {
+        const int64_t b1 = o1 * j->stride[1] - j->pb[1];
+        pn_taps(b1, j->k[1], j->dil[1], j->in[1], &lo[1], &hi[1]);
+        pn_taps(b1 + j->pb[1], j->k[1], j->dil[1], j->in[1] + j->pb[1] + j->pe[1], &plo[1],
+                &phi[1]);
+        for (int64_t o2 = 0; o2 < j->out[2]; ++o2, ++y) {
+          const int64_t b2 = o2 * j->stride[2] - j->pb[2];
+          pn_taps(b2, j->k[2], j->dil[2], j->in[2], &lo[2], &hi[2]);
+          double acc = j->kind == KILN_POOL_MAX ? -INFINITY : 0.0;
+          int64_t count = 1, padded = 1;
+          for (int d = 0; d < 3; ++d) count *= hi[d] > lo[d] ? hi[d] - lo[d] : 0;
+          /* Offsets in integers: only inside taps' addresses are formed. */
+          for (int64_t t0 = lo[0]; count > 0 && t0 < hi[0]; ++t0) {
+            const int64_t r0 = (b0 + t0 * j->dil[0]) * j->in[1];
+            for (int64_t t1 = lo[1]; t1 < hi[1]; ++t1) {
+              const int64_t r1 = (r0 + b1 + t1 * j->dil[1]) * j->in[2] + b2;
+              if (j->kind == KILN_POOL_MAX) {
+                for (int64_t t2 = lo[2]; t2 < hi[2]; ++t2) {
+                  const double v = x[r1 + t2 * j->dil[2]];
+                  if (v != v || v > acc) acc = v;
+                }
+              } else {
+                for (int64_t t2 = lo[2]; t2 < hi[2]; ++t2) acc += x[r1 + t2 * j->dil[2]];
+              }
+            }
+          }
+          if (j->kind == KILN_POOL_AVG) {
+            pn_taps(b2 + j->pb[2], j->k[2], j->dil[2], j->in[2] + j->pb[2] + j->pe[2], &plo[2],
+                    &phi[2]);
+            for (int d = 0; d < 3; ++d) padded *= phi[d] > plo[d] ? phi[d] - plo[d] : 0;
+            const int64_t div = j->count_pad ? padded : count;
+            acc = div > 0 ? acc / (double)div : 0.0;
+          }
+          *y = (float)acc;
+        }
+      }
+    }
+  }
+}
+
 int kiln_pool_nd(const int64_t* ip, const float* fp, void* const* bindings,
                  const kiln_host* host) {
   (void)fp;
-  (void)host;
   const int64_t kind = ip[PN_KIND], t = ip[PN_DTYPE], S = ip[PN_S], NC = ip[PN_NC];
   const int64_t* in = ip + PN_HEAD;
   const int64_t* out = in + S;
@@ -44,6 +116,22 @@ int kiln_pool_nd(const int64_t* ip, const float* fp, void* const* bindings,
   int64_t in_plane = 1, out_plane = 1;
   for (int64_t d = 0; d < S; ++d) in_plane *= in[d], out_plane *= out[d];
   if (in_plane == 0 || out_plane == 0) return KILN_OK;
+  if (t == KILN_DTYPE_F32 && S <= 3) {
+    pn_f32_job j;
+    j.kind = kind, j.count_pad = ip[PN_COUNT_PAD];
+    j.x = (const float*)X, j.y = (float*)Y;
+    for (int64_t d = 0; d < 3; ++d) {
+      const int64_t a = d - (3 - S); /* the input's axis, or < 0: a unit axis */
+      j.in[d] = a < 0 ? 1 : in[a], j.out[d] = a < 0 ? 1 : out[a], j.k[d] = a < 0 ? 1 : k[a];
+      j.stride[d] = a < 0 ? 1 : stride[a], j.dil[d] = a < 0 ? 1 : dil[a];
+      j.pb[d] = a < 0 ? 0 : pb[a], j.pe[d] = a < 0 ? 0 : pe[a];
+    }
+    double taps = 1;
+    for (int64_t d = 0; d < S; ++d) taps *= (double)k[d];
+    kiln_run_tasks(host, NC, (double)NC * (double)out_plane * taps, (double)(1 << 17),
+                   pn_f32_planes, &j);
+    return KILN_OK;
+  }
   const int is_float = kiln_dtype_is_float(t);
   for (int64_t p = 0; p < NC; ++p) {
     int64_t o[KILN_MAX_RANK] = {0};

@@ -11,7 +11,10 @@
  *
  * Per output: taps in (kh, kw) order and channels in order within a tap (the
  * packed K order), then bias, residual and activation in kiln_epilogue_tile's
- * order. No task partition changes it, so results do not depend on threads. */
+ * order. A tap in the padding for every row of a tile is skipped (a dilated
+ * layer's far taps: DeepLabV3's rate-24 and -36 windows over a 28 x 28
+ * map), one in the padding for some rows adds their zeros. No task
+ * partition changes a sum's order, so results do not depend on threads. */
 #include <stdint.h>
 
 #include "activation.h"
@@ -156,6 +159,10 @@ static KILN_ALWAYS_INLINE void convp_tile_body(const convp_tile* t, const float*
   const float* b = w;
   for (int64_t tap = 0; tap < taps; ++tap) {
     const uint32_t in = t->inside[tap];
+    if ((in & all) == 0) { /* every row's tap in the padding: adds nothing */
+      b += C * 16;
+      continue;
+    }
     const float* p[CONVP_TILE_MR];
 #pragma GCC unroll 8
     for (int i = 0; i < MR; ++i) p[i] = x + convp_row_off(t, tap, in, i);
@@ -252,6 +259,10 @@ static KILN_ALWAYS_INLINE void convp_tile_avx512_body(
   const float* b = w;
   for (int64_t tap = 0; tap < taps; ++tap) {
     const uint32_t in = t->inside[tap];
+    if ((in & all) == 0) { /* every row's tap in the padding: adds nothing */
+      b += C * 16;
+      continue;
+    }
 #define CONVP_PTR(i) const float* p##i = x + (MR > i ? convp_row_off(t, tap, in, i) : 0);
     CONVP_R8(CONVP_PTR)
 #undef CONVP_PTR

@@ -123,7 +123,8 @@ INSTANTIATE_TEST_SUITE_P(
                           ConvShape{1, 3, 9, 150, 19, 3, 1, 1, 1, 1},   // wide rows, 19 channels
                           ConvShape{1, 4, 12, 70, 33, 5, 2, 2, 1, 1},   // four channels, 33 out
                           ConvShape{1, 2, 13, 11, 17, 3, 1, 2, 2, 1},   // dilated: the tiles
-                          ConvShape{1, 4, 9, 20, 33, 5, 3, 1, 1, 1}),   // stride 3: the tiles
+                          ConvShape{1, 4, 9, 20, 33, 5, 3, 1, 1, 1},    // stride 3: the tiles
+                          ConvShape{1, 20, 6, 7, 33, 3, 1, 12, 12, 1}), // atrous past the plane
         ::testing::Values(1, 2, 3)));  // x NHWC; y NHWC; both
 
 TEST(ChannelsLastConvCheck, RefusesBadLayoutsAndCounts) {

@@ -36,7 +36,11 @@ INSTANTIATE_TEST_SUITE_P(
                       ConvShape{1, 4, 8, 8, 20, 3, 1, 2, 2, 1},     // dilated
                       ConvShape{1, 3, 4, 40, 5, 3, 2, 4, 1, 1},     // rows in the padding
                       ConvShape{1, 8, 1, 1, 16, 3, 1, 1, 1, 1},     // one position
-                      ConvShape{1, 2, 20, 20, 3, 7, 1, 3, 1, 1}));  // 49 taps
+                      ConvShape{1, 2, 20, 20, 3, 7, 1, 3, 1, 1},    // 49 taps
+                      // Dilated past the plane (DeepLab's atrous rates): taps
+                      // in the padding for a whole tile, which it skips.
+                      ConvShape{1, 6, 6, 7, 20, 3, 1, 5, 5, 1},
+                      ConvShape{1, 6, 6, 7, 20, 3, 1, 12, 12, 1}));  // the centre tap only
 
 TEST(PackedConvCheck, RefusesGroupsTapsAndShortWeights) {
   int64_t ip[18] = {1, 4, 6, 6, 20, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, KILN_ACT_NONE, 1};

@@ -113,10 +113,11 @@ inline bool LoadCase(const std::string& name, Case* c, std::string* error) {
   if (!r.Take(&c->kernel[0], len) || !r.Take(&compare, 4)) return false;
   c->name = name;
   c->bitwise = compare == 1;
-  if (!r.Take(&n, 4) || n > 64) return false;
+  // Parameters: up to a few thousand (resize_f32's tap tables).
+  if (!r.Take(&n, 4) || n > 4096) return false;
   c->iparams.resize(n);
   if (!r.Take(c->iparams.data(), n * sizeof(int64_t))) return false;
-  if (!r.Take(&n, 4) || n > 64) return false;
+  if (!r.Take(&n, 4) || n > 4096) return false;
   c->fparams.resize(n);
   if (!r.Take(c->fparams.data(), n * sizeof(float))) return false;
   if (!r.Take(&n, 4) || n > 16) return false;
@@ -243,12 +244,15 @@ inline void ExpectCheckerVerdicts(const std::string& name) {
 
   // No iparam of any kernel may be negative (sizes, strides, offsets, enums),
   // except strided_copy's source strides (Slice with negative steps; their
-  // lower bound is tested in movement_kernels_test.cc).
+  // lower bound is tested in movement_kernels_test.cc) and resize_f32's tap
+  // indices, where -1 marks an output outside the input (their range is
+  // tested in movement_kernels_test.cc).
   for (size_t i = 0; i < c.iparams.size(); ++i) {
     if (c.kernel == "strided_copy" && c.iparams.size() > 1) {
       const size_t r = static_cast<size_t>(c.iparams[1]);
       if (i >= 4 + r && i < 4 + 2 * r) continue;
     }
+    if (c.kernel == "resize_f32" && i >= 1 + 3 * static_cast<size_t>(c.iparams[0])) continue;
     std::vector<int64_t> bad = c.iparams;
     bad[i] = -1;
     EXPECT_EQ(c.Check(bad, bytes), KILN_ERR_INVALID_ARGUMENT) << "iparam " << i;

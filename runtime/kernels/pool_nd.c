@@ -13,6 +13,7 @@
 #include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "typed_util.h"
+#include "window.h"
 
 enum {
   PN_KIND = KILN_IP_POOL_ND_KIND,
@@ -31,15 +32,6 @@ static int next_index(int64_t* idx, const int64_t* dims, int64_t n) {
   return 0;
 }
 
-/* Taps [*lo, *hi) of one axis whose position base + k*dil lies in [0, limit). */
-static void pn_taps(int64_t base, int64_t k, int64_t dil, int64_t limit, int64_t* lo,
-                    int64_t* hi) {
-  const int64_t l = base >= 0 ? 0 : (-base + dil - 1) / dil;
-  const int64_t h = limit - base <= 0 ? 0 : (limit - base + dil - 1) / dil;
-  *lo = l;
-  *hi = h < k ? h : k;
-}
-
 /* float32, up to 3 dims, as 3 (leading axes of one position). */
 typedef struct pn_f32_job {
   int64_t kind, count_pad;
@@ -56,21 +48,21 @@ static void pn_f32_planes(void* ctx, int64_t begin, int64_t end) {
     const float* x = j->x + p * in_plane;
     float* y = j->y + p * out_plane;
     for (int64_t o0 = 0; o0 < j->out[0]; ++o0) {
-      int64_t lo[3], hi[3], plo[3], phi[3];
+      /* Per axis: the taps inside the input [lo, hi), and how many lie
+       * inside input + pads (average's count_include_pad divisor). */
+      int64_t lo[3], hi[3], padded0, padded1;
       const int64_t b0 = o0 * j->stride[0] - j->pb[0];
-      pn_taps(b0, j->k[0], j->dil[0], j->in[0], &lo[0], &hi[0]);
-      pn_taps(b0 + j->pb[0], j->k[0], j->dil[0], j->in[0] + j->pb[0] + j->pe[0], &plo[0], &phi[0]);
+      kiln_window_range(b0, j->dil[0], j->k[0], 0, j->in[0], &lo[0], &hi[0]);
+      padded0 = kiln_window_count(b0, j->dil[0], j->k[0], -j->pb[0], j->in[0] + j->pe[0]);
       for (int64_t o1 = 0; o1 < j->out[1]; ++o1) {
         const int64_t b1 = o1 * j->stride[1] - j->pb[1];
-        pn_taps(b1, j->k[1], j->dil[1], j->in[1], &lo[1], &hi[1]);
-        pn_taps(b1 + j->pb[1], j->k[1], j->dil[1], j->in[1] + j->pb[1] + j->pe[1], &plo[1],
-                &phi[1]);
+        kiln_window_range(b1, j->dil[1], j->k[1], 0, j->in[1], &lo[1], &hi[1]);
+        padded1 = kiln_window_count(b1, j->dil[1], j->k[1], -j->pb[1], j->in[1] + j->pe[1]);
         for (int64_t o2 = 0; o2 < j->out[2]; ++o2, ++y) {
           const int64_t b2 = o2 * j->stride[2] - j->pb[2];
-          pn_taps(b2, j->k[2], j->dil[2], j->in[2], &lo[2], &hi[2]);
+          kiln_window_range(b2, j->dil[2], j->k[2], 0, j->in[2], &lo[2], &hi[2]);
           double acc = j->kind == KILN_POOL_MAX ? -INFINITY : 0.0;
-          int64_t count = 1, padded = 1;
-          for (int d = 0; d < 3; ++d) count *= hi[d] > lo[d] ? hi[d] - lo[d] : 0;
+          const int64_t count = (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
           /* Offsets in integers: only inside taps' addresses are formed. */
           for (int64_t t0 = lo[0]; count > 0 && t0 < hi[0]; ++t0) {
             const int64_t r0 = (b0 + t0 * j->dil[0]) * j->in[1];
@@ -87,10 +79,11 @@ static void pn_f32_planes(void* ctx, int64_t begin, int64_t end) {
             }
           }
           if (j->kind == KILN_POOL_AVG) {
-            pn_taps(b2 + j->pb[2], j->k[2], j->dil[2], j->in[2] + j->pb[2] + j->pe[2], &plo[2],
-                    &phi[2]);
-            for (int d = 0; d < 3; ++d) padded *= phi[d] > plo[d] ? phi[d] - plo[d] : 0;
-            const int64_t div = j->count_pad ? padded : count;
+            const int64_t div =
+                j->count_pad ? padded0 * padded1 *
+                                   kiln_window_count(b2, j->dil[2], j->k[2], -j->pb[2],
+                                                     j->in[2] + j->pe[2])
+                             : count;
             acc = div > 0 ? acc / (double)div : 0.0;
           }
           *y = (float)acc;

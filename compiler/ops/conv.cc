@@ -237,10 +237,18 @@ absl::Status LowerConv2d(emit::LoweringContext& ctx, const ir::Node& node) {
   if (node.GetInt("kiln.winograd", 0) != 0) {  // chosen by passes/conv_algorithm
     return LowerWinogradConv(ctx, node, conv_cl, bx, by);
   }
-  const bool depthwise_cl = groups > 1 && (x_cl || y_cl);
-  if (depthwise_cl && (!x_cl || !y_cl || groups != win.c || groups != oc)) {
+  // Channels-last grouped convs: depthwise ones (conv2d_dw_nhwc_f32) and
+  // those whose groups are whole 16-channel panels (the packed tiles).
+  const bool depthwise = groups > 1 && groups == win.c && groups == oc;
+  const bool depthwise_cl = depthwise && (x_cl || y_cl);
+  if (depthwise_cl && (!x_cl || !y_cl)) {
     return ctx.Error(absl::StatusCode::kInternal, node,
-                     "a channels-last grouped conv must be depthwise, NHWC in and out");
+                     "a channels-last depthwise conv must be NHWC in and out");
+  }
+  if ((x_cl || y_cl) && groups > 1 && !depthwise && !PanelGroups(groups, oc)) {
+    return ctx.Error(absl::StatusCode::kInternal, node,
+                     "a channels-last grouped conv must be depthwise or have whole panels per "
+                     "group");
   }
   const bool packed =
       !depthwise_cl && (x_cl || y_cl || UsePackedConv(ctx.value(node.inputs[1]), win, groups, oc));
@@ -251,7 +259,7 @@ absl::Status LowerConv2d(emit::LoweringContext& ctx, const ir::Node& node) {
     // Weights as panels of 16 output channels, K ordered tap-major
     // (kernels.h conv2d_packed_f32); the plain weights are not bound.
     bw = ctx.BindNewConstant(absl::StrCat(wv.name, ".packed_oc"),
-                             PackConvPanels16(*wv.constant, taps, win.c, oc),
+                             PackConvPanels16(*wv.constant, taps, win.c / groups, oc),
                              /*layout=PackedPanel16*/ 1);
   } else if (depthwise_cl) {
     // [C,1,KH,KW] as [KH*KW, C]: a tap's weights for every channel together.

@@ -35,15 +35,19 @@ bool PlainConv2d(const ir::Graph& g, const ir::Node& n, int64_t* groups) {
 
 bool HasResidual(const ir::Node& n) { return n.inputs.size() > 3 && n.inputs[3] != ir::kNoValue; }
 
-// One group, a window conv2d_packed_cl_f32 takes, and a route of it that is
-// fast in NHWC: a 1x1 (one GEMM), one input channel, or enough channels.
+// A window conv2d_packed_cl_f32 takes and a route of it that is fast in
+// NHWC: with one group a 1x1 (one GEMM), one input channel, or enough
+// channels; with groups of whole panels (PanelGroups) the tiles, given
+// enough channels per group (RegNet's 16, ResNeXt's later stages; there
+// the grouped layers in NHWC let the 1x1 layers around them run as GEMMs).
 bool PackedConv(const ir::Graph& g, const ir::Node& n) {
   int64_t groups = 0;
-  if (!PlainConv2d(g, n, &groups) || groups != 1) return false;
+  if (!PlainConv2d(g, n, &groups)) return false;
   const std::vector<int64_t>& w = g.value(n.inputs[1]).shape;
+  if (w[2] * w[3] > kMaxPackedConvTaps) return false;
+  if (groups != 1) return PanelGroups(groups, w[0]) && w[1] >= kTileMinChannels;
   const bool pointwise = w[2] == 1 && w[3] == 1;
-  return w[2] * w[3] <= kMaxPackedConvTaps &&
-         (pointwise || w[1] == 1 || w[1] >= kTileMinChannels);
+  return pointwise || w[1] == 1 || w[1] >= kTileMinChannels;
 }
 
 // A one-group conv over an NCHW image's few channels (an RGB stem) that
@@ -61,6 +65,18 @@ bool SmallChannelStem(const ir::Graph& g, const ir::Node& n) {
   return w[1] >= 2 && w[1] <= KILN_CONVP_SMALL_C && w[2] <= 16 && w[3] <= 16 &&
          w[2] * w[3] <= kMaxPackedConvTaps && strides.size() == 2 &&
          (strides[1] == 1 || strides[1] == 2) && dilations == std::vector<int64_t>{1, 1};
+}
+
+// A one-group 1x1 conv with stride 1 and no padding: conv2d_packed_cl_f32
+// runs it into NHWC as one GEMM per image whatever x's layout (an NCHW x
+// is read as the transposed A), as fast as conv2d_f32 writes NCHW.
+bool PointwiseGemm(const ir::Graph& g, const ir::Node& n) {
+  if (!PackedConv(g, n) || n.GetInt("group", 1) != 1) return false;
+  const std::vector<int64_t>& w = g.value(n.inputs[1]).shape;
+  const std::vector<int64_t> strides = n.GetInts("strides", {1, 1});
+  const std::vector<int64_t> pads = n.GetInts("pads", {0, 0, 0, 0});
+  return w[2] == 1 && w[3] == 1 && strides == std::vector<int64_t>{1, 1} &&
+         pads == std::vector<int64_t>{0, 0, 0, 0};
 }
 
 // One group per channel and no fused residual.
@@ -258,7 +274,7 @@ absl::Status ChooseLayouts(ir::Graph& graph) {
     MarkChannelsLast(graph, graph.nodes[n].inputs[0]);
     MarkChannelsLast(graph, graph.nodes[n].outputs[0]);
   }
-  // A one-group conv reading NHWC keeps it for its output where every
+  // A packed conv reading NHWC keeps it for its output where every
   // reader takes NHWC too (nodes are in topological order, so chains carry);
   // a residual conv also needs its shortcut NHWC, marked when its producer
   // came by (ReadersTakeNhwc counted this conv as an NHWC reader of it).
@@ -275,6 +291,9 @@ absl::Status ChooseLayouts(ir::Graph& graph) {
     // A residual conv whose shortcut was made NHWC must write NHWC: its
     // kernel reads the residual in the output's layout.
     const bool stem = SmallChannelStem(graph, node) && !HasResidual(node);
+    // So does a pointwise GEMM (the first 1x1 of a block after an NCHW
+    // stretch: ResNeXt's stages after its NCHW grouped ones).
+    const bool gemm_start = PointwiseGemm(graph, node) && !HasResidual(node);
     const bool nhwc_conv =
         PackedConv(graph, node) && (graph.value(node.inputs[0]).channels_last ||
                                     (HasResidual(node) && graph.value(node.inputs[3]).channels_last));
@@ -290,7 +309,8 @@ absl::Status ChooseLayouts(ir::Graph& graph) {
       }
       nhwc_concat = 2 * nhwc > all;
     }
-    if ((stem || nhwc_conv || nhwc_concat) && CanBeChannelsLast(graph, node.outputs[0], chosen)) {
+    if ((stem || gemm_start || nhwc_conv || nhwc_concat) &&
+        CanBeChannelsLast(graph, node.outputs[0], chosen)) {
       MarkChannelsLast(graph, node.outputs[0]);
     }
   }

@@ -1,9 +1,10 @@
-/* conv2d_packed_f32 and conv2d_packed_res_f32: a one-group 2-D convolution
- * whose weights the compiler packed with output channels in the vector lanes
+/* conv2d_packed_f32 and conv2d_packed_res_f32: a 2-D convolution whose
+ * weights the compiler packed with output channels in the vector lanes
  * (kernels.h). A tile of outputs, up to 8 consecutive positions (rows) x 32
- * output channels (two 16-lane panels), accumulates in registers over the
- * whole K = taps x C: for each tap the rows' input addresses are fixed and
- * the channels stream through. Nothing is packed at run time and no partial
+ * output channels (two 16-lane panels of one group), accumulates in
+ * registers over the whole K = taps x channels of the group: for each tap
+ * the rows' input addresses are fixed and the channels stream through.
+ * Nothing is packed at run time and no partial
  * sum is stored and reloaded; a tile's positions need not share an output
  * row, so small planes (7 x 7, 14 x 14) waste no lanes, which the
  * positions-in-lanes layout of conv2d_f32 does. A row whose tap falls in the
@@ -349,7 +350,8 @@ typedef struct convp_job {
   float* y;
   convp_tile_fn tile_fn;
   int64_t S, tiles, mr, chunks;
-  int64_t chunk; /* output channels per tile: 32 (AVX-512) or CONVP_TILE_NR */
+  int64_t chunk; /* output channels per tile: 32 or 16 (AVX-512), or CONVP_TILE_NR */
+  int64_t cpg, ocpg; /* input and output channels per group */
   int64_t split; /* tiles [0, split) take all their chunks before the rest */
   int x_channels_last, y_channels_last; /* y's layout is also r's */
   float act_alpha, act_beta;
@@ -403,7 +405,7 @@ static void convp_tasks(void* ctx, int64_t begin, int64_t end) {
   const convp_job* j = (const convp_job*)ctx;
   const int64_t* ip = j->ip;
   const int64_t C = ip[P_C], OC = ip[P_OC], plane = ip[P_H] * ip[P_W];
-  const int64_t taps = ip[P_KH] * ip[P_KW], K = taps * C, S = j->S;
+  const int64_t taps = ip[P_KH] * ip[P_KW], K = taps * j->cpg, S = j->S;
   const int64_t pixel_stride = j->x_channels_last ? C : 1;
   const int64_t channel_stride = j->x_channels_last ? 1 : plane;
   float T[CONVP_MR * CONVP_NR] KILN_ALIGN64;
@@ -417,15 +419,16 @@ static void convp_tasks(void* ctx, int64_t begin, int64_t end) {
     const int64_t oc0 = in_half / hn * j->chunk, s0 = (h0 + in_half % hn) * j->mr;
     const int64_t mr = S - s0 < j->mr ? S - s0 : j->mr;
     const int64_t nr = OC - oc0 < j->chunk ? OC - oc0 : j->chunk;
-    if (plane > 0 && C > 0) {
+    if (plane > 0 && j->cpg > 0) {
       convp_tile_setup(ip, pixel_stride, s0, mr, &tile);
-      /* Panel oc0 / 16, lane oc0 % 16 (a chunk never straddles panels). */
+      /* Panel oc0 / 16, lane oc0 % 16 (a chunk never straddles panels, nor
+       * groups: a group's output channels are whole panels). */
       const float* w = j->w + (oc0 / 16) * 16 * K + oc0 % 16;
+      const float* xg = j->x + n * C * plane + oc0 / j->ocpg * j->cpg * channel_stride;
       /* A chunk's first tile, or a thread's first task, reads the chunk's
        * weights from memory. */
       const int stream = in_half % hn == 0 || t == begin;
-      j->tile_fn(&tile, j->x + n * C * plane, channel_stride, C, taps, w, 16 * K, mr, nr, stream,
-                 T);
+      j->tile_fn(&tile, xg, channel_stride, j->cpg, taps, w, 16 * K, mr, nr, stream, T);
     } else {
       for (int64_t i = 0; i < CONVP_MR * CONVP_NR; ++i) T[i] = 0.0f; /* nothing to sum */
     }
@@ -681,20 +684,22 @@ static int convp_run(const int64_t* ip, const float* fp, void* const* bindings, 
                      float* y, int x_channels_last, int y_channels_last, const kiln_host* host) {
   /* A few-channel NCHW image into NHWC (an image stem before channels-last
    * layers): conv_stem_nhwc.h. */
+  const int64_t G = ip[P_GROUPS];
   stem_job stem;
-  if (!x_channels_last && y_channels_last && !res && ip[P_C] > 1 && stem_fits(ip, &stem)) {
+  if (G == 1 && !x_channels_last && y_channels_last && !res && ip[P_C] > 1 &&
+      stem_fits(ip, &stem)) {
     stem_run(&stem, ip, fp, bindings, y, host);
     return KILN_OK;
   }
-  if (convp_rows_fit(ip, y_channels_last)) {
+  if (G == 1 && convp_rows_fit(ip, y_channels_last)) {
     convp_rows(ip, fp, bindings, res, y);
     return KILN_OK;
   }
-  if (convp_is_pointwise_gemm(ip, y_channels_last)) {
+  if (G == 1 && convp_is_pointwise_gemm(ip, y_channels_last)) {
     convp_pointwise_gemm(ip, fp, bindings, res, y, x_channels_last, host);
     return KILN_OK;
   }
-  if (y_channels_last && ip[P_C] == 1) {
+  if (G == 1 && y_channels_last && ip[P_C] == 1) {
     convp_one_channel_gemm(ip, fp, bindings, res, y, host);
     return KILN_OK;
   }
@@ -707,9 +712,12 @@ static int convp_run(const int64_t* ip, const float* fp, void* const* bindings, 
   j.y = y;
   j.x_channels_last = x_channels_last;
   j.y_channels_last = y_channels_last;
+  j.cpg = ip[P_C] / G;
+  j.ocpg = ip[P_OC] / G;
 #ifdef KILN_HAVE_AVX512
   j.tile_fn = convp_tile_avx512;
-  j.chunk = CONVP_NR;
+  /* Two panels per tile where both lie in one group. */
+  j.chunk = G == 1 || j.ocpg % CONVP_NR == 0 ? CONVP_NR : 16;
   const int64_t tile_rows = CONVP_MR;
 #else
   j.tile_fn = convp_tile_vec;
@@ -724,7 +732,7 @@ static int convp_run(const int64_t* ip, const float* fp, void* const* bindings, 
   j.chunks = (ip[P_OC] + j.chunk - 1) / j.chunk;
   j.act_alpha = fp[KILN_FP_CONV2D_F32_ACT_ALPHA], j.act_beta = fp[KILN_FP_CONV2D_F32_ACT_BETA];
   const int64_t tasks = ip[P_N] * j.chunks * j.tiles;
-  const double work = (double)ip[P_N] * ip[P_OC] * j.S * ip[P_C] * ip[P_KH] * ip[P_KW];
+  const double work = (double)ip[P_N] * ip[P_OC] * j.S * j.cpg * ip[P_KH] * ip[P_KW];
   /* On threads, chunk by chunk over all positions gives each thread some
    * channels of every position of y: two cores then write neighbouring
    * lines, and their prefetchers pull each other's lines back and forth
@@ -732,7 +740,7 @@ static int convp_run(const int64_t* ip, const float* fp, void* const* bindings, 
    * Zen 5). Where y outweighs the weights, each half of the positions
    * takes its chunks in turn instead: two threads then write a half of y
    * each and read all the weights. */
-  j.split = host && j.tiles > 1 && j.S > ip[P_C] * ip[P_KH] * ip[P_KW] ? j.tiles / 2 : j.tiles;
+  j.split = host && j.tiles > 1 && j.S > j.cpg * ip[P_KH] * ip[P_KW] ? j.tiles / 2 : j.tiles;
   kiln_run_tasks(host, tasks, work, (double)(1 << 19), convp_tasks, &j);
   return KILN_OK;
 }

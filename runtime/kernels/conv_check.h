@@ -84,7 +84,8 @@ static inline int kiln_conv_axis_check(int64_t in, int64_t k, int64_t stride, in
 }
 
 /* Checks iparams and bindings x, w, bias and (at y_binding) y. With
- * packed_weights, w is conv2d_packed_f32's panel layout (one group only). */
+ * packed_weights, w is conv2d_packed_f32's panel layout (one group, or
+ * groups of whole 16-channel panels). */
 static inline int kiln_conv_check(const int64_t* ip, uint32_t iparam_count, const float* fp,
                                   uint32_t fparam_count, const uint64_t* binding_bytes,
                                   int y_binding, int packed_weights) {
@@ -113,11 +114,13 @@ static inline int kiln_conv_check(const int64_t* ip, uint32_t iparam_count, cons
   KILN_TRY(kiln_checked_product(x_dims, 4, &count));
   KILN_TRY(kiln_check_f32_binding(binding_bytes[0], count));
   if (packed_weights) {
-    if (G != 1 || KH * KW > KILN_CONVP_MAX_TAPS) return KILN_ERR_UNIMPLEMENTED;
-    /* Panels of 16 output channels, zero past OC. */
+    if ((G != 1 && (OC / G) % 16 != 0) || KH * KW > KILN_CONVP_MAX_TAPS)
+      return KILN_ERR_UNIMPLEMENTED;
+    /* Panels of 16 output channels, zero past OC, each over its group's
+     * input channels. */
     int64_t oc_pad;
     KILN_TRY(kiln_checked_add(OC, 15, &oc_pad));
-    const int64_t panel_dims[4] = {oc_pad / 16, 16, C, KH * KW};
+    const int64_t panel_dims[4] = {oc_pad / 16, 16, C / G, KH * KW};
     KILN_TRY(kiln_checked_product(panel_dims, 4, &count));
   } else {
     KILN_TRY(kiln_checked_product(w_dims, 4, &count));

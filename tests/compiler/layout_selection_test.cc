@@ -105,7 +105,10 @@ TEST(LayoutSelection, AReaderWithoutAnNhwcKernelKeepsTheChainNchw) {
   m.b.Node("Sigmoid", "gate", {m.d}, {s});
   m.b.Output(s);
   ASSERT_TRUE(ChooseLayouts(m.b.g).ok());
-  for (ir::ValueId v : {m.a, m.d, m.c}) EXPECT_FALSE(m.Nhwc(v));
+  EXPECT_FALSE(m.Nhwc(m.a));
+  EXPECT_FALSE(m.Nhwc(m.d));
+  // The projection, a 1x1 GEMM, reads d NCHW and writes c NHWC for the pool.
+  EXPECT_TRUE(m.Nhwc(m.c));
 }
 
 TEST(LayoutSelection, GraphOutputsStayNchw) {
@@ -214,7 +217,8 @@ TEST(LayoutSelection, DroppingOneDepthwiseConvDropsItsNeighbour) {
   m.b.Output(out);
   ASSERT_TRUE(ChooseLayouts(m.b.g).ok());
   // dw2 cannot write NHWC, so b has a reader without NHWC and dw goes too.
-  for (ir::ValueId v : {m.a, m.d, e, m.c}) EXPECT_FALSE(m.Nhwc(v));
+  for (ir::ValueId v : {m.a, m.d, e}) EXPECT_FALSE(m.Nhwc(v));
+  EXPECT_TRUE(m.Nhwc(m.c));  // the projection's GEMM starts NHWC for the pool
 }
 
 // x → expand → a → dw → d → {pool → g, Mul(d, g) → m} → project → c → pool:
@@ -316,6 +320,46 @@ TEST(LayoutSelection, AStemStartsAnNhwcChainThroughThePoolAndTheResidualBlock) {
   EXPECT_TRUE(n.Nhwc(n.r));  // written in its shortcut m's layout
 }
 
+// A RegNet / ResNeXt block after a stem: x [1, 3, 16, 16] → stem (32
+// channels) → s → 1x1 → a → grouped 3x3 (`groups`, 32 in and out) → g →
+// 1x1 + s (fused residual) → r → global pool.
+struct GroupedBlock {
+  GraphBuilder b;
+  ir::ValueId s, a, g, r;
+  explicit GroupedBlock(int64_t groups) {
+    const ir::ValueId x = b.Input("x", {1, 3, 16, 16});
+    s = b.Tensor("s", {1, 32, 8, 8});
+    a = b.Tensor("a", {1, 32, 8, 8});
+    g = b.Tensor("g", {1, 32, 8, 8});
+    r = b.Tensor("r", {1, 32, 8, 8});
+    const ir::ValueId p = b.Tensor("p", {1, 32, 1, 1});
+    const ir::NodeId stem = b.Node("Conv", "stem", {x, b.RandomConst("w0", {32, 3, 3, 3}, -1, 1, 50)}, {s});
+    b.g.nodes[stem].SetInts("strides", {2, 2});
+    b.Node("Conv", "a", {s, b.RandomConst("w1", {32, 32, 1, 1}, -1, 1, 51)}, {a});
+    const ir::NodeId grouped =
+        b.Node("Conv", "b", {a, b.RandomConst("w2", {32, 32 / groups, 3, 3}, -1, 1, 52)}, {g});
+    b.g.nodes[grouped].SetInt("group", groups);
+    b.Node("Conv", "c", {g, b.RandomConst("w3", {32, 32, 1, 1}, -1, 1, 53), ir::kNoValue, s}, {r});
+    b.Node("GlobalAveragePool", "gap", {r}, {p});
+    b.Output(p);
+  }
+  bool Nhwc(ir::ValueId v) const { return b.g.value(v).channels_last; }
+};
+
+TEST(LayoutSelection, GroupsOfWholePanelsKeepTheBlockNhwc) {
+  GroupedBlock m(2);  // 16 channels in and out per group
+  ASSERT_TRUE(ChooseLayouts(m.b.g).ok());
+  for (ir::ValueId v : {m.s, m.a, m.g, m.r}) EXPECT_TRUE(m.Nhwc(v));
+}
+
+TEST(LayoutSelection, GroupsSplittingAPanelKeepTheBlockNchw) {
+  GroupedBlock m(4);  // 8 output channels per group: no packed kernel
+  ASSERT_TRUE(ChooseLayouts(m.b.g).ok());
+  EXPECT_FALSE(m.Nhwc(m.a));  // the grouped conv reads NCHW
+  EXPECT_FALSE(m.Nhwc(m.g));
+  EXPECT_FALSE(m.Nhwc(m.r));
+}
+
 TEST(LayoutSelection, APoolWhoseOutputLeavesTheGraphKeepsTheStemNchw) {
   ResNetStart n;
   n.b.Output(n.m);
@@ -390,7 +434,29 @@ TEST(LayoutSelection, AConcatMostlyNchwStaysNchwAndItsNhwcInputsAreCopiedAcross)
   EXPECT_TRUE(n.Nhwc(n.a));
   EXPECT_TRUE(n.Nhwc(n.bb));
   EXPECT_FALSE(n.Nhwc(n.c));
-  EXPECT_FALSE(n.Nhwc(n.d));
+  EXPECT_TRUE(n.Nhwc(n.d));  // the 1x1 after the join, a GEMM, writes NHWC for the pool
+}
+
+// A one-group 1x1 stride-1 conv reading NCHW starts an NHWC chain where every
+// reader of its output takes NHWC; with a stride it does not (its route from
+// NCHW is not a GEMM).
+TEST(LayoutSelection, APointwiseGemmStartsAnNhwcChainFromNchw) {
+  for (const bool strided : {false, true}) {
+    GraphBuilder b;
+    const ir::ValueId x = b.Input("x", {1, 16, 8, 8});
+    const int64_t side = strided ? 4 : 8;
+    const ir::ValueId a = b.Tensor("a", {1, 32, side, side});
+    const ir::ValueId c = b.Tensor("c", {1, 32, side, side});
+    const ir::ValueId p = b.Tensor("p", {1, 32, 1, 1});
+    const ir::NodeId expand = b.Node("Conv", "expand", {x, b.RandomConst("w1", {32, 16, 1, 1}, -1, 1, 60)}, {a});
+    if (strided) b.g.nodes[expand].SetInts("strides", {2, 2});
+    b.Node("Conv", "conv", {a, b.RandomConst("w2", {32, 32, 3, 3}, -1, 1, 61)}, {c});
+    b.Node("GlobalAveragePool", "gap", {c}, {p});
+    b.Output(p);
+    ASSERT_TRUE(ChooseLayouts(b.g).ok());
+    EXPECT_EQ(b.g.value(a).channels_last, !strided) << "strided " << strided;
+    EXPECT_EQ(b.g.value(c).channels_last, !strided) << "strided " << strided;
+  }
 }
 
 TEST(LayoutSelection, AConcatAlongTheRowsKeepsItsInputsNchw) {

@@ -26,6 +26,12 @@ PyTorch's, exported with Conv+BatchNorm unfused (the compiler folds them).
   and a Concat of an NHWC branch with the side input t (more channels
   NCHW: the join stays NCHW and the branch is transposed). Three inputs,
   two outputs.
+- layout_grouped_blocks: RegNet- and ResNeXt-style bottleneck blocks at
+  batch 2 after a 3-channel stem: 1x1, grouped 3x3 (groups of 16 channels
+  in and out), 1x1 plus shortcut; a stride-2 block with a 1x1 stride-2
+  projection, then an identity block. The stream stays NHWC from the stem
+  on (the grouped convs run conv2d_packed_cl_f32's tiles). Output: a 1x1
+  conv head over the last block's map (NHWC in, NCHW out).
 Kiln's code is not involved. Fixed seeds: reruns give identical files.
 """
 import os
@@ -114,6 +120,31 @@ class InceptionConcat(nn.Module):
         return y, F.adaptive_avg_pool2d(y, 1).flatten(1)
 
 
+class GroupedBottleneck(nn.Module):
+    def __init__(self, cin, width, cout, group_width, stride):
+        super().__init__()
+        self.a = conv_bn(cin, width, 1)
+        self.b = conv_bn(width, width, 3, stride=stride, pad=1, groups=width // group_width)
+        self.c = conv_bn(width, cout, 1)
+        self.proj = conv_bn(cin, cout, 1, stride=stride) if stride != 1 or cin != cout else None
+
+    def forward(self, x):
+        h = self.c(torch.relu(self.b(torch.relu(self.a(x)))))
+        return torch.relu(h + (self.proj(x) if self.proj is not None else x))
+
+
+class GroupedBlocks(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = conv_bn(3, 16, 3, stride=2, pad=1)
+        self.blocks = nn.Sequential(GroupedBottleneck(16, 32, 16, 16, 2),
+                                    GroupedBottleneck(16, 32, 16, 16, 1))
+        self.head = nn.Conv2d(16, 8, 1)
+
+    def forward(self, x):
+        return self.head(self.blocks(torch.relu(self.stem(x))))
+
+
 def export(name, cls, seed, *shapes):
     torch.manual_seed(seed)
     module = cls()
@@ -139,6 +170,7 @@ def main():
     export("layout_inverted_residual", InvertedResidual, 81, (1, 8, 7, 7))
     export("layout_inception_concat", InceptionConcat, 91, (1, 3, 32, 32), (1, 4, 8, 8),
            (1, 12, 8, 8))
+    export("layout_grouped_blocks", GroupedBlocks, 101, (2, 3, 30, 26))
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@
 // rows in registers (rows of at most 8, whole panels) or the im2col GEMM, and
 // for 2 to KILN_CONVP_SMALL_C channels from NCHW into NHWC conv_stem_nhwc.h's
 // tiles (stride 1 or 2, no dilation; else the general tiles; its edge cases
-// are conv_stem_nhwc_test.cc's).
+// are conv_stem_nhwc_test.cc's). Grouped convs (groups of whole 16-channel
+// panels) take the tiles whatever their window or layouts.
 // Tolerance: 1e-5 * (1 + |bias| + sum |products|) per element.
 #include <gtest/gtest.h>
 
@@ -48,7 +49,7 @@ std::vector<float> PlainConv(const ConvShape& s, const ConvLayouts& lay, const s
   const std::vector<float> xk = lay.x_channels_last ? Relayout(x, s.n, s.c, s.h, s.w, true) : x;
   std::vector<float> y(s.n * s.oc * oh * ow);
   const int64_t ip[20] = {s.n, s.c, s.h, s.w, s.oc, oh, ow, s.k, s.k, s.stride, s.stride,
-                          s.pad, s.pad, s.dil, s.dil, 1, act, 1,
+                          s.pad, s.pad, s.dil, s.dil, s.groups, act, 1,
                           lay.x_channels_last, lay.y_channels_last};
   const float fp[2] = {0, 0};
   const uint64_t bytes[4] = {4 * x.size(), 4 * packed.size(), 4 * bias.size(), 4 * y.size()};
@@ -64,7 +65,7 @@ TEST_P(ChannelsLastConv, PlainConvMatchesDirectLoop) {
   const ConvLayouts lay = Layouts(pair);
   const int64_t oh = s.oh(), ow = s.ow();
   const std::vector<float> x = Random(s.n * s.c * s.h * s.w, 14);
-  const std::vector<float> w = Random(s.oc * s.c * s.k * s.k, 15);
+  const std::vector<float> w = Random(s.oc * (s.c / s.groups) * s.k * s.k, 15);
   const std::vector<float> bias = Random(s.oc, 16), zero(s.n * s.oc * oh * ow, 0.0f);
   std::vector<float> y = PlainConv(s, lay, x, w, bias, KILN_ACT_RELU);
   if (lay.y_channels_last) y = Relayout(y, s.n, s.oc, oh, ow, false);
@@ -84,7 +85,7 @@ TEST_P(ChannelsLastConv, SiluIsTheUnaryKernelBitForBit) {
   const ConvLayouts lay = Layouts(pair);
   const int64_t oh = s.oh(), ow = s.ow();
   const std::vector<float> x = Random(s.n * s.c * s.h * s.w, 24);
-  const std::vector<float> w = Random(s.oc * s.c * s.k * s.k, 25);
+  const std::vector<float> w = Random(s.oc * (s.c / s.groups) * s.k * s.k, 25);
   const std::vector<float> bias = Random(s.oc, 26), zero(s.n * s.oc * oh * ow, 0.0f);
   const std::vector<float> fused = PlainConv(s, lay, x, w, bias, KILN_ACT_SILU);
   std::vector<float> plain = PlainConv(s, lay, x, w, bias, KILN_ACT_NONE);
@@ -124,7 +125,13 @@ INSTANTIATE_TEST_SUITE_P(
                           ConvShape{1, 4, 12, 70, 33, 5, 2, 2, 1, 1},   // four channels, 33 out
                           ConvShape{1, 2, 13, 11, 17, 3, 1, 2, 2, 1},   // dilated: the tiles
                           ConvShape{1, 4, 9, 20, 33, 5, 3, 1, 1, 1},    // stride 3: the tiles
-                          ConvShape{1, 20, 6, 7, 33, 3, 1, 12, 12, 1}), // atrous past the plane
+                          ConvShape{1, 20, 6, 7, 33, 3, 1, 12, 12, 1},  // atrous past the plane
+                          // Groups of whole panels: the tiles, in each layout
+                          ConvShape{1, 32, 9, 9, 32, 3, 1, 1, 1, 2},    // RegNet-like 3x3
+                          ConvShape{2, 64, 8, 7, 64, 3, 2, 1, 1, 2},    // 32 out per group
+                          ConvShape{1, 48, 5, 6, 48, 1, 1, 0, 1, 3},    // grouped 1x1
+                          ConvShape{1, 2, 10, 9, 32, 3, 1, 1, 1, 2},    // one in per group
+                          ConvShape{1, 4, 11, 12, 64, 3, 2, 1, 1, 4}),  // NCHW image, groups
         ::testing::Values(1, 2, 3)));  // x NHWC; y NHWC; both
 
 TEST(ChannelsLastConvCheck, RefusesBadLayoutsAndCounts) {

@@ -63,16 +63,17 @@ inline ConvReference ReferenceConvRelu(const ConvShape& s, const std::vector<flo
   return ref;
 }
 
-// conv2d_packed_f32's documented weight layout: w[oc, ic, kh, kw] at
-// (oc/16)*K*16 + (tap*C + ic)*16 + oc%16, K = taps*C, zero past OC.
+// conv2d_packed_f32's documented weight layout: w[oc, ic, kh, kw] (ic within
+// oc's group) at (oc/16)*K*16 + (tap*Cg + ic)*16 + oc%16, Cg = C/groups,
+// K = taps*Cg, zero past OC.
 inline std::vector<float> PackOcPanels(const ConvShape& s, const std::vector<float>& w) {
-  const int64_t taps = s.k * s.k, K = taps * s.c, panels = (s.oc + 15) / 16;
+  const int64_t taps = s.k * s.k, cg = s.c / s.groups, K = taps * cg, panels = (s.oc + 15) / 16;
   std::vector<float> packed(panels * 16 * K, 0.0f);
   for (int64_t oc = 0; oc < s.oc; ++oc)
-    for (int64_t ic = 0; ic < s.c; ++ic)
+    for (int64_t ic = 0; ic < cg; ++ic)
       for (int64_t tap = 0; tap < taps; ++tap)
-        packed[(oc / 16) * K * 16 + (tap * s.c + ic) * 16 + oc % 16] =
-            w[(oc * s.c + ic) * taps + tap];
+        packed[(oc / 16) * K * 16 + (tap * cg + ic) * 16 + oc % 16] =
+            w[(oc * cg + ic) * taps + tap];
   return packed;
 }
 

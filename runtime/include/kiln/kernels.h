@@ -270,14 +270,16 @@ KILN_DECLARE_KERNEL(gemm_pb_f32)
  * iparams, fparams: as conv2d_f32. */
 KILN_DECLARE_KERNEL(conv2d_res_f32)
 
-/* conv2d_packed_f32: conv2d_f32 (one group, at most 64 taps KH*KW) with the
- * weights packed by the compiler into panels of 16 output channels:
- * w[oc, ic, kh, kw] is element (oc/16)*K*16 + ((kh*KW + kw)*C + ic)*16 + oc%16
- * with K = KH*KW*C, channels past OC zero; ceil(OC/16)*16*K floats
- * (ConstantLayout PackedPanel16). Each output sums its products tap by tap,
- * channels in order within a tap. Chosen for small output planes.
+/* conv2d_packed_f32: conv2d_f32 (at most 64 taps KH*KW) with the weights
+ * packed by the compiler into panels of 16 output channels:
+ * w[oc, ic, kh, kw] is element (oc/16)*K*16 + ((kh*KW + kw)*Cg + ic)*16 + oc%16
+ * with Cg = C/groups input channels per group, K = KH*KW*Cg, channels past
+ * OC zero; ceil(OC/16)*16*K floats (ConstantLayout PackedPanel16). Groups:
+ * one, or each of a multiple of 16 output channels (whole panels; RegNet's
+ * and ResNeXt's grouped 3x3 layers). Each output sums its products tap by
+ * tap, channels in order within a tap. Chosen for small output planes.
  * bindings: [0] x  [1] packed w  [2] bias  [3] y;  iparams, fparams: as
- * conv2d_f32 (groups must be 1). */
+ * conv2d_f32. */
 KILN_DECLARE_KERNEL(conv2d_packed_f32)
 
 /* conv2d_packed_res_f32: conv2d_packed_f32 with a residual, as conv2d_res_f32.

@@ -48,6 +48,12 @@ void BM_Conv2dArgs(benchmark::internal::Benchmark* b) {
       ->Args({96, 56, 24, 1, 1, 1})     // MobileNetV2 pointwise
       ->Args({64, 56, 128, 1, 2, 1})    // ResNet-18 layer2.0.downsample
       ->Args({128, 28, 256, 1, 2, 1})   // ResNet-18 layer3.0.downsample
+      ->Args({256, 56, 128, 1, 1, 1})   // ResNeXt-50 layer1 1x1 (NCHW between grouped layers)
+      ->Args({512, 28, 128, 1, 1, 1})   // ResNeXt-50 layer2 1x1
+      ->Args({256, 28, 512, 1, 1, 1})   // ResNeXt-50 layer2 1x1 expansion
+      ->Args({1024, 14, 256, 1, 1, 1})  // a 14x14 1x1
+      ->Args({256, 56, 128, 3, 1, 32})  // ResNeXt-50 layer1 grouped 3x3 (4 per group)
+      ->Args({128, 28, 128, 3, 1, 8})   // groups of 16 (RegNet)
       ->Unit(benchmark::kMillisecond);
 }
 KILN_PATH_BENCHMARK(BM_Conv2d, "kiln_conv2d_f32", BM_Conv2dArgs);
@@ -121,6 +127,10 @@ void BM_Conv2dPackedArgs(benchmark::internal::Benchmark* b) {
       ->Args({64, 25, 64, 1, 1})     // DS-CNN-like pointwise (25 x 25 plane)
       ->Args({64, 56, 128, 1, 2})    // ResNet-18 layer2.0.downsample
       ->Args({128, 28, 256, 1, 2})   // ResNet-18 layer3.0.downsample
+      ->Args({256, 56, 128, 1, 1})   // ResNeXt-50 layer1 1x1 (NCHW between grouped layers)
+      ->Args({512, 28, 128, 1, 1})   // ResNeXt-50 layer2 1x1
+      ->Args({256, 28, 512, 1, 1})   // ResNeXt-50 layer2 1x1 expansion
+      ->Args({1024, 14, 256, 1, 1})  // a 14x14 1x1
       ->Unit(benchmark::kMillisecond);
 }
 void BM_Conv2dPacked(benchmark::State& state, kiln_kernel_fn kernel) {

@@ -170,13 +170,28 @@ absl::Status ConvTransposeShape(ShapeRuleContext& c) {
   return c.Set(0, c.T(0), std::move(out));
 }
 
+// Output planes from which conv2d_f32 runs an NCHW 1x1 stride-1 layer (one
+// GEMM reading x in place) faster than the packed tiles, whose rows then
+// gather each channel a plane apart and store transposed: 1.05-1.5x at 28 x 28
+// and 56 x 56 on AVX-512 and AVX2 (ResNeXt-50's layers between its grouped
+// ones, BM_Conv2d against BM_Conv2dPacked), slower at 14 x 14 and 7 x 7.
+constexpr int64_t kPointwiseGemmMinPlane = 28 * 28;
+
 // conv2d_packed_f32 (output channels in the vector lanes, weights packed
 // here) beats conv2d_f32 on one-group layers with enough channels to stream
-// and a K long enough to pay for its transposed store; on a 3-channel stem or
-// a short pointwise layer conv2d_f32 is faster (benchmarks/kernels_benchmark.cc,
-// BM_Conv2d against BM_Conv2dPacked).
+// and a K long enough to pay for its transposed store; on a 3-channel stem, a
+// short pointwise layer or a pointwise layer over a large plane conv2d_f32
+// is faster (benchmarks/kernels_benchmark.cc, BM_Conv2d against
+// BM_Conv2dPacked).
 bool UsePackedConv(const ir::Value& w, const WindowGeometry& win, int64_t groups, int64_t oc) {
   const int64_t taps = win.kh * win.kw;
+  const bool pointwise_gemm = taps == 1 && win.stride_h == 1 && win.stride_w == 1 &&
+                              win.pad_top == 0 && win.pad_left == 0 && win.oh == win.h &&
+                              win.ow == win.w;
+  if (pointwise_gemm && !ir::IsSymbolic(win.oh) && !ir::IsSymbolic(win.ow) &&
+      win.oh * win.ow >= kPointwiseGemmMinPlane) {
+    return false;
+  }
   return w.constant != nullptr && w.constant->dtype == ir::DType::F32 && groups == 1 &&
          !ir::IsSymbolic(win.c) && taps <= kMaxPackedConvTaps &&
          win.c >= 16 && win.c * taps >= 256 && oc >= 32;

@@ -70,6 +70,30 @@ TEST(Lowering, ConvParamsWithoutBias) {
   EXPECT_EQ(e.binding_bytes, (U{2 * 4 * 9 * 7 * 4, 6 * 2 * 3 * 2 * 4, 0, 2 * 6 * 5 * 6 * 4}));
 }
 
+// The kernel an NCHW one-group conv over 256 channels into 64 lowers to:
+// 1x1 stride-1 layers run conv2d_f32's GEMM from a 28 x 28 plane on
+// (kPointwiseGemmMinPlane), the packed tiles below it; a 3x3 layer stays
+// packed at any plane.
+std::string NchwConvKernel(int64_t side, int64_t k) {
+  GraphBuilder b;
+  const ir::ValueId x = b.Input("x", {1, 256, side, side});
+  const ir::ValueId w = b.RandomConst("w", {64, 256, k, k}, -1, 1, 1);
+  const ir::ValueId y = b.Tensor("y", {1, 64, side, side});
+  const ir::NodeId n = b.Node("Conv", "conv", {x, w}, {y});
+  b.Ints(n, "pads", {k / 2, k / 2, k / 2, k / 2});
+  b.Output(y);
+  auto m = LowerGraph(b.g);
+  EXPECT_TRUE(m.ok()) << m.status();
+  return m.ok() && m->executables.size() == 1 ? m->executables[0].kernel : "";
+}
+
+TEST(Lowering, PointwiseConvOverALargePlaneRunsTheGemm) {
+  EXPECT_EQ(NchwConvKernel(27, 1), "kiln_conv2d_packed_f32");
+  EXPECT_EQ(NchwConvKernel(28, 1), "kiln_conv2d_f32");
+  EXPECT_EQ(NchwConvKernel(56, 1), "kiln_conv2d_f32");
+  EXPECT_EQ(NchwConvKernel(56, 3), "kiln_conv2d_packed_f32");
+}
+
 TEST(Lowering, ConvSameUpperPadsAndBias) {
   GraphBuilder b;
   const ir::ValueId x = b.Input("x", {1, 1, 5, 5});

@@ -1,14 +1,14 @@
 /* conv2d_packed_f32 and conv2d_packed_res_f32: a 2-D convolution whose
  * weights the compiler packed with output channels in the vector lanes
  * (kernels.h). A tile of outputs, up to 8 consecutive positions (rows) x 32
- * output channels (two 16-lane panels of one group), accumulates in
- * registers over the whole K = taps x channels of the group: for each tap
- * the rows' input addresses are fixed and the channels stream through.
- * Nothing is packed at run time and no partial
- * sum is stored and reloaded; a tile's positions need not share an output
- * row, so small planes (7 x 7, 14 x 14) waste no lanes, which the
- * positions-in-lanes layout of conv2d_f32 does. A row whose tap falls in the
- * padding reads a valid address and zeroes the value with a mask.
+ * output channels (two 16-lane panels: of one group, or of two groups of
+ * 16), accumulates in registers over the whole K = taps x channels of a
+ * group: for each tap the rows' input addresses are fixed and the channels
+ * stream through. Nothing is packed at run time and no partial sum is
+ * stored and reloaded; a tile's positions need not share an output row, so
+ * small planes (7 x 7, 14 x 14) waste no lanes, which the positions-in-lanes
+ * layout of conv2d_f32 does. A row whose tap falls in the padding reads a
+ * valid address and zeroes the value with a mask.
  *
  * Per output: taps in (kh, kw) order and channels in order within a tap (the
  * packed K order), then bias, residual and activation in kiln_epilogue_tile's
@@ -118,11 +118,13 @@ static void convp_tile_setup(const int64_t* ip, int64_t pixel_stride, int64_t s0
 }
 
 /* Sums of one tile into T[i*CONVP_NR + j]: x is the image (channel stride
- * cs: the plane in NCHW, 1 in NHWC), w the weight panel of the tile's first
- * channel (panel stride w_ps floats); `stream`: prefetch the weights. */
+ * cs: the plane in NCHW, 1 in NHWC) at the group's first channel, w the
+ * weight panel of the tile's first channel (panel stride w_ps floats);
+ * `stream`: prefetch the weights. gx: 0, or where the second panel's group
+ * starts after x (a tile of two 16-channel groups, AVX-512 only). */
 typedef void (*convp_tile_fn)(const convp_tile* t, const float* x, int64_t cs, int64_t C,
                               int64_t taps, const float* w, int64_t w_ps, int64_t mr,
-                              int64_t nr, int stream, float* T);
+                              int64_t nr, int64_t gx, int stream, float* T);
 
 #ifndef KILN_HAVE_AVX512
 /* The tile of the other paths, written once against vec.h: MR rows x NV
@@ -233,9 +235,10 @@ static KILN_ALWAYS_INLINE void convp_tile_body(const convp_tile* t, const float*
 
 static void convp_tile_vec(const convp_tile* t, const float* x, int64_t cs, int64_t C,
                            int64_t taps, const float* w, int64_t w_ps, int64_t mr, int64_t nr,
-                           int stream, float* T) {
+                           int64_t gx, int stream, float* T) {
   (void)w_ps;
   (void)nr;
+  (void)gx; /* a tile is one panel here, so one group */
   if (stream) {
     CONVP_VEC_CASES(1)
   } else {
@@ -250,9 +253,12 @@ static void convp_tile_vec(const convp_tile* t, const float* x, int64_t cs, int6
 #ifdef KILN_HAVE_AVX512
 #define CONVP_R8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 
+/* NP panels; with SPLIT the second reads its own group's channels, gx
+ * floats after the first's. */
 static KILN_ALWAYS_INLINE void convp_tile_avx512_body(
     const convp_tile* t, const float* x, int64_t cs, int64_t C, int64_t taps,
-    const float* w, int64_t w_ps, float* T, const int MR, const int NP, const int STREAM) {
+    const float* w, int64_t w_ps, int64_t gx, float* T, const int MR, const int NP,
+    const int SPLIT, const int STREAM) {
 #define CONVP_DECL(i) __m512 c##i##0 = _mm512_setzero_ps(), c##i##1 = _mm512_setzero_ps();
   CONVP_R8(CONVP_DECL)
 #undef CONVP_DECL
@@ -267,18 +273,21 @@ static KILN_ALWAYS_INLINE void convp_tile_avx512_body(
 #define CONVP_PTR(i) const float* p##i = x + (MR > i ? convp_row_off(t, tap, in, i) : 0);
     CONVP_R8(CONVP_PTR)
 #undef CONVP_PTR
-#define CONVP_FMA(i, LOAD)                                   \
+#define CONVP_FMA(i, LOAD, LOAD1)                            \
   if (MR > i) {                                              \
     const __m512 av = LOAD;                                  \
     c##i##0 = _mm512_fmadd_ps(av, v0, c##i##0);              \
-    if (NP > 1) c##i##1 = _mm512_fmadd_ps(av, v1, c##i##1);  \
+    if (NP > 1) {                                            \
+      const __m512 av1 = SPLIT ? LOAD1 : av;                 \
+      c##i##1 = _mm512_fmadd_ps(av1, v1, c##i##1);           \
+    }                                                        \
   }
     if ((in & all) == all) {
       for (int64_t q = 0; q < C * cs; q += cs, b += 16) {
         CONVP_PREFETCH_W(STREAM, b, w_ps, NP);
         const __m512 v0 = _mm512_loadu_ps(b);
         const __m512 v1 = NP > 1 ? _mm512_loadu_ps(b + w_ps) : v0;
-#define CONVP_STEP(i) CONVP_FMA(i, _mm512_set1_ps(p##i[q]))
+#define CONVP_STEP(i) CONVP_FMA(i, _mm512_set1_ps(p##i[q]), _mm512_set1_ps(p##i[q + gx]))
         CONVP_R8(CONVP_STEP)
 #undef CONVP_STEP
       }
@@ -290,11 +299,12 @@ static KILN_ALWAYS_INLINE void convp_tile_avx512_body(
         CONVP_PREFETCH_W(STREAM, b, w_ps, NP);
         const __m512 v0 = _mm512_loadu_ps(b);
         const __m512 v1 = NP > 1 ? _mm512_loadu_ps(b + w_ps) : v0;
-#define CONVP_STEP(i) \
-  CONVP_FMA(i, _mm512_castsi512_ps(                                       \
-                   _mm512_and_si512(_mm512_castps_si512(_mm512_set1_ps(p##i[q])), z##i)))
+#define CONVP_MASKED(i, at) \
+  _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(_mm512_set1_ps(p##i[at])), z##i))
+#define CONVP_STEP(i) CONVP_FMA(i, CONVP_MASKED(i, q), CONVP_MASKED(i, q + gx))
         CONVP_R8(CONVP_STEP)
 #undef CONVP_STEP
+#undef CONVP_MASKED
       }
     }
 #undef CONVP_FMA
@@ -308,35 +318,42 @@ static KILN_ALWAYS_INLINE void convp_tile_avx512_body(
 #undef CONVP_STORE
 }
 
-#define CONVP_BODY(MR, NP, S) convp_tile_avx512_body(t, x, cs, C, taps, w, w_ps, T, MR, NP, S)
-#define CONVP_CASES(NP, S)                  \
-  switch (mr) {                             \
-    case 8: CONVP_BODY(8, NP, S); break;    \
-    case 7: CONVP_BODY(7, NP, S); break;    \
-    case 6: CONVP_BODY(6, NP, S); break;    \
-    case 5: CONVP_BODY(5, NP, S); break;    \
-    case 4: CONVP_BODY(4, NP, S); break;    \
-    case 3: CONVP_BODY(3, NP, S); break;    \
-    case 2: CONVP_BODY(2, NP, S); break;    \
-    default: CONVP_BODY(1, NP, S); break;   \
+#define CONVP_BODY(MR, NP, SP, S) \
+  convp_tile_avx512_body(t, x, cs, C, taps, w, w_ps, gx, T, MR, NP, SP, S)
+#define CONVP_CASES(NP, SP, S)                  \
+  switch (mr) {                                 \
+    case 8: CONVP_BODY(8, NP, SP, S); break;    \
+    case 7: CONVP_BODY(7, NP, SP, S); break;    \
+    case 6: CONVP_BODY(6, NP, SP, S); break;    \
+    case 5: CONVP_BODY(5, NP, SP, S); break;    \
+    case 4: CONVP_BODY(4, NP, SP, S); break;    \
+    case 3: CONVP_BODY(3, NP, SP, S); break;    \
+    case 2: CONVP_BODY(2, NP, SP, S); break;    \
+    default: CONVP_BODY(1, NP, SP, S); break;   \
   }
 
 static void convp_tile_avx512(const convp_tile* t, const float* x,
                                                  int64_t cs, int64_t C, int64_t taps,
                                                  const float* w, int64_t w_ps, int64_t mr,
-                                                 int64_t nr, int stream, float* T) {
+                                                 int64_t nr, int64_t gx, int stream, float* T) {
   /* The second panel exists only when the tile has more than 16 channels;
    * panels are whole (zero past OC), so both load unmasked. */
-  if (nr > 16) {
+  if (nr > 16 && gx != 0) {
     if (stream) {
-      CONVP_CASES(2, 1)
+      CONVP_CASES(2, 1, 1)
     } else {
-      CONVP_CASES(2, 0)
+      CONVP_CASES(2, 1, 0)
+    }
+  } else if (nr > 16) {
+    if (stream) {
+      CONVP_CASES(2, 0, 1)
+    } else {
+      CONVP_CASES(2, 0, 0)
     }
   } else if (stream) {
-    CONVP_CASES(1, 1)
+    CONVP_CASES(1, 0, 1)
   } else {
-    CONVP_CASES(1, 0)
+    CONVP_CASES(1, 0, 0)
   }
 }
 #undef CONVP_CASES
@@ -350,7 +367,7 @@ typedef struct convp_job {
   float* y;
   convp_tile_fn tile_fn;
   int64_t S, tiles, mr, chunks;
-  int64_t chunk; /* output channels per tile: 32 or 16 (AVX-512), or CONVP_TILE_NR */
+  int64_t chunk; /* output channels per tile: 32 (AVX-512) or CONVP_TILE_NR */
   int64_t cpg, ocpg; /* input and output channels per group */
   int64_t split; /* tiles [0, split) take all their chunks before the rest */
   int x_channels_last, y_channels_last; /* y's layout is also r's */
@@ -425,10 +442,12 @@ static void convp_tasks(void* ctx, int64_t begin, int64_t end) {
        * groups: a group's output channels are whole panels). */
       const float* w = j->w + (oc0 / 16) * 16 * K + oc0 % 16;
       const float* xg = j->x + n * C * plane + oc0 / j->ocpg * j->cpg * channel_stride;
+      /* A chunk wider than a group holds two (AVX-512, 16 channels each). */
+      const int64_t gx = nr > j->ocpg ? j->cpg * channel_stride : 0;
       /* A chunk's first tile, or a thread's first task, reads the chunk's
        * weights from memory. */
       const int stream = in_half % hn == 0 || t == begin;
-      j->tile_fn(&tile, xg, channel_stride, j->cpg, taps, w, 16 * K, mr, nr, stream, T);
+      j->tile_fn(&tile, xg, channel_stride, j->cpg, taps, w, 16 * K, mr, nr, gx, stream, T);
     } else {
       for (int64_t i = 0; i < CONVP_MR * CONVP_NR; ++i) T[i] = 0.0f; /* nothing to sum */
     }
@@ -716,8 +735,8 @@ static int convp_run(const int64_t* ip, const float* fp, void* const* bindings, 
   j.ocpg = ip[P_OC] / G;
 #ifdef KILN_HAVE_AVX512
   j.tile_fn = convp_tile_avx512;
-  /* Two panels per tile where both lie in one group. */
-  j.chunk = G == 1 || j.ocpg % CONVP_NR == 0 ? CONVP_NR : 16;
+  /* Two panels per tile: of one group, or of two groups of 16 channels. */
+  j.chunk = CONVP_NR;
   const int64_t tile_rows = CONVP_MR;
 #else
   j.tile_fn = convp_tile_vec;

@@ -4,7 +4,8 @@
  * leading dims; the compiler only routes 3-D windows here, since conv2d.c's
  * kernels are much faster for 2-D.
  *
- * The convolution is one GEMM (sgemm.h) per image, group and output depth:
+ * The convolution is one GEMM (sgemm.h) per image, group and output depth
+ * (per image and group for a 1x1x1 unit-stride window, B the input itself):
  * Y[oc, od, (oh, ow)] = W[oc, (c, kd, kh, kw)] * B[(c, kd, kh, kw), (oh, ow)],
  * the weights read in place (their own K order) and B the input's im2col
  * matrix through the depth axis of kiln_im2col. A depthwise layer (one
@@ -241,8 +242,29 @@ static void conv3d_gemm(const c3_job* j, const kiln_host* host) {
   d.ep.c_rs = 1, d.ep.c_cs = 0;
   d.ep.r_rs = out_volume;
   d.ep.act = j->act, d.ep.act_alpha = j->act_alpha, d.ep.act_beta = j->act_beta;
+  /* A 1x1x1 unit-stride unpadded window (S3D's and I3D's branch
+   * projections) reads each group's input in place as B, all depths in one
+   * GEMM: the same K order, so the same sums, without an im2col pass. */
+  const int pointwise = K == cg && ip[C3_SD] == 1 && ip[C3_SH] == 1 && ip[C3_SW] == 1 &&
+                        ip[C3_PD] == 0 && ip[C3_PH] == 0 && ip[C3_PW] == 0 && OD == D &&
+                        OH == H && OW == W;
+  if (pointwise) {
+    d.N = out_volume;
+    d.im2col = NULL;
+    d.b_rs = in_volume, d.b_cs = 1;
+  }
   for (int64_t n = 0; n < ip[C3_N]; ++n) {
     for (int64_t g = 0; g < G; ++g) {
+      if (pointwise) {
+        const int64_t y_off = (n * OC + g * ocg) * out_volume;
+        d.b = j->x + (n * C + g * cg) * in_volume;
+        d.a = j->w + g * ocg * K;
+        d.ep.c = j->bias ? j->bias + g * ocg : NULL;
+        d.y = j->y + y_off;
+        d.ep.r = j->res ? j->res + y_off : NULL;
+        kiln_sgemm(&d, host);
+        continue;
+      }
       col.x = j->x + (n * C + g * cg) * in_volume;
       d.a = j->w + g * ocg * K;
       d.ep.c = j->bias ? j->bias + g * ocg : NULL;

@@ -22,7 +22,8 @@ KILN_REFERENCE_SUITE(Conv3dReference, "conv3d_f32.basic", "conv3d_f32.strided_as
                      "conv3d_f32.dilated_grouped_nobias", "conv3d_f32.depthwise_clip",
                      "conv3d_f32.residual_sigmoid", "conv3d_f32.pad_beyond_kernel",
                      "conv3d_f32.unit_leading_dims", "conv3d_f32.wide_rows_deep_k_residual_relu",
-                     "conv3d_f32.stride2_wide_dilated_depth");
+                     "conv3d_f32.stride2_wide_dilated_depth",
+                     "conv3d_f32.pointwise_grouped_residual_relu", "conv3d_f32.pointwise_deep");
 
 KILN_REFERENCE_SUITE(ConvTranspose3dReference, "conv_transpose3d_f32.basic",
                      "conv_transpose3d_f32.strided_padded_dilated",

@@ -124,6 +124,13 @@ conv3d_case("wide_rows_deep_k_residual_relu", 1, 12, (4, 9, 37), 20, (3, 3, 3), 
             act=ACT_RELU, residual=True)
 conv3d_case("stride2_wide_dilated_depth", 2, 5, (7, 8, 40), 17, (3, 3, 3), stride=(2, 2, 2),
             pads=(2, 1, 1, 2, 1, 1), dil=(2, 1, 1))
+# 1x1x1 unit-stride windows (S3D's branch projections), which conv3d_f32
+# runs as one GEMM per image and group over the input in place: two groups
+# of 3 channels with a residual and ReLU over 165 positions per channel, and
+# one group of 20 channels into 17 over 252.
+conv3d_case("pointwise_grouped_residual_relu", 2, 6, (3, 5, 11), 8, (1, 1, 1), groups=2,
+            act=ACT_RELU, residual=True)
+conv3d_case("pointwise_deep", 1, 20, (4, 7, 9), 17, (1, 1, 1))
 
 total = sum(os.path.getsize(p) for p in written)
 print("wrote %d cases, %d bytes, to %s" % (len(written), total, OUT_DIR))

@@ -4,7 +4,12 @@
  * A plain odometer walk over output and window positions; float32 windows
  * of up to 3 dims (video networks' 3-D pools) walk the same taps in the same
  * order with each axis's inside range found once per output instead of a
- * test per tap, so their results are the walk's. */
+ * test per tap, so their results are the walk's. A float32 max pool over
+ * rows of at most PN_ROW_MAX is separable instead: per output row, the
+ * elementwise maximum of the input rows its windows reach (vectors, vec.h),
+ * then each output's window along that row. The same values, NaN wherever
+ * the walk gives NaN; only which of several maximal zeros (+0, -0) or NaNs
+ * is kept may differ. */
 #include <math.h>
 #include <stdint.h>
 
@@ -13,7 +18,11 @@
 #include "kiln/kernel_params.h"
 #include "kiln/kernels.h"
 #include "typed_util.h"
+#include "vec.h"
 #include "window.h"
+
+/* The longest input row the separable max pool folds on the stack. */
+#define PN_ROW_MAX 1024
 
 enum {
   PN_KIND = KILN_IP_POOL_ND_KIND,
@@ -40,6 +49,49 @@ typedef struct pn_f32_job {
   float* y;
 } pn_f32_job;
 
+/* acc = v where v is NaN or above acc (the walk's update), per lane. */
+static KILN_ALWAYS_INLINE kv pn_max_step(kv acc, kv v) {
+  acc = kv_select(kv_lt(acc, v), v, acc);
+  return kv_select(kv_le(v, v), acc, v); /* v <= v fails only for NaN */
+}
+
+static KILN_ALWAYS_INLINE float pn_max_step1(float acc, float v) {
+  return v != v || v > acc ? v : acc;
+}
+
+/* One output row (o0, o1) of a float32 max pool: row[w] = the maximum over
+ * the inside taps of axes 0 and 1 of x at column w, then each output's
+ * inside taps along the row. */
+static void pn_max_row(const pn_f32_job* j, const float* x, float* y, int64_t b0,
+                       const int64_t* lo, const int64_t* hi, int64_t b1, float* row) {
+  const int64_t W = j->in[2];
+  int first = 1;
+  for (int64_t t0 = lo[0]; t0 < hi[0]; ++t0) {
+    const int64_t r0 = (b0 + t0 * j->dil[0]) * j->in[1];
+    for (int64_t t1 = lo[1]; t1 < hi[1]; ++t1) {
+      const float* xr = x + (r0 + b1 + t1 * j->dil[1]) * W;
+      int64_t w = 0;
+      if (first) {
+        for (; w < W; ++w) row[w] = xr[w];
+        first = 0;
+        continue;
+      }
+      for (; w + KV_LANES <= W; w += KV_LANES)
+        kv_store(row + w, pn_max_step(kv_load(row + w), kv_load(xr + w)));
+      for (; w < W; ++w) row[w] = pn_max_step1(row[w], xr[w]);
+    }
+  }
+  for (int64_t o2 = 0; o2 < j->out[2]; ++o2) {
+    const int64_t b2 = o2 * j->stride[2] - j->pb[2];
+    int64_t lo2, hi2;
+    kiln_window_range(b2, j->dil[2], j->k[2], 0, W, &lo2, &hi2);
+    float acc = -INFINITY;
+    if (!first)
+      for (int64_t t2 = lo2; t2 < hi2; ++t2) acc = pn_max_step1(acc, row[b2 + t2 * j->dil[2]]);
+    y[o2] = acc;
+  }
+}
+
 static void pn_f32_planes(void* ctx, int64_t begin, int64_t end) {
   const pn_f32_job* j = (const pn_f32_job*)ctx;
   const int64_t in_plane = j->in[0] * j->in[1] * j->in[2];
@@ -57,6 +109,12 @@ static void pn_f32_planes(void* ctx, int64_t begin, int64_t end) {
       for (int64_t o1 = 0; o1 < j->out[1]; ++o1) {
         const int64_t b1 = o1 * j->stride[1] - j->pb[1];
         kiln_window_range(b1, j->dil[1], j->k[1], 0, j->in[1], &lo[1], &hi[1]);
+        if (j->kind == KILN_POOL_MAX && j->in[2] <= PN_ROW_MAX) {
+          float row[PN_ROW_MAX];
+          pn_max_row(j, x, y, b0, lo, hi, b1, row);
+          y += j->out[2];
+          continue;
+        }
         padded1 = kiln_window_count(b1, j->dil[1], j->k[1], -j->pb[1], j->in[1] + j->pe[1]);
         for (int64_t o2 = 0; o2 < j->out[2]; ++o2, ++y) {
           const int64_t b2 = o2 * j->stride[2] - j->pb[2];

@@ -83,6 +83,15 @@ pool_case("max3d_nan", MAX, 1, (3, 4, 5), (2, 2, 2), (1, 1, 1), (0, 0, 0, 0, 0, 
 # One and two spatial dims.
 pool_case("avg1d", AVG, 3, (11,), (3,), (2,), (1, 1))
 pool_case("max2d", MAX, 2, (5, 6), (2, 3), (1, 2), (0, 1, 1, 0))
+# Rows wide enough for the separable max pool's vectors (37 and 40 columns:
+# whole vectors and a tail on every path), NaNs inside them, stride and
+# dilation along the rows; and a row longer than its stack buffer, which
+# takes the walk.
+pool_case("max3d_wide_rows_nan", MAX, 2, (3, 4, 37), (3, 3, 3), (1, 1, 1), (1,) * 6,
+          nan_at=(np.array([0, 1]), np.array([1, 2]), np.array([2, 0]), np.array([5, 33])))
+pool_case("max3d_wide_stride2_dilated", MAX, 1, (4, 5, 40), (2, 2, 3), (2, 1, 2),
+          (1, 0, 2, 0, 1, 2), dil=(1, 2, 2))
+pool_case("max3d_row_past_stack", MAX, 1, (2, 2, 1030), (1, 2, 3), (1, 1, 4), (0, 0, 1, 0, 0, 1))
 
 total = sum(os.path.getsize(p) for p in written)
 print("wrote %d cases, %d bytes, to %s" % (len(written), total, OUT_DIR))

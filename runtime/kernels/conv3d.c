@@ -255,20 +255,12 @@ static void conv3d_gemm(const c3_job* j, const kiln_host* host) {
   }
   for (int64_t n = 0; n < ip[C3_N]; ++n) {
     for (int64_t g = 0; g < G; ++g) {
-      if (pointwise) {
-        const int64_t y_off = (n * OC + g * ocg) * out_volume;
-        d.b = j->x + (n * C + g * cg) * in_volume;
-        d.a = j->w + g * ocg * K;
-        d.ep.c = j->bias ? j->bias + g * ocg : NULL;
-        d.y = j->y + y_off;
-        d.ep.r = j->res ? j->res + y_off : NULL;
-        kiln_sgemm(&d, host);
-        continue;
-      }
-      col.x = j->x + (n * C + g * cg) * in_volume;
+      const float* xg = j->x + (n * C + g * cg) * in_volume;
       d.a = j->w + g * ocg * K;
       d.ep.c = j->bias ? j->bias + g * ocg : NULL;
-      for (int64_t od = 0; od < OD; ++od) {
+      if (pointwise) d.b = xg;
+      col.x = xg;
+      for (int64_t od = 0; od < (pointwise ? 1 : OD); ++od) {
         col.ID0 = od * ip[C3_SD] - ip[C3_PD];
         const int64_t y_off = (n * OC + g * ocg) * out_volume + od * out_plane;
         d.y = j->y + y_off;
